@@ -1,0 +1,67 @@
+import { Type, type Static } from '@sinclair/typebox';
+import QRCode from 'qrcode';
+import type { FastifyRequest } from 'fastify';
+import type { Fixtures } from '../store/fixtures.js';
+import { isLoopbackHost, lanAddresses } from './lan.js';
+
+export const FixturesAnswer = Type.Object({
+  tenants: Type.Array(Type.Object({
+    id: Type.String(), name: Type.String(), domain: Type.String(), locale: Type.String(),
+    options: Type.Object({ enableWallet: Type.Boolean(), enableIdeas: Type.Boolean(), enableCalendar: Type.Boolean() }),
+  })),
+  accounts: Type.Array(Type.Object({
+    tenantId: Type.String(), userId: Type.String(), email: Type.String(), password: Type.String(),
+    twoFactor: Type.Boolean(), rights: Type.Array(Type.String()), name: Type.String(), note: Type.String(),
+  })),
+  devices: Type.Array(Type.Object({
+    tenantId: Type.String(), userId: Type.String(), id: Type.String(), secret: Type.String(), name: Type.String(), note: Type.String(),
+  })),
+  apiKeys: Type.Array(Type.Object({ tenantId: Type.String(), clientId: Type.String(), clientSecret: Type.String(), name: Type.String() })),
+  bindLinks: Type.Array(Type.Object({
+    tenantId: Type.String(), userId: Type.String(), id: Type.String(), token: Type.String(),
+    url: Type.String({ description: 'the bind operation: POST here with {device}' }),
+    link: Type.String({ description: 'what the QR code carries: service://bind/?url=…' }),
+    qr: Type.String({ description: 'address of an SVG image of the QR code' }),
+  })),
+  generatedPassword: Type.String({ description: 'password of every generated (non-fixture) user' }),
+}, { $id: 'AdminFixtures' });
+export type FixturesAnswer = Static<typeof FixturesAnswer>;
+
+/** The address a phone should use: the caller's, unless that is loopback, then the first LAN address. */
+export function phoneBase(req: FastifyRequest, sandboxName: string): string {
+  const prefix = sandboxName === 'default' ? '' : `/sandbox/${sandboxName}`;
+  const lan = lanAddresses()[0];
+  const host = isLoopbackHost(req.hostname) && lan ? `${lan}${req.port ? `:${req.port}` : ''}` : req.host;
+  return `${req.protocol}://${host}${prefix}`;
+}
+
+export function callerBase(req: FastifyRequest, sandboxName: string): string {
+  const prefix = sandboxName === 'default' ? '' : `/sandbox/${sandboxName}`;
+  return `${req.protocol}://${req.host}${prefix}`;
+}
+
+export const bindUrl = (base: string, id: string, token: string) => `${base}/mobile/bind/${encodeURIComponent(id)}/${encodeURIComponent(token)}`;
+export const bindLinkContent = (url: string) => `service://bind/?url=${encodeURIComponent(url)}`;
+
+export function describeFixtures(fixtures: Fixtures, req: FastifyRequest, sandboxName: string): FixturesAnswer {
+  const base = callerBase(req, sandboxName);
+  const admin = `${req.protocol}://${req.host}`;
+  const users = new Map(fixtures.tenants.flatMap((t) => t.accounts.map((a) => [a.userId, a] as const)));
+  return {
+    tenants: fixtures.tenants.map((t) => ({ id: t.id, name: t.name, domain: t.domain, locale: t.locale, options: t.options })),
+    accounts: fixtures.tenants.flatMap((t) => t.accounts.map((a) => ({
+      tenantId: t.id, userId: a.userId, email: a.email, password: a.password, twoFactor: a.twoFactor, rights: a.rights,
+      name: [a.lastName, a.firstName, a.middleName].filter(Boolean).join(' '), note: a.note,
+    }))),
+    devices: fixtures.tenants.flatMap((t) => t.devices.map((d) => ({ tenantId: t.id, userId: d.userId, id: d.id, secret: d.secret, name: d.name, note: d.note }))),
+    apiKeys: fixtures.tenants.flatMap((t) => t.apiKeys.map((k) => ({ tenantId: t.id, ...k }))),
+    bindLinks: fixtures.tenants.flatMap((t) => t.bindLinks.filter((b) => users.has(b.userId)).map((b) => {
+      const url = bindUrl(base, b.id, b.token);
+      const sandboxQuery = sandboxName === 'default' ? '' : `?sandbox=${encodeURIComponent(sandboxName)}`;
+      return { tenantId: t.id, userId: b.userId, id: b.id, token: b.token, url, link: bindLinkContent(url), qr: `${admin}/__admin/bind-links/${encodeURIComponent(b.id)}/qr.svg${sandboxQuery}` };
+    })),
+    generatedPassword: 'demo1234',
+  };
+}
+
+export const qrSvg = (content: string) => QRCode.toString(content, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });

@@ -1,0 +1,83 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { ErrorBody, ref } from '../schemas/common.js';
+import { fail } from '../errors.js';
+import { isSandboxName, type Sandbox } from '../store/sandbox.js';
+import { bindLinkContent, bindUrl, describeFixtures, FixturesAnswer, phoneBase, qrSvg } from './fixtures.js';
+import { secretMatches, hashSecret } from '../store/ids.js';
+
+const tags = ['admin'];
+const err = ref(ErrorBody);
+
+/** The sandbox an admin call is about: `sandbox` query, else x-mock-sandbox, else the path prefix, else default. */
+export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
+  const q = (req.query as Record<string, unknown> | undefined)?.sandbox;
+  const h = req.headers['x-mock-sandbox'];
+  const name = typeof q === 'string' && q !== '' ? q : typeof h === 'string' && h !== '' ? h : req.sandbox.name;
+  if (!isSandboxName(name)) throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
+  const found = req.server.sandboxes.find(name);
+  if (found) return found;
+  if (!create) throw fail.notFound(`sandbox "${name}" not found`);
+  return req.server.sandboxes.get(name);
+}
+
+export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ description: 'the sandbox (else x-mock-sandbox, else default)' })) });
+
+/** The side routes QA scripts rely on; see the admin contract in the README. */
+export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
+  const token = app.config.adminToken;
+  if (token) {
+    const tokenHash = hashSecret(token);
+    app.addHook('onRequest', async (req) => {
+      const auth = req.headers.authorization;
+      const presented = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : req.headers['x-mock-admin-token'];
+      if (typeof presented !== 'string' || !secretMatches(presented, tokenHash)) {
+        throw fail.unauthorized('admin token required: Authorization: Bearer TOKEN (or x-mock-admin-token)');
+      }
+    });
+  }
+
+  app.get('/__admin/health', {
+    schema: {
+      operationId: 'adminHealth', tags, summary: 'Liveness and what is running',
+      querystring: SandboxQuery,
+      response: {
+        200: Type.Object({
+          status: Type.Literal('ok'), version: Type.String(), scenario: Type.String(), seed: Type.Integer(),
+          uptimeMs: Type.Integer(), sandbox: Type.String(), sandboxes: Type.Integer(),
+        }),
+        400: err, 401: err,
+      },
+    },
+  }, async (req) => {
+    const sandbox = adminSandbox(req, false);
+    return {
+      status: 'ok' as const, version: opts.version, scenario: sandbox.scenario, seed: sandbox.data.meta.seed,
+      uptimeMs: Math.round(performance.now() - opts.startedAt), sandbox: sandbox.name, sandboxes: app.sandboxes.list().length,
+    };
+  });
+
+  app.get('/__admin/fixtures', {
+    schema: {
+      operationId: 'adminFixtures', tags, summary: 'Demo tenants, accounts, devices, API keys and bind links',
+      querystring: SandboxQuery,
+      response: { 200: FixturesAnswer, 400: err, 401: err },
+    },
+  }, async (req) => describeFixtures(app.fixtures, req, adminSandbox(req).name));
+
+  app.get('/__admin/bind-links/:id/qr.svg', {
+    schema: {
+      operationId: 'adminBindLinkQr', tags, summary: 'The QR code of a bind link, as SVG (scan it with the app)',
+      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+      querystring: SandboxQuery,
+      response: { 200: Type.String({ description: 'image/svg+xml' }), 400: err, 401: err, 404: err },
+    },
+  }, async (req, reply) => {
+    const sandbox = adminSandbox(req);
+    const link = Object.values(sandbox.data.tenants).flatMap((t) => t.bindLinks).find((l) => l.id === req.params.id);
+    if (!link) throw fail.notFound(`bind link ${req.params.id} not found in sandbox ${sandbox.name}`);
+    const svg = await qrSvg(bindLinkContent(bindUrl(phoneBase(req, sandbox.name), link.id, link.token)));
+    return reply.type('image/svg+xml').send(svg);
+  });
+};

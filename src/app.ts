@@ -1,0 +1,133 @@
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import Fastify, { type FastifyInstance } from 'fastify';
+import cors from '@fastify/cors';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { resolveOptions, UsageError, type Options } from './config.js';
+import { registerErrorHandling } from './errors.js';
+import { sharedSchemas } from './schemas/index.js';
+import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
+import { requestContextPlugin } from './http/request-context.js';
+import { authPlugin } from './auth/plugin.js';
+import { authPolicy } from './scenarios/effects.js';
+import { scenarioPlugin } from './scenarios/plugin.js';
+import { bundledScenariosDir, ScenarioRegistry } from './scenarios/registry.js';
+import { registerRoutes } from './routes/index.js';
+import { adminRoutes } from './admin/routes.js';
+import { defaultFixturesPath, loadFixtures } from './store/fixtures.js';
+import { seedData } from './store/seed/index.js';
+import { SandboxRegistry } from './store/sandbox.js';
+import { startOfDayUtc, type ClockState } from './store/clock.js';
+import type { Data } from './store/data.js';
+
+export const version: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export type AppOptions = Partial<Options> & {
+  /** a pino logger config, or false; defaults to JSON logs at options.logLevel */
+  logger?: boolean | { level: string };
+};
+
+/** Builds the mock without listening: used by the CLI and by every test. */
+export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
+  const { logger, ...rest } = input;
+  const options = resolveOptions({ logLevel: 'silent', ...rest });
+  const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
+  const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
+  const startedAt = performance.now();
+
+  const app = Fastify({
+    logger: logger ?? (options.logLevel === 'silent' ? false : { level: options.logLevel }),
+    trustProxy: true,
+    bodyLimit: options.bodyLimit,
+    rewriteUrl: makeUrlRewriter(prefixes),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    ajv: {
+      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: true, formats: { password: true } },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // 1. errors: one body shape for everything
+  registerErrorHandling(app);
+  await app.register(cors, { origin: true, credentials: true });
+
+  // 2. OpenAPI: registered first so it sees every route; shared records become named components
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'portal-mock: Mobile Client API of a multi-tenant corporate portal',
+        version: '2.0.0',
+        description: 'A stateful mock. Every operation also answers under /api/v2 and under /sandbox/NAME. Fields marked "assumed" are not shown by the API description.',
+      },
+      components: {
+        securitySchemes: {
+          tenant: { type: 'apiKey', in: 'header', name: 'x-service-tenant-id' },
+          device: { type: 'apiKey', in: 'header', name: 'x-service-device-id' },
+          sessionId: { type: 'apiKey', in: 'header', name: 'x-service-session-id' },
+          sessionCode: { type: 'apiKey', in: 'header', name: 'x-service-session-code' },
+          clientId: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Id' },
+          clientSecret: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Secret' },
+          bearer: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      tags: [
+        { name: 'mobile', description: 'Device binding and session' },
+        { name: 'admin', description: 'Side routes of the mock (/__admin): not part of the portal API' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  for (const schema of sharedSchemas) app.addSchema(schema);
+
+  // 3. store: one seeded template per seed, cloned into each sandbox
+  const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
+  const templates = new Map<number, Data>();
+  const seeded = (seed = options.seed): Data => {
+    let template = templates.get(seed);
+    if (!template) {
+      template = seedData(fixtures, { seed, refDate, size: { users: options.users } });
+      templates.set(seed, template);
+    }
+    return structuredClone(template);
+  };
+  const clock: ClockState = options.now ? { mode: 'frozen', at: new Date(options.now).toISOString() } : { mode: 'real' };
+  const sandboxes = new SandboxRegistry({ seedData: seeded, dataDir: options.data, clock, scenario: options.scenario });
+  sandboxes.loadPersisted();
+  app.decorate('config', options);
+  app.decorate('fixtures', fixtures);
+  app.decorate('sandboxes', sandboxes);
+
+  const operationIds = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    const id = route.schema?.operationId;
+    if (typeof id === 'string') operationIds.add(id);
+  });
+
+  // 4. per request: sandbox → scenario → auth, all from route config
+  await app.register(requestContextPlugin, { prefixes });
+  await app.register(scenarioPlugin);
+  await app.register(authPlugin, { policy: authPolicy });
+
+  // A change acknowledged to a client is on disk first (no-op for in-memory sandboxes).
+  app.addHook('onSend', async (req, _reply, payload) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD' && req.sandbox) await req.sandbox.save();
+    return payload;
+  });
+
+  // 5. the API groups, then the admin side
+  await registerRoutes(app);
+  await app.register(adminRoutes, { version, startedAt });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  const scenarios = new ScenarioRegistry([bundledScenariosDir, ...options.scenarios], operationIds);
+  if (!scenarios.get(options.scenario)) throw new UsageError(`--scenario: unknown scenario "${options.scenario}"; known: ${scenarios.names().join(', ')}`);
+  app.decorate('scenarios', scenarios);
+  sandboxes.get('default'); // seed now: a broken factory fails at start-up, and the first request is fast
+  app.addHook('onClose', async () => {
+    scenarios.close();
+    await sandboxes.flush();
+  });
+  return app;
+}

@@ -1,0 +1,123 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { fail } from '../errors.js';
+import type { Right } from '../schemas/common.js';
+import { noAuth, type AuthContext, type AuthMode } from '../http/context.js';
+import { secretMatches } from '../store/ids.js';
+import type { TenantData } from '../store/data.js';
+import type { Sandbox } from '../store/sandbox.js';
+import type { UserRecord } from '../schemas/records.js';
+
+const header = (req: FastifyRequest, name: string): string | undefined => {
+  const v = req.headers[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+};
+
+/** Effective rights: the user's, less what the active scenario revokes. */
+function rightsOf(user: UserRecord, revoked: ReadonlySet<Right> | 'all'): Set<Right> {
+  if (revoked === 'all') return new Set();
+  return new Set(user.rights.filter((r) => !revoked.has(r)));
+}
+
+function activeUser(tenant: TenantData, userId: string): UserRecord {
+  const user = tenant.users.find((u) => u.id === userId);
+  if (!user || user.state !== 'active') throw fail.unauthorized('the user of this credential is blocked or no longer exists');
+  return user;
+}
+
+/** Hooks that let a scenario change how auth behaves without handlers knowing. */
+export type AuthPolicy = {
+  revokedRights(req: FastifyRequest): ReadonlySet<Right> | 'all';
+  sessionsExpired(req: FastifyRequest): boolean;
+};
+
+function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy): AuthContext {
+  const tenantId = header(req, 'x-service-tenant-id');
+  const deviceId = header(req, 'x-service-device-id');
+  const sessionId = header(req, 'x-service-session-id');
+  const code = header(req, 'x-service-session-code');
+  const missing = [
+    ['x-service-tenant-id', tenantId], ['x-service-device-id', deviceId],
+    ['x-service-session-id', sessionId], ['x-service-session-code', code],
+  ].filter(([, v]) => v === undefined).map(([n]) => n);
+  if (missing.length > 0) throw fail.unauthorized(`missing session header(s): ${missing.join(', ')}`);
+  const tenant = sandbox.tenant(tenantId!);
+  // The same answer for an unknown tenant and a foreign session: a caller learns nothing about other tenants.
+  const session = tenant?.sessions.find((s) => s.id === sessionId);
+  if (!tenant || !session || !secretMatches(code!, session.secretHash)) throw fail.unauthorized('session not found or session code invalid');
+  if (session.deviceId !== deviceId) throw fail.unauthorized('session does not belong to this device');
+  const device = tenant.devices.find((d) => d.id === deviceId && d.userId === session.userId);
+  if (!device) throw fail.unauthorized('device is no longer bound; bind it again');
+  if (policy.sessionsExpired(req) || Date.parse(session.expiresAt) <= sandbox.clock.now().getTime()) {
+    throw fail.unauthorized('session expired; authorize again with POST /mobile/auth');
+  }
+  const user = activeUser(tenant, session.userId);
+  return { kind: 'session', tenant, user, session, device, apiKeyClientId: null, rights: rightsOf(user, policy.revokedRights(req)) };
+}
+
+/** Personal tokens look like `pmt_<tokenId>_<secret>`; the id finds the record, the secret is compared in constant time. */
+function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy: AuthPolicy): AuthContext {
+  const m = /^pmt_([0-9a-f-]{36})_([A-Za-z0-9_-]+)$/.exec(token);
+  const tenantHeader = header(req, 'x-service-tenant-id');
+  if (m) {
+    for (const tenant of Object.values(sandbox.data.tenants)) {
+      if (tenantHeader && tenant.tenant.id !== tenantHeader) continue;
+      const record = tenant.personalTokens.find((t) => t.id === m[1]);
+      if (!record) continue;
+      if (!secretMatches(token, record.secretHash)) break;
+      const now = sandbox.clock.now().getTime();
+      if (record.revokedAt) throw fail.unauthorized('personal token revoked');
+      if (record.expiresAt && Date.parse(record.expiresAt) <= now) throw fail.unauthorized('personal token expired');
+      const user = activeUser(tenant, record.userId);
+      record.lastUsedAt = sandbox.clock.iso();
+      return { kind: 'bearer', tenant, user, session: null, device: null, apiKeyClientId: null, rights: rightsOf(user, policy.revokedRights(req)) };
+    }
+  }
+  throw fail.unauthorized('bearer token invalid');
+}
+
+function apiKeyAuth(req: FastifyRequest, sandbox: Sandbox, clientId: string): AuthContext {
+  const secret = header(req, 'x-service-client-secret') ?? '';
+  const tenantHeader = header(req, 'x-service-tenant-id');
+  for (const tenant of Object.values(sandbox.data.tenants)) {
+    if (tenantHeader && tenant.tenant.id !== tenantHeader) continue;
+    const key = tenant.apiKeys.find((k) => k.clientId === clientId);
+    if (key && secretMatches(secret, key.secretHash)) {
+      return { kind: 'apikey', tenant, user: null, session: null, device: null, apiKeyClientId: clientId, rights: new Set() };
+    }
+  }
+  throw fail.unauthorized('API key (X-Service-Client-Id / X-Service-Client-Secret) invalid');
+}
+
+export function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy): AuthContext {
+  const sandbox = req.sandbox;
+  if (mode === 'none') return noAuth;
+  if (mode === 'tenant') {
+    const tenantId = header(req, 'x-service-tenant-id');
+    if (!tenantId) throw fail.validation('header x-service-tenant-id is required', [{ field: 'headers.x-service-tenant-id', message: 'is required' }]);
+    const tenant = sandbox.tenant(tenantId);
+    if (!tenant) throw fail.notFound(`tenant ${tenantId} not found`);
+    return { ...noAuth, kind: 'tenant', tenant };
+  }
+  const authorization = header(req, 'authorization');
+  if (authorization?.toLowerCase().startsWith('bearer ')) {
+    if (mode === 'session-only') throw fail.forbidden('this operation requires session authorization; personal tokens are not accepted');
+    return bearerAuth(req, sandbox, authorization.slice(7).trim(), policy);
+  }
+  const clientId = header(req, 'x-service-client-id');
+  if (clientId && mode === 'session-or-apikey' && !header(req, 'x-service-session-id')) return apiKeyAuth(req, sandbox, clientId);
+  return sessionAuth(req, sandbox, policy);
+}
+
+/** One place that authorizes every route from its config: `config: { auth: 'session', rights: [...] }`. */
+export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPolicy }) => {
+  app.decorateRequest('auth', null as unknown as AuthContext);
+  app.addHook('onRequest', async (req) => {
+    req.auth = noAuth;
+    const config = req.routeOptions.config;
+    const mode = config?.auth ?? 'none';
+    req.auth = authenticate(req, mode, opts.policy);
+    const missing = (config?.rights ?? []).filter((r) => !req.auth.rights.has(r));
+    if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
+  });
+}, { name: 'auth', dependencies: ['request-context'] });

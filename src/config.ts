@@ -1,0 +1,95 @@
+// The only place that reads CLI flags and environment variables.
+import { parseArgs } from 'node:util';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import './store/check.js'; // registers the string formats TypeBox checks
+
+export const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
+
+export const Options = Type.Object({
+  port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  host: Type.String({ minLength: 1, default: '0.0.0.0' }),
+  seed: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, default: 42 }),
+  scenario: Type.String({ minLength: 1, default: 'default' }),
+  scenarios: Type.Array(Type.String(), { default: [], description: 'extra scenario directories' }),
+  data: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
+  state: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
+  now: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { default: null }),
+  logLevel: Type.Union([LogLevel], { default: 'info' }),
+  users: Type.Integer({ minimum: 10, maximum: 1_000_000, default: 200 }),
+  adminToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
+  journalLimit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
+  bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
+  fixtures: Type.Union([Type.String(), Type.Null()], { default: null }),
+});
+export type Options = Static<typeof Options>;
+
+type Flag = { key: keyof Options; flag: string; env: string; kind: 'int' | 'string' | 'list'; help: string };
+const flags: Flag[] = [
+  { key: 'port', flag: 'port', env: 'PORTAL_MOCK_PORT', kind: 'int', help: 'port to listen on; 0 picks a free one (default 3000)' },
+  { key: 'host', flag: 'host', env: 'PORTAL_MOCK_HOST', kind: 'string', help: 'address to bind (default 0.0.0.0, so phones on the LAN reach it)' },
+  { key: 'seed', flag: 'seed', env: 'PORTAL_MOCK_SEED', kind: 'int', help: 'seed of the generated data (default 42)' },
+  { key: 'scenario', flag: 'scenario', env: 'PORTAL_MOCK_SCENARIO', kind: 'string', help: 'scenario active at start in the default sandbox (default "default")' },
+  { key: 'scenarios', flag: 'scenarios', env: 'PORTAL_MOCK_SCENARIOS', kind: 'list', help: 'another directory of scenario files; repeatable (env: comma-separated)' },
+  { key: 'data', flag: 'data', env: 'PORTAL_MOCK_DATA', kind: 'string', help: 'keep the data in JSON files in DIR (survives restarts); in memory otherwise' },
+  { key: 'state', flag: 'state', env: 'PORTAL_MOCK_STATE', kind: 'string', help: 'start the default sandbox from a snapshot exported by GET /__admin/state' },
+  { key: 'now', flag: 'now', env: 'PORTAL_MOCK_NOW', kind: 'string', help: 'freeze the clock at this ISO date-time (e.g. 2026-03-02T09:00:00Z)' },
+  { key: 'logLevel', flag: 'log-level', env: 'PORTAL_MOCK_LOG_LEVEL', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
+  { key: 'users', flag: 'users', env: 'PORTAL_MOCK_USERS', kind: 'int', help: 'generated users per tenant (default 200)' },
+  { key: 'adminToken', flag: 'admin-token', env: 'PORTAL_MOCK_ADMIN_TOKEN', kind: 'string', help: 'require "Authorization: Bearer TOKEN" on /__admin routes' },
+  { key: 'journalLimit', flag: 'journal-limit', env: 'PORTAL_MOCK_JOURNAL_LIMIT', kind: 'int', help: 'request journal entries kept per sandbox, oldest dropped first (default 1000; 0 turns the journal off)' },
+  { key: 'bodyLimit', flag: 'body-limit', env: 'PORTAL_MOCK_BODY_LIMIT', kind: 'int', help: 'largest accepted JSON body in bytes (default 1048576)' },
+  { key: 'fixtures', flag: 'fixtures', env: 'PORTAL_MOCK_FIXTURES', kind: 'string', help: 'fixtures file with tenants and demo accounts (default fixtures/tenants.json)' },
+];
+
+export function usage(): string {
+  const lines = flags.map((f) => `  --${`${f.flag} ${f.kind === 'int' ? 'N' : 'VALUE'}`.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`);
+  return ['Usage: portal-mock [options]', '', 'Options:', ...lines, `  --${'help'.padEnd(22)} show this help`, ''].join('\n');
+}
+
+export class UsageError extends Error {}
+
+/** Defaults, overridden by environment variables, overridden by flags; throws UsageError on anything unknown or invalid. */
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): Options | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        ...Object.fromEntries(flags.map((f) => [f.flag, { type: 'string' as const, multiple: f.kind === 'list' }])),
+      },
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message.split('\n')[0] ?? 'bad arguments');
+  }
+  if (parsed.values.help) return 'help';
+  const raw: Record<string, unknown> = {};
+  for (const f of flags) {
+    const fromFlag = parsed.values[f.flag as keyof typeof parsed.values];
+    const fromEnv = env[f.env];
+    const value = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? (f.kind === 'list' ? fromEnv.split(',') : fromEnv) : undefined);
+    if (value === undefined) continue;
+    const source = fromFlag !== undefined ? `--${f.flag}` : f.env;
+    if (f.kind === 'int') {
+      if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new UsageError(`${source} expects a whole number, got "${String(value)}"`);
+      raw[f.key] = Number(value);
+    } else raw[f.key] = value;
+  }
+  return resolveOptions(raw);
+}
+
+/** Fills defaults and checks a partial options object (used by the CLI and by tests through buildApp). */
+export function resolveOptions(partial: Partial<Options> | Record<string, unknown> = {}): Options {
+  const withDefaults = Value.Default(Options, Value.Clone(partial)) as Record<string, unknown>;
+  const first = Value.Errors(Options, withDefaults).First();
+  if (first) {
+    const key = first.path.split('/')[1] ?? '';
+    const flag = flags.find((f) => f.key === key);
+    throw new UsageError(`${flag ? `--${flag.flag}` : key}: ${first.message} (got ${JSON.stringify(first.value)})`);
+  }
+  if (withDefaults.now !== null && Number.isNaN(Date.parse(String(withDefaults.now)))) throw new UsageError(`--now: not a date-time: ${String(withDefaults.now)}`);
+  return withDefaults as Options;
+}

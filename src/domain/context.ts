@@ -1,0 +1,25 @@
+import type { Data, TenantData } from '../store/data.js';
+import type { Outbox } from '../store/outbox.js';
+
+/** What a domain function may use: the sandbox's data (for minting ids), its time, outbox and public address. */
+export type DomainContext = {
+  data: Data;
+  now: Date;
+  outbox: Outbox;
+  /** the address the client used, with the sandbox prefix: absolute URLs in answers start here */
+  baseUrl: string;
+};
+
+/** An absolute address for a path stored relative to the tenant endpoint. */
+export const absolute = (ctx: Pick<DomainContext, 'baseUrl'>, path: string) =>
+  /^[a-z]+:\/\//i.test(path) ? path : `${ctx.baseUrl}${path.startsWith('/') ? '' : '/'}${path}`;
+
+export const findTenantByEmail = (data: Data, email: string, tenantId?: string): { tenant: TenantData; index: number } | null => {
+  const wanted = email.trim().toLowerCase();
+  for (const tenant of Object.values(data.tenants)) {
+    if (tenantId && tenant.tenant.id !== tenantId) continue;
+    const index = tenant.users.findIndex((u) => u.email.toLowerCase() === wanted);
+    if (index >= 0) return { tenant, index };
+  }
+  return null;
+};

@@ -1,0 +1,111 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { ErrorBody } from './schemas/common.js';
+
+/** Every error the mock answers with, declared once: its status and stable code. */
+export const ErrorKinds = {
+  badRequest: { status: 400, code: 'BAD_REQUEST' },
+  validation: { status: 400, code: 'VALIDATION_FAILED' },
+  unauthorized: { status: 401, code: 'UNAUTHORIZED' },
+  forbidden: { status: 403, code: 'FORBIDDEN' },
+  notFound: { status: 404, code: 'NOT_FOUND' },
+  conflict: { status: 409, code: 'CONFLICT' },
+  payloadTooLarge: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+  unsupportedMediaType: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+  unprocessable: { status: 422, code: 'UNPROCESSABLE' },
+  internal: { status: 500, code: 'INTERNAL' },
+  badGateway: { status: 502, code: 'BAD_GATEWAY' },
+  gatewayTimeout: { status: 504, code: 'GATEWAY_TIMEOUT' },
+} as const;
+export type ErrorKind = keyof typeof ErrorKinds;
+
+export type Detail = { field: string; message: string };
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly code: string;
+  readonly details: Detail[] | undefined;
+  constructor(kind: ErrorKind, message: string, details?: Detail[]) {
+    super(message);
+    this.statusCode = ErrorKinds[kind].status;
+    this.code = ErrorKinds[kind].code;
+    this.details = details;
+  }
+}
+
+/** Throw helpers: `throw fail.notFound('user 42 not found')`. */
+export const fail = {
+  badRequest: (message: string, details?: Detail[]) => new ApiError('badRequest', message, details),
+  validation: (message: string, details?: Detail[]) => new ApiError('validation', message, details),
+  unauthorized: (message: string) => new ApiError('unauthorized', message),
+  forbidden: (message: string) => new ApiError('forbidden', message),
+  notFound: (message: string) => new ApiError('notFound', message),
+  conflict: (message: string) => new ApiError('conflict', message),
+  unprocessable: (message: string, details?: Detail[]) => new ApiError('unprocessable', message, details),
+};
+
+export function errorBody(status: number, code: string, message: string, details?: Detail[]): ErrorBody {
+  const body: ErrorBody = { statusCode: status, error: STATUS_CODES[status] ?? 'Error', code, message };
+  if (details && details.length > 0) body.details = details;
+  return body;
+}
+
+type ValidationIssue = { instancePath: string; message?: string; keyword: string; params: Record<string, unknown> };
+
+/** Turns ajv issues into details naming the field, e.g. `body.email: must match format "email"`. */
+function validationDetails(context: string, issues: ValidationIssue[]): Detail[] {
+  const place = context === 'querystring' ? 'query' : context;
+  return issues.map((issue) => {
+    const path = issue.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string') path.push(issue.params.missingProperty);
+    if (issue.keyword === 'additionalProperties' && typeof issue.params.additionalProperty === 'string') path.push(issue.params.additionalProperty);
+    let message = issue.message ?? 'is invalid';
+    if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) message += `: ${issue.params.allowedValues.join(', ')}`;
+    if (issue.keyword === 'required') message = 'is required';
+    return { field: [place, ...path].join('.'), message };
+  });
+}
+
+/** Fastify's own error codes for bad transport-level input, mapped to our kinds. */
+const frameworkErrors: Record<string, ErrorKind> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupportedMediaType',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payloadTooLarge',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'badRequest',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'badRequest',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'badRequest',
+  FST_ERR_CTP_EMPTY_TYPE: 'badRequest',
+  FST_ERR_CTP_INVALID_TYPE: 'unsupportedMediaType',
+  FST_ERR_BAD_URL: 'badRequest',
+  FST_ERR_ASYNC_CONSTRAINT: 'badRequest',
+};
+
+export function renderError(error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) {
+  if (error instanceof ApiError) {
+    return reply.status(error.statusCode).send(errorBody(error.statusCode, error.code, error.message, error.details));
+  }
+  const fe = error as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+  if (fe.validation) {
+    const details = validationDetails(fe.validationContext ?? 'request', fe.validation);
+    const message = `invalid input: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`;
+    return reply.status(400).send(errorBody(400, ErrorKinds.validation.code, message, details));
+  }
+  const kind = fe.code ? frameworkErrors[fe.code] : undefined;
+  if (kind) {
+    const { status, code } = ErrorKinds[kind];
+    return reply.status(status).send(errorBody(status, code, fe.message));
+  }
+  const status = fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500 ? fe.statusCode : 500;
+  if (status === 500) {
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.status(500).send(errorBody(500, ErrorKinds.internal.code, 'internal error of the mock'));
+  }
+  return reply.status(status).send(errorBody(status, fe.code ?? 'ERROR', fe.message));
+}
+
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler(renderError);
+  app.setNotFoundHandler((request, reply) => {
+    const status = 404;
+    reply.status(status).send(errorBody(status, 'ROUTE_NOT_FOUND', `no operation answers ${request.method} ${request.url.split('?')[0]}`));
+  });
+}

@@ -1,0 +1,98 @@
+import type { IncomingMessage } from 'node:http';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Right } from '../schemas/common.js';
+import type { DeviceRecord, SessionRecord, UserRecord } from '../schemas/records.js';
+import type { TenantData } from '../store/data.js';
+import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';
+import type { Options } from '../config.js';
+import type { Fixtures } from '../store/fixtures.js';
+
+/**
+ * How a route is authorized, declared in its config:
+ * - none: binding operations and the docs;
+ * - tenant: only the tenant header (POST /mobile/auth);
+ * - session: session headers, or a personal token as Bearer;
+ * - session-only: session headers; a Bearer caller gets 403 (token management);
+ * - session-or-apikey: session headers, Bearer, or an API key (workflow tickets).
+ */
+export type AuthMode = 'none' | 'tenant' | 'session' | 'session-only' | 'session-or-apikey';
+
+export type AuthContext = {
+  kind: 'none' | 'tenant' | 'session' | 'bearer' | 'apikey';
+  tenant: TenantData | null;
+  user: UserRecord | null;
+  session: SessionRecord | null;
+  device: DeviceRecord | null;
+  apiKeyClientId: string | null;
+  rights: ReadonlySet<Right>;
+};
+
+export const noAuth: AuthContext = {
+  kind: 'none', tenant: null, user: null, session: null, device: null, apiKeyClientId: null, rights: new Set(),
+};
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthMode;
+    rights?: Right[];
+  }
+  interface FastifyRequest {
+    sandbox: Sandbox;
+    /** "/sandbox/NAME" when the client came through the path prefix, else "" */
+    sandboxPrefix: string;
+    auth: AuthContext;
+  }
+  interface FastifyInstance {
+    sandboxes: SandboxRegistry;
+    config: Options;
+    fixtures: Fixtures;
+  }
+}
+
+/** Prefixes a client may put before any operation: `/sandbox/NAME` (picks the sandbox) and `/api/v2`. */
+const prefixRe = /^(\/sandbox\/([^/?#]*))?(\/api\/v2(?=[/?#]|$))?/;
+
+export type PrefixInfo = { sandbox: string | null; sandboxPrefix: string };
+
+/** Strips the prefixes once, before routing, remembering what was stripped for the request. */
+export function makeUrlRewriter(seen: WeakMap<IncomingMessage, PrefixInfo>) {
+  return (raw: IncomingMessage): string => {
+    const url = raw.url ?? '/';
+    const m = prefixRe.exec(url);
+    if (!m || m[0] === '') return url;
+    seen.set(raw, { sandbox: m[2] !== undefined ? decodeURIComponent(m[2]) : null, sandboxPrefix: m[1] ?? '' });
+    const rest = url.slice(m[0].length);
+    return rest.startsWith('/') ? rest : `/${rest}`;
+  };
+}
+
+/**
+ * The address the client used to reach us, with the sandbox prefix, so answers hand out URLs a phone can reach
+ * (Host and X-Forwarded-Proto/Host/Prefix are honoured).
+ */
+export function baseUrl(req: FastifyRequest): string {
+  const forwardedPrefix = req.headers['x-forwarded-prefix'];
+  const prefix = typeof forwardedPrefix === 'string' ? forwardedPrefix.replace(/\/$/, '') : '';
+  return `${req.protocol}://${req.host}${prefix}${req.sandboxPrefix}`;
+}
+
+/** The signed-in caller's tenant and user; for handlers of session routes, where the auth plugin guarantees both. */
+export function caller(req: FastifyRequest): { tenant: TenantData; user: UserRecord } {
+  const { tenant, user } = req.auth;
+  if (!tenant || !user) throw new Error(`route ${req.routeOptions.url} reads a user but is not configured with a session auth mode`);
+  return { tenant, user };
+}
+
+export function callerTenant(req: FastifyRequest): TenantData {
+  if (!req.auth.tenant) throw new Error(`route ${req.routeOptions.url} reads a tenant but has no tenant auth mode`);
+  return req.auth.tenant;
+}
+
+export type Handler = (req: FastifyRequest, reply: FastifyReply) => unknown;
+
+import type { DomainContext } from '../domain/context.js';
+
+/** The domain context of a request: its sandbox's data, clock, outbox and the client's base address. */
+export function domainContext(req: FastifyRequest): DomainContext {
+  return { data: req.sandbox.data, now: req.sandbox.clock.now(), outbox: req.sandbox.outbox, baseUrl: baseUrl(req) };
+}

@@ -1,0 +1,22 @@
+import type { IncomingMessage } from 'node:http';
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { fail } from '../errors.js';
+import { isSandboxName } from '../store/sandbox.js';
+import type { PrefixInfo } from './context.js';
+
+/** Picks each request's sandbox: the /sandbox/NAME prefix, else the x-mock-sandbox header, else `default`. */
+export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { prefixes: WeakMap<IncomingMessage, PrefixInfo> }) => {
+  app.decorateRequest('sandbox', null as never);
+  app.decorateRequest('sandboxPrefix', '');
+  app.addHook('onRequest', async (req) => {
+    const prefix = opts.prefixes.get(req.raw);
+    const fromHeader = req.headers['x-mock-sandbox'];
+    const name = prefix?.sandbox ?? (typeof fromHeader === 'string' && fromHeader !== '' ? fromHeader : 'default');
+    if (!isSandboxName(name)) {
+      throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
+    }
+    req.sandboxPrefix = prefix?.sandboxPrefix ?? '';
+    req.sandbox = app.sandboxes.get(name);
+  });
+}, { name: 'request-context' });

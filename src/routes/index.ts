@@ -1,0 +1,7 @@
+import type { FastifyInstance } from 'fastify';
+import { mobileRoutes } from './mobile.js';
+
+/** Every API group, one encapsulated plugin each, in the order of the API description. */
+export async function registerRoutes(app: FastifyInstance) {
+  await app.register(mobileRoutes);
+}

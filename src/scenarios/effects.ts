@@ -1,0 +1,39 @@
+// How the active scenario changes what the stateful mock already does. Handlers never ask
+// which scenario is active; they call these, and the domain functions take the result.
+import type { FastifyRequest } from 'fastify';
+import type { Right } from '../schemas/common.js';
+import { lifetimes, type SignInPolicy } from '../domain/mobile.js';
+import type { AuthPolicy } from '../auth/plugin.js';
+import type { Scenario } from './schema.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the scenario that applies to this request: x-mock-scenario header, else the sandbox's */
+    scenario: Scenario | null;
+  }
+}
+
+export function signInPolicy(req: FastifyRequest): SignInPolicy {
+  const s = req.scenario;
+  return { twoFactor: s?.twoFactor ?? null, sessionSeconds: s?.sessions?.lifetimeSeconds ?? lifetimes.sessionSeconds };
+}
+
+const none: ReadonlySet<Right> = new Set();
+
+export const authPolicy: AuthPolicy = {
+  revokedRights(req) {
+    const r = req.scenario?.revokeRights;
+    if (r === 'all') return 'all';
+    return r ? new Set(r) : none;
+  },
+  sessionsExpired(req) {
+    // Only a per-request override expires every session; an active scenario expired them once, when applied.
+    return req.scenarioFromHeader === true && req.scenario?.sessions?.expired === true;
+  },
+};
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    scenarioFromHeader: boolean;
+  }
+}

@@ -1,0 +1,148 @@
+import { readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkOrThrow, CheckError } from '../store/check.js';
+import { ScenarioFile, type Scenario } from './schema.js';
+
+export const bundledScenariosDir = fileURLToPath(new URL('../../scenarios', import.meta.url));
+
+export class ScenarioError extends Error {}
+
+function readScenarioFile(file: string): ScenarioFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ScenarioError(`${file}: not valid JSON: ${(err as Error).message}`);
+  }
+  try {
+    const parsed = checkOrThrow(ScenarioFile, raw, file);
+    if (`${parsed.name}.json` !== basename(file)) throw new ScenarioError(`${file}: at /name: expected "${basename(file, '.json')}" (the file name), found "${parsed.name}"`);
+    return parsed;
+  } catch (err) {
+    if (err instanceof CheckError) throw new ScenarioError(`${err.source}: at ${err.path || '/'}: ${err.expected}`);
+    throw err;
+  }
+}
+
+/** Every operationId a scenario file names, with where it names it, for checking against the routes. */
+function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
+  const out: Array<{ path: string; id: string }> = [];
+  s.stubs?.forEach((stub, i) => out.push({ path: `/stubs/${i}/operationId`, id: stub.operationId }));
+  s.latency?.forEach((l, i) => l.operations?.forEach((id, j) => out.push({ path: `/latency/${i}/operations/${j}`, id })));
+  s.faults?.forEach((f, i) => f.operations?.forEach((id, j) => out.push({ path: `/faults/${i}/operations/${j}`, id })));
+  return out;
+}
+
+/** Resolves `extends`: lists concatenated parents first, flags overridden by the child. */
+function resolve(files: Map<string, { file: string; scenario: ScenarioFile }>, name: string, seen: string[] = []): Scenario {
+  const entry = files.get(name);
+  if (!entry) throw new ScenarioError(`scenario "${name}" not found (extended by ${seen.at(-1) ?? '?'})`);
+  if (seen.includes(name)) throw new ScenarioError(`${entry.file}: at /extends: scenarios extend each other in a cycle: ${[...seen, name].join(' → ')}`);
+  const { extends: parents, $schema: _s, ...own } = entry.scenario;
+  const parentNames = parents === undefined ? [] : Array.isArray(parents) ? parents : [parents];
+  let merged: Scenario = { name, description: own.description, file: entry.file, chain: [] };
+  for (const parentName of parentNames) {
+    if (!files.has(parentName)) throw new ScenarioError(`${entry.file}: at /extends: unknown scenario "${parentName}"`);
+    const parent = resolve(files, parentName, [...seen, name]);
+    merged = merge(merged, parent);
+  }
+  merged = merge(merged, { ...own, file: entry.file, chain: [] });
+  return { ...merged, name, description: own.description, file: entry.file, chain: [...merged.chain, name] };
+}
+
+function merge(base: Scenario, over: Scenario): Scenario {
+  return {
+    ...base,
+    ...over,
+    sessions: base.sessions || over.sessions ? { ...base.sessions, ...over.sessions } : undefined,
+    tenantOptions: base.tenantOptions || over.tenantOptions ? { ...base.tenantOptions, ...over.tenantOptions } : undefined,
+    stubs: [...(base.stubs ?? []), ...(over.stubs ?? [])],
+    latency: [...(base.latency ?? []), ...(over.latency ?? [])],
+    faults: [...(base.faults ?? []), ...(over.faults ?? [])],
+    chain: [...base.chain, ...over.chain],
+  };
+}
+
+/**
+ * The scenarios of the bundled directory and of every --scenarios directory (a later directory's file of the
+ * same name wins). Loading is all-or-nothing: a bad file throws with its path and what was expected.
+ */
+export class ScenarioRegistry {
+  private scenarios = new Map<string, Scenario>();
+  private readonly dirs: string[];
+  private readonly operationIds: ReadonlySet<string>;
+  private watchers: FSWatcher[] = [];
+
+  constructor(dirs: string[], operationIds: ReadonlySet<string>) {
+    this.dirs = dirs;
+    this.operationIds = operationIds;
+    this.scenarios = this.loadAll();
+  }
+
+  private loadAll(): Map<string, Scenario> {
+    const files = new Map<string, { file: string; scenario: ScenarioFile }>();
+    for (const dir of this.dirs) {
+      let names: string[];
+      try {
+        names = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+      } catch (err) {
+        throw new ScenarioError(`${dir}: cannot read scenario directory: ${(err as Error).message}`);
+      }
+      for (const name of names) {
+        const file = join(dir, name);
+        const scenario = readScenarioFile(file);
+        for (const op of namedOperations(scenario)) {
+          if (!this.operationIds.has(op.id)) throw new ScenarioError(`${file}: at ${op.path}: unknown operationId "${op.id}"`);
+        }
+        files.set(scenario.name, { file, scenario });
+      }
+    }
+    const resolved = new Map<string, Scenario>();
+    for (const name of [...files.keys()].sort()) resolved.set(name, resolve(files, name));
+    return resolved;
+  }
+
+  get(name: string): Scenario | undefined {
+    return this.scenarios.get(name);
+  }
+
+  names(): string[] {
+    return [...this.scenarios.keys()];
+  }
+
+  list(): Scenario[] {
+    return [...this.scenarios.values()];
+  }
+
+  /** Reloads on change; a bad edit is reported and the last good set kept. */
+  watch(onError: (message: string) => void, onReload: (names: string[]) => void): void {
+    let timer: NodeJS.Timeout | null = null;
+    const reload = () => {
+      timer = null;
+      try {
+        this.scenarios = this.loadAll();
+        onReload(this.names());
+      } catch (err) {
+        onError(`scenario reload failed, keeping the last good scenarios: ${(err as Error).message}`);
+      }
+    };
+    for (const dir of this.dirs) {
+      try {
+        const watcher = watch(dir, () => {
+          if (timer) clearTimeout(timer);
+          timer = setTimeout(reload, 50);
+        });
+        watcher.on('error', () => {});
+        this.watchers.push(watcher);
+      } catch {
+        onError(`cannot watch ${dir} for scenario changes`);
+      }
+    }
+  }
+
+  close(): void {
+    for (const w of this.watchers) w.close();
+    this.watchers = [];
+  }
+}

@@ -1,0 +1,60 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Right } from '../schemas/common.js';
+
+const OperationIds = Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds; all operations when absent' });
+
+export const Latency = Type.Object({
+  operations: Type.Optional(OperationIds),
+  fixedMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 120_000 })),
+  uniformMs: Type.Optional(Type.Object({ min: Type.Integer({ minimum: 0 }), max: Type.Integer({ minimum: 0, maximum: 120_000 }) })),
+  longTailMs: Type.Optional(Type.Object({
+    median: Type.Integer({ minimum: 0 }), p99: Type.Integer({ minimum: 0, maximum: 120_000 }),
+  }, { description: 'log-normal delays with this median and 99th percentile' })),
+}, { additionalProperties: false });
+export type Latency = Static<typeof Latency>;
+
+export const Fault = Type.Object({
+  operations: Type.Optional(OperationIds),
+  kind: Type.Union([Type.Literal('reset'), Type.Literal('empty'), Type.Literal('truncated'), Type.Literal('malformed')], {
+    description: 'reset: the connection is destroyed; empty: the connection closes with no reply; truncated: half the body, then close; malformed: a body that is not valid JSON',
+  }),
+  probability: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 1 })),
+}, { additionalProperties: false });
+export type Fault = Static<typeof Fault>;
+
+export const Stub = Type.Object({
+  operationId: Type.String({ minLength: 1 }),
+  status: Type.Integer({ minimum: 100, maximum: 599 }),
+  body: Type.Optional(Type.Unknown()),
+  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+  times: Type.Optional(Type.Integer({ minimum: 1, description: 'answer this many times, then let the mock answer' })),
+  probability: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'chance of answering with the stub' })),
+}, { additionalProperties: false });
+export type Stub = Static<typeof Stub>;
+
+export const ScenarioFile = Type.Object({
+  $schema: Type.Optional(Type.String()),
+  name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$', description: 'the name used by --scenario, x-mock-scenario and the admin routes; the file is NAME.json' }),
+  description: Type.String({ minLength: 1 }),
+  extends: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+  twoFactor: Type.Optional(Type.Boolean({ description: 'force two-factor on (true) or off (false) for every account' })),
+  sessions: Type.Optional(Type.Object({
+    expired: Type.Optional(Type.Boolean({ description: 'sessions that exist when the scenario is applied answer 401; a new /mobile/auth works' })),
+    lifetimeSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+  }, { additionalProperties: false })),
+  revokeRights: Type.Optional(Type.Union([Type.Literal('all'), Type.Array(Right)])),
+  tenantOptions: Type.Optional(Type.Object({
+    enableWallet: Type.Optional(Type.Boolean()),
+    enableIdeas: Type.Optional(Type.Boolean()),
+    enableCalendar: Type.Optional(Type.Boolean()),
+  }, { additionalProperties: false })),
+  emptyData: Type.Optional(Type.Boolean({ description: 'a fresh employee: personal lists and widgets are empty' })),
+  holdTickets: Type.Optional(Type.Boolean({ description: 'workflow tickets do not move on with the clock' })),
+  stubs: Type.Optional(Type.Array(Stub)),
+  latency: Type.Optional(Type.Array(Latency)),
+  faults: Type.Optional(Type.Array(Fault)),
+}, { additionalProperties: false });
+export type ScenarioFile = Static<typeof ScenarioFile>;
+
+/** A scenario with `extends` resolved: lists concatenated (parents first), flags overridden by the child. */
+export type Scenario = Omit<ScenarioFile, 'extends' | '$schema'> & { file: string; chain: string[] };

@@ -1,0 +1,6 @@
+import type { TSchema } from '@sinclair/typebox';
+import { commonSchemas } from './common.js';
+import { mobileSchemas } from './mobile.js';
+
+/** Every shared record with a $id, registered once with app.addSchema: named components in the OpenAPI document. */
+export const sharedSchemas: TSchema[] = [...commonSchemas, ...mobileSchemas];

@@ -1,0 +1,149 @@
+// Records as the store keeps them. API answers are built from these by domain functions;
+// credentials are kept as hashes so a snapshot never carries a usable secret.
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Right } from './common.js';
+
+const Id = Type.String({ minLength: 1, maxLength: 128 });
+const Stamp = Type.String({ format: 'date-time' });
+const Day = Type.String({ format: 'date' });
+
+export const TenantOptions = Type.Object({
+  enableWallet: Type.Boolean({ description: 'wallet operations are available' }),
+  enableIdeas: Type.Boolean(),
+  enableCalendar: Type.Boolean(),
+});
+export type TenantOptions = Static<typeof TenantOptions>;
+
+export const OauthProvider = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  type: Type.String({ description: 'saml, oidc, oauth2 …' }),
+  url: Type.String({ description: 'path below base_url that starts the provider sign-in' }),
+});
+
+export const TenantRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  domain: Type.String(),
+  locale: Type.Union([Type.Literal('ru'), Type.Literal('en')]),
+  timezone: Type.String(),
+  options: TenantOptions,
+  oauth: Type.Array(OauthProvider),
+});
+export type TenantRecord = Static<typeof TenantRecord>;
+
+export const DepartmentRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  parentId: Nullable(Type.String({ format: 'uuid' })),
+  /** names from the root down, joined by " / " */
+  path: Type.String(),
+  level: Type.Integer({ minimum: 0 }),
+  headId: Nullable(Type.String({ format: 'uuid' })),
+});
+export type DepartmentRecord = Static<typeof DepartmentRecord>;
+
+export const UserState = Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('hidden')]);
+export type UserState = Static<typeof UserState>;
+
+export const UserRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  email: Type.String({ format: 'email' }),
+  /** clear text on purpose: demo credentials are listed by /__admin/fixtures */
+  password: Type.String(),
+  twoFactor: Type.Boolean(),
+  rights: Type.Array(Right),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  middleName: Nullable(Type.String()),
+  name: Type.String(),
+  gender: Type.Union([Type.Literal('male'), Type.Literal('female')]),
+  position: Type.String(),
+  departmentId: Type.String({ format: 'uuid' }),
+  isBoss: Type.Boolean(),
+  phone: Type.String(),
+  birthday: Day,
+  hiredAt: Day,
+  createdAt: Stamp,
+  lastLoginAt: Nullable(Stamp),
+  /** 1 invited, 2 registered, 3 registration declined */
+  regStatusId: Type.Integer({ minimum: 1, maximum: 3 }),
+  state: UserState,
+  /** path below base_url */
+  faceUrl: Type.String(),
+  statusText: Type.String(),
+  activeStatusTypes: Type.Array(Type.String()),
+});
+export type UserRecord = Static<typeof UserRecord>;
+
+export const DeviceRecord = Type.Object({
+  id: Id,
+  userId: Type.String({ format: 'uuid' }),
+  secretHash: Type.String(),
+  name: Type.String(),
+  platform: Type.String(),
+  model: Type.String(),
+  osVersion: Type.String(),
+  appVersion: Type.String(),
+  boundAt: Stamp,
+  bindMethod: Type.Union([Type.Literal('qr'), Type.Literal('manual'), Type.Literal('fixture')]),
+});
+export type DeviceRecord = Static<typeof DeviceRecord>;
+
+export const SessionRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  secretHash: Type.String(),
+  deviceId: Id,
+  userId: Type.String({ format: 'uuid' }),
+  createdAt: Stamp,
+  expiresAt: Stamp,
+});
+export type SessionRecord = Static<typeof SessionRecord>;
+
+export const PushTokenRecord = Type.Object({
+  deviceId: Id,
+  userId: Type.String({ format: 'uuid' }),
+  token: Type.String(),
+  provider: Type.Literal('firebase'),
+  registeredAt: Stamp,
+});
+export type PushTokenRecord = Static<typeof PushTokenRecord>;
+
+export const BindLinkRecord = Type.Object({
+  id: Type.String(),
+  token: Type.String(),
+  userId: Type.String({ format: 'uuid' }),
+  singleUse: Type.Boolean(),
+  usedAt: Nullable(Stamp),
+  createdAt: Stamp,
+  expiresAt: Nullable(Stamp),
+});
+export type BindLinkRecord = Static<typeof BindLinkRecord>;
+
+export const TwoFactorChallengeRecord = Type.Object({
+  userId: Type.String({ format: 'uuid' }),
+  code: Type.String(),
+  createdAt: Stamp,
+  expiresAt: Stamp,
+});
+export type TwoFactorChallengeRecord = Static<typeof TwoFactorChallengeRecord>;
+
+export const ApiKeyRecord = Type.Object({
+  clientId: Type.String(),
+  secretHash: Type.String(),
+  name: Type.String(),
+  createdAt: Stamp,
+});
+export type ApiKeyRecord = Static<typeof ApiKeyRecord>;
+
+export const PersonalTokenRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  userId: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  secretHash: Type.String(),
+  createdAt: Stamp,
+  lastUsedAt: Nullable(Stamp),
+  revokedAt: Nullable(Stamp),
+  expiresAt: Nullable(Stamp),
+});
+export type PersonalTokenRecord = Static<typeof PersonalTokenRecord>;

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Right } from '../schemas/common.js';
+import { OauthProvider, TenantOptions } from '../schemas/records.js';
+import { checkOrThrow } from './check.js';
+
+const FixtureAccount = Type.Object({
+  userId: Type.String({ format: 'uuid' }),
+  email: Type.String({ format: 'email' }),
+  password: Type.String({ minLength: 1 }),
+  twoFactor: Type.Boolean(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  middleName: Nullable(Type.String()),
+  gender: Type.Union([Type.Literal('male'), Type.Literal('female')]),
+  position: Type.String(),
+  rights: Type.Array(Right),
+  note: Type.String(),
+});
+
+const FixtureDevice = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  userId: Type.String({ format: 'uuid' }),
+  secret: Type.String({ minLength: 1 }),
+  name: Type.String(),
+  platform: Type.String(),
+  model: Type.String(),
+  osVersion: Type.String(),
+  appVersion: Type.String(),
+  note: Type.String(),
+});
+
+const FixtureTenant = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  domain: Type.String(),
+  locale: Type.Union([Type.Literal('ru'), Type.Literal('en')]),
+  timezone: Type.String(),
+  options: TenantOptions,
+  oauth: Type.Array(OauthProvider),
+  accounts: Type.Array(FixtureAccount, { minItems: 1 }),
+  devices: Type.Array(FixtureDevice),
+  apiKeys: Type.Array(Type.Object({ clientId: Type.String(), clientSecret: Type.String(), name: Type.String() })),
+  bindLinks: Type.Array(Type.Object({ id: Type.String(), token: Type.String(), userId: Type.String({ format: 'uuid' }) })),
+});
+
+export const Fixtures = Type.Object({
+  $comment: Type.Optional(Type.String()),
+  tenants: Type.Array(FixtureTenant, { minItems: 1 }),
+});
+export type Fixtures = Static<typeof Fixtures>;
+export type FixtureTenant = Static<typeof FixtureTenant>;
+export type FixtureAccount = Static<typeof FixtureAccount>;
+
+export const defaultFixturesPath = new URL('../../fixtures/tenants.json', import.meta.url);
+
+/** Reads and checks the fixtures file; a bad file stops start-up with the path of the problem. */
+export function loadFixtures(path: string | URL = defaultFixturesPath): Fixtures {
+  const raw: unknown = JSON.parse(readFileSync(path, 'utf8'));
+  return checkOrThrow(Fixtures, raw, String(path));
+}

@@ -1,0 +1,39 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Data } from './data.js';
+
+/**
+ * Mints ids, secrets and codes from the seed and a counter kept in the store's meta,
+ * so the same requests against the same seed mint the same values (a replayable bug),
+ * and an imported snapshot carries on where it left off instead of minting duplicates.
+ */
+export function mint(data: Data, purpose: string): Buffer {
+  const n = data.meta.sequence++;
+  return createHash('sha256').update(`${data.meta.seed}:${purpose}:${n}`).digest();
+}
+
+export function uuidFrom(bytes: Buffer): string {
+  const b = Buffer.from(bytes.subarray(0, 16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+export const newUuid = (data: Data, purpose = 'id') => uuidFrom(mint(data, purpose));
+export const newSecret = (data: Data, purpose = 'secret') => mint(data, purpose).toString('base64url');
+export const newCode = (data: Data, digits = 6) =>
+  String(mint(data, 'code').readUInt32BE(0) % 10 ** digits).padStart(digits, '0');
+
+export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+/** Compares a presented secret with a stored hash in constant time. */
+export function secretMatches(presented: string, storedHash: string): boolean {
+  const a = Buffer.from(hashSecret(presented), 'hex');
+  const b = Buffer.from(storedHash, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A stable 32-bit number from any text: derives independent faker seeds per tenant and collection. */
+export function seedFrom(...parts: Array<string | number>): number {
+  return createHash('sha256').update(parts.join(':')).digest().readUInt32BE(0);
+}

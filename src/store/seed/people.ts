@@ -1,0 +1,167 @@
+// Core seeder: the department tree, the users in it (demo accounts from fixtures first),
+// and the demo devices, bind links and API keys of the fixtures.
+import type { DepartmentRecord, UserRecord } from '../../schemas/records.js';
+import type { Right } from '../../schemas/common.js';
+import { hashSecret } from '../ids.js';
+import { isoDay, type SeedContext } from './context.js';
+
+const names = {
+  ru: {
+    root: 'Компания',
+    divisions: ['Коммерческая дирекция', 'Финансовая дирекция', 'Производство', 'ИТ-дирекция', 'Дирекция по персоналу'],
+    departments: [
+      ['Отдел продаж', 'Отдел маркетинга', 'Отдел по работе с ключевыми клиентами'],
+      ['Бухгалтерия', 'Казначейство', 'Планово-экономический отдел'],
+      ['Цех сборки', 'Служба качества', 'Логистика'],
+      ['Разработка', 'Служба поддержки', 'Инфраструктура'],
+      ['Подбор персонала', 'Обучение и развитие', 'Кадровое делопроизводство'],
+    ],
+    team: (n: number) => `Группа ${n}`,
+    positions: ['Менеджер', 'Ведущий специалист', 'Инженер', 'Аналитик', 'Бухгалтер', 'Разработчик', 'Юрист', 'Специалист по кадрам', 'Оператор', 'Дизайнер', 'Экономист', 'Логист'],
+    boss: 'Руководитель',
+  },
+  en: {
+    root: 'Company',
+    divisions: ['Commercial', 'Finance', 'Operations', 'Technology', 'People'],
+    departments: [
+      ['Sales', 'Marketing', 'Key Accounts'],
+      ['Accounting', 'Treasury', 'Planning'],
+      ['Assembly', 'Quality', 'Logistics'],
+      ['Engineering', 'Support', 'Infrastructure'],
+      ['Recruiting', 'Learning', 'HR Operations'],
+    ],
+    team: (n: number) => `Team ${n}`,
+    positions: ['Manager', 'Senior Specialist', 'Engineer', 'Analyst', 'Accountant', 'Developer', 'Counsel', 'HR Specialist', 'Operator', 'Designer', 'Economist', 'Logistician'],
+    boss: 'Head',
+  },
+};
+
+const cyrillic: Record<string, string> = {
+  а: 'a', б: 'b', в: 'v', г: 'g', д: 'd', е: 'e', ё: 'e', ж: 'zh', з: 'z', и: 'i', й: 'y', к: 'k', л: 'l', м: 'm', н: 'n',
+  о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f', х: 'kh', ц: 'ts', ч: 'ch', ш: 'sh', щ: 'shch', ъ: '', ы: 'y',
+  ь: '', э: 'e', ю: 'yu', я: 'ya',
+};
+export const transliterate = (text: string) =>
+  [...text.toLowerCase()].map((c) => cyrillic[c] ?? c).join('').replace(/[^a-z0-9]/g, '');
+
+const employeeRights: Right[] = ['show-content-categories', 'shop-usage', 'show-structure-names'];
+
+export function seedPeople(ctx: SeedContext): void {
+  const { fixture, data, refDate, size } = ctx;
+  const words = names[fixture.locale];
+  const faker = ctx.faker('people');
+
+  // Departments: root → divisions → departments → teams (4 levels; teams grow with --users).
+  const departments: DepartmentRecord[] = [];
+  const addDepartment = (name: string, parent: DepartmentRecord | null): DepartmentRecord => {
+    const dep: DepartmentRecord = {
+      id: faker.string.uuid(), name, parentId: parent?.id ?? null,
+      path: parent ? `${parent.path} / ${name}` : name, level: parent ? parent.level + 1 : 0, headId: null,
+    };
+    departments.push(dep);
+    return dep;
+  };
+  const root = addDepartment(words.root, null);
+  const teamsPerDepartment = Math.min(50, Math.max(2, Math.ceil(size.users / 200) * 2));
+  words.divisions.forEach((division, i) => {
+    const div = addDepartment(division, root);
+    for (const depName of words.departments[i] ?? []) {
+      const dep = addDepartment(depName, div);
+      for (let t = 1; t <= teamsPerDepartment; t++) addDepartment(words.team(t), dep);
+    }
+  });
+
+  const users: UserRecord[] = [];
+  const emails = new Set<string>();
+  const uniqueEmail = (first: string, last: string) => {
+    const local = `${transliterate(first)}.${transliterate(last)}`;
+    let email = `${local}@${fixture.domain.split('.')[0]}.test`;
+    for (let n = 2; emails.has(email); n++) email = `${local}${n}@${fixture.domain.split('.')[0]}.test`;
+    emails.add(email);
+    return email;
+  };
+  const birthday = () => isoDay(faker.date.birthdate({ mode: 'age', min: 20, max: 64, refDate }));
+  const hiredAt = () => faker.date.past({ years: 8, refDate });
+
+  const makeUser = (u: Pick<UserRecord, 'id' | 'email' | 'password' | 'twoFactor' | 'rights' | 'firstName' | 'lastName' | 'middleName' | 'gender' | 'position'>, departmentId: string): UserRecord => {
+    const hired = hiredAt();
+    return {
+      ...u,
+      name: [u.lastName, u.firstName, u.middleName].filter(Boolean).join(' '),
+      departmentId,
+      isBoss: false,
+      phone: faker.phone.number({ style: 'international' }),
+      birthday: birthday(),
+      hiredAt: isoDay(hired),
+      createdAt: hired.toISOString(),
+      lastLoginAt: faker.datatype.boolean(0.8) ? faker.date.recent({ days: 30, refDate }).toISOString() : null,
+      regStatusId: faker.datatype.boolean(0.95) ? 2 : 1,
+      state: 'active',
+      faceUrl: `/avatar/${u.id}.svg`,
+      statusText: '',
+      activeStatusTypes: [],
+    };
+  };
+
+  const leaves = departments.filter((d) => d.level === 3);
+  const peopleDivision = departments.find((d) => d.level === 1 && d.name === words.divisions[4])!;
+  fixture.accounts.forEach((account, i) => {
+    emails.add(account.email);
+    const dep = i === 0 ? peopleDivision : faker.helpers.arrayElement(leaves);
+    const { note: _note, userId, ...rest } = account;
+    users.push(makeUser({ id: userId, ...rest }, dep.id));
+  });
+
+  for (let i = users.length; i < size.users; i++) {
+    const gender = faker.helpers.arrayElement(['male', 'female'] as const);
+    const firstName = faker.person.firstName(gender);
+    const lastName = faker.person.lastName(gender);
+    const middleName = fixture.locale === 'ru' ? faker.person.middleName(gender) : null;
+    users.push(makeUser({
+      id: faker.string.uuid(), email: uniqueEmail(firstName, lastName), password: 'demo1234', twoFactor: false,
+      rights: [...employeeRights], firstName, lastName, middleName, gender,
+      position: faker.helpers.arrayElement(words.positions),
+    }, faker.helpers.arrayElement(leaves).id));
+  }
+
+  // Every department gets a head: the first fixture account heads the People division.
+  const generated = users.slice(fixture.accounts.length);
+  let next = 0;
+  for (const dep of departments) {
+    const head = dep.id === peopleDivision.id ? users[0]! : generated[next++ % generated.length];
+    if (!head || (head.isBoss && dep.id !== peopleDivision.id)) continue;
+    dep.headId = head.id;
+    if (head !== users[0]) {
+      head.departmentId = dep.id;
+      head.position = `${words.boss}: ${dep.name}`;
+    }
+    head.isBoss = true;
+  }
+
+  // A few users whose birthday is the reference day and a few recent hires, so those widgets are never empty;
+  // one blocked and one hidden user for the personal-token rules.
+  const today = isoDay(refDate);
+  for (const u of generated.slice(-3)) u.birthday = `${u.birthday.slice(0, 4)}${today.slice(4)}`;
+  for (const u of generated.slice(-8, -3)) {
+    const hired = faker.date.recent({ days: 25, refDate });
+    u.hiredAt = isoDay(hired);
+    u.createdAt = hired.toISOString();
+  }
+  const blocked = generated.at(-9);
+  const hidden = generated.at(-10);
+  if (blocked) blocked.state = 'blocked';
+  if (hidden) hidden.state = 'hidden';
+
+  data.departments = departments;
+  data.users = users;
+  data.apiKeys = fixture.apiKeys.map((k) => ({
+    clientId: k.clientId, secretHash: hashSecret(k.clientSecret), name: k.name, createdAt: refDate.toISOString(),
+  }));
+  data.devices = fixture.devices.map((d) => ({
+    id: d.id, userId: d.userId, secretHash: hashSecret(d.secret), name: d.name, platform: d.platform, model: d.model,
+    osVersion: d.osVersion, appVersion: d.appVersion, boundAt: refDate.toISOString(), bindMethod: 'fixture' as const,
+  }));
+  data.bindLinks = fixture.bindLinks.map((b) => ({
+    id: b.id, token: b.token, userId: b.userId, singleUse: false, usedAt: null, createdAt: refDate.toISOString(), expiresAt: null,
+  }));
+}

@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { buildApp, type AppOptions } from '../src/app.js';
+
+export const tenants = {
+  romashka: '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01',
+  northwind: '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a02',
+} as const;
+
+/** Demo accounts of fixtures/tenants.json, by role. */
+export const accounts = {
+  admin: { email: 'ivan.petrov@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000001', tenantId: tenants.romashka },
+  twoFactor: { email: 'olga.smirnova@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000002', tenantId: tenants.romashka },
+  noRights: { email: 'petr.ivanov@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000003', tenantId: tenants.romashka },
+  nwAdmin: { email: 'alice.walker@northwind.test', password: 'demo1234', userId: 'b2000000-0000-4000-8000-000000000001', tenantId: tenants.northwind },
+  nwTwoFactor: { email: 'bob.stone@northwind.test', password: 'demo1234', userId: 'b2000000-0000-4000-8000-000000000002', tenantId: tenants.northwind },
+  nwNoRights: { email: 'carol.reed@northwind.test', password: 'demo1234', userId: 'b2000000-0000-4000-8000-000000000003', tenantId: tenants.northwind },
+} as const;
+export type Account = { email: string; password: string; userId: string; tenantId: string };
+
+type Teardown = { teardown(fn: () => unknown): void };
+
+/** A fresh app per test, closed at teardown. Frozen clock by default so answers are reproducible. */
+export async function build(t: Teardown, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = await buildApp({ now: '2026-03-02T09:00:00.000Z', ...options });
+  t.teardown(() => app.close());
+  return app;
+}
+
+export type Session = {
+  tenantId: string; userId: string; deviceId: string; sessionId: string; sessionSecret: string;
+  /** the four session headers (plus x-mock-sandbox when signed in to a sandbox) */
+  headers: Record<string, string>;
+};
+
+export const json = <T = any>(res: LightMyRequestResponse): T => res.json() as T;
+
+/** The whole dance: (two-factor code from the outbox) → manual bind → auth. */
+export async function signIn(app: FastifyInstance, account: Account = accounts.admin, opts: { sandbox?: string; deviceId?: string } = {}): Promise<Session> {
+  const sandboxHeaders: Record<string, string> = opts.sandbox ? { 'x-mock-sandbox': opts.sandbox } : {};
+  const deviceId = opts.deviceId ?? `test-device-${randomUUID()}`;
+  const creds = { email: account.email, password: account.password };
+  const twoFactor = await app.inject({ method: 'POST', url: '/mobile/request-two-factor', headers: sandboxHeaders, payload: creds });
+  if (twoFactor.statusCode !== 200) throw new Error(`request-two-factor: ${twoFactor.statusCode} ${twoFactor.body}`);
+  let code: string | undefined;
+  if (json(twoFactor).codeRequired) {
+    code = app.sandboxes.get(opts.sandbox ?? 'default').outbox.list().filter((m) => m.to === account.email && m.kind === 'two-factor-code').at(-1)?.code;
+  }
+  const bind = await app.inject({ method: 'POST', url: '/mobile/manual-bind', headers: sandboxHeaders, payload: { ...creds, code, device: { id: deviceId, platform: 'ios' } } });
+  if (bind.statusCode !== 200) throw new Error(`manual-bind: ${bind.statusCode} ${bind.body}`);
+  const { accountSecret } = json(bind);
+  const auth = await app.inject({
+    method: 'POST', url: '/mobile/auth', headers: { ...sandboxHeaders, 'x-service-tenant-id': accountSecret.tenantId },
+    payload: { secret: accountSecret.secret, userId: accountSecret.userId, deviceId: accountSecret.deviceId },
+  });
+  if (auth.statusCode !== 200) throw new Error(`auth: ${auth.statusCode} ${auth.body}`);
+  const { sessionId, sessionSecret } = json(auth);
+  return {
+    tenantId: accountSecret.tenantId, userId: accountSecret.userId, deviceId, sessionId, sessionSecret,
+    headers: {
+      ...sandboxHeaders,
+      'x-service-tenant-id': accountSecret.tenantId, 'x-service-device-id': deviceId,
+      'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret,
+    },
+  };
+}
+
+/** Asserts the one error body shape and returns it. */
+export function expectError(t: { equal: Function; match: Function }, res: LightMyRequestResponse, status: number) {
+  t.equal(res.statusCode, status, `status ${status}: ${res.body.slice(0, 300)}`);
+  const body = json(res);
+  t.match(body, { statusCode: status, error: String, code: String, message: String });
+  return body as { statusCode: number; code: string; message: string; details?: Array<{ field: string; message: string }> };
+}
