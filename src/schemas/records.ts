@@ -147,3 +147,65 @@ export const PersonalTokenRecord = Type.Object({
   expiresAt: Nullable(Stamp),
 });
 export type PersonalTokenRecord = Static<typeof PersonalTokenRecord>;
+
+/** An employment of a user (a user may hold several; one is main). Shared by the people and admin groups. */
+export const EmploymentRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  userId: Type.String({ format: 'uuid' }),
+  departmentId: Type.String({ format: 'uuid' }),
+  position: Type.String(),
+  isMain: Type.Boolean(),
+  /** 1 working, 2 on leave, 3 fired */
+  statusId: Type.Integer({ minimum: 1, maximum: 3 }),
+  employmentDate: Day,
+  firedDate: Nullable(Day),
+  /** the record number in the HR system (origin) */
+  originId: Type.String(),
+  originOrganizationId: Type.String(),
+  organizationName: Type.String(),
+  /** share of a full-time position */
+  rate: Type.Number({ minimum: 0.1, maximum: 1 }),
+  createdAt: Stamp,
+});
+export type EmploymentRecord = Static<typeof EmploymentRecord>;
+
+export const UserGroupRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  description: Type.String(),
+  /** path below base_url */
+  iconUrl: Type.String(),
+  /** a human-readable membership rule, e.g. "Department: Sales" */
+  conditionsReadable: Type.String(),
+  memberIds: Type.Array(Type.String({ format: 'uuid' })),
+});
+export type UserGroupRecord = Static<typeof UserGroupRecord>;
+
+export const MeetingPlaceRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  address: Type.String(),
+  capacity: Type.Integer({ minimum: 1 }),
+});
+export type MeetingPlaceRecord = Static<typeof MeetingPlaceRecord>;
+
+export const FileType = Type.Union(['image', 'video', 'document', 'archive', 'other', 'encrypted'].map((t) => Type.Literal(t)));
+export type FileType = 'image' | 'video' | 'document' | 'archive' | 'other' | 'encrypted';
+
+/** A user's file. The bytes live in the store (base64) so they persist with --data and travel in snapshots. */
+export const FileRecord = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  userId: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  ext: Type.String(),
+  mimeType: Type.String(),
+  fileType: FileType,
+  size: Type.Integer({ minimum: 0 }),
+  isPublic: Type.Boolean(),
+  /** PREPARED until the bytes arrive and finish-upload is called, then UPLOADED */
+  status: Type.Union([Type.Literal('PREPARED'), Type.Literal('UPLOADED')]),
+  createdAt: Stamp,
+  uploadedAt: Nullable(Stamp),
+  contentBase64: Nullable(Type.String()),
+});
+export type FileRecord = Static<typeof FileRecord>;

@@ -2,8 +2,8 @@
 // (one spread per group) so a tenant's records all hang off one object.
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  ApiKeyRecord, BindLinkRecord, DepartmentRecord, DeviceRecord, PersonalTokenRecord, PushTokenRecord,
-  SessionRecord, TenantRecord, TwoFactorChallengeRecord, UserRecord,
+  ApiKeyRecord, BindLinkRecord, DepartmentRecord, DeviceRecord, EmploymentRecord, FileRecord, MeetingPlaceRecord,
+  PersonalTokenRecord, PushTokenRecord, SessionRecord, TenantRecord, TwoFactorChallengeRecord, UserGroupRecord, UserRecord,
 } from '../schemas/records.js';
 
 export const CoreCollections = {
@@ -17,6 +17,11 @@ export const CoreCollections = {
   twoFactorChallenges: Type.Array(TwoFactorChallengeRecord),
   apiKeys: Type.Array(ApiKeyRecord),
   personalTokens: Type.Array(PersonalTokenRecord),
+  // shared by several API groups
+  employments: Type.Array(EmploymentRecord),
+  userGroups: Type.Array(UserGroupRecord),
+  meetingPlaces: Type.Array(MeetingPlaceRecord),
+  files: Type.Array(FileRecord),
 };
 
 export const TenantData = Type.Object({

@@ -3,9 +3,10 @@ import type { Fixtures } from '../fixtures.js';
 import { checkOrThrow } from '../check.js';
 import { fakerFor, type Seeder, type SizeOptions } from './context.js';
 import { seedPeople } from './people.js';
+import { seedOrganisation } from './organisation.js';
 
 /** Seeders in the order they run; each fills its own collections. */
-export const seeders: Seeder[] = [seedPeople];
+export const seeders: Seeder[] = [seedPeople, seedOrganisation];
 
 export type SeedOptions = { seed: number; refDate: Date; size: SizeOptions };
 

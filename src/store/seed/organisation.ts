@@ -1,0 +1,70 @@
+// Shared organisation data several groups read: employments, user groups, meeting places.
+import type { EmploymentRecord, UserGroupRecord } from '../../schemas/records.js';
+import { isoDay, type SeedContext } from './context.js';
+
+const words = {
+  ru: {
+    org: 'ООО «Ромашка»', org2: 'АО «Ромашка-Сервис»',
+    groups: ['Все сотрудники', 'Руководители', 'Новые сотрудники', 'Офис Москва', 'Офис Казань', 'Спортивный клуб', 'Волонтёры'],
+    places: ['Переговорная «Байкал»', 'Переговорная «Эльбрус»', 'Конференц-зал', 'Учебный класс', 'Кофе-поинт 3 этаж', 'Актовый зал'],
+    city: 'Москва, ул. Лесная, д. 5', department: 'Подразделение',
+  },
+  en: {
+    org: 'Northwind Traders Ltd', org2: 'Northwind Services Ltd',
+    groups: ['All employees', 'Managers', 'Newcomers', 'London office', 'Leeds office', 'Running club', 'Volunteers'],
+    places: ['Room Thames', 'Room Severn', 'Conference hall', 'Training room', 'Coffee point 3F', 'Auditorium'],
+    city: '12 King Street, London', department: 'Department',
+  },
+};
+
+export function seedOrganisation(ctx: SeedContext): void {
+  const { fixture, data, refDate } = ctx;
+  const w = words[fixture.locale];
+  const faker = ctx.faker('organisation');
+  const depById = new Map(data.departments.map((d) => [d.id, d]));
+
+  const employments: EmploymentRecord[] = [];
+  data.users.forEach((user, i) => {
+    const origin = (n: number) => `${fixture.locale === 'ru' ? 'ТН' : 'EMP'}-${String(100000 + i * 3 + n)}`;
+    employments.push({
+      id: faker.string.uuid(), userId: user.id, departmentId: user.departmentId, position: user.position, isMain: true,
+      statusId: 1, employmentDate: user.hiredAt, firedDate: null, originId: origin(0), originOrganizationId: 'ORG-1',
+      organizationName: w.org, rate: 1, createdAt: user.createdAt,
+    });
+    // About one in ten holds a second, part-time employment in the sister company.
+    if (i < 3 || faker.datatype.boolean(0.1)) {
+      const dep = faker.helpers.arrayElement(data.departments.filter((d) => d.level >= 2));
+      const since = faker.date.between({ from: user.createdAt, to: refDate });
+      employments.push({
+        id: faker.string.uuid(), userId: user.id, departmentId: dep.id, position: faker.helpers.arrayElement([user.position, `${w.department}: ${depById.get(dep.id)?.name ?? ''}`]),
+        isMain: false, statusId: faker.datatype.boolean(0.9) ? 1 : 2, employmentDate: isoDay(since), firedDate: null,
+        originId: origin(1), originOrganizationId: 'ORG-2', organizationName: w.org2, rate: 0.5, createdAt: since.toISOString(),
+      });
+    }
+  });
+
+  const recent = new Date(refDate.getTime() - 90 * 86400_000).toISOString().slice(0, 10);
+  const members: Array<(u: (typeof data.users)[number]) => boolean> = [
+    () => true,
+    (u) => u.isBoss,
+    (u) => u.hiredAt >= recent,
+    (_u) => faker.datatype.boolean(0.7),
+    (_u) => faker.datatype.boolean(0.3),
+    (_u) => faker.datatype.boolean(0.1),
+    (_u) => faker.datatype.boolean(0.05),
+  ];
+  const conditions = ['*', 'isBoss', 'hiredAt ≥ 90 days ago', 'office', 'office', 'opt-in', 'opt-in'];
+  const userGroups: UserGroupRecord[] = w.groups.map((name, i) => {
+    const id = faker.string.uuid();
+    return {
+      id, name, description: faker.lorem.sentence(), iconUrl: `/user-group/${id}/icon.svg`, conditionsReadable: conditions[i] ?? 'opt-in',
+      memberIds: data.users.filter((u) => members[i]!(u)).map((u) => u.id),
+    };
+  });
+
+  data.employments = employments;
+  data.userGroups = userGroups;
+  data.meetingPlaces = w.places.map((name) => ({
+    id: faker.string.uuid(), name, address: w.city, capacity: faker.number.int({ min: 4, max: 120 }),
+  }));
+}
