@@ -37,3 +37,11 @@ declare module 'fastify' {
     scenarioFromHeader: boolean;
   }
 }
+
+import type { TenantOptions } from '../schemas/records.js';
+import type { TenantData } from '../store/data.js';
+
+/** The tenant's options as the active scenario presents them (e.g. wallet-disabled turns enableWallet off). */
+export function tenantOptions(req: FastifyRequest, tenant: TenantData): TenantOptions {
+  return { ...tenant.tenant.options, ...req.scenario?.tenantOptions };
+}

@@ -57,7 +57,7 @@ export function seedOrganisation(ctx: SeedContext): void {
   const userGroups: UserGroupRecord[] = w.groups.map((name, i) => {
     const id = faker.string.uuid();
     return {
-      id, name, description: faker.lorem.sentence(), iconUrl: `/user-group/${id}/icon.svg`, conditionsReadable: conditions[i] ?? 'opt-in',
+      id, name, description: faker.lorem.sentence(), iconUrl: `/images/user-group/${id}.svg`, conditionsReadable: conditions[i] ?? 'opt-in',
       memberIds: data.users.filter((u) => members[i]!(u)).map((u) => u.id),
     };
   });

@@ -97,7 +97,7 @@ export function seedPeople(ctx: SeedContext): void {
       lastLoginAt: faker.datatype.boolean(0.8) ? faker.date.recent({ days: 30, refDate }).toISOString() : null,
       regStatusId: faker.datatype.boolean(0.95) ? 2 : 1,
       state: 'active',
-      faceUrl: `/avatar/${u.id}.svg`,
+      faceUrl: `/images/avatar/${u.id}.svg`,
       statusText: '',
       activeStatusTypes: [],
     };
