@@ -1,0 +1,63 @@
+// The CLI as a user runs it: the built server in its own process.
+import t from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseOptions, UsageError } from '../src/config.js';
+
+const server = new URL('../dist/server.js', import.meta.url).pathname;
+
+t.test('flags and environment twins', async (t) => {
+  const o = parseOptions(['--port', '4010', '--seed', '7', '--scenario', 'default'], {});
+  t.match(o, { port: 4010, seed: 7, scenario: 'default', host: '0.0.0.0', data: null });
+  t.match(parseOptions([], { PORTAL_MOCK_PORT: '5000', PORTAL_MOCK_SEED: '3' }), { port: 5000, seed: 3 });
+  t.match(parseOptions(['--port', '6000'], { PORTAL_MOCK_PORT: '5000' }), { port: 6000 }, 'a flag wins over the environment');
+  t.equal(parseOptions(['--help'], {}), 'help');
+  for (const bad of [['--bogus'], ['--port', 'abc'], ['--port', '70000'], ['--now', 'yesterday'], ['--log-level', 'loud'], ['stray']]) {
+    let error: unknown;
+    try {
+      parseOptions(bad, {});
+    } catch (err) {
+      error = err;
+    }
+    t.ok(error instanceof UsageError, `${bad.join(' ')}: ${String(error)}`);
+  }
+});
+
+t.test('an unknown flag exits 2 with one line and the usage', async (t) => {
+  const r = spawnSync(process.execPath, [server, '--bogus'], { encoding: 'utf8' });
+  t.equal(r.status, 2);
+  t.match(r.stderr, /^portal-mock: .*bogus.*\n\nUsage: portal-mock/);
+  const s = spawnSync(process.execPath, [server, '--scenario', 'no-such-scenario', '--port', '0'], { encoding: 'utf8' });
+  t.equal(s.status, 2);
+  t.match(s.stderr, /unknown scenario "no-such-scenario"; known: .*default/);
+});
+
+t.test('starts, prints where to reach it, answers, stops on SIGTERM with exit 0', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pm-cli-'));
+  const child = spawn(process.execPath, [server, '--port', '0', '--host', '127.0.0.1', '--seed', '7', '--log-level', 'warn', '--data', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  const port = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no address printed: ${out}`)), 20_000);
+    child.stdout.on('data', () => {
+      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) { clearTimeout(timer); resolve(m[1]!); }
+    });
+  });
+  t.match(out, /scenario: default\s+seed: 7/);
+  t.match(out, /\/__admin\/fixtures/);
+  const health = (await (await fetch(`http://127.0.0.1:${port}/__admin/health`)).json()) as { status: string; seed: number };
+  t.match(health, { status: 'ok', seed: 7 });
+  const bind = await fetch(`http://127.0.0.1:${port}/mobile/manual-bind`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'ivan.petrov@romashka.test', password: 'demo1234', device: { id: 'persisted-phone' } }),
+  });
+  t.equal(bind.status, 200);
+  const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  t.equal(await exit, 0);
+  const saved = readFileSync(join(dir, 'default.json'), 'utf8');
+  t.match(saved, /persisted-phone/, 'the acknowledged bind is in the data file');
+});
