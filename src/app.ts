@@ -10,10 +10,13 @@ import { registerErrorHandling } from './errors.js';
 import { sharedSchemas } from './schemas/index.js';
 import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
+import { journalPlugin } from './http/journal.js';
 import { authPlugin } from './auth/plugin.js';
 import { authPolicy } from './scenarios/effects.js';
 import { scenarioPlugin } from './scenarios/plugin.js';
 import { bundledScenariosDir, ScenarioRegistry } from './scenarios/registry.js';
+import { activateScenario } from './scenarios/activate.js';
+import { loadSnapshotFile } from './admin/snapshot.js';
 import { registerRoutes } from './routes/index.js';
 import { adminRoutes } from './admin/routes.js';
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js';
@@ -27,11 +30,13 @@ export const version: string = (JSON.parse(readFileSync(new URL('../package.json
 export type AppOptions = Partial<Options> & {
   /** a pino logger config, or false; defaults to JSON logs at options.logLevel */
   logger?: boolean | { level: string };
+  /** reload scenario files when they change (the CLI turns this on) */
+  watchScenarios?: boolean;
 };
 
 /** Builds the mock without listening: used by the CLI and by every test. */
 export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
-  const { logger, ...rest } = input;
+  const { logger, watchScenarios, ...rest } = input;
   const options = resolveOptions({ logLevel: 'silent', ...rest });
   const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
   const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
@@ -93,7 +98,14 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     return structuredClone(template);
   };
   const clock: ClockState = options.now ? { mode: 'frozen', at: new Date(options.now).toISOString() } : { mode: 'real' };
-  const sandboxes = new SandboxRegistry({ seedData: seeded, dataDir: options.data, clock, scenario: options.scenario });
+  let scenarios: ScenarioRegistry | undefined;
+  const sandboxes = new SandboxRegistry({
+    seedData: seeded, dataDir: options.data, clock, scenario: options.scenario, journalLimit: options.journalLimit,
+    onCreate: (sandbox) => {
+      const scenario = scenarios?.get(sandbox.scenario);
+      if (scenario) activateScenario(sandbox, scenario, fixtures);
+    },
+  });
   sandboxes.loadPersisted();
   app.decorate('config', options);
   app.decorate('fixtures', fixtures);
@@ -107,6 +119,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
 
   // 4. per request: sandbox → scenario → auth, all from route config
   await app.register(requestContextPlugin, { prefixes });
+  await app.register(journalPlugin);
   await app.register(scenarioPlugin);
   await app.register(authPlugin, { policy: authPolicy });
 
@@ -121,12 +134,15 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   await app.register(adminRoutes, { version, startedAt });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
-  const scenarios = new ScenarioRegistry([bundledScenariosDir, ...options.scenarios], operationIds);
+  scenarios = new ScenarioRegistry([bundledScenariosDir, ...options.scenarios], operationIds);
   if (!scenarios.get(options.scenario)) throw new UsageError(`--scenario: unknown scenario "${options.scenario}"; known: ${scenarios.names().join(', ')}`);
   app.decorate('scenarios', scenarios);
-  sandboxes.get('default'); // seed now: a broken factory fails at start-up, and the first request is fast
+  if (watchScenarios) scenarios.watch((message) => app.log.error(message), (names) => app.log.info({ scenarios: names }, 'scenarios reloaded'));
+  const defaultSandbox = sandboxes.get('default'); // seed now: a broken factory fails at start-up, and the first request is fast
+  if (options.state) await loadSnapshotFile(defaultSandbox, options.state);
+  const registry = scenarios;
   app.addHook('onClose', async () => {
-    scenarios.close();
+    registry.close();
     await sandboxes.flush();
   });
   return app;

@@ -3,26 +3,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { ErrorBody, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
-import { isSandboxName, type Sandbox } from '../store/sandbox.js';
 import { bindLinkContent, bindUrl, describeFixtures, FixturesAnswer, phoneBase, qrSvg } from './fixtures.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
+import { adminSandbox, SandboxQuery } from './sandbox.js';
+import { adminSandboxRoutes } from './sandbox-routes.js';
 
 const tags = ['admin'];
 const err = ref(ErrorBody);
 
-/** The sandbox an admin call is about: `sandbox` query, else x-mock-sandbox, else the path prefix, else default. */
-export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
-  const q = (req.query as Record<string, unknown> | undefined)?.sandbox;
-  const h = req.headers['x-mock-sandbox'];
-  const name = typeof q === 'string' && q !== '' ? q : typeof h === 'string' && h !== '' ? h : req.sandbox.name;
-  if (!isSandboxName(name)) throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
-  const found = req.server.sandboxes.find(name);
-  if (found) return found;
-  if (!create) throw fail.notFound(`sandbox "${name}" not found`);
-  return req.server.sandboxes.get(name);
-}
-
-export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ description: 'the sandbox (else x-mock-sandbox, else default)' })) });
 
 /** The side routes QA scripts rely on; see the admin contract in the README. */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
@@ -37,6 +25,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       }
     });
   }
+
+  await app.register(adminSandboxRoutes);
 
   app.get('/__admin/health', {
     schema: {
@@ -62,7 +52,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     schema: {
       operationId: 'adminFixtures', tags, summary: 'Demo tenants, accounts, devices, API keys and bind links',
       querystring: SandboxQuery,
-      response: { 200: FixturesAnswer, 400: err, 401: err },
+      response: { 200: ref(FixturesAnswer), 400: err, 401: err },
     },
   }, async (req) => describeFixtures(app.fixtures, req, adminSandbox(req).name));
 

@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { fail } from '../errors.js';
 import type { ScenarioRegistry } from './registry.js';
+import { applyBodyFault, applyScenario } from './runtime.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,15 +14,19 @@ declare module 'fastify' {
 export const scenarioPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('scenario', null);
   app.decorateRequest('scenarioFromHeader', false);
-  app.addHook('onRequest', async (req) => {
+  app.decorateRequest('bodyFault', null);
+  app.decorateRequest('stubbed', false);
+  app.addHook('onRequest', async (req, reply) => {
     const fromHeader = req.headers['x-mock-scenario'];
     if (typeof fromHeader === 'string' && fromHeader !== '') {
       const scenario = app.scenarios.get(fromHeader);
       if (!scenario) throw fail.badRequest(`unknown scenario "${fromHeader.slice(0, 80)}" in x-mock-scenario; known: ${app.scenarios.names().join(', ')}`);
       req.scenario = scenario;
       req.scenarioFromHeader = true;
-      return;
+    } else {
+      req.scenario = app.scenarios.get(req.sandbox.scenario) ?? null;
     }
-    req.scenario = app.scenarios.get(req.sandbox.scenario) ?? null;
+    if (await applyScenario(req, reply)) return reply;
   });
+  app.addHook('onSend', async (req, reply, payload) => applyBodyFault(req, reply, payload));
 }, { name: 'scenarios', dependencies: ['request-context'] });

@@ -28,7 +28,10 @@ function readScenarioFile(file: string): ScenarioFile {
 /** Every operationId a scenario file names, with where it names it, for checking against the routes. */
 function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
   const out: Array<{ path: string; id: string }> = [];
-  s.stubs?.forEach((stub, i) => out.push({ path: `/stubs/${i}/operationId`, id: stub.operationId }));
+  s.stubs?.forEach((stub, i) => {
+    if (stub.operationId !== '*') out.push({ path: `/stubs/${i}/operationId`, id: stub.operationId });
+    stub.except?.forEach((id, j) => out.push({ path: `/stubs/${i}/except/${j}`, id }));
+  });
   s.latency?.forEach((l, i) => l.operations?.forEach((id, j) => out.push({ path: `/latency/${i}/operations/${j}`, id })));
   s.faults?.forEach((f, i) => f.operations?.forEach((id, j) => out.push({ path: `/faults/${i}/operations/${j}`, id })));
   return out;

@@ -23,7 +23,8 @@ export const Fault = Type.Object({
 export type Fault = Static<typeof Fault>;
 
 export const Stub = Type.Object({
-  operationId: Type.String({ minLength: 1 }),
+  operationId: Type.String({ minLength: 1, description: 'the operation answered; "*" for every portal operation' }),
+  except: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'with "*": operations left alone' })),
   status: Type.Integer({ minimum: 100, maximum: 599 }),
   body: Type.Optional(Type.Unknown()),
   headers: Type.Optional(Type.Record(Type.String(), Type.String())),

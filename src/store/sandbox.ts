@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { JSONFile } from 'lowdb/node';
@@ -6,6 +7,9 @@ import { Data, type TenantData } from './data.js';
 import { checkOrThrow } from './check.js';
 import { Clock, type ClockState } from './clock.js';
 import { Outbox } from './outbox.js';
+import { Journal } from './journal.js';
+import { SeededRandom } from './random.js';
+import { seedFrom } from './ids.js';
 
 export const sandboxNamePattern = '^[A-Za-z0-9_-]{1,64}$';
 const sandboxNameRe = new RegExp(sandboxNamePattern);
@@ -19,14 +23,21 @@ export class Sandbox {
   readonly outbox: Outbox;
   readonly persistent: boolean;
   readonly createdAt: string;
+  readonly journal: Journal;
   scenario: string;
-  constructor(init: { name: string; db: Low<Data>; clock: Clock; scenario: string; persistent: boolean }) {
+  /** seeded randomness of scenario probabilities, delays and faults */
+  random: SeededRandom;
+  /** how often each limited stub (`times`) has answered, by "scenario#index" */
+  stubUses = new Map<string, number>();
+  constructor(init: { name: string; db: Low<Data>; clock: Clock; scenario: string; persistent: boolean; journalLimit: number }) {
     this.name = init.name;
     this.db = init.db;
     this.clock = init.clock;
     this.scenario = init.scenario;
     this.persistent = init.persistent;
     this.outbox = new Outbox();
+    this.journal = new Journal(init.journalLimit);
+    this.random = new SeededRandom(seedFrom(init.db.data.meta.seed, init.name));
     this.createdAt = new Date().toISOString();
   }
   get data(): Data {
@@ -47,6 +58,9 @@ export type SandboxRegistryOptions = {
   dataDir: string | null;
   clock: ClockState;
   scenario: string;
+  journalLimit: number;
+  /** called for each sandbox made from the seed (not for one loaded from its file) */
+  onCreate?: (sandbox: Sandbox) => void;
 };
 
 /** All sandboxes of one app. `default` always exists; others are created on first use. */
@@ -84,7 +98,9 @@ export class SandboxRegistry {
   private install(name: string, data: Data, persistent: boolean): Sandbox {
     const file = this.fileOf(name);
     const db = new Low<Data>(persistent && file ? new JSONFile<Data>(file) : new Memory<Data>(), data);
-    const sandbox = new Sandbox({ name, db, clock: new Clock(this.options.clock), scenario: this.options.scenario, persistent: Boolean(file) });
+    const sandbox = new Sandbox({
+      name, db, clock: new Clock(this.options.clock), scenario: this.options.scenario, persistent: Boolean(file), journalLimit: this.options.journalLimit,
+    });
     this.sandboxes.set(name, sandbox);
     return sandbox;
   }
@@ -92,7 +108,9 @@ export class SandboxRegistry {
   get(name: string): Sandbox {
     const existing = this.sandboxes.get(name);
     if (existing) return existing;
-    return this.install(name, this.options.seedData(), true);
+    const sandbox = this.install(name, this.options.seedData(), true);
+    this.options.onCreate?.(sandbox);
+    return sandbox;
   }
 
   find(name: string): Sandbox | undefined {
@@ -103,10 +121,26 @@ export class SandboxRegistry {
     return [...this.sandboxes.values()];
   }
 
-  /** Replaces a sandbox's data (reset or snapshot import) keeping its identity. */
+  /** Replaces a sandbox's data (snapshot import) keeping its identity. */
   async replaceData(sandbox: Sandbox, data: Data): Promise<void> {
     sandbox.db.data = data;
     await sandbox.save();
+  }
+
+  /** Back to the seeded state: data (of `seed`, default the start seed), scenario, clock, journal, outbox, randomness. */
+  async reset(sandbox: Sandbox, seed?: number): Promise<void> {
+    sandbox.db.data = this.options.seedData(seed);
+    sandbox.scenario = this.options.scenario;
+    sandbox.clock.state = this.options.clock;
+    sandbox.journal.clear();
+    sandbox.outbox.clear();
+    sandbox.stubUses.clear();
+    sandbox.random = new SeededRandom(seedFrom(sandbox.data.meta.seed, sandbox.name));
+    await sandbox.save();
+  }
+
+  get startScenario(): string {
+    return this.options.scenario;
   }
 
   async delete(name: string): Promise<boolean> {
@@ -114,7 +148,7 @@ export class SandboxRegistry {
     if (!sandbox) return false;
     this.sandboxes.delete(name);
     const file = this.fileOf(name);
-    if (file && existsSync(file)) (await import('node:fs/promises')).rm(file, { force: true });
+    if (file && existsSync(file)) await rm(file, { force: true });
     return true;
   }
 

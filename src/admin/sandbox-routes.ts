@@ -1,0 +1,248 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorBody, ref } from '../schemas/common.js';
+import { fail } from '../errors.js';
+import { Data } from '../store/data.js';
+import { checkOrThrow, CheckError } from '../store/check.js';
+import { ClockState } from '../store/clock.js';
+import { JournalEntry } from '../store/journal.js';
+import { OutboxMessage } from '../store/outbox.js';
+import { newSecret, newUuid } from '../store/ids.js';
+import type { Sandbox } from '../store/sandbox.js';
+import { activateScenario, expireSessions } from '../scenarios/activate.js';
+import { adminSandbox, SandboxQuery } from './sandbox.js';
+import { bindLinkContent, bindUrl, callerBase } from './fixtures.js';
+
+const tags = ['admin'];
+const err = ref(ErrorBody);
+
+export const SandboxInfo = Type.Object({
+  name: Type.String(), scenario: Type.String(), createdAt: Type.String(), clock: ref(ClockState), now: Type.String(),
+  persistent: Type.Boolean(), journalEntries: Type.Integer(), outboxMessages: Type.Integer(),
+}, { $id: 'AdminSandbox' });
+const describe = (s: Sandbox) => ({
+  name: s.name, scenario: s.scenario, createdAt: s.createdAt, clock: s.clock.state, now: s.clock.iso(),
+  persistent: s.persistent, journalEntries: s.journal.size(), outboxMessages: s.outbox.list().length,
+});
+
+export const Snapshot = Type.Object({
+  format: Type.Literal('portal-mock-state'),
+  version: Type.Literal(1),
+  sandbox: Type.Optional(Type.String()),
+  scenario: Type.Optional(Type.String()),
+  clock: Type.Optional(ref(ClockState)),
+  data: Type.Unknown({ description: 'the whole store of the sandbox, checked against its schema on import' }),
+}, { $id: 'AdminSnapshot' });
+
+const JournalQuery = Type.Object({
+  sandbox: Type.Optional(Type.String()),
+  operationId: Type.Optional(Type.String()),
+  method: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String({ description: 'exact path, or a prefix ending in *' })),
+  status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'sandbox-clock time' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 100 })),
+});
+
+/** Sandboxes, scenario switching, reset, state, journal, outbox, clock, sessions and bind links. */
+export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const scenarioList = () => app.scenarios.list().map((s) => ({ name: s.name, description: s.description, extends: s.chain.slice(0, -1) }));
+
+  app.get('/__admin/scenarios', {
+    schema: { operationId: 'adminScenarios', tags, summary: 'Available scenarios',
+      response: { 200: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), extends: Type.Array(Type.String()) })), 401: err } },
+  }, async () => scenarioList());
+
+  app.get('/__admin/scenario', {
+    schema: { operationId: 'adminScenarioGet', tags, summary: 'The active scenario of the sandbox', querystring: SandboxQuery,
+      response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), 400: err, 401: err } },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    return { sandbox: sandbox.name, name: sandbox.scenario, description: app.scenarios.get(sandbox.scenario)?.description ?? '' };
+  });
+
+  app.put('/__admin/scenario', {
+    schema: { operationId: 'adminScenarioSet', tags, summary: 'Activate a scenario in the sandbox (its data effects apply now)',
+      querystring: SandboxQuery, body: Type.Object({ name: Type.String({ minLength: 1 }), sandbox: Type.Optional(Type.String()) }),
+      response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), 400: err, 401: err, 404: err } },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    const scenario = app.scenarios.get(req.body.name);
+    if (!scenario) throw fail.notFound(`unknown scenario "${req.body.name.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`);
+    activateScenario(sandbox, scenario, app.fixtures);
+    await sandbox.save();
+    return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
+  });
+
+  app.get('/__admin/sandboxes', {
+    schema: { operationId: 'adminSandboxes', tags, summary: 'Every sandbox', response: { 200: Type.Array(ref(SandboxInfo)), 401: err } },
+  }, async () => app.sandboxes.list().map(describe));
+
+  app.get('/__admin/sandboxes/:name', {
+    schema: { operationId: 'adminSandboxGet', tags, summary: 'One sandbox', params: Type.Object({ name: Type.String() }),
+      response: { 200: ref(SandboxInfo), 401: err, 404: err } },
+  }, async (req) => {
+    const sandbox = app.sandboxes.find(req.params.name);
+    if (!sandbox) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
+    return describe(sandbox);
+  });
+
+  app.delete('/__admin/sandboxes/:name', {
+    schema: { operationId: 'adminSandboxDelete', tags, summary: 'Delete a sandbox (default cannot be deleted: reset it)',
+      params: Type.Object({ name: Type.String() }), response: { 200: Type.Object({ deleted: Type.String() }), 400: err, 401: err, 404: err } },
+  }, async (req) => {
+    if (req.params.name === 'default') throw fail.badRequest('the default sandbox always exists; use POST /__admin/reset');
+    if (!(await app.sandboxes.delete(req.params.name))) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
+    return { deleted: req.params.name };
+  });
+
+  app.post('/__admin/reset', {
+    schema: { operationId: 'adminReset', tags, summary: 'Back to the seeded state: data, scenario, clock, journal, outbox',
+      querystring: SandboxQuery,
+      body: Type.Optional(Type.Object({ seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })), sandbox: Type.Optional(Type.String()) })),
+      response: { 200: ref(SandboxInfo), 400: err, 401: err } },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    await app.sandboxes.reset(sandbox, req.body?.seed);
+    const scenario = app.scenarios.get(sandbox.scenario);
+    if (scenario) activateScenario(sandbox, scenario, app.fixtures);
+    await sandbox.save();
+    return describe(sandbox);
+  });
+
+  app.get('/__admin/state', {
+    schema: { operationId: 'adminStateExport', tags, summary: 'Export the sandbox as a snapshot', querystring: SandboxQuery,
+      response: { 200: ref(Snapshot), 400: err, 401: err } },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    return { format: 'portal-mock-state' as const, version: 1 as const, sandbox: sandbox.name, scenario: sandbox.scenario, clock: sandbox.clock.state, data: sandbox.data };
+  });
+
+  app.put('/__admin/state', {
+    schema: { operationId: 'adminStateImport', tags, summary: 'Import a snapshot (validated; an invalid one changes nothing)',
+      querystring: SandboxQuery, body: ref(Snapshot), response: { 200: ref(SandboxInfo), 400: err, 401: err, 422: err } },
+    bodyLimit: 256 * 1024 * 1024,
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    let data;
+    try {
+      data = checkOrThrow(Data, req.body.data, 'snapshot data');
+    } catch (e) {
+      if (e instanceof CheckError) throw fail.unprocessable(`invalid snapshot: at data${e.path}: ${e.expected}`, [{ field: `body.data${e.path.replace(/\//g, '.')}`, message: e.expected }]);
+      throw e;
+    }
+    if (req.body.scenario !== undefined && !app.scenarios.get(req.body.scenario)) {
+      throw fail.unprocessable(`invalid snapshot: unknown scenario "${req.body.scenario}"; known: ${app.scenarios.names().join(', ')}`);
+    }
+    await app.sandboxes.replaceData(sandbox, structuredClone(data));
+    if (req.body.scenario !== undefined) sandbox.scenario = req.body.scenario;
+    if (req.body.clock) sandbox.clock.state = req.body.clock;
+    return describe(sandbox);
+  });
+
+  app.get('/__admin/requests', {
+    schema: { operationId: 'adminRequests', tags, summary: 'The request journal, newest first', querystring: JournalQuery,
+      response: { 200: Type.Array(ref(JournalEntry)), 400: err, 401: err } },
+  }, async (req) => adminSandbox(req).journal.list(req.query));
+
+  app.get('/__admin/requests/count', {
+    schema: { operationId: 'adminRequestsCount', tags, summary: 'How many journal entries match', querystring: JournalQuery,
+      response: { 200: Type.Object({ count: Type.Integer() }), 400: err, 401: err } },
+  }, async (req) => ({ count: adminSandbox(req).journal.count(req.query) }));
+
+  app.delete('/__admin/requests', {
+    schema: { operationId: 'adminRequestsClear', tags, summary: 'Empty the journal', querystring: SandboxQuery,
+      response: { 200: Type.Object({ cleared: Type.Boolean() }), 400: err, 401: err } },
+  }, async (req) => {
+    adminSandbox(req).journal.clear();
+    return { cleared: true };
+  });
+
+  app.get('/__admin/outbox', {
+    schema: { operationId: 'adminOutbox', tags, summary: 'What the mock sent: two-factor codes by e-mail, pushes',
+      querystring: Type.Object({
+        sandbox: Type.Optional(Type.String()), kind: Type.Optional(Type.Union([Type.Literal('two-factor-code'), Type.Literal('push')])),
+        to: Type.Optional(Type.String()), userId: Type.Optional(Type.String()),
+      }),
+      response: { 200: Type.Array(ref(OutboxMessage)), 400: err, 401: err } },
+  }, async (req) => {
+    const { kind, to, userId } = req.query;
+    return adminSandbox(req).outbox.list().filter((m) =>
+      (!kind || m.kind === kind) && (!to || m.to.toLowerCase() === to.toLowerCase()) && (!userId || m.userId === userId)).slice().reverse();
+  });
+
+  app.get('/__admin/clock', {
+    schema: { operationId: 'adminClockGet', tags, summary: 'The sandbox clock', querystring: SandboxQuery,
+      response: { 200: Type.Object({ now: Type.String(), state: ref(ClockState) }), 400: err, 401: err } },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    return { now: sandbox.clock.iso(), state: sandbox.clock.state };
+  });
+
+  app.put('/__admin/clock', {
+    schema: { operationId: 'adminClockSet', tags, summary: 'Freeze, shift, advance or release the sandbox clock',
+      description: 'One of: {"freeze": ISO} stops time at an instant; {"offsetMs": N} runs real time shifted by N ms; {"advanceMs": N} moves the clock forward keeping its mode; {"mode": "real"} releases it.',
+      querystring: SandboxQuery,
+      body: Type.Object({
+        freeze: Type.Optional(Type.String({ format: 'date-time' })), offsetMs: Type.Optional(Type.Integer()),
+        advanceMs: Type.Optional(Type.Integer()), mode: Type.Optional(Type.Literal('real')), sandbox: Type.Optional(Type.String()),
+      }),
+      response: { 200: Type.Object({ now: Type.String(), state: ref(ClockState) }), 400: err, 401: err } },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    const b = req.body;
+    const given = [b.freeze, b.offsetMs, b.advanceMs, b.mode].filter((v) => v !== undefined).length;
+    if (given !== 1) throw fail.validation('give exactly one of freeze, offsetMs, advanceMs, mode', [{ field: 'body', message: 'exactly one of freeze, offsetMs, advanceMs, mode' }]);
+    const clock = sandbox.clock;
+    if (b.freeze !== undefined) clock.state = { mode: 'frozen', at: new Date(b.freeze).toISOString() };
+    else if (b.offsetMs !== undefined) clock.state = { mode: 'offset', offsetMs: b.offsetMs };
+    else if (b.mode === 'real') clock.state = { mode: 'real' };
+    else if (b.advanceMs !== undefined) {
+      const s = clock.state;
+      clock.state = s.mode === 'frozen' ? { mode: 'frozen', at: new Date(Date.parse(s.at) + b.advanceMs).toISOString() }
+        : { mode: 'offset', offsetMs: (s.mode === 'offset' ? s.offsetMs : 0) + b.advanceMs };
+    }
+    return { now: clock.iso(), state: clock.state };
+  });
+
+  app.post('/__admin/sessions/expire', {
+    schema: { operationId: 'adminSessionsExpire', tags, summary: 'Expire every session of the sandbox now', querystring: SandboxQuery,
+      body: Type.Optional(Type.Object({ sandbox: Type.Optional(Type.String()) })),
+      response: { 200: Type.Object({ expired: Type.Integer() }), 400: err, 401: err } },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    const expired = expireSessions(sandbox);
+    await sandbox.save();
+    return { expired };
+  });
+
+  app.post('/__admin/bind-links', {
+    schema: { operationId: 'adminBindLinkCreate', tags, summary: 'Mint a QR bind link for a user',
+      querystring: SandboxQuery,
+      body: Type.Object({
+        email: Type.Optional(Type.String()), userId: Type.Optional(Type.String()),
+        singleUse: Type.Optional(Type.Boolean({ default: true })), ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+        sandbox: Type.Optional(Type.String()),
+      }),
+      response: { 200: Type.Object({ id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(), qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Type.Union([Type.String(), Type.Null()]) }), 400: err, 401: err, 404: err } },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    const { email, userId } = req.body;
+    if (!email && !userId) throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
+    for (const tenant of Object.values(sandbox.data.tenants)) {
+      const user = tenant.users.find((u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()));
+      if (!user) continue;
+      const now = sandbox.clock.now();
+      const id = `bind-${newUuid(sandbox.data, 'bind-link').slice(0, 8)}`;
+      const token = newSecret(sandbox.data, 'bind-token');
+      const singleUse = req.body.singleUse ?? true;
+      const expiresAt = req.body.ttlSeconds ? new Date(now.getTime() + req.body.ttlSeconds * 1000).toISOString() : null;
+      tenant.bindLinks.push({ id, token, userId: user.id, singleUse, usedAt: null, createdAt: now.toISOString(), expiresAt });
+      await sandbox.save();
+      const url = bindUrl(callerBase(req, sandbox.name), id, token);
+      const sandboxQuery = sandbox.name === 'default' ? '' : `?sandbox=${encodeURIComponent(sandbox.name)}`;
+      return { id, token, tenantId: tenant.tenant.id, userId: user.id, url, link: bindLinkContent(url), qr: `${req.protocol}://${req.host}/__admin/bind-links/${id}/qr.svg${sandboxQuery}`, singleUse, expiresAt };
+    }
+    throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);
+  });
+};

@@ -1,0 +1,44 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { redactBody, redactHeaders } from '../store/journal.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    journalAt: string;
+    journalResponse: unknown;
+  }
+}
+
+const keptBodyChars = 8192;
+
+/** Records every API request of a sandbox (admin and docs calls excluded) with secrets redacted. */
+export const journalPlugin = fp(async (app: FastifyInstance) => {
+  if (app.config.journalLimit === 0) return;
+  app.decorateRequest('journalAt', '');
+  app.decorateRequest('journalResponse', undefined);
+  const skip = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
+  app.addHook('onRequest', async (req) => {
+    req.journalAt = req.sandbox.clock.iso();
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (!skip(req.url) && typeof payload === 'string' && payload.length <= keptBodyChars && String(reply.getHeader('content-type') ?? '').includes('json')) {
+      req.journalResponse = payload;
+    }
+    return payload;
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    if (!req.sandbox || skip(req.url)) return;
+    let responseBody: unknown;
+    if (typeof req.journalResponse === 'string') {
+      try { responseBody = redactBody(JSON.parse(req.journalResponse)); } catch { responseBody = req.journalResponse; }
+    }
+    const op = req.routeOptions.schema?.operationId;
+    req.sandbox.journal.add({
+      at: req.journalAt || req.sandbox.clock.iso(), method: req.method, url: req.raw.url ?? req.url, path: req.url.split('?')[0] ?? req.url,
+      operationId: typeof op === 'string' ? op : null, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100,
+      scenario: req.scenario?.name ?? null, stubbed: req.stubbed, requestHeaders: redactHeaders(req.headers),
+      ...(req.body !== undefined && !Buffer.isBuffer(req.body) ? { requestBody: redactBody(req.body) } : {}),
+      ...(responseBody !== undefined ? { responseBody } : {}),
+    });
+  });
+}, { name: 'journal', dependencies: ['request-context'] });

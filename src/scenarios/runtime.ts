@@ -1,0 +1,114 @@
+// Applies the behaviour part of a scenario in one place, keyed by operationId, before auth and the handler:
+// latency, faults and stubs. Randomness comes from the sandbox's seeded source, so a flaky run replays.
+import { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SeededRandom } from '../store/random.js';
+import type { Fault, Latency, Scenario, Stub } from './schema.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** a fault that acts on the body on its way out */
+    bodyFault: 'truncated' | 'malformed' | null;
+    /** answered by a scenario (stub or fault) rather than the mock's own handler */
+    stubbed: boolean;
+  }
+}
+
+const applies = (operations: string[] | undefined, op: string | null) => !operations || (op !== null && operations.includes(op));
+
+/** A delay in ms for one latency rule. */
+export function delayOf(rule: Latency, random: SeededRandom): number {
+  if (rule.fixedMs !== undefined) return rule.fixedMs;
+  if (rule.uniformMs) {
+    const { min, max } = rule.uniformMs;
+    return Math.round(min + random.next() * Math.max(0, max - min));
+  }
+  if (rule.longTailMs) {
+    // log-normal: median m, p99 = m·e^(2.326σ)
+    const { median, p99 } = rule.longTailMs;
+    if (median <= 0) return 0;
+    const sigma = Math.log(Math.max(p99, median) / median) / 2.326;
+    return Math.min(120_000, Math.round(median * Math.exp(sigma * random.normal())));
+  }
+  return 0;
+}
+
+const chance = (p: number | undefined, random: SeededRandom) => p === undefined || p >= 1 || random.next() < p;
+
+export function pickFault(faults: Fault[] | undefined, op: string | null, random: SeededRandom): Fault | null {
+  for (const fault of faults ?? []) if (applies(fault.operations, op) && chance(fault.probability, random)) return fault;
+  return null;
+}
+
+export function pickStub(scenario: Scenario, op: string | null, random: SeededRandom, uses: Map<string, number>): Stub | null {
+  if (op === null) return null;
+  const stubs = scenario.stubs ?? [];
+  for (let i = 0; i < stubs.length; i++) {
+    const stub = stubs[i]!;
+    if (stub.operationId === '*' ? stub.except?.includes(op) : stub.operationId !== op) continue;
+    const key = `${scenario.name}#${i}`;
+    if (stub.times !== undefined && (uses.get(key) ?? 0) >= stub.times) continue;
+    if (!chance(stub.probability, random)) continue;
+    if (stub.times !== undefined) uses.set(key, (uses.get(key) ?? 0) + 1);
+    return stub;
+  }
+  return null;
+}
+
+/** The onRequest part: delay, then a connection fault, then a stub. Returns true when the request was answered. */
+export async function applyScenario(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const scenario = req.scenario;
+  if (!scenario) return false;
+  const op = typeof req.routeOptions.schema?.operationId === 'string' ? req.routeOptions.schema.operationId : null;
+  if (op?.startsWith('admin') || req.url.startsWith('/__admin') || req.url.startsWith('/docs')) return false;
+  const { random, stubUses } = req.sandbox;
+
+  let delay = 0;
+  for (const rule of scenario.latency ?? []) if (applies(rule.operations, op)) delay += delayOf(rule, random);
+  if (delay > 0) await sleep(delay);
+
+  const fault = pickFault(scenario.faults, op, random);
+  if (fault?.kind === 'reset' || fault?.kind === 'empty') {
+    req.stubbed = true;
+    reply.hijack();
+    const socket = req.raw.socket;
+    if (fault.kind === 'reset' && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+    else socket.destroy();
+    return true;
+  }
+  if (fault) {
+    req.bodyFault = fault.kind as 'truncated' | 'malformed';
+    req.stubbed = true;
+  }
+
+  const stub = pickStub(scenario, op, random, stubUses);
+  if (stub) {
+    req.stubbed = true;
+    reply.code(stub.status).headers(stub.headers ?? {});
+    if (stub.body === undefined) await reply.send();
+    else if (typeof stub.body === 'string') await reply.type(stub.headers?.['content-type'] ?? 'text/plain; charset=utf-8').serializer((v: unknown) => String(v)).send(stub.body);
+    else await reply.type('application/json; charset=utf-8').serializer((v: unknown) => JSON.stringify(v)).send(stub.body);
+    return true;
+  }
+  return false;
+}
+
+/** The onSend part: a body fault breaks the payload (malformed) or the stream (truncated: half, then the connection drops). */
+export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (!req.bodyFault || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+  const text = String(payload);
+  const half = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+  if (req.bodyFault === 'malformed') return `${half}\u0000<<not json`;
+  reply.removeHeader('content-length');
+  let sent = false;
+  return new Readable({
+    read() {
+      if (!sent) {
+        sent = true;
+        this.push(half);
+        setImmediate(() => this.destroy(new Error('truncated by scenario fault')));
+      }
+    },
+  });
+}
