@@ -1,5 +1,6 @@
 import type { Data, TenantData } from '../store/data.js';
 import type { Outbox } from '../store/outbox.js';
+import type { TenantOptions } from '../schemas/records.js';
 
 /** What a domain function may use: the sandbox's data (for minting ids), its time, outbox and public address. */
 export type DomainContext = {
@@ -8,6 +9,8 @@ export type DomainContext = {
   outbox: Outbox;
   /** the address the client used, with the sandbox prefix: absolute URLs in answers start here */
   baseUrl: string;
+  /** tenant options the active scenario overrides (e.g. enableWallet off) */
+  tenantOptions: Partial<TenantOptions>;
 };
 
 /** An absolute address for a path stored relative to the tenant endpoint. */

@@ -23,7 +23,7 @@ export function tenantInfo(ctx: DomainContext, tenant: TenantData): TenantInfo {
   const t = tenant.tenant;
   return {
     id: t.id, name: t.name, domain: t.domain, base_url: ctx.baseUrl, locale: t.locale, timezone: t.timezone,
-    logoUrl: absolute(ctx, `/images/tenant/${t.id}.svg`), apiVersion: '2.0.0', options: { ...t.options },
+    logoUrl: absolute(ctx, `/images/tenant/${t.id}.svg`), apiVersion: '2.0.0', options: { ...t.options, ...ctx.tenantOptions },
   };
 }
 

@@ -94,5 +94,8 @@ import type { DomainContext } from '../domain/context.js';
 
 /** The domain context of a request: its sandbox's data, clock, outbox and the client's base address. */
 export function domainContext(req: FastifyRequest): DomainContext {
-  return { data: req.sandbox.data, now: req.sandbox.clock.now(), outbox: req.sandbox.outbox, baseUrl: baseUrl(req) };
+  return {
+    data: req.sandbox.data, now: req.sandbox.clock.now(), outbox: req.sandbox.outbox, baseUrl: baseUrl(req),
+    tenantOptions: req.scenario?.tenantOptions ?? {},
+  };
 }
