@@ -7,6 +7,7 @@ import { bindLinkContent, bindUrl, describeFixtures, FixturesAnswer, phoneBase, 
 import { secretMatches, hashSecret } from '../store/ids.js';
 import { adminSandbox, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
+import { consoleHtml } from './console.js';
 
 const tags = ['admin'];
 const err = ref(ErrorBody);
@@ -27,6 +28,10 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   }
 
   await app.register(adminSandboxRoutes);
+
+  app.get('/__admin', {
+    schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', response: { 200: Type.String({ description: 'text/html' }), 401: err } },
+  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml));
 
   app.get('/__admin/health', {
     schema: {
