@@ -79,6 +79,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
       },
       tags: [
         { name: 'mobile', description: 'Device binding and session' },
+        { name: 'workflow', description: 'Business process catalog, applications and tickets' },
         { name: 'admin', description: 'Side routes of the mock (/__admin): not part of the portal API' },
       ],
     },

@@ -45,3 +45,8 @@ import type { TenantData } from '../store/data.js';
 export function tenantOptions(req: FastifyRequest, tenant: TenantData): TenantOptions {
   return { ...tenant.tenant.options, ...req.scenario?.tenantOptions };
 }
+
+/** Workflow tickets stand still (scenario holdTickets): the domain does not move them on with the clock. */
+export function ticketsHeld(req: FastifyRequest): boolean {
+  return req.scenario?.holdTickets === true;
+}

@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { commonSchemas } from './common.js';
 import { mobileSchemas } from './mobile.js';
 import { dashboardWidgetSchemas } from './dashboard-widget.js';
+import { workflowSchemas } from './workflow.js';
 import { ClockState } from '../store/clock.js';
 import { JournalEntry } from '../store/journal.js';
 import { OutboxMessage } from '../store/outbox.js';
@@ -10,6 +11,10 @@ import { SandboxInfo, Snapshot } from '../admin/sandbox-routes.js';
 
 /** Every shared record with a $id, registered once with app.addSchema: named components in the OpenAPI document. */
 export const sharedSchemas: TSchema[] = [
-  ...commonSchemas, ...mobileSchemas, ...dashboardWidgetSchemas,
+  ...commonSchemas,
+  ...mobileSchemas,
+  ...dashboardWidgetSchemas,
+  ...workflowSchemas,
+  // admin side
   ClockState, JournalEntry, OutboxMessage, FixturesAnswer, SandboxInfo, Snapshot,
 ];

@@ -1,0 +1,311 @@
+// Workflow: the process catalog, start forms, applications (tickets) and how tickets move on with the clock.
+import { fail, type Detail } from '../errors.js';
+import type { UserRecord } from '../schemas/records.js';
+import type {
+  WfCategoryRecord, WfFieldRecord, WfProcessRecord, WfTicketRecord, WorkflowCatalog, WorkflowCatalogEntry, WorkflowCategory,
+  WorkflowCurrentCategory, WorkflowField, WorkflowStartForm, WorkflowStartRequest, WorkflowStartResult, WorkflowTicketDetails,
+  WorkflowTicketItem, WorkflowTicketPage,
+} from '../schemas/workflow.js';
+import type { TenantData } from '../store/data.js';
+import { newUuid } from '../store/ids.js';
+import { absolute, type DomainContext } from './context.js';
+import { isDay, matchesText, paginate } from './lists.js';
+
+/** Ticket statuses (only 1 is named by the API description); labels in the tenant language. */
+export const WfStatus = { inProgress: 1, solved: 2, rejected: 3, cancelled: 4 } as const;
+export const wfStatusLabels: Record<'ru' | 'en', Record<number, string>> = {
+  ru: { 1: 'В работе', 2: 'Решена', 3: 'Отклонена', 4: 'Отменена' },
+  en: { 1: 'In progress', 2: 'Solved', 3: 'Rejected', 4: 'Cancelled' },
+};
+const statusLabel = (tenant: TenantData, id: number) => wfStatusLabels[tenant.tenant.locale][id] ?? String(id);
+
+/** Who calls: a session (or Bearer) user, or an API key of the tenant (user null). */
+export type Viewer = { tenant: TenantData; user: UserRecord | null };
+
+// ---------------------------------------------------------------- visibility
+
+const canSee = (tenant: TenantData, user: UserRecord, p: WfProcessRecord) =>
+  p.visibleGroupIds.length === 0 ||
+  tenant.userGroups.some((g) => p.visibleGroupIds.includes(g.id) && g.memberIds.includes(user.id));
+
+/** Processes the user may see in the catalog and start: not hidden, and in one of their groups when restricted. */
+const listedProcesses = (tenant: TenantData, user: UserRecord) =>
+  tenant.wfProcesses.filter((p) => !p.isHidden && canSee(tenant, user, p));
+
+function startableProcess(tenant: TenantData, user: UserRecord, processId: string): WfProcessRecord {
+  const p = tenant.wfProcesses.find((x) => x.id === processId);
+  if (!p || p.isHidden || !canSee(tenant, user, p)) throw fail.notFound(`workflow process ${processId.slice(0, 80)} not found`);
+  return p;
+}
+
+// ---------------------------------------------------------------- catalog
+
+const descendants = (tenant: TenantData, id: string): Set<string> => {
+  const ids = new Set([id]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const c of tenant.wfCategories) if (c.parentId && ids.has(c.parentId) && !ids.has(c.id)) { ids.add(c.id); grew = true; }
+  }
+  return ids;
+};
+
+const bySort = (a: WfCategoryRecord, b: WfCategoryRecord) => a.sort - b.sort;
+
+function catalogEntry(ctx: DomainContext, tenant: TenantData, p: WfProcessRecord): WorkflowCatalogEntry {
+  return {
+    id: p.id, name: p.name, description: p.descriptionBlocks.map((b) => b.text).join('\n\n'),
+    imageUrl: absolute(ctx, `/images/workflow/${p.id}.svg`), url: absolute(ctx, `/pages/workflow/${p.id}`),
+    status_id: p.statusId, tags: [...p.tags], brief: p.brief,
+    userGroupsVisible: tenant.userGroups.filter((g) => p.visibleGroupIds.includes(g.id)).map((g) => ({
+      id: g.id, name: g.name, description: g.description, iconUrl: absolute(ctx, g.iconUrl), conditionsReadable: g.conditionsReadable,
+    })),
+    feedbackTotal: { count: p.feedbackCount, score: p.feedbackScore },
+  };
+}
+
+function currentCategory(tenant: TenantData, c: WfCategoryRecord): WorkflowCurrentCategory {
+  const chain: WfCategoryRecord[] = [];
+  for (let x: WfCategoryRecord | undefined = c; x; x = x.parentId ? tenant.wfCategories.find((y) => y.id === x!.parentId) : undefined) {
+    chain.unshift(x);
+    if (chain.length > 20) break;
+  }
+  return {
+    id: c.id, name: c.name, title: c.title, description: c.description, content_style_id: c.contentStyleId, tags: [...c.tags],
+    breadcrumbs: chain.map((x) => ({ label: x.name, id: x.id, hash_id: x.hashId, slug: x.slug })),
+  };
+}
+
+export function workflowCatalog(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { q?: string | undefined; id?: string | undefined }): WorkflowCatalog {
+  const q = input.q?.trim() ?? '';
+  let current: WfCategoryRecord | null = null;
+  if (input.id) {
+    current = tenant.wfCategories.find((c) => c.id === input.id) ?? null;
+    if (!current) throw fail.notFound(`workflow category ${input.id.slice(0, 80)} not found`);
+  }
+  const visible = listedProcesses(tenant, user);
+  const scope = current ? descendants(tenant, current.id) : null;
+  const workflows = visible
+    .filter((p) => scope === null || scope.has(p.categoryId))
+    .filter((p) => matchesText(q, [p.name, p.brief, ...p.descriptionBlocks.map((b) => b.text), ...p.tags]));
+  const categories: WorkflowCategory[] = tenant.wfCategories
+    .filter((c) => c.parentId === (current?.id ?? null))
+    .sort(bySort)
+    .map((c) => {
+      const inside = descendants(tenant, c.id);
+      return {
+        id: c.id, name: c.name, parent_id: c.parentId, description: c.description,
+        imageUrl: absolute(ctx, `/images/workflow-category/${c.id}.svg`),
+        workflowCount: visible.filter((p) => inside.has(p.categoryId)).length,
+      };
+    });
+  return {
+    categories, category: current ? currentCategory(tenant, current) : null, q,
+    workflows: workflows.map((p) => catalogEntry(ctx, tenant, p)),
+  };
+}
+
+// ---------------------------------------------------------------- start form and application
+
+const fieldOut = (f: WfFieldRecord): WorkflowField => ({ ...f, values: [...f.values] });
+
+/** Where an application may be filed: its own category, or every category when the process allows a change. */
+function fileableCategories(tenant: TenantData, p: WfProcessRecord): WfCategoryRecord[] {
+  const own = tenant.wfCategories.filter((c) => c.id === p.categoryId);
+  if (!p.isAllowCategoryChange) return own;
+  return tenant.wfCategories.filter((c) => c.parentId !== null).sort(bySort);
+}
+
+export function workflowStartForm(ctx: DomainContext, tenant: TenantData, user: UserRecord, processId: string): WorkflowStartForm {
+  const p = startableProcess(tenant, user, processId);
+  return {
+    id: p.id, name: p.name, brief: p.brief,
+    description: {
+      time: Date.parse(p.createdAt),
+      blocks: p.descriptionBlocks.map((b) => ({ id: b.id, type: b.type, data: { text: b.text } })),
+      version: '2.28.2',
+    },
+    imageUrl: absolute(ctx, `/images/workflow/${p.id}.svg`),
+    isChiefRequired: p.isChiefRequired, isAllowCategoryChange: p.isAllowCategoryChange,
+    categories: Object.fromEntries(fileableCategories(tenant, p).map((c) => [c.id, c.name])),
+    fields: p.fields.map(fieldOut),
+  };
+}
+
+const truthy = new Set(['true', '1']);
+const checkboxValues = new Set(['true', 'false', '1', '0']);
+const uuidRe = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Checks the submitted values against the form; every problem names its field as `fieldValues.<fieldId>`. */
+export function checkFieldValues(fields: readonly WfFieldRecord[], submitted: Record<string, string>): { values: Record<string, string>; problems: Detail[] } {
+  const problems: Detail[] = [];
+  const values: Record<string, string> = {};
+  const known = new Set(fields.map((f) => f.id));
+  for (const id of Object.keys(submitted)) {
+    if (!known.has(id)) problems.push({ field: `fieldValues.${id.slice(0, 64)}`, message: 'is not a field of this form' });
+  }
+  for (const f of fields) {
+    const raw = Object.hasOwn(submitted, f.id) ? submitted[f.id]!.trim() : '';
+    const value = raw === '' ? (f.defaultValue ?? '') : raw;
+    const where = `fieldValues.${f.id}`;
+    if (value === '' || (f.type === 'checkbox' && f.required && !truthy.has(value))) {
+      if (f.required) problems.push({ field: where, message: `is required (${f.name})` });
+      continue;
+    }
+    let bad: string | null = null;
+    switch (f.type) {
+      case 'select': if (!f.values.includes(value)) bad = `must be one of: ${f.values.join(', ')}`; break;
+      case 'date': if (!isDay(value)) bad = 'must be a date yyyy-MM-dd'; break;
+      case 'number': if (!/^-?\d+(\.\d+)?$/.test(value)) bad = 'must be a number, e.g. 3 or 2.5'; break;
+      case 'checkbox': if (!checkboxValues.has(value)) bad = 'must be true or false'; break;
+      case 'file': if (!uuidRe.test(value)) bad = 'must be a file id (uuid)'; break;
+      default: if (f.type === 'text' && value.length > 500) bad = 'must be at most 500 characters';
+    }
+    if (bad) problems.push({ field: where, message: bad });
+    else values[f.id] = value;
+  }
+  return { values, problems };
+}
+
+/** The user's chief: the head of their department; for the head, the head of the parent department. */
+export function chiefOf(tenant: TenantData, user: UserRecord): UserRecord | null {
+  let dep = tenant.departments.find((d) => d.id === user.departmentId);
+  for (let guard = 0; dep && guard < 50; guard++) {
+    if (dep.headId && dep.headId !== user.id) return tenant.users.find((u) => u.id === dep!.headId) ?? null;
+    const parentId = dep.parentId;
+    dep = parentId ? tenant.departments.find((d) => d.id === parentId) : undefined;
+  }
+  return null;
+}
+
+export function workflowStart(ctx: DomainContext, tenant: TenantData, user: UserRecord, processId: string, input: WorkflowStartRequest): WorkflowStartResult {
+  const p = startableProcess(tenant, user, processId);
+  const { values, problems } = checkFieldValues(p.fields, input.fieldValues);
+  const fileable = fileableCategories(tenant, p);
+  if (input.categoryId !== undefined && input.categoryId !== '' && !fileable.some((c) => c.id === input.categoryId)) {
+    problems.push({ field: 'categoryId', message: `must be one of the form's categories: ${fileable.map((c) => c.id).join(', ')}` });
+  }
+  if (problems.length > 0) {
+    throw fail.unprocessable(`the application is not valid: ${problems.map((d) => `${d.field} ${d.message}`).join('; ')}`, problems);
+  }
+  const responsible: Record<string, string[]> = Object.fromEntries(p.stages.map((s) => [s.id, [...s.responsibleIds]]));
+  const first = p.stages[0]!;
+  if (p.isChiefRequired) {
+    const chief = chiefOf(tenant, user);
+    if (chief) responsible[first.id] = [chief.id];
+  }
+  const at = ctx.now.toISOString();
+  const ticket: WfTicketRecord = {
+    id: newUuid(ctx.data, 'wf-ticket'), processId: p.id, categoryId: input.categoryId || p.categoryId, userId: user.id,
+    stageId: first.id, statusId: WfStatus.inProgress, createdAt: at, updatedAt: at, solvedAt: null, stageEnteredAt: at,
+    fieldValues: values, responsible, history: [{ at, stageId: first.id, statusId: WfStatus.inProgress }],
+  };
+  tenant.wfTickets.push(ticket);
+  const message = tenant.tenant.locale === 'ru' ? `Заявка «${p.name}» создана` : `Application "${p.name}" created`;
+  return { id: ticket.id, message };
+}
+
+// ---------------------------------------------------------------- tickets move on with the clock
+
+/**
+ * Moves tickets in progress through their stages: each stage lasts the process's stageMinutes; after the last
+ * one the ticket is solved. Transitions are stored, so the state stays as computed even if the clock goes back.
+ * When `held` (scenario holdTickets) nothing moves; released tickets catch up with the clock.
+ */
+export function advanceTickets(ctx: DomainContext, tenant: TenantData, held: boolean): void {
+  if (held) return;
+  const now = ctx.now.getTime();
+  for (const t of tenant.wfTickets) {
+    if (t.statusId !== WfStatus.inProgress) continue;
+    const p = tenant.wfProcesses.find((x) => x.id === t.processId);
+    if (!p) continue;
+    const step = p.stageMinutes * 60_000;
+    for (let guard = 0; guard <= p.stages.length; guard++) {
+      const due = Date.parse(t.stageEnteredAt) + step;
+      if (due > now) break;
+      const at = new Date(due).toISOString();
+      const index = p.stages.findIndex((s) => s.id === t.stageId);
+      const next = p.stages[index + 1];
+      t.updatedAt = at;
+      if (index >= 0 && next) {
+        t.stageId = next.id;
+        t.stageEnteredAt = at;
+        t.history.push({ at, stageId: next.id, statusId: WfStatus.inProgress });
+      } else {
+        t.statusId = WfStatus.solved;
+        t.solvedAt = at;
+        t.history.push({ at, stageId: t.stageId, statusId: WfStatus.solved });
+        break;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- ticket list and view
+
+/** A session caller sees tickets they created or are responsible for (any stage); an API key sees the tenant's. */
+const visibleTickets = (viewer: Viewer) => {
+  const { tenant, user } = viewer;
+  if (!user) return tenant.wfTickets;
+  return tenant.wfTickets.filter((t) => t.userId === user.id || Object.values(t.responsible).some((ids) => ids.includes(user.id)));
+};
+
+const person = (ctx: DomainContext, tenant: TenantData, id: string) => {
+  const u = tenant.users.find((x) => x.id === id);
+  return { id, name: u?.name ?? '', faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${id}.svg`) };
+};
+
+function ticketItem(ctx: DomainContext, tenant: TenantData, t: WfTicketRecord): WorkflowTicketItem {
+  const p = tenant.wfProcesses.find((x) => x.id === t.processId);
+  return {
+    id: t.id, wf_workflow_id: t.processId, wf_ticket_stage_id: t.stageId, wf_status_id: t.statusId, user_id: t.userId,
+    created_at: t.createdAt, updated_at: t.updatedAt, solved_at: t.solvedAt,
+    url: absolute(ctx, `/pages/workflow-ticket/${t.id}`), wfStatus: statusLabel(tenant, t.statusId),
+    wfWorkflow: { id: t.processId, name: p?.name ?? '', is_hidden: p?.isHidden ?? false },
+    user: person(ctx, tenant, t.userId),
+  };
+}
+
+export type TicketQuery = {
+  wf_workflow_id?: string | undefined;
+  wf_ticket_stage_id?: string | undefined;
+  wf_status_id?: number | undefined;
+  'per-page'?: string | undefined;
+  page?: string | undefined;
+};
+
+export function workflowTicketIndex(ctx: DomainContext, viewer: Viewer, held: boolean, query: TicketQuery, url: string): WorkflowTicketPage {
+  advanceTickets(ctx, viewer.tenant, held);
+  const items = visibleTickets(viewer)
+    .filter((t) => !query.wf_workflow_id || t.processId === query.wf_workflow_id)
+    .filter((t) => !query.wf_ticket_stage_id || t.stageId === query.wf_ticket_stage_id)
+    .filter((t) => query.wf_status_id === undefined || t.statusId === query.wf_status_id)
+    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id.localeCompare(b.id)));
+  const page = paginate(items, { page: query.page, perPage: query['per-page'] }, { defaultPerPage: 10, maxPerPage: 100 }, url);
+  return { ...page, data: page.data.map((t) => ticketItem(ctx, viewer.tenant, t)) };
+}
+
+export function workflowTicketView(ctx: DomainContext, viewer: Viewer, held: boolean, id: string): WorkflowTicketDetails {
+  advanceTickets(ctx, viewer.tenant, held);
+  const { tenant } = viewer;
+  const t = visibleTickets(viewer).find((x) => x.id === id);
+  const p = t && tenant.wfProcesses.find((x) => x.id === t.processId);
+  if (!t || !p) throw fail.notFound(`workflow ticket ${id.slice(0, 80)} not found`);
+  const current = p.stages.findIndex((s) => s.id === t.stageId);
+  const stateOf = (i: number) => {
+    if (t.statusId === WfStatus.solved) return 'done';
+    if (t.statusId !== WfStatus.inProgress) return i < current ? 'done' : i === current ? 'stopped' : 'skipped';
+    return i < current ? 'done' : i === current ? 'current' : 'pending';
+  };
+  return {
+    id: t.id, wf_workflow_id: t.processId, wf_ticket_stage_id: t.stageId, user_id: t.userId, wf_category_id: t.categoryId,
+    wf_status_id: t.statusId, created_at: t.createdAt, updated_at: t.updatedAt, solved_at: t.solvedAt,
+    wfStatus: statusLabel(tenant, t.statusId),
+    wfWorkflow: { id: p.id, name: p.name, brief: p.brief, is_hidden: p.isHidden },
+    wfTicketStages: p.stages.map((s, i) => ({
+      id: s.id, name: s.name, fields: s.fields.map(fieldOut),
+      responsible: (t.responsible[s.id] ?? s.responsibleIds).map((uid) => person(ctx, tenant, uid)),
+      state: stateOf(i),
+    })),
+    fieldValues: { ...t.fieldValues },
+  };
+}

@@ -1,0 +1,93 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorBody, PageQuery, ref } from '../schemas/common.js';
+import {
+  WorkflowCatalog, WorkflowStartForm, WorkflowStartRequest, WorkflowStartResult, WorkflowTicketDetails, WorkflowTicketPage,
+} from '../schemas/workflow.js';
+import { baseUrl, caller, callerTenant, domainContext } from '../http/context.js';
+import { workflowCatalog, workflowStart, workflowStartForm, workflowTicketIndex, workflowTicketView, type Viewer } from '../domain/workflow.js';
+import { ticketsHeld } from '../scenarios/effects.js';
+
+const tags = ['workflow'];
+const err = ref(ErrorBody);
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+
+/** A session user, or an API key of the tenant (no user). */
+const viewer = (req: FastifyRequest): Viewer => ({ tenant: callerTenant(req), user: req.auth.user });
+
+/** The list's address as the client called it (with /api/v2 when it was there), for the page links. */
+const listUrl = (req: FastifyRequest) => {
+  const api = /^(\/sandbox\/[^/?#]*)?\/api\/v2(?=[/?#]|$)/.test(req.originalUrl) ? '/api/v2' : '';
+  return `${baseUrl(req)}${api}${req.url}`;
+};
+
+const ticketAuth = 'Session headers, a Bearer personal token, or the API key headers X-Service-Client-Id / X-Service-Client-Secret (all tickets of the key\'s tenant).';
+
+/** Business process catalog, start forms, applications and tickets. Paths answer with and without /api/v2. */
+export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/workflow/catalog', {
+    schema: {
+      operationId: 'workflowCatalog', tags, summary: 'The process catalog: sub-categories and visible processes of a category (the root without id)',
+      querystring: Type.Object({
+        q: Type.Optional(Type.String({ maxLength: 200, description: 'search in process name, brief, description and tags' })),
+        id: Type.Optional(Type.String({ maxLength: 64, description: 'category id; the root when absent' })),
+      }),
+      response: { 200: ref(WorkflowCatalog), 400: err, 401: err, 403: err, 404: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return workflowCatalog(domainContext(req), tenant, user, req.query);
+  });
+
+  app.get('/workflow/start/:processId', {
+    schema: {
+      operationId: 'workflowStartForm', tags, summary: 'The start form of a process',
+      params: Type.Object({ processId: Id }),
+      response: { 200: ref(WorkflowStartForm), 400: err, 401: err, 403: err, 404: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return workflowStartForm(domainContext(req), tenant, user, req.params.processId);
+  });
+
+  app.post('/workflow/start/:processId', {
+    schema: {
+      operationId: 'workflowStart', tags, summary: 'Submit an application: creates a ticket',
+      description: 'Invalid field values answer 422 with `details` naming each field as `fieldValues.<fieldId>`.',
+      params: Type.Object({ processId: Id }),
+      body: ref(WorkflowStartRequest),
+      response: { 201: ref(WorkflowStartResult), 400: err, 401: err, 403: err, 404: err, 422: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req, reply) => {
+    const { tenant, user } = caller(req);
+    return reply.status(201).send(workflowStart(domainContext(req), tenant, user, req.params.processId, req.body));
+  });
+
+  app.get('/workflow-ticket/', {
+    schema: {
+      operationId: 'workflowTicketIndex', tags, summary: 'Tickets: the caller\'s own (created or responsible), or all of the tenant for an API key',
+      description: ticketAuth,
+      querystring: Type.Object({
+        wf_workflow_id: Type.Optional(Type.String({ maxLength: 64 })),
+        wf_ticket_stage_id: Type.Optional(Type.String({ maxLength: 64 })),
+        wf_status_id: Type.Optional(Type.Integer({ description: '1 in progress, 2 solved, 3 rejected, 4 cancelled' })),
+        ...PageQuery,
+      }),
+      response: { 200: ref(WorkflowTicketPage), 400: err, 401: err, 403: err, 500: err },
+    },
+    config: { auth: 'session-or-apikey' },
+  }, async (req) => workflowTicketIndex(domainContext(req), viewer(req), ticketsHeld(req), req.query, listUrl(req)));
+
+  app.get('/workflow-ticket/view', {
+    schema: {
+      operationId: 'workflowTicketView', tags, summary: 'A ticket with its stages', description: ticketAuth,
+      querystring: Type.Object({ id: Id }),
+      response: { 200: ref(WorkflowTicketDetails), 400: err, 401: err, 403: err, 404: err, 500: err },
+    },
+    config: { auth: 'session-or-apikey' },
+  }, async (req) => workflowTicketView(domainContext(req), viewer(req), ticketsHeld(req), req.query.id));
+};
