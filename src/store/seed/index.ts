@@ -4,9 +4,10 @@ import { checkOrThrow } from '../check.js';
 import { fakerFor, type Seeder, type SizeOptions } from './context.js';
 import { seedPeople } from './people.js';
 import { seedOrganisation } from './organisation.js';
+import { seedPeopleExtra } from './people-extra.js';
 
 /** Seeders in the order they run; each fills its own collections. */
-export const seeders: Seeder[] = [seedPeople, seedOrganisation];
+export const seeders: Seeder[] = [seedPeople, seedOrganisation, seedPeopleExtra];
 
 export type SeedOptions = { seed: number; refDate: Date; size: SizeOptions };
 
