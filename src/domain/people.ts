@@ -104,7 +104,8 @@ export function userIndex(ctx: DomainContext, tenant: TenantData, _user: UserRec
     && matchesText(q.email, [u.email]) && matchesText(q.name, [u.name]) && matchesText(q.first_name, [u.firstName])
     && matchesText(q.last_name, [u.lastName]) && matchesText(q.position, [u.position])
     && inDayRange(u.createdAt, created) && (lastLogin === null || inDayRange(u.lastLoginAt, lastLogin)));
-  const sorted = sortBy(users, q.sort ?? 'name', {
+  // an unencoded `+` arrives as a space: `sort=+email` reads as ascending email
+  const sorted = sortBy(users, q.sort?.trim() || 'name', {
     id: (u) => u.id, email: (u) => u.email, name: (u) => u.name, first_name: (u) => u.firstName, last_name: (u) => u.lastName,
     position: (u) => u.position, reg_status_id: (u) => u.regStatusId, created_at: (u) => u.createdAt, last_login_at: (u) => u.lastLoginAt,
   });
