@@ -72,11 +72,16 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
   const today = tenantToday(ctx, tenant);
   const ru = tenant.tenant.locale === 'ru';
   switch (key) {
-    case 'myTeam':
+    case 'myTeam': {
+      // colleagues of the same department; a head also sees the heads of the departments right below (direct reports)
+      const own = departmentOf(tenant, user.departmentId);
+      const reportHeads = new Set(own?.headId === user.id
+        ? tenant.departments.filter((d) => d.parentId === own.id && d.headId).map((d) => d.headId) : []);
       return widget(tenant, key, tenant.users
-        .filter((u) => listed(u) && u.id !== user.id && u.departmentId === user.departmentId)
+        .filter((u) => listed(u) && u.id !== user.id && (u.departmentId === user.departmentId || reportHeads.has(u.id)))
         .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || a.name.localeCompare(b.name, ['ru', 'en']))
         .map((u) => personItem(ctx, tenant, u, null)));
+    }
     case 'updBirthday':
       return widget(tenant, key, tenant.users
         .filter((u) => listed(u) && u.birthday.slice(5) === today.slice(5))
