@@ -80,6 +80,13 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
       tags: [
         { name: 'mobile', description: 'Device binding and session' },
         { name: 'workflow', description: 'Business process catalog, applications and tickets' },
+        { name: 'user', description: 'Users: profile, lists, search' },
+        { name: 'employment', description: 'Employments and employment documents of the current user' },
+        { name: 'account', description: 'Status text and active statuses of the current user' },
+        { name: 'department', description: 'Organisation structure' },
+        { name: 'notifications', description: 'Push notifications and the badge' },
+        { name: 'dashboard', description: 'Dashboard widgets' },
+        { name: 'lookup', description: 'User groups and meeting places for pickers' },
         { name: 'admin', description: 'Side routes of the mock (/__admin): not part of the portal API' },
       ],
     },

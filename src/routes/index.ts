@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { mobileRoutes } from './mobile.js';
 import { workflowRoutes } from './workflow.js';
+import { peopleRoutes } from './people.js';
 
 /** Every API group, one encapsulated plugin each, in the order of the API description. */
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(mobileRoutes);
   await app.register(workflowRoutes);
+  await app.register(peopleRoutes);
 }

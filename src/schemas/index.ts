@@ -3,6 +3,7 @@ import { commonSchemas } from './common.js';
 import { mobileSchemas } from './mobile.js';
 import { dashboardWidgetSchemas } from './dashboard-widget.js';
 import { workflowSchemas } from './workflow.js';
+import { peopleSchemas } from './people.js';
 import { ClockState } from '../store/clock.js';
 import { JournalEntry } from '../store/journal.js';
 import { OutboxMessage } from '../store/outbox.js';
@@ -15,6 +16,7 @@ export const sharedSchemas: TSchema[] = [
   ...mobileSchemas,
   ...dashboardWidgetSchemas,
   ...workflowSchemas,
+  ...peopleSchemas,
   // admin side
   ClockState, JournalEntry, OutboxMessage, FixturesAnswer, SandboxInfo, Snapshot,
 ];

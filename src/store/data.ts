@@ -6,6 +6,7 @@ import {
   PersonalTokenRecord, PushTokenRecord, SessionRecord, TenantRecord, TwoFactorChallengeRecord, UserGroupRecord, UserRecord,
 } from '../schemas/records.js';
 import { WorkflowCollections } from '../schemas/workflow.js';
+import { PeopleCollections } from '../schemas/people-records.js';
 
 export const CoreCollections = {
   tenant: TenantRecord,
@@ -28,6 +29,7 @@ export const CoreCollections = {
 export const TenantData = Type.Object({
   ...CoreCollections,
   ...WorkflowCollections,
+  ...PeopleCollections,
 });
 export type TenantData = Static<typeof TenantData>;
 

@@ -5,9 +5,15 @@ import { fakerFor, type Seeder, type SizeOptions } from './context.js';
 import { seedPeople } from './people.js';
 import { seedOrganisation } from './organisation.js';
 import { seedWorkflow } from './workflow.js';
+import { seedPeopleExtra } from './people-extra.js';
 
 /** Seeders in the order they run; each fills its own collections. */
-export const seeders: Seeder[] = [seedPeople, seedOrganisation, seedWorkflow];
+export const seeders: Seeder[] = [
+  seedPeople,
+  seedOrganisation,
+  seedPeopleExtra,
+  seedWorkflow,
+];
 
 export type SeedOptions = { seed: number; refDate: Date; size: SizeOptions };
 

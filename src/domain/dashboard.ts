@@ -1,0 +1,161 @@
+// GET /dashboard: profile brief, notification badge and the widgets asked for, built from the store.
+import { fail } from '../errors.js';
+import { WidgetKeys, type DashboardWidget, type DashboardWidgetItem, type WidgetKey } from '../schemas/dashboard-widget.js';
+import type { DashboardResult } from '../schemas/people.js';
+import type { UserRecord } from '../schemas/records.js';
+import type { TenantData } from '../store/data.js';
+import { absolute, type DomainContext } from './context.js';
+import { myPostcardsWidget, updIdeasWidget, updNewsWidget } from './dashboard-external.js';
+import { tenantToday, unseenCount } from './notifications.js';
+import { departmentOf, listed, profileBrief } from './people.js';
+
+export const InfoKeys = ['profileBrief', 'notificationsBadge'] as const;
+type InfoKey = (typeof InfoKeys)[number];
+
+/** Entries a widget shows; `count` tells the total. */
+export const widgetItemLimit = 5;
+const day = 86400_000;
+
+const titles: Record<WidgetKey, { ru: string; en: string }> = {
+  myLms: { ru: 'Мои курсы и тесты', en: 'My courses and tests' },
+  mySurvey: { ru: 'Мои опросы', en: 'My surveys' },
+  myAchievements: { ru: 'Мои достижения', en: 'My achievements' },
+  myTeam: { ru: 'Моя команда', en: 'My team' },
+  myFavorites: { ru: 'Избранное', en: 'Favorites' },
+  myPostcards: { ru: 'Мои открытки', en: 'My postcards' },
+  updNews: { ru: 'Новости', en: 'News' },
+  updVoting: { ru: 'Конкурсы', en: 'Contests' },
+  updIdeas: { ru: 'Новые идеи', en: 'New ideas' },
+  updAchievements: { ru: 'Новые достижения коллег', en: 'Achievements of colleagues' },
+  updBirthday: { ru: 'Дни рождения', en: 'Birthdays' },
+  updNewbies: { ru: 'Новые сотрудники', en: 'New colleagues' },
+  updBooks: { ru: 'Новинки библиотеки', en: 'New in the library' },
+};
+
+function parseKeys<K extends string>(value: string | undefined, known: readonly K[], field: string): K[] {
+  if (value === undefined || value.trim() === '') return [];
+  const keys = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+  const unknown = keys.filter((k) => !(known as readonly string[]).includes(k));
+  if (unknown.length > 0) {
+    throw fail.validation(`${field}: unknown key ${unknown.map((k) => `"${k.slice(0, 40)}"`).join(', ')}; known: ${known.join(', ')}`,
+      unknown.map(() => ({ field: `query.${field}`, message: `must be a comma-separated list of ${known.join(', ')}` })));
+  }
+  return keys as K[];
+}
+
+export function dashboard(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { widgets?: string | undefined; info?: string | undefined }): DashboardResult {
+  const widgetKeys = parseKeys(q.widgets, WidgetKeys, 'widgets');
+  const info = new Set<InfoKey>(parseKeys(q.info, InfoKeys, 'info'));
+  const widgets: Partial<Record<WidgetKey, DashboardWidget | null>> = {};
+  for (const key of widgetKeys) widgets[key] = buildWidget(ctx, tenant, user, key);
+  const result: DashboardResult = { notificationsBadge: info.has('notificationsBadge') ? unseenCount(tenant, user) : 0, widgets };
+  if (info.has('profileBrief')) result.profileBrief = profileBrief(ctx, tenant, user);
+  return result;
+}
+
+function widget(tenant: TenantData, key: WidgetKey, all: DashboardWidgetItem[]): DashboardWidget {
+  return {
+    key, title: titles[key][tenant.tenant.locale], feed: key.startsWith('my') ? 'personal' : 'company',
+    count: all.length, items: all.slice(0, widgetItemLimit),
+  };
+}
+
+function personItem(ctx: DomainContext, tenant: TenantData, u: UserRecord, date: string | null, subtitle?: string): DashboardWidgetItem {
+  return {
+    id: u.id, title: u.name, subtitle: subtitle ?? `${u.position} · ${departmentOf(tenant, u.departmentId)?.name ?? ''}`,
+    imageUrl: absolute(ctx, u.faceUrl), url: absolute(ctx, `/pages/user/${u.id}`), date,
+  };
+}
+
+export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRecord, key: WidgetKey): DashboardWidget | null {
+  const now = ctx.now.toISOString();
+  const today = tenantToday(ctx, tenant);
+  const ru = tenant.tenant.locale === 'ru';
+  switch (key) {
+    case 'myTeam': {
+      // colleagues of the same department; a head also sees the heads of the departments right below (direct reports)
+      const own = departmentOf(tenant, user.departmentId);
+      const reportHeads = new Set(own?.headId === user.id
+        ? tenant.departments.filter((d) => d.parentId === own.id && d.headId).map((d) => d.headId) : []);
+      return widget(tenant, key, tenant.users
+        .filter((u) => listed(u) && u.id !== user.id && (u.departmentId === user.departmentId || reportHeads.has(u.id)))
+        .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || a.name.localeCompare(b.name, ['ru', 'en']))
+        .map((u) => personItem(ctx, tenant, u, null)));
+    }
+    case 'updBirthday':
+      return widget(tenant, key, tenant.users
+        .filter((u) => listed(u) && u.birthday.slice(5) === today.slice(5))
+        .sort((a, b) => a.name.localeCompare(b.name, ['ru', 'en']))
+        .map((u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`)));
+    case 'updNewbies': {
+      const since = new Date(ctx.now.getTime() - 30 * day).toISOString().slice(0, 10);
+      return widget(tenant, key, tenant.users
+        .filter((u) => listed(u) && u.hiredAt >= since && u.hiredAt <= today)
+        .sort((a, b) => b.hiredAt.localeCompare(a.hiredAt) || a.name.localeCompare(b.name))
+        .map((u) => personItem(ctx, tenant, u, u.hiredAt)));
+    }
+    case 'myLms':
+      return widget(tenant, key, tenant.learningCourses
+        .filter((c) => c.assigneeIds.includes(user.id) && c.dueDate >= today)
+        .sort((a, b) => a.dueDate.localeCompare(b.dueDate))
+        .map((c) => ({
+          id: c.id, title: c.title, subtitle: c.kind === 'test' ? (ru ? 'Тест' : 'Test') : (ru ? 'Курс' : 'Course'),
+          imageUrl: absolute(ctx, `/images/course/${c.id}.svg`), url: absolute(ctx, `/pages/course/${c.id}`), date: c.dueDate,
+        })));
+    case 'mySurvey':
+      return widget(tenant, key, tenant.surveys
+        .filter((s) => s.assigneeIds.includes(user.id) && s.endsAt >= now && s.createdAt <= now)
+        .sort((a, b) => a.endsAt.localeCompare(b.endsAt))
+        .map((s) => ({
+          id: s.id, title: s.title, subtitle: ru ? `До ${s.endsAt.slice(0, 10)}` : `Until ${s.endsAt.slice(0, 10)}`,
+          imageUrl: null, url: absolute(ctx, `/pages/survey/${s.id}`), date: s.endsAt,
+        })));
+    case 'myAchievements':
+      return widget(tenant, key, tenant.achievementAwards
+        .filter((a) => a.userId === user.id && a.awardedAt <= now)
+        .sort((a, b) => b.awardedAt.localeCompare(a.awardedAt))
+        .map((a) => {
+          const ach = tenant.achievements.find((x) => x.id === a.achievementId);
+          return {
+            id: a.id, title: ach?.title ?? '', subtitle: ach?.description ?? null,
+            imageUrl: absolute(ctx, `/images/achievement/${a.achievementId}.svg`), url: absolute(ctx, `/pages/achievement/${a.achievementId}`), date: a.awardedAt,
+          };
+        }));
+    case 'updAchievements': {
+      const since = new Date(ctx.now.getTime() - 30 * day).toISOString();
+      return widget(tenant, key, tenant.achievementAwards
+        .filter((a) => a.awardedAt >= since && a.awardedAt <= now)
+        .sort((a, b) => b.awardedAt.localeCompare(a.awardedAt))
+        .flatMap((a) => {
+          const u = tenant.users.find((x) => x.id === a.userId);
+          const ach = tenant.achievements.find((x) => x.id === a.achievementId);
+          return u && listed(u) ? [personItem(ctx, tenant, u, a.awardedAt, ach?.title ?? '')] : [];
+        }));
+    }
+    case 'updVoting':
+      return widget(tenant, key, tenant.contests
+        .filter((c) => c.createdAt <= now && c.endsAt >= now)
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+        .map((c) => ({
+          id: c.id, title: c.title, subtitle: ru ? `Голосование до ${c.endsAt.slice(0, 10)}` : `Voting until ${c.endsAt.slice(0, 10)}`,
+          imageUrl: absolute(ctx, `/images/contest/${c.id}.svg`), url: absolute(ctx, `/pages/contest/${c.id}`), date: c.createdAt,
+        })));
+    case 'updBooks':
+      return widget(tenant, key, tenant.libraryBooks
+        .filter((b) => b.addedAt <= now)
+        .sort((a, b) => b.addedAt.localeCompare(a.addedAt))
+        .map((b) => ({
+          id: b.id, title: b.title, subtitle: b.author, imageUrl: absolute(ctx, `/images/book/${b.id}.svg`),
+          url: absolute(ctx, `/pages/book/${b.id}`), date: b.addedAt,
+        })));
+    case 'myFavorites':
+      // "in development, unused": always an empty widget
+      return widget(tenant, key, []);
+    case 'myPostcards':
+      return myPostcardsWidget(ctx, tenant, user);
+    case 'updNews':
+      return updNewsWidget(ctx, tenant, user);
+    case 'updIdeas':
+      return updIdeasWidget(ctx, tenant, user);
+  }
+}

@@ -1,0 +1,75 @@
+// Push notifications of the current user: list, badge, mark seen; createNotification for other groups.
+import { fail } from '../errors.js';
+import type { BadgeResult, Notification } from '../schemas/people.js';
+import type { NotificationRecord } from '../schemas/people-records.js';
+import type { UserRecord } from '../schemas/records.js';
+import type { TenantData } from '../store/data.js';
+import { newUuid } from '../store/ids.js';
+import { absolute, type DomainContext } from './context.js';
+import { paginate, type Paged } from './lists.js';
+
+/** Today (yyyy-MM-dd) by the sandbox clock in the tenant's time zone. */
+export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: TenantData): string {
+  try {
+    return new Intl.DateTimeFormat('en-CA', { timeZone: tenant.tenant.timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ctx.now);
+  } catch {
+    return ctx.now.toISOString().slice(0, 10);
+  }
+}
+
+const own = (tenant: TenantData, user: UserRecord) => tenant.notifications.filter((n) => n.userId === user.id);
+
+/** Unseen notifications of the user. */
+export const unseenCount = (tenant: TenantData, user: UserRecord) => own(tenant, user).filter((n) => n.seenAt === null).length;
+
+const view = (ctx: DomainContext, n: NotificationRecord): Notification => ({
+  id: n.id, title: n.title, body: n.body, kind: n.kind, url: n.url === null ? null : absolute(ctx, n.url), isSeen: n.seenAt !== null, createdAt: n.createdAt,
+});
+
+export function notificationsPushes(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { page?: string | undefined; 'per-page'?: string | undefined }, url: string): Paged<Notification> {
+  // newest first; notifications "from the future" of a moved-back clock are not delivered yet
+  const now = ctx.now.toISOString();
+  const items = own(tenant, user).filter((n) => n.createdAt <= now).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+  const page = paginate(items, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 10, maxPerPage: 100 }, url);
+  return { ...page, data: page.data.map((n) => view(ctx, n)) };
+}
+
+export function notificationsMarkSeen(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { notificationId: string }): BadgeResult {
+  const n = tenant.notifications.find((x) => x.id === input.notificationId && x.userId === user.id);
+  if (!n) throw fail.notFound(`notification ${input.notificationId.slice(0, 64)} not found`);
+  n.seenAt ??= ctx.now.toISOString();
+  return { badge: unseenCount(tenant, user), date: tenantToday(ctx, tenant) };
+}
+
+export function notificationsMarkSeenAll(ctx: DomainContext, tenant: TenantData, user: UserRecord): BadgeResult {
+  const at = ctx.now.toISOString();
+  for (const n of tenant.notifications) if (n.userId === user.id && n.seenAt === null) n.seenAt = at;
+  return { badge: 0, date: tenantToday(ctx, tenant) };
+}
+
+/**
+ * Stores a notification for a user and "sends" it as a push to each of the user's push tokens (the outbox).
+ * Used by other groups (admin, content …).
+ */
+export function createNotification(ctx: DomainContext, tenant: TenantData, userId: string,
+  input: { title: string; body: string; kind?: string; url?: string | null }): NotificationRecord {
+  if (!tenant.users.some((u) => u.id === userId)) throw fail.notFound(`user ${userId} not found`);
+  const record: NotificationRecord = {
+    id: newUuid(ctx.data, 'notification'), userId, title: input.title, body: input.body, kind: input.kind ?? 'system',
+    url: input.url ?? null, createdAt: ctx.now.toISOString(), seenAt: null,
+  };
+  tenant.notifications.push(record);
+  const user = tenant.users.find((u) => u.id === userId);
+  const badge = user ? unseenCount(tenant, user) : 1;
+  for (const token of tenant.pushTokens.filter((p) => p.userId === userId)) {
+    ctx.outbox.add({
+      at: record.createdAt, kind: 'push', tenantId: tenant.tenant.id, userId, to: token.token,
+      payload: {
+        notification: { title: record.title, body: record.body },
+        data: { notificationId: record.id, kind: record.kind, url: record.url === null ? null : absolute(ctx, record.url), tenantId: tenant.tenant.id },
+        badge,
+      },
+    });
+  }
+  return record;
+}

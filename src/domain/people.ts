@@ -1,0 +1,234 @@
+// Users, employments, account statuses, lookups and the organisation structure of the people group.
+import { fail } from '../errors.js';
+import type { DepartmentRecord, EmploymentRecord, UserRecord } from '../schemas/records.js';
+import type {
+  DepartmentRef, FullEmployment, LookupItem, ProfileBrief, StatusType, StructureItem, UserListItem, UserProfile, UserSearchItem,
+} from '../schemas/people.js';
+import type { TenantData } from '../store/data.js';
+import { absolute, type DomainContext } from './context.js';
+import { idList, inDayRange, matchesText, paginate, parseDayRange, sortBy, type Paged } from './lists.js';
+
+/** Known active status types (assumed: the API description does not list them). */
+export const statusTypeNames: Record<string, { ru: string; en: string }> = {
+  vacation: { ru: 'В отпуске', en: 'On vacation' },
+  'sick-leave': { ru: 'На больничном', en: 'On sick leave' },
+  'business-trip': { ru: 'В командировке', en: 'On a business trip' },
+  remote: { ru: 'Работает удалённо', en: 'Working remotely' },
+  'day-off': { ru: 'Выходной', en: 'Day off' },
+};
+
+const locale = (tenant: TenantData) => tenant.tenant.locale;
+
+/** Users a client may see: hidden users are left out everywhere. */
+export const visible = (u: UserRecord) => u.state !== 'hidden';
+/** Users shown in lookups, search and the structure: active only. */
+export const listed = (u: UserRecord) => u.state === 'active';
+
+export function departmentOf(tenant: TenantData, id: string): DepartmentRecord | undefined {
+  return tenant.departments.find((d) => d.id === id);
+}
+
+export function departmentRef(tenant: TenantData, id: string): DepartmentRef {
+  const d = departmentOf(tenant, id);
+  return { id, name: d?.name ?? '', path: d?.path ?? '' };
+}
+
+export const faceUrl = (ctx: DomainContext, user: UserRecord) => absolute(ctx, user.faceUrl);
+
+export function statusTypes(tenant: TenantData, ids: readonly string[]): StatusType[] {
+  return ids.map((id) => ({ id, name: statusTypeNames[id]?.[locale(tenant)] ?? id }));
+}
+
+export function fullEmployment(tenant: TenantData, e: EmploymentRecord): FullEmployment {
+  return {
+    id: e.id, user_id: e.userId, is_main: e.isMain, position: e.position, department: departmentRef(tenant, e.departmentId),
+    status_id: e.statusId, employment_date: e.employmentDate, fired_date: e.firedDate, origin_id: e.originId,
+    origin_organization_id: e.originOrganizationId, organizationName: e.organizationName, rate: e.rate,
+  };
+}
+
+export function profileBrief(ctx: DomainContext, tenant: TenantData, user: UserRecord): ProfileBrief {
+  return {
+    id: user.id, name: user.name, position: user.position, departmentName: departmentOf(tenant, user.departmentId)?.name ?? '',
+    faceUrl: faceUrl(ctx, user), statusText: user.statusText, activeStatusTypes: statusTypes(tenant, user.activeStatusTypes),
+  };
+}
+
+export function userProfile(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { id: string }): UserProfile {
+  const u = tenant.users.find((x) => x.id === input.id && visible(x));
+  if (!u) throw fail.notFound(`user ${input.id} not found`);
+  const main = tenant.employments.find((e) => e.userId === u.id && e.isMain);
+  return {
+    id: u.id, name: u.name, firstName: u.firstName, lastName: u.lastName, middleName: u.middleName, email: u.email, phone: u.phone,
+    position: u.position, department: departmentRef(tenant, u.departmentId), isBoss: u.isBoss, faceUrl: faceUrl(ctx, u),
+    birthday: u.birthday, hiredAt: u.hiredAt, statusText: u.statusText, activeStatusTypes: statusTypes(tenant, u.activeStatusTypes),
+    mainEmployment: main ? fullEmployment(tenant, main) : null, url: absolute(ctx, `/pages/user/${u.id}`),
+  };
+}
+
+const byName = (a: UserRecord, b: UserRecord) => a.name.localeCompare(b.name, ['ru', 'en']);
+
+export function userItems(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined }): { data: LookupItem[] } {
+  const data = tenant.users.filter((u) => listed(u) && matchesText(input.q, [u.name, u.email]))
+    .sort(byName).slice(0, 50).map((u) => ({ id: u.id, name: u.name, faceUrl: faceUrl(ctx, u) }));
+  return { data };
+}
+
+export type UserIndexQuery = {
+  'per-page'?: string | undefined; page?: string | undefined; sort?: string | undefined;
+  id?: string | undefined; email?: string | undefined; name?: string | undefined; first_name?: string | undefined;
+  last_name?: string | undefined; department_id?: string | undefined; reg_status_id?: number | undefined;
+  group_id?: string | undefined; position?: string | undefined; created_at?: string | undefined; last_login_at?: string | undefined;
+};
+
+export function userListItem(ctx: DomainContext, tenant: TenantData, u: UserRecord): UserListItem {
+  return {
+    id: u.id, email: u.email, name: u.name, first_name: u.firstName, last_name: u.lastName, department_id: u.departmentId,
+    departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', position: u.position, isBoss: u.isBoss,
+    reg_status_id: u.regStatusId, created_at: u.createdAt, last_login_at: u.lastLoginAt, faceUrl: faceUrl(ctx, u),
+  };
+}
+
+export function userIndex(ctx: DomainContext, tenant: TenantData, _user: UserRecord, q: UserIndexQuery, url: string): Paged<UserListItem> {
+  const created = parseDayRange(q.created_at, 'created_at');
+  const lastLogin = parseDayRange(q.last_login_at, 'last_login_at');
+  const ids = idList(q.id);
+  const departments = idList(q.department_id);
+  const group = q.group_id ? tenant.userGroups.find((g) => g.id === q.group_id) : undefined;
+  const groupMembers = q.group_id ? new Set(group?.memberIds ?? []) : null;
+  const users = tenant.users.filter((u) => visible(u)
+    && (!ids || ids.has(u.id))
+    && (!departments || departments.has(u.departmentId))
+    && (!groupMembers || groupMembers.has(u.id))
+    && (q.reg_status_id === undefined || u.regStatusId === q.reg_status_id)
+    && matchesText(q.email, [u.email]) && matchesText(q.name, [u.name]) && matchesText(q.first_name, [u.firstName])
+    && matchesText(q.last_name, [u.lastName]) && matchesText(q.position, [u.position])
+    && inDayRange(u.createdAt, created) && (lastLogin === null || inDayRange(u.lastLoginAt, lastLogin)));
+  // an unencoded `+` arrives as a space: `sort=+email` reads as ascending email
+  const sorted = sortBy(users, q.sort?.trim() || 'name', {
+    id: (u) => u.id, email: (u) => u.email, name: (u) => u.name, first_name: (u) => u.firstName, last_name: (u) => u.lastName,
+    position: (u) => u.position, reg_status_id: (u) => u.regStatusId, created_at: (u) => u.createdAt, last_login_at: (u) => u.lastLoginAt,
+  });
+  const page = paginate(sorted, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 20, strict: true }, url);
+  return { ...page, data: page.data.map((u) => userListItem(ctx, tenant, u)) };
+}
+
+export function userSearch(ctx: DomainContext, tenant: TenantData, _user: UserRecord, canSeeNames: boolean,
+  input: { q?: string | undefined; limit?: number | undefined; offset?: number | undefined }): { q: string; users: UserSearchItem[] } {
+  const q = input.q ?? '';
+  if (!canSeeNames) return { q, users: [] };
+  const limit = input.limit ?? 10;
+  const offset = input.offset ?? 0;
+  const users = tenant.users.filter((u) => listed(u) && matchesText(q, [u.name, u.position, u.email])).sort(byName)
+    .slice(offset, offset + limit)
+    .map((u) => ({
+      id: u.id, name: u.name, position: u.position, departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', isBoss: u.isBoss,
+      faceUrl: faceUrl(ctx, u), department_id: u.departmentId,
+    }));
+  return { q, users };
+}
+
+// ---- employment and account
+
+export function employmentIndex(_ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { page?: string | undefined; 'per-page'?: string | undefined }, url: string): Paged<FullEmployment> {
+  const own = tenant.employments.filter((e) => e.userId === user.id)
+    .sort((a, b) => Number(b.isMain) - Number(a.isMain) || a.employmentDate.localeCompare(b.employmentDate));
+  const page = paginate(own, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, url);
+  return { ...page, data: page.data.map((e) => fullEmployment(tenant, e)) };
+}
+
+export function employmentSetMain(_ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { employment_id: string }) {
+  const target = tenant.employments.find((e) => e.id === input.employment_id && e.userId === user.id);
+  if (!target) throw fail.notFound(`employment ${input.employment_id} not found among the current user's employments`);
+  const ru = locale(tenant) === 'ru';
+  if (target.statusId === 3) {
+    return { success: false, message: { type: 'error', text: ru ? 'Нельзя сделать основным завершённое место работы' : 'A terminated employment cannot be main' }, errors: ['employment_id: the employment is terminated'], data: null };
+  }
+  for (const e of tenant.employments) if (e.userId === user.id) e.isMain = e.id === target.id;
+  // the user's department and position follow the main employment (bosses keep their head position)
+  user.departmentId = target.departmentId;
+  if (!user.isBoss) user.position = target.position;
+  return {
+    success: true,
+    message: { type: 'success', text: ru ? 'Основное место работы изменено' : 'Main employment changed' },
+    errors: null,
+    data: fullEmployment(tenant, target),
+  };
+}
+
+export function accountStatusText(_ctx: DomainContext, _tenant: TenantData, user: UserRecord, input: { activeTypes: string }) {
+  user.statusText = input.activeTypes.trim();
+  return { activeTypes: user.statusText };
+}
+
+export function accountStatusActiveTypes(_ctx: DomainContext, _tenant: TenantData, user: UserRecord, input: { activeTypes: string[] }) {
+  const unknown = input.activeTypes.filter((t) => !Object.hasOwn(statusTypeNames, t));
+  if (unknown.length > 0) {
+    throw fail.validation(`unknown status type ${unknown.map((u) => `"${u.slice(0, 40)}"`).join(', ')}; known: ${Object.keys(statusTypeNames).join(', ')}`,
+      unknown.map((u) => ({ field: `body.activeTypes[${input.activeTypes.indexOf(u)}]`, message: `must be one of ${Object.keys(statusTypeNames).join(', ')}` })));
+  }
+  user.activeStatusTypes = [...new Set(input.activeTypes)];
+  return { statusTypes: user.activeStatusTypes };
+}
+
+// ---- lookups
+
+export function userGroupItems(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined; only_with_calendar_events?: number | undefined }): { data: LookupItem[] } {
+  const withEvents = new Set(tenant.calendarUserGroupIds);
+  const data = tenant.userGroups
+    .filter((g) => matchesText(input.q, [g.name]) && (input.only_with_calendar_events !== 1 || withEvents.has(g.id)))
+    .map((g) => ({ id: g.id, name: g.name, faceUrl: absolute(ctx, g.iconUrl) }));
+  return { data };
+}
+
+export function meetingPlaceItems(_ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined }) {
+  return { data: tenant.meetingPlaces.filter((p) => matchesText(input.q, [p.name, p.address])).map((p) => ({ id: p.id, name: p.name })) };
+}
+
+// ---- structure
+
+function subtreeIds(tenant: TenantData, rootId: string): Set<string> {
+  const ids = new Set([rootId]);
+  for (let grown = true; grown;) {
+    grown = false;
+    for (const d of tenant.departments) if (d.parentId && ids.has(d.parentId) && !ids.has(d.id)) { ids.add(d.id); grown = true; }
+  }
+  return ids;
+}
+
+function departmentItem(tenant: TenantData, d: DepartmentRecord): StructureItem {
+  const ids = subtreeIds(tenant, d.id);
+  const active = new Set(tenant.users.filter(listed).map((u) => u.id));
+  const employmentsCount = tenant.employments.filter((e) => ids.has(e.departmentId) && e.statusId !== 3 && active.has(e.userId)).length;
+  const hasChildren = tenant.departments.some((c) => c.parentId === d.id);
+  const hasPeople = tenant.users.some((u) => listed(u) && u.departmentId === d.id);
+  return { type: 'department', id: d.id, name: d.name, path: d.path, employmentsCount, empty: !hasChildren && !hasPeople };
+}
+
+function userItem(ctx: DomainContext, tenant: TenantData, u: UserRecord): StructureItem {
+  return {
+    type: 'user', id: u.id, name: u.name, isBoss: u.isBoss, position: u.position, faceUrl: faceUrl(ctx, u),
+    departmentName: departmentOf(tenant, u.departmentId)?.name ?? '',
+  };
+}
+
+export function departmentTreeNode(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { id?: string | undefined }) {
+  const node = input.id ? departmentOf(tenant, input.id) : tenant.departments.find((d) => d.parentId === null);
+  if (!node) throw fail.notFound(`department ${input.id ?? '(root)'} not found`);
+  const children = tenant.departments.filter((d) => d.parentId === node.id).sort((a, b) => a.name.localeCompare(b.name, ['ru', 'en'], { numeric: true }));
+  const people = tenant.users.filter((u) => listed(u) && u.departmentId === node.id)
+    .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || byName(a, b));
+  return {
+    id: node.id, name: node.name, path: node.path,
+    items: [...children.map((d) => departmentItem(tenant, d)), ...people.map((u) => userItem(ctx, tenant, u))],
+  };
+}
+
+export function departmentSearch(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined }) {
+  const q = input.q ?? '';
+  if (q.trim() === '') return { q, items: [] };
+  const deps = tenant.departments.filter((d) => matchesText(q, [d.name])).slice(0, 20).map((d) => departmentItem(tenant, d));
+  const users = tenant.users.filter((u) => listed(u) && matchesText(q, [u.name, u.position])).sort(byName).slice(0, 50)
+    .map((u) => userItem(ctx, tenant, u));
+  return { q, items: [...deps, ...users] };
+}

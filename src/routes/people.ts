@@ -1,0 +1,293 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { ErrorBody, PageQuery, Page, ref } from '../schemas/common.js';
+import {
+  BadgeResult, DashboardResult, DepartmentSearchResult, DepartmentTreeNode, FullEmployment, LookupItem, MeetingPlaceItem, Notification,
+  OrgEmploymentFile, OrgEmploymentFileRequestResult, SetMainResult, UserListItem, UserProfile, UserSearchResult,
+} from '../schemas/people.js';
+import { OrgEmploymentFileStatusIds, OrgEmploymentFileTypeIds } from '../schemas/people-records.js';
+import { caller, domainContext } from '../http/context.js';
+import {
+  accountStatusActiveTypes, accountStatusText, departmentSearch, departmentTreeNode, employmentIndex, employmentSetMain, meetingPlaceItems,
+  statusTypeNames, userGroupItems, userIndex, userItems, userProfile, userSearch,
+} from '../domain/people.js';
+import { notificationsMarkSeen, notificationsMarkSeenAll, notificationsPushes } from '../domain/notifications.js';
+import { orgEmploymentFileIndex, orgEmploymentFileRequest } from '../domain/org-files.js';
+import { dashboard, InfoKeys } from '../domain/dashboard.js';
+import { WidgetKeys } from '../schemas/dashboard-widget.js';
+
+const err = ref(ErrorBody);
+const session = { auth: 'session' as const };
+const common = { 401: err, 403: err, 500: err };
+const Q = Type.Optional(Type.String({ maxLength: 200, description: 'search text (case-insensitive, every word must match)' }));
+const Day = Type.String({ format: 'date' });
+const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty; a time of day gives 422)` }));
+
+/** The absolute address of the list the client called, for `_links`. */
+const listUrl = (req: FastifyRequest) => `${domainContext(req).baseUrl}${req.url}`;
+
+/** Users, employments, account, employment documents, lookups, notifications, structure and the dashboard. */
+export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // ---- user
+  app.get('/user/profile', {
+    schema: {
+      operationId: 'userProfile', tags: ['user'], summary: 'Profile of a user',
+      querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+      response: { 200: ref(UserProfile), 400: err, 404: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return userProfile(domainContext(req), tenant, user, req.query);
+  });
+
+  app.get('/user/items', {
+    schema: {
+      operationId: 'userItems', tags: ['user'], summary: 'Users for a picker (first 50 matches by name or e-mail)',
+      querystring: Type.Object({ q: Q }),
+      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return userItems(domainContext(req), tenant, user, req.query);
+  });
+
+  app.get('/user/index', {
+    schema: {
+      operationId: 'userIndex', tags: ['user'], summary: 'Paged user list with filters and sorting',
+      description: '`per-page` 1 to 20 (default 20; out of range: 400). `sort`: id, email, name, first_name, last_name, position, reg_status_id, created_at, last_login_at with an optional +/- prefix (default name). Text filters match case-insensitively; `id` and `department_id` take comma-separated lists.',
+      querystring: Type.Object({
+        ...PageQuery,
+        sort: Type.Optional(Type.String({ maxLength: 40 })),
+        id: Type.Optional(Type.String({ maxLength: 4000 })),
+        email: Type.Optional(Type.String({ maxLength: 200 })),
+        name: Type.Optional(Type.String({ maxLength: 200 })),
+        first_name: Type.Optional(Type.String({ maxLength: 200 })),
+        last_name: Type.Optional(Type.String({ maxLength: 200 })),
+        department_id: Type.Optional(Type.String({ maxLength: 4000 })),
+        reg_status_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+        group_id: Type.Optional(Type.String({ format: 'uuid' })),
+        position: Type.Optional(Type.String({ maxLength: 200 })),
+        created_at: Range('creation day'),
+        last_login_at: Range('last sign-in day'),
+      }),
+      response: { 200: Page(ref(UserListItem)), 400: err, 422: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return userIndex(domainContext(req), tenant, user, req.query, listUrl(req));
+  });
+
+  app.get('/user/search', {
+    schema: {
+      operationId: 'userSearch', tags: ['user'], summary: 'Search users by name or position',
+      description: 'Needs the right show-structure-names: without it `users` is empty. `limit` default 10, no upper bound.',
+      querystring: Type.Object({
+        q: Q, limit: Type.Optional(Type.Integer({ minimum: 0, default: 10 })), offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+      }),
+      response: { 200: ref(UserSearchResult), 400: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return userSearch(domainContext(req), tenant, user, req.auth.rights.has('show-structure-names'), req.query);
+  });
+
+  // ---- employment and account
+  app.get('/employment/index', {
+    schema: {
+      operationId: 'employmentIndex', tags: ['employment'], summary: 'Employments of the current user (main first)',
+      querystring: Type.Object({ ...PageQuery }),
+      response: { 200: Page(ref(FullEmployment)), 404: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return employmentIndex(domainContext(req), tenant, user, req.query, listUrl(req));
+  });
+
+  app.post('/employment/set-main', {
+    schema: {
+      operationId: 'employmentSetMain', tags: ['employment'], summary: 'Make one of the current user\'s employments the main one',
+      body: Type.Object({ employment_id: Type.String({ format: 'uuid' }) }),
+      response: { 200: ref(SetMainResult), 400: err, 404: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return employmentSetMain(domainContext(req), tenant, user, req.body);
+  });
+
+  app.post('/account/status-text', {
+    schema: {
+      operationId: 'accountStatusText', tags: ['account'], summary: 'Set the status text of the current user',
+      body: Type.Object({ activeTypes: Type.String({ maxLength: 255, description: 'the status text (empty clears it)' }) }),
+      response: { 200: Type.Object({ activeTypes: Type.String() }), 400: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return accountStatusText(domainContext(req), tenant, user, req.body);
+  });
+
+  app.post('/account/status-active-types', {
+    schema: {
+      operationId: 'accountStatusActiveTypes', tags: ['account'], summary: 'Set the active statuses of the current user',
+      description: `Known status types: ${Object.keys(statusTypeNames).join(', ')}. An unknown one is a 400 naming it; an empty list clears them.`,
+      body: Type.Object({ activeTypes: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 }) }),
+      response: { 200: Type.Object({ statusTypes: Type.Array(Type.String()) }), 400: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return accountStatusActiveTypes(domainContext(req), tenant, user, req.body);
+  });
+
+  // ---- employment documents
+  const typeId = Type.Union(OrgEmploymentFileTypeIds.map((t) => Type.Literal(t)));
+  const statusId = Type.Union(OrgEmploymentFileStatusIds.map((t) => Type.Literal(t)));
+  const stampFilter = Type.Optional(Type.String({ anyOf: [{ format: 'date-time' }, { format: 'date' }], description: 'an exact date-time, or a day (yyyy-MM-dd)' }));
+  app.get('/org-employment-file/index', {
+    schema: {
+      operationId: 'orgEmploymentFileIndex', tags: ['employment'], summary: 'Employment documents of the current user (newest first)',
+      querystring: Type.Object({
+        ...PageQuery,
+        id: Type.Optional(Type.String({ format: 'uuid' })),
+        created_at: stampFilter, updated_at: stampFilter, ready_at: stampFilter,
+        custom_id: Type.Optional(Type.String({ maxLength: 64 })),
+        organization_id: Type.Optional(Type.String({ maxLength: 64 })),
+        org_employment_id: Type.Optional(Type.String({ maxLength: 64, description: 'the employment id or its record number (origin id)' })),
+        user_id: Type.Optional(Type.String({ format: 'uuid' })),
+        file_id: Type.Optional(Type.String({ format: 'uuid' })),
+        org_employment_file_type_id: Type.Optional(typeId),
+        org_employment_file_status_id: Type.Optional(statusId),
+        date_from: Type.Optional(Day), date_to: Type.Optional(Day),
+      }),
+      response: { 200: Page(ref(OrgEmploymentFile)), 400: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return orgEmploymentFileIndex(domainContext(req), tenant, user, req.query, listUrl(req));
+  });
+
+  app.post('/org-employment-file/request', {
+    schema: {
+      operationId: 'orgEmploymentFileRequest', tags: ['employment'], summary: 'Request an employment document',
+      description: 'The document starts "requested", is "in-progress" after 1 minute and "ready" after 5 minutes by the sandbox clock.',
+      body: Type.Object({
+        org_employment_id: Type.String({ format: 'uuid' }), org_employment_file_type_id: typeId,
+        date_from: Type.Optional(Day), date_to: Type.Optional(Day),
+      }),
+      response: { 200: ref(OrgEmploymentFileRequestResult), 400: err, 404: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return orgEmploymentFileRequest(domainContext(req), tenant, user, req.body);
+  });
+
+  // ---- lookups
+  app.get('/user-group/items', {
+    schema: {
+      operationId: 'userGroupItems', tags: ['lookup'], summary: 'User groups for a picker',
+      querystring: Type.Object({ q: Q, only_with_calendar_events: Type.Optional(Type.Integer({ minimum: 0, maximum: 1 })) }),
+      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return userGroupItems(domainContext(req), tenant, user, req.query);
+  });
+
+  app.get('/meeting-place/items', {
+    schema: {
+      operationId: 'meetingPlaceItems', tags: ['lookup'], summary: 'Meeting places for a picker',
+      querystring: Type.Object({ q: Q }),
+      response: { 200: Type.Object({ data: Type.Array(ref(MeetingPlaceItem)) }), 400: err, 404: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return meetingPlaceItems(domainContext(req), tenant, user, req.query);
+  });
+
+  // ---- notifications
+  app.get('/notifications/pushes', {
+    schema: {
+      operationId: 'notificationsPushes', tags: ['notifications'], summary: 'Delivered push notifications, newest first (infinite scroll by page)',
+      querystring: Type.Object({ ...PageQuery }),
+      response: { 200: Page(ref(Notification)), 400: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return notificationsPushes(domainContext(req), tenant, user, req.query, listUrl(req));
+  });
+
+  app.post('/notifications/mark-seen', {
+    schema: {
+      operationId: 'notificationsMarkSeen', tags: ['notifications'], summary: 'Mark one notification seen; returns the unseen count',
+      querystring: Type.Object({ notificationId: Type.String({ minLength: 1, maxLength: 128 }) }),
+      response: { 200: ref(BadgeResult), 400: err, 404: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return notificationsMarkSeen(domainContext(req), tenant, user, req.query);
+  });
+
+  app.post('/notifications/mark-seen-all', {
+    schema: {
+      operationId: 'notificationsMarkSeenAll', tags: ['notifications'], summary: 'Mark every notification seen',
+      response: { 200: ref(BadgeResult), 400: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return notificationsMarkSeenAll(domainContext(req), tenant, user);
+  });
+
+  // ---- structure
+  app.get('/department/tree-node', {
+    schema: {
+      operationId: 'departmentTreeNode', tags: ['department'], summary: 'A department with its sub-departments and people (the root without id)',
+      querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
+      response: { 200: ref(DepartmentTreeNode), 400: err, 404: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return departmentTreeNode(domainContext(req), tenant, user, req.query);
+  });
+
+  app.get('/department/search', {
+    schema: {
+      operationId: 'departmentSearch', tags: ['department'], summary: 'Search departments (first 20) and people (first 50)',
+      querystring: Type.Object({ q: Q }),
+      response: { 200: ref(DepartmentSearchResult), 400: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return departmentSearch(domainContext(req), tenant, user, req.query);
+  });
+
+  // ---- dashboard
+  app.get('/dashboard', {
+    schema: {
+      operationId: 'dashboard', tags: ['dashboard'], summary: 'Dashboard: widgets and brief info of the current user',
+      description: `widgets: comma-separated of ${WidgetKeys.join(', ')}. info: comma-separated of ${InfoKeys.join(', ')}. Unknown keys: 400. An unavailable widget is null.`,
+      querystring: Type.Object({ widgets: Type.Optional(Type.String({ maxLength: 500 })), info: Type.Optional(Type.String({ maxLength: 200 })) }),
+      response: { 200: ref(DashboardResult), 400: err, ...common },
+    },
+    config: session,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return dashboard(domainContext(req), tenant, user, req.query);
+  });
+};
+

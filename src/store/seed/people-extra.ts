@@ -1,0 +1,133 @@
+// Seeder of the people group: notifications, employment documents, the user groups that count as having
+// calendar events, and the small collections behind the dashboard widgets.
+import type {
+  AchievementAwardRecord, NotificationRecord, OrgEmploymentFileRecord, OrgEmploymentFileTypeId,
+} from '../../schemas/people-records.js';
+import { OrgEmploymentFileTypeIds } from '../../schemas/people-records.js';
+import { isoDay, type SeedContext } from './context.js';
+
+const texts = {
+  ru: {
+    pushes: [
+      { kind: 'news', title: 'Новая публикация', body: 'Опубликована новость: «Итоги квартала и планы на весну»', url: '/pages/article/latest' },
+      { kind: 'ticket', title: 'Заявка обновлена', body: 'Ваша заявка на отпуск согласована руководителем', url: '/pages/workflow/my' },
+      { kind: 'calendar', title: 'Напоминание о событии', body: 'Через час начинается планёрка в переговорной «Байкал»', url: null },
+      { kind: 'birthday', title: 'День рождения коллеги', body: 'Сегодня день рождения у коллеги из вашего отдела. Поздравьте!', url: null },
+      { kind: 'document', title: 'Документ готов', body: 'Расчётный листок за прошлый месяц готов к просмотру', url: null },
+      { kind: 'system', title: 'Обновление портала', body: 'Доступна новая версия мобильного приложения', url: null },
+      { kind: 'survey', title: 'Новый опрос', body: 'Пройдите опрос вовлечённости: это займёт 5 минут', url: null },
+      { kind: 'achievement', title: 'Новое достижение', body: 'Вам присвоено достижение «Наставник»', url: null },
+    ],
+    courses: ['Охрана труда', 'Информационная безопасность', 'Антикоррупционная политика', 'Основы переговоров', 'Тайм-менеджмент', 'Тест по продукту', 'Деловая переписка', 'Первая помощь'],
+    surveys: ['Опрос вовлечённости 2026', 'Оценка столовой', 'Удобство рабочего места', 'Пульс-опрос: март', 'Обратная связь по обучению'],
+    achievements: [['Наставник', 'Помог адаптироваться новым коллегам'], ['Лучший по профессии', 'Победа в профессиональном конкурсе'], ['Инноватор', 'Предложил внедрённую идею'], ['5 лет в компании', 'Пять лет вместе'], ['Командный игрок', 'Отмечен коллегами']],
+    contests: ['Лучшая идея квартала', 'Фотоконкурс «Наш офис»', 'Голосование за логотип спортклуба', 'Конкурс детского рисунка'],
+    books: [['Цель', 'Элияху Голдратт'], ['Джедайские техники', 'Максим Дорофеев'], ['Пиши, сокращай', 'Максим Ильяхов'], ['Думай медленно… решай быстро', 'Даниэль Канеман'], ['Атлант расправил плечи', 'Айн Рэнд'], ['Эффективный руководитель', 'Питер Друкер']],
+  },
+  en: {
+    pushes: [
+      { kind: 'news', title: 'New post', body: 'News published: "Quarter results and spring plans"', url: '/pages/article/latest' },
+      { kind: 'ticket', title: 'Request updated', body: 'Your leave request was approved by your manager', url: '/pages/workflow/my' },
+      { kind: 'calendar', title: 'Event reminder', body: 'The team meeting in Room Thames starts in an hour', url: null },
+      { kind: 'birthday', title: "A colleague's birthday", body: 'A colleague from your department has a birthday today. Say hello!', url: null },
+      { kind: 'document', title: 'Document ready', body: 'Your payslip for last month is ready', url: null },
+      { kind: 'system', title: 'Portal update', body: 'A new version of the mobile app is available', url: null },
+      { kind: 'survey', title: 'New survey', body: 'Take the engagement survey: it takes 5 minutes', url: null },
+      { kind: 'achievement', title: 'New achievement', body: 'You received the "Mentor" achievement', url: null },
+    ],
+    courses: ['Health and safety', 'Information security', 'Anti-bribery policy', 'Negotiation basics', 'Time management', 'Product quiz', 'Business writing', 'First aid'],
+    surveys: ['Engagement survey 2026', 'Canteen feedback', 'Workplace comfort', 'Pulse survey: March', 'Training feedback'],
+    achievements: [['Mentor', 'Helped newcomers settle in'], ['Best in class', 'Won a professional contest'], ['Innovator', 'Proposed an idea that was implemented'], ['5 years with us', 'Five years together'], ['Team player', 'Nominated by colleagues']],
+    contests: ['Best idea of the quarter', 'Photo contest "Our office"', 'Vote for the running club logo', "Children's drawing contest"],
+    books: [['The Goal', 'Eliyahu Goldratt'], ['Deep Work', 'Cal Newport'], ['On Writing Well', 'William Zinsser'], ['Thinking, Fast and Slow', 'Daniel Kahneman'], ['High Output Management', 'Andrew Grove'], ['The Effective Executive', 'Peter Drucker']],
+  },
+};
+
+const day = 86400_000;
+
+export function seedPeopleExtra(ctx: SeedContext): void {
+  const { fixture, data, refDate } = ctx;
+  const w = texts[fixture.locale];
+  const ref = refDate.getTime();
+  const fixtureIds = new Set(fixture.accounts.map((a) => a.userId));
+
+  // Notifications: ~25 per demo account, a few per generated user; newest first; mixed seen/unseen.
+  const nf = ctx.faker('notifications');
+  const notifications: NotificationRecord[] = [];
+  for (const user of data.users) {
+    const count = fixtureIds.has(user.id) ? 25 : nf.number.int({ min: 1, max: 4 });
+    for (let i = 0; i < count; i++) {
+      const t = nf.helpers.arrayElement(w.pushes);
+      const created = new Date(ref - (i * 7 + nf.number.int({ min: 0, max: 6 })) * 3600_000 - nf.number.int({ min: 60, max: 3000 }) * 1000);
+      // the newest few are unseen, older ones mostly seen
+      const seen = i >= 6 && nf.datatype.boolean(0.85);
+      notifications.push({
+        id: nf.string.uuid(), userId: user.id, title: t.title, body: t.body, kind: t.kind, url: t.url,
+        createdAt: created.toISOString(), seenAt: seen ? new Date(created.getTime() + 600_000).toISOString() : null,
+      });
+    }
+  }
+  data.notifications = notifications;
+
+  // Employment documents: a few per user, all ready or rejected (requests made at runtime move on by the clock).
+  const ff = ctx.faker('orgEmploymentFiles');
+  const files: OrgEmploymentFileRecord[] = [];
+  let seq = 1;
+  for (const user of data.users) {
+    const employments = data.employments.filter((e) => e.userId === user.id);
+    const count = fixtureIds.has(user.id) ? 6 : ff.number.int({ min: 1, max: 3 });
+    for (let i = 0; i < count; i++) {
+      const employment = ff.helpers.arrayElement(employments);
+      const typeId: OrgEmploymentFileTypeId = i === 0 ? 'payroll-statement' : ff.helpers.arrayElement(OrgEmploymentFileTypeIds);
+      const created = new Date(ref - ff.number.int({ min: 2, max: 180 }) * day - ff.number.int({ min: 0, max: 86_000 }) * 1000);
+      const monthStart = new Date(Date.UTC(created.getUTCFullYear(), created.getUTCMonth() - 1, 1));
+      const monthEnd = new Date(Date.UTC(created.getUTCFullYear(), created.getUTCMonth(), 0));
+      const periodic = typeId === 'payroll-statement' || typeId === 'income-statement-2ndfl';
+      const rejected = ff.datatype.boolean(0.08);
+      const ready = new Date(created.getTime() + ff.number.int({ min: 10, max: 2880 }) * 60_000);
+      files.push({
+        id: ff.string.uuid(), userId: user.id, employmentId: employment.id,
+        customId: `${fixture.locale === 'ru' ? 'ЗД' : 'REQ'}-${String(seq++).padStart(6, '0')}`,
+        typeId, statusId: rejected ? 'rejected' : 'ready', fileId: ff.string.uuid(),
+        dateFrom: periodic ? (typeId === 'payroll-statement' ? isoDay(monthStart) : `${created.getUTCFullYear() - 1}-01-01`) : null,
+        dateTo: periodic ? (typeId === 'payroll-statement' ? isoDay(monthEnd) : `${created.getUTCFullYear() - 1}-12-31`) : null,
+        createdAt: created.toISOString(), updatedAt: ready.toISOString(), readyAt: rejected ? null : ready.toISOString(),
+      });
+    }
+  }
+  data.orgEmploymentFiles = files;
+
+  // The first three user groups count as having calendar events.
+  data.calendarUserGroupIds = data.userGroups.slice(0, 3).map((g) => g.id);
+
+  // Dashboard collections.
+  const df = ctx.faker('dashboard');
+  const someUsers = (share: number) => data.users.filter((u) => fixtureIds.has(u.id) || df.datatype.boolean(share)).map((u) => u.id);
+  data.learningCourses = w.courses.map((title, i) => ({
+    id: df.string.uuid(), title, kind: i === 5 ? 'test' as const : 'course' as const, assigneeIds: someUsers(0.4),
+    dueDate: isoDay(new Date(ref + df.number.int({ min: 3, max: 60 }) * day)),
+    createdAt: new Date(ref - df.number.int({ min: 1, max: 90 }) * day).toISOString(),
+  }));
+  data.surveys = w.surveys.map((title, i) => ({
+    id: df.string.uuid(), title, assigneeIds: someUsers(0.5),
+    // the last one is already over
+    endsAt: new Date(ref + (i === w.surveys.length - 1 ? -5 : df.number.int({ min: 2, max: 30 })) * day).toISOString(),
+    createdAt: new Date(ref - df.number.int({ min: 1, max: 40 }) * day).toISOString(),
+  }));
+  data.achievements = w.achievements.map(([title, description]) => ({ id: df.string.uuid(), title: title ?? '', description: description ?? '' }));
+  const awards: AchievementAwardRecord[] = [];
+  for (const user of data.users) {
+    const n = fixtureIds.has(user.id) ? 3 : df.datatype.boolean(0.15) ? 1 : 0;
+    for (const a of df.helpers.arrayElements(data.achievements, n)) {
+      awards.push({ id: df.string.uuid(), achievementId: a.id, userId: user.id, awardedAt: new Date(ref - df.number.int({ min: 1, max: 120 }) * day).toISOString() });
+    }
+  }
+  data.achievementAwards = awards.sort((a, b) => b.awardedAt.localeCompare(a.awardedAt));
+  data.contests = w.contests.map((title, i) => ({
+    id: df.string.uuid(), title, createdAt: new Date(ref - df.number.int({ min: 1, max: 20 }) * day).toISOString(),
+    endsAt: new Date(ref + (i === w.contests.length - 1 ? -3 : df.number.int({ min: 5, max: 40 })) * day).toISOString(),
+  }));
+  data.libraryBooks = w.books.map(([title, author]) => ({
+    id: df.string.uuid(), title: title ?? '', author: author ?? '', addedAt: new Date(ref - df.number.int({ min: 1, max: 120 }) * day).toISOString(),
+  }));
+}

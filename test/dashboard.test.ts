@@ -1,0 +1,117 @@
+import t from 'tap';
+import type { AddressInfo } from 'node:net';
+import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { WidgetKeys } from '../src/schemas/dashboard-widget.js';
+
+const allWidgets = WidgetKeys.join(',');
+
+t.test('dashboard: only requested keys; every widget from the store', async (t) => {
+  const app = await build(t);
+  const s = await signIn(app);
+  const empty = json(await app.inject({ url: '/dashboard', headers: s.headers }));
+  t.same(empty, { notificationsBadge: 0, widgets: {} });
+
+  const res = await app.inject({ url: `/dashboard?widgets=${allWidgets}&info=profileBrief,notificationsBadge`, headers: s.headers });
+  t.equal(res.statusCode, 200);
+  const d = json(res);
+  t.same(Object.keys(d.widgets).sort(), [...WidgetKeys].sort());
+  t.match(d.profileBrief, { id: accounts.admin.userId, name: 'Петров Иван Сергеевич', departmentName: 'Дирекция по персоналу', faceUrl: `http://localhost:80/images/avatar/${accounts.admin.userId}.svg` });
+  const tenant = app.sandboxes.get('default').data.tenants[tenants.romashka]!;
+  const me = tenant.users.find((u) => u.id === accounts.admin.userId)!;
+  t.equal(d.notificationsBadge, tenant.notifications.filter((n) => n.userId === me.id && n.seenAt === null).length);
+  t.ok(d.notificationsBadge > 0);
+
+  for (const key of ['myPostcards', 'updNews', 'updIdeas']) t.equal(d.widgets[key], null, `${key} is wired at integration`);
+  t.match(d.widgets.myFavorites, { key: 'myFavorites', feed: 'personal', count: 0, items: [] });
+  for (const key of ['myLms', 'mySurvey', 'myAchievements', 'myTeam', 'updVoting', 'updAchievements', 'updBirthday', 'updNewbies', 'updBooks']) {
+    const w = d.widgets[key];
+    t.match(w, { key, title: String, feed: key.startsWith('my') ? 'personal' : 'company' }, key);
+    t.ok(w.count > 0 && w.items.length > 0 && w.items.length <= 5, `${key} has entries`);
+  }
+  const own = tenant.departments.find((d) => d.id === me.departmentId)!;
+  const heads = new Set(tenant.departments.filter((x) => x.parentId === own.id).map((x) => x.headId));
+  const teammates = tenant.users.filter((u) => u.state === 'active' && u.id !== me.id && (u.departmentId === me.departmentId || heads.has(u.id)));
+  t.ok(teammates.length > 0);
+  t.equal(d.widgets.myTeam.count, teammates.length);
+  t.ok(d.widgets.myTeam.items.every((i: { id: string }) => teammates.some((u) => u.id === i.id)));
+  const birthdays = tenant.users.filter((u) => u.state === 'active' && u.birthday.slice(5) === '03-02');
+  t.equal(d.widgets.updBirthday.count, birthdays.length);
+  t.ok(d.widgets.updNewbies.items.every((i: { date: string }) => i.date >= '2026-01-31' && i.date <= '2026-03-02'));
+  // the same person looks the same everywhere
+  const mate = d.widgets.myTeam.items[0];
+  const profile = json(await app.inject({ url: `/user/profile?id=${mate.id}`, headers: s.headers }));
+  t.equal(profile.name, mate.title);
+  t.equal(profile.faceUrl, mate.imageUrl);
+
+  const only = json(await app.inject({ url: '/dashboard?widgets=myTeam', headers: s.headers }));
+  t.same(Object.keys(only.widgets), ['myTeam']);
+  t.notOk('profileBrief' in only);
+});
+
+t.test('dashboard: birthdays follow the sandbox clock; myTeam follows set-main', async (t) => {
+  const app = await build(t);
+  let s = await signIn(app);
+  const tenant = app.sandboxes.get('default').data.tenants[tenants.romashka]!;
+  const someone = tenant.users.find((u) => u.state === 'active' && u.birthday.slice(5) !== '03-02' && u.birthday.slice(5) !== '02-29')!;
+  app.sandboxes.get('default').clock.state = { mode: 'frozen', at: `2026-${someone.birthday.slice(5)}T09:00:00.000Z` };
+  const later = await signIn(app);
+  const bd = json(await app.inject({ url: '/dashboard?widgets=updBirthday', headers: later.headers })).widgets.updBirthday;
+  t.equal(bd.count, tenant.users.filter((u) => u.state === 'active' && u.birthday.slice(5) === someone.birthday.slice(5)).length);
+  app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T09:00:00.000Z' };
+  s = await signIn(app);
+
+  const second = json(await app.inject({ url: '/employment/index', headers: s.headers })).data.find((e: { is_main: boolean }) => !e.is_main);
+  await app.inject({ method: 'POST', url: '/employment/set-main', headers: s.headers, payload: { employment_id: second.id } });
+  const team = json(await app.inject({ url: '/dashboard?widgets=myTeam', headers: s.headers })).widgets.myTeam;
+  const expected = tenant.users.filter((u) => u.state === 'active' && u.departmentId === second.department.id && u.id !== accounts.admin.userId);
+  t.equal(team.count, expected.length);
+});
+
+t.test('dashboard: unknown widget or info key is a 400 naming it', async (t) => {
+  const app = await build(t);
+  const s = await signIn(app);
+  const w = expectError(t, await app.inject({ url: '/dashboard?widgets=myTeam,myCats', headers: s.headers }), 400);
+  t.match(w.message, /myCats/);
+  const i = expectError(t, await app.inject({ url: '/dashboard?info=weather', headers: s.headers }), 400);
+  t.match(i.message, /weather/);
+  expectError(t, await app.inject({ url: '/dashboard' }), 401);
+});
+
+t.test('dashboard: English tenant', async (t) => {
+  const app = await build(t);
+  const s = await signIn(app, accounts.nwAdmin);
+  const d = json(await app.inject({ url: '/dashboard?widgets=myTeam,updBooks&info=profileBrief', headers: s.headers }));
+  t.equal(d.widgets.myTeam.title, 'My team');
+  t.equal(d.widgets.updBooks.title, 'New in the library');
+  t.equal(d.profileBrief.id, accounts.nwAdmin.userId);
+});
+
+t.test('end to end over a real socket: sign in, badge, mark seen, badge drops by one', async (t) => {
+  const app = await build(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const base = `http://127.0.0.1:${port}`;
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+  const bind = await post('/api/v2/mobile/manual-bind', { email: 'ivan.petrov@romashka.test', password: 'demo1234', device: { id: 'e2e-phone', platform: 'android' } });
+  t.equal(bind.status, 200);
+  const { accountSecret, tenantInfo } = await bind.json() as { accountSecret: { secret: string; userId: string; deviceId: string; tenantId: string }; tenantInfo: { base_url: string } };
+  t.equal(tenantInfo.base_url, base);
+  const auth = await post('/mobile/auth', { secret: accountSecret.secret, userId: accountSecret.userId, deviceId: accountSecret.deviceId }, { 'x-service-tenant-id': accountSecret.tenantId });
+  t.equal(auth.status, 200);
+  const { sessionId, sessionSecret } = await auth.json() as { sessionId: string; sessionSecret: string };
+  const headers = {
+    'x-service-tenant-id': accountSecret.tenantId, 'x-service-device-id': accountSecret.deviceId,
+    'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret,
+  };
+  const badge = async () => ((await (await fetch(`${base}/dashboard?info=notificationsBadge`, { headers })).json()) as { notificationsBadge: number }).notificationsBadge;
+  const before = await badge();
+  t.ok(before > 0, `badge ${before}`);
+  const pushes = await (await fetch(`${base}/notifications/pushes?per-page=25`, { headers })).json() as { data: Array<{ id: string; isSeen: boolean }> };
+  const unseen = pushes.data.find((n) => !n.isSeen)!;
+  const marked = await fetch(`${base}/notifications/mark-seen?notificationId=${unseen.id}`, { method: 'POST', headers });
+  t.equal(marked.status, 200);
+  t.same(await marked.json(), { badge: before - 1, date: '2026-03-02' });
+  t.equal(await badge(), before - 1, 'the dashboard badge dropped by one');
+});
