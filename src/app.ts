@@ -74,6 +74,10 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
       },
       tags: [
         { name: 'mobile', description: 'Device binding and session' },
+        { name: 'postcard', description: 'Received postcards' },
+        { name: 'article', description: 'News' },
+        { name: 'category', description: 'Catalog of categories and articles (right show-content-categories)' },
+        { name: 'calendar', description: 'Calendar events, event types and participation requests' },
         { name: 'admin', description: 'Side routes of the mock (/__admin): not part of the portal API' },
       ],
     },

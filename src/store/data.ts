@@ -5,6 +5,8 @@ import {
   ApiKeyRecord, BindLinkRecord, DepartmentRecord, DeviceRecord, EmploymentRecord, FileRecord, MeetingPlaceRecord,
   PersonalTokenRecord, PushTokenRecord, SessionRecord, TenantRecord, TwoFactorChallengeRecord, UserGroupRecord, UserRecord,
 } from '../schemas/records.js';
+import { ContentCollections } from '../schemas/content.js';
+import { CalendarCollections } from '../schemas/calendar.js';
 
 export const CoreCollections = {
   tenant: TenantRecord,
@@ -26,6 +28,8 @@ export const CoreCollections = {
 
 export const TenantData = Type.Object({
   ...CoreCollections,
+  ...ContentCollections,
+  ...CalendarCollections,
 });
 export type TenantData = Static<typeof TenantData>;
 
