@@ -33,7 +33,7 @@ const words = {
       ['Охрана труда', ['Инструктажи']],
       ['Корпоративная культура', ['Ценности', 'Традиции']],
     ] as Array<[string, string[]]>,
-    pages: ['Как оформить {x}', 'Порядок: {x}', 'Вопросы и ответы: {x}', 'Памятка: {x}'],
+    pages: ['Инструкция: {x}', 'Порядок: {x}', 'Вопросы и ответы: {x}', 'Памятка: {x}'],
     postcardTitles: ['Спасибо!', 'С днём рождения!', 'Отличная работа', 'Так держать!', 'С праздником!'],
     postcardTexts: [
       'Спасибо за помощь с проектом, без тебя бы не справились!', 'Поздравляю! Желаю успехов и отличного настроения.',
@@ -70,7 +70,7 @@ const words = {
       ['Health and safety', ['Briefings']],
       ['Company culture', ['Values', 'Traditions']],
     ] as Array<[string, string[]]>,
-    pages: ['How to arrange {x}', 'Policy: {x}', 'FAQ: {x}', 'Checklist: {x}'],
+    pages: ['Guide: {x}', 'Policy: {x}', 'FAQ: {x}', 'Checklist: {x}'],
     postcardTitles: ['Thank you!', 'Happy birthday!', 'Great job', 'Keep it up!', 'Season\'s greetings!'],
     postcardTexts: [
       'Thanks for your help with the project, we could not have done it without you!', 'Congratulations! Wishing you every success.',
@@ -96,7 +96,7 @@ export function seedContent(ctx: SeedContext): void {
     return `<p><b>${lead}</b></p><p>${first}</p><h3>${w.subtitle}</h3><ul>${w.list.map((l) => `<li>${l}</li>`).join('')}</ul>${rest.map((p) => `<p>${p}</p>`).join('')}`;
   };
   const counters = () => ({ views: faker.number.int({ min: 20, max: 2500 }), likes: faker.number.int({ min: 0, max: 150 }), comments: faker.number.int({ min: 0, max: 40 }) });
-  const fill = (t: string, x = '') => t.replace('{n}', String(faker.number.int({ min: 2, max: 40 }))).replace('{x}', x.toLocaleLowerCase(fixture.locale));
+  const fill = (t: string, x = '') => t.replace('{n}', String(faker.number.int({ min: 2, max: 40 }))).replace('{x}', x);
 
   const articles: ArticleRecord[] = [];
   // 28 published news over the last 90 days (the newest on the reference day), 2 scheduled ahead.
