@@ -73,7 +73,7 @@ t.test('article/news: newest first, 10 per page, _meta, tag filter, scheduled ne
 
   const nw = await signIn(app, accounts.nwAdmin);
   const en = json(await app.inject({ url: '/article/news', headers: nw.headers }));
-  t.doesNotMatch(en.data[0].title, /[а-яё]/i, 'English tenant: English texts');
+  t.notMatch(en.data[0].title, /[а-яё]/i, 'English tenant: English texts');
   t.notOk(en.data.some((x: { id: string }) => news.some((n) => n.id === x.id)), 'only the caller\'s tenant');
 });
 
