@@ -92,7 +92,7 @@ export function seedCalendar(ctx: SeedContext): void {
     const start = new Date(monthStart + dayOffset * day + startHour * hour);
     const length = faker.helpers.arrayElement([1, 1.5, 2, 3]) * hour;
     const organizer = faker.helpers.arrayElement(active);
-    const participants = faker.helpers.arrayElements(active.filter((u) => u.id !== organizer.id), { min: 2, max: 12 }).map((u) => u.id);
+    const participants = faker.helpers.arrayElements(active.filter((u) => u.id !== organizer.id && u.id !== me.id), { min: 2, max: 12 }).map((u) => u.id);
     // The first demo account takes part in every fourth event and organises one.
     if (i % 4 === 0 && !participants.includes(me.id) && organizer.id !== me.id) participants.push(me.id);
     const restricted = code !== 1 && faker.datatype.boolean(0.25);
@@ -102,8 +102,8 @@ export function seedCalendar(ctx: SeedContext): void {
       organizerId: i === 7 ? me.id : organizer.id, participantIds: i === 7 ? participants.filter((p) => p !== me.id) : participants,
       meetingPlaceId: code === 6 ? null : place(faker.number.int({ min: 0, max: 5 })),
       visibleToGroupIds: restricted ? faker.helpers.arrayElements(data.userGroups.slice(1), { min: 1, max: 2 }).map((g) => g.id) : [],
-      bidMode: code === 3 ? 'none' : code === 2 ? 'moderated' : 'auto',
-      maxParticipants: code === 2 ? faker.number.int({ min: 10, max: 25 }) : null,
+      bidMode: code === 3 ? 'none' : code === 2 || (code === 5 && i % 2 === 1) ? 'moderated' : 'auto',
+      maxParticipants: code === 2 ? faker.number.int({ min: 15, max: 30 }) : null,
     }));
   }
 
