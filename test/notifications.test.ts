@@ -51,7 +51,7 @@ t.test('createNotification stores the notification and pushes to every token of 
   const sandbox = app.sandboxes.get('default');
   const tenant = sandbox.data.tenants[tenants.romashka]!;
   const before = json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge;
-  const ctx = { data: sandbox.data, now: sandbox.clock.now(), outbox: sandbox.outbox, baseUrl: 'http://localhost:80', tenantOptions: {} };
+  const ctx = { data: sandbox.data, now: sandbox.clock.now(), outbox: sandbox.outbox, baseUrl: 'http://localhost:80' };
   const record = createNotification(ctx, tenant, accounts.admin.userId, { title: 'Привет', body: 'Тест', url: '/pages/article/1' });
   t.match(record, { kind: 'system', seenAt: null, userId: accounts.admin.userId });
   const pushes = sandbox.outbox.list().filter((m) => m.kind === 'push');

@@ -10,7 +10,7 @@ export type DomainContext = {
   /** the address the client used, with the sandbox prefix: absolute URLs in answers start here */
   baseUrl: string;
   /** tenant options the active scenario overrides (e.g. enableWallet off) */
-  tenantOptions: Partial<TenantOptions>;
+  tenantOptions?: Partial<TenantOptions>;
 };
 
 /** An absolute address for a path stored relative to the tenant endpoint. */

@@ -2,10 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import { mobileRoutes } from './mobile.js';
 import { workflowRoutes } from './workflow.js';
 import { peopleRoutes } from './people.js';
+import { contentRoutes } from './content.js';
+import { calendarRoutes } from './calendar.js';
 
 /** Every API group, one encapsulated plugin each, in the order of the API description. */
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(mobileRoutes);
   await app.register(workflowRoutes);
   await app.register(peopleRoutes);
+  await app.register(contentRoutes);
+  await app.register(calendarRoutes);
 }

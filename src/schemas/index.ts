@@ -4,6 +4,8 @@ import { mobileSchemas } from './mobile.js';
 import { dashboardWidgetSchemas } from './dashboard-widget.js';
 import { workflowSchemas } from './workflow.js';
 import { peopleSchemas } from './people.js';
+import { contentSchemas } from './content.js';
+import { calendarSchemas } from './calendar.js';
 import { ClockState } from '../store/clock.js';
 import { JournalEntry } from '../store/journal.js';
 import { OutboxMessage } from '../store/outbox.js';
@@ -17,6 +19,8 @@ export const sharedSchemas: TSchema[] = [
   ...dashboardWidgetSchemas,
   ...workflowSchemas,
   ...peopleSchemas,
+  ...contentSchemas,
+  ...calendarSchemas,
   // admin side
   ClockState, JournalEntry, OutboxMessage, FixturesAnswer, SandboxInfo, Snapshot,
 ];

@@ -7,6 +7,8 @@ import {
 } from '../schemas/records.js';
 import { WorkflowCollections } from '../schemas/workflow.js';
 import { PeopleCollections } from '../schemas/people-records.js';
+import { ContentCollections } from '../schemas/content.js';
+import { CalendarCollections } from '../schemas/calendar.js';
 
 export const CoreCollections = {
   tenant: TenantRecord,
@@ -30,6 +32,8 @@ export const TenantData = Type.Object({
   ...CoreCollections,
   ...WorkflowCollections,
   ...PeopleCollections,
+  ...ContentCollections,
+  ...CalendarCollections,
 });
 export type TenantData = Static<typeof TenantData>;
 

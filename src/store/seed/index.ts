@@ -6,6 +6,8 @@ import { seedPeople } from './people.js';
 import { seedOrganisation } from './organisation.js';
 import { seedWorkflow } from './workflow.js';
 import { seedPeopleExtra } from './people-extra.js';
+import { seedContent } from './content.js';
+import { seedCalendar } from './calendar.js';
 
 /** Seeders in the order they run; each fills its own collections. */
 export const seeders: Seeder[] = [
@@ -13,6 +15,8 @@ export const seeders: Seeder[] = [
   seedOrganisation,
   seedPeopleExtra,
   seedWorkflow,
+  seedContent,
+  seedCalendar,
 ];
 
 export type SeedOptions = { seed: number; refDate: Date; size: SizeOptions };

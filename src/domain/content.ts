@@ -1,0 +1,115 @@
+// Content: received postcards, news, the catalog of categories and articles; the postcard and news widgets.
+import { fail } from '../errors.js';
+import type { Article, ArticleRecord, CatalogAnswer, CatalogItem, ContentCategoryRecord, ContentPerson, UserPostcard } from '../schemas/content.js';
+import type { DashboardWidget } from '../schemas/dashboard-widget.js';
+import type { UserRecord } from '../schemas/records.js';
+import type { TenantData } from '../store/data.js';
+import { absolute, type DomainContext } from './context.js';
+import { matchesText, paginate, type Paged } from './lists.js';
+
+/** Author, sender or recipient as shown with content; a user no longer in the tenant shows as "deleted". */
+export function person(ctx: DomainContext, tenant: TenantData, userId: string): ContentPerson {
+  const u = tenant.users.find((x) => x.id === userId);
+  const deleted = tenant.tenant.locale === 'ru' ? 'Удалённый пользователь' : 'Deleted user';
+  return { id: userId, name: u?.name ?? deleted, faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${userId}.svg`) };
+}
+
+const received = (tenant: TenantData, user: UserRecord) =>
+  tenant.postcards.filter((p) => p.recipientId === user.id).sort((a, b) => b.sentAt.localeCompare(a.sentAt));
+
+export function postcardUserView(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string): UserPostcard {
+  // A postcard sent to someone else is "not found" too: its existence is not revealed.
+  const p = tenant.postcards.find((x) => x.id === id && x.recipientId === user.id);
+  if (!p) throw fail.notFound(`postcard ${id} not found among the postcards you received`);
+  return {
+    id: p.id, title: p.title, text: p.text, imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`),
+    sender: person(ctx, tenant, p.senderId), recipient: person(ctx, tenant, p.recipientId), date: p.sentAt,
+  };
+}
+
+export function toArticle(ctx: DomainContext, tenant: TenantData, a: ArticleRecord): Article {
+  return {
+    id: a.id, title: a.title, lead: a.lead, body: a.body, imageUrl: absolute(ctx, `/images/article/${a.id}.svg`),
+    url: absolute(ctx, `/pages/article/${a.id}`),
+    tags: a.tagIds.flatMap((id) => tenant.articleTags.filter((t) => t.id === id)).map((t) => ({ id: t.id, name: t.name })),
+    author: person(ctx, tenant, a.authorId), categoryId: a.categoryId, publishedAt: a.publishedAt,
+    views: a.views, likes: a.likes, comments: a.comments,
+  };
+}
+
+const published = (ctx: DomainContext, a: ArticleRecord) => Date.parse(a.publishedAt) <= ctx.now.getTime();
+
+/** Published news, newest first (news scheduled after the sandbox clock are not shown yet). */
+const newsOf = (ctx: DomainContext, tenant: TenantData) =>
+  tenant.articles.filter((a) => a.kind === 'news' && published(ctx, a)).sort((a, b) => b.publishedAt.localeCompare(a.publishedAt));
+
+export type NewsQuery = { tagIds?: string[] | undefined; page?: string | undefined; perPage?: string | undefined; url: string };
+
+export function articleNews(ctx: DomainContext, tenant: TenantData, _user: UserRecord, q: NewsQuery): Paged<Article> {
+  const tags = new Set(q.tagIds ?? []);
+  const items = newsOf(ctx, tenant).filter((a) => tags.size === 0 || a.tagIds.some((t) => tags.has(t)));
+  const page = paginate(items, { page: q.page, perPage: q.perPage }, { defaultPerPage: 10, maxPerPage: 100 }, q.url);
+  return { ...page, data: page.data.map((a) => toArticle(ctx, tenant, a)) };
+}
+
+export function articleCategory(ctx: DomainContext, tenant: TenantData, _user: UserRecord, q: { id?: string | undefined; q?: string | undefined }): CatalogAnswer {
+  const cats = tenant.contentCategories;
+  const category = q.id === undefined ? cats.find((c) => c.parentId === null) : cats.find((c) => c.id === q.id);
+  if (!category) {
+    // The API description declares no 404 here: an unknown category is invalid input.
+    throw fail.badRequest(`category ${q.id ?? ''} not found`, [{ field: 'query.id', message: 'unknown category' }]);
+  }
+  const children = (c: ContentCategoryRecord) => cats.filter((x) => x.parentId === c.id).sort((a, b) => a.sort - b.sort || a.title.localeCompare(b.title));
+  const pages = (c: ContentCategoryRecord) => tenant.articles.filter((a) => a.kind === 'page' && a.categoryId === c.id && published(ctx, a))
+    .sort((a, b) => a.title.localeCompare(b.title));
+  const catItem = (c: ContentCategoryRecord): CatalogItem => ({
+    entity: 'category', id: c.id, title: c.title, description: c.description, imageUrl: null,
+    itemsCount: children(c).length + pages(c).length, article: null,
+  });
+  const artItem = (a: ArticleRecord): CatalogItem => {
+    const article = toArticle(ctx, tenant, a);
+    return { entity: 'article', id: a.id, title: a.title, description: a.lead, imageUrl: article.imageUrl, itemsCount: null, article };
+  };
+  const text = q.q?.trim() ?? '';
+  let items: CatalogItem[];
+  if (text === '') {
+    items = [...children(category).map(catItem), ...pages(category).map(artItem)];
+  } else {
+    // Search the whole subtree below the category: categories by title and description, articles by title, lead and body.
+    const subtree: ContentCategoryRecord[] = [];
+    const walk = (c: ContentCategoryRecord) => { for (const x of children(c)) { subtree.push(x); walk(x); } };
+    walk(category);
+    const strip = (html: string) => html.replace(/<[^>]+>/g, ' ');
+    items = [
+      ...subtree.filter((c) => matchesText(text, [c.title, c.description])).map(catItem),
+      ...[category, ...subtree].flatMap(pages).filter((a) => matchesText(text, [a.title, a.lead, strip(a.body)])).map(artItem),
+    ];
+  }
+  return { category: { id: category.id, title: category.title }, q: text, items };
+}
+
+const widgetSize = 5;
+
+/** The "myPostcards" dashboard widget: postcards the user received, newest first. */
+export function postcardsWidget(ctx: DomainContext, tenant: TenantData, user: UserRecord): DashboardWidget {
+  const all = received(tenant, user);
+  return {
+    key: 'myPostcards', feed: 'personal', title: tenant.tenant.locale === 'ru' ? 'Мои открытки' : 'My postcards', count: all.length,
+    items: all.slice(0, widgetSize).map((p) => ({
+      id: p.id, title: p.title, subtitle: person(ctx, tenant, p.senderId).name, imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`),
+      url: absolute(ctx, `/postcard/user-view?id=${p.id}`), date: p.sentAt,
+    })),
+  };
+}
+
+/** The "updNews" dashboard widget: the newest published news. */
+export function newsWidget(ctx: DomainContext, tenant: TenantData, _user: UserRecord): DashboardWidget {
+  const all = newsOf(ctx, tenant);
+  return {
+    key: 'updNews', feed: 'company', title: tenant.tenant.locale === 'ru' ? 'Новости' : 'News', count: all.length,
+    items: all.slice(0, widgetSize).map((a) => ({
+      id: a.id, title: a.title, subtitle: a.lead, imageUrl: absolute(ctx, `/images/article/${a.id}.svg`),
+      url: absolute(ctx, `/pages/article/${a.id}`), date: a.publishedAt,
+    })),
+  };
+}

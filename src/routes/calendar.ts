@@ -1,0 +1,133 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ActionResult, ErrorBody, Page, PageQuery, ref } from '../schemas/common.js';
+import {
+  CalendarEventBid, CalendarEventItems, CalendarEventList, CalendarEventType, CalendarEventView, CalendarList, CalendarView,
+} from '../schemas/calendar.js';
+import { baseUrl, caller, domainContext } from '../http/context.js';
+import {
+  calendarEventList, calendarEventRequestCancel, calendarEventRequestCreate, calendarEventTypeList, calendarEventView, calendarItems,
+  calendarList, calendarView, type EventFilter,
+} from '../domain/calendar.js';
+
+const tags = ['calendar'];
+const err = ref(ErrorBody);
+const errors = { 400: err, 401: err, 403: err, 404: err, 500: err };
+const config = { auth: 'session' as const };
+const str = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
+
+const typeCode = Type.Integer({ minimum: 1, maximum: 6, description: '1 CORPORATE, 2 TRAINING, 3 MEET, 4 PUBLIC_HOLIDAY, 5 EVENT (all custom types), 6 WEBINAR' });
+const typeUuid = Type.String({ format: 'uuid', description: 'an id from GET /calendar-event-type' });
+
+const filterParams = (type: TSchema) => ({
+  calendar_event_type_id: Type.Optional(type),
+  entity_id: Type.Optional(Type.Integer({ description: '1030: meeting place' })),
+  calendar_event_entity_item_id: str('the item of that entity (meeting place id)'),
+  user_id: Type.Optional(Type.String({ format: 'uuid', description: 'participant or organiser' })),
+  visible_to: Type.Optional(Type.String({ maxLength: 4000, description: 'comma-separated user group ids' })),
+});
+const listParams = (type: TSchema) => Type.Object({
+  title: str('substring of the title, case-insensitive'),
+  title_exact: str('the whole title'),
+  start_date_time: str('YYYY-MM-DD HH:MM:SS (UTC); default: the first day of the current month'),
+  end_date_time: str('YYYY-MM-DD HH:MM:SS (UTC); default: start plus 3 months'),
+  ...filterParams(type),
+});
+const itemsParams = (type: TSchema) => Type.Object({ q: str('search in the title'), ...filterParams(type) });
+const viewParams = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'event id (or occurrence id, or parent id with rec_date)' }),
+  parent_id: Type.Optional(Type.String({ format: 'uuid', description: 'the recurring event' })),
+  rec_date: Type.Optional(Type.String({ format: 'date', description: 'the date of the occurrence, YYYY-MM-DD' })),
+});
+
+type RawQuery = Omit<EventFilter, 'type'> & { calendar_event_type_id?: unknown; q?: string | undefined };
+const filter = (q: RawQuery): EventFilter & { q?: string | undefined } => {
+  const { calendar_event_type_id: type, ...rest } = q;
+  return { ...rest, type: typeof type === 'number' || typeof type === 'string' ? type : undefined };
+};
+
+/** The two calendar families, event types and participation requests. */
+export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const family of [
+    { path: '/calendar-event', op: 'calendarEvent', type: typeCode, list: ref(CalendarEventList), view: ref(CalendarEventView), what: 'calendar-event family: integer type codes' },
+    { path: '/calendar', op: 'calendar', type: typeUuid, list: ref(CalendarList), view: ref(CalendarView), what: 'calendar family: type uuids, events extended with their type' },
+  ] as const) {
+    const extended = family.op === 'calendar';
+    app.get(family.path, {
+      schema: { operationId: `${family.op}List`, tags, summary: `Events and occurrences in a window (${family.what})`, querystring: listParams(family.type), response: { 200: family.list, ...errors } },
+      config,
+    }, async (req) => {
+      const { tenant, user } = caller(req);
+      const q = filter(req.query as RawQuery);
+      return extended ? calendarList(domainContext(req), tenant, user, q) : calendarEventList(domainContext(req), tenant, user, q);
+    });
+    app.get(`${family.path}/my`, {
+      schema: { operationId: `${family.op}My`, tags, summary: `Events the current user organises, takes part in or has requested (${family.what})`, querystring: listParams(family.type), response: { 200: family.list, ...errors } },
+      config,
+    }, async (req) => {
+      const { tenant, user } = caller(req);
+      const q = filter(req.query as RawQuery);
+      return extended ? calendarList(domainContext(req), tenant, user, q, true) : calendarEventList(domainContext(req), tenant, user, q, true);
+    });
+    app.get(`${family.path}/items`, {
+      schema: { operationId: `${family.op}Items`, tags, summary: `Event lookup items by title (${family.what})`, querystring: itemsParams(family.type), response: { 200: ref(CalendarEventItems), ...errors } },
+      config,
+    }, async (req) => {
+      const { tenant, user } = caller(req);
+      return calendarItems(domainContext(req), tenant, user, filter(req.query as RawQuery));
+    });
+    app.get(`${family.path}/view`, {
+      schema: { operationId: `${family.op}View`, tags, summary: `One event or occurrence with the current user's part in it (${family.what})`, querystring: viewParams, response: { 200: family.view, ...errors } },
+      config,
+    }, async (req) => {
+      const { tenant, user } = caller(req);
+      return extended ? calendarView(domainContext(req), tenant, user, req.query) : calendarEventView(domainContext(req), tenant, user, req.query);
+    });
+  }
+
+  app.get('/calendar-event-type', {
+    schema: {
+      operationId: 'calendarEventTypeList', tags, summary: 'Calendar event types: the built-in ones and the tenant\'s custom ones',
+      querystring: Type.Object({
+        name: str('substring of the name, case-insensitive'),
+        is_used: Type.Optional(Type.Boolean({ description: 'used by some event' })),
+        type_id: Type.Optional(typeCode),
+        ...PageQuery,
+      }),
+      response: { 200: Page(ref(CalendarEventType)), ...errors },
+    },
+    config,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    const { 'per-page': perPage, page, ...q } = req.query;
+    return calendarEventTypeList(domainContext(req), tenant, user, { ...q, page, perPage, url: `${baseUrl(req)}${req.url}` });
+  });
+
+  app.post('/calendar-event-request', {
+    schema: {
+      operationId: 'calendarEventRequestCreate', tags, summary: 'Request participation in an event (an occurrence: with parent id and date)',
+      body: Type.Object({
+        calendar_event_id: Type.String({ format: 'uuid' }),
+        calendar_event_parent_id: Type.Optional(Type.String({ format: 'uuid' })),
+        calendar_event_rec_date: Type.Optional(Type.String({ format: 'date' })),
+      }),
+      response: { 200: ActionResult(ref(CalendarEventBid)), ...errors },
+    },
+    config,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return calendarEventRequestCreate(domainContext(req), tenant, user, req.body);
+  });
+
+  app.post('/calendar-event-request/cancel', {
+    schema: {
+      operationId: 'calendarEventRequestCancel', tags, summary: 'Cancel one of the current user\'s participation requests',
+      body: Type.Object({ id: Type.String({ format: 'uuid', description: 'request id' }) }),
+      response: { 200: Type.Omit(ActionResult(Type.Null()), ['data']), ...errors },
+    },
+    config,
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return calendarEventRequestCancel(domainContext(req), tenant, user, req.body);
+  });
+};

@@ -1,0 +1,59 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorBody, PageQuery, Page, ref } from '../schemas/common.js';
+import { Article, CatalogAnswer, UserPostcard } from '../schemas/content.js';
+import { baseUrl, caller, domainContext } from '../http/context.js';
+import { articleCategory, articleNews, postcardUserView } from '../domain/content.js';
+
+const err = ref(ErrorBody);
+const uuidArray = Type.Array(Type.String({ format: 'uuid' }), { maxItems: 100 });
+
+/** Postcards, news and the catalog. */
+export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/postcard/user-view', {
+    schema: {
+      operationId: 'postcardUserView', tags: ['postcard'], summary: 'A postcard the current user received',
+      querystring: Type.Object({ id: Type.String({ format: 'uuid', description: 'received postcard id' }) }),
+      response: { 200: ref(UserPostcard), 400: err, 401: err, 403: err, 404: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return postcardUserView(domainContext(req), tenant, user, req.query.id);
+  });
+
+  app.get('/article/news', {
+    schema: {
+      operationId: 'articleNews', tags: ['article'], summary: 'Published news, newest first',
+      description: 'tag_id may repeat (tag_id=a&tag_id=b) or be sent as tag_id[]; a news item with any of the tags matches.',
+      querystring: Type.Object({
+        tag_id: Type.Optional(uuidArray),
+        'tag_id[]': Type.Optional(uuidArray),
+        ...PageQuery,
+      }),
+      response: { 200: Page(ref(Article)), 400: err, 401: err, 403: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    const q = req.query;
+    const tagIds = [...(q.tag_id ?? []), ...(q['tag_id[]'] ?? [])];
+    return articleNews(domainContext(req), tenant, user, { tagIds, page: q.page, perPage: q['per-page'], url: `${baseUrl(req)}${req.url}` });
+  });
+
+  app.get('/article/category', {
+    schema: {
+      operationId: 'articleCategory', tags: ['category'], summary: 'A level of the catalog, or a search below it',
+      description: 'Without id: the root. Unknown id: 400 (the API description declares no 404 here).',
+      querystring: Type.Object({
+        id: Type.Optional(Type.String({ format: 'uuid', description: 'category id' })),
+        q: Type.Optional(Type.String({ maxLength: 200, description: 'search below the category' })),
+      }),
+      response: { 200: ref(CatalogAnswer), 400: err, 401: err, 403: err, 500: err },
+    },
+    config: { auth: 'session', rights: ['show-content-categories'] },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return articleCategory(domainContext(req), tenant, user, req.query);
+  });
+};
