@@ -74,6 +74,10 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
       },
       tags: [
         { name: 'mobile', description: 'Device binding and session' },
+        { name: 'idea', description: 'Ideas: list, view, edit, vote, participate' },
+        { name: 'feedback', description: 'Feedback about users or departments' },
+        { name: 'moderation', description: 'Moderation queue of ideas and comments' },
+        { name: 'file', description: 'Files of the user, upload and download' },
         { name: 'admin', description: 'Side routes of the mock (/__admin): not part of the portal API' },
       ],
     },

@@ -1,7 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { mobileRoutes } from './mobile.js';
+import { ideaRoutes } from './ideas.js';
+import { feedbackRoutes } from './feedback.js';
+import { moderationRoutes } from './moderation.js';
+import { fileRoutes } from './files.js';
 
 /** Every API group, one encapsulated plugin each, in the order of the API description. */
 export async function registerRoutes(app: FastifyInstance) {
   await app.register(mobileRoutes);
+  await app.register(feedbackRoutes);
+  await app.register(moderationRoutes);
+  await app.register(ideaRoutes);
+  await app.register(fileRoutes);
 }
