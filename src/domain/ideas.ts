@@ -112,7 +112,8 @@ export function ideaIndex(ctx: DomainContext, tenant: TenantData, user: UserReco
     && (!statuses || statuses.has(String(i.statusId)))
     && (!purposes || purposes.has(String(i.purposeId)))
     && (!performers || (i.performerId !== null && performers.has(i.performerId))));
-  const sorted = sortBy(items, '-created_at', { created_at: (i) => i.createdAt });
+  // reversed first: among ideas of the same instant the one added last comes first
+  const sorted = sortBy(items.reverse(), '-created_at', { created_at: (i) => i.createdAt });
   const page = paginate(sorted, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, url);
   return { ...page, data: page.data.map((i) => toIndex(ctx, tenant, user, i)) };
 }
@@ -193,7 +194,7 @@ export const ideaParticipate = (ctx: DomainContext, tenant: TenantData, user: Us
 
 /** The company widget updIdeas: the newest published ideas (first 5), count of all published ones. */
 export function ideasWidget(ctx: DomainContext, tenant: TenantData, _user: UserRecord): DashboardWidget {
-  const published = sortBy(tenant.ideas.filter((i) => i.statusId !== IdeaStatusCode.moderation && i.statusId !== IdeaStatusCode.rejected),
+  const published = sortBy(tenant.ideas.filter((i) => i.statusId !== IdeaStatusCode.moderation && i.statusId !== IdeaStatusCode.rejected).reverse(),
     '-created_at', { created_at: (i) => i.createdAt });
   const statuses = ideaStatuses(tenant);
   return {
