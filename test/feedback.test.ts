@@ -46,12 +46,12 @@ t.test('errors', async (t) => {
   const nf = expectError(t, await add({ ...ok, id: uuidZero }), 404);
   t.match(nf.message, /user .* not found/);
   expectError(t, await add({ ...ok, type: 'department', id: uuidZero }), 404);
-  expectError(t, await add({ ...ok, id: accounts.nwAdmin.userId }), 404, 'a user of another tenant');
+  expectError(t, await add({ ...ok, id: accounts.nwAdmin.userId }), 404); // a user of another tenant
   expectError(t, await add({ ...ok, userId: accounts.noRights.userId }), 403);
   expectError(t, await app.inject({ method: 'POST', url: '/feedback/add', payload: ok }), 401);
   expectError(t, await app.inject({ url: `/feedback/view?id=${uuidZero}`, headers: s.headers }), 404);
   expectError(t, await app.inject({ url: '/feedback/view?id=1', headers: s.headers }), 400);
   expectError(t, await app.inject({ url: '/feedback/view', headers: s.headers }), 400);
   const seeded = app.sandboxes.get('default').data.tenants[tenants.northwind]!.feedback[0]!;
-  expectError(t, await app.inject({ url: `/feedback/view?id=${seeded.id}`, headers: s.headers }), 404, 'another tenant\'s feedback');
+  expectError(t, await app.inject({ url: `/feedback/view?id=${seeded.id}`, headers: s.headers }), 404); // another tenant's feedback
 });

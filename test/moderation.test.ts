@@ -49,7 +49,7 @@ t.test('accept publishes an idea for everyone; reject gives it the status reject
   t.notOk(after.data.some((i: { id: string }) => i.id === a.id || i.id === b.id), 'both left the queue');
   t.equal(after.count, q.count - 2);
 
-  expectError(t, await app.inject({ method: 'POST', url: '/moderation/accept', headers: admin.headers, payload: { ids: [a.id] } }), 404, 'already decided');
+  expectError(t, await app.inject({ method: 'POST', url: '/moderation/accept', headers: admin.headers, payload: { ids: [a.id] } }), 404); // already decided
 });
 
 t.test('accepting a comment shows it on its idea', async (t) => {

@@ -76,7 +76,7 @@ function verify(ctx: DomainContext, action: 'upload' | 'download', fileId: strin
 
 function toIndex(ctx: DomainContext, tenant: TenantData, f: FileRecord): FileIndex {
   return {
-    id: f.id, name: f.name, ext: f.ext, file_type: f.fileType, mime_type: f.mimeType, size: f.size, is_public: f.isPublic,
+    id: f.id, name: f.name, ext: f.ext, file_type: f.fileType as FileType, mime_type: f.mimeType, size: f.size, is_public: f.isPublic,
     status: f.status, created_at: f.createdAt, uploaded_at: f.uploadedAt,
     url: signedUrl(ctx, 'download', tenant.tenant.id, f.id, signedLifetimes.downloadSeconds).url,
   };

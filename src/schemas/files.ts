@@ -5,7 +5,9 @@ import { assumed, Nullable, PageQuery } from './common.js';
 /** Upload size limit of PUT /files/<id>/upload (the API description gives none). */
 export const uploadLimitBytes = 10 * 1024 * 1024;
 
-export const FileTypeName = Type.Union(['image', 'video', 'document', 'archive', 'other', 'encrypted'].map((t) => Type.Literal(t)));
+export const fileTypes = ['image', 'video', 'document', 'archive', 'other', 'encrypted'] as const;
+/** An enum (not a union of literals) so a wrong value gets one readable validation message. */
+export const FileTypeName = Type.Unsafe<(typeof fileTypes)[number]>({ type: 'string', enum: [...fileTypes] });
 
 export const FileIndex = Type.Object({
   id: Type.String({ format: 'uuid' }),
