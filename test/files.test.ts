@@ -156,3 +156,23 @@ t.test('end to end over a socket: upload and download byte for byte', async (t) 
   t.equal(refused.status, 403);
   t.match(await refused.json(), { statusCode: 403, code: 'FORBIDDEN' });
 });
+
+t.test('signed addresses keep the sandbox prefix; an expired upload address is refused', async (t) => {
+  const app = await build(t);
+  const s = await signIn(app, accounts.admin, { sandbox: 'qa-files' });
+  const p = json(await app.inject({ method: 'POST', url: '/sandbox/qa-files/file/prepare-upload', headers: s.headers, payload: { name: 'n.txt', is_public: false } }));
+  const u = new URL(p.uploadUrl);
+  t.equal(u.pathname, `/sandbox/qa-files/files/${p.id}/upload`);
+  t.equal(json(await app.inject({ method: 'PUT', url: u.pathname + u.search, payload: 'hello' })).size, 5, 'no header needed');
+  expectError(t, await app.inject({ method: 'PUT', url: `/files/${p.id}/upload${u.search}`, payload: 'x' }), 404); // the default sandbox has no such file
+  const fin = json(await app.inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers }));
+  t.match(fin, { mime_type: 'text/plain', file_type: 'document', size: 5 });
+  const d = new URL(fin.url);
+  t.equal((await app.inject({ url: d.pathname + d.search })).body, 'hello');
+
+  const q = json(await app.inject({ method: 'POST', url: '/file/prepare-upload', headers: s.headers, payload: { name: 'late.txt', is_public: false } }));
+  app.sandboxes.get('qa-files').clock.state = { mode: 'frozen', at: '2026-03-02T09:15:00.000Z' };
+  const late = new URL(q.uploadUrl);
+  const e = expectError(t, await app.inject({ method: 'PUT', url: late.pathname + late.search, headers: { 'x-mock-sandbox': 'qa-files' }, payload: 'x' }), 403);
+  t.match(e.message, /expired/);
+});
