@@ -121,7 +121,7 @@ t.test('signatures: forged, expired, other file; size limit', async (t) => {
   expectError(t, await app.inject({ method: 'PUT', url: u.pathname + u.search, headers: { 'content-type': 'application/octet-stream' }, payload: big }), 413);
   const json1 = await app.inject({ method: 'PUT', url: u.pathname + u.search, headers: { 'content-type': 'application/json' }, payload: '{"not":"parsed"}' });
   t.match(json(json1), { success: true, size: 16 }, 'JSON bytes are stored as they are');
-  const fin = json(await app.inject({ method: 'POST', url: `/sandbox/qa-files/file/finish-upload?id=${p.id}`, headers: s.headers }));
+  const fin = json(await app.inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers }));
   t.match(fin, { mime_type: 'application/json', file_type: 'document' }, 'no extension match: the content type sent');
 
   app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T10:00:01.000Z' };
