@@ -4,6 +4,10 @@ import { workflowRoutes } from './workflow.js';
 import { peopleRoutes } from './people.js';
 import { contentRoutes } from './content.js';
 import { calendarRoutes } from './calendar.js';
+import { ideaRoutes } from './ideas.js';
+import { feedbackRoutes } from './feedback.js';
+import { moderationRoutes } from './moderation.js';
+import { fileRoutes } from './files.js';
 
 /** Every API group, one encapsulated plugin each, in the order of the API description. */
 export async function registerRoutes(app: FastifyInstance) {
@@ -12,4 +16,8 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(peopleRoutes);
   await app.register(contentRoutes);
   await app.register(calendarRoutes);
+  await app.register(feedbackRoutes);
+  await app.register(moderationRoutes);
+  await app.register(ideaRoutes);
+  await app.register(fileRoutes);
 }

@@ -6,6 +6,9 @@ import { workflowSchemas } from './workflow.js';
 import { peopleSchemas } from './people.js';
 import { contentSchemas } from './content.js';
 import { calendarSchemas } from './calendar.js';
+import { ideaSchemas } from './ideas.js';
+import { feedbackSchemas } from './feedback.js';
+import { fileSchemas } from './files.js';
 import { ClockState } from '../store/clock.js';
 import { JournalEntry } from '../store/journal.js';
 import { OutboxMessage } from '../store/outbox.js';
@@ -21,6 +24,9 @@ export const sharedSchemas: TSchema[] = [
   ...peopleSchemas,
   ...contentSchemas,
   ...calendarSchemas,
+  ...ideaSchemas,
+  ...feedbackSchemas,
+  ...fileSchemas,
   // admin side
   ClockState, JournalEntry, OutboxMessage, FixturesAnswer, SandboxInfo, Snapshot,
 ];

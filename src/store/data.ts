@@ -9,6 +9,7 @@ import { WorkflowCollections } from '../schemas/workflow.js';
 import { PeopleCollections } from '../schemas/people-records.js';
 import { ContentCollections } from '../schemas/content.js';
 import { CalendarCollections } from '../schemas/calendar.js';
+import { EngageCollections } from '../schemas/ideas.js';
 
 export const CoreCollections = {
   tenant: TenantRecord,
@@ -34,6 +35,7 @@ export const TenantData = Type.Object({
   ...PeopleCollections,
   ...ContentCollections,
   ...CalendarCollections,
+  ...EngageCollections,
 });
 export type TenantData = Static<typeof TenantData>;
 

@@ -8,6 +8,7 @@ import { seedWorkflow } from './workflow.js';
 import { seedPeopleExtra } from './people-extra.js';
 import { seedContent } from './content.js';
 import { seedCalendar } from './calendar.js';
+import { seedEngage } from './engage.js';
 
 /** Seeders in the order they run; each fills its own collections. */
 export const seeders: Seeder[] = [
@@ -17,6 +18,7 @@ export const seeders: Seeder[] = [
   seedWorkflow,
   seedContent,
   seedCalendar,
+  seedEngage,
 ];
 
 export type SeedOptions = { seed: number; refDate: Date; size: SizeOptions };

@@ -1,0 +1,52 @@
+// Feedback about users and departments: add and view. Anonymous feedback never shows its author.
+import { fail } from '../errors.js';
+import type { Feedback, FeedbackAdd, FeedbackRecord } from '../schemas/feedback.js';
+import type { UserRecord } from '../schemas/records.js';
+import type { TenantData } from '../store/data.js';
+import { newUuid } from '../store/ids.js';
+import { absolute, type DomainContext } from './context.js';
+
+const texts = {
+  ru: { thanks: 'Спасибо за отзыв!' },
+  en: { thanks: 'Thank you for your feedback!' },
+};
+
+function toFeedback(ctx: DomainContext, tenant: TenantData, f: FeedbackRecord): Feedback {
+  let entity: Feedback['entity'];
+  if (f.targetType === 'user') {
+    const u = tenant.users.find((x) => x.id === f.targetId);
+    entity = { id: f.targetId, name: u?.name ?? '—', faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${f.targetId}.svg`) };
+  } else {
+    const d = tenant.departments.find((x) => x.id === f.targetId);
+    entity = { id: f.targetId, name: d?.name ?? '—', faceUrl: null };
+  }
+  const author = f.isAnonymous ? null : tenant.users.find((u) => u.id === f.authorId);
+  return {
+    id: f.id, type: f.targetType, entity_id: f.targetId, entity, score: f.score, text: f.text, isAnonymous: f.isAnonymous,
+    author: author ? { id: author.id, name: author.name, faceUrl: absolute(ctx, author.faceUrl) } : null,
+    created_at: f.createdAt,
+  };
+}
+
+export function feedbackAdd(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: FeedbackAdd) {
+  if (body.userId !== undefined && body.userId !== user.id) throw fail.forbidden('feedback can only be given on behalf of the current user');
+  const exists = body.type === 'user'
+    ? tenant.users.some((u) => u.id === body.id && u.state !== 'hidden')
+    : tenant.departments.some((d) => d.id === body.id);
+  if (!exists) throw fail.notFound(`${body.type} ${body.id} not found`);
+  if (body.type === 'user' && body.id === user.id) {
+    throw fail.validation('you cannot give feedback about yourself', [{ field: 'body.id', message: 'must not be the current user' }]);
+  }
+  const record: FeedbackRecord = {
+    id: newUuid(ctx.data, 'feedback'), authorId: user.id, targetType: body.type, targetId: body.id, score: body.score,
+    text: body.text.trim(), isAnonymous: body.isAnonymous ?? false, createdAt: ctx.now.toISOString(),
+  };
+  tenant.feedback.push(record);
+  return { success: true, feedback: toFeedback(ctx, tenant, record), message: texts[tenant.tenant.locale].thanks };
+}
+
+export function feedbackView(ctx: DomainContext, tenant: TenantData, _user: UserRecord, id: string): Feedback {
+  const f = tenant.feedback.find((x) => x.id === id);
+  if (!f) throw fail.notFound(`feedback ${id} not found`);
+  return toFeedback(ctx, tenant, f);
+}

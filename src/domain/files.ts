@@ -1,0 +1,156 @@
+// Files of the user: list, counts, and the upload flow prepare → PUT bytes to a signed address → finish,
+// plus signed download addresses. Bytes live in the store (base64).
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { fail } from '../errors.js';
+import { uploadLimitBytes, type FileCount, type FileIndex, type PreparedUpload, type PrepareUpload } from '../schemas/files.js';
+import type { FileRecord, FileType, UserRecord } from '../schemas/records.js';
+import type { Data, TenantData } from '../store/data.js';
+import { hashSecret, newUuid } from '../store/ids.js';
+import { absolute, type DomainContext } from './context.js';
+import { matchesText, paginate, sortBy } from './lists.js';
+
+/** Lifetimes of signed addresses (assumed; documented). */
+export const signedLifetimes = { uploadSeconds: 15 * 60, downloadSeconds: 3600 };
+
+const mimeByExt: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', svg: 'image/svg+xml', webp: 'image/webp', bmp: 'image/bmp', heic: 'image/heic',
+  mp4: 'video/mp4', mov: 'video/quicktime', avi: 'video/x-msvideo', mkv: 'video/x-matroska', webm: 'video/webm',
+  pdf: 'application/pdf', doc: 'application/msword', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel', xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  ppt: 'application/vnd.ms-powerpoint', pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  odt: 'application/vnd.oasis.opendocument.text', ods: 'application/vnd.oasis.opendocument.spreadsheet', rtf: 'application/rtf',
+  txt: 'text/plain', csv: 'text/csv', md: 'text/markdown', json: 'application/json', xml: 'application/xml', html: 'text/html',
+  zip: 'application/zip', rar: 'application/vnd.rar', '7z': 'application/x-7z-compressed', tar: 'application/x-tar', gz: 'application/gzip', tgz: 'application/gzip',
+  gpg: 'application/pgp-encrypted', pgp: 'application/pgp-encrypted', asc: 'application/pgp-encrypted', p7m: 'application/pkcs7-mime', enc: 'application/octet-stream',
+};
+const encryptedExt = new Set(['gpg', 'pgp', 'asc', 'p7m', 'enc']);
+const documentMime = /^(text\/|application\/(pdf|msword|rtf|json|xml|vnd\.(openxmlformats|ms-|oasis)))/;
+const archiveMime = /^application\/(zip|gzip|x-tar|x-7z-compressed|vnd\.rar)$/;
+
+export const extOf = (name: string) => {
+  const m = /\.([A-Za-z0-9]{1,10})$/.exec(name);
+  return m?.[1]?.toLowerCase() ?? '';
+};
+
+/** The mime type from the extension, else the one declared, else application/octet-stream. */
+export const detectMime = (name: string, declared?: string | null) =>
+  mimeByExt[extOf(name)] ?? (declared && /^[\w.+-]+\/[\w.+-]+$/.test(declared) ? declared.toLowerCase() : 'application/octet-stream');
+
+export function fileTypeOf(name: string, mime: string): FileType {
+  if (encryptedExt.has(extOf(name))) return 'encrypted';
+  if (mime.startsWith('image/')) return 'image';
+  if (mime.startsWith('video/')) return 'video';
+  if (archiveMime.test(mime)) return 'archive';
+  if (documentMime.test(mime)) return 'document';
+  return 'other';
+}
+
+// ---------------------------------------------------------------- signing
+
+const secretOf = (data: Data) => hashSecret(`upload:${data.meta.seed}`);
+const sign = (data: Data, action: 'upload' | 'download', tenantId: string, fileId: string, expires: number) =>
+  createHmac('sha256', secretOf(data)).update(`${action}\n${tenantId}\n${fileId}\n${expires}`).digest('hex');
+
+function signedUrl(ctx: DomainContext, action: 'upload' | 'download', tenantId: string, fileId: string, seconds: number) {
+  const expires = Math.floor(ctx.now.getTime() / 1000) + seconds;
+  const q = new URLSearchParams({ tenant: tenantId, expires: String(expires), signature: sign(ctx.data, action, tenantId, fileId, expires) });
+  return { url: absolute(ctx, `/files/${fileId}/${action}?${q.toString()}`), expires };
+}
+
+export type SignedQuery = { tenant: string; expires: string; signature: string };
+
+/** Checks a signed address (constant-time compare) and returns the file it addresses; 403 for expired or forged. */
+function verify(ctx: DomainContext, action: 'upload' | 'download', fileId: string, q: SignedQuery): { tenant: TenantData; file: FileRecord } {
+  const expires = Number(q.expires);
+  const expected = Buffer.from(sign(ctx.data, action, q.tenant, fileId, expires), 'hex');
+  const given = Buffer.from(/^[0-9a-f]+$/i.test(q.signature) ? q.signature : '', 'hex');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw fail.forbidden(`invalid ${action} signature`);
+  if (expires * 1000 <= ctx.now.getTime()) throw fail.forbidden(`the ${action} address has expired: ask for a new one`);
+  const tenant = Object.hasOwn(ctx.data.tenants, q.tenant) ? ctx.data.tenants[q.tenant] : undefined;
+  const file = tenant?.files.find((f) => f.id === fileId);
+  if (!tenant || !file) throw fail.notFound(`file ${fileId} not found`);
+  return { tenant, file };
+}
+
+// ---------------------------------------------------------------- API
+
+function toIndex(ctx: DomainContext, tenant: TenantData, f: FileRecord): FileIndex {
+  return {
+    id: f.id, name: f.name, ext: f.ext, file_type: f.fileType as FileType, mime_type: f.mimeType, size: f.size, is_public: f.isPublic,
+    status: f.status, created_at: f.createdAt, uploaded_at: f.uploadedAt,
+    url: signedUrl(ctx, 'download', tenant.tenant.id, f.id, signedLifetimes.downloadSeconds).url,
+  };
+}
+
+const uploadedOf = (tenant: TenantData, user: UserRecord, search?: string) =>
+  tenant.files.filter((f) => f.userId === user.id && f.status === 'UPLOADED' && matchesText(search, [f.name]));
+
+export type FileIndexQuery = { file_type?: string | undefined; search?: string | undefined; sort?: string | undefined; 'per-page'?: string | undefined; page?: string | undefined };
+
+export function fileIndex(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: FileIndexQuery, url: string) {
+  const items = uploadedOf(tenant, user, q.search).filter((f) => !q.file_type || f.fileType === q.file_type);
+  const sorted = sortBy(items, q.sort || '-created_at', {
+    name: (f) => f.name, ext: (f) => f.ext, file_type: (f) => f.fileType, mime_type: (f) => f.mimeType, created_at: (f) => f.createdAt,
+  });
+  const page = paginate(sorted, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, url);
+  return { ...page, data: page.data.map((f) => toIndex(ctx, tenant, f)) };
+}
+
+export function fileCount(_ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { search?: string | undefined }): FileCount {
+  const count: FileCount = { image: 0, video: 0, document: 0, archive: 0, other: 0, encrypted: 0 };
+  for (const f of uploadedOf(tenant, user, q.search)) count[f.fileType as keyof FileCount]++;
+  return count;
+}
+
+export function prepareUpload(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: PrepareUpload): PreparedUpload {
+  const name = body.name.trim().replace(/[\\/]/g, '_');
+  if (!name) throw fail.validation('name must not be blank', [{ field: 'body.name', message: 'must not be blank' }]);
+  let file = body.id ? tenant.files.find((f) => f.id === body.id) : undefined;
+  if (file && file.userId !== user.id) throw fail.forbidden(`file ${body.id} belongs to another user`);
+  if (file && file.status === 'UPLOADED') throw fail.conflict(`file ${file.id} is already uploaded`);
+  const mimeType = detectMime(name, body.mimeType ?? file?.mimeType);
+  if (file) {
+    Object.assign(file, { name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType), isPublic: body.is_public, size: body.size ?? file.size });
+  } else {
+    file = {
+      id: body.id ?? newFileId(ctx), userId: user.id, name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType),
+      size: body.size ?? 0, isPublic: body.is_public, status: 'PREPARED', createdAt: ctx.now.toISOString(), uploadedAt: null, contentBase64: null,
+    };
+    tenant.files.push(file);
+  }
+  const { url, expires } = signedUrl(ctx, 'upload', tenant.tenant.id, file.id, signedLifetimes.uploadSeconds);
+  return { id: file.id, uploadUrl: url, method: 'PUT', expiresAt: new Date(expires * 1000).toISOString(), maxSize: uploadLimitBytes, status: file.status };
+}
+
+const newFileId = (ctx: DomainContext) => newUuid(ctx.data, 'file');
+
+/** PUT of the raw bytes to a signed upload address; a repeated PUT before finish-upload replaces them. */
+export function uploadBytes(ctx: DomainContext, fileId: string, q: SignedQuery, bytes: Buffer, contentType: string | undefined) {
+  const { file } = verify(ctx, 'upload', fileId, q);
+  if (file.status === 'UPLOADED') throw fail.conflict(`file ${fileId} is already uploaded`);
+  file.contentBase64 = bytes.toString('base64');
+  file.size = bytes.length;
+  const declared = contentType?.split(';')[0]?.trim();
+  if (file.mimeType === 'application/octet-stream' && declared) file.mimeType = detectMime(file.name, declared);
+  return { success: true, id: file.id, size: bytes.length };
+}
+
+export function finishUpload(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string): FileIndex {
+  const file = tenant.files.find((f) => f.id === id && f.userId === user.id);
+  if (!file) throw fail.notFound(`file ${id} not found`);
+  if (file.status === 'UPLOADED') return toIndex(ctx, tenant, file);
+  if (file.contentBase64 === null) throw fail.conflict(`no bytes arrived for file ${id} yet: PUT them to the uploadUrl first`);
+  file.status = 'UPLOADED';
+  file.uploadedAt = ctx.now.toISOString();
+  file.size = Buffer.from(file.contentBase64, 'base64').length;
+  file.mimeType = detectMime(file.name, file.mimeType);
+  file.fileType = fileTypeOf(file.name, file.mimeType);
+  return toIndex(ctx, tenant, file);
+}
+
+/** The bytes behind a signed download address (uploaded files only). */
+export function downloadFile(ctx: DomainContext, fileId: string, q: SignedQuery): { bytes: Buffer; mimeType: string; name: string } {
+  const { file } = verify(ctx, 'download', fileId, q);
+  if (file.status !== 'UPLOADED' || file.contentBase64 === null) throw fail.notFound(`file ${fileId} is not uploaded`);
+  return { bytes: Buffer.from(file.contentBase64, 'base64'), mimeType: file.mimeType, name: file.name };
+}

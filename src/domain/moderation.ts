@@ -1,0 +1,63 @@
+// Moderation: ideas waiting approval and comments waiting approval, decided by users with the right user-edit.
+import { fail } from '../errors.js';
+import { IdeaStatusCode, type ArrayOfIds, type Moderation, type ModerationItem } from '../schemas/ideas.js';
+import type { UserRecord } from '../schemas/records.js';
+import type { TenantData } from '../store/data.js';
+import { absolute, type DomainContext } from './context.js';
+import { userBrief } from './ideas.js';
+
+const texts = {
+  ru: { accepted: (n: number) => `Одобрено: ${n}`, rejected: (n: number) => `Отклонено: ${n}` },
+  en: { accepted: (n: number) => `Accepted: ${n}`, rejected: (n: number) => `Rejected: ${n}` },
+};
+
+function queue(ctx: DomainContext, tenant: TenantData): ModerationItem[] {
+  const items: ModerationItem[] = [];
+  for (const idea of tenant.ideas) {
+    if (idea.statusId !== IdeaStatusCode.moderation) continue;
+    items.push({
+      id: idea.id, type: 'idea', title: idea.title, text: idea.description, idea_id: idea.id, created_at: idea.createdAt,
+      user: userBrief(ctx, tenant, idea.authorId), url: absolute(ctx, `/pages/idea/${idea.id}`),
+    });
+  }
+  for (const c of tenant.ideaComments) {
+    if (c.status !== 'pending') continue;
+    const idea = tenant.ideas.find((i) => i.id === c.ideaId);
+    items.push({
+      id: c.id, type: 'comment', title: idea?.title ?? '', text: c.text, idea_id: c.ideaId, created_at: c.createdAt,
+      user: userBrief(ctx, tenant, c.userId), url: absolute(ctx, `/pages/idea/${c.ideaId}#comment-${c.id}`),
+    });
+  }
+  return items.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+}
+
+/** The queue of the current user: everything pending for a moderator, nothing for anybody else. `id` picks one item (404 when not in the queue). */
+export function moderationIndex(ctx: DomainContext, tenant: TenantData, _user: UserRecord, moderator: boolean, id?: string): Moderation {
+  const all = moderator ? queue(ctx, tenant) : [];
+  const data = id === undefined ? all : all.filter((i) => i.id === id);
+  if (id !== undefined && data.length === 0) throw fail.notFound(`moderation item ${id} not found in your queue`);
+  return { count: data.length, data };
+}
+
+export const idsOf = (body: ArrayOfIds): string[] => (Array.isArray(body) ? body : body.ids);
+
+/** Accepts or rejects items of the queue, all or none: an id not waiting for moderation is a 404 naming it. */
+export function moderationDecide(ctx: DomainContext, tenant: TenantData, user: UserRecord, moderator: boolean, body: ArrayOfIds, decision: 'accept' | 'reject') {
+  if (!moderator) throw fail.forbidden('only moderators (right user-edit) accept or reject');
+  const ids = [...new Set(idsOf(body))];
+  const ideas = tenant.ideas.filter((i) => i.statusId === IdeaStatusCode.moderation && ids.includes(i.id));
+  const comments = tenant.ideaComments.filter((c) => c.status === 'pending' && ids.includes(c.id));
+  const found = new Set([...ideas.map((i) => i.id), ...comments.map((c) => c.id)]);
+  const missing = ids.filter((i) => !found.has(i));
+  if (missing.length > 0) throw fail.notFound(`not waiting for moderation: ${missing.join(', ')}`);
+  const now = ctx.now.toISOString();
+  for (const idea of ideas) {
+    idea.statusId = decision === 'accept' ? IdeaStatusCode.new : IdeaStatusCode.rejected;
+    idea.moderatedBy = user.id;
+    idea.moderatedAt = now;
+    idea.updatedAt = now;
+  }
+  for (const c of comments) c.status = decision === 'accept' ? 'published' : 'rejected';
+  const t = texts[tenant.tenant.locale];
+  return { success: true, message: decision === 'accept' ? t.accepted(ids.length) : t.rejected(ids.length) };
+}

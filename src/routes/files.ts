@@ -1,0 +1,98 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorBody, Page, ref } from '../schemas/common.js';
+import { FileCount, FileIndex, FileIndexQuery, PreparedUpload, PrepareUpload, SignedQuery, UploadResult, uploadLimitBytes } from '../schemas/files.js';
+import { caller, domainContext } from '../http/context.js';
+import { downloadFile, fileCount, fileIndex, finishUpload, prepareUpload, uploadBytes } from '../domain/files.js';
+
+const tags = ['file'];
+const err = ref(ErrorBody);
+const fileParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/** The signed upload address: raw bytes of any content type. Its own plugin, so the catch-all parser stays here. */
+const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: uploadLimitBytes }, (_req, body, done) => done(null, body));
+  app.put('/files/:id/upload', {
+    schema: {
+      operationId: 'fileUpload', tags, summary: 'Upload the bytes of a prepared file (the signed uploadUrl; not part of the portal API)',
+      description: `Send the raw bytes as the body, any content type, at most ${uploadLimitBytes} bytes (413 beyond). No session needed: the signature authorizes. Expired or forged signature: 403.`,
+      params: fileParams, querystring: SignedQuery,
+      response: { 200: ref(UploadResult), 400: err, 403: err, 404: err, 409: err, 413: err, 500: err },
+    },
+    bodyLimit: uploadLimitBytes,
+    config: { auth: 'none' },
+  }, async (req) => {
+    const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    return uploadBytes(domainContext(req), req.params.id, req.query, bytes, req.headers['content-type']);
+  });
+};
+
+/** Files of the user: list, counts, upload flow, download. */
+export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/file/index', {
+    schema: {
+      operationId: 'fileIndex', tags, summary: 'Uploaded files of the current user',
+      description: 'per-page default 20 (clamped to 100); sort default -created_at.',
+      querystring: FileIndexQuery,
+      response: { 200: Page(ref(FileIndex)), 400: err, 401: err, 403: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    const ctx = domainContext(req);
+    return fileIndex(ctx, tenant, user, req.query, `${ctx.baseUrl}${req.url}`);
+  });
+
+  app.get('/file/count', {
+    schema: {
+      operationId: 'fileCount', tags, summary: 'Uploaded files of the current user per type',
+      querystring: Type.Object({ search: Type.Optional(Type.String({ maxLength: 200 })) }),
+      response: { 200: ref(FileCount), 400: err, 401: err, 403: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return fileCount(domainContext(req), tenant, user, req.query);
+  });
+
+  app.post('/file/prepare-upload', {
+    schema: {
+      operationId: 'filePrepareUpload', tags, summary: 'Create a file record and a signed upload address',
+      description: 'Repeating with the same id gives the same record and a fresh address. PUT the bytes to uploadUrl, then call finish-upload.',
+      body: ref(PrepareUpload),
+      response: { 200: ref(PreparedUpload), 400: err, 401: err, 403: err, 409: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return prepareUpload(domainContext(req), tenant, user, req.body);
+  });
+
+  app.post('/file/finish-upload', {
+    schema: {
+      operationId: 'fileFinishUpload', tags, summary: 'Mark a file UPLOADED once its bytes arrived',
+      querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+      response: { 200: ref(FileIndex), 400: err, 401: err, 403: err, 404: err, 409: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return finishUpload(domainContext(req), tenant, user, req.query.id);
+  });
+
+  app.get('/files/:id/download', {
+    schema: {
+      operationId: 'fileDownload', tags, summary: 'The bytes of an uploaded file (the signed url of fileIndex; not part of the portal API)',
+      description: 'No session needed: the signature authorizes (valid one hour). Expired or forged signature: 403.',
+      params: fileParams, querystring: SignedQuery,
+      response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'the file bytes with their content type' }), 400: err, 403: err, 404: err, 500: err },
+    },
+    config: { auth: 'none' },
+  }, async (req, reply) => {
+    const file = downloadFile(domainContext(req), req.params.id, req.query);
+    return reply.type(file.mimeType).header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`).send(file.bytes);
+  });
+
+  await app.register(uploadRoute);
+};

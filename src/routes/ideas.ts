@@ -1,0 +1,90 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorBody, Page, PageQuery, ref } from '../schemas/common.js';
+import { IdeaEdit, IdeaIndex, IdeaPurposes, IdeaStatuses, IdeaToggleResult, IdeaView } from '../schemas/ideas.js';
+import { caller, domainContext } from '../http/context.js';
+import {
+  ideaEdit, ideaIndex, ideaParticipate, ideaPurposes, ideaStatuses, ideaView, ideaVote, isModerator,
+} from '../domain/ideas.js';
+
+const tags = ['idea'];
+const err = ref(ErrorBody);
+const idQuery = Type.Object({ id: Type.String({ format: 'uuid', description: 'idea id' }) });
+const ids = (what: string) => Type.Optional(Type.String({ maxLength: 4000, description: `${what}: one or several comma-separated ids` }));
+
+/** Ideas: statuses, purposes, list, view, create/edit, vote, participate. */
+export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/idea/statuses', {
+    schema: { operationId: 'ideaStatuses', tags, summary: 'Idea statuses', response: { 200: ref(IdeaStatuses), 401: err, 403: err, 500: err } },
+    config: { auth: 'session' },
+  }, async (req) => ({ data: ideaStatuses(caller(req).tenant) }));
+
+  app.get('/idea/purposes', {
+    schema: { operationId: 'ideaPurposes', tags, summary: 'Idea purposes', response: { 200: ref(IdeaPurposes), 401: err, 403: err, 500: err } },
+    config: { auth: 'session' },
+  }, async (req) => ({ data: ideaPurposes(caller(req).tenant) }));
+
+  app.get('/idea/index', {
+    schema: {
+      operationId: 'ideaIndex', tags, summary: 'Ideas, newest first',
+      description: 'Published ideas, plus the caller\'s own ideas on moderation. per-page default 20, clamped to 100.',
+      querystring: Type.Object({
+        created_at: Type.Optional(Type.String({ maxLength: 40, description: 'range yyyy-MM-dd|yyyy-MM-dd (either side may be empty)' })),
+        created_user_id: ids('authors'), idea_status_id: ids('statuses'), idea_purpose_id: ids('purposes'), performer_id: ids('performers'),
+        ...PageQuery,
+      }),
+      response: { 200: Page(ref(IdeaIndex)), 400: err, 401: err, 403: err, 422: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    const ctx = domainContext(req);
+    return ideaIndex(ctx, tenant, user, req.query, `${ctx.baseUrl}${req.url}`);
+  });
+
+  app.get('/idea/view', {
+    schema: { operationId: 'ideaView', tags, summary: 'An idea with voters, participants and comments', querystring: idQuery, response: { 200: ref(IdeaView), 400: err, 401: err, 403: err, 404: err, 500: err } },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return ideaView(domainContext(req), tenant, user, req.query.id);
+  });
+
+  app.post('/idea/edit', {
+    schema: {
+      operationId: 'ideaEdit', tags, summary: 'Create an idea (no id) or edit one (its author only)',
+      description: 'Ideas of users without the right user-edit go to moderation first. Field problems answer 400 with details naming each field.',
+      querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
+      body: ref(IdeaEdit),
+      response: { 200: ref(IdeaIndex), 400: err, 401: err, 403: err, 404: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return ideaEdit(domainContext(req), tenant, user, isModerator(req.auth.rights), req.query.id, req.body);
+  });
+
+  app.post('/idea/vote', {
+    schema: {
+      operationId: 'ideaVote', tags, summary: 'Vote for an idea, or withdraw the vote (toggle)',
+      description: '`status` is the new state. An idea on moderation or rejected answers success false.',
+      querystring: idQuery, response: { 200: ref(IdeaToggleResult), 400: err, 401: err, 403: err, 404: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return ideaVote(domainContext(req), tenant, user, req.query.id);
+  });
+
+  app.post('/idea/participate', {
+    schema: {
+      operationId: 'ideaParticipate', tags, summary: 'Take part in an idea, or stop (toggle)',
+      description: '`status` is the new state. An idea on moderation or rejected answers success false.',
+      querystring: idQuery, response: { 200: ref(IdeaToggleResult), 400: err, 401: err, 403: err, 404: err, 500: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return ideaParticipate(domainContext(req), tenant, user, req.query.id);
+  });
+};
