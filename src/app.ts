@@ -74,6 +74,11 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
       },
       tags: [
         { name: 'mobile', description: 'Device binding and session' },
+        { name: 'user-api-token', description: 'Personal API tokens (Bearer); management needs a session' },
+        { name: 'user-list-cache', description: 'Selections of users stored under a key' },
+        { name: 'wallet', description: 'Wallets of employees and their transactions (enableWallet, right wallets-transactions)' },
+        { name: 'file-processing', description: 'Background processing of uploaded files, for polling' },
+        { name: 'admin-employment', description: 'Read-only employments for integrations (right user-edit)' },
         { name: 'admin', description: 'Side routes of the mock (/__admin): not part of the portal API' },
       ],
     },

@@ -5,6 +5,7 @@ import {
   ApiKeyRecord, BindLinkRecord, DepartmentRecord, DeviceRecord, EmploymentRecord, FileRecord, MeetingPlaceRecord,
   PersonalTokenRecord, PushTokenRecord, SessionRecord, TenantRecord, TwoFactorChallengeRecord, UserGroupRecord, UserRecord,
 } from '../schemas/records.js';
+import { IntegrationCollections } from '../schemas/integration-records.js';
 
 export const CoreCollections = {
   tenant: TenantRecord,
@@ -26,6 +27,7 @@ export const CoreCollections = {
 
 export const TenantData = Type.Object({
   ...CoreCollections,
+  ...IntegrationCollections,
 });
 export type TenantData = Static<typeof TenantData>;
 

@@ -4,9 +4,11 @@ import { checkOrThrow } from '../check.js';
 import { fakerFor, type Seeder, type SizeOptions } from './context.js';
 import { seedPeople } from './people.js';
 import { seedOrganisation } from './organisation.js';
+import { seedWallets } from './wallets.js';
 
 /** Seeders in the order they run; each fills its own collections. */
 export const seeders: Seeder[] = [seedPeople, seedOrganisation];
+seeders.push(seedWallets);
 
 export type SeedOptions = { seed: number; refDate: Date; size: SizeOptions };
 
