@@ -49,8 +49,8 @@ t.test('wallet index: paging clamped to 100, filters; view: 400 malformed, 404 u
   const page = json(await app.inject({ url: '/admin/wallet?per-page=1000&page=2', headers: s.headers }));
   t.match(page._meta, { perPage: 100, currentPage: 2, totalCount: tenant.wallets.length });
   t.equal(page.data.length, Math.min(100, tenant.wallets.length - 100));
-  t.match(page._links.self, /^http:\/\/localhost(:80)?\/admin\/wallet\?page=2&per-page=100$/);
-  t.match(page._links.prev, /page=1&per-page=100$/);
+  t.match(page._links.self, /^http:\/\/localhost\/admin\/wallet\?per-page=100&page=2$/);
+  t.match(page._links.prev, /per-page=100&page=1$/);
   const me = json(await app.inject({ url: `/admin/wallet?user_id=${accounts.admin.userId}`, headers: s.headers }));
   t.equal(me.data.length, 1);
   t.match(me.data[0], { user_id: accounts.admin.userId, user: { name: String }, balance: Number });
