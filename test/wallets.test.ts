@@ -195,3 +195,16 @@ t.test('exports are real .xlsx files with the documented columns', async (t) => 
   const plain = await signIn(app, accounts.noRights);
   expectError(t, await app.inject({ method: 'POST', url: '/admin/wallet/export-excel', headers: plain.headers }), 403);
 });
+
+t.test('a scenario that turns enableWallet off (x-mock-scenario) makes wallet routes answer 403', async (t) => {
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'portal-mock-scenarios-'));
+  writeFileSync(join(dir, 'wallet-off.json'), JSON.stringify({ name: 'wallet-off', description: 'wallets disabled', tenantOptions: { enableWallet: false } }));
+  const app = await build(t, { scenarios: [dir] });
+  const s = await signIn(app);
+  t.equal((await app.inject({ url: '/admin/wallet', headers: s.headers })).statusCode, 200);
+  const off = expectError(t, await app.inject({ url: '/admin/wallet', headers: { ...s.headers, 'x-mock-scenario': 'wallet-off' } }), 403);
+  t.match(off.message, /wallets are disabled/);
+});
