@@ -130,7 +130,12 @@ t.test('owner blocked or hidden → 401; blockUser revokes every token of the us
   user.state = 'active';
   expectError(t, await call(a.token), 401);
   expectError(t, await call(b.token), 401);
-  t.throws(() => blockUser(tenant, '00000000-0000-4000-8000-000000000000', new Date()), { statusCode: 404 });
+  try {
+    blockUser(tenant, '00000000-0000-4000-8000-000000000000', new Date());
+    t.fail('should throw');
+  } catch (e) {
+    t.equal((e as { statusCode?: number }).statusCode, 404);
+  }
 });
 
 t.test('a malformed Bearer value → 401', async (t) => {
