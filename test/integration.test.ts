@@ -165,6 +165,10 @@ t.test('excel-processing: form errors, csv, unreadable file; create-from-excel w
   const unknown = await post('/admin/wallet-transaction/create-from-excel', { file_processing_id: crypto.randomUUID(), operation_type_id: 1 });
   t.match(unknown, { success: false, message: /^warning: file processing .* not found/ });
 
+  // excel-processing asked about a processing id: its state, or a warning for an unknown one
+  t.match(await post('/admin/wallet-transaction/excel-processing', { file_processing_id: q.data.id }), { success: true, data: { id: q.data.id, status: 'finished' } });
+  t.match(await post('/admin/wallet-transaction/excel-processing', { file_processing_id: crypto.randomUUID() }), { success: false, message: /^warning: file processing .* not found/ });
+
   // an unreadable .xlsx finishes as failed
   const broken = putFile(app, 'broken.xlsx', 'xlsx', Buffer.from('not a zip'));
   const qb = await post('/admin/wallet-transaction/excel-processing', { file_id: broken.id, mapping: { email: 'A', amount: 'B' } });

@@ -43,6 +43,14 @@ export function viewProcessing(ctx: DomainContext, tenant: TenantData, user: Use
  * (e.g. with setImmediate) to parse the file in the background.
  */
 export function startExcelProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: ExcelProcessingBody) {
+  if (body.file_processing_id !== undefined && body.file_id === undefined) {
+    const id = body.file_processing_id.trim();
+    const known = visible(tenant, user).find((r) => r.id === id);
+    const answer = known
+      ? { success: true, message: known.finished ? 'finished' : 'still processing', errors: null, data: processingView(ctx, tenant, known) }
+      : { success: false, message: `warning: file processing "${id.slice(0, 40)}" not found`, errors: [`file_processing_id: not found`], data: null };
+    return { record: null, answer };
+  }
   const errors: string[] = [];
   const fileId = (body.file_id ?? '').trim();
   const file = uuidRe.test(fileId) ? tenant.files.find((f) => f.id === fileId) : undefined;

@@ -184,6 +184,7 @@ export const ExcelProcessingBody = Type.Object({
     comment: Type.Optional(Type.String()), entity_id: Type.Optional(Type.String()), reference_id: Type.Optional(Type.String()),
   }, { description: 'column of each field: a letter (A, B, … AA) or a 1-based number; email or user_id, and amount, are required' })),
   first_row: Type.Optional(Type.Integer({ minimum: 1, description: 'first data row, 1-based; default 2 (row 1 holds headers)' })),
+  file_processing_id: Type.Optional(Type.String({ description: 'when given instead of file_id: answers the state of that processing; an unknown id answers success false with a warning message' })),
 }, assumed('Only file_id and "column mappings" are named by the API description.'));
 export type ExcelProcessingBody = Static<typeof ExcelProcessingBody>;
 
