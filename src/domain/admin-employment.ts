@@ -22,11 +22,11 @@ function view(ctx: DomainContext, tenant: TenantData, e: EmploymentRecord): Admi
 }
 
 const flag = (v: string | undefined) => (v === undefined ? null : v === '1' || v === 'true');
-/** `x[]` repeated and `x` comma-separated, together; null when neither is given. */
+/** `x[]` repeated and `x` comma-separated, together; null (no filter) when neither gives a value. */
 const many = (arr: string[] | undefined, csv: string | undefined): Set<string> | null => {
   const fromCsv = idList(csv);
-  if ((!arr || arr.length === 0) && !fromCsv) return null;
-  return new Set([...(arr ?? []).map((s) => s.trim()).filter(Boolean), ...(fromCsv ?? [])]);
+  const all = new Set([...(arr ?? []).map((s) => s.trim()).filter(Boolean), ...(fromCsv ?? [])]);
+  return all.size === 0 ? null : all;
 };
 
 export function listEmployments(ctx: DomainContext, tenant: TenantData, _admin: UserRecord, q: AdminEmploymentQuery & { url: string }) {
