@@ -21,7 +21,10 @@ const err = ref(ErrorBody);
 const tags = ['wallet'];
 const rights = ['wallets-transactions' as const];
 const needs = 'Requires the tenant option enableWallet (else 403) and the right wallets-transactions.';
-const xlsx = Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: `the .xlsx bytes (${xlsxMime}), with a Content-Disposition file name` });
+const xlsx = {
+  description: 'the .xlsx file, with a Content-Disposition file name',
+  content: { [xlsxMime]: { schema: Type.String({ format: 'binary' }) } },
+};
 
 const sendXlsx = (reply: FastifyReply, name: string, bytes: Buffer) =>
   reply.header('content-type', xlsxMime).header('content-disposition', `attachment; filename="${name}"`).send(bytes);
