@@ -22,18 +22,19 @@ export function processingView(ctx: DomainContext, tenant: TenantData, r: FilePr
   };
 }
 
-/** Records of the caller (an administrator with wallets-transactions sees every record of the tenant). */
-const visible = (tenant: TenantData, user: UserRecord) =>
-  tenant.fileProcessing.filter((r) => r.userId === user.id || user.rights.includes('wallets-transactions'));
+/** Records of the caller; `seeAll` (the caller's effective right wallets-transactions) shows every record of the tenant. */
+const visible = (tenant: TenantData, user: UserRecord, seeAll: boolean) =>
+  tenant.fileProcessing.filter((r) => seeAll || r.userId === user.id);
 
-export function listProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: PageRequest & { url: string }) {
-  const list = [...visible(tenant, user)].sort((a, b) => b.created.localeCompare(a.created) || a.id.localeCompare(b.id));
+export function listProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: PageRequest & { url: string; seeAll: boolean }) {
+  const list = [...visible(tenant, user, q.seeAll)].sort((a, b) => b.created.localeCompare(a.created) || a.id.localeCompare(b.id));
   const page = paginate(list, q, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
   return { ...page, data: page.data.map((r) => processingView(ctx, tenant, r)) };
 }
 
-export function viewProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string): FileProcessing {
-  const r = visible(tenant, user).find((x) => x.id === id);
+export function viewProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { id: string; seeAll: boolean }): FileProcessing {
+  const id = q.id;
+  const r = visible(tenant, user, q.seeAll).find((x) => x.id === id);
   if (!r) throw fail.notFound(`file processing ${id} not found`);
   return processingView(ctx, tenant, r);
 }
@@ -45,7 +46,7 @@ export function viewProcessing(ctx: DomainContext, tenant: TenantData, user: Use
 export function startExcelProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: ExcelProcessingBody) {
   if (body.file_processing_id !== undefined && body.file_id === undefined) {
     const id = body.file_processing_id.trim();
-    const known = visible(tenant, user).find((r) => r.id === id);
+    const known = visible(tenant, user, true).find((r) => r.id === id);
     const answer = known
       ? { success: true, message: known.finished ? 'finished' : 'still processing', errors: null, data: processingView(ctx, tenant, known) }
       : { success: false, message: `warning: file processing "${id.slice(0, 40)}" not found`, errors: [`file_processing_id: not found`], data: null };

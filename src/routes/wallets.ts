@@ -171,7 +171,8 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const { tenant, user } = caller(req);
     const ctx = domainContext(req);
-    return listProcessing(ctx, tenant, user, { page: req.query.page, perPage: req.query['per-page'], url: absolute(ctx, req.url) });
+    const seeAll = req.auth.rights.has('wallets-transactions');
+    return listProcessing(ctx, tenant, user, { page: req.query.page, perPage: req.query['per-page'], url: absolute(ctx, req.url), seeAll });
   });
 
   app.get('/file-processing/view', {
@@ -183,6 +184,6 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'session' },
   }, async (req) => {
     const { tenant, user } = caller(req);
-    return viewProcessing(domainContext(req), tenant, user, req.query.id);
+    return viewProcessing(domainContext(req), tenant, user, { id: req.query.id, seeAll: req.auth.rights.has('wallets-transactions') });
   });
 };
