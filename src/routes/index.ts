@@ -8,6 +8,10 @@ import { ideaRoutes } from './ideas.js';
 import { feedbackRoutes } from './feedback.js';
 import { moderationRoutes } from './moderation.js';
 import { fileRoutes } from './files.js';
+import { tokenRoutes } from './tokens.js';
+import { userListCacheRoutes } from './user-list-cache.js';
+import { fileProcessingRoutes, walletRoutes } from './wallets.js';
+import { adminEmploymentRoutes } from './admin-employment.js';
 
 /** Every API group, one encapsulated plugin each, in the order of the API description. */
 export async function registerRoutes(app: FastifyInstance) {
@@ -20,4 +24,9 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(moderationRoutes);
   await app.register(ideaRoutes);
   await app.register(fileRoutes);
+  await app.register(tokenRoutes);
+  await app.register(userListCacheRoutes);
+  await app.register(walletRoutes);
+  await app.register(fileProcessingRoutes);
+  await app.register(adminEmploymentRoutes);
 }

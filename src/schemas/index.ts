@@ -9,6 +9,7 @@ import { calendarSchemas } from './calendar.js';
 import { ideaSchemas } from './ideas.js';
 import { feedbackSchemas } from './feedback.js';
 import { fileSchemas } from './files.js';
+import { adminApiSchemas } from './admin-api.js';
 import { ClockState } from '../store/clock.js';
 import { JournalEntry } from '../store/journal.js';
 import { OutboxMessage } from '../store/outbox.js';
@@ -27,6 +28,7 @@ export const sharedSchemas: TSchema[] = [
   ...ideaSchemas,
   ...feedbackSchemas,
   ...fileSchemas,
+  ...adminApiSchemas,
   // admin side
   ClockState, JournalEntry, OutboxMessage, FixturesAnswer, SandboxInfo, Snapshot,
 ];

@@ -10,6 +10,7 @@ import { PeopleCollections } from '../schemas/people-records.js';
 import { ContentCollections } from '../schemas/content.js';
 import { CalendarCollections } from '../schemas/calendar.js';
 import { EngageCollections } from '../schemas/ideas.js';
+import { IntegrationCollections } from '../schemas/integration-records.js';
 
 export const CoreCollections = {
   tenant: TenantRecord,
@@ -36,6 +37,7 @@ export const TenantData = Type.Object({
   ...ContentCollections,
   ...CalendarCollections,
   ...EngageCollections,
+  ...IntegrationCollections,
 });
 export type TenantData = Static<typeof TenantData>;
 

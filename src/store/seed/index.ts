@@ -9,6 +9,7 @@ import { seedPeopleExtra } from './people-extra.js';
 import { seedContent } from './content.js';
 import { seedCalendar } from './calendar.js';
 import { seedEngage } from './engage.js';
+import { seedWallets } from './wallets.js';
 
 /** Seeders in the order they run; each fills its own collections. */
 export const seeders: Seeder[] = [
@@ -19,6 +20,7 @@ export const seeders: Seeder[] = [
   seedContent,
   seedCalendar,
   seedEngage,
+  seedWallets,
 ];
 
 export type SeedOptions = { seed: number; refDate: Date; size: SizeOptions };

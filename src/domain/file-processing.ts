@@ -1,0 +1,146 @@
+// File processing: an uploaded spreadsheet is parsed in the background into rows for mass wallet transactions.
+// The job record lives in the tenant's data (no module-level queue); the client polls /file-processing/view.
+import { fail } from '../errors.js';
+import type { UserRecord } from '../schemas/records.js';
+import type { FileProcessingRecord, ParsedRow, ColumnMapping } from '../schemas/integration-records.js';
+import type { CreateFromExcelBody, ExcelProcessingBody, FileProcessing } from '../schemas/admin-api.js';
+import type { TenantData } from '../store/data.js';
+import { newUuid } from '../store/ids.js';
+import { absolute, type DomainContext } from './context.js';
+import { paginate, type PageRequest } from './lists.js';
+import { columnIndex, readCsv, readXlsx, type SheetRows } from './spreadsheets.js';
+import { parseAmount, parseOperationType, postTransactions, roundMoney } from './wallets.js';
+
+const uuidRe = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function processingView(ctx: DomainContext, tenant: TenantData, r: FileProcessingRecord): FileProcessing {
+  const file = tenant.files.find((f) => f.id === r.fileId);
+  const status = r.finished ? (r.result?.error ? 'failed' : 'finished') : r.started ? 'processing' : 'queued';
+  return {
+    id: r.id, file: { id: r.fileId, name: file?.name ?? '', url: absolute(ctx, `/files/${r.fileId}/download`) },
+    created: r.created, started: r.started, finished: r.finished, status, arguments: r.arguments, result: r.result,
+  };
+}
+
+/** Records of the caller; `seeAll` (the caller's effective right wallets-transactions) shows every record of the tenant. */
+const visible = (tenant: TenantData, user: UserRecord, seeAll: boolean) =>
+  tenant.fileProcessing.filter((r) => seeAll || r.userId === user.id);
+
+export function listProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: PageRequest & { url: string; seeAll: boolean }) {
+  const list = [...visible(tenant, user, q.seeAll)].sort((a, b) => b.created.localeCompare(a.created) || a.id.localeCompare(b.id));
+  const page = paginate(list, q, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
+  return { ...page, data: page.data.map((r) => processingView(ctx, tenant, r)) };
+}
+
+export function viewProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { id: string; seeAll: boolean }): FileProcessing {
+  const id = q.id;
+  const r = visible(tenant, user, q.seeAll).find((x) => x.id === id);
+  if (!r) throw fail.notFound(`file processing ${id} not found`);
+  return processingView(ctx, tenant, r);
+}
+
+/**
+ * Validates the form and queues the job. The answer carries the queued record; `run` is what the caller schedules
+ * (e.g. with setImmediate) to parse the file in the background.
+ */
+export function startExcelProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: ExcelProcessingBody) {
+  if (body.file_processing_id !== undefined && body.file_id === undefined) {
+    const id = body.file_processing_id.trim();
+    const known = visible(tenant, user, true).find((r) => r.id === id);
+    const answer = known
+      ? { success: true, message: known.finished ? 'finished' : 'still processing', errors: null, data: processingView(ctx, tenant, known) }
+      : { success: false, message: `warning: file processing "${id.slice(0, 40)}" not found`, errors: [`file_processing_id: not found`], data: null };
+    return { record: null, answer };
+  }
+  const errors: string[] = [];
+  const fileId = (body.file_id ?? '').trim();
+  const file = uuidRe.test(fileId) ? tenant.files.find((f) => f.id === fileId) : undefined;
+  if (!fileId) errors.push('file_id: is required');
+  else if (!file) errors.push(`file_id: no file ${fileId.slice(0, 40)}`);
+  else if (file.status !== 'UPLOADED' || file.contentBase64 === null) errors.push('file_id: the file is not uploaded yet (call /file/finish-upload)');
+  else if (!['xlsx', 'csv'].includes(file.ext.toLowerCase())) errors.push('file_id: only .xlsx and .csv files can be processed');
+  const m = body.mapping ?? {};
+  const mapping: ColumnMapping = { amount: m.amount ?? '' };
+  for (const field of ['email', 'user_id', 'amount', 'comment', 'entity_id', 'reference_id'] as const) {
+    const spec = m[field];
+    if (spec === undefined || spec === '') continue;
+    if (columnIndex(spec) === null) errors.push(`mapping.${field}: a column letter (A, B, …) or a 1-based number`);
+    mapping[field] = spec;
+  }
+  if (!m.amount) errors.push('mapping.amount: is required');
+  if (!m.email && !m.user_id) errors.push('mapping: email or user_id is required');
+  if (errors.length > 0 || !file) return { record: null, answer: { success: false, message: 'the file was not queued', errors, data: null } };
+  const record: FileProcessingRecord = {
+    id: newUuid(ctx.data, 'file-processing'), userId: user.id, fileId: file.id, type: 'wallet-transaction',
+    created: ctx.now.toISOString(), started: null, finished: null,
+    arguments: { file_id: file.id, mapping, first_row: body.first_row ?? 2 }, result: null,
+  };
+  tenant.fileProcessing.push(record);
+  return { record, answer: { success: true, message: 'queued: poll /file-processing/view', errors: null, data: processingView(ctx, tenant, record) } };
+}
+
+/** Parses the file of a queued record; `clock` gives the sandbox time at start and at finish. */
+export async function runExcelProcessing(tenant: TenantData, record: FileProcessingRecord, clock: () => string): Promise<void> {
+  record.started = clock();
+  const empty = { total: 0, valid: 0, invalid: 0, totalAmount: 0, rows: [], postedAt: null, transactionIds: [] };
+  try {
+    const file = tenant.files.find((f) => f.id === record.fileId);
+    if (!file || file.contentBase64 === null) throw new Error('the file is gone');
+    const bytes = Buffer.from(file.contentBase64, 'base64');
+    const sheet: SheetRows = file.ext.toLowerCase() === 'csv' ? readCsv(bytes) : await readXlsx(bytes);
+    const rows = sheet.filter((r) => r.row >= record.arguments.first_row).map((r) => parseRow(tenant, record.arguments.mapping, r));
+    const valid = rows.filter((r) => r.valid);
+    record.result = {
+      ...empty, error: null, total: rows.length, valid: valid.length, invalid: rows.length - valid.length,
+      totalAmount: roundMoney(valid.reduce((s, r) => s + (r.amount ?? 0), 0)), rows,
+    };
+  } catch (e) {
+    record.result = { ...empty, error: `the file could not be read: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  record.finished = clock();
+}
+
+function parseRow(tenant: TenantData, mapping: ColumnMapping, r: { row: number; cells: string[] }): ParsedRow {
+  const at = (spec: string | undefined) => { const i = columnIndex(spec); return i === null ? '' : r.cells[i] ?? ''; };
+  const problems: string[] = [];
+  const email = at(mapping.email) || null;
+  const userIdText = at(mapping.user_id) || null;
+  let user = userIdText ? tenant.users.find((u) => u.id === userIdText.toLowerCase()) : undefined;
+  if (!user && email) user = tenant.users.find((u) => u.email.toLowerCase() === email.toLowerCase());
+  if (!email && !userIdText) problems.push('no e-mail or user id');
+  else if (!user) problems.push(`user not found: ${(userIdText ?? email ?? '').slice(0, 100)}`);
+  else if (user.state !== 'active') problems.push(`user is ${user.state}`);
+  const amountText = at(mapping.amount);
+  const amount = parseAmount(amountText === '' ? undefined : amountText);
+  if (typeof amount === 'string') problems.push(amountText === '' ? 'amount: empty' : `${amount} (got "${amountText.slice(0, 40)}")`);
+  return {
+    row: r.row, userId: user?.id ?? null, email: email ?? user?.email ?? null, userName: user?.name ?? null,
+    amount: typeof amount === 'number' ? amount : null, comment: at(mapping.comment) || null,
+    entityId: at(mapping.entity_id) || null, referenceId: at(mapping.reference_id) || null,
+    valid: problems.length === 0, problems,
+  };
+}
+
+/** Posts the valid rows of a finished parse. An unknown processing id answers success false with a warning. */
+export function createFromExcel(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: CreateFromExcelBody) {
+  const id = (body.file_processing_id ?? '').trim();
+  const record = tenant.fileProcessing.find((r) => r.id === id);
+  const refuse = (message: string, errors: string[] = [message]) => ({ success: false, message, errors, data: null });
+  if (!record) return refuse(`warning: file processing "${id.slice(0, 40)}" not found; process the file first with /admin/wallet-transaction/excel-processing`);
+  if (!record.finished || !record.result) return refuse('warning: the file is still being processed; poll /file-processing/view');
+  if (record.result.error) return refuse(`warning: the file could not be processed: ${record.result.error}`);
+  if (record.result.postedAt) return refuse('warning: the transactions of this file were already posted');
+  const type = parseOperationType(body.operation_type_id);
+  if (typeof type === 'string') return refuse('the transactions were not created', [type]);
+  const comment = (body.comment ?? '').trim();
+  const rows = record.result.rows.filter((r) => r.valid && r.userId !== null && r.amount !== null);
+  if (rows.some((r) => !r.comment) && comment === '') return refuse('the transactions were not created', ['comment: is required for rows without a comment']);
+  const result = postTransactions(ctx, tenant, {
+    operationTypeId: type, senderWalletId: body.sender_wallet_id ?? null, createdBy: user.id,
+    lines: rows.map((r) => ({ userId: r.userId!, amount: r.amount!, comment: r.comment ?? comment, entityId: r.entityId, referenceId: r.referenceId })),
+  });
+  if (!result.batch) return refuse('the transactions were not created', result.errors);
+  record.result.postedAt = ctx.now.toISOString();
+  record.result.transactionIds = result.batch.transactions.map((t) => t.id);
+  return { success: true, message: `${result.batch.count} transaction(s) created from ${record.result.total} row(s)`, errors: null, data: result.batch };
+}

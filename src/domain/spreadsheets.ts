@@ -1,0 +1,118 @@
+// Real spreadsheets through exceljs: wallet and transaction exports (.xlsx), and reading an uploaded .xlsx or .csv
+// into rows of cell texts for file processing.
+import ExcelJS from 'exceljs';
+import type { TenantData } from '../store/data.js';
+import type { WalletRecord, WalletTransactionRecord } from '../schemas/integration-records.js';
+import { isOperationType, operationTypes } from './wallets.js';
+
+export const xlsxMime = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/** Column headers of the wallet export, in order. */
+export const walletColumns = ['Wallet ID', 'User ID', 'Employee', 'E-mail', 'Department', 'Balance', 'Created at', 'Updated at'] as const;
+/** Column headers of the transaction export, in order. */
+export const transactionColumns = [
+  'Transaction ID', 'Created at', 'Operation type ID', 'Operation type', 'Sender wallet ID', 'Sender', 'Recipient wallet ID',
+  'Recipient', 'Amount', 'Comment', 'Entity ID', 'Reference ID',
+] as const;
+
+async function workbookBytes(sheetName: string, headers: readonly string[], rows: Array<Array<string | number | null>>): Promise<Buffer> {
+  const wb = new ExcelJS.Workbook();
+  wb.creator = 'portal-mock';
+  const ws = wb.addWorksheet(sheetName);
+  ws.addRow([...headers]);
+  ws.getRow(1).font = { bold: true };
+  for (const r of rows) ws.addRow(r);
+  ws.columns.forEach((c) => { c.width = 22; });
+  const out = await wb.xlsx.writeBuffer();
+  return Buffer.from(out as ArrayBuffer);
+}
+
+export function exportWallets(tenant: TenantData, wallets: WalletRecord[]): Promise<Buffer> {
+  const users = new Map(tenant.users.map((u) => [u.id, u]));
+  const deps = new Map(tenant.departments.map((d) => [d.id, d]));
+  return workbookBytes('Wallets', walletColumns, wallets.map((w) => {
+    const u = users.get(w.userId);
+    return [w.id, w.userId, u?.name ?? '', u?.email ?? '', deps.get(u?.departmentId ?? '')?.name ?? '', w.balance, w.createdAt, w.updatedAt];
+  }));
+}
+
+export function exportTransactions(tenant: TenantData, list: WalletTransactionRecord[]): Promise<Buffer> {
+  const users = new Map(tenant.users.map((u) => [u.id, u]));
+  const owners = new Map(tenant.wallets.map((w) => [w.id, users.get(w.userId)?.name ?? '']));
+  return workbookBytes('Transactions', transactionColumns, list.map((t) => [
+    t.id, t.createdAt, t.operationTypeId, isOperationType(t.operationTypeId) ? operationTypes[t.operationTypeId].name : '',
+    t.senderWalletId, t.senderWalletId ? owners.get(t.senderWalletId) ?? '' : '', t.recipientWalletId,
+    t.recipientWalletId ? owners.get(t.recipientWalletId) ?? '' : '', t.amount, t.comment, t.entityId, t.referenceId,
+  ]));
+}
+
+/** A cell as text: numbers, dates, rich text, formulas (their result) and hyperlinks (their text). */
+function cellText(v: ExcelJS.CellValue): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof Date) return v.toISOString();
+  if ('richText' in v) return v.richText.map((r) => r.text).join('');
+  if ('text' in v && typeof v.text === 'string') return v.text;
+  if ('result' in v) return v.result === undefined ? '' : cellText(v.result as ExcelJS.CellValue);
+  if ('error' in v) return '';
+  return '';
+}
+
+export type SheetRows = Array<{ row: number; cells: string[] }>;
+
+/** Every non-empty row of the first worksheet, 1-based row numbers, cells 0-based. */
+export async function readXlsx(bytes: Buffer): Promise<SheetRows> {
+  const wb = new ExcelJS.Workbook();
+  const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  await wb.xlsx.load(ab);
+  const ws = wb.worksheets[0];
+  if (!ws) return [];
+  const rows: SheetRows = [];
+  ws.eachRow({ includeEmpty: false }, (row, rowNumber) => {
+    const cells: string[] = [];
+    row.eachCell({ includeEmpty: true }, (cell, col) => { cells[col - 1] = cellText(cell.value).trim(); });
+    rows.push({ row: rowNumber, cells: Array.from(cells, (c) => c ?? '') });
+  });
+  return rows;
+}
+
+/** CSV with `,` or `;` (whichever the first line has more of), double-quoted fields, UTF-8 with or without BOM. */
+export function readCsv(bytes: Buffer): SheetRows {
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
+  const sep = (firstLine.match(/;/g)?.length ?? 0) > (firstLine.match(/,/g)?.length ?? 0) ? ';' : ',';
+  const rows: SheetRows = [];
+  let cells: string[] = [];
+  let cell = '';
+  let quoted = false;
+  let rowNumber = 1;
+  const endRow = () => {
+    cells.push(cell.trim());
+    if (cells.some((c) => c !== '')) rows.push({ row: rowNumber, cells });
+    cells = [];
+    cell = '';
+    rowNumber++;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === sep) { cells.push(cell.trim()); cell = ''; } else if (c === '\n') endRow();
+    else if (c !== '\r') cell += c;
+  }
+  if (cell !== '' || cells.length > 0) endRow();
+  return rows;
+}
+
+/** A column given as a letter (A, B, … AA) or a 1-based number → 0-based index, or null when malformed. */
+export function columnIndex(spec: string | undefined): number | null {
+  if (spec === undefined) return null;
+  const s = spec.trim().toUpperCase();
+  if (/^\d+$/.test(s)) return Number(s) >= 1 && Number(s) <= 16384 ? Number(s) - 1 : null;
+  if (!/^[A-Z]{1,3}$/.test(s)) return null;
+  let n = 0;
+  for (const ch of s) n = n * 26 + (ch.charCodeAt(0) - 64);
+  return n <= 16384 ? n - 1 : null;
+}

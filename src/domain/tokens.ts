@@ -1,0 +1,93 @@
+// Personal API tokens: created in a session, sent as `Authorization: Bearer pmt_<id>_<secret>`.
+// Only a hash of the clear value is stored; the clear value is answered once, by create.
+import { fail } from '../errors.js';
+import type { PersonalTokenRecord, UserRecord } from '../schemas/records.js';
+import type { CreatedPersonalToken, PersonalToken } from '../schemas/admin-api.js';
+import type { TenantData } from '../store/data.js';
+import { hashSecret, newSecret, newUuid } from '../store/ids.js';
+import { absolute, type DomainContext } from './context.js';
+import { idList, matchesText, paginate, type PageRequest } from './lists.js';
+
+export const tokenPrefix = 'pmt_';
+
+export function tokenView(ctx: DomainContext, tenant: TenantData, t: PersonalTokenRecord): PersonalToken {
+  const owner = tenant.users.find((u) => u.id === t.userId);
+  const active = t.revokedAt === null && (t.expiresAt === null || Date.parse(t.expiresAt) > ctx.now.getTime());
+  return {
+    id: t.id, name: t.name, user_id: t.userId,
+    user: { id: t.userId, name: owner?.name ?? '', faceUrl: absolute(ctx, owner?.faceUrl ?? `/images/avatar/${t.userId}.svg`) },
+    created_at: t.createdAt, last_used_at: t.lastUsedAt, expires_at: t.expiresAt, revoked_at: t.revokedAt, active,
+  };
+}
+
+const newestFirst = (a: PersonalTokenRecord, b: PersonalTokenRecord) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
+
+export function listOwnTokens(ctx: DomainContext, tenant: TenantData, user: UserRecord): { data: PersonalToken[] } {
+  return { data: tenant.personalTokens.filter((t) => t.userId === user.id).sort(newestFirst).map((t) => tokenView(ctx, tenant, t)) };
+}
+
+export function createToken(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { name?: string | undefined; expiresAt?: string | null | undefined }) {
+  const errors: string[] = [];
+  const name = (input.name ?? '').trim();
+  if (name === '' || name.length > 100) errors.push('name: must be 1 to 100 characters');
+  let expiresAt: string | null = null;
+  if (input.expiresAt !== undefined && input.expiresAt !== null && input.expiresAt !== '') {
+    const at = Date.parse(input.expiresAt);
+    if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}T/.test(input.expiresAt)) errors.push('expiresAt: must be an ISO 8601 date-time');
+    else if (at <= ctx.now.getTime()) errors.push('expiresAt: must be in the future');
+    else expiresAt = new Date(at).toISOString();
+  }
+  if (errors.length > 0) return { success: false, message: 'the token was not created', errors, data: null };
+  const id = newUuid(ctx.data, 'personal-token');
+  const token = `${tokenPrefix}${id}_${newSecret(ctx.data, 'personal-token-secret')}`;
+  const record: PersonalTokenRecord = {
+    id, userId: user.id, name, secretHash: hashSecret(token), createdAt: ctx.now.toISOString(), lastUsedAt: null, revokedAt: null, expiresAt,
+  };
+  tenant.personalTokens.push(record);
+  const data: CreatedPersonalToken = { token, record: tokenView(ctx, tenant, record) };
+  return { success: true, message: 'token created: copy it now, it is not shown again', errors: null, data };
+}
+
+function revoke(ctx: DomainContext, tenant: TenantData, record: PersonalTokenRecord) {
+  if (record.revokedAt === null) record.revokedAt = ctx.now.toISOString();
+  return { success: true, message: 'token revoked', errors: null, data: tokenView(ctx, tenant, record) };
+}
+
+/** Revokes one of the caller's tokens; another user's or an unknown id is a 404. Revoking twice is harmless. */
+export function revokeOwnToken(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string) {
+  const record = tenant.personalTokens.find((t) => t.id === id && t.userId === user.id);
+  if (!record) throw fail.notFound(`personal token ${id} not found`);
+  return revoke(ctx, tenant, record);
+}
+
+export function adminRevokeToken(ctx: DomainContext, tenant: TenantData, _admin: UserRecord, id: string) {
+  const record = tenant.personalTokens.find((t) => t.id === id);
+  if (!record) throw fail.notFound(`personal token ${id} not found`);
+  return revoke(ctx, tenant, record);
+}
+
+export type AdminTokenQuery = PageRequest & { userId?: string | undefined; active?: string | undefined; name?: string | undefined; url: string };
+
+export function adminListTokens(ctx: DomainContext, tenant: TenantData, _admin: UserRecord, q: AdminTokenQuery) {
+  const users = idList(q.userId);
+  const active = q.active === undefined ? null : q.active === '1' || q.active === 'true';
+  const views = tenant.personalTokens
+    .filter((t) => users === null || users.has(t.userId))
+    .sort(newestFirst)
+    .map((t) => tokenView(ctx, tenant, t))
+    .filter((v) => (active === null || v.active === active) && matchesText(q.name, [v.name, v.user.name]));
+  return paginate(views, q, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
+}
+
+/**
+ * Blocks a user (admin side): the state becomes 'blocked' and every personal token of the user is revoked,
+ * as the API description says ("revoked automatically when its owner is blocked").
+ */
+export function blockUser(tenant: TenantData, userId: string, now: Date): UserRecord {
+  const user = tenant.users.find((u) => u.id === userId);
+  if (!user) throw fail.notFound(`user ${userId} not found`);
+  user.state = 'blocked';
+  const at = now.toISOString();
+  for (const t of tenant.personalTokens) if (t.userId === userId && t.revokedAt === null) t.revokedAt = at;
+  return user;
+}

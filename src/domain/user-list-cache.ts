@@ -1,0 +1,82 @@
+// The user list cache: a client stores a selection (users, departments, groups, exclusions) under a key,
+// then passes the key to operations that act on many users (mass wallet credit, filters).
+import { fail } from '../errors.js';
+import type { UserRecord } from '../schemas/records.js';
+import type { UserListCacheRecord, UserListSelection } from '../schemas/integration-records.js';
+import type { UserListData } from '../schemas/admin-api.js';
+import type { TenantData } from '../store/data.js';
+import { absolute, type DomainContext } from './context.js';
+
+export const emptySelection = (): UserListSelection => ({ usersId: [], departmentsId: [], userGroupsId: [], excludeUsersId: [] });
+
+export type UserListInput = { key?: string | undefined; userList?: Partial<UserListSelection> | undefined };
+
+/** Stores (or replaces) a selection under a key. An empty or missing key is a form error (200, success false). */
+export function setUserList(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: UserListInput) {
+  const key = (input.key ?? '').trim();
+  if (key === '' || key.length > 200) return { success: false, key: null, errors: ['key: must be 1 to 200 characters'] };
+  const list = input.userList ?? {};
+  const userList: UserListSelection = {
+    usersId: [...new Set(list.usersId ?? [])],
+    departmentsId: [...new Set(list.departmentsId ?? [])],
+    userGroupsId: [...new Set(list.userGroupsId ?? [])],
+    excludeUsersId: [...new Set(list.excludeUsersId ?? [])],
+  };
+  const record: UserListCacheRecord = { key, userId: user.id, userList, createdAt: ctx.now.toISOString() };
+  const index = tenant.userListCache.findIndex((r) => r.key === key);
+  if (index >= 0) tenant.userListCache[index] = record;
+  else tenant.userListCache.push(record);
+  return { success: true, key };
+}
+
+/** Ids of a department and all its descendants. */
+export function departmentTree(tenant: TenantData, ids: Iterable<string>): Set<string> {
+  const out = new Set<string>(ids);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const d of tenant.departments) {
+      if (d.parentId && out.has(d.parentId) && !out.has(d.id)) { out.add(d.id); grew = true; }
+    }
+  }
+  return out;
+}
+
+/** The users a selection stands for: users ∪ department members ∪ group members, less excluded and hidden users. */
+export function expandSelection(tenant: TenantData, sel: UserListSelection): UserRecord[] {
+  const wanted = new Set(sel.usersId);
+  const deps = departmentTree(tenant, sel.departmentsId);
+  const groups = new Set(sel.userGroupsId);
+  for (const g of tenant.userGroups) if (groups.has(g.id)) for (const m of g.memberIds) wanted.add(m);
+  const excluded = new Set(sel.excludeUsersId);
+  return tenant.users.filter((u) => u.state !== 'hidden' && !excluded.has(u.id) && (wanted.has(u.id) || (sel.departmentsId.length > 0 && deps.has(u.departmentId))));
+}
+
+export const findUserList = (tenant: TenantData, key: string) => tenant.userListCache.find((r) => r.key === key);
+
+/** User ids of a cached selection; an unknown key stands for nobody (a filter by it matches nothing). */
+export function userIdsOfKey(tenant: TenantData, key: string | undefined): Set<string> | null {
+  if (key === undefined || key === '') return null;
+  const record = findUserList(tenant, key);
+  return new Set(record ? expandSelection(tenant, record.userList).map((u) => u.id) : []);
+}
+
+export function userListData(ctx: DomainContext, tenant: TenantData, _user: UserRecord, key: string): UserListData {
+  const record = findUserList(tenant, key);
+  if (!record) throw fail.notFound(`no user list is cached under the key "${key.slice(0, 100)}"`);
+  const depById = new Map(tenant.departments.map((d) => [d.id, d]));
+  const userById = new Map(tenant.users.map((u) => [u.id, u]));
+  const users = expandSelection(tenant, record.userList);
+  return {
+    key,
+    users: users.map((u) => ({
+      id: u.id, name: u.name, email: u.email, position: u.position, departmentId: u.departmentId,
+      departmentName: depById.get(u.departmentId)?.name ?? '', faceUrl: absolute(ctx, u.faceUrl),
+    })),
+    departments: record.userList.departmentsId.flatMap((id) => { const d = depById.get(id); return d ? [{ id, name: d.name }] : []; }),
+    userGroups: record.userList.userGroupsId.flatMap((id) => { const g = tenant.userGroups.find((x) => x.id === id); return g ? [{ id, name: g.name }] : []; }),
+    excludeUsers: record.userList.excludeUsersId.flatMap((id) => { const u = userById.get(id); return u ? [{ id, name: u.name }] : []; }),
+    usersCount: users.length,
+    created_at: record.createdAt,
+  };
+}

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorBody, ref } from '../schemas/common.js';
+import { UserListData, UserListSetBody, UserListSetResult } from '../schemas/admin-api.js';
+import { caller, domainContext } from '../http/context.js';
+import { setUserList, userListData } from '../domain/user-list-cache.js';
+
+const err = ref(ErrorBody);
+const tags = ['user-list-cache'];
+
+/**
+ * The key of a body that was not sent as application/json. Reproduced quirk: such a body stores an EMPTY selection
+ * under its key (taken from a form field, or from the text if it happens to be JSON) and still answers 200.
+ */
+function quirkBody(contentType: string | undefined, text: string): { key?: string; userList: Record<string, never> } {
+  let key: string | null = null;
+  if ((contentType ?? '').includes('application/x-www-form-urlencoded')) key = new URLSearchParams(text).get('key');
+  else {
+    try {
+      const parsed: unknown = JSON.parse(text);
+      if (parsed && typeof parsed === 'object' && 'key' in parsed && typeof parsed.key === 'string') key = parsed.key;
+    } catch {
+      key = new URLSearchParams(text).get('key');
+    }
+  }
+  return key === null ? { userList: {} } : { key, userList: {} };
+}
+
+/** The user list cache; its parsers for non-JSON bodies live only in this plugin. */
+export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.removeContentTypeParser(['text/plain']);
+  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
+    done(null, quirkBody(req.headers['content-type'], typeof body === 'string' ? body : body.toString('utf8')));
+  });
+
+  app.post('/user-list-cache/set-user-list', {
+    schema: {
+      operationId: 'userListCacheSet', tags, summary: 'Store a selection of users under a key',
+      description: 'Must be sent as application/json: any other content type silently stores an EMPTY selection under the key (a reproduced quirk of the portal) and answers 200. A missing key answers 200 with success false.',
+      body: UserListSetBody,
+      response: { 200: ref(UserListSetResult), 400: err, 401: err, 403: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return setUserList(domainContext(req), tenant, user, req.body ?? {});
+  });
+
+  app.get('/user-list-cache/user-list-data', {
+    schema: {
+      operationId: 'userListCacheData', tags, summary: 'The expanded selection stored under a key',
+      querystring: Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }),
+      response: { 200: ref(UserListData), 400: err, 401: err, 403: err, 404: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return userListData(domainContext(req), tenant, user, req.query.key);
+  });
+};

@@ -1,0 +1,189 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { ErrorBody, PageQuery, ref } from '../schemas/common.js';
+import {
+  CreateFromExcelBody, ExcelProcessingBody, FileProcessing, FileProcessingPage, FileProcessingResult, IdQuery,
+  TransactionBatchResult, Wallet, WalletPage, WalletQuery, WalletTransaction, WalletTransactionCreateBody,
+  WalletTransactionPage, WalletTransactionQuery,
+} from '../schemas/admin-api.js';
+import { caller, domainContext } from '../http/context.js';
+import { absolute } from '../domain/context.js';
+import { fail } from '../errors.js';
+import { tenantOptions } from '../scenarios/effects.js';
+import {
+  createTransactions, filterTransactions, filterWallets, listTransactions, listWallets, viewTransaction, viewWallet,
+} from '../domain/wallets.js';
+import { exportTransactions, exportWallets, xlsxMime } from '../domain/spreadsheets.js';
+import { createFromExcel, listProcessing, runExcelProcessing, startExcelProcessing, viewProcessing } from '../domain/file-processing.js';
+
+const err = ref(ErrorBody);
+const tags = ['wallet'];
+const rights = ['wallets-transactions' as const];
+const needs = 'Requires the tenant option enableWallet (else 403) and the right wallets-transactions.';
+const xlsx = {
+  description: 'the .xlsx file, with a Content-Disposition file name',
+  content: { [xlsxMime]: { schema: Type.String({ format: 'binary' }) } },
+};
+
+const sendXlsx = (reply: FastifyReply, name: string, bytes: Buffer) =>
+  reply.header('content-type', xlsxMime).header('content-disposition', `attachment; filename="${name}"`).send(bytes);
+
+/** Administrative wallet operations; every route needs enableWallet and the right wallets-transactions. */
+export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.addHook('onRequest', async (req) => {
+    const { tenant } = caller(req);
+    if (!tenantOptions(req, tenant).enableWallet) throw fail.forbidden('wallets are disabled for this tenant (option enableWallet is off)');
+  });
+
+  app.get('/admin/wallet', {
+    schema: {
+      operationId: 'adminWalletIndex', tags, summary: 'Wallets of employees (read-only)', description: `${needs} per-page is clamped to 100.`,
+      querystring: WalletQuery,
+      response: { 200: ref(WalletPage), 400: err, 401: err, 403: err },
+    },
+    config: { auth: 'session', rights },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    const ctx = domainContext(req);
+    return listWallets(ctx, tenant, user, { ...req.query, url: absolute(ctx, req.url) });
+  });
+
+  app.get('/admin/wallet/view', {
+    schema: {
+      operationId: 'adminWalletView', tags, summary: 'One wallet', description: needs,
+      querystring: IdQuery,
+      response: { 200: ref(Wallet), 400: err, 401: err, 403: err, 404: err },
+    },
+    config: { auth: 'session', rights },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return viewWallet(domainContext(req), tenant, user, req.query.id);
+  });
+
+  app.post('/admin/wallet/export-excel', {
+    schema: {
+      operationId: 'adminWalletExportExcel', tags, summary: 'Export wallets as an .xlsx file',
+      description: `${needs} Takes the filters of /admin/wallet in the query string; answers the file itself. Columns: Wallet ID, User ID, Employee, E-mail, Department, Balance, Created at, Updated at.`,
+      querystring: WalletQuery,
+      response: { 200: xlsx, 400: err, 401: err, 403: err },
+    },
+    config: { auth: 'session', rights },
+  }, async (req, reply) => {
+    const { tenant } = caller(req);
+    const day = domainContext(req).now.toISOString().slice(0, 10);
+    return sendXlsx(reply, `wallets-${day}.xlsx`, await exportWallets(tenant, filterWallets(tenant, req.query)));
+  });
+
+  app.get('/admin/wallet-transaction', {
+    schema: {
+      operationId: 'adminWalletTransactionIndex', tags, summary: 'Wallet transactions, newest first',
+      description: `${needs} per-page is clamped to 100; created_at with a time of day gives 422; a user-list-cache key that is not cached matches nothing.`,
+      querystring: WalletTransactionQuery,
+      response: { 200: ref(WalletTransactionPage), 400: err, 401: err, 403: err, 422: err },
+    },
+    config: { auth: 'session', rights },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    const ctx = domainContext(req);
+    return listTransactions(ctx, tenant, user, { ...req.query, url: absolute(ctx, req.url) });
+  });
+
+  app.get('/admin/wallet-transaction/view', {
+    schema: {
+      operationId: 'adminWalletTransactionView', tags, summary: 'One wallet transaction', description: needs,
+      querystring: IdQuery,
+      response: { 200: ref(WalletTransaction), 400: err, 401: err, 403: err, 404: err },
+    },
+    config: { auth: 'session', rights },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return viewTransaction(domainContext(req), tenant, user, req.query.id);
+  });
+
+  app.post('/admin/wallet-transaction/create', {
+    schema: {
+      operationId: 'adminWalletTransactionCreate', tags, summary: 'Mass credit or debit of the users of a user-list-cache key',
+      description: `${needs} All or nothing: a debit that would take a wallet below zero refuses the whole batch. A failed form validation answers 200 with success false and errors.`,
+      body: WalletTransactionCreateBody,
+      response: { 200: ref(TransactionBatchResult), 400: err, 401: err, 403: err },
+    },
+    config: { auth: 'session', rights },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return createTransactions(domainContext(req), tenant, user, req.body);
+  });
+
+  app.post('/admin/wallet-transaction/export-excel', {
+    schema: {
+      operationId: 'adminWalletTransactionExportExcel', tags, summary: 'Export transactions as an .xlsx file',
+      description: `${needs} Takes the filters of /admin/wallet-transaction in the query string; answers the file itself. Columns: Transaction ID, Created at, Operation type ID, Operation type, Sender wallet ID, Sender, Recipient wallet ID, Recipient, Amount, Comment, Entity ID, Reference ID.`,
+      querystring: WalletTransactionQuery,
+      response: { 200: xlsx, 400: err, 401: err, 403: err, 422: err },
+    },
+    config: { auth: 'session', rights },
+  }, async (req, reply) => {
+    const { tenant } = caller(req);
+    const day = domainContext(req).now.toISOString().slice(0, 10);
+    return sendXlsx(reply, `wallet-transactions-${day}.xlsx`, await exportTransactions(tenant, filterTransactions(tenant, req.query)));
+  });
+
+  app.post('/admin/wallet-transaction/excel-processing', {
+    schema: {
+      operationId: 'adminWalletTransactionExcelProcessing', tags, summary: 'Parse an uploaded .xlsx or .csv in the background',
+      description: `${needs} Queues a file-processing record and answers it; poll /file-processing/view until finished is set. A failed form validation answers 200 with success false.`,
+      body: ExcelProcessingBody,
+      response: { 200: ref(FileProcessingResult), 400: err, 401: err, 403: err },
+    },
+    config: { auth: 'session', rights },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    const { record, answer } = startExcelProcessing(domainContext(req), tenant, user, req.body);
+    const clock = req.sandbox.clock;
+    if (record) setImmediate(() => { void runExcelProcessing(tenant, record, () => clock.iso()); });
+    return answer;
+  });
+
+  app.post('/admin/wallet-transaction/create-from-excel', {
+    schema: {
+      operationId: 'adminWalletTransactionCreateFromExcel', tags, summary: 'Post the transactions of the valid rows of a parse result',
+      description: `${needs} An unknown, unfinished or already posted file_processing_id answers 200 with success false and a warning message.`,
+      body: CreateFromExcelBody,
+      response: { 200: ref(TransactionBatchResult), 400: err, 401: err, 403: err },
+    },
+    config: { auth: 'session', rights },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return createFromExcel(domainContext(req), tenant, user, req.body);
+  });
+};
+
+/** Polling of file processing: the caller's own records (all of the tenant with the right wallets-transactions). */
+export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const fpTags = ['file-processing'];
+  app.get('/file-processing', {
+    schema: {
+      operationId: 'fileProcessingIndex', tags: fpTags, summary: 'File processing records, newest first',
+      querystring: Type.Object({ ...PageQuery }),
+      response: { 200: ref(FileProcessingPage), 400: err, 401: err, 403: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    const ctx = domainContext(req);
+    const seeAll = req.auth.rights.has('wallets-transactions');
+    return listProcessing(ctx, tenant, user, { page: req.query.page, perPage: req.query['per-page'], url: absolute(ctx, req.url), seeAll });
+  });
+
+  app.get('/file-processing/view', {
+    schema: {
+      operationId: 'fileProcessingView', tags: fpTags, summary: 'One file processing record, for polling',
+      querystring: IdQuery,
+      response: { 200: ref(FileProcessing), 400: err, 401: err, 403: err, 404: err },
+    },
+    config: { auth: 'session' },
+  }, async (req) => {
+    const { tenant, user } = caller(req);
+    return viewProcessing(domainContext(req), tenant, user, { id: req.query.id, seeAll: req.auth.rights.has('wallets-transactions') });
+  });
+};
