@@ -11,6 +11,7 @@ import { sharedSchemas } from './schemas/index.js';
 import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
 import { journalPlugin } from './http/journal.js';
+import { useLazySerializers } from './http/serializers.js';
 import { authPlugin } from './auth/plugin.js';
 import { authPolicy } from './scenarios/effects.js';
 import { scenarioPlugin } from './scenarios/plugin.js';
@@ -106,6 +107,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   for (const schema of sharedSchemas) app.addSchema(schema);
+  useLazySerializers(app);
 
   // 3. store: one seeded template per seed, cloned into each sandbox
   const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
