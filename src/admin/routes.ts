@@ -8,6 +8,7 @@ import { secretMatches, hashSecret } from '../store/ids.js';
 import { adminSandbox, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
 import { consoleHtml } from './console.js';
+import { adminUserRoutes } from './user-routes.js';
 
 const tags = ['admin'];
 const err = ref(ErrorBody);
@@ -28,6 +29,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   }
 
   await app.register(adminSandboxRoutes);
+  await app.register(adminUserRoutes);
 
   app.get('/__admin', {
     schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', response: { 200: Type.String({ description: 'text/html' }), 401: err } },

@@ -10,7 +10,7 @@ import { OutboxMessage } from '../store/outbox.js';
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
-import { adminSandbox, SandboxQuery } from './sandbox.js';
+import { adminSandbox, findUser, SandboxQuery } from './sandbox.js';
 import { bindLinkContent, bindUrl, callerBase } from './fixtures.js';
 
 const tags = ['admin'];
@@ -227,22 +227,16 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.Object({ id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(), qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Type.Union([Type.String(), Type.Null()]) }), 400: err, 401: err, 404: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
-    const { email, userId } = req.body;
-    if (!email && !userId) throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
-    for (const tenant of Object.values(sandbox.data.tenants)) {
-      const user = tenant.users.find((u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()));
-      if (!user) continue;
-      const now = sandbox.clock.now();
-      const id = `bind-${newUuid(sandbox.data, 'bind-link').slice(0, 8)}`;
-      const token = newSecret(sandbox.data, 'bind-token');
-      const singleUse = req.body.singleUse ?? true;
-      const expiresAt = req.body.ttlSeconds ? new Date(now.getTime() + req.body.ttlSeconds * 1000).toISOString() : null;
-      tenant.bindLinks.push({ id, token, userId: user.id, singleUse, usedAt: null, createdAt: now.toISOString(), expiresAt });
-      await sandbox.save();
-      const url = bindUrl(callerBase(req, sandbox.name), id, token);
-      const sandboxQuery = sandbox.name === 'default' ? '' : `?sandbox=${encodeURIComponent(sandbox.name)}`;
-      return { id, token, tenantId: tenant.tenant.id, userId: user.id, url, link: bindLinkContent(url), qr: `${req.protocol}://${req.host}/__admin/bind-links/${id}/qr.svg${sandboxQuery}`, singleUse, expiresAt };
-    }
-    throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);
+    const { tenant, user } = findUser(sandbox, req.body);
+    const now = sandbox.clock.now();
+    const id = `bind-${newUuid(sandbox.data, 'bind-link').slice(0, 8)}`;
+    const token = newSecret(sandbox.data, 'bind-token');
+    const singleUse = req.body.singleUse ?? true;
+    const expiresAt = req.body.ttlSeconds ? new Date(now.getTime() + req.body.ttlSeconds * 1000).toISOString() : null;
+    tenant.bindLinks.push({ id, token, userId: user.id, singleUse, usedAt: null, createdAt: now.toISOString(), expiresAt });
+    await sandbox.save();
+    const url = bindUrl(callerBase(req, sandbox.name), id, token);
+    const sandboxQuery = sandbox.name === 'default' ? '' : `?sandbox=${encodeURIComponent(sandbox.name)}`;
+    return { id, token, tenantId: tenant.tenant.id, userId: user.id, url, link: bindLinkContent(url), qr: `${req.protocol}://${req.host}/__admin/bind-links/${id}/qr.svg${sandboxQuery}`, singleUse, expiresAt };
   });
 };

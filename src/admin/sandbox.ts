@@ -18,3 +18,14 @@ export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
 }
 
 export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ description: 'the sandbox (else x-mock-sandbox, else default)' })) });
+
+/** A user of the sandbox by id or e-mail, with their tenant; 404 when there is none. */
+export function findUser(sandbox: Sandbox, who: { email?: string | undefined; userId?: string | undefined }) {
+  const { email, userId } = who;
+  if (!email && !userId) throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
+  for (const tenant of Object.values(sandbox.data.tenants)) {
+    const user = tenant.users.find((u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()));
+    if (user) return { tenant, user };
+  }
+  throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);
+}

@@ -1,17 +1,18 @@
-// Dashboard widgets built by other API groups. They are wired at integration, when those groups land:
-// until then each answers null ("unavailable to the current user", which the API description allows).
+// Dashboard widgets whose data belongs to other API groups: each group builds its own widget.
 import type { DashboardWidget } from '../schemas/dashboard-widget.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { TenantData } from '../store/data.js';
 import type { DomainContext } from './context.js';
+import { newsWidget, postcardsWidget } from './content.js';
+import { ideasWidget } from './ideas.js';
 
 export type ExternalWidget = (ctx: DomainContext, tenant: TenantData, user: UserRecord) => DashboardWidget | null;
 
-/** myPostcards: received postcards (content group). Wired at integration. */
-export const myPostcardsWidget: ExternalWidget = (_ctx, _tenant, _user) => null;
+/** myPostcards: received postcards (content group). */
+export const myPostcardsWidget: ExternalWidget = postcardsWidget;
 
-/** updNews: new news (content group). Wired at integration. */
-export const updNewsWidget: ExternalWidget = (_ctx, _tenant, _user) => null;
+/** updNews: new news (content group). */
+export const updNewsWidget: ExternalWidget = newsWidget;
 
-/** updIdeas: new ideas (ideas group). Wired at integration. */
-export const updIdeasWidget: ExternalWidget = (_ctx, _tenant, _user) => null;
+/** updIdeas: new ideas (ideas group). */
+export const updIdeasWidget: ExternalWidget = ideasWidget;

@@ -1,0 +1,54 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { ErrorBody, ref } from '../schemas/common.js';
+import { domainContext } from '../http/context.js';
+import { createNotification } from '../domain/notifications.js';
+import { blockUser } from '../domain/tokens.js';
+import { adminSandbox, findUser, SandboxQuery } from './sandbox.js';
+
+const tags = ['admin'];
+const err = ref(ErrorBody);
+const Who = {
+  email: Type.Optional(Type.String({ description: 'the user, by e-mail …' })),
+  userId: Type.Optional(Type.String({ description: '… or by id' })),
+  sandbox: Type.Optional(Type.String()),
+};
+
+/** Admin actions on people: send a notification (pushed to the user's tokens), block a user. */
+export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  app.post('/__admin/notifications', {
+    schema: {
+      operationId: 'adminNotificationCreate', tags, summary: 'Create a notification for a user; it is pushed to the user\'s registered tokens (see the outbox)',
+      querystring: SandboxQuery,
+      body: Type.Object({
+        ...Who, title: Type.String({ minLength: 1, maxLength: 200 }), body: Type.String({ maxLength: 4000, default: '' }),
+        kind: Type.Optional(Type.String({ maxLength: 40 })), url: Type.Optional(Type.String({ maxLength: 2000, description: 'path below base_url or an absolute address' })),
+      }),
+      response: {
+        200: Type.Object({ id: Type.String(), userId: Type.String(), tenantId: Type.String(), pushes: Type.Integer({ description: 'push messages sent to the outbox' }) }),
+        400: err, 401: err, 404: err,
+      },
+    },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    const { tenant, user } = findUser(sandbox, req.body);
+    const before = sandbox.outbox.list().length;
+    const record = createNotification(domainContext(req), tenant, user.id, { title: req.body.title, body: req.body.body, kind: req.body.kind, url: req.body.url ?? null });
+    await sandbox.save();
+    return { id: record.id, userId: user.id, tenantId: tenant.tenant.id, pushes: sandbox.outbox.list().length - before };
+  });
+
+  app.post('/__admin/users/block', {
+    schema: {
+      operationId: 'adminUserBlock', tags, summary: 'Block a user: sessions and personal tokens stop working (tokens are revoked)',
+      querystring: SandboxQuery, body: Type.Object(Who),
+      response: { 200: Type.Object({ userId: Type.String(), state: Type.String() }), 400: err, 401: err, 404: err },
+    },
+  }, async (req) => {
+    const sandbox = adminSandbox(req);
+    const { tenant, user } = findUser(sandbox, req.body);
+    const blocked = blockUser(tenant, user.id, sandbox.clock.now());
+    await sandbox.save();
+    return { userId: blocked.id, state: blocked.state };
+  });
+};
