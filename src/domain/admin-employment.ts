@@ -4,7 +4,7 @@ import { fail } from '../errors.js';
 import type { EmploymentRecord, UserRecord } from '../schemas/records.js';
 import type { AdminEmployment, AdminEmploymentQuery } from '../schemas/admin-api.js';
 import type { TenantData } from '../store/data.js';
-import { absolute, type DomainContext } from './context.js';
+import { type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, matchesText, paginate, parseDayRange } from './lists.js';
 import { userIdsOfKey } from './user-list-cache.js';
 
@@ -13,7 +13,7 @@ function view(ctx: DomainContext, tenant: TenantData, e: EmploymentRecord): Admi
   const dep = tenant.departments.find((d) => d.id === e.departmentId);
   return {
     id: e.id, user_id: e.userId,
-    user: { id: e.userId, name: u?.name ?? '', faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${e.userId}.svg`) },
+    user: personBrief(ctx, tenant, e.userId),
     email: u?.email ?? '', reg_status_id: u?.regStatusId ?? 1, department_id: e.departmentId, department_name: dep?.name ?? '',
     chief_id: dep?.headId ?? null, position: e.position, is_main: e.isMain, status_id: e.statusId,
     employment_date: e.employmentDate, fired_date: e.firedDate, origin_id: e.originId,

@@ -1,18 +1,14 @@
 // Content: received postcards, news, the catalog of categories and articles; the postcard and news widgets.
 import { fail } from '../errors.js';
-import type { Article, ArticleRecord, CatalogAnswer, CatalogItem, ContentCategoryRecord, ContentPerson, UserPostcard } from '../schemas/content.js';
+import type { Article, ArticleRecord, CatalogAnswer, CatalogItem, ContentCategoryRecord, UserPostcard } from '../schemas/content.js';
 import type { DashboardWidget } from '../schemas/dashboard-widget.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { TenantData } from '../store/data.js';
-import { absolute, type DomainContext } from './context.js';
+import { absolute, type DomainContext, personBrief } from './context.js';
 import { matchesText, paginate, type Paged } from './lists.js';
 
 /** Author, sender or recipient as shown with content; a user no longer in the tenant shows as "deleted". */
-export function person(ctx: DomainContext, tenant: TenantData, userId: string): ContentPerson {
-  const u = tenant.users.find((x) => x.id === userId);
-  const deleted = tenant.tenant.locale === 'ru' ? 'Удалённый пользователь' : 'Deleted user';
-  return { id: userId, name: u?.name ?? deleted, faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${userId}.svg`) };
-}
+export const person = personBrief;
 
 const received = (tenant: TenantData, user: UserRecord) =>
   tenant.postcards.filter((p) => p.recipientId === user.id).sort((a, b) => b.sentAt.localeCompare(a.sentAt));

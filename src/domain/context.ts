@@ -1,6 +1,7 @@
 import type { Data, TenantData } from '../store/data.js';
 import type { Outbox } from '../store/outbox.js';
 import type { TenantOptions } from '../schemas/records.js';
+import type { PersonBrief } from '../schemas/common.js';
 
 /** What a domain function may use: the sandbox's data (for minting ids), its time, outbox and public address. */
 export type DomainContext = {
@@ -26,3 +27,13 @@ export const findTenantByEmail = (data: Data, email: string, tenantId?: string):
   }
   return null;
 };
+
+/**
+ * A user as other records show them ({id, name, faceUrl}); one no longer in the tenant shows as deleted.
+ * @example personBrief(ctx, tenant, ticket.userId) → { id, name: 'Петров Иван Сергеевич', faceUrl: 'http://…/images/avatar/….svg' }
+ */
+export function personBrief(ctx: Pick<DomainContext, 'baseUrl'>, tenant: TenantData, userId: string): PersonBrief {
+  const u = tenant.users.find((x) => x.id === userId);
+  const name = u?.name ?? (tenant.tenant.locale === 'ru' ? 'Удалённый пользователь' : 'Deleted user');
+  return { id: userId, name, faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${userId}.svg`) };
+}

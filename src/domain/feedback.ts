@@ -4,7 +4,7 @@ import type { Feedback, FeedbackAdd, FeedbackRecord } from '../schemas/feedback.
 import type { UserRecord } from '../schemas/records.js';
 import type { TenantData } from '../store/data.js';
 import { newUuid } from '../store/ids.js';
-import { absolute, type DomainContext } from './context.js';
+import { type DomainContext, personBrief } from './context.js';
 
 const texts = {
   ru: { thanks: 'Спасибо за отзыв!' },
@@ -14,8 +14,7 @@ const texts = {
 function toFeedback(ctx: DomainContext, tenant: TenantData, f: FeedbackRecord): Feedback {
   let entity: Feedback['entity'];
   if (f.targetType === 'user') {
-    const u = tenant.users.find((x) => x.id === f.targetId);
-    entity = { id: f.targetId, name: u?.name ?? '—', faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${f.targetId}.svg`) };
+    entity = personBrief(ctx, tenant, f.targetId);
   } else {
     const d = tenant.departments.find((x) => x.id === f.targetId);
     entity = { id: f.targetId, name: d?.name ?? '—', faceUrl: null };
@@ -23,7 +22,7 @@ function toFeedback(ctx: DomainContext, tenant: TenantData, f: FeedbackRecord): 
   const author = f.isAnonymous ? null : tenant.users.find((u) => u.id === f.authorId);
   return {
     id: f.id, type: f.targetType, entity_id: f.targetId, entity, score: f.score, text: f.text, isAnonymous: f.isAnonymous,
-    author: author ? { id: author.id, name: author.name, faceUrl: absolute(ctx, author.faceUrl) } : null,
+    author: author ? personBrief(ctx, tenant, author.id) : null,
     created_at: f.createdAt,
   };
 }

@@ -3,12 +3,12 @@ import { fail, type Detail } from '../errors.js';
 import type { DashboardWidget } from '../schemas/dashboard-widget.js';
 import {
   IdeaStatusCode, type IdeaEdit, type IdeaIndex, type IdeaPurpose, type IdeaRecord, type IdeaStatus, type IdeaToggleResult,
-  type IdeaView, type UserBrief,
+  type IdeaView,
 } from '../schemas/ideas.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { TenantData } from '../store/data.js';
 import { newUuid } from '../store/ids.js';
-import { absolute, type DomainContext } from './context.js';
+import { absolute, type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, paginate, parseDayRange, sortBy } from './lists.js';
 
 type Locale = 'ru' | 'en';
@@ -61,10 +61,7 @@ const messages = {
 /** Who moderates: users with the right user-edit (documented in docs/assumptions.md). */
 export const isModerator = (rights: ReadonlySet<string>) => rights.has('user-edit');
 
-export function userBrief(ctx: DomainContext, tenant: TenantData, userId: string): UserBrief {
-  const u = tenant.users.find((x) => x.id === userId);
-  return { id: userId, name: u?.name ?? '—', faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${userId}.svg`) };
-}
+export const userBrief = personBrief;
 
 function ensureEnabled(tenant: TenantData) {
   if (!tenant.tenant.options.enableIdeas) throw fail.forbidden('ideas are switched off for this tenant (option enableIdeas)');

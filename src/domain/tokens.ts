@@ -5,17 +5,16 @@ import type { PersonalTokenRecord, UserRecord } from '../schemas/records.js';
 import type { CreatedPersonalToken, PersonalToken } from '../schemas/admin-api.js';
 import type { TenantData } from '../store/data.js';
 import { hashSecret, newSecret, newUuid } from '../store/ids.js';
-import { absolute, type DomainContext } from './context.js';
+import { type DomainContext, personBrief } from './context.js';
 import { idList, matchesText, paginate, type PageRequest } from './lists.js';
 
 export const tokenPrefix = 'pmt_';
 
 export function tokenView(ctx: DomainContext, tenant: TenantData, t: PersonalTokenRecord): PersonalToken {
-  const owner = tenant.users.find((u) => u.id === t.userId);
   const active = t.revokedAt === null && (t.expiresAt === null || Date.parse(t.expiresAt) > ctx.now.getTime());
   return {
     id: t.id, name: t.name, user_id: t.userId,
-    user: { id: t.userId, name: owner?.name ?? '', faceUrl: absolute(ctx, owner?.faceUrl ?? `/images/avatar/${t.userId}.svg`) },
+    user: personBrief(ctx, tenant, t.userId),
     created_at: t.createdAt, last_used_at: t.lastUsedAt, expires_at: t.expiresAt, revoked_at: t.revokedAt, active,
   };
 }

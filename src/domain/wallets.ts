@@ -6,7 +6,7 @@ import type { WalletRecord, WalletTransactionRecord } from '../schemas/integrati
 import type { TransactionBatch, Wallet, WalletQuery, WalletTransaction, WalletTransactionCreateBody, WalletTransactionQuery } from '../schemas/admin-api.js';
 import type { TenantData } from '../store/data.js';
 import { newUuid } from '../store/ids.js';
-import { absolute, type DomainContext } from './context.js';
+import { type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, matchesText, paginate, parseDayRange } from './lists.js';
 import { departmentTree, expandSelection, findUserList, userIdsOfKey } from './user-list-cache.js';
 
@@ -34,10 +34,7 @@ export function balanceFromTransactions(tenant: TenantData, walletId: string): n
   return roundMoney(sum);
 }
 
-const userBrief = (ctx: DomainContext, tenant: TenantData, userId: string) => {
-  const u = tenant.users.find((x) => x.id === userId);
-  return { id: userId, name: u?.name ?? '', faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${userId}.svg`) };
-};
+const userBrief = personBrief;
 
 export function walletView(ctx: DomainContext, tenant: TenantData, w: WalletRecord): Wallet {
   const owner = tenant.users.find((u) => u.id === w.userId);

@@ -8,7 +8,7 @@ import type {
 } from '../schemas/workflow.js';
 import type { TenantData } from '../store/data.js';
 import { newUuid } from '../store/ids.js';
-import { absolute, type DomainContext } from './context.js';
+import { absolute, type DomainContext, personBrief } from './context.js';
 import { isDay, matchesText, paginate } from './lists.js';
 
 /** Ticket statuses (only 1 is named by the API description); labels in the tenant language. */
@@ -249,10 +249,7 @@ const visibleTickets = (viewer: Viewer) => {
   return tenant.wfTickets.filter((t) => t.userId === user.id || Object.values(t.responsible).some((ids) => ids.includes(user.id)));
 };
 
-const person = (ctx: DomainContext, tenant: TenantData, id: string) => {
-  const u = tenant.users.find((x) => x.id === id);
-  return { id, name: u?.name ?? '', faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${id}.svg`) };
-};
+const person = personBrief;
 
 function ticketItem(ctx: DomainContext, tenant: TenantData, t: WfTicketRecord): WorkflowTicketItem {
   const p = tenant.wfProcesses.find((x) => x.id === t.processId);

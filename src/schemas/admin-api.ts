@@ -1,19 +1,15 @@
 // API shapes of the administrative and integration operations: personal tokens, the user list cache,
 // wallets and their transactions, file processing, and the administrative employment index.
 import { Type, type Static } from '@sinclair/typebox';
-import { ActionResult, assumed, Nullable, Page, PageQuery, ref } from './common.js';
+import { ActionResult, assumed, Nullable, Page, PageQuery, PersonBrief, ref } from './common.js';
 import { ColumnMapping } from './integration-records.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Stamp = Type.String({ format: 'date-time' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty); a time of day gives 422` }));
 
-export const UserBrief = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  faceUrl: Type.String({ description: 'absolute address of the avatar' }),
-}, { $id: 'UserBrief', ...assumed('A user as other records refer to it.') });
-export type UserBrief = Static<typeof UserBrief>;
+export const UserBrief = PersonBrief;
+export type UserBrief = PersonBrief;
 
 // ---------- personal tokens ----------
 export const PersonalToken = Type.Object({
@@ -246,7 +242,7 @@ export type AdminEmploymentQuery = Static<typeof AdminEmploymentQuery>;
 export const IdQuery = Type.Object({ id: Type.String({ format: 'uuid' }) });
 
 export const adminApiSchemas = [
-  UserBrief, PersonalToken, CreatedPersonalToken, PersonalTokenList, PersonalTokenPage, PersonalTokenCreateResult,
+  PersonalToken, CreatedPersonalToken, PersonalTokenList, PersonalTokenPage, PersonalTokenCreateResult,
   PersonalTokenRevokeResult, UserListBody, UserListSetResult, UserListUser, NamedRef, UserListData, Wallet, WalletPage,
   WalletTransaction, WalletTransactionPage, TransactionBatch, TransactionBatchResult, FileProcessing, FileProcessingPage,
   FileProcessingResult, AdminEmployment, AdminEmploymentPage,

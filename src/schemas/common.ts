@@ -90,4 +90,12 @@ export const Rights = ['show-content-categories', 'shop-usage', 'show-structure-
 export const Right = Type.Union(Rights.map((r) => Type.Literal(r)), { $id: 'Right', description: 'an access right named in the API description' });
 export type Right = Static<typeof Right>;
 
-export const commonSchemas = [Uuid, DateTime, DateOnly, ErrorDetail, ErrorBody, PageMeta, PageLinks, Right];
+/** A person as other records show them: the API's lookup item and the `user`/`responsible` of tickets. */
+export const PersonBrief = Type.Object({
+  id: Type.String({ description: 'user id' }),
+  name: Type.String({ description: 'full name' }),
+  faceUrl: Type.String({ description: 'absolute address of the avatar' }),
+}, { $id: 'PersonBrief' });
+export type PersonBrief = Static<typeof PersonBrief>;
+
+export const commonSchemas = [Uuid, DateTime, DateOnly, ErrorDetail, ErrorBody, PageMeta, PageLinks, Right, PersonBrief];

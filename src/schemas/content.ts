@@ -1,6 +1,6 @@
 // Content: postcards, news and catalog articles, catalog categories. Store records (no $id) and API shapes ($id).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, ref } from './common.js';
+import { assumed, Nullable, PersonBrief, ref } from './common.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Stamp = Type.String({ format: 'date-time' });
@@ -58,12 +58,8 @@ export const ContentCollections = {
 
 // ---- API shapes ----
 
-export const ContentPerson = Type.Object({
-  id: Uuid,
-  name: Type.String(),
-  faceUrl: Type.String({ description: 'absolute address of the avatar' }),
-}, { $id: 'ContentPerson', ...assumed('A person shown with content (author, sender, recipient), like a lookup item.') });
-export type ContentPerson = Static<typeof ContentPerson>;
+export const ContentPerson = PersonBrief;
+export type ContentPerson = PersonBrief;
 
 export const UserPostcard = Type.Object({
   id: Uuid,
@@ -114,4 +110,4 @@ export const CatalogAnswer = Type.Object({
 }, { $id: 'CatalogAnswer' });
 export type CatalogAnswer = Static<typeof CatalogAnswer>;
 
-export const contentSchemas = [ContentPerson, UserPostcard, ArticleTag, Article, CatalogItem, CatalogAnswer];
+export const contentSchemas = [UserPostcard, ArticleTag, Article, CatalogItem, CatalogAnswer];

@@ -1,6 +1,6 @@
 // Ideas and moderation: the records the store keeps (no $id) and the API shapes (with $id).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, ref } from './common.js';
+import { assumed, Nullable, PersonBrief, ref } from './common.js';
 import { FeedbackRecord } from './feedback.js';
 
 const Stamp = Type.String({ format: 'date-time' });
@@ -49,12 +49,8 @@ export const EngageCollections = {
 
 // ---------------------------------------------------------------- API shapes
 
-export const UserBrief = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  faceUrl: Type.String({ description: 'absolute avatar address' }),
-}, { $id: 'EngageUserBrief', ...assumed('A person shown next to an idea, a comment or feedback.') });
-export type UserBrief = Static<typeof UserBrief>;
+export const UserBrief = PersonBrief;
+export type UserBrief = PersonBrief;
 
 export const IdeaStatus = Type.Object({
   id: Type.Integer({ description: '1 on moderation, 2 new, 3 under review, 4 accepted, 5 in progress, 6 implemented, 7 rejected' }),
@@ -165,5 +161,5 @@ export const ModerationResult = Type.Object({
   message: Type.String({ description: 'localized text for the user' }),
 }, { $id: 'ModerationResult' });
 
-export const ideaSchemas = [UserBrief, IdeaStatus, IdeaStatuses, IdeaPurpose, IdeaPurposes, IdeaIndex, IdeaComment, IdeaView, IdeaEdit,
+export const ideaSchemas = [IdeaStatus, IdeaStatuses, IdeaPurpose, IdeaPurposes, IdeaIndex, IdeaComment, IdeaView, IdeaEdit,
   IdeaToggleResult, ModerationItem, Moderation, ArrayOfIds, ModerationResult];

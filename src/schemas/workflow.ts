@@ -1,6 +1,6 @@
 // Workflow (business processes): the records the store keeps and the API shapes built from them.
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, Page, ref } from './common.js';
+import { assumed, Nullable, Page, PersonBrief, ref } from './common.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Stamp = Type.String({ format: 'date-time' });
@@ -183,7 +183,7 @@ export type WorkflowStartRequest = Static<typeof WorkflowStartRequest>;
 export const WorkflowStartResult = Type.Object({ id: Type.String(), message: Type.String() }, { $id: 'WorkflowStartResult' });
 export type WorkflowStartResult = Static<typeof WorkflowStartResult>;
 
-const Person = Type.Object({ id: Type.String(), name: Type.String(), faceUrl: Type.String() });
+const Person = ref(PersonBrief);
 
 export const WorkflowTicketItem = Type.Object({
   id: Type.String(),
