@@ -1,7 +1,7 @@
 // The CLI as a user runs it: the built server in its own process.
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseOptions, UsageError } from '../src/config.js';
@@ -60,4 +60,12 @@ t.test('starts, prints where to reach it, answers, stops on SIGTERM with exit 0'
   t.equal(await exit, 0);
   const saved = readFileSync(join(dir, 'default.json'), 'utf8');
   t.match(saved, /persisted-phone/, 'the acknowledged bind is in the data file');
+});
+
+t.test('a bad scenario file stops start-up with exit 2, naming the file, the JSON path and what was expected', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'pm-bad-scen-'));
+  writeFileSync(join(dir, 'broken.json'), JSON.stringify({ name: 'broken', description: 'x', latency: [{ fixedMs: 'slow' }] }));
+  const r = spawnSync(process.execPath, [server, '--scenarios', dir, '--port', '0'], { encoding: 'utf8' });
+  t.equal(r.status, 2);
+  t.match(r.stderr, /broken\.json: at \/latency\/0\/fixedMs: Expected integer/);
 });
