@@ -8,15 +8,13 @@ const Uuid = Type.String({ format: 'uuid' });
 const Stamp = Type.String({ format: 'date-time' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty); a time of day gives 422` }));
 
-export const UserBrief = PersonBrief;
-export type UserBrief = PersonBrief;
 
 // ---------- personal tokens ----------
 export const PersonalToken = Type.Object({
   id: Uuid,
   name: Type.String(),
   user_id: Uuid,
-  user: ref(UserBrief),
+  user: ref(PersonBrief),
   created_at: Stamp,
   last_used_at: Nullable(Stamp),
   expires_at: Nullable(Stamp),
@@ -77,7 +75,7 @@ export type UserListData = Static<typeof UserListData>;
 export const Wallet = Type.Object({
   id: Uuid,
   user_id: Uuid,
-  user: ref(UserBrief),
+  user: ref(PersonBrief),
   department_id: Uuid,
   balance: Type.Number({ description: 'the sum of the wallet\'s transactions' }),
   created_at: Stamp,
@@ -90,8 +88,8 @@ export const WalletTransaction = Type.Object({
   id: Uuid,
   sender_wallet_id: Nullable(Uuid),
   recipient_wallet_id: Nullable(Uuid),
-  sender: Nullable(ref(UserBrief)),
-  recipient: Nullable(ref(UserBrief)),
+  sender: Nullable(ref(PersonBrief)),
+  recipient: Nullable(ref(PersonBrief)),
   amount: Type.Number({ exclusiveMinimum: 0 }),
   operation_type_id: Type.Integer({ description: '1 credit, 2 debit, 3 transfer, 4 bonus, 5 purchase, 9 purchase cancellation (only 9 is named by the API description)' }),
   operation_type: Type.String({ description: 'readable name of the operation type' }),
@@ -196,7 +194,7 @@ export type CreateFromExcelBody = Static<typeof CreateFromExcelBody>;
 export const AdminEmployment = Type.Object({
   id: Uuid,
   user_id: Uuid,
-  user: ref(UserBrief),
+  user: ref(PersonBrief),
   email: Type.String(),
   reg_status_id: Type.Integer({ description: '1 invited, 2 registered, 3 declined' }),
   department_id: Uuid,

@@ -1,7 +1,6 @@
 // Calendar: event types, events (with recurrence), participation requests (bids).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, ref } from './common.js';
-import { ContentPerson } from './content.js';
+import { assumed, Nullable, PersonBrief, ref } from './common.js';
 
 const Uuid = Type.String({ format: 'uuid' });
 const Stamp = Type.String({ format: 'date-time' });
@@ -106,8 +105,8 @@ const eventFields = {
   entity_id: Nullable(Type.Integer(), { description: '1030 when linked to a meeting place' }),
   calendar_event_entity_item_id: Nullable(Uuid),
   meeting_place: Nullable(ref(CalendarEventPlace)),
-  organizer: Nullable(ref(ContentPerson)),
-  participants: Type.Array(ref(ContentPerson), { description: 'invited participants and approved requests' }),
+  organizer: Nullable(ref(PersonBrief)),
+  participants: Type.Array(ref(PersonBrief), { description: 'invited participants and approved requests' }),
   participants_count: Type.Integer({ minimum: 0 }),
   max_participants: Nullable(Type.Integer({ minimum: 1 })),
   bid_mode: Type.Union([Type.Literal('none'), Type.Literal('auto'), Type.Literal('moderated')], { description: 'none: takes no requests; auto: approved at once; moderated: stays pending' }),
@@ -126,7 +125,7 @@ export const CalendarEventExtended = Type.Object({
 export type CalendarEventExtended = Static<typeof CalendarEventExtended>;
 
 export const CalendarEventUser = Type.Object({
-  user: ref(ContentPerson),
+  user: ref(PersonBrief),
   role: Type.Union([Type.Literal('organizer'), Type.Literal('participant')]),
 }, { $id: 'CalendarEventUser', ...assumed('The current user in the event; null when neither organiser nor participant.') });
 export type CalendarEventUser = Static<typeof CalendarEventUser>;

@@ -58,16 +58,14 @@ export const ContentCollections = {
 
 // ---- API shapes ----
 
-export const ContentPerson = PersonBrief;
-export type ContentPerson = PersonBrief;
 
 export const UserPostcard = Type.Object({
   id: Uuid,
   title: Type.String(),
   text: Type.String(),
   imageUrl: Type.String({ description: 'absolute address of the postcard picture' }),
-  sender: ref(ContentPerson),
-  recipient: ref(ContentPerson),
+  sender: ref(PersonBrief),
+  recipient: ref(PersonBrief),
   date: Type.String({ format: 'date-time', description: 'when it was sent' }),
 }, { $id: 'UserPostcard', ...assumed('A postcard received by the current user.') });
 export type UserPostcard = Static<typeof UserPostcard>;
@@ -83,7 +81,7 @@ export const Article = Type.Object({
   imageUrl: Type.String({ description: 'absolute address of the cover image' }),
   url: Type.String({ description: 'absolute address of the web page of the article' }),
   tags: Type.Array(ref(ArticleTag)),
-  author: ref(ContentPerson),
+  author: ref(PersonBrief),
   categoryId: Nullable(Uuid, { description: 'catalog category of a catalog article; null for news' }),
   publishedAt: Stamp,
   views: Type.Integer({ minimum: 0 }),

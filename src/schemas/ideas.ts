@@ -49,8 +49,6 @@ export const EngageCollections = {
 
 // ---------------------------------------------------------------- API shapes
 
-export const UserBrief = PersonBrief;
-export type UserBrief = PersonBrief;
 
 export const IdeaStatus = Type.Object({
   id: Type.Integer({ description: '1 on moderation, 2 new, 3 under review, 4 accepted, 5 in progress, 6 implemented, 7 rejected' }),
@@ -83,8 +81,8 @@ const ideaFields = {
   updated_at: Type.String({ format: 'date-time' }),
   status: ref(IdeaStatus),
   purpose: ref(IdeaPurpose),
-  user: ref(UserBrief),
-  performer: Nullable(ref(UserBrief)),
+  user: ref(PersonBrief),
+  performer: Nullable(ref(PersonBrief)),
   votesCount: Type.Integer({ minimum: 0 }),
   participantsCount: Type.Integer({ minimum: 0 }),
   commentsCount: Type.Integer({ minimum: 0, description: 'published comments' }),
@@ -100,13 +98,13 @@ export const IdeaComment = Type.Object({
   id: Type.String(),
   text: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
-  user: ref(UserBrief),
+  user: ref(PersonBrief),
 }, { $id: 'IdeaComment', ...assumed('A published comment of an idea.') });
 
 export const IdeaView = Type.Object({
   ...ideaFields,
-  voters: Type.Array(ref(UserBrief)),
-  participants: Type.Array(ref(UserBrief)),
+  voters: Type.Array(ref(PersonBrief)),
+  participants: Type.Array(ref(PersonBrief)),
   comments: Type.Array(ref(IdeaComment)),
   canEdit: Type.Boolean({ description: 'the current user is the author' }),
   moderated_at: Nullable(Type.String({ format: 'date-time' })),
@@ -138,7 +136,7 @@ export const ModerationItem = Type.Object({
   text: Type.String({ description: 'idea description or comment text' }),
   idea_id: Type.String({ format: 'uuid', description: 'the idea itself, or the idea a comment belongs to' }),
   created_at: Type.String({ format: 'date-time' }),
-  user: ref(UserBrief),
+  user: ref(PersonBrief),
   url: Type.String(),
 }, { $id: 'ModerationItem', ...assumed('An item waiting for a moderator.') });
 export type ModerationItem = Static<typeof ModerationItem>;
