@@ -12,7 +12,8 @@ const droppedWithContent = new Set(['script', 'style', 'iframe', 'object', 'embe
 const allowedAttributes: Record<string, readonly string[]> = {
   a: ['href', 'title'], img: ['src', 'alt', 'title', 'width', 'height'], td: ['colspan', 'rowspan'], th: ['colspan', 'rowspan'],
 };
-const safeUrl = /^(https?:|mailto:|tel:|\/|#|\.{0,2}\/?[\w-])/i;
+/** A URL with a scheme must be http(s), mailto or tel; one without (relative, #fragment) is fine. */
+const safeUrl = (url: string) => !/^[^/?#]*:/.test(url) || /^(https?|mailto|tel):/i.test(url);
 
 const tagRe = /<!--[\s\S]*?(?:-->|$)|<(\/?)([a-zA-Z][a-zA-Z0-9-]*)((?:[^>"']|"[^"]*"|'[^']*')*)>/g;
 const attrRe = /([^\s"'=<>`/]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
@@ -30,7 +31,7 @@ function attributes(tag: string, source: string): string {
     if (!allowed.includes(name)) continue;
     const value = decodeEntities(m[2] ?? m[3] ?? m[4] ?? '');
     // eslint-disable-next-line no-control-regex
-    if ((name === 'href' || name === 'src') && !safeUrl.test(value.replace(/[\s\u0000-\u001f]/g, ''))) continue;
+    if ((name === 'href' || name === 'src') && !safeUrl(value.replace(/[\s\u0000-\u001f]/g, ''))) continue;
     out += ` ${name}="${escapeHtml(value)}"`;
   }
   if (tag === 'a') out += ' rel="noopener noreferrer nofollow"';
