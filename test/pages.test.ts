@@ -200,3 +200,25 @@ t.test('addresses carry the sandbox prefix and resolve under it', async (t) => {
   t.match(page.body, '/sandbox/pages/images/workflow/', 'images on the page keep the prefix');
   t.equal((await app.inject({ url: new URL(entry.imageUrl).pathname })).statusCode, 200);
 });
+
+t.test('the OpenAPI document lists page and image operations with their content types', async (t) => {
+  const app = await build(t);
+  const doc = json(await app.inject({ url: '/docs/json' }));
+  const ops = Object.values(doc.paths as Record<string, Record<string, { operationId: string; tags: string[]; responses: Record<string, { content?: Record<string, unknown> }> }>>)
+    .flatMap((p) => Object.values(p));
+  const byId = new Map(ops.map((o) => [o.operationId, o]));
+  for (const id of ['pagesWorkflowTicket', 'pagesWorkflow', 'pagesArticle', 'pagesUser', 'pagesIdea', 'pagesCalendarEvent', 'pagesOrgEmploymentFile']) {
+    const op = byId.get(id);
+    t.same(op?.tags, ['pages'], `${id} tagged pages`);
+    t.same(Object.keys(op?.responses['200']?.content ?? {}), ['text/html'], `${id} answers text/html`);
+    t.same(Object.keys(op?.responses['401']?.content ?? {}), ['text/html'], `${id} 401 is text/html`);
+    t.same(Object.keys(op?.responses['404']?.content ?? {}), ['text/html'], `${id} 404 is text/html`);
+  }
+  for (const id of ['imageAvatar', 'imageArticle', 'imageTenant', 'imageUserGroup', 'imageWorkflow', 'imagePostcard']) {
+    const op = byId.get(id);
+    t.same(op?.tags, ['images'], `${id} tagged images`);
+    t.same(Object.keys(op?.responses['200']?.content ?? {}), ['image/svg+xml'], `${id} answers image/svg+xml`);
+  }
+  const tagNames = (doc.tags as Array<{ name: string }>).map((x) => x.name);
+  t.ok(tagNames.includes('pages') && tagNames.includes('images'), 'both tags are described');
+});

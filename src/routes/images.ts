@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { TenantData } from '../store/data.js';
+import { ErrorBody, ref } from '../schemas/common.js';
 import { badgeSvg, coverSvg, missingSvg } from '../pages/svg.js';
 
 const tags = ['images'];
@@ -39,7 +40,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Public (no session): addressed by the record id. 404 answers a grey placeholder image.',
         params: Type.Object({ file: Type.String({ pattern: '^[0-9A-Za-z-]{1,64}\\.svg$', description: '<id>.svg' }) }),
         produces: ['image/svg+xml'],
-        response: { 200: svgBody('the image'), 404: svgBody('a placeholder: no such record in this sandbox') },
+        response: { 200: svgBody('the image'), 400: ref(ErrorBody), 404: svgBody('a placeholder: no such record in this sandbox') },
       },
       config: { auth: 'none' },
     }, async (req, reply) => {
