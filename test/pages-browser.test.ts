@@ -48,7 +48,7 @@ t.test('a ticket page renders at 375 px without horizontal scroll', { skip: exis
   t.equal(await page.locator('.stage').count(), process.stages.length, 'every stage shows');
   t.match(await page.locator('main').innerText(), '<script>alert(1)</script>', 'the field value shows as text');
   t.same(dialogs, [], 'no script ran');
-  const broken = await page.evaluate(() => [...document.images].filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src));
+  const broken = await page.evaluate(() => Array.from(document.images).filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src));
   t.same(broken, [], 'every image loads');
   mkdirSync(artifacts, { recursive: true });
   const shot = resolve(artifacts, 'ticket-375.png');
