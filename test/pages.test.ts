@@ -18,7 +18,7 @@ function strings(value: unknown, out: string[] = []): string[] {
 const inner = (body: string) => /<main id="content">[\s\S]*<\/main>/.exec(body)?.[0] ?? '';
 
 /** Starts an application with `text` in every text field (valid values elsewhere); returns the ticket id. */
-async function startTicket(t: { equal: (a: unknown, b: unknown, m?: string) => unknown }, app: FastifyInstance, s: Session, text: string): Promise<string> {
+async function startTicket(t: { equal: Function }, app: FastifyInstance, s: Session, text: string): Promise<string> {
   const tenant = app.sandboxes.get('default').data.tenants[s.tenantId]!;
   const process = tenant.wfProcesses.find((p) => !p.isHidden && p.visibleGroupIds.length === 0
     && p.fields.some((f) => f.type === 'text' || f.type === 'textarea') && !p.fields.some((f) => f.type === 'file' && f.required));
