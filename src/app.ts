@@ -101,6 +101,8 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
         { name: 'wallet', description: 'Wallets of employees and their transactions (enableWallet, right wallets-transactions)' },
         { name: 'file-processing', description: 'Background processing of uploaded files, for polling' },
         { name: 'admin-employment', description: 'Read-only employments for integrations (right user-edit)' },
+        { name: 'pages', description: 'Web pages of the addresses answers hand out (HTML, session headers)' },
+        { name: 'images', description: 'Generated images of the addresses answers hand out (SVG, public by id)' },
         { name: 'admin', description: 'Side routes of the mock (/__admin): not part of the portal API' },
       ],
     },

@@ -108,3 +108,10 @@ export function orgEmploymentFileRequest(ctx: DomainContext, tenant: TenantData,
     success: true, message: ru ? 'Запрос документа отправлен' : 'Document requested', errors: null, data: view(ctx, tenant, record),
   };
 }
+
+/** One of the user's document requests as the list shows it (for its web page); 404 when not theirs. */
+export function orgEmploymentFileOne(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string): OrgEmploymentFile {
+  const r = tenant.orgEmploymentFiles.find((x) => x.id === id && x.userId === user.id);
+  if (!r) throw fail.notFound(`employment document ${id.slice(0, 80)} not found`);
+  return view(ctx, tenant, r);
+}

@@ -12,6 +12,8 @@ import { tokenRoutes } from './tokens.js';
 import { userListCacheRoutes } from './user-list-cache.js';
 import { fileProcessingRoutes, walletRoutes } from './wallets.js';
 import { adminEmploymentRoutes } from './admin-employment.js';
+import { pageRoutes } from './pages.js';
+import { imageRoutes } from './images.js';
 
 /** Every API group, one encapsulated plugin each, in the order of the API description. */
 export async function registerRoutes(app: FastifyInstance) {
@@ -29,4 +31,6 @@ export async function registerRoutes(app: FastifyInstance) {
   await app.register(walletRoutes);
   await app.register(fileProcessingRoutes);
   await app.register(adminEmploymentRoutes);
+  await app.register(pageRoutes);
+  await app.register(imageRoutes);
 }

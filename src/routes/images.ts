@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { TenantData } from '../store/data.js';
+import { ErrorBody, ref } from '../schemas/common.js';
+import { badgeSvg, coverSvg, missingSvg } from '../pages/svg.js';
+
+const tags = ['images'];
+const svgBody = (what: string) => Type.String({ description: `image/svg+xml: ${what}` });
+
+type ImageKind = {
+  path: string; operationId: string; summary: string; shape: 'circle' | 'square' | 'cover';
+  /** the label the image shows initials of, or undefined when the id is not a record of this tenant */
+  label: (tenant: TenantData, id: string) => string | undefined;
+};
+
+const kinds: ImageKind[] = [
+  { path: 'avatar', operationId: 'imageAvatar', summary: 'A user\'s avatar: initials on a colour derived from the id', shape: 'circle', label: (t, id) => t.users.find((x) => x.id === id)?.name },
+  { path: 'tenant', operationId: 'imageTenant', summary: 'A tenant\'s logo', shape: 'square', label: (t, id) => (t.tenant.id === id ? t.tenant.name : undefined) },
+  { path: 'user-group', operationId: 'imageUserGroup', summary: 'A user group\'s icon', shape: 'square', label: (t, id) => t.userGroups.find((x) => x.id === id)?.name },
+  { path: 'workflow', operationId: 'imageWorkflow', summary: 'A workflow process\'s image', shape: 'square', label: (t, id) => t.wfProcesses.find((x) => x.id === id)?.name },
+  { path: 'workflow-category', operationId: 'imageWorkflowCategory', summary: 'A workflow category\'s image', shape: 'square', label: (t, id) => t.wfCategories.find((x) => x.id === id)?.name },
+  { path: 'article', operationId: 'imageArticle', summary: 'An article\'s cover', shape: 'cover', label: (t, id) => t.articles.find((x) => x.id === id)?.title },
+  { path: 'postcard', operationId: 'imagePostcard', summary: 'A postcard\'s picture', shape: 'cover', label: (t, id) => t.postcards.find((x) => x.id === id)?.title },
+  { path: 'course', operationId: 'imageCourse', summary: 'A learning course\'s image', shape: 'square', label: (t, id) => t.learningCourses.find((x) => x.id === id)?.title },
+  { path: 'achievement', operationId: 'imageAchievement', summary: 'An achievement\'s badge', shape: 'circle', label: (t, id) => t.achievements.find((x) => x.id === id)?.title },
+  { path: 'contest', operationId: 'imageContest', summary: 'A contest\'s image', shape: 'square', label: (t, id) => t.contests.find((x) => x.id === id)?.title },
+  { path: 'book', operationId: 'imageBook', summary: 'A library book\'s cover', shape: 'square', label: (t, id) => t.libraryBooks.find((x) => x.id === id)?.title },
+];
+
+/**
+ * Generated images of the addresses the API hands out (`/images/<kind>/<id>.svg`). Public: an <img> in a web view
+ * cannot send the session headers, so the unguessable record id is the capability; looked up only in the request's
+ * sandbox (see docs/assumptions.md, "web pages"). Deterministic from the sandbox seed and the id.
+ */
+export const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  for (const kind of kinds) {
+    app.get(`/images/${kind.path}/:file`, {
+      schema: {
+        operationId: kind.operationId, tags, summary: kind.summary,
+        description: 'Public (no session): addressed by the record id. 404 answers a grey placeholder image.',
+        params: Type.Object({ file: Type.String({ pattern: '^[0-9A-Za-z-]{1,64}\\.svg$', description: '<id>.svg' }) }),
+        produces: ['image/svg+xml'],
+        response: { 200: svgBody('the image'), 400: ref(ErrorBody), 404: svgBody('a placeholder: no such record in this sandbox') },
+      },
+      config: { auth: 'none' },
+    }, async (req, reply) => {
+      const id = req.params.file.slice(0, -'.svg'.length);
+      const sandbox = req.sandbox;
+      let label: string | undefined;
+      // An image has no session, so no tenant: the id is looked up in every tenant of the request's sandbox.
+      for (const tenant of Object.values(sandbox.data.tenants)) {
+        label = kind.label(tenant, id);
+        if (label !== undefined) break;
+      }
+      reply.header('cache-control', 'public, max-age=300').type('image/svg+xml');
+      if (label === undefined) return reply.status(404).send(missingSvg());
+      const seed = sandbox.data.meta.seed;
+      return reply.send(kind.shape === 'cover' ? coverSvg({ id, seed, label }) : badgeSvg({ id, seed, label, shape: kind.shape }));
+    });
+  }
+};
