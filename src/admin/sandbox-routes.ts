@@ -152,9 +152,10 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const sandbox = adminSandbox(req);
     const entries = sandbox.journal.list(req.query);
-    if (req.query.format !== 'har') return reply.serializer(JSON.stringify).send(entries);
+    reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
+    if (req.query.format !== 'har') return reply.send(entries);
     const har = journalToHar(entries, { protocol: req.protocol, fallbackHost: req.host, version, sandbox: sandbox.name });
-    return reply.serializer(JSON.stringify).header('content-disposition', `attachment; filename="portal-mock-${sandbox.name}.har"`).send(har);
+    return reply.header('content-disposition', `attachment; filename="portal-mock-${sandbox.name}.har"`).send(har);
   });
 
   app.get('/__admin/requests/count', {

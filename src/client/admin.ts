@@ -59,6 +59,8 @@ export function adminClient(options: AdminClientOptions) {
 
   async function call<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
     const qs = new URLSearchParams();
+    // the query names the sandbox too: it wins over a `sandbox` field inside a body (e.g. an imported snapshot)
+    if (options.sandbox) qs.set('sandbox', options.sandbox);
     for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, String(v));
     const url = `${base}/__admin${path}${qs.size ? `?${qs}` : ''}`;
     const res = await doFetch(url, {
