@@ -12,8 +12,7 @@ RUN npx tsc -p tsconfig.build.json
 #   PORTAL_MOCK_PORT, PORTAL_MOCK_HOST, PORTAL_MOCK_SEED, PORTAL_MOCK_SCENARIO, PORTAL_MOCK_SCENARIOS (comma-separated),
 #   PORTAL_MOCK_DATA (mount a volume there), PORTAL_MOCK_STATE, PORTAL_MOCK_NOW, PORTAL_MOCK_USERS, PORTAL_MOCK_LOG_LEVEL,
 #   PORTAL_MOCK_ADMIN_TOKEN, PORTAL_MOCK_JOURNAL_LIMIT, PORTAL_MOCK_BODY_LIMIT, PORTAL_MOCK_FIXTURES,
-#   PORTAL_MOCK_HTTPS=true with PORTAL_MOCK_CA_DIR (mount a volume so phones keep trusting the same CA; the
-#   HEALTHCHECK below speaks http: use --tls-* or https only with a healthcheck of your own),
+#   PORTAL_MOCK_HTTPS=true with PORTAL_MOCK_CA_DIR (mount a volume so phones keep trusting the same CA),
 #   PORTAL_MOCK_TLS_CERT / PORTAL_MOCK_TLS_KEY (mounted files), PORTAL_MOCK_PORT_FILE, PORTAL_MOCK_NO_BANNER.
 # The test test/docker-steps.test.ts performs this stage's steps without a Docker engine.
 FROM node:20-bookworm-slim
@@ -32,7 +31,7 @@ COPY openapi.json ./
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORTAL_MOCK_PORT||3000)+'/__admin/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node --no-warnings -e "process.env.NODE_TLS_REJECT_UNAUTHORIZED='0';const s=/^(1|true|yes|on)$/i.test(process.env.PORTAL_MOCK_HTTPS||'')||process.env.PORTAL_MOCK_TLS_CERT?'https':'http';fetch(s+'://127.0.0.1:'+(process.env.PORTAL_MOCK_PORT||3000)+'/__admin/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # node is PID 1's direct child via exec form: SIGTERM reaches the server, which closes gracefully.
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/server.js"]

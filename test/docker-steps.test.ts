@@ -39,8 +39,10 @@ t.test('the image contents start and answer health without dev dependencies', { 
   const res = await fetch(`http://127.0.0.1:${port}/__admin/health`);
   t.equal(res.status, 200);
   t.match(await res.json(), { status: 'ok' });
-  // the same check as the HEALTHCHECK line
-  const health = spawnSync(process.execPath, ['-e', `fetch('http://127.0.0.1:${port}/__admin/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))`]);
+  // the Dockerfile's own HEALTHCHECK command
+  const check = /HEALTHCHECK[^\n]*\\\n\s*CMD node --no-warnings -e "([^\n]*)"\n/.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1];
+  t.ok(check, 'the Dockerfile has a HEALTHCHECK running node -e');
+  const health = spawnSync(process.execPath, ['--no-warnings', '-e', check ?? 'process.exit(1)'], { env: { ...process.env, PORTAL_MOCK_PORT: String(port) } });
   t.equal(health.status, 0, 'the HEALTHCHECK command succeeds');
   const exit = new Promise((resolve) => child.on('exit', resolve));
   child.kill('SIGTERM');
