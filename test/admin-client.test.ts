@@ -1,5 +1,6 @@
 // The typed admin client (portal-mock/admin) against a real listening mock, and the journal as HAR 1.2.
 import t from 'tap';
+import { existsSync, readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { adminClient, AdminError } from '../src/client/admin.js';
 import { Har } from '../src/admin/har.js';
@@ -96,4 +97,16 @@ t.test('GET /__admin/requests?format=har: HAR 1.2 with secrets redacted; the JSO
   t.notMatch(res.body, session.sessionSecret, 'the session secret appears nowhere');
   t.match(json(await app.inject({ url: '/__admin/requests?format=har&operationId=userSearch' })).log.entries, [{ request: { method: 'GET' } }], 'filters apply');
   t.equal((await app.inject({ url: '/__admin/requests?format=xml' })).statusCode, 400);
+});
+
+t.test('the package exports the client as portal-mock/admin, with declarations', async (t) => {
+  const spec = 'portal-mock/admin'; // resolved through package.json "exports" (self-reference), i.e. dist/
+  const mod = (await import(spec)) as { adminClient?: unknown; AdminError?: unknown };
+  t.type(mod.adminClient, 'function');
+  t.type(mod.AdminError, 'function');
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { exports: Record<string, { types: string; default: string }> };
+  for (const entry of Object.values(pkg.exports).filter((e) => typeof e === 'object')) {
+    t.ok(existsSync(new URL(`../${entry.types}`, import.meta.url)), `${entry.types} is built`);
+    t.ok(existsSync(new URL(`../${entry.default}`, import.meta.url)), `${entry.default} is built`);
+  }
 });
