@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -30,20 +30,25 @@ export const version: string = (JSON.parse(readFileSync(new URL('../package.json
 
 export type AppOptions = Partial<Options> & {
   /** a pino logger config, or false; defaults to JSON logs at options.logLevel */
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; transport?: { target: string; options: Record<string, unknown> } };
   /** reload scenario files when they change (the CLI turns this on) */
   watchScenarios?: boolean;
+  /** serve TLS with this key and certificate (PEM); base_url handed to clients then starts with https */
+  tls?: { key: string; cert: string } | null;
+  /** the local CA certificate (PEM) offered at GET /__admin/ca.pem for phones to trust */
+  caCertificate?: string | null;
 };
 
 /** Builds the mock without listening: used by the CLI and by every test. */
 export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
-  const { logger, watchScenarios, ...rest } = input;
+  const { logger, watchScenarios, tls, caCertificate, ...rest } = input;
   const options = resolveOptions({ logLevel: 'silent', ...rest });
   const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
   const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
   const startedAt = performance.now();
 
-  const app = Fastify({
+  const app = (Fastify as (o: FastifyServerOptions & { https?: { key: string; cert: string } }) => FastifyInstance)({
+    ...(tls ? { https: tls } : {}),
     logger: logger ?? (options.logLevel === 'silent' ? false : { level: options.logLevel }),
     trustProxy: true,
     bodyLimit: options.bodyLimit,
@@ -134,6 +139,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   sandboxes.loadPersisted();
   app.decorate('config', options);
   app.decorate('fixtures', fixtures);
+  app.decorate('caCertificate', caCertificate ?? null);
   app.decorate('sandboxes', sandboxes);
 
   const operationIds = new Set<string>();

@@ -21,10 +21,16 @@ export const Options = Type.Object({
   journalLimit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   fixtures: Type.Union([Type.String(), Type.Null()], { default: null }),
+  https: Type.Boolean({ default: false, description: 'serve TLS with a certificate of the local CA (or --tls-cert/--tls-key)' }),
+  caDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null, description: 'directory of the local CA (default ~/.portal-mock/ca)' }),
+  tlsCert: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
+  tlsKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
+  portFile: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
+  noBanner: Type.Boolean({ default: false }),
 });
 export type Options = Static<typeof Options>;
 
-type Flag = { key: keyof Options; flag: string; env: string; kind: 'int' | 'string' | 'list'; help: string };
+type Flag = { key: keyof Options; flag: string; env: string; kind: 'int' | 'string' | 'list' | 'bool'; help: string };
 const flags: Flag[] = [
   { key: 'port', flag: 'port', env: 'PORTAL_MOCK_PORT', kind: 'int', help: 'port to listen on; 0 picks a free one (default 3000)' },
   { key: 'host', flag: 'host', env: 'PORTAL_MOCK_HOST', kind: 'string', help: 'address to bind (default 0.0.0.0, so phones on the LAN reach it)' },
@@ -40,10 +46,16 @@ const flags: Flag[] = [
   { key: 'journalLimit', flag: 'journal-limit', env: 'PORTAL_MOCK_JOURNAL_LIMIT', kind: 'int', help: 'request journal entries kept per sandbox, oldest dropped first (default 1000; 0 turns the journal off)' },
   { key: 'bodyLimit', flag: 'body-limit', env: 'PORTAL_MOCK_BODY_LIMIT', kind: 'int', help: 'largest accepted JSON body in bytes (default 1048576)' },
   { key: 'fixtures', flag: 'fixtures', env: 'PORTAL_MOCK_FIXTURES', kind: 'string', help: 'fixtures file with tenants and demo accounts (default fixtures/tenants.json)' },
+  { key: 'https', flag: 'https', env: 'PORTAL_MOCK_HTTPS', kind: 'bool', help: 'serve HTTPS with a certificate signed by the local CA (created once in --ca-dir)' },
+  { key: 'caDir', flag: 'ca-dir', env: 'PORTAL_MOCK_CA_DIR', kind: 'string', help: 'directory of the local certificate authority (default ~/.portal-mock/ca)' },
+  { key: 'tlsCert', flag: 'tls-cert', env: 'PORTAL_MOCK_TLS_CERT', kind: 'string', help: 'your own certificate (PEM) instead of the local CA; needs --tls-key; implies HTTPS' },
+  { key: 'tlsKey', flag: 'tls-key', env: 'PORTAL_MOCK_TLS_KEY', kind: 'string', help: 'the private key (PEM) of --tls-cert' },
+  { key: 'portFile', flag: 'port-file', env: 'PORTAL_MOCK_PORT_FILE', kind: 'string', help: 'write the port to FILE (atomically) once listening; for --port 0 in pipelines' },
+  { key: 'noBanner', flag: 'no-banner', env: 'PORTAL_MOCK_NO_BANNER', kind: 'bool', help: 'no address/QR banner at start (it is only printed to a terminal anyway)' },
 ];
 
 export function usage(): string {
-  const lines = flags.map((f) => `  --${`${f.flag} ${f.kind === 'int' ? 'N' : 'VALUE'}`.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`);
+  const lines = flags.map((f) => `  --${`${f.flag}${f.kind === 'bool' ? '' : f.kind === 'int' ? ' N' : ' VALUE'}`.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`);
   return ['Usage: portal-mock [options]', '', 'Options:', ...lines, `  --${'help'.padEnd(22)} show this help`, ''].join('\n');
 }
 
@@ -59,7 +71,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       allowPositionals: false,
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(flags.map((f) => [f.flag, { type: 'string' as const, multiple: f.kind === 'list' }])),
+        ...Object.fromEntries(flags.map((f) => [f.flag, f.kind === 'bool' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: f.kind === 'list' }])),
       },
     });
   } catch (err) {
@@ -73,7 +85,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     const value = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? (f.kind === 'list' ? fromEnv.split(',') : fromEnv) : undefined);
     if (value === undefined) continue;
     const source = fromFlag !== undefined ? `--${f.flag}` : f.env;
-    if (f.kind === 'int') {
+    if (f.kind === 'bool') {
+      if (typeof value === 'boolean') raw[f.key] = value;
+      else if (/^(1|true|yes|on)$/i.test(String(value))) raw[f.key] = true;
+      else if (/^(0|false|no|off)$/i.test(String(value))) raw[f.key] = false;
+      else throw new UsageError(`${source} expects true or false, got "${String(value)}"`);
+    } else if (f.kind === 'int') {
       if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new UsageError(`${source} expects a whole number, got "${String(value)}"`);
       raw[f.key] = Number(value);
     } else raw[f.key] = value;
@@ -90,6 +107,7 @@ export function resolveOptions(partial: Partial<Options> | Record<string, unknow
     const flag = flags.find((f) => f.key === key);
     throw new UsageError(`${flag ? `--${flag.flag}` : key}: ${first.message} (got ${JSON.stringify(first.value)})`);
   }
+  if ((withDefaults.tlsCert === null) !== (withDefaults.tlsKey === null)) throw new UsageError('--tls-cert and --tls-key go together');
   if (withDefaults.now !== null && Number.isNaN(Date.parse(String(withDefaults.now)))) throw new UsageError(`--now: not a date-time: ${String(withDefaults.now)}`);
   return withDefaults as Options;
 }

@@ -3,7 +3,7 @@ import { parseOptions, usage, UsageError } from './config.js';
 import { buildApp } from './app.js';
 import { ScenarioError } from './scenarios/registry.js';
 import { CheckError } from './store/check.js';
-import { lanAddresses } from './admin/lan.js';
+import { bannerText, cliLogger, resolveTls, writePortFile } from './cli/start.js';
 
 /** Exit codes: 0 clean stop, 1 failure while running or listening, 2 bad flags, scenario files or data files. */
 async function main(): Promise<void> {
@@ -23,8 +23,10 @@ async function main(): Promise<void> {
   }
 
   let app;
+  let tls;
   try {
-    app = await buildApp({ ...options, logger: options.logLevel === 'silent' ? false : { level: options.logLevel } });
+    tls = resolveTls(options);
+    app = await buildApp({ ...options, logger: cliLogger(options.logLevel, process.stdout.isTTY === true), tls: tls?.tls ?? null, caCertificate: tls?.caCertificate ?? null });
   } catch (err) {
     if (err instanceof UsageError || err instanceof ScenarioError || err instanceof CheckError || (err as Error).message?.includes('move it away')) {
       process.stderr.write(`portal-mock: ${(err as Error).message}\n`);
@@ -34,18 +36,14 @@ async function main(): Promise<void> {
   }
 
   const address = await app.listen({ port: options.port, host: options.host });
-  const port = new URL(address).port;
-  const hosts = options.host === '0.0.0.0' || options.host === '::' ? ['localhost', ...lanAddresses()] : [options.host];
-  const lines = [
-    '',
-    'portal-mock is running',
-    ...hosts.map((h) => `  http://${h}:${port}`),
-    `  scenario: ${options.scenario}   seed: ${options.seed}   data: ${options.data ?? 'in memory'}${options.now ? `   clock frozen at ${options.now}` : ''}`,
-    `  demo accounts:  http://localhost:${port}/__admin/fixtures`,
-    `  API document:   http://localhost:${port}/docs`,
-    '',
-  ];
-  process.stdout.write(lines.join('\n') + '\n');
+  const port = Number(new URL(address).port);
+  if (options.portFile) writePortFile(options.portFile, port);
+  if (!options.noBanner) {
+    process.stdout.write(await bannerText({
+      protocol: tls ? 'https' : 'http', port, host: options.host, options, fixtures: app.fixtures,
+      qr: process.stdout.isTTY === true, caDir: tls?.caDir ?? null,
+    }));
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -48,6 +48,21 @@ export const consoleHtml = /* html */ `<!doctype html>
     <h2>Bind a phone: scan with the app</h2>
     <div id="qr-list"></div>
   </section>
+  <section id="https-help">
+    <h2>HTTPS on a phone</h2>
+    <p class="desc">Release-like builds refuse plain http (iOS App Transport Security, Android cleartext policy). Start with
+      <code>--https</code>: the certificate is signed by a local certificate authority created once in <code>~/.portal-mock/ca</code>.
+      Trust that authority on the phone once:</p>
+    <p><a id="ca-download" href="/__admin/ca.pem" download="portal-mock-ca.pem">Download the CA certificate</a>
+      <span id="ca-state" class="desc"></span></p>
+    <p class="desc"><b>iOS</b>: open this page in Safari on the phone, download the certificate, install the profile
+      (Settings › General › VPN &amp; Device Management), then turn on full trust in
+      Settings › General › About › Certificate Trust Settings.</p>
+    <p class="desc"><b>Android</b>: Settings › Security › Encryption &amp; credentials › Install a certificate › CA certificate.
+      Apps trust user certificates only when they opt in: debug builds get
+      <code>res/xml/network_security_config.xml</code> with <code>&lt;debug-overrides&gt;&lt;trust-anchors&gt;&lt;certificates src="user"/&gt;&lt;/trust-anchors&gt;&lt;/debug-overrides&gt;</code>
+      (referenced by <code>android:networkSecurityConfig</code> in the manifest).</p>
+  </section>
   <section>
     <h2>Outbox (two-factor codes, pushes)</h2>
     <table><thead><tr><th>time</th><th>kind</th><th>to</th><th>code / payload</th></tr></thead><tbody id="outbox"></tbody></table>
@@ -113,6 +128,7 @@ $('reset').addEventListener('click', async () => {
 const switchTo = async (name) => { sandbox = name; history.replaceState(null, '', '?sandbox=' + encodeURIComponent(name)); await loadStatic(); await refresh(); };
 $('sandbox-select').addEventListener('change', () => switchTo($('sandbox-select').value));
 $('sandbox-open').addEventListener('click', () => { const n = $('sandbox-new').value.trim(); if (n) switchTo(n); });
+fetch('/__admin/ca.pem', { method: 'HEAD' }).then((r) => { $('ca-state').textContent = r.ok ? '' : '(this server runs without --https: no CA to download)'; }, () => {});
 loadStatic().then(refresh);
 setInterval(refresh, 2000);
 </script>

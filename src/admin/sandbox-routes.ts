@@ -12,6 +12,8 @@ import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
 import { adminSandbox, findUser, SandboxQuery } from './sandbox.js';
 import { bindLinkContent, bindUrl, callerBase } from './fixtures.js';
+import { Har, journalToHar } from './har.js';
+import { version } from '../version.js';
 
 const tags = ['admin'];
 const err = ref(ErrorBody);
@@ -42,6 +44,10 @@ const JournalQuery = Type.Object({
   status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'sandbox-clock time' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 100 })),
+});
+const JournalListQuery = Type.Object({
+  ...JournalQuery.properties,
+  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('har')], { description: 'har: a HAR 1.2 log (oldest first) that opens in browser devtools' })),
 });
 
 /** Sandboxes, scenario switching, reset, state, journal, outbox, clock, sessions and bind links. */
@@ -141,9 +147,16 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/__admin/requests', {
-    schema: { operationId: 'adminRequests', tags, summary: 'The request journal, newest first', querystring: JournalQuery,
-      response: { 200: Type.Array(ref(JournalEntry)), 400: err, 401: err } },
-  }, async (req) => adminSandbox(req).journal.list(req.query));
+    schema: { operationId: 'adminRequests', tags, summary: 'The request journal, newest first (or as HAR 1.2 with format=har)', querystring: JournalListQuery,
+      response: { 200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]), 400: err, 401: err } },
+  }, async (req, reply) => {
+    const sandbox = adminSandbox(req);
+    const entries = sandbox.journal.list(req.query);
+    reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
+    if (req.query.format !== 'har') return reply.send(entries);
+    const har = journalToHar(entries, { protocol: req.protocol, fallbackHost: req.host, version, sandbox: sandbox.name });
+    return reply.header('content-disposition', `attachment; filename="portal-mock-${sandbox.name}.har"`).send(har);
+  });
 
   app.get('/__admin/requests/count', {
     schema: { operationId: 'adminRequestsCount', tags, summary: 'How many journal entries match', querystring: JournalQuery,

@@ -15,6 +15,7 @@ import { JournalEntry } from '../store/journal.js';
 import { OutboxMessage } from '../store/outbox.js';
 import { FixturesAnswer } from '../admin/fixtures.js';
 import { SandboxInfo, Snapshot } from '../admin/sandbox-routes.js';
+import { Har } from '../admin/har.js';
 
 /** Every shared record with a $id, registered once with app.addSchema: named components in the OpenAPI document. */
 export const sharedSchemas: TSchema[] = [
@@ -31,4 +32,5 @@ export const sharedSchemas: TSchema[] = [
   ...adminApiSchemas,
   // admin side
   ClockState, JournalEntry, OutboxMessage, FixturesAnswer, SandboxInfo, Snapshot,
+  Har,
 ];

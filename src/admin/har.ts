@@ -1,0 +1,80 @@
+// The request journal as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): opens in browser devtools
+// (Network › Import HAR) and HAR viewers. Built from journal entries, so secrets stay redacted.
+import { STATUS_CODES } from 'node:http';
+import { Type, type Static } from '@sinclair/typebox';
+import type { JournalEntry } from '../store/journal.js';
+
+const NameValue = Type.Object({ name: Type.String(), value: Type.String() });
+
+export const HarEntry = Type.Object({
+  startedDateTime: Type.String({ format: 'date-time' }),
+  time: Type.Number({ minimum: 0 }),
+  request: Type.Object({
+    method: Type.String(), url: Type.String(), httpVersion: Type.String(),
+    cookies: Type.Array(NameValue), headers: Type.Array(NameValue), queryString: Type.Array(NameValue),
+    postData: Type.Optional(Type.Object({ mimeType: Type.String(), text: Type.String() })),
+    headersSize: Type.Integer(), bodySize: Type.Integer(),
+  }),
+  response: Type.Object({
+    status: Type.Integer(), statusText: Type.String(), httpVersion: Type.String(),
+    cookies: Type.Array(NameValue), headers: Type.Array(NameValue),
+    content: Type.Object({ size: Type.Integer(), mimeType: Type.String(), text: Type.Optional(Type.String()) }),
+    redirectURL: Type.String(), headersSize: Type.Integer(), bodySize: Type.Integer(),
+  }),
+  cache: Type.Object({}),
+  timings: Type.Object({ send: Type.Number(), wait: Type.Number(), receive: Type.Number() }),
+  comment: Type.Optional(Type.String()),
+});
+
+export const Har = Type.Object({
+  log: Type.Object({
+    version: Type.Literal('1.2'),
+    creator: Type.Object({ name: Type.String(), version: Type.String() }),
+    pages: Type.Optional(Type.Array(Type.Unknown())),
+    entries: Type.Array(HarEntry),
+    comment: Type.Optional(Type.String()),
+  }),
+}, { $id: 'AdminHar', description: 'HAR 1.2 log of the request journal (secrets redacted)' });
+export type Har = Static<typeof Har>;
+
+const bytes = (text: string) => Buffer.byteLength(text);
+
+/** Entries oldest first (as a browser records them); URLs made absolute with the Host the client used. */
+export function journalToHar(entries: JournalEntry[], opts: { protocol: string; fallbackHost: string; version: string; sandbox: string }): Har {
+  const harEntries = entries.slice().sort((a, b) => a.id - b.id).map((e) => {
+    const host = e.requestHeaders.host ?? opts.fallbackHost;
+    const url = new URL(e.url, `${opts.protocol}://${host}`);
+    const headers = Object.entries(e.requestHeaders).map(([name, value]) => ({ name, value }));
+    const requestText = e.requestBody === undefined ? null : JSON.stringify(e.requestBody);
+    const responseText = e.responseBody === undefined ? null : typeof e.responseBody === 'string' ? e.responseBody : JSON.stringify(e.responseBody);
+    const mimeType = responseText === null ? 'x-unknown' : 'application/json; charset=utf-8';
+    return {
+      startedDateTime: e.at,
+      time: e.durationMs,
+      request: {
+        method: e.method, url: url.href, httpVersion: 'HTTP/1.1', cookies: [], headers,
+        queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
+        ...(requestText !== null ? { postData: { mimeType: e.requestHeaders['content-type'] ?? 'application/json', text: requestText } } : {}),
+        headersSize: -1, bodySize: requestText === null ? 0 : bytes(requestText),
+      },
+      response: {
+        status: e.status, statusText: STATUS_CODES[e.status] ?? '', httpVersion: 'HTTP/1.1', cookies: [],
+        headers: responseText === null ? [] : [{ name: 'content-type', value: mimeType }],
+        content: { size: responseText === null ? 0 : bytes(responseText), mimeType, ...(responseText !== null ? { text: responseText } : {}) },
+        redirectURL: '', headersSize: -1, bodySize: responseText === null ? -1 : bytes(responseText),
+      },
+      cache: {},
+      timings: { send: 0, wait: e.durationMs, receive: 0 },
+      comment: [`#${e.id}`, e.operationId ?? 'no operation', e.scenario ? `scenario ${e.scenario}` : '', e.stubbed ? 'stubbed by the scenario' : ''].filter(Boolean).join(' · '),
+    };
+  });
+  return {
+    log: {
+      version: '1.2' as const,
+      creator: { name: 'portal-mock', version: opts.version },
+      pages: [],
+      entries: harEntries,
+      comment: `request journal of sandbox ${opts.sandbox}; secrets redacted`,
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// A typed client of the admin contract (/__admin) for QA code: `import { adminClient } from 'portal-mock/admin'`.
+// Types come from the server's own TypeBox schemas (type-only imports: nothing of the server is loaded at run time);
+// it uses the global fetch (Node.js ≥ 18, browsers).
+import type { Static } from '@sinclair/typebox';
+import type { JournalEntry } from '../store/journal.js';
+import type { OutboxMessage } from '../store/outbox.js';
+import type { ClockState } from '../store/clock.js';
+import type { FixturesAnswer } from '../admin/fixtures.js';
+import type { SandboxInfo as SandboxInfoSchema, Snapshot as SnapshotSchema } from '../admin/sandbox-routes.js';
+import type { Har } from '../admin/har.js';
+
+export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har };
+export type SandboxInfo = Static<typeof SandboxInfoSchema>;
+export type Snapshot = Static<typeof SnapshotSchema>;
+
+export type Health = { status: 'ok'; version: string; scenario: string; seed: number; uptimeMs: number; sandbox: string; sandboxes: number };
+export type ScenarioSummary = { name: string; description: string; extends: string[] };
+export type ActiveScenario = { sandbox: string; name: string; description: string };
+export type Clock = { now: string; state: ClockState };
+export type ClockChange = { freeze: string } | { offsetMs: number } | { advanceMs: number } | { mode: 'real' };
+export type JournalFilter = { operationId?: string; method?: string; path?: string; status?: number; since?: string; limit?: number };
+export type OutboxFilter = { kind?: OutboxMessage['kind']; to?: string; userId?: string };
+export type Who = { email: string; userId?: never } | { userId: string; email?: never };
+export type BindLink = { id: string; token: string; tenantId: string; userId: string; url: string; link: string; qr: string; singleUse: boolean; expiresAt: string | null };
+
+export type AdminClientOptions = {
+  /** where the mock runs, e.g. http://127.0.0.1:3000 (no trailing /__admin) */
+  baseUrl: string;
+  /** the sandbox every call is about (sent as x-mock-sandbox); default: the server's default sandbox */
+  sandbox?: string;
+  /** the --admin-token of the server */
+  adminToken?: string;
+  /** another fetch (default: the global one) */
+  fetch?: typeof fetch;
+};
+
+/** A non-2xx answer of the admin side; `body` is the mock's error body. */
+export class AdminError extends Error {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown, what: string) {
+    const message = typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : String(body);
+    super(`${what}: ${status} ${message}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+type Query = Record<string, string | number | undefined>;
+
+export type AdminClient = ReturnType<typeof adminClient>;
+
+export function adminClient(options: AdminClientOptions) {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (options.sandbox) headers['x-mock-sandbox'] = options.sandbox;
+  if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
+
+  async function call<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    const qs = new URLSearchParams();
+    // the query names the sandbox too: it wins over a `sandbox` field inside a body (e.g. an imported snapshot)
+    if (options.sandbox) qs.set('sandbox', options.sandbox);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, String(v));
+    const url = `${base}/__admin${path}${qs.size ? `?${qs}` : ''}`;
+    const res = await doFetch(url, {
+      method,
+      headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    const type = res.headers.get('content-type') ?? '';
+    const parsed: unknown = type.includes('json') && text ? JSON.parse(text) : text;
+    if (!res.ok) throw new AdminError(res.status, parsed, `${method} /__admin${path}`);
+    return parsed as T;
+  }
+
+  const outboxList = (filter: OutboxFilter = {}) => call<OutboxMessage[]>('GET', '/outbox', filter);
+
+  return {
+    options: { ...options } as Readonly<AdminClientOptions>,
+    /** The same client for another sandbox. */
+    sandbox: (name: string) => adminClient({ ...options, sandbox: name }),
+    health: () => call<Health>('GET', '/health'),
+    fixtures: () => call<FixturesAnswer>('GET', '/fixtures'),
+    scenarios: () => call<ScenarioSummary[]>('GET', '/scenarios'),
+    scenario: {
+      get: () => call<ActiveScenario>('GET', '/scenario'),
+      set: (name: string) => call<ActiveScenario>('PUT', '/scenario', {}, { name }),
+    },
+    reset: (seed?: number) => call<SandboxInfo>('POST', '/reset', {}, seed === undefined ? {} : { seed }),
+    state: {
+      export: () => call<Snapshot>('GET', '/state'),
+      import: (snapshot: Snapshot) => call<SandboxInfo>('PUT', '/state', {}, snapshot),
+    },
+    requests: {
+      list: (filter: JournalFilter = {}) => call<JournalEntry[]>('GET', '/requests', filter),
+      count: async (filter: Omit<JournalFilter, 'limit'> = {}) => (await call<{ count: number }>('GET', '/requests/count', filter)).count,
+      clear: () => call<{ cleared: boolean }>('DELETE', '/requests'),
+      /** the journal as a HAR 1.2 log: save it as an artifact, open it in browser devtools */
+      har: (filter: JournalFilter = {}) => call<Har>('GET', '/requests', { ...filter, format: 'har' }),
+    },
+    outbox: {
+      list: outboxList,
+      /** the newest two-factor code sent to this e-mail address, or null */
+      lastTwoFactorCode: async (email: string): Promise<string | null> =>
+        (await outboxList({ kind: 'two-factor-code', to: email }))[0]?.code ?? null,
+    },
+    clock: {
+      get: () => call<Clock>('GET', '/clock'),
+      set: (change: ClockChange) => call<Clock>('PUT', '/clock', {}, change),
+    },
+    sandboxes: {
+      list: () => call<SandboxInfo[]>('GET', '/sandboxes'),
+      get: (name: string) => call<SandboxInfo>('GET', `/sandboxes/${encodeURIComponent(name)}`),
+      delete: (name: string) => call<{ deleted: string }>('DELETE', `/sandboxes/${encodeURIComponent(name)}`),
+    },
+    sessions: {
+      expire: async () => (await call<{ expired: number }>('POST', '/sessions/expire', {}, {})).expired,
+    },
+    notifications: {
+      send: (input: Who & { title: string; body?: string; kind?: string; url?: string }) =>
+        call<{ id: string; userId: string; tenantId: string; pushes: number }>('POST', '/notifications', {}, input),
+    },
+    users: {
+      block: (who: Who) => call<{ userId: string; state: string }>('POST', '/users/block', {}, who),
+    },
+    bindLinks: {
+      create: (input: Who & { singleUse?: boolean; ttlSeconds?: number }) => call<BindLink>('POST', '/bind-links', {}, input),
+    },
+    /** the local CA certificate (PEM) of a server started with --https */
+    caCertificate: () => call<string>('GET', '/ca.pem'),
+  };
+}

@@ -1,0 +1,26 @@
+// `npm run openapi`: writes the API document (the one served at /docs/json) to openapi.json, pretty-printed and
+// deterministic, so clients generate types from a committed file (npx openapi-typescript openapi.json -o portal-api.d.ts).
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from '../app.js';
+
+export const openapiFile = fileURLToPath(new URL('../../openapi.json', import.meta.url));
+export const regenerateCommand = 'npm run openapi';
+
+/** The document as the committed file holds it (fixed clock and seed; keys in the server's order). */
+export async function generateOpenApi(): Promise<string> {
+  const app = await buildApp({ now: '2026-01-01T00:00:00.000Z', logLevel: 'silent' });
+  try {
+    const res = await app.inject({ method: 'GET', url: '/docs/json' });
+    if (res.statusCode !== 200) throw new Error(`/docs/json answered ${res.statusCode}`);
+    return `${JSON.stringify(JSON.parse(res.body), null, 2)}\n`;
+  } finally {
+    await app.close();
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const text = await generateOpenApi();
+  writeFileSync(openapiFile, text);
+  process.stdout.write(`wrote ${openapiFile} (${text.length} bytes)\n`);
+}
