@@ -16,6 +16,11 @@ export const placeholders = { secret: '[redacted]', email: 'user@example.test', 
 
 function redactString(value: string): string {
   if (phoneValue.test(value)) return placeholders.phone;
+  if (/^\s*[[{]/.test(value)) {
+    try {
+      return JSON.stringify(redactRecorded(JSON.parse(value))); // JSON inside a string (an echo, a payload field)
+    } catch { /* not JSON */ }
+  }
   return value.replace(emailValue, placeholders.email).replace(bearerValue, `$1 ${placeholders.secret}`);
 }
 
