@@ -57,7 +57,8 @@ t.test('without a proxy an unknown path is still the 404, and known routes still
   const res = await app.inject({ method: 'POST', url: '/api/v2/goals/like', payload: 'x', headers: { 'content-type': 'application/weird' } });
   t.equal(expectError(t, res, 404).code, 'ROUTE_NOT_FOUND');
   t.match(json(res).message, 'POST /goals/like');
-  expectError(t, await app.inject({ method: 'POST', url: '/mobile/auth', payload: '{bad', headers: { 'content-type': 'application/json' } }), 400);
+  const bad = await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: '{bad', headers: { 'content-type': 'application/json' } });
+  t.equal(expectError(t, bad, 400).code, 'BAD_REQUEST', 'a known route still parses JSON');
   expectError(t, await app.inject({ url: '/__admin/nothing-here' }), 404);
 });
 
@@ -115,6 +116,10 @@ t.test('the mock\'s credentials are stripped; --proxy-header adds the upstream\'
     t.same(opts.proxyHeaders, ['X-Api-Key: k1', 'X-Other: v2', 'X-Third: 3']);
     t.equal(opts.proxyTimeout, 500);
   }
+  t.throws(() => parseOptions(['--proxy-header', 'no colon here'], {}), { message: /--proxy-header/ });
+  await t.rejects(build(t, { proxy: 'https://user:pw@portal.example.com' }), { message: /--proxy: put the upstream's credentials in --proxy-header/ });
+  const refused = await app.inject({ method: 'PUT', url: '/__admin/proxy', payload: { url: 'http://u:p@127.0.0.1:1/' } });
+  t.notOk(expectError(t, refused, 400).message.includes('u:p'), 'the credentials are not echoed');
   const admin = json(await app.inject({ url: '/__admin/proxy' }));
   t.same(admin.headerNames, ['authorization', 'x-service-session-code']);
   t.notOk(JSON.stringify(admin).includes('upstream-key'), 'values are not shown');

@@ -6,7 +6,7 @@ import { fail } from '../errors.js';
 import { adminSandbox, SandboxQuery } from './sandbox.js';
 import { Recorder } from '../proxy/recorder.js';
 import { Comparison, compareAnswers } from '../proxy/compare.js';
-import { upstreamName } from '../proxy/upstream.js';
+import { upstreamName, userInfoProblem } from '../proxy/upstream.js';
 
 const tags = ['admin'];
 const err = ref(ErrorBody);
@@ -51,6 +51,8 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ProxyInfo, 400: err, 401: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req).name;
+    const problem = req.body.url === null ? null : userInfoProblem(req.body.url);
+    if (problem) throw fail.validation(`url: ${problem}`, [{ field: 'body.url', message: problem }]);
     app.proxy.setUpstream(sandbox, req.body.url);
     return proxyInfo(app, sandbox);
   });

@@ -5,8 +5,9 @@ import { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { UsageError } from '../config.js';
 import { Recorder } from './recorder.js';
-import { callUpstream, parseProxyHeaders, upstreamName, type UpstreamAnswer, type UpstreamHeader } from './upstream.js';
+import { callUpstream, parseProxyHeaders, upstreamName, userInfoProblem, type UpstreamAnswer, type UpstreamHeader } from './upstream.js';
 import { compareAnswers, type Comparison } from './compare.js';
 
 declare module 'fastify' {
@@ -104,6 +105,8 @@ type CompareMark = { base: string; body: Buffer | undefined; mockBody: string };
  * checked for a forwarded request).
  */
 export const proxyPlugin = fp(async (app: FastifyInstance) => {
+  const problem = app.config.proxy ? userInfoProblem(app.config.proxy) : null;
+  if (problem) throw new UsageError(`--proxy: ${problem}`);
   const state = new ProxyState({
     url: app.config.proxy, headers: app.config.proxyHeaders, timeoutMs: app.config.proxyTimeout, recordDir: app.config.record,
   });

@@ -41,6 +41,16 @@ export function upstreamRequestHeaders(client: IncomingHttpHeaders, extra: reado
   return out;
 }
 
+/** Credentials belong in --proxy-header: a URL with user-info is refused (fetch would refuse it too, quoting it). */
+export function userInfoProblem(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.username || u.password ? 'put the upstream\'s credentials in --proxy-header, not in the URL' : null;
+  } catch {
+    return 'not a URL';
+  }
+}
+
 /** The upstream's address for messages and logs: no user-info, no query. */
 export function upstreamName(base: string): string {
   try {
@@ -101,7 +111,7 @@ export async function callUpstream(r: UpstreamRequest): Promise<UpstreamAnswer> 
       return { ok: false, status: 504, body: errorBody(status, code, message), reason: message };
     }
     const { status, code } = ErrorKinds.badGateway;
-    const why = e.cause?.code ?? e.cause?.message ?? e.message;
+    const why = String(e.cause?.code ?? e.cause?.message ?? e.message).replace(/\/\/[^/@\s]+@/g, '//[redacted]@');
     const message = `upstream ${name} is unreachable: ${why}`;
     return { ok: false, status: 502, body: errorBody(status, code, message), reason: message };
   }
