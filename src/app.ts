@@ -15,6 +15,7 @@ import { useLazySerializers } from './http/serializers.js';
 import { authPlugin } from './auth/plugin.js';
 import { authPolicy } from './scenarios/effects.js';
 import { scenarioPlugin } from './scenarios/plugin.js';
+import { proxyPlugin } from './proxy/plugin.js';
 import { bundledScenariosDir, ScenarioRegistry } from './scenarios/registry.js';
 import { activateScenario } from './scenarios/activate.js';
 import { loadSnapshotFile } from './admin/snapshot.js';
@@ -152,6 +153,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   await app.register(requestContextPlugin, { prefixes });
   await app.register(journalPlugin);
   await app.register(scenarioPlugin);
+  await app.register(proxyPlugin); // after stubs, before auth: see src/proxy/plugin.ts
   await app.register(authPlugin, { policy: authPolicy });
 
   // A change acknowledged to a client is on disk first (no-op for in-memory sandboxes).

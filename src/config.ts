@@ -27,10 +27,14 @@ export const Options = Type.Object({
   tlsKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   portFile: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   noBanner: Type.Boolean({ default: false }),
+  proxy: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()], { default: null }),
+  proxyHeaders: Type.Array(Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+:' }), { default: [] }),
+  proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
+  record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
 });
 export type Options = Static<typeof Options>;
 
-type Flag = { key: keyof Options; flag: string; env: string; kind: 'int' | 'string' | 'list' | 'bool'; help: string };
+type Flag = { key: keyof Options; flag: string; env: string; kind: 'int' | 'string' | 'list' | 'bool'; help: string; envSeparator?: RegExp };
 const flags: Flag[] = [
   { key: 'port', flag: 'port', env: 'PORTAL_MOCK_PORT', kind: 'int', help: 'port to listen on; 0 picks a free one (default 3000)' },
   { key: 'host', flag: 'host', env: 'PORTAL_MOCK_HOST', kind: 'string', help: 'address to bind (default 0.0.0.0, so phones on the LAN reach it)' },
@@ -45,6 +49,10 @@ const flags: Flag[] = [
   { key: 'adminToken', flag: 'admin-token', env: 'PORTAL_MOCK_ADMIN_TOKEN', kind: 'string', help: 'require "Authorization: Bearer TOKEN" on /__admin routes' },
   { key: 'journalLimit', flag: 'journal-limit', env: 'PORTAL_MOCK_JOURNAL_LIMIT', kind: 'int', help: 'request journal entries kept per sandbox, oldest dropped first (default 1000; 0 turns the journal off)' },
   { key: 'bodyLimit', flag: 'body-limit', env: 'PORTAL_MOCK_BODY_LIMIT', kind: 'int', help: 'largest accepted JSON body in bytes (default 1048576)' },
+  { key: 'proxy', flag: 'proxy', env: 'PORTAL_MOCK_PROXY', kind: 'string', help: 'forward operations the mock does not implement to this upstream URL (see docs/proxy.md)' },
+  { key: 'proxyHeaders', flag: 'proxy-header', env: 'PORTAL_MOCK_PROXY_HEADERS', kind: 'list', envSeparator: /[\n;]/, help: '"Name: value" added to every forwarded request (the upstream\'s own credentials); repeatable (env: newline- or ;-separated)' },
+  { key: 'proxyTimeout', flag: 'proxy-timeout', env: 'PORTAL_MOCK_PROXY_TIMEOUT', kind: 'int', help: 'ms to wait for the upstream before answering 504 (default 10000)' },
+  { key: 'record', flag: 'record', env: 'PORTAL_MOCK_RECORD', kind: 'string', help: 'write every forwarded exchange as a stub of a scenario file recorded-<time>.json in DIR' },
   { key: 'fixtures', flag: 'fixtures', env: 'PORTAL_MOCK_FIXTURES', kind: 'string', help: 'fixtures file with tenants and demo accounts (default fixtures/tenants.json)' },
   { key: 'https', flag: 'https', env: 'PORTAL_MOCK_HTTPS', kind: 'bool', help: 'serve HTTPS with a certificate signed by the local CA (created once in --ca-dir)' },
   { key: 'caDir', flag: 'ca-dir', env: 'PORTAL_MOCK_CA_DIR', kind: 'string', help: 'directory of the local certificate authority (default ~/.portal-mock/ca)' },
@@ -82,7 +90,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   for (const f of flags) {
     const fromFlag = parsed.values[f.flag as keyof typeof parsed.values];
     const fromEnv = env[f.env];
-    const value = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? (f.kind === 'list' ? fromEnv.split(',') : fromEnv) : undefined);
+    const value = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? (f.kind === 'list' ? (f.envSeparator ? fromEnv.split(f.envSeparator).map((v) => v.trim()).filter((v) => v !== '') : fromEnv.split(',')) : fromEnv) : undefined);
     if (value === undefined) continue;
     const source = fromFlag !== undefined ? `--${f.flag}` : f.env;
     if (f.kind === 'bool') {

@@ -10,6 +10,7 @@ import { adminSandboxRoutes } from './sandbox-routes.js';
 import { consoleHtml } from './console.js';
 import { adminUserRoutes } from './user-routes.js';
 import { adminCaRoute } from './ca-route.js';
+import { adminProxyRoutes } from './proxy-routes.js';
 
 const tags = ['admin'];
 const err = ref(ErrorBody);
@@ -32,6 +33,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   await app.register(adminSandboxRoutes);
   await app.register(adminUserRoutes);
   await app.register(adminCaRoute);
+  await app.register(adminProxyRoutes);
 
   app.get('/__admin', {
     schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', response: { 200: Type.String({ description: 'text/html' }), 401: err } },

@@ -29,12 +29,25 @@ function readScenarioFile(file: string): ScenarioFile {
 function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
   const out: Array<{ path: string; id: string }> = [];
   s.stubs?.forEach((stub, i) => {
-    if (stub.operationId !== '*') out.push({ path: `/stubs/${i}/operationId`, id: stub.operationId });
+    if (stub.operationId !== undefined && stub.operationId !== '*') out.push({ path: `/stubs/${i}/operationId`, id: stub.operationId });
     stub.except?.forEach((id, j) => out.push({ path: `/stubs/${i}/except/${j}`, id }));
   });
   s.latency?.forEach((l, i) => l.operations?.forEach((id, j) => out.push({ path: `/latency/${i}/operations/${j}`, id })));
   s.faults?.forEach((f, i) => f.operations?.forEach((id, j) => out.push({ path: `/faults/${i}/operations/${j}`, id })));
+  s.forward?.forEach((id, j) => out.push({ path: `/forward/${j}`, id }));
+  s.compare?.forEach((id, j) => out.push({ path: `/compare/${j}`, id }));
   return out;
+}
+
+/** A stub matches by operationId, or by method and path together, never both. */
+function stubMatcherProblem(s: ScenarioFile): string | null {
+  for (const [i, stub] of (s.stubs ?? []).entries()) {
+    const byPath = stub.method !== undefined || stub.path !== undefined;
+    if (byPath && stub.operationId !== undefined) return `at /stubs/${i}: give operationId, or method and path, not both`;
+    if (byPath && (stub.method === undefined || stub.path === undefined)) return `at /stubs/${i}: method and path go together`;
+    if (!byPath && stub.operationId === undefined) return `at /stubs/${i}: give operationId, or method and path`;
+  }
+  return null;
 }
 
 /** Resolves `extends`: lists concatenated parents first, flags overridden by the child. */
@@ -63,6 +76,8 @@ function merge(base: Scenario, over: Scenario): Scenario {
     stubs: [...(base.stubs ?? []), ...(over.stubs ?? [])],
     latency: [...(base.latency ?? []), ...(over.latency ?? [])],
     faults: [...(base.faults ?? []), ...(over.faults ?? [])],
+    forward: [...(base.forward ?? []), ...(over.forward ?? [])],
+    compare: [...(base.compare ?? []), ...(over.compare ?? [])],
     chain: [...base.chain, ...over.chain],
   };
 }
@@ -95,6 +110,8 @@ export class ScenarioRegistry {
       for (const name of names) {
         const file = join(dir, name);
         const scenario = readScenarioFile(file);
+        const problem = stubMatcherProblem(scenario);
+        if (problem) throw new ScenarioError(`${file}: ${problem}`);
         for (const op of namedOperations(scenario)) {
           if (!this.operationIds.has(op.id)) throw new ScenarioError(`${file}: at ${op.path}: unknown operationId "${op.id}"`);
         }

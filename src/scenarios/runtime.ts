@@ -41,12 +41,18 @@ export function pickFault(faults: Fault[] | undefined, op: string | null, random
   return null;
 }
 
-export function pickStub(scenario: Scenario, op: string | null, random: SeededRandom, uses: Map<string, number>): Stub | null {
-  if (op === null) return null;
+/** Whether a stub is for this request: by operationId (known operations), or by method and exact path (any path). */
+function stubMatches(stub: Stub, op: string | null, target: { method: string; path: string } | undefined): boolean {
+  if (stub.path !== undefined) return target !== undefined && stub.path === target.path && stub.method?.toUpperCase() === target.method.toUpperCase();
+  if (op === null || stub.operationId === undefined) return false;
+  return stub.operationId === '*' ? !stub.except?.includes(op) : stub.operationId === op;
+}
+
+export function pickStub(scenario: Scenario, op: string | null, random: SeededRandom, uses: Map<string, number>, target?: { method: string; path: string }): Stub | null {
   const stubs = scenario.stubs ?? [];
   for (let i = 0; i < stubs.length; i++) {
     const stub = stubs[i]!;
-    if (stub.operationId === '*' ? stub.except?.includes(op) : stub.operationId !== op) continue;
+    if (!stubMatches(stub, op, target)) continue;
     const key = `${scenario.name}#${i}`;
     if (stub.times !== undefined && (uses.get(key) ?? 0) >= stub.times) continue;
     if (!chance(stub.probability, random)) continue;
@@ -82,7 +88,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
     req.stubbed = true;
   }
 
-  const stub = pickStub(scenario, op, random, stubUses);
+  const stub = pickStub(scenario, op, random, stubUses, { method: req.method, path: req.url.split('?')[0] ?? req.url });
   if (stub) {
     req.stubbed = true;
     reply.code(stub.status).headers(stub.headers ?? {});

@@ -23,7 +23,9 @@ export const Fault = Type.Object({
 export type Fault = Static<typeof Fault>;
 
 export const Stub = Type.Object({
-  operationId: Type.String({ minLength: 1, description: 'the operation answered; "*" for every portal operation' }),
+  operationId: Type.Optional(Type.String({ minLength: 1, description: 'the operation answered; "*" for every portal operation' })),
+  method: Type.Optional(Type.String({ pattern: '^[A-Za-z]+$', description: 'with path, instead of operationId: matches by HTTP method and exact path (no prefixes, query ignored), also for paths the mock does not implement' })),
+  path: Type.Optional(Type.String({ pattern: '^/', description: 'with method: the exact path after /sandbox/NAME and /api/v2 are removed' })),
   except: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'with "*": operations left alone' })),
   status: Type.Integer({ minimum: 100, maximum: 599 }),
   body: Type.Optional(Type.Unknown()),
@@ -54,6 +56,8 @@ export const ScenarioFile = Type.Object({
   stubs: Type.Optional(Type.Array(Stub)),
   latency: Type.Optional(Type.Array(Latency)),
   faults: Type.Optional(Type.Array(Fault)),
+  forward: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds the mock does not answer itself: they are forwarded to the upstream (--proxy)' })),
+  compare: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds answered by the mock and also sent to the upstream; differences are listed by GET /__admin/compare' })),
 }, { additionalProperties: false });
 export type ScenarioFile = Static<typeof ScenarioFile>;
 

@@ -65,8 +65,15 @@ export class Journal {
   }
 }
 
-const secretHeaders = new Set(['x-service-session-code', 'authorization', 'x-service-client-secret', 'x-mock-admin-token', 'cookie']);
-const secretFields = new Set(['password', 'secret', 'sessionSecret', 'code', 'token', 'clientSecret', 'client_secret', 'accessToken', 'value']);
+const secretHeaders = new Set([
+  'x-service-session-code', 'authorization', 'x-service-client-secret', 'x-mock-admin-token', 'cookie',
+  'set-cookie', 'proxy-authorization', 'x-api-key', 'x-auth-token',
+]);
+const secretFields = new Set([
+  'password', 'secret', 'sessionSecret', 'code', 'token', 'clientSecret', 'client_secret', 'accessToken', 'value',
+  'sessionCode', 'refreshToken', 'access_token', 'refresh_token', 'apiKey', 'api_key', 'apiSecret', 'newPassword', 'oldPassword',
+  'currentPassword', 'passwordConfirmation', 'idToken', 'id_token', 'cookie',
+]);
 
 /** Headers as kept in the journal: secrets replaced, so a journal can be attached to a bug report. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

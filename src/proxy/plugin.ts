@@ -1,0 +1,183 @@
+// Pass-through: requests the mock does not implement (and operations a scenario lists in `forward`) go to the
+// upstream; answers come back unchanged and may be recorded as scenario stubs. Operations a scenario lists in
+// `compare` are answered by the mock and also sent upstream, and the differences are kept per sandbox.
+import { Readable } from 'node:stream';
+import fp from 'fastify-plugin';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+import { UsageError } from '../config.js';
+import { Recorder } from './recorder.js';
+import { callUpstream, parseProxyHeaders, upstreamName, userInfoProblem, type UpstreamAnswer, type UpstreamHeader } from './upstream.js';
+import { compareAnswers, type Comparison } from './compare.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    proxy: ProxyState;
+  }
+  interface FastifyContextConfig {
+    /** the catch-all route of paths no operation answers */
+    unmatched?: boolean;
+  }
+}
+
+const comparisonsKept = 200;
+
+/** Upstream per sandbox, recording and compare reports of one app. */
+export class ProxyState {
+  readonly defaultUrl: string | null;
+  readonly headers: readonly UpstreamHeader[];
+  readonly timeoutMs: number;
+  readonly defaultRecordDir: string | null;
+  recorder: Recorder | null = null;
+  private readonly overrides = new Map<string, string | null>();
+  private readonly reports = new Map<string, Comparison[]>();
+  private readonly pending = new Set<Promise<void>>();
+
+  constructor(o: { url: string | null; headers: readonly string[]; timeoutMs: number; recordDir: string | null }) {
+    this.defaultUrl = o.url;
+    this.headers = parseProxyHeaders(o.headers);
+    this.timeoutMs = o.timeoutMs;
+    this.defaultRecordDir = o.recordDir;
+    if (o.recordDir) this.recorder = new Recorder(o.recordDir);
+  }
+
+  upstreamFor(sandbox: string): { url: string | null; source: 'sandbox' | 'flag' | 'none' } {
+    if (this.overrides.has(sandbox)) return { url: this.overrides.get(sandbox) ?? null, source: 'sandbox' };
+    return this.defaultUrl ? { url: this.defaultUrl, source: 'flag' } : { url: null, source: 'none' };
+  }
+
+  /** A URL or null (no upstream) for one sandbox; undefined goes back to --proxy. */
+  setUpstream(sandbox: string, url: string | null | undefined): void {
+    if (url === undefined) this.overrides.delete(sandbox);
+    else this.overrides.set(sandbox, url);
+  }
+
+  call(base: string, req: { method: string; url: string; headers: FastifyRequest['headers']; body: Buffer | undefined }): Promise<UpstreamAnswer> {
+    return callUpstream({ base, ...req, extraHeaders: this.headers, timeoutMs: this.timeoutMs });
+  }
+
+  addComparison(sandbox: string, c: Comparison): void {
+    const list = this.reports.get(sandbox) ?? [];
+    list.push(c);
+    if (list.length > comparisonsKept) list.splice(0, list.length - comparisonsKept);
+    this.reports.set(sandbox, list);
+  }
+
+  /** Comparisons of a sandbox, after the ones still running finish. */
+  async comparisons(sandbox: string): Promise<Comparison[]> {
+    await Promise.all([...this.pending]);
+    return [...(this.reports.get(sandbox) ?? [])];
+  }
+
+  clearComparisons(sandbox: string): void {
+    this.reports.delete(sandbox);
+  }
+
+  track(p: Promise<void>): void {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+}
+
+async function readAll(stream: AsyncIterable<Buffer | string>, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += b.length;
+    if (size > limit) throw new ApiError('payloadTooLarge', `request body is larger than ${limit} bytes (--body-limit)`);
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks);
+}
+
+const operationOf = (req: FastifyRequest): string | null => {
+  const op = req.routeOptions.schema?.operationId;
+  return typeof op === 'string' ? op : null;
+};
+const isSide = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
+const pathOf = (req: FastifyRequest) => req.url.split('?')[0] ?? req.url;
+
+type CompareMark = { base: string; body: Buffer | undefined; mockBody: string };
+
+/**
+ * Registered after the scenario plugin (a stub answers first) and before auth (the client's mock session is not
+ * checked for a forwarded request).
+ */
+export const proxyPlugin = fp(async (app: FastifyInstance) => {
+  const problem = app.config.proxy ? userInfoProblem(app.config.proxy) : null;
+  if (problem) throw new UsageError(`--proxy: ${problem}`);
+  const state = new ProxyState({
+    url: app.config.proxy, headers: app.config.proxyHeaders, timeoutMs: app.config.proxyTimeout, recordDir: app.config.record,
+  });
+  app.decorate('proxy', state);
+  const marks = new WeakMap<FastifyRequest, CompareMark>();
+
+  app.addHook('onRequest', async (req, reply) => {
+    if (isSide(req.url)) return;
+    const op = operationOf(req);
+    const unmatched = req.routeOptions.config?.unmatched === true;
+    const { url: base } = state.upstreamFor(req.sandbox.name);
+    if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
+      marks.set(req, { base, body: undefined, mockBody: '' });
+      return;
+    }
+    if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return;
+    if (!base) {
+      if (unmatched) return; // the catch-all answers the usual 404
+      throw new ApiError('badGateway', `scenario "${req.scenario?.name ?? ''}" forwards ${op ?? ''} but no upstream is configured (--proxy or PUT /__admin/proxy)`);
+    }
+    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readAll(req.raw, app.config.bodyLimit);
+    const answer = await state.call(base, { method: req.method, url: req.url, headers: req.headers, body });
+    if (!answer.ok) {
+      req.log.warn({ upstream: upstreamName(base), status: answer.status }, answer.reason);
+      throw new ApiError(answer.status === 504 ? 'gatewayTimeout' : 'badGateway', answer.body.message);
+    }
+    state.recorder?.add({
+      operationId: op, method: req.method, path: pathOf(req), status: answer.status, headers: answer.headers,
+      contentType: answer.contentType, body: answer.body,
+    });
+    reply.code(answer.status);
+    for (const [k, v] of answer.headers) reply.header(k, v);
+    // JSON and text go out as strings (the journal keeps JSON answers, redacted); anything else as bytes
+    const textual = /json|^text\//i.test(answer.contentType);
+    return reply.send(textual ? answer.body.toString('utf8') : answer.body);
+  });
+
+  // compare: keep the raw body for the upstream (validation may change the parsed one), the mock's answer, then ask upstream
+  app.addHook('preParsing', async (req, _reply, payload) => {
+    const mark = marks.get(req);
+    if (!mark) return payload;
+    mark.body = await readAll(payload, app.config.bodyLimit);
+    return Readable.from([mark.body]);
+  });
+  app.addHook('onSend', async (req, _reply, payload) => {
+    const mark = marks.get(req);
+    if (mark) mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    return payload;
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    const mark = marks.get(req);
+    if (!mark) return;
+    const sandbox = req.sandbox.name;
+    const who = { operationId: operationOf(req), method: req.method, path: pathOf(req) };
+    const at = req.sandbox.clock.iso();
+    const mockStatus = reply.statusCode;
+    state.track((async () => {
+      const answer = await state.call(mark.base, { method: req.method, url: req.url, headers: req.headers, body: mark.body });
+      const upstream = answer.ok ? { status: answer.status, body: answer.body.toString('utf8') } : { status: answer.status, body: '', error: answer.reason };
+      state.addComparison(sandbox, compareAnswers(at, who, { status: mockStatus, body: mark.mockBody }, upstream));
+    })());
+  });
+
+  // Paths no operation answers: a stub by method+path (scenario plugin) or the upstream (above) answers first;
+  // otherwise the usual 404. The body stays raw bytes here; parsing of known routes is unchanged.
+  await app.register(async (child) => {
+    child.removeAllContentTypeParsers();
+    child.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    child.route({
+      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', schema: { hide: true }, config: { unmatched: true },
+      handler: (_req, reply) => reply.callNotFound(),
+    });
+  });
+}, { name: 'proxy', dependencies: ['request-context', 'scenarios'] });

@@ -1,0 +1,76 @@
+// Writes forwarded exchanges as stubs of a scenario file (recorded-<name>.json), loadable with --scenarios DIR.
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Stub } from '../scenarios/schema.js';
+import { recordedHeaderAllowList, redactRecorded, redactText } from './redact.js';
+
+export type Exchange = {
+  operationId: string | null;
+  method: string;
+  path: string;
+  status: number;
+  headers: Array<[string, string]>;
+  contentType: string;
+  body: Buffer;
+};
+
+/** A default name from the time: recorded-20260302-090000. */
+export function recordingName(now = new Date()): string {
+  return `recorded-${now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15).toLowerCase()}`;
+}
+
+/** One stub from one exchange: matched by operationId when the mock implements it, else by method and path. */
+export function stubOf(x: Exchange): Stub {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of x.headers) if (recordedHeaderAllowList.has(k)) headers[k] = v;
+  const matcher = x.operationId ? { operationId: x.operationId } : { method: x.method.toUpperCase(), path: x.path };
+  const stub: Stub = { ...matcher, status: x.status };
+  if (Object.keys(headers).length > 0) stub.headers = headers;
+  if (x.body.length === 0) return stub;
+  const text = x.body.toString('utf8');
+  if (/json/i.test(x.contentType)) {
+    try {
+      stub.body = redactRecorded(JSON.parse(text));
+      return stub;
+    } catch { /* not JSON after all: kept as text below */ }
+  }
+  // Only text survives a scenario file; a binary answer is recorded without its body.
+  if (/^text\/|xml|javascript|json|x-www-form-urlencoded/i.test(x.contentType) && !text.includes('\uFFFD')) stub.body = redactText(text);
+  return stub;
+}
+
+/** Records into DIR/NAME.json; one stub per operation or method+path (the latest answer wins), file rewritten each time. */
+export class Recorder {
+  readonly dir: string;
+  readonly name: string;
+  private readonly stubs = new Map<string, Stub>();
+  constructor(dir: string, name: string = recordingName()) {
+    this.dir = dir;
+    this.name = name;
+    mkdirSync(dir, { recursive: true });
+    this.write();
+  }
+  get file(): string {
+    return join(this.dir, `${this.name}.json`);
+  }
+  get size(): number {
+    return this.stubs.size;
+  }
+  add(x: Exchange): void {
+    const stub = stubOf(x);
+    const key = stub.operationId ?? `${stub.method} ${stub.path}`;
+    this.stubs.delete(key); // keep file order = order of the latest answers
+    this.stubs.set(key, stub);
+    this.write();
+  }
+  private write(): void {
+    const scenario = {
+      name: this.name,
+      description: `Answers recorded from the upstream by portal-mock (${this.stubs.size} stubs); secrets and personal data replaced`,
+      stubs: [...this.stubs.values()],
+    };
+    const tmp = `${this.file}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(scenario, null, 2)}\n`);
+    renameSync(tmp, this.file);
+  }
+}

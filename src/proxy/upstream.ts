@@ -1,0 +1,118 @@
+// Forwarding one request to the upstream (the real portal) with Node's fetch: credentials of the mock stripped,
+// the upstream's own credentials (--proxy-header) added, a hard timeout, faults mapped to 502/504.
+import type { IncomingHttpHeaders } from 'node:http';
+import { ErrorKinds, errorBody } from '../errors.js';
+import type { ErrorBody } from '../schemas/common.js';
+
+/** Hop-by-hop and transport headers: never copied in either direction (fetch sets its own). */
+const hopByHop = new Set([
+  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'trailers',
+  'transfer-encoding', 'upgrade', 'host', 'content-length',
+]);
+
+/** The mock's own credentials: a client's session is for the mock, never for the upstream. */
+const mockSecrets = new Set([
+  'x-service-session-code', 'x-service-session-id', 'x-service-device-id', 'authorization', 'x-service-client-secret', 'cookie',
+]);
+
+export function isMockSecretHeader(name: string): boolean {
+  const n = name.toLowerCase();
+  return mockSecrets.has(n) || n.startsWith('x-mock-');
+}
+
+export type UpstreamHeader = { name: string; value: string };
+
+/** Parses `--proxy-header "Name: value"` entries. */
+export function parseProxyHeaders(list: readonly string[]): UpstreamHeader[] {
+  return list.map((line) => {
+    const i = line.indexOf(':');
+    return { name: line.slice(0, i).trim().toLowerCase(), value: line.slice(i + 1).trim() };
+  }).filter((h) => h.name !== '');
+}
+
+/** The headers sent upstream: the client's, less hop-by-hop and the mock's secrets, plus (overridden by) the proxy headers. */
+export function upstreamRequestHeaders(client: IncomingHttpHeaders, extra: readonly UpstreamHeader[]): Headers {
+  const out = new Headers();
+  for (const [name, value] of Object.entries(client)) {
+    if (value === undefined || hopByHop.has(name) || isMockSecretHeader(name) || name === 'accept-encoding') continue;
+    out.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  for (const h of extra) out.set(h.name, h.value);
+  return out;
+}
+
+/** Credentials belong in --proxy-header: a URL with user-info is refused (fetch would refuse it too, quoting it). */
+export function userInfoProblem(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.username || u.password ? 'put the upstream\'s credentials in --proxy-header, not in the URL' : null;
+  } catch {
+    return 'not a URL';
+  }
+}
+
+/** The upstream's address for messages and logs: no user-info, no query. */
+export function upstreamName(base: string): string {
+  try {
+    const u = new URL(base);
+    return `${u.origin}${u.pathname.replace(/\/$/, '')}`;
+  } catch {
+    return '(invalid upstream URL)';
+  }
+}
+
+/** `base` keeps its own path: `http://portal/api/v2` + `/goals/list?x=1`. */
+export function upstreamUrl(base: string, pathAndQuery: string): string {
+  return `${base.replace(/\/+$/, '')}${pathAndQuery.startsWith('/') ? pathAndQuery : `/${pathAndQuery}`}`;
+}
+
+export type UpstreamRequest = {
+  base: string;
+  method: string;
+  /** path and query, prefixes already removed */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Buffer | undefined;
+  extraHeaders: readonly UpstreamHeader[];
+  timeoutMs: number;
+};
+
+export type UpstreamAnswer =
+  | { ok: true; status: number; headers: Array<[string, string]>; body: Buffer; contentType: string }
+  | { ok: false; status: 502 | 504; body: ErrorBody; reason: string };
+
+/** Sends the request; never throws and never waits past timeoutMs (the body read included). */
+export async function callUpstream(r: UpstreamRequest): Promise<UpstreamAnswer> {
+  const name = upstreamName(r.base);
+  const signal = AbortSignal.timeout(r.timeoutMs);
+  try {
+    const hasBody = r.method !== 'GET' && r.method !== 'HEAD' && r.body !== undefined && r.body.length > 0;
+    const res = await fetch(upstreamUrl(r.base, r.url), {
+      method: r.method,
+      headers: upstreamRequestHeaders(r.headers, r.extraHeaders),
+      ...(hasBody && r.body ? { body: new Uint8Array(r.body) } : {}),
+      redirect: 'manual',
+      signal,
+    });
+    const body = Buffer.from(await res.arrayBuffer());
+    const headers: Array<[string, string]> = [];
+    res.headers.forEach((value, key) => {
+      // fetch has already decoded the body, so its encoding and length headers no longer hold
+      if (hopByHop.has(key) || key === 'content-encoding' || key === 'set-cookie') return;
+      headers.push([key, value]);
+    });
+    for (const cookie of res.headers.getSetCookie()) headers.push(['set-cookie', cookie]);
+    return { ok: true, status: res.status, headers, body, contentType: res.headers.get('content-type') ?? '' };
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string; message?: string } };
+    if (signal.aborted || e.name === 'TimeoutError') {
+      const { status, code } = ErrorKinds.gatewayTimeout;
+      const message = `upstream ${name} did not answer within ${r.timeoutMs} ms (--proxy-timeout)`;
+      return { ok: false, status: 504, body: errorBody(status, code, message), reason: message };
+    }
+    const { status, code } = ErrorKinds.badGateway;
+    const why = String(e.cause?.code ?? e.cause?.message ?? e.message).replace(/\/\/[^/@\s]+@/g, '//[redacted]@');
+    const message = `upstream ${name} is unreachable: ${why}`;
+    return { ok: false, status: 502, body: errorBody(status, code, message), reason: message };
+  }
+}
