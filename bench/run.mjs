@@ -14,6 +14,8 @@ import autocannon from 'autocannon';
 import { wiremockJar, writePrismSpec, writeWiremockRoot } from './peers.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// --mock-root=DIR benchmarks the build of another checkout (e.g. the code before a change); results still land here
+const mockRoot = process.argv.find((a) => a.startsWith('--mock-root='))?.slice(12) ?? root;
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const outName = args.find((a) => a.startsWith('--out='))?.slice(6) ?? (quick ? 'quick' : 'latest');
@@ -66,7 +68,7 @@ function memory(pid) {
 /** Spawns a server and polls its health URL until the first 200; returns the process and the time it took. */
 async function start(name, cmd, argv, port, { healthPath = '/__admin/health', timeoutMs = 120_000 } = {}) {
   const t0 = performance.now();
-  const proc = spawn(cmd, argv, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(cmd, argv, { cwd: name.startsWith('portal-mock') ? mockRoot : root, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (c) => { stderr = (stderr + c).slice(-4000); });
   let exited = false;
@@ -155,7 +157,7 @@ function javaVersion() {
 }
 
 async function main() {
-  if (!existsSync(join(root, 'dist', 'server.js'))) throw new Error('dist/server.js is missing: run npm run build first');
+  if (!existsSync(join(mockRoot, 'dist', 'server.js'))) throw new Error('dist/server.js is missing: run npm run build first');
   const t0 = performance.now();
   const results = { date: new Date().toISOString(), quick, settings: cfg, machine: machine(), throughput: {}, startup: {}, memory: {}, scale: {} };
   const tmp = mkdtempSync(join(os.tmpdir(), 'portal-mock-bench-'));

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { dataChanged } from '../domain/people-index.js';
 
 /**
@@ -7,9 +7,10 @@ import { dataChanged } from '../domain/people-index.js';
  * before and after it runs, so the indexes of large tenants (src/domain/people-index.ts) are rebuilt on next use.
  */
 export const dataVersionPlugin = fp(async (app: FastifyInstance) => {
-  const changed = async (req: FastifyRequest) => {
-    if (req.method === 'GET' || req.method === 'HEAD') return;
-    for (const sandbox of app.sandboxes.list()) dataChanged(sandbox.data);
+  // callback style: no promise per request
+  const changed = (req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') for (const sandbox of app.sandboxes.list()) dataChanged(sandbox.data);
+    done();
   };
   app.addHook('onRequest', changed);
   app.addHook('onResponse', changed);
