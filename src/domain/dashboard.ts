@@ -9,6 +9,7 @@ import { myPostcardsWidget, updIdeasWidget, updNewsWidget } from './dashboard-ex
 import { tenantToday, unseenCount } from './notifications.js';
 import { departmentOf, listed, profileBrief } from './people.js';
 import { peopleIndex } from './people-index.js';
+import { compareRuEn } from './collate.js';
 import { birthdaysFast, myTeamFast } from './people-fast.js';
 
 export const InfoKeys = ['profileBrief', 'notificationsBadge'] as const;
@@ -83,7 +84,7 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
       if (ix) return widget(tenant, key, myTeamFast(ix, user, reportHeads).map((u) => personItem(ctx, tenant, u, null)));
       return widget(tenant, key, tenant.users
         .filter((u) => listed(u) && u.id !== user.id && (u.departmentId === user.departmentId || reportHeads.has(u.id)))
-        .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || a.name.localeCompare(b.name, ['ru', 'en']))
+        .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || compareRuEn(a.name, b.name))
         .map((u) => personItem(ctx, tenant, u, null)));
     }
     case 'updBirthday': {
@@ -91,7 +92,7 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
       if (ix) return widget(tenant, key, birthdaysFast(ix, today.slice(5)).map((u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`)));
       return widget(tenant, key, tenant.users
         .filter((u) => listed(u) && u.birthday.slice(5) === today.slice(5))
-        .sort((a, b) => a.name.localeCompare(b.name, ['ru', 'en']))
+        .sort((a, b) => compareRuEn(a.name, b.name))
         .map((u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`)));
     }
     case 'updNewbies': {

@@ -9,6 +9,7 @@
 import type { DepartmentRecord, UserRecord } from '../schemas/records.js';
 import type { Data, TenantData } from '../store/data.js';
 import { foldText, sortBy } from './lists.js';
+import { compareRuEn } from './collate.js';
 
 /** Tenants with at least this many users are indexed. */
 export const indexedFrom = 5000;
@@ -22,9 +23,8 @@ export function dataChanged(data: Data): void {
   versions.set(data, (versions.get(data) ?? 0) + 1);
 }
 
-const nameCollator = new Intl.Collator(['ru', 'en']);
 /** the same order as `a.name.localeCompare(b.name, ['ru', 'en'])` */
-export const byNameFast = (a: UserRecord, b: UserRecord) => nameCollator.compare(a.name, b.name);
+export const byNameFast = (a: UserRecord, b: UserRecord) => compareRuEn(a.name, b.name);
 
 const hayOf = (texts: ReadonlyArray<string | null | undefined>) => foldText(texts.filter(Boolean).join(' \u0000 '));
 

@@ -8,6 +8,7 @@ import type { TenantData } from '../store/data.js';
 import { absolute, type DomainContext } from './context.js';
 import { idList, inDayRange, matchesText, paginate, parseDayRange, sortBy, type Paged } from './lists.js';
 import { peopleIndex } from './people-index.js';
+import { compareRuEn, compareRuEnNumeric } from './collate.js';
 import { departmentItemFast, departmentPeopleFast, departmentSearchUsersFast, userIndexFast, userSearchFast } from './people-fast.js';
 
 /** Known active status types (assumed: the API description does not list them). */
@@ -68,7 +69,7 @@ export function userProfile(ctx: DomainContext, tenant: TenantData, _user: UserR
   };
 }
 
-const byName = (a: UserRecord, b: UserRecord) => a.name.localeCompare(b.name, ['ru', 'en']);
+const byName = (a: UserRecord, b: UserRecord) => compareRuEn(a.name, b.name);
 
 export function userItems(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined }): { data: LookupItem[] } {
   const data = tenant.users.filter((u) => listed(u) && matchesText(input.q, [u.name, u.email]))
@@ -227,7 +228,7 @@ export function userItem(ctx: DomainContext, tenant: TenantData, u: UserRecord):
 export function departmentTreeNode(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { id?: string | undefined }) {
   const node = input.id ? departmentOf(tenant, input.id) : tenant.departments.find((d) => d.parentId === null);
   if (!node) throw fail.notFound(`department ${input.id ?? '(root)'} not found`);
-  const children = tenant.departments.filter((d) => d.parentId === node.id).sort((a, b) => a.name.localeCompare(b.name, ['ru', 'en'], { numeric: true }));
+  const children = tenant.departments.filter((d) => d.parentId === node.id).sort((a, b) => compareRuEnNumeric(a.name, b.name));
   const ix = peopleIndex(ctx.data, tenant);
   if (ix) {
     return {
