@@ -23,6 +23,8 @@ const cfg = quick
   ? { warmup: 1, rounds: 2, duration: 2, connections: 50, scaleRounds: 1, scaleDuration: 2, startRuns: 1 }
   : { warmup: 2, rounds: 3, duration: 5, connections: 50, scaleRounds: 3, scaleDuration: 3, startRuns: 3 };
 const scaleUsers = 100_000;
+/** keeps the whole run under 10 minutes on a 2-core machine */
+const scaleStartLimitMs = quick ? 120_000 : 240_000;
 
 const T = '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01';
 const demo = { email: 'ivan.petrov@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000001' };
@@ -273,7 +275,27 @@ async function main() {
 
     // ---- scale: 100 000 users per tenant
     log(`scale: --users ${scaleUsers}`);
-    const big = await startMock(['--users', String(scaleUsers)], `portal-mock --users ${scaleUsers}`);
+    await scalePhase(results, running);
+  } finally {
+    await cleanup();
+  }
+  results.wallSeconds = round((performance.now() - t0) / 1000, 0);
+  finish(results);
+}
+
+/** Start-up, memory and p99 with --users 100 000 per tenant; a start-up over the limit is reported, not fatal. */
+async function scalePhase(results, running) {
+  let big;
+  try {
+    const port = await freePort();
+    big = await start(`portal-mock --users ${scaleUsers}`, process.execPath, mockArgs(port, ['--users', String(scaleUsers)]), port, { timeoutMs: scaleStartLimitMs });
+  } catch (err) {
+    log(`  ${err.message.split('\n')[0]}`);
+    results.startup.users100kMs = null;
+    results.startup.users100kError = `no first 200 within ${scaleStartLimitMs / 1000} s`;
+    return;
+  }
+  {
     running.push(big);
     results.startup.users100kMs = round(big.startMs, 0);
     await sleep(500);
@@ -289,11 +311,7 @@ async function main() {
     S.dashboard = await scaleLoad('GET /dashboard (13 widgets)', dashboardPath);
     results.memory.underLoadUsers100k = memory(big.pid);
     await big.stop();
-  } finally {
-    await cleanup();
   }
-  results.wallSeconds = round((performance.now() - t0) / 1000, 0);
-  finish(results);
 }
 
 const ratio = (x, bare) => (typeof x === 'number' && bare ? `${round((x / bare) * 100, 1)}%` : '–');
@@ -320,7 +338,7 @@ function markdown(r) {
     + `Light read vs Prism: ${lr && prism ? `${round(lr / prism, 1)}×` : '–'}.`);
   lines.push('', '| start-up and memory | value |', '|---|---:|',
     `| start to first 200, default data (median of ${r.startup.defaultRunsMs?.length}) | ${r.startup.defaultMs} ms |`,
-    `| start to first 200, --users ${scaleUsers} | ${r.startup.users100kMs} ms |`,
+    `| start to first 200, --users ${scaleUsers} | ${r.startup.users100kMs ?? r.startup.users100kError} |`,
     `| RSS idle, default data | ${r.memory.idleDefault?.rssMB} MB |`,
     `| peak RSS (VmHWM) after the default-data load | ${r.memory.underLoadDefault?.hwmMB} MB |`,
     `| RSS per extra sandbox (${r.memory.sandboxes?.count} created) | ${r.memory.sandboxes?.perSandboxMB} MB |`,
