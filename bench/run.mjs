@@ -338,7 +338,7 @@ function markdown(r) {
     + `Light read vs Prism: ${lr && prism ? `${round(lr / prism, 1)}×` : '–'}.`);
   lines.push('', '| start-up and memory | value |', '|---|---:|',
     `| start to first 200, default data (median of ${r.startup.defaultRunsMs?.length}) | ${r.startup.defaultMs} ms |`,
-    `| start to first 200, --users ${scaleUsers} | ${r.startup.users100kMs ?? r.startup.users100kError} |`,
+    `| start to first 200, --users ${scaleUsers} | ${r.startup.users100kMs !== null && r.startup.users100kMs !== undefined ? `${r.startup.users100kMs} ms` : r.startup.users100kError} |`,
     `| RSS idle, default data | ${r.memory.idleDefault?.rssMB} MB |`,
     `| peak RSS (VmHWM) after the default-data load | ${r.memory.underLoadDefault?.hwmMB} MB |`,
     `| RSS per extra sandbox (${r.memory.sandboxes?.count} created) | ${r.memory.sandboxes?.perSandboxMB} MB |`,
@@ -370,4 +370,6 @@ function finish(r) {
   process.stdout.write(`${md}\n`);
 }
 
-main().catch((err) => { log(err.stack ?? String(err)); process.exit(1); });
+// --render: rewrite the Markdown (and the README section) from the saved JSON, without measuring
+if (args.includes('--render')) finish(JSON.parse(readFileSync(join(root, 'bench', 'results', `${outName}.json`), 'utf8')));
+else main().catch((err) => { log(err.stack ?? String(err)); process.exit(1); });
