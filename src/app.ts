@@ -11,6 +11,7 @@ import { sharedSchemas } from './schemas/index.js';
 import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
 import { journalPlugin } from './http/journal.js';
+import { dataVersionPlugin } from './http/data-version.js';
 import { useLazySerializers } from './http/serializers.js';
 import { authPlugin } from './auth/plugin.js';
 import { authPolicy } from './scenarios/effects.js';
@@ -152,6 +153,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   // 4. per request: sandbox → scenario → auth, all from route config
   await app.register(requestContextPlugin, { prefixes });
   await app.register(journalPlugin);
+  await app.register(dataVersionPlugin);
   await app.register(scenarioPlugin);
   await app.register(proxyPlugin); // after stubs, before auth: see src/proxy/plugin.ts
   await app.register(authPlugin, { policy: authPolicy });

@@ -7,6 +7,8 @@ import { secretMatches } from '../store/ids.js';
 import type { TenantData } from '../store/data.js';
 import type { Sandbox } from '../store/sandbox.js';
 import type { UserRecord } from '../schemas/records.js';
+import { peopleIndex } from '../domain/people-index.js';
+import type { Data } from '../store/data.js';
 
 const header = (req: FastifyRequest, name: string): string | undefined => {
   const v = req.headers[name];
@@ -19,8 +21,8 @@ function rightsOf(user: UserRecord, revoked: ReadonlySet<Right> | 'all'): Set<Ri
   return new Set(user.rights.filter((r) => !revoked.has(r)));
 }
 
-function activeUser(tenant: TenantData, userId: string): UserRecord {
-  const user = tenant.users.find((u) => u.id === userId);
+function activeUser(tenant: TenantData, userId: string, data: Data): UserRecord {
+  const user = peopleIndex(data, tenant)?.byId.get(userId) ?? tenant.users.find((u) => u.id === userId);
   if (!user || user.state !== 'active') throw fail.unauthorized('the user of this credential is blocked or no longer exists');
   return user;
 }
@@ -51,7 +53,7 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy):
   if (policy.sessionsExpired(req) || Date.parse(session.expiresAt) <= sandbox.clock.now().getTime()) {
     throw fail.unauthorized('session expired; authorize again with POST /mobile/auth');
   }
-  const user = activeUser(tenant, session.userId);
+  const user = activeUser(tenant, session.userId, sandbox.data);
   return { kind: 'session', tenant, user, session, device, apiKeyClientId: null, rights: rightsOf(user, policy.revokedRights(req)) };
 }
 
@@ -68,7 +70,7 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
       const now = sandbox.clock.now().getTime();
       if (record.revokedAt) throw fail.unauthorized('personal token revoked');
       if (record.expiresAt && Date.parse(record.expiresAt) <= now) throw fail.unauthorized('personal token expired');
-      const user = activeUser(tenant, record.userId);
+      const user = activeUser(tenant, record.userId, sandbox.data);
       record.lastUsedAt = sandbox.clock.iso();
       return { kind: 'bearer', tenant, user, session: null, device: null, apiKeyClientId: null, rights: rightsOf(user, policy.revokedRights(req)) };
     }

@@ -8,6 +8,9 @@ import { absolute, type DomainContext } from './context.js';
 import { myPostcardsWidget, updIdeasWidget, updNewsWidget } from './dashboard-external.js';
 import { tenantToday, unseenCount } from './notifications.js';
 import { departmentOf, listed, profileBrief } from './people.js';
+import { peopleIndex } from './people-index.js';
+import { compareRuEn } from './collate.js';
+import { birthdaysFast, myTeamFast } from './people-fast.js';
 
 export const InfoKeys = ['profileBrief', 'notificationsBadge'] as const;
 type InfoKey = (typeof InfoKeys)[number];
@@ -77,16 +80,21 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
       const own = departmentOf(tenant, user.departmentId);
       const reportHeads = new Set(own?.headId === user.id
         ? tenant.departments.filter((d) => d.parentId === own.id && d.headId).map((d) => d.headId) : []);
+      const ix = peopleIndex(ctx.data, tenant);
+      if (ix) return widget(tenant, key, myTeamFast(ix, user, reportHeads).map((u) => personItem(ctx, tenant, u, null)));
       return widget(tenant, key, tenant.users
         .filter((u) => listed(u) && u.id !== user.id && (u.departmentId === user.departmentId || reportHeads.has(u.id)))
-        .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || a.name.localeCompare(b.name, ['ru', 'en']))
+        .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || compareRuEn(a.name, b.name))
         .map((u) => personItem(ctx, tenant, u, null)));
     }
-    case 'updBirthday':
+    case 'updBirthday': {
+      const ix = peopleIndex(ctx.data, tenant);
+      if (ix) return widget(tenant, key, birthdaysFast(ix, today.slice(5)).map((u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`)));
       return widget(tenant, key, tenant.users
         .filter((u) => listed(u) && u.birthday.slice(5) === today.slice(5))
-        .sort((a, b) => a.name.localeCompare(b.name, ['ru', 'en']))
+        .sort((a, b) => compareRuEn(a.name, b.name))
         .map((u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`)));
+    }
     case 'updNewbies': {
       const since = new Date(ctx.now.getTime() - 30 * day).toISOString().slice(0, 10);
       return widget(tenant, key, tenant.users
@@ -127,7 +135,7 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
         .filter((a) => a.awardedAt >= since && a.awardedAt <= now)
         .sort((a, b) => b.awardedAt.localeCompare(a.awardedAt))
         .flatMap((a) => {
-          const u = tenant.users.find((x) => x.id === a.userId);
+          const u = peopleIndex(ctx.data, tenant)?.byId.get(a.userId) ?? tenant.users.find((x) => x.id === a.userId);
           const ach = tenant.achievements.find((x) => x.id === a.achievementId);
           return u && listed(u) ? [personItem(ctx, tenant, u, a.awardedAt, ach?.title ?? '')] : [];
         }));

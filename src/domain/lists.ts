@@ -1,6 +1,7 @@
 // Pagination, per-page clamping, range filters, sorting and text search: once, for every list.
 import { fail } from '../errors.js';
 import type { PageLinks, PageMeta } from '../schemas/common.js';
+import { compareRuEnBaseNumeric } from './collate.js';
 
 export type PageRequest = {
   /** raw `page` from the query (string or number); default 1 */
@@ -96,11 +97,10 @@ export function sortBy<T>(items: readonly T[], sort: string | undefined, keys: R
   const field = sort.replace(/^[+-]/, '');
   const key = Object.hasOwn(keys, field) ? keys[field] : undefined;
   if (!key) throw fail.validation(`sort: unknown field "${field.slice(0, 40)}"; use one of ${Object.keys(keys).join(', ')} with an optional + or - prefix`, [{ field: 'query.sort', message: `must be one of ${Object.keys(keys).join(', ')}` }]);
-  const collator = new Intl.Collator(['ru', 'en'], { sensitivity: 'base', numeric: true });
   return [...items].sort((a, b) => {
     const x = key(a);
     const y = key(b);
-    const c = x === null ? (y === null ? 0 : 1) : y === null ? -1 : typeof x === 'number' && typeof y === 'number' ? x - y : collator.compare(String(x), String(y));
+    const c = x === null ? (y === null ? 0 : 1) : y === null ? -1 : typeof x === 'number' && typeof y === 'number' ? x - y : compareRuEnBaseNumeric(String(x), String(y));
     return desc ? -c : c;
   });
 }

@@ -7,11 +7,12 @@ import type { TenantData } from '../store/data.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { paginate, type Paged } from './lists.js';
+import { dayFormat } from './collate.js';
 
 /** Today (yyyy-MM-dd) by the sandbox clock in the tenant's time zone. */
 export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: TenantData): string {
   try {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: tenant.tenant.timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ctx.now);
+    return dayFormat(tenant.tenant.timezone).format(ctx.now);
   } catch {
     return ctx.now.toISOString().slice(0, 10);
   }

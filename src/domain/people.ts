@@ -7,6 +7,9 @@ import type {
 import type { TenantData } from '../store/data.js';
 import { absolute, type DomainContext } from './context.js';
 import { idList, inDayRange, matchesText, paginate, parseDayRange, sortBy, type Paged } from './lists.js';
+import { peopleIndex } from './people-index.js';
+import { compareRuEn, compareRuEnNumeric } from './collate.js';
+import { departmentItemFast, departmentPeopleFast, departmentSearchUsersFast, userIndexFast, userSearchFast } from './people-fast.js';
 
 /** Known active status types (assumed: the API description does not list them). */
 export const statusTypeNames: Record<string, { ru: string; en: string }> = {
@@ -66,7 +69,7 @@ export function userProfile(ctx: DomainContext, tenant: TenantData, _user: UserR
   };
 }
 
-const byName = (a: UserRecord, b: UserRecord) => a.name.localeCompare(b.name, ['ru', 'en']);
+const byName = (a: UserRecord, b: UserRecord) => compareRuEn(a.name, b.name);
 
 export function userItems(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined }): { data: LookupItem[] } {
   const data = tenant.users.filter((u) => listed(u) && matchesText(input.q, [u.name, u.email]))
@@ -96,6 +99,17 @@ export function userIndex(ctx: DomainContext, tenant: TenantData, _user: UserRec
   const departments = idList(q.department_id);
   const group = q.group_id ? tenant.userGroups.find((g) => g.id === q.group_id) : undefined;
   const groupMembers = q.group_id ? new Set(group?.memberIds ?? []) : null;
+  const sortKeys: Parameters<typeof sortBy<UserRecord>>[2] = {
+    id: (u) => u.id, email: (u) => u.email, name: (u) => u.name, first_name: (u) => u.firstName, last_name: (u) => u.lastName,
+    position: (u) => u.position, reg_status_id: (u) => u.regStatusId, created_at: (u) => u.createdAt, last_login_at: (u) => u.lastLoginAt,
+  };
+  const ix = peopleIndex(ctx.data, tenant);
+  if (ix) {
+    return userIndexFast(ctx, tenant, ix, ix.sorted(q.sort?.trim() || 'name', sortKeys), {
+      ids, departments, groupMembers, regStatusId: q.reg_status_id, created, lastLogin,
+      text: [['email', q.email], ['name', q.name], ['firstName', q.first_name], ['lastName', q.last_name], ['position', q.position]],
+    }, { page: q.page, perPage: q['per-page'] }, url);
+  }
   const users = tenant.users.filter((u) => visible(u)
     && (!ids || ids.has(u.id))
     && (!departments || departments.has(u.departmentId))
@@ -105,10 +119,7 @@ export function userIndex(ctx: DomainContext, tenant: TenantData, _user: UserRec
     && matchesText(q.last_name, [u.lastName]) && matchesText(q.position, [u.position])
     && inDayRange(u.createdAt, created) && (lastLogin === null || inDayRange(u.lastLoginAt, lastLogin)));
   // an unencoded `+` arrives as a space: `sort=+email` reads as ascending email
-  const sorted = sortBy(users, q.sort?.trim() || 'name', {
-    id: (u) => u.id, email: (u) => u.email, name: (u) => u.name, first_name: (u) => u.firstName, last_name: (u) => u.lastName,
-    position: (u) => u.position, reg_status_id: (u) => u.regStatusId, created_at: (u) => u.createdAt, last_login_at: (u) => u.lastLoginAt,
-  });
+  const sorted = sortBy(users, q.sort?.trim() || 'name', sortKeys);
   const page = paginate(sorted, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 20, strict: true }, url);
   return { ...page, data: page.data.map((u) => userListItem(ctx, tenant, u)) };
 }
@@ -119,6 +130,8 @@ export function userSearch(ctx: DomainContext, tenant: TenantData, _user: UserRe
   if (!canSeeNames) return { q, users: [] };
   const limit = input.limit ?? 10;
   const offset = input.offset ?? 0;
+  const ix = peopleIndex(ctx.data, tenant);
+  if (ix) return { q, users: userSearchFast(ctx, tenant, ix, q, limit, offset) };
   const users = tenant.users.filter((u) => listed(u) && matchesText(q, [u.name, u.position, u.email])).sort(byName)
     .slice(offset, offset + limit)
     .map((u) => ({
@@ -205,7 +218,7 @@ function departmentItem(tenant: TenantData, d: DepartmentRecord): StructureItem 
   return { type: 'department', id: d.id, name: d.name, path: d.path, employmentsCount, empty: !hasChildren && !hasPeople };
 }
 
-function userItem(ctx: DomainContext, tenant: TenantData, u: UserRecord): StructureItem {
+export function userItem(ctx: DomainContext, tenant: TenantData, u: UserRecord): StructureItem {
   return {
     type: 'user', id: u.id, name: u.name, isBoss: u.isBoss, position: u.position, faceUrl: faceUrl(ctx, u),
     departmentName: departmentOf(tenant, u.departmentId)?.name ?? '',
@@ -215,7 +228,14 @@ function userItem(ctx: DomainContext, tenant: TenantData, u: UserRecord): Struct
 export function departmentTreeNode(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { id?: string | undefined }) {
   const node = input.id ? departmentOf(tenant, input.id) : tenant.departments.find((d) => d.parentId === null);
   if (!node) throw fail.notFound(`department ${input.id ?? '(root)'} not found`);
-  const children = tenant.departments.filter((d) => d.parentId === node.id).sort((a, b) => a.name.localeCompare(b.name, ['ru', 'en'], { numeric: true }));
+  const children = tenant.departments.filter((d) => d.parentId === node.id).sort((a, b) => compareRuEnNumeric(a.name, b.name));
+  const ix = peopleIndex(ctx.data, tenant);
+  if (ix) {
+    return {
+      id: node.id, name: node.name, path: node.path,
+      items: [...children.map((d) => departmentItemFast(ix, d)), ...departmentPeopleFast(ix, node.id).map((u) => userItem(ctx, tenant, u))],
+    };
+  }
   const people = tenant.users.filter((u) => listed(u) && u.departmentId === node.id)
     .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || byName(a, b));
   return {
@@ -227,6 +247,11 @@ export function departmentTreeNode(ctx: DomainContext, tenant: TenantData, _user
 export function departmentSearch(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined }) {
   const q = input.q ?? '';
   if (q.trim() === '') return { q, items: [] };
+  const ix = peopleIndex(ctx.data, tenant);
+  if (ix) {
+    const found = tenant.departments.filter((d) => matchesText(q, [d.name])).slice(0, 20).map((d) => departmentItemFast(ix, d));
+    return { q, items: [...found, ...departmentSearchUsersFast(ctx, tenant, ix, q)] };
+  }
   const deps = tenant.departments.filter((d) => matchesText(q, [d.name])).slice(0, 20).map((d) => departmentItem(tenant, d));
   const users = tenant.users.filter((u) => listed(u) && matchesText(q, [u.name, u.position])).sort(byName).slice(0, 50)
     .map((u) => userItem(ctx, tenant, u));

@@ -28,17 +28,21 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
   });
   app.addHook('onResponse', async (req, reply) => {
     if (!req.sandbox || skip(req.url)) return;
-    let responseBody: unknown;
-    if (typeof req.journalResponse === 'string') {
-      try { responseBody = redactBody(JSON.parse(req.journalResponse)); } catch { responseBody = req.journalResponse; }
-    }
+    const response = req.journalResponse;
+    const headers = req.headers;
     const op = req.routeOptions.schema?.operationId;
     req.sandbox.journal.add({
       at: req.journalAt || req.sandbox.clock.iso(), method: req.method, url: req.raw.url ?? req.url, path: req.url.split('?')[0] ?? req.url,
       operationId: typeof op === 'string' ? op : null, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100,
-      scenario: req.scenario?.name ?? null, stubbed: req.stubbed, requestHeaders: redactHeaders(req.headers),
+      scenario: req.scenario?.name ?? null, stubbed: req.stubbed, requestHeaders: {},
       ...(req.body !== undefined && !Buffer.isBuffer(req.body) ? { requestBody: redactBody(req.body) } : {}),
-      ...(responseBody !== undefined ? { responseBody } : {}),
+    }, () => {
+      // redacted when the journal is read, not on every request
+      let responseBody: unknown;
+      if (typeof response === 'string') {
+        try { responseBody = redactBody(JSON.parse(response)); } catch { responseBody = response; }
+      }
+      return { requestHeaders: redactHeaders(headers), ...(responseBody !== undefined ? { responseBody } : {}) };
     });
   });
 }, { name: 'journal', dependencies: ['request-context'] });

@@ -26,10 +26,14 @@ export type JournalFilter = {
   limit?: number | undefined;
 };
 
+/** The parts of an entry that are costly to build (redacted copies): made when the journal is read, once. */
+export type JournalDetails = () => Pick<JournalEntry, 'requestHeaders' | 'responseBody'>;
+type Stored = JournalEntry & { details?: JournalDetails | undefined };
+
 /** The request journal of a sandbox: bounded, oldest entries dropped first. */
 export class Journal {
   readonly limit: number;
-  private entries: JournalEntry[] = [];
+  private entries: Stored[] = [];
   private nextId = 1;
   constructor(limit: number) {
     this.limit = limit;
@@ -37,13 +41,29 @@ export class Journal {
   get enabled(): boolean {
     return this.limit > 0;
   }
-  add(entry: Omit<JournalEntry, 'id'>): void {
+  /** Adds an entry; `details` (headers and response body, redacted) are computed only if the entry is ever read. */
+  add(entry: Omit<JournalEntry, 'id'>, details?: JournalDetails): void {
     if (!this.enabled) return;
-    this.entries.push({ id: this.nextId++, ...entry });
+    this.entries.push({ id: this.nextId++, ...entry, details });
+    // dropping in batches keeps adding O(1) amortized; the journal never shows more than `limit`
+    if (this.entries.length > this.limit + Math.max(1, this.limit >> 3)) this.entries.splice(0, this.entries.length - this.limit);
+  }
+  private complete(e: Stored): JournalEntry {
+    if (e.details) {
+      const { requestHeaders, responseBody } = e.details();
+      e.requestHeaders = requestHeaders;
+      if (responseBody !== undefined) e.responseBody = responseBody;
+      e.details = undefined;
+    }
+    const { details: _details, ...entry } = e;
+    return entry;
+  }
+  private kept(): Stored[] {
     if (this.entries.length > this.limit) this.entries.splice(0, this.entries.length - this.limit);
+    return this.entries;
   }
   private matching(f: JournalFilter): JournalEntry[] {
-    return this.entries.filter((e) =>
+    return this.kept().filter((e) =>
       (f.operationId === undefined || e.operationId === f.operationId) &&
       (f.method === undefined || e.method === f.method.toUpperCase()) &&
       (f.path === undefined || e.path === f.path || e.path.startsWith(f.path.endsWith('*') ? f.path.slice(0, -1) : `${f.path}\u0000`)) &&
@@ -52,13 +72,13 @@ export class Journal {
   }
   /** Newest first, at most `limit`. */
   list(f: JournalFilter = {}): JournalEntry[] {
-    return this.matching(f).reverse().slice(0, f.limit ?? 100);
+    return this.matching(f).reverse().slice(0, f.limit ?? 100).map((e) => this.complete(e));
   }
   count(f: JournalFilter = {}): number {
     return this.matching(f).length;
   }
   size(): number {
-    return this.entries.length;
+    return this.kept().length;
   }
   clear(): void {
     this.entries = [];

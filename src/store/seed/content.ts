@@ -139,9 +139,15 @@ export function seedContent(ctx: SeedContext): void {
 
   // Postcards: the first demo account receives five; about a third of the others one to three.
   const postcards: PostcardRecord[] = [];
-  const send = (recipientId: string) => {
+  // faker.helpers.arrayElement(users without the recipient), without copying the array per postcard
+  const anyoneBut = (recipientIndex: number) => {
+    const n = users.length - 1;
+    const k = n > 1 ? faker.number.int({ max: n - 1 }) : 0;
+    return users[k < recipientIndex ? k : k + 1]!;
+  };
+  const send = (recipientId: string, recipientIndex: number) => {
     const k = faker.number.int({ min: 0, max: w.postcardTitles.length - 1 });
-    const sender = faker.helpers.arrayElement(users.filter((u) => u.id !== recipientId));
+    const sender = anyoneBut(recipientIndex);
     postcards.push({
       id: faker.string.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
       sentAt: faker.date.between({ from: refDate.getTime() - 120 * day, to: refDate.getTime() - 60_000 }).toISOString(),
@@ -149,7 +155,7 @@ export function seedContent(ctx: SeedContext): void {
   };
   users.forEach((u, i) => {
     const n = i === 0 ? 5 : faker.datatype.boolean(0.33) ? faker.number.int({ min: 1, max: 3 }) : 0;
-    for (let k = 0; k < n; k++) send(u.id);
+    for (let k = 0; k < n; k++) send(u.id, i);
   });
 
   data.articleTags = tags;

@@ -1,4 +1,8 @@
-import { Faker, base, en, ru } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
+// The two locale entry points load only their own definitions (ru, en and base), not every locale of the main
+// entry (~0.2 s of start-up). Their merged definitions are what `new Faker({ locale: [ru, en, base] })` builds.
+import { faker as fakerRu } from '@faker-js/faker/locale/ru';
+import { faker as fakerEn } from '@faker-js/faker/locale/en';
 import type { TenantData } from '../data.js';
 import type { FixtureTenant } from '../fixtures.js';
 import { seedFrom } from '../ids.js';
@@ -21,7 +25,8 @@ export type SeedContext = {
 export type Seeder = (ctx: SeedContext) => void;
 
 export function fakerFor(seed: number, tenantId: string, locale: 'ru' | 'en', refDate: Date, collection: string): Faker {
-  const faker = new Faker({ locale: locale === 'ru' ? [ru, en, base] : [en, base] });
+  const template = locale === 'ru' ? fakerRu : fakerEn;
+  const faker = new (template.constructor as typeof Faker)({ locale: template.rawDefinitions });
   faker.seed(seedFrom(seed, tenantId, collection));
   faker.setDefaultRefDate(refDate);
   return faker;

@@ -24,6 +24,7 @@ export function seedOrganisation(ctx: SeedContext): void {
   const depById = new Map(data.departments.map((d) => [d.id, d]));
 
   const employments: EmploymentRecord[] = [];
+  const secondDepartments = data.departments.filter((d) => d.level >= 2);
   data.users.forEach((user, i) => {
     const origin = (n: number) => `${fixture.locale === 'ru' ? 'ТН' : 'EMP'}-${String(100000 + i * 3 + n)}`;
     employments.push({
@@ -33,7 +34,7 @@ export function seedOrganisation(ctx: SeedContext): void {
     });
     // About one in ten holds a second, part-time employment in the sister company.
     if (i < 3 || faker.datatype.boolean(0.1)) {
-      const dep = faker.helpers.arrayElement(data.departments.filter((d) => d.level >= 2));
+      const dep = faker.helpers.arrayElement(secondDepartments);
       const since = faker.date.between({ from: user.createdAt, to: refDate });
       employments.push({
         id: faker.string.uuid(), userId: user.id, departmentId: dep.id, position: faker.helpers.arrayElement([user.position, `${w.department}: ${depById.get(dep.id)?.name ?? ''}`]),

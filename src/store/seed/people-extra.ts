@@ -73,8 +73,13 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   const ff = ctx.faker('orgEmploymentFiles');
   const files: OrgEmploymentFileRecord[] = [];
   let seq = 1;
+  const employmentsOf = new Map<string, typeof data.employments>();
+  for (const e of data.employments) {
+    const list = employmentsOf.get(e.userId);
+    if (list) list.push(e); else employmentsOf.set(e.userId, [e]);
+  }
   for (const user of data.users) {
-    const employments = data.employments.filter((e) => e.userId === user.id);
+    const employments = employmentsOf.get(user.id) ?? [];
     const count = fixtureIds.has(user.id) ? 6 : ff.number.int({ min: 1, max: 3 });
     for (let i = 0; i < count; i++) {
       const employment = ff.helpers.arrayElement(employments);

@@ -51,9 +51,13 @@ export function seedWallets(ctx: SeedContext): void {
     add({ senderWalletId: from.id, recipientWalletId: to.id, amount, operationTypeId: 3, comment: texts.thanks, createdAt: at(faker.number.int({ min: 0, max: 15 })) });
     move(from.id, to.id, amount);
   }
+  const latest = new Map<string, string>();
+  const touch = (id: string | null, at: string) => { if (id && !(at <= (latest.get(id) ?? ''))) latest.set(id, at); };
+  for (const t of tx) { touch(t.senderWalletId, t.createdAt); touch(t.recipientWalletId, t.createdAt); }
   for (const w of wallets) {
     w.balance = Math.round((balance.get(w.id) ?? 0) * 100) / 100;
-    w.updatedAt = tx.filter((t) => t.senderWalletId === w.id || t.recipientWalletId === w.id).reduce((m, t) => (t.createdAt > m ? t.createdAt : m), w.createdAt);
+    const last = latest.get(w.id);
+    w.updatedAt = last !== undefined && last > w.createdAt ? last : w.createdAt;
   }
   data.wallets = wallets;
   data.walletTransactions = tx.sort((a, b) => a.createdAt.localeCompare(b.createdAt));

@@ -1,0 +1,375 @@
+// The benchmark: `npm run bench` (full, a few minutes) or `npm run bench -- --quick`.
+// Starts the built mock (dist/server.js) as a separate process, as a user would, drives it over loopback with
+// autocannon, and measures in the same sitting a bare Fastify server (the ceiling) and peer mocks (Prism, WireMock).
+// Every throughput is also given as a ratio to the bare server of this run. Writes bench/results/*.json and *.md
+// and refreshes the "## Performance" section of README.md.
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { wiremockJar, writePrismSpec, writeWiremockRoot } from './peers.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+// --mock-root=DIR benchmarks the build of another checkout (e.g. the code before a change); results still land here
+const mockRoot = process.argv.find((a) => a.startsWith('--mock-root='))?.slice(12) ?? root;
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const outName = args.find((a) => a.startsWith('--out='))?.slice(6) ?? (quick ? 'quick' : 'latest');
+const cfg = quick
+  ? { warmup: 1, rounds: 2, duration: 2, connections: 50, scaleRounds: 1, scaleDuration: 2, startRuns: 1 }
+  : { warmup: 2, rounds: 3, duration: 5, connections: 50, scaleRounds: 3, scaleDuration: 3, startRuns: 3 };
+const scaleUsers = 100_000;
+/** keeps the whole run under 10 minutes on a 2-core machine */
+const scaleStartLimitMs = quick ? 120_000 : 240_000;
+
+const T = '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01';
+const demo = { email: 'ivan.petrov@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000001' };
+const apiKey = { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' };
+const widgets = ['myLms', 'mySurvey', 'myAchievements', 'myTeam', 'myFavorites', 'myPostcards', 'updNews', 'updVoting', 'updIdeas', 'updAchievements', 'updBirthday', 'updNewbies', 'updBooks'];
+const dashboardPath = `/dashboard?widgets=${widgets.join(',')}&info=profileBrief,notificationsBadge`;
+
+const log = (...m) => process.stderr.write(`${m.join(' ')}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+  });
+}
+
+/** One HTTP call; resolves { status, body }. */
+function call(port, method, path, headers = {}, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+function memory(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+    return { rssMB: round(kb('VmRSS') / 1024, 1), hwmMB: round(kb('VmHWM') / 1024, 1) };
+  } catch { return { rssMB: null, hwmMB: null }; }
+}
+
+/** Spawns a server and polls its health URL until the first 200; returns the process and the time it took. */
+async function start(name, cmd, argv, port, { healthPath = '/__admin/health', timeoutMs = 120_000 } = {}) {
+  const t0 = performance.now();
+  const proc = spawn(cmd, argv, { cwd: name.startsWith('portal-mock') ? mockRoot : root, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (c) => { stderr = (stderr + c).slice(-4000); });
+  let exited = false;
+  proc.once('exit', () => { exited = true; });
+  while (performance.now() - t0 < timeoutMs) {
+    if (exited) throw new Error(`${name} exited before answering: ${stderr}`);
+    try {
+      const res = await call(port, 'GET', healthPath);
+      if (res.status === 200) {
+        const startMs = performance.now() - t0;
+        return { name, proc, port, pid: proc.pid, startMs, stop: () => stop(proc) };
+      }
+    } catch { /* not listening yet */ }
+    await sleep(5);
+  }
+  proc.kill('SIGKILL');
+  throw new Error(`${name} did not answer ${healthPath} within ${timeoutMs} ms: ${stderr}`);
+}
+
+function stop(proc) {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    proc.once('exit', () => { clearTimeout(timer); resolve(); });
+    proc.kill('SIGTERM');
+  });
+}
+
+const mockArgs = (port, extra = []) => ['dist/server.js', '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', ...extra];
+async function startMock(extra = [], name = 'portal-mock') {
+  const port = await freePort();
+  return start(name, process.execPath, mockArgs(port, extra), port, { timeoutMs: 300_000 });
+}
+
+async function signIn(port) {
+  const res = await call(port, 'POST', '/mobile/auth', { 'x-service-tenant-id': T }, { secret: 'demo-device-secret-1', userId: demo.userId, deviceId: 'demo-device-romashka' });
+  if (res.status !== 200) throw new Error(`auth: ${res.status} ${res.body}`);
+  const { sessionId, sessionSecret } = JSON.parse(res.body);
+  return { 'x-service-tenant-id': T, 'x-service-device-id': 'demo-device-romashka', 'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret };
+}
+
+function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    const { port, path = '/', ...rest } = opts;
+    autocannon({ ...rest, url: `http://127.0.0.1:${port}${path}` }, (err, result) => (err ? reject(err) : resolve(result)));
+  });
+}
+
+/**
+ * Warm-up, then `rounds` rounds; req/s median and spread, p99 median. A sequence of n requests counts once
+ * (`perRequest` = n), so the sign-in reports sequences per second.
+ */
+async function load(label, opts, { connections = cfg.connections, rounds = cfg.rounds, duration = cfg.duration, perSequence = 1 } = {}) {
+  const base = { connections, pipelining: 1, ...opts };
+  await cannon({ ...base, duration: cfg.warmup });
+  const runs = [];
+  for (let i = 0; i < rounds; i++) {
+    const r = await cannon({ ...base, duration });
+    const bad = r.errors + r.timeouts + (r.non2xx ?? 0);
+    runs.push({ rps: r.requests.average / perSequence, p50: r.latency.p50, p99: r.latency.p99, bad, total: r.requests.total });
+  }
+  const rps = runs.map((x) => x.rps);
+  const out = {
+    label, connections, rounds, duration,
+    rps: round(median(rps), 0), rpsMin: round(Math.min(...rps), 0), rpsMax: round(Math.max(...rps), 0),
+    spreadPct: round(((Math.max(...rps) - Math.min(...rps)) / median(rps)) * 100, 1),
+    p50ms: median(runs.map((x) => x.p50)), p99ms: median(runs.map((x) => x.p99)),
+    errors: runs.reduce((a, x) => a + x.bad, 0),
+  };
+  log(`  ${label}: ${out.rps} req/s (${out.rpsMin}–${out.rpsMax}), p99 ${out.p99ms} ms${out.errors ? `, ${out.errors} non-2xx/errors` : ''}`);
+  return out;
+}
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', memoryGB: round(os.totalmem() / 2 ** 30, 1), node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`, java: javaVersion(),
+  };
+}
+function javaVersion() {
+  try { return execFileSync('java', ['-version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split('\n')[0] || 'java'; } catch (err) {
+    const text = String(err?.stderr ?? '');
+    return text ? text.split('\n')[0] : null;
+  }
+}
+
+async function main() {
+  if (!existsSync(join(mockRoot, 'dist', 'server.js'))) throw new Error('dist/server.js is missing: run npm run build first');
+  const t0 = performance.now();
+  const results = { date: new Date().toISOString(), quick, settings: cfg, machine: machine(), throughput: {}, startup: {}, memory: {}, scale: {} };
+  const tmp = mkdtempSync(join(os.tmpdir(), 'portal-mock-bench-'));
+  const running = [];
+  const cleanup = async () => { await Promise.all(running.map((s) => s.stop())); rmSync(tmp, { recursive: true, force: true }); };
+  process.once('SIGINT', () => { cleanup().finally(() => process.exit(130)); });
+  try {
+    // ---- start-up with default data (median of several), idle memory
+    log('start-up, default data');
+    const starts = [];
+    for (let i = 0; i < cfg.startRuns; i++) {
+      const s = await startMock();
+      starts.push(s.startMs);
+      if (i < cfg.startRuns - 1) await s.stop();
+      else { running.push(s); results.mockServer = s; }
+    }
+    results.startup.defaultMs = round(median(starts), 0);
+    results.startup.defaultRunsMs = starts.map((x) => round(x, 0));
+    const mock = results.mockServer;
+    delete results.mockServer;
+    await sleep(1000);
+    results.memory.idleDefault = memory(mock.pid);
+    log(`  ${results.startup.defaultMs} ms to first 200; idle RSS ${results.memory.idleDefault.rssMB} MB`);
+
+    // ---- the ceiling: bare Fastify
+    log('throughput');
+    const barePort = await freePort();
+    const bare = await start('bare', process.execPath, [join(root, 'bench', 'bare.mjs'), String(barePort)], barePort);
+    running.push(bare);
+    const session = await signIn(mock.port);
+    const T0 = results.throughput;
+    T0.bare = await load('bare Fastify, GET small JSON', { port: bare.port, path: '/mobile/tenant-info', headers: session });
+    await bare.stop();
+
+    // ---- the mock's workloads
+    const m = mock.port;
+    T0.lightRead = await load('GET /mobile/tenant-info', { port: m, path: '/mobile/tenant-info', headers: session });
+    T0.dashboard = await load('GET /dashboard (13 widgets, 2 infos)', { port: m, path: dashboardPath, headers: session });
+    const now = new Date();
+    const ym = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+    const lastDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
+    const calendarPath = `/calendar?start_date_time=${encodeURIComponent(`${ym}-01 00:00:00`)}&end_date_time=${encodeURIComponent(`${ym}-${lastDay} 23:59:59`)}`;
+    const cal = await call(m, 'GET', calendarPath, session);
+    if (cal.status !== 200) throw new Error(`calendar: ${cal.status} ${cal.body.slice(0, 200)}`);
+    T0.calendar = await load('GET /calendar (a month)', { port: m, path: calendarPath, headers: session });
+    const tickets = await call(m, 'GET', '/api/v2/workflow-ticket/?page=3', apiKey);
+    if (tickets.status !== 200 || JSON.parse(tickets.body).data.length === 0) throw new Error(`tickets page 3: ${tickets.status} ${tickets.body.slice(0, 200)}`);
+    T0.tickets = await load('GET /api/v2/workflow-ticket/?page=3 (API key)', { port: m, path: '/api/v2/workflow-ticket/?page=3', headers: apiKey });
+    const pushes = JSON.parse((await call(m, 'GET', '/notifications/pushes', session)).body);
+    const notificationId = pushes.data[0]?.id;
+    const ideas = JSON.parse((await call(m, 'GET', '/idea/index', session)).body);
+    const ideaId = ideas.data.find((i) => i.idea_status_id === 2)?.id ?? ideas.data[0]?.id;
+    T0.markSeen = await load('POST /notifications/mark-seen', { port: m, method: 'POST', path: `/notifications/mark-seen?notificationId=${notificationId}`, headers: session });
+    T0.ideaVote = await load('POST /idea/vote', { port: m, method: 'POST', path: `/idea/vote?id=${ideaId}`, headers: session });
+    let device = 0;
+    T0.signIn = await load('sign-in: POST /mobile/manual-bind + POST /mobile/auth (sequences/s)', {
+      port: m,
+      requests: [
+        {
+          method: 'POST', path: '/mobile/manual-bind', headers: { 'content-type': 'application/json' },
+          setupRequest: (req, ctx) => {
+            ctx.deviceId ??= `bench-device-${device++}`; // one device per connection: a rebind replaces it, the data stays bounded
+            return { ...req, body: JSON.stringify({ email: demo.email, password: demo.password, device: { id: ctx.deviceId, platform: 'ios' } }) };
+          },
+          onResponse: (status, body, ctx) => { if (status === 200) ctx.accountSecret = JSON.parse(body).accountSecret; },
+        },
+        {
+          method: 'POST', path: '/mobile/auth', headers: { 'content-type': 'application/json', 'x-service-tenant-id': T },
+          setupRequest: (req, ctx) => ({ ...req, body: JSON.stringify({ secret: ctx.accountSecret?.secret ?? 'x', userId: demo.userId, deviceId: ctx.deviceId }) }),
+        },
+      ],
+    }, { perSequence: 2 });
+    results.memory.underLoadDefault = memory(mock.pid);
+
+    // ---- memory of extra sandboxes
+    const before = memory(mock.pid).rssMB;
+    const sandboxes = 20;
+    for (let i = 0; i < sandboxes; i++) await call(m, 'GET', '/mobile/tenant-info', { ...session, 'x-mock-sandbox': `bench-sandbox-${i}` });
+    await sleep(1500);
+    const after = memory(mock.pid).rssMB;
+    results.memory.sandboxes = { count: sandboxes, rssBeforeMB: before, rssAfterMB: after, perSandboxMB: round((after - before) / sandboxes, 2) };
+    log(`  ${sandboxes} sandboxes: RSS ${before} → ${after} MB (${results.memory.sandboxes.perSandboxMB} MB each)`);
+    await mock.stop();
+
+    // ---- the journal's cost
+    const noJournal = await startMock(['--journal-limit', '0'], 'portal-mock --journal-limit 0');
+    running.push(noJournal);
+    T0.lightReadNoJournal = await load('GET /mobile/tenant-info, --journal-limit 0', { port: noJournal.port, path: '/mobile/tenant-info', headers: await signIn(noJournal.port) });
+    await noJournal.stop();
+
+    // ---- peers
+    const prismPort = await freePort();
+    const spec = writePrismSpec(tmp);
+    try {
+      const prism = await start('prism', join(root, 'node_modules', '.bin', 'prism'), ['mock', '-h', '127.0.0.1', '-p', String(prismPort), spec], prismPort, { timeoutMs: 60_000 });
+      running.push(prism);
+      results.startup.prismMs = round(prism.startMs, 0);
+      T0.prism = await load('Stoplight Prism, GET /mobile/tenant-info', { port: prismPort, path: '/mobile/tenant-info', headers: session });
+      results.memory.prism = memory(prism.pid);
+      await prism.stop();
+    } catch (err) { log(`  prism: ${err.message}`); T0.prism = { label: 'Stoplight Prism', error: String(err.message).slice(0, 300) }; }
+    const jar = wiremockJar(root);
+    try {
+      if (!jar) throw new Error('wiremock jar not found');
+      const wmPort = await freePort();
+      const wm = await start('wiremock', 'java', ['-jar', jar, '--port', String(wmPort), '--bind-address', '127.0.0.1', '--root-dir', writeWiremockRoot(join(tmp, 'wiremock')), '--disable-banner', '--max-request-journal-entries', '1000'], wmPort, { timeoutMs: 60_000 });
+      running.push(wm);
+      results.startup.wiremockMs = round(wm.startMs, 0);
+      T0.wiremock = await load('WireMock, GET /mobile/tenant-info', { port: wmPort, path: '/mobile/tenant-info', headers: session });
+      results.memory.wiremock = memory(wm.pid);
+      await wm.stop();
+    } catch (err) { log(`  wiremock: ${err.message}`); T0.wiremock = { label: 'WireMock', error: String(err.message).slice(0, 300) }; }
+
+    // ---- scale: 100 000 users per tenant
+    log(`scale: --users ${scaleUsers}`);
+    await scalePhase(results, running);
+  } finally {
+    await cleanup();
+  }
+  results.wallSeconds = round((performance.now() - t0) / 1000, 0);
+  finish(results);
+}
+
+/** Start-up, memory and p99 with --users 100 000 per tenant; a start-up over the limit is reported, not fatal. */
+async function scalePhase(results, running) {
+  let big;
+  try {
+    const port = await freePort();
+    big = await start(`portal-mock --users ${scaleUsers}`, process.execPath, mockArgs(port, ['--users', String(scaleUsers)]), port, { timeoutMs: scaleStartLimitMs });
+  } catch (err) {
+    log(`  ${err.message.split('\n')[0]}`);
+    results.startup.users100kMs = null;
+    results.startup.users100kError = `no first 200 within ${scaleStartLimitMs / 1000} s`;
+    return;
+  }
+  {
+    running.push(big);
+    results.startup.users100kMs = round(big.startMs, 0);
+    await sleep(500);
+    results.memory.idleUsers100k = memory(big.pid);
+    log(`  ${results.startup.users100kMs} ms to first 200; idle RSS ${results.memory.idleUsers100k.rssMB} MB`);
+    const bigSession = await signIn(big.port);
+    const S = results.scale;
+    const scaleLoad = (label, path) => load(label, { port: big.port, path, headers: bigSession }, { connections: 10, rounds: cfg.scaleRounds, duration: cfg.scaleDuration });
+    S.userSearch = await scaleLoad('GET /user/search?q=иван', `/user/search?q=${encodeURIComponent('иван')}`);
+    S.departmentSearch = await scaleLoad('GET /department/search?q=отдел', `/department/search?q=${encodeURIComponent('отдел')}`);
+    S.userIndex = await scaleLoad('GET /user/index?last_name=ов&reg_status_id=2&sort=-created_at&page=3', `/user/index?last_name=${encodeURIComponent('ов')}&reg_status_id=2&sort=-created_at&page=3`);
+    S.treeNode = await scaleLoad('GET /department/tree-node (root)', '/department/tree-node');
+    S.dashboard = await scaleLoad('GET /dashboard (13 widgets)', dashboardPath);
+    results.memory.underLoadUsers100k = memory(big.pid);
+    await big.stop();
+  }
+}
+
+const ratio = (x, bare) => (typeof x === 'number' && bare ? `${round((x / bare) * 100, 1)}%` : '–');
+
+function markdown(r) {
+  const bare = r.throughput.bare?.rps;
+  const m = r.machine;
+  const lines = [
+    `Measured ${r.date.slice(0, 16).replace('T', ' ')} UTC${r.quick ? ' (quick run)' : ''} on ${m.cpus} × ${m.cpuModel}, ${m.memoryGB} GB, Node ${m.node}, ${m.platform}. `
+      + `autocannon over loopback on the same machine, ${r.settings.connections} connections, warm-up ${r.settings.warmup} s, then ${r.settings.rounds} rounds × ${r.settings.duration} s: median (min–max). `
+      + `Ratios are to the bare Fastify server of the same run.`,
+    '',
+    '| workload | req/s | vs bare | p99 ms | spread |',
+    '|---|---:|---:|---:|---:|',
+  ];
+  for (const [, t] of Object.entries(r.throughput)) {
+    if (t.error) { lines.push(`| ${t.label} | did not run: ${t.error.replace(/\|/g, '/').slice(0, 80)} | | | |`); continue; }
+    lines.push(`| ${t.label} | ${t.rps} (${t.rpsMin}–${t.rpsMax}) | ${ratio(t.rps, bare)} | ${t.p99ms} | ${t.spreadPct}% |`);
+  }
+  const lr = r.throughput.lightRead?.rps;
+  const nj = r.throughput.lightReadNoJournal?.rps;
+  const prism = r.throughput.prism?.rps;
+  lines.push('', `Journal cost on the light read: ${lr && nj ? `${round((1 - lr / nj) * 100, 1)}%` : '–'} of throughput. `
+    + `Light read vs Prism: ${lr && prism ? `${round(lr / prism, 1)}×` : '–'}.`);
+  lines.push('', '| start-up and memory | value |', '|---|---:|',
+    `| start to first 200, default data (median of ${r.startup.defaultRunsMs?.length}) | ${r.startup.defaultMs} ms |`,
+    `| start to first 200, --users ${scaleUsers} | ${r.startup.users100kMs !== null && r.startup.users100kMs !== undefined ? `${r.startup.users100kMs} ms` : r.startup.users100kError} |`,
+    `| RSS idle, default data | ${r.memory.idleDefault?.rssMB} MB |`,
+    `| peak RSS (VmHWM) after the default-data load | ${r.memory.underLoadDefault?.hwmMB} MB |`,
+    `| RSS per extra sandbox (${r.memory.sandboxes?.count} created) | ${r.memory.sandboxes?.perSandboxMB} MB |`,
+    `| RSS idle, --users ${scaleUsers} | ${r.memory.idleUsers100k?.rssMB} MB |`,
+    `| peak RSS (VmHWM), --users ${scaleUsers} under load | ${r.memory.underLoadUsers100k?.hwmMB} MB |`,
+    `| Prism: start / RSS after load | ${r.startup.prismMs ?? '–'} ms / ${r.memory.prism?.rssMB ?? '–'} MB |`,
+    `| WireMock: start / RSS after load | ${r.startup.wiremockMs ?? '–'} ms / ${r.memory.wiremock?.rssMB ?? '–'} MB |`);
+  lines.push('', `With --users ${scaleUsers} per tenant, 10 connections, ${r.settings.scaleRounds} × ${r.settings.scaleDuration} s:`, '',
+    '| workload | req/s | p50 ms | p99 ms |', '|---|---:|---:|---:|');
+  for (const [, s] of Object.entries(r.scale)) lines.push(`| ${s.label} | ${s.rps} | ${s.p50ms} | ${s.p99ms} |`);
+  lines.push('', `Whole benchmark: ${r.wallSeconds} s.`);
+  return lines.join('\n');
+}
+
+function finish(r) {
+  const md = markdown(r);
+  const dir = join(root, 'bench', 'results');
+  writeFileSync(join(dir, `${outName}.json`), `${JSON.stringify(r, null, 2)}\n`);
+  writeFileSync(join(dir, `${outName}.md`), `# portal-mock benchmark\n\n${md}\n`);
+  if (!r.quick && outName === 'latest') {
+    const readme = join(root, 'README.md');
+    const text = readFileSync(readme, 'utf8');
+    const startMark = '<!-- bench:start -->';
+    const endMark = '<!-- bench:end -->';
+    const a = text.indexOf(startMark);
+    const b = text.indexOf(endMark);
+    if (a >= 0 && b > a) writeFileSync(readme, `${text.slice(0, a + startMark.length)}\n${md}\n${text.slice(b)}`);
+  }
+  process.stdout.write(`${md}\n`);
+}
+
+// --render: rewrite the Markdown (and the README section) from the saved JSON, without measuring
+if (args.includes('--render')) finish(JSON.parse(readFileSync(join(root, 'bench', 'results', `${outName}.json`), 'utf8')));
+else main().catch((err) => { log(err.stack ?? String(err)); process.exit(1); });
