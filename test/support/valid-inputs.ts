@@ -28,7 +28,7 @@ export async function uploadFile(ctx: Ctx, name: string, bytes: string | Buffer)
 }
 
 const session = (o: InjectOptions): Valid => () => o;
-const admin = (o: InjectOptions): Valid => (ctx) => ({ ...o, headers: { ...ctx.sb, ...(o.headers as object) }, url: `${o.url}${o.url!.includes('?') ? '&' : '?'}sandbox=${ctx.sandbox}` });
+const admin = (o: InjectOptions): Valid => (ctx) => ({ ...o, headers: { ...ctx.sb, ...(o.headers as object) }, url: `${String(o.url)}${String(o.url).includes('?') ? '&' : '?'}sandbox=${ctx.sandbox}` });
 
 export const validInputs: Record<string, Valid> = {
   mobileBind: (ctx) => ({ method: 'POST', url: '/mobile/bind/bind-ivan/qr-token-ivan-0001', headers: ctx.sb, payload: { device: { id: 'qr-device-1', platform: 'ios' } } }),
