@@ -10,7 +10,7 @@ import { loadDoc, operations, isErrorBody, type Operation } from './support/open
 import { invalidRequests } from './support/fuzz.js';
 
 const seed = Number(process.env.FUZZ_SEED ?? 20261121);
-const runs = Number(process.env.FUZZ_RUNS ?? 14);
+const runs = Number(process.env.FUZZ_RUNS ?? 10);
 const perRequestMs = 10_000;
 
 /** Known, documented answers that are not refusals (README "Reproduced quirks"). */

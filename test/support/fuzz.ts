@@ -95,7 +95,7 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
   const validBody = hasBody ? sample(doc, bodySchema) : undefined;
   const q0 = requiredQuery(doc, op);
   const url0 = fill(op, base) + qs(q0);
-  const secured = Boolean((op as any).security?.length);
+  const secured = '401' in op.responses && !op.tags.includes('admin');
   const withBody = (extra: Partial<InjectOptions> = {}): InjectOptions => ({ method, url: url0, headers: { ...base.headers }, ...(hasBody ? { payload: validBody as object } : {}), ...extra });
   const arbs: Array<fc.Arbitrary<FuzzRequest>> = [];
 
@@ -177,7 +177,7 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
       .map((payload) => ({ kind: 'malformed-json', req: withBody({ payload, headers: { ...base.headers, 'content-type': 'application/json' } }) })));
     arbs.push(fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'image/png', 'application/jsonx')
       .map((ct) => ({ kind: 'content-type', req: withBody({ payload: JSON.stringify(validBody), headers: { ...base.headers, 'content-type': ct } }) })));
-    arbs.push(fc.constant(0).map(() => ({ kind: 'oversized', req: withBody({ payload: JSON.stringify({ pad: 'z'.repeat(base.bodyLimit + 10) }), headers: { ...base.headers, 'content-type': 'application/json' } }) })));
+    arbs.push(fc.constantFrom(1, 2).map((n) => ({ kind: 'oversized', req: withBody({ payload: JSON.stringify({ pad: 'z'.repeat(base.bodyLimit * n + 10) }), headers: { ...base.headers, 'content-type': 'application/json' } }) })));
   }
   return fc.oneof(...arbs);
 }
