@@ -12,6 +12,7 @@ import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
 import { journalPlugin } from './http/journal.js';
 import { useLazySerializers } from './http/serializers.js';
+import { serverLimitOptions, type ServerLimits } from './http/limits.js';
 import { authPlugin } from './auth/plugin.js';
 import { authPolicy } from './scenarios/effects.js';
 import { scenarioPlugin } from './scenarios/plugin.js';
@@ -33,11 +34,13 @@ export type AppOptions = Partial<Options> & {
   logger?: boolean | { level: string };
   /** reload scenario files when they change (the CLI turns this on) */
   watchScenarios?: boolean;
+  /** limits of the Node server (header size, slow clients); defaults in src/http/limits.ts */
+  serverLimits?: Partial<ServerLimits>;
 };
 
 /** Builds the mock without listening: used by the CLI and by every test. */
 export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
-  const { logger, watchScenarios, ...rest } = input;
+  const { logger, watchScenarios, serverLimits, ...rest } = input;
   const options = resolveOptions({ logLevel: 'silent', ...rest });
   const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
   const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
@@ -47,6 +50,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     logger: logger ?? (options.logLevel === 'silent' ? false : { level: options.logLevel }),
     trustProxy: true,
     bodyLimit: options.bodyLimit,
+    ...serverLimitOptions(serverLimits),
     rewriteUrl: makeUrlRewriter(prefixes),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: {

@@ -57,7 +57,7 @@ t.test(`fuzz every operation with invalid input (seed ${seed}, ${runs} runs per 
     const out = await fc.check(property, { seed, numRuns: runs, endOnFailure: true });
     if (out.failed) {
       const input = JSON.stringify(out.counterexample, (_k, v: unknown) => (typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…(${v.length} chars)` : v));
-      t.fail(`${op.operationId}: ${String((out.errorInstance as Error | undefined)?.message ?? out.error).slice(0, 600)}\n  reproduce: FUZZ_SEED=${out.seed} (path ${out.counterexamplePath}); shrunk input: ${input.slice(0, 1500)}`);
+      t.fail(`${op.operationId}: ${String((out.errorInstance as Error | undefined)?.message ?? "interrupted").slice(0, 600)}\n  reproduce: FUZZ_SEED=${out.seed} (path ${out.counterexamplePath}); shrunk input: ${input.slice(0, 1500)}`);
     }
     else t.pass(`${op.operationId}: ${out.numRuns} invalid requests refused`);
     const health = await app.inject({ url: `/__admin/health?sandbox=${sandbox}` });
