@@ -3,6 +3,7 @@
 import t from 'tap';
 import { accounts, build, tenants } from './helper.js';
 import { httpSignIn } from './support/process.js';
+import { IdeaStatusCode } from '../src/schemas/ideas.js';
 
 t.test('simultaneous state changes over HTTP', async (t) => {
   const app = await build(t);
@@ -15,7 +16,7 @@ t.test('simultaneous state changes over HTTP', async (t) => {
   // 1. idea votes from 40 accounts at once
   const voters = data().users.filter((u) => u.state === 'active' && !u.twoFactor && u.id !== accounts.admin.userId).slice(0, 40);
   const sessions = await Promise.all(voters.map((u, i) => httpSignIn(base, u.email, `voter-${i}`)));
-  const idea = data().ideas.find((i) => i.status !== 'moderation' && voters.every((v) => !i.voterIds.includes(v.id)))!;
+  const idea = data().ideas.find((i) => i.statusId !== IdeaStatusCode.moderation && i.statusId !== IdeaStatusCode.rejected && voters.every((v) => !i.voterIds.includes(v.id)))!;
   const votesBefore = idea.voterIds.length;
   const votes = await Promise.all(sessions.map((h) => post(`/idea/vote?id=${idea.id}`, undefined, h)));
   t.same(votes.filter((v) => v.status !== 200), [], '40 votes answered 200');
