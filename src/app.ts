@@ -13,6 +13,7 @@ import { requestContextPlugin } from './http/request-context.js';
 import { journalPlugin } from './http/journal.js';
 import { dataVersionPlugin } from './http/data-version.js';
 import { useLazySerializers } from './http/serializers.js';
+import { serverLimitOptions, type ServerLimits } from './http/limits.js';
 import { authPlugin } from './auth/plugin.js';
 import { authPolicy } from './scenarios/effects.js';
 import { scenarioPlugin } from './scenarios/plugin.js';
@@ -39,11 +40,13 @@ export type AppOptions = Partial<Options> & {
   tls?: { key: string; cert: string } | null;
   /** the local CA certificate (PEM) offered at GET /__admin/ca.pem for phones to trust */
   caCertificate?: string | null;
+  /** limits of the Node server (header size, slow clients); defaults in src/http/limits.ts */
+  serverLimits?: Partial<ServerLimits>;
 };
 
 /** Builds the mock without listening: used by the CLI and by every test. */
 export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
-  const { logger, watchScenarios, tls, caCertificate, ...rest } = input;
+  const { logger, watchScenarios, tls, caCertificate, serverLimits, ...rest } = input;
   const options = resolveOptions({ logLevel: 'silent', ...rest });
   const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
   const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
@@ -54,6 +57,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     logger: logger ?? (options.logLevel === 'silent' ? false : { level: options.logLevel }),
     trustProxy: true,
     bodyLimit: options.bodyLimit,
+    ...serverLimitOptions(serverLimits),
     rewriteUrl: makeUrlRewriter(prefixes),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     ajv: {

@@ -36,7 +36,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   await app.register(adminProxyRoutes);
 
   app.get('/__admin', {
-    schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', response: { 200: Type.String({ description: 'text/html' }), 401: err } },
+    schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', response: { 200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } }, 401: err } },
   }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml));
 
   app.get('/__admin/health', {
@@ -72,7 +72,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       operationId: 'adminBindLinkQr', tags, summary: 'The QR code of a bind link, as SVG (scan it with the app)',
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
       querystring: SandboxQuery,
-      response: { 200: Type.String({ description: 'image/svg+xml' }), 400: err, 401: err, 404: err },
+      response: { 200: { description: 'the QR code', content: { 'image/svg+xml': { schema: Type.String() } } }, 400: err, 401: err, 404: err },
     },
   }, async (req, reply) => {
     const sandbox = adminSandbox(req);

@@ -54,13 +54,18 @@ const prefixRe = /^(\/sandbox\/([^/?#]*))?(\/api\/v2(?=[/?#]|$))?/;
 
 export type PrefixInfo = { sandbox: string | null; sandboxPrefix: string };
 
+/** A malformed escape (`/sandbox/%/…`) must not throw here: this runs outside Fastify's error handling and would crash the process. */
+const decodeOrRaw = (s: string): string => {
+  try { return decodeURIComponent(s); } catch { return s; }
+};
+
 /** Strips the prefixes once, before routing, remembering what was stripped for the request. */
 export function makeUrlRewriter(seen: WeakMap<IncomingMessage, PrefixInfo>) {
   return (raw: IncomingMessage): string => {
     const url = raw.url ?? '/';
     const m = prefixRe.exec(url);
     if (!m || m[0] === '') return url;
-    seen.set(raw, { sandbox: m[2] !== undefined ? decodeURIComponent(m[2]) : null, sandboxPrefix: m[1] ?? '' });
+    seen.set(raw, { sandbox: m[2] !== undefined ? decodeOrRaw(m[2]) : null, sandboxPrefix: m[1] ?? '' });
     const rest = url.slice(m[0].length);
     return rest.startsWith('/') ? rest : `/${rest}`;
   };

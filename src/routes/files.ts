@@ -86,7 +86,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'fileDownload', tags, summary: 'The bytes of an uploaded file (the signed url of fileIndex; not part of the portal API)',
       description: 'No session needed: the signature authorizes (valid one hour). Expired or forged signature: 403.',
       params: fileParams, querystring: SignedQuery,
-      response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'the file bytes with their content type' }), 400: err, 403: err, 404: err, 500: err },
+      response: { 200: { description: 'the file bytes with their content type', content: { '*/*': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } } }, 400: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'none' },
   }, async (req, reply) => {

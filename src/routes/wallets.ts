@@ -140,7 +140,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const { tenant, user } = caller(req);
     const { record, answer } = startExcelProcessing(domainContext(req), tenant, user, req.body);
     const clock = req.sandbox.clock;
-    if (record) setImmediate(() => { void runExcelProcessing(tenant, record, () => clock.iso()); });
+    const sandbox = req.sandbox;
+    // the result is written to disk too (it finishes after the reply, so the onSend save does not cover it)
+    if (record) setImmediate(() => { void runExcelProcessing(tenant, record, () => clock.iso()).then(() => sandbox.save()).catch((err: unknown) => req.log.error({ err }, 'file processing')); });
     return answer;
   });
 

@@ -110,7 +110,9 @@ export function seedCalendar(ctx: SeedContext): void {
   // A few pending requests for moderated trainings from other users.
   const bids: CalendarEventBidRecord[] = [];
   for (const e of events.filter((x) => x.bidMode === 'moderated').slice(0, 4)) {
-    const u = faker.helpers.arrayElement(active.filter((x) => x.id !== me.id && x.id !== e.organizerId && !e.participantIds.includes(x.id)));
+    const candidates = active.filter((x) => x.id !== me.id && x.id !== e.organizerId && !e.participantIds.includes(x.id));
+    if (candidates.length === 0) continue; // a small tenant (--users 10): everyone already takes part
+    const u = faker.helpers.arrayElement(candidates);
     const at = new Date(Date.parse(e.startAt) - 10 * day).toISOString();
     bids.push({ id: faker.string.uuid(), eventId: e.id, recDate: null, userId: u.id, status: 'pending', createdAt: at, updatedAt: at });
   }

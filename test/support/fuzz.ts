@@ -1,0 +1,197 @@
+// Invalid-input generators driven by the OpenAPI document: every request they build must be refused (4xx).
+import fc from 'fast-check';
+import type { InjectOptions } from 'fastify';
+import type { OpenApiDoc, Operation } from './openapi.js';
+
+type Schema = Record<string, any>;
+export type FuzzRequest = { kind: string; req: InjectOptions };
+
+export function deref(doc: OpenApiDoc, schema: Schema | undefined): Schema {
+  let s = schema ?? {};
+  for (let i = 0; i < 10 && typeof s.$ref === 'string'; i++) s = (doc.components.schemas[s.$ref.split('/').pop()!] ?? {}) as Schema;
+  return s;
+}
+
+const zeroUuid = '00000000-0000-4000-8000-000000000000';
+
+/** A value that passes the schema's type and format (not necessarily the handler's checks). */
+export function sample(doc: OpenApiDoc, raw: Schema | undefined): unknown {
+  const s = deref(doc, raw);
+  if (s.anyOf) return sample(doc, s.anyOf[0]);
+  if (s.oneOf) return sample(doc, s.oneOf[0]);
+  if (s.enum) return s.enum[0];
+  if (s.const !== undefined) return s.const;
+  switch (s.type) {
+    case 'string':
+      if (s.format === 'uuid') return zeroUuid;
+      if (s.format === 'date') return '2026-03-02';
+      if (s.format === 'date-time') return '2026-03-02T09:00:00Z';
+      if (s.format === 'email') return 'nobody@example.test';
+      return 'abc'.padEnd(s.minLength ?? 1, 'x');
+    case 'integer': case 'number': return s.minimum ?? 1;
+    case 'boolean': return true;
+    case 'array': return [];
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const k of s.required ?? []) out[k] = sample(doc, s.properties?.[k]);
+      return out;
+    }
+    default: return 'x';
+  }
+}
+
+const typeOf = (doc: OpenApiDoc, raw: Schema | undefined): string | undefined => {
+  const s = deref(doc, raw);
+  if (s.anyOf) { const ts = new Set(s.anyOf.map((x: Schema) => typeOf(doc, x))); return ts.size === 1 ? [...ts][0] as string : 'mixed'; }
+  return s.type;
+};
+
+// Strings that no uuid/date/number/enum check accepts, with unicode, control characters, traversal and injection.
+const hostileString = fc.oneof(
+  fc.constantFrom('', ' ', 'null', 'undefined', 'NaN', '-1', '1e999', '0x10', '../../etc/passwd', '..%2F..%2F', '%00', '\u0000', '\u202e\u0000\u0007',
+    "' OR 1=1 --", '<script>alert(1)</script>', '{{7*7}}', '${jndi:x}', '😀'.repeat(50), 'ß\u0301\uFFFF', '\uD800'),
+  fc.string({ unit: 'grapheme', maxLength: 40 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.integer({ min: 1, max: 3 }).map((n) => 'x'.repeat(n * 20_000)),
+);
+const malformedUuid = fc.oneof(fc.constantFrom('0', zeroUuid.slice(1), `${zeroUuid}0`, zeroUuid.replace(/-/g, ''), 'g0000000-0000-4000-8000-000000000000', `{${zeroUuid}}`), fc.string({ maxLength: 36 }).filter((s) => !/^[0-9a-f-]{36}$/i.test(s)));
+const malformedDate = fc.constantFrom('2026-13-01', '2026-02-30', '26-1-1', '2026/03/02', 'yesterday', '2026-03-02T25:00:00Z', '0000-00-00', '2026-03-02|2026-03-01T10:00');
+/** A body value of a type ajv cannot coerce to the declared one. */
+const wrongTypeFor = (type: string | undefined): fc.Arbitrary<unknown> => {
+  if (type === 'object') return fc.oneof(fc.constant('not-an-object'), fc.integer(), fc.array(fc.integer(), { minLength: 2, maxLength: 3 }));
+  if (type === 'array') return fc.oneof(fc.constant({ bogus: true }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { minKeys: 1, maxKeys: 3 }));
+  return fc.oneof(fc.constant({ a: 1 }), fc.array(fc.string(), { minLength: 2, maxLength: 4 }), fc.constant({ __proto__: { polluted: true } }), fc.constant([[1], [2]]));
+};
+
+export type FuzzBase = {
+  /** headers of a valid session (and sandbox) */
+  headers: Record<string, string>;
+  pathValue(op: Operation, name: string): string;
+  bodyLimit: number;
+};
+
+function fill(op: Operation, base: FuzzBase, overrides: Record<string, string> = {}): string {
+  return op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => safeEncode(overrides[name] ?? base.pathValue(op, name)));
+}
+
+function requiredQuery(doc: OpenApiDoc, op: Operation): Record<string, string> {
+  const q: Record<string, string> = {};
+  for (const p of op.parameters) if (p.in === 'query' && p.required) q[p.name] = String(sample(doc, p.schema));
+  return q;
+}
+
+const qs = (q: Record<string, string | string[]>) => {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) for (const x of Array.isArray(v) ? v : [v]) u.append(k, x);
+  const s = u.toString();
+  return s ? `?${s}` : '';
+};
+
+/** Every kind of invalid request that applies to the operation, as one arbitrary. */
+export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase): fc.Arbitrary<FuzzRequest> {
+  const method = op.method as InjectOptions['method'];
+  const bodySchema = deref(doc, op.requestBody?.content['application/json']?.schema);
+  const hasBody = Boolean(op.requestBody);
+  const validBody = hasBody ? sample(doc, bodySchema) : undefined;
+  const q0 = requiredQuery(doc, op);
+  const url0 = fill(op, base) + qs(q0);
+  const secured = '401' in op.responses && !op.tags.includes('admin');
+  const withBody = (extra: Partial<InjectOptions> = {}): InjectOptions => ({ method, url: url0, headers: { ...base.headers }, ...(hasBody ? { payload: validBody as object } : {}), ...extra });
+  const arbs: Array<fc.Arbitrary<FuzzRequest>> = [];
+
+  // every operation: a hostile sandbox name or scenario name
+  arbs.push(fc.oneof(hostileString.filter((s) => s !== '' && !/^[A-Za-z0-9_-]{1,64}$/.test(s)), fc.constantFrom('../../etc/passwd', '..', 'a/b', 'x'.repeat(65)))
+    .map((name) => ({ kind: 'sandbox-name', req: withBody({ headers: { ...base.headers, 'x-mock-sandbox': headerSafe(name) } }) })));
+  arbs.push(fc.constantFrom('../../etc/passwd', '..\\..\\windows', 'default/../x', '%2e%2e%2f', 'no-such-scenario', '__proto__', 'constructor')
+    .map((name) => ({ kind: 'scenario-name', req: withBody({ headers: { ...base.headers, 'x-mock-scenario': name } }) })));
+  {
+    arbs.push(fc.constantFrom(`/sandbox/..%2F..%2Fetc${url0}`, `/sandbox/a%00b${url0}`, `/sandbox/%E0%A4%A${url0}`, `/sandbox/%${url0}`, `/sandbox/${'x'.repeat(80)}${url0}`)
+      .map((url) => ({ kind: 'sandbox-prefix', req: withBody({ url }) })));
+  }
+
+  if (secured) {
+    arbs.push(fc.oneof(
+      fc.constant<Record<string, string>>({}),
+      fc.constantFrom('x-service-session-code', 'x-service-session-id', 'x-service-device-id', 'x-service-tenant-id').map((h) => ({ ...base.headers, [h]: 'wrong-0000' })),
+      fc.constantFrom('Bearer pmt_00000000-0000-4000-8000-000000000000_secret', 'Bearer ', 'Basic YTpi', 'Bearer ' + 'a'.repeat(3000)).map((a) => ({ 'x-mock-sandbox': base.headers['x-mock-sandbox']!, authorization: a })),
+      fc.constant({ 'x-mock-sandbox': base.headers['x-mock-sandbox']!, 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'wrong' }),
+    ).map((headers) => ({ kind: 'auth', req: withBody({ headers }) })));
+  }
+
+  for (const p of op.parameters.filter((x) => x.in === 'query')) {
+    const s = deref(doc, p.schema);
+    const bad: Array<fc.Arbitrary<string | string[]>> = [];
+    if (p.required) bad.push(fc.constant('__drop__'));
+    if (s.format === 'uuid') bad.push(malformedUuid);
+    if (s.format === 'date' || s.format === 'date-time') bad.push(malformedDate);
+    if (s.type === 'integer' || s.type === 'number') {
+      bad.push(fc.constantFrom('abc', '1.5.2', '--1', '', 'Infinity', '1e999').filter((v) => !(s.type === 'number' && v === '1e999')));
+      if (typeof s.minimum === 'number') bad.push(fc.integer({ min: -1e9, max: s.minimum - 1 }).map(String));
+      if (typeof s.maximum === 'number') bad.push(fc.integer({ min: s.maximum + 1, max: s.maximum + 1e9 }).map(String));
+    }
+    if (s.type === 'string' && typeof s.maxLength === 'number') bad.push(fc.constant('y'.repeat(s.maxLength + 1)));
+    if (s.enum) bad.push(hostileString.filter((v) => !s.enum.includes(v)));
+    if (s.type === 'string' || s.type === 'integer' || s.type === 'number' || s.type === 'boolean') bad.push(fc.tuple(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 })).map(([a, b]) => [a, b]));
+    if (s.type === 'boolean') bad.push(fc.constantFrom('maybe', 'yes', '2'));
+    if (bad.length === 0) continue;
+    arbs.push(fc.oneof(...bad).map((v) => {
+      const q: Record<string, string | string[]> = { ...q0 };
+      if (v === '__drop__') delete q[p.name]; else q[p.name] = v;
+      return { kind: `query:${p.name}`, req: withBody({ url: fill(op, base) + qs(q) }) };
+    }));
+  }
+
+  for (const p of op.parameters.filter((x) => x.in === 'path')) {
+    const s = deref(doc, p.schema);
+    const bad: Array<fc.Arbitrary<string>> = [fc.constantFrom('..', '../..', '%2e%2e', '\u0000', 'a/../../b')];
+    if (s.format === 'uuid') bad.push(malformedUuid.filter((v) => v !== ''));
+    if (s.pattern || s.format) bad.push(hostileString.filter((v) => v !== '' && !new RegExp(s.pattern ?? '^$').test(v)));
+    arbs.push(fc.oneof(...bad).map((v) => ({ kind: `path:${p.name}`, req: withBody({ url: fill(op, base, { [p.name]: v }) + qs(q0) }) })));
+  }
+
+  if (hasBody) {
+    const props: Record<string, Schema> = bodySchema.properties ?? {};
+    const required: string[] = bodySchema.required ?? [];
+    const typed = Object.keys(props).filter((k) => typeOf(doc, props[k]) !== undefined);
+    if (bodySchema.type === 'object') {
+      if (typed.length) {
+        arbs.push(fc.tuple(fc.constantFrom(...typed), fc.boolean()).chain(([k, deep]) => wrongTypeFor(typeOf(doc, props[k])).map((v) => {
+          const body: Record<string, unknown> = { ...(validBody as object) };
+          body[k] = v;
+          return { kind: `body-type:${k}${deep ? '' : ''}`, req: withBody({ payload: JSON.stringify(body), headers: { ...base.headers, 'content-type': 'application/json' } }) };
+        })));
+      }
+      if (required.length) {
+        arbs.push(fc.constantFrom(...required).map((k) => {
+          const body: Record<string, unknown> = { ...(validBody as object) };
+          delete body[k];
+          return { kind: `body-missing:${k}`, req: withBody({ payload: body }) };
+        }));
+      }
+      arbs.push(fc.oneof(fc.integer(), fc.constant('"just a string"'), fc.constant('true')).map((v) => ({ kind: 'body-not-object', req: withBody({ payload: String(v), headers: { ...base.headers, 'content-type': 'application/json' } }) })));
+    }
+    // prototype pollution: refused outright by the JSON parser
+    arbs.push(fc.constantFrom('{"__proto__":{"isAdmin":true}}', '{"a":{"__proto__":{"x":1}}}', '{"constructor":{"prototype":{"isAdmin":true}}}')
+      .map((payload) => ({ kind: 'proto-keys', req: withBody({ payload: injectKeys(payload, validBody), headers: { ...base.headers, 'content-type': 'application/json' } }) })));
+    arbs.push(fc.constantFrom('{', '{"a":', '[1,2', '{"a":1}}', 'nul', '\u0000', '{"a":"\\x"}', '\ufeff{}{}', "{'a':1}")
+      .map((payload) => ({ kind: 'malformed-json', req: withBody({ payload, headers: { ...base.headers, 'content-type': 'application/json' } }) })));
+    arbs.push(fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'image/png', 'application/jsonx')
+      .map((ct) => ({ kind: 'content-type', req: withBody({ payload: JSON.stringify(validBody), headers: { ...base.headers, 'content-type': ct } }) })));
+    arbs.push(fc.constantFrom(1, 2).map((n) => ({ kind: 'oversized', req: withBody({ payload: JSON.stringify({ pad: 'z'.repeat(base.bodyLimit * n + 10) }), headers: { ...base.headers, 'content-type': 'application/json' } }) })));
+  }
+  return fc.oneof(...arbs);
+}
+
+const safeEncode = (v: string) => { try { return encodeURIComponent(v); } catch { return '%ED%A0%80'; } };
+
+/** Header values must be latin-1 without control characters, else the client itself refuses to send them. */
+function headerSafe(v: string): string {
+  const safe = [...v].map((c) => (c.charCodeAt(0) < 32 || c.charCodeAt(0) > 126 ? safeEncode(c) : c)).join('');
+  return safe.slice(0, 4000) || '%00';
+}
+
+function injectKeys(payload: string, valid: unknown): string {
+  if (!valid || typeof valid !== 'object' || Array.isArray(valid)) return payload;
+  const inner = JSON.stringify(valid).slice(1, -1);
+  return inner ? `${payload.slice(0, -1)},${inner}}` : payload;
+}

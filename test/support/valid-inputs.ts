@@ -1,0 +1,236 @@
+// Valid input for every operation of the document, as a signed-in demo account (ivan.petrov: every right).
+// Each entry prepares what it needs through the API itself and returns the request to check.
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { accounts, signIn, tenants, type Session } from '../helper.js';
+
+export type Ctx = {
+  app: FastifyInstance; sandbox: string; s: Session; sb: Record<string, string>;
+  /** the Ромашка data of the sandbox */
+  t: any;
+  apiKey: Record<string, string>;
+};
+export type Valid = (ctx: Ctx) => Promise<InjectOptions> | InjectOptions;
+
+const uuidLike = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+
+async function call(ctx: Ctx, opts: InjectOptions): Promise<any> {
+  const res = await ctx.app.inject({ ...opts, headers: { ...ctx.s.headers, ...(opts.headers as object) } });
+  if (res.statusCode >= 300) throw new Error(`setup ${opts.method ?? 'GET'} ${opts.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  return res.headers['content-type']?.toString().includes('json') ? res.json() : res.body;
+}
+
+/** prepare → PUT bytes → finish: an uploaded file of the admin */
+export async function uploadFile(ctx: Ctx, name: string, bytes: string | Buffer): Promise<{ id: string; downloadUrl?: string }> {
+  const p = await call(ctx, { method: 'POST', url: '/file/prepare-upload', payload: { name, is_public: false } });
+  const up = new URL(p.uploadUrl);
+  await call(ctx, { method: 'PUT', url: up.pathname.replace(/^\/sandbox\/[^/]+/, '') + up.search, payload: bytes, headers: { 'content-type': 'application/octet-stream' } });
+  return call(ctx, { method: 'POST', url: `/file/finish-upload?id=${p.id}` });
+}
+
+const session = (o: InjectOptions): Valid => () => o;
+const admin = (o: InjectOptions): Valid => (ctx) => ({ ...o, headers: { ...ctx.sb, ...(o.headers as object) }, url: `${String(o.url)}${String(o.url).includes('?') ? '&' : '?'}sandbox=${ctx.sandbox}` });
+
+export const validInputs: Record<string, Valid> = {
+  mobileBind: (ctx) => ({ method: 'POST', url: '/mobile/bind/bind-ivan/qr-token-ivan-0001', headers: ctx.sb, payload: { device: { id: 'qr-device-1', platform: 'ios' } } }),
+  mobileRequestTwoFactor: (ctx) => ({ method: 'POST', url: '/mobile/request-two-factor', headers: ctx.sb, payload: { email: accounts.admin.email, password: 'demo1234' } }),
+  mobileManualBind: (ctx) => ({ method: 'POST', url: '/mobile/manual-bind', headers: ctx.sb, payload: { email: accounts.admin.email, password: 'demo1234', device: { id: 'manual-1', platform: 'android' } } }),
+  mobileAuth: async (ctx) => {
+    const bind = (await ctx.app.inject({ method: 'POST', url: '/mobile/manual-bind', headers: ctx.sb, payload: { email: accounts.admin.email, password: 'demo1234', device: { id: 'auth-1' } } })).json();
+    const a = bind.accountSecret;
+    return { method: 'POST', url: '/mobile/auth', headers: { ...ctx.sb, 'x-service-tenant-id': a.tenantId }, payload: { secret: a.secret, userId: a.userId, deviceId: a.deviceId } };
+  },
+  mobileSavePushToken: (ctx) => ({ method: 'POST', url: '/mobile/save-push-token', payload: { token: 'push-token-1', deviceId: ctx.s.deviceId } }),
+  mobileUnbind: (ctx) => ({ method: 'POST', url: `/mobile/unbind?deviceId=${ctx.s.deviceId}` }),
+  mobileTenantInfo: session({ method: 'GET', url: '/mobile/tenant-info' }),
+  mobileOauthList: (ctx) => ({ method: 'GET', url: '/mobile/oauth-list', headers: { ...ctx.sb, 'x-service-tenant-id': tenants.romashka } }),
+  workflowCatalog: session({ url: '/workflow/catalog' }),
+  workflowStartForm: (ctx) => ({ url: `/workflow/start/${ctx.t.wfProcesses[0].id}` }),
+  workflowStart: (ctx) => ({ method: 'POST', url: `/workflow/start/${ctx.t.wfProcesses[0].id}`, payload: { fieldValues: fieldValues(ctx.t.wfProcesses[0].fields) } }),
+  workflowTicketIndex: (ctx) => ({ url: '/workflow-ticket/?per-page=5', headers: ctx.apiKey }),
+  workflowTicketView: (ctx) => ({ url: `/workflow-ticket/view?id=${ctx.t.wfTickets.find((x: any) => x.userId === accounts.admin.userId).id}` }),
+  userProfile: session({ url: `/user/profile?id=${accounts.noRights.userId}` }),
+  userItems: session({ url: '/user/items?q=Ив' }),
+  userIndex: session({ url: '/user/index?per-page=3&sort=-created_at' }),
+  userSearch: session({ url: '/user/search?q=Ив&limit=5' }),
+  employmentIndex: session({ url: '/employment/index' }),
+  employmentSetMain: (ctx) => ({ method: 'POST', url: '/employment/set-main', payload: { employment_id: ctx.t.employments.find((e: any) => e.userId === accounts.admin.userId).id } }),
+  accountStatusText: session({ method: 'POST', url: '/account/status-text', payload: { activeTypes: 'В отпуске до пятницы' } }),
+  accountStatusActiveTypes: session({ method: 'POST', url: '/account/status-active-types', payload: { activeTypes: [] } }),
+  orgEmploymentFileIndex: session({ url: '/org-employment-file/index?per-page=5' }),
+  orgEmploymentFileRequest: (ctx) => ({ method: 'POST', url: '/org-employment-file/request', payload: { org_employment_id: ctx.t.employments.find((e: any) => e.userId === accounts.admin.userId).id, org_employment_file_type_id: 'employment-certificate' } }),
+  userGroupItems: session({ url: '/user-group/items' }),
+  meetingPlaceItems: session({ url: '/meeting-place/items' }),
+  notificationsPushes: session({ url: '/notifications/pushes?per-page=5' }),
+  notificationsMarkSeen: (ctx) => ({ method: 'POST', url: `/notifications/mark-seen?notificationId=${ctx.t.notifications.find((n: any) => n.userId === accounts.admin.userId).id}` }),
+  notificationsMarkSeenAll: session({ method: 'POST', url: '/notifications/mark-seen-all' }),
+  departmentTreeNode: session({ url: '/department/tree-node' }),
+  departmentSearch: session({ url: '/department/search?q=о' }),
+  dashboard: session({ url: '/dashboard' }),
+  postcardUserView: (ctx) => ({ url: `/postcard/user-view?id=${ctx.t.postcards.find((p: any) => p.recipientId === accounts.admin.userId).id}` }),
+  articleNews: session({ url: '/article/news?per-page=3' }),
+  articleCategory: session({ url: '/article/category' }),
+  calendarEventList: session({ url: '/calendar-event' }),
+  calendarEventMy: session({ url: '/calendar-event/my' }),
+  calendarEventItems: session({ url: '/calendar-event/items' }),
+  calendarEventView: (ctx) => ({ url: `/calendar-event/view?id=${ctx.t.calendarEvents[0].id}` }),
+  calendarList: session({ url: '/calendar' }),
+  calendarMy: session({ url: '/calendar/my' }),
+  calendarItems: session({ url: '/calendar/items' }),
+  calendarView: (ctx) => ({ url: `/calendar/view?id=${ctx.t.calendarEvents[0].id}` }),
+  calendarEventTypeList: session({ url: '/calendar-event-type' }),
+  calendarEventRequestCreate: (ctx) => ({ method: 'POST', url: '/calendar-event-request', payload: { calendar_event_id: bidEvent(ctx).id } }),
+  calendarEventRequestCancel: async (ctx) => {
+    const bid = await call(ctx, { method: 'POST', url: '/calendar-event-request', payload: { calendar_event_id: bidEvent(ctx).id } });
+    if (!bid.data) throw new Error(`calendar request refused: ${JSON.stringify(bid)}`);
+    return { method: 'POST', url: '/calendar-event-request/cancel', payload: { id: bid.data.id } };
+  },
+  feedbackAdd: session({ method: 'POST', url: '/feedback/add', payload: { type: 'user', id: accounts.noRights.userId, score: 5, text: 'Спасибо!' } }),
+  feedbackView: async (ctx) => {
+    const fb = await call(ctx, { method: 'POST', url: '/feedback/add', payload: { type: 'user', id: accounts.noRights.userId, score: 4, text: 'ok' } });
+    return { url: `/feedback/view?id=${fb.feedback.id}` };
+  },
+  moderationIndex: session({ url: '/moderation' }),
+  moderationAccept: (ctx) => ({ method: 'POST', url: '/moderation/accept', payload: { ids: [pendingModeration(ctx)] } }),
+  moderationReject: (ctx) => ({ method: 'POST', url: '/moderation/reject', payload: [pendingModeration(ctx)] }),
+  ideaStatuses: session({ url: '/idea/statuses' }),
+  ideaPurposes: session({ url: '/idea/purposes' }),
+  ideaIndex: session({ url: '/idea/index?per-page=5' }),
+  ideaView: (ctx) => ({ url: `/idea/view?id=${ctx.t.ideas[0].id}` }),
+  ideaEdit: session({ method: 'POST', url: '/idea/edit', payload: { title: 'Новая идея', description: 'Описание', idea_purpose_id: 1 } }),
+  ideaVote: (ctx) => ({ method: 'POST', url: `/idea/vote?id=${ctx.t.ideas.find((i: any) => i.authorId !== accounts.admin.userId && i.status !== 'moderation')?.id ?? ctx.t.ideas[1].id}` }),
+  ideaParticipate: (ctx) => ({ method: 'POST', url: `/idea/participate?id=${ctx.t.ideas[1].id}` }),
+  fileIndex: session({ url: '/file/index?per-page=5' }),
+  fileCount: session({ url: '/file/count' }),
+  filePrepareUpload: session({ method: 'POST', url: '/file/prepare-upload', payload: { name: 'notes.txt', size: 5, is_public: false } }),
+  fileFinishUpload: async (ctx) => {
+    const p = await call(ctx, { method: 'POST', url: '/file/prepare-upload', payload: { name: 'a.txt', is_public: true } });
+    const up = new URL(p.uploadUrl);
+    await call(ctx, { method: 'PUT', url: up.pathname.replace(/^\/sandbox\/[^/]+/, '') + up.search, payload: 'hello', headers: { 'content-type': 'text/plain' } });
+    return { method: 'POST', url: `/file/finish-upload?id=${p.id}` };
+  },
+  fileDownload: async (ctx) => {
+    await uploadFile(ctx, 'd.txt', 'download me');
+    const list = await call(ctx, { url: '/file/index?per-page=1&sort=-created_at' });
+    const item = (list.items ?? list.data ?? list)[0];
+    const u = new URL(item.url ?? item.downloadUrl);
+    return { url: u.pathname.replace(/^\/sandbox\/[^/]+/, '') + u.search, headers: ctx.sb };
+  },
+  fileUpload: async (ctx) => {
+    const p = await call(ctx, { method: 'POST', url: '/file/prepare-upload', payload: { name: 'b.txt', is_public: false } });
+    const up = new URL(p.uploadUrl);
+    return { method: 'PUT', url: up.pathname.replace(/^\/sandbox\/[^/]+/, '') + up.search, payload: 'bytes', headers: { ...ctx.sb, 'content-type': 'application/octet-stream' } };
+  },
+  userApiTokenIndex: session({ url: '/user-api-token' }),
+  userApiTokenCreate: session({ method: 'POST', url: '/user-api-token/create', payload: { name: 'ci' } }),
+  userApiTokenRevoke: async (ctx) => ({ method: 'POST', url: '/user-api-token/revoke', payload: { id: (await newToken(ctx)).id } }),
+  adminUserApiTokenIndex: async (ctx) => { await newToken(ctx); return { url: '/admin/user-api-token' }; },
+  // a personal token as Bearer, on an operation that accepts one
+  ...{},
+  adminUserApiTokenRevoke: async (ctx) => ({ method: 'POST', url: '/admin/user-api-token/revoke', payload: { id: (await newToken(ctx)).id } }),
+  userListCacheSet: session({ method: 'POST', url: '/user-list-cache/set-user-list', payload: { key: 'sel', userList: { usersId: [accounts.noRights.userId] } } }),
+  userListCacheData: async (ctx) => {
+    await call(ctx, { method: 'POST', url: '/user-list-cache/set-user-list', payload: { key: 'sel2', userList: { usersId: [accounts.noRights.userId] } } });
+    return { url: '/user-list-cache/user-list-data?key=sel2' };
+  },
+  adminWalletIndex: session({ url: '/admin/wallet?per-page=3' }),
+  adminWalletView: (ctx) => ({ url: `/admin/wallet/view?id=${ctx.t.wallets[0].id}` }),
+  adminWalletExportExcel: session({ method: 'POST', url: '/admin/wallet/export-excel?per-page=3' }),
+  adminWalletTransactionIndex: session({ url: '/admin/wallet-transaction?per-page=3' }),
+  adminWalletTransactionView: (ctx) => ({ url: `/admin/wallet-transaction/view?id=${ctx.t.walletTransactions[0].id}` }),
+  adminWalletTransactionCreate: async (ctx) => {
+    await call(ctx, { method: 'POST', url: '/user-list-cache/set-user-list', payload: { key: 'pay', userList: { usersId: [accounts.noRights.userId] } } });
+    return { method: 'POST', url: '/admin/wallet-transaction/create', payload: { usersListKey: 'pay', amount: 10, operation_type_id: 1, comment: 'bonus' } };
+  },
+  adminWalletTransactionExportExcel: session({ method: 'POST', url: '/admin/wallet-transaction/export-excel?per-page=3' }),
+  adminWalletTransactionExcelProcessing: async (ctx) => ({ method: 'POST', url: '/admin/wallet-transaction/excel-processing', payload: await excelBody(ctx) }),
+  adminWalletTransactionCreateFromExcel: async (ctx) => ({ method: 'POST', url: '/admin/wallet-transaction/create-from-excel', payload: { file_processing_id: (await processed(ctx)).id, operation_type_id: 1, comment: 'x' } }),
+  fileProcessingIndex: session({ url: '/file-processing' }),
+  fileProcessingView: async (ctx) => ({ url: `/file-processing/view?id=${(await processed(ctx)).id}` }),
+  adminEmploymentIndex: session({ url: '/admin/employment?per-page=3' }),
+  adminEmploymentView: (ctx) => ({ url: `/admin/employment/view?id=${ctx.t.employments[0].id}` }),
+  adminScenarios: admin({ url: '/__admin/scenarios' }),
+  adminScenarioGet: admin({ url: '/__admin/scenario' }),
+  adminScenarioSet: admin({ method: 'PUT', url: '/__admin/scenario', payload: { name: 'hold-tickets' } }),
+  adminSandboxes: admin({ url: '/__admin/sandboxes' }),
+  adminSandboxGet: (ctx) => ({ url: `/__admin/sandboxes/${ctx.sandbox}` }),
+  // deletes only the sandbox made for this check
+  adminSandboxDelete: (ctx) => ({ method: 'DELETE', url: `/__admin/sandboxes/${ctx.sandbox}` }),
+  adminReset: admin({ method: 'POST', url: '/__admin/reset', payload: {} }),
+  adminStateExport: admin({ url: '/__admin/state' }),
+  adminStateImport: async (ctx) => {
+    const state = (await ctx.app.inject({ url: `/__admin/state?sandbox=${ctx.sandbox}` })).json();
+    return { method: 'PUT', url: `/__admin/state?sandbox=${ctx.sandbox}`, payload: state };
+  },
+  adminRequests: admin({ url: '/__admin/requests?limit=5' }),
+  adminRequestsClear: admin({ method: 'DELETE', url: '/__admin/requests' }),
+  adminRequestsCount: admin({ url: '/__admin/requests/count' }),
+  adminOutbox: admin({ url: '/__admin/outbox' }),
+  adminClockGet: admin({ url: '/__admin/clock' }),
+  adminClockSet: admin({ method: 'PUT', url: '/__admin/clock', payload: { advanceMs: 1000 } }),
+  adminSessionsExpire: admin({ method: 'POST', url: '/__admin/sessions/expire', payload: {} }),
+  adminBindLinkCreate: admin({ method: 'POST', url: '/__admin/bind-links', payload: { email: accounts.noRights.email } }),
+  adminNotificationCreate: admin({ method: 'POST', url: '/__admin/notifications', payload: { email: accounts.admin.email, title: 'Hi', body: 'there' } }),
+  adminUserBlock: admin({ method: 'POST', url: '/__admin/users/block', payload: { email: accounts.noRights.email } }),
+  adminConsole: admin({ url: '/__admin' }),
+  adminHealth: admin({ url: '/__admin/health' }),
+  adminFixtures: admin({ url: '/__admin/fixtures' }),
+  adminBindLinkQr: async (ctx) => {
+    const link = (await ctx.app.inject({ method: 'POST', url: `/__admin/bind-links?sandbox=${ctx.sandbox}`, payload: { email: accounts.noRights.email } })).json();
+    return { url: `/__admin/bind-links/${link.id}/qr.svg?sandbox=${ctx.sandbox}` };
+  },
+};
+
+function fieldValues(fields: any[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of fields) {
+    if (!f.required) continue;
+    out[f.id] = ({ select: f.values?.[0], date: '2026-04-01', number: '3', checkbox: 'true', file: uuidLike(1) } as Record<string, string>)[f.type] ?? 'text';
+  }
+  return out;
+}
+
+function bidEvent(ctx: Ctx): any {
+  const ev = ctx.t.calendarEvents.find((e: any) => e.bidMode !== 'none' && !e.recurrence && Date.parse(e.startAt) > Date.parse('2026-03-02T09:00:00Z') && !e.participantIds.includes(accounts.admin.userId) && e.visibleToGroupIds.length === 0
+    && !ctx.t.calendarEventBids.some((b: any) => b.eventId === e.id && b.userId === accounts.admin.userId));
+  if (!ev) throw new Error('no calendar event accepting requests in the seed');
+  return ev;
+}
+
+function pendingModeration(ctx: Ctx): string {
+  const idea = ctx.t.ideas.find((i: any) => /moderat/.test(String(i.status)));
+  const comment = ctx.t.ideaComments.find((c: any) => /moderat|pending/.test(String(c.status)));
+  const id = idea?.id ?? comment?.id;
+  if (!id) throw new Error('nothing awaits moderation in the seed');
+  return id;
+}
+
+async function newToken(ctx: Ctx): Promise<{ id: string; token: string }> {
+  const r = await call(ctx, { method: 'POST', url: '/user-api-token/create', payload: { name: `t-${Math.random()}` } });
+  return { id: r.data.record.id, token: r.data.token };
+}
+
+async function excelBody(ctx: Ctx) {
+  const f = await uploadFile(ctx, 'credits.csv', `email;amount\n${accounts.noRights.email};5\n`);
+  return { file_id: f.id, mapping: { email: 'A', amount: 'B' }, first_row: 2 };
+}
+
+async function processed(ctx: Ctx): Promise<{ id: string }> {
+  const r = await call(ctx, { method: 'POST', url: '/admin/wallet-transaction/excel-processing', payload: await excelBody(ctx) });
+  const id = r.id ?? r.data?.id ?? r.file_processing_id ?? r.fileProcessing?.id;
+  for (let i = 0; i < 50; i++) {
+    const v = await call(ctx, { url: `/file-processing/view?id=${id}` });
+    if (v.finished ?? v.data?.finished) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { id };
+}
+
+/** A fresh sandbox with the admin signed in: every check starts from the seeded state. */
+export async function makeCtx(app: FastifyInstance, sandbox: string): Promise<Ctx> {
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const sb = { 'x-mock-sandbox': sandbox };
+  return {
+    app, sandbox, s, sb, t: app.sandboxes.get(sandbox).data.tenants[tenants.romashka],
+    apiKey: { ...sb, 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001', 'x-service-tenant-id': tenants.romashka },
+  };
+}
