@@ -54,7 +54,9 @@ t.test('foreign, revoked and misplaced credentials are refused on every session 
       const url = name.includes('/sandbox/iso-b') ? `/sandbox/iso-b${req.url}` : req.url;
       const res = await app.inject({ ...req, url, headers: { ...headers, ...(name.includes('/sandbox/') ? { 'x-mock-sandbox': 'iso-b' } : {}), ...(req.headers?.['content-type'] ? { 'content-type': req.headers['content-type'] } : {}) } });
       checked++;
-      const ok = (res.statusCode === 401 || res.statusCode === 403) && isErrorBody(JSON.parse(res.body || 'null'), res.statusCode)
+      // web pages answer with an HTML error page (issue 13), everything else with the JSON error body
+      const page = String(res.headers['content-type'] ?? '').includes('text/html');
+      const ok = (res.statusCode === 401 || res.statusCode === 403) && (page || isErrorBody(JSON.parse(res.body || 'null'), res.statusCode))
         && !secrets.some((s) => res.body.includes(s));
       if (!ok) failures.push(`${id} → ${res.statusCode} ${res.body.slice(0, 160)}`);
     }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../errors.js';
-import { caller, domainContext } from '../http/context.js';
+import { baseUrl, caller, domainContext } from '../http/context.js';
 import { absolute } from '../domain/context.js';
 import { ticketsHeld } from '../scenarios/effects.js';
 import { html } from '../pages/html.js';
@@ -29,7 +29,7 @@ const embedded = (req: FastifyRequest) => String(req.headers['x-service-embed'] 
 
 function frameOf(req: FastifyRequest): PageFrame {
   const tenant = req.auth?.tenant ?? null;
-  const ctx = { baseUrl: domainContext(req).baseUrl };
+  const ctx = { baseUrl: baseUrl(req) };
   return {
     tenant: tenant ? { name: tenant.tenant.name, logoUrl: absolute(ctx, `/images/tenant/${tenant.tenant.id}.svg`) } : null,
     lang: tenant?.tenant.locale ?? 'en', embed: embedded(req),

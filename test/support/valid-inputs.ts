@@ -178,6 +178,44 @@ export const validInputs: Record<string, Valid> = {
     const link = (await ctx.app.inject({ method: 'POST', url: `/__admin/bind-links?sandbox=${ctx.sandbox}`, payload: { email: accounts.noRights.email } })).json();
     return { url: `/__admin/bind-links/${link.id}/qr.svg?sandbox=${ctx.sandbox}` };
   },
+  // web pages and images (issue 13): session headers for pages; images are public
+  pagesWorkflowTicket: (ctx) => ({ url: `/pages/workflow-ticket/${ctx.t.wfTickets.find((x: any) => x.userId === accounts.admin.userId).id}` }),
+  pagesWorkflow: (ctx) => ({ url: `/pages/workflow/${ctx.t.wfProcesses[0].id}` }),
+  pagesArticle: session({ url: '/pages/article/latest' }),
+  pagesUser: session({ url: `/pages/user/${accounts.noRights.userId}` }),
+  pagesIdea: (ctx) => ({ url: `/pages/idea/${ctx.t.ideas.find((x: any) => x.authorId === accounts.admin.userId).id}` }),
+  pagesCalendarEvent: (ctx) => ({ url: `/pages/calendar-event/${ctx.t.calendarEvents.find((e: any) => e.visibleToGroupIds.length === 0 && !e.recurrence).id}` }),
+  pagesOrgEmploymentFile: (ctx) => ({ url: `/pages/org-employment-file/${ctx.t.orgEmploymentFiles.find((f: any) => f.userId === accounts.admin.userId && f.statusId === 'ready').id}` }),
+  pagesCourse: (ctx) => ({ url: `/pages/course/${ctx.t.learningCourses.find((c: any) => c.assigneeIds.includes(accounts.admin.userId)).id}` }),
+  pagesSurvey: (ctx) => ({ url: `/pages/survey/${ctx.t.surveys.find((c: any) => c.assigneeIds.includes(accounts.admin.userId)).id}` }),
+  pagesAchievement: (ctx) => ({ url: `/pages/achievement/${ctx.t.achievements[0].id}` }),
+  pagesContest: (ctx) => ({ url: `/pages/contest/${ctx.t.contests[0].id}` }),
+  pagesBook: (ctx) => ({ url: `/pages/book/${ctx.t.libraryBooks[0].id}` }),
+  imageAvatar: (ctx) => ({ url: `/images/avatar/${accounts.admin.userId}.svg`, headers: ctx.sb }),
+  imageTenant: (ctx) => ({ url: `/images/tenant/${tenants.romashka}.svg`, headers: ctx.sb }),
+  imageUserGroup: (ctx) => ({ url: `/images/user-group/${ctx.t.userGroups[0].id}.svg`, headers: ctx.sb }),
+  imageWorkflow: (ctx) => ({ url: `/images/workflow/${ctx.t.wfProcesses[0].id}.svg`, headers: ctx.sb }),
+  imageWorkflowCategory: (ctx) => ({ url: `/images/workflow-category/${ctx.t.wfCategories[0].id}.svg`, headers: ctx.sb }),
+  imageArticle: (ctx) => ({ url: `/images/article/${ctx.t.articles[0].id}.svg`, headers: ctx.sb }),
+  imagePostcard: (ctx) => ({ url: `/images/postcard/${ctx.t.postcards[0].id}.svg`, headers: ctx.sb }),
+  imageCourse: (ctx) => ({ url: `/images/course/${ctx.t.learningCourses[0].id}.svg`, headers: ctx.sb }),
+  imageAchievement: (ctx) => ({ url: `/images/achievement/${ctx.t.achievements[0].id}.svg`, headers: ctx.sb }),
+  imageContest: (ctx) => ({ url: `/images/contest/${ctx.t.contests[0].id}.svg`, headers: ctx.sb }),
+  imageBook: (ctx) => ({ url: `/images/book/${ctx.t.libraryBooks[0].id}.svg`, headers: ctx.sb }),
+  // HTTPS, pass-through and recording (issues 11, 12); the contract test starts the app with a CA certificate
+  adminCaCertificate: admin({ url: '/__admin/ca.pem' }),
+  adminProxyGet: admin({ url: '/__admin/proxy' }),
+  adminProxySet: admin({ method: 'PUT', url: '/__admin/proxy', payload: { url: 'http://127.0.0.1:9/portal' } }),
+  adminProxyReset: admin({ method: 'DELETE', url: '/__admin/proxy' }),
+  adminRecordingGet: admin({ url: '/__admin/recording' }),
+  adminRecordingSet: admin({ method: 'POST', url: '/__admin/recording', payload: { action: 'stop' } }),
+  adminCompareReport: admin({ url: '/__admin/compare' }),
+  adminCompareClear: admin({ method: 'DELETE', url: '/__admin/compare' }),
+  adminCompareOnce: async (ctx) => {
+    // an upstream that refuses connections: the comparison still answers, naming the upstream error
+    await ctx.app.inject({ method: 'PUT', url: `/__admin/proxy?sandbox=${ctx.sandbox}`, payload: { url: 'http://127.0.0.1:9' } });
+    return admin({ method: 'POST', url: '/__admin/compare', payload: { method: 'GET', url: '/mobile/tenant-info', headers: ctx.s.headers } })(ctx);
+  },
 };
 
 function fieldValues(fields: any[]): Record<string, string> {
