@@ -30,7 +30,7 @@ function attributes(tag: string, source: string): string {
     const name = m[1]!.toLowerCase();
     if (!allowed.includes(name)) continue;
     const value = decodeEntities(m[2] ?? m[3] ?? m[4] ?? '');
-    // eslint-disable-next-line no-control-regex
+    // Browsers ignore blanks and control characters inside a scheme ("java\tscript:"), so check without them.
     if ((name === 'href' || name === 'src') && !safeUrl(value.replace(/[\s\u0000-\u001f]/g, ''))) continue;
     out += ` ${name}="${escapeHtml(value)}"`;
   }
