@@ -12,6 +12,7 @@ import { newUuid, uuidFrom } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { person } from './content.js';
 import { foldText, isDay, matchesText, paginate, idList, type Paged } from './lists.js';
+import { isUuid } from '../store/check.js';
 
 export const MEETING_PLACE_ENTITY = 1030;
 const day = 86400_000;
@@ -116,7 +117,6 @@ export type EventFilter = {
   visible_to?: string | undefined;
 };
 
-const uuidRe = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function parseStamp(value: string | undefined, field: string): number | null {
   if (value === undefined || value === '') return null;
@@ -147,7 +147,7 @@ function seriesFilter(tenant: TenantData, user: UserRecord, q: EventFilter & { q
     throw fail.validation(`entity_id ${q.entity_id} is not known: only ${MEETING_PLACE_ENTITY} (meeting place)`, [{ field: 'query.entity_id', message: `must be ${MEETING_PLACE_ENTITY}` }]);
   }
   const groups = idList(q.visible_to);
-  if (groups && [...groups].some((g) => !uuidRe.test(g))) {
+  if (groups && [...groups].some((g) => !isUuid(g))) {
     throw fail.validation('visible_to must be comma-separated user group ids', [{ field: 'query.visible_to', message: 'must be comma-separated uuids' }]);
   }
   const title = q.title?.trim() ? foldText(q.title.trim()) : null;

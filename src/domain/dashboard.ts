@@ -11,6 +11,7 @@ import { departmentOf, listed, profileBrief } from './people.js';
 import { peopleIndex } from './people-index.js';
 import { compareRuEn } from './collate.js';
 import { birthdaysFast, myTeamFast } from './people-fast.js';
+import { idList } from './lists.js';
 
 export const InfoKeys = ['profileBrief', 'notificationsBadge'] as const;
 type InfoKey = (typeof InfoKeys)[number];
@@ -36,8 +37,7 @@ const titles: Record<WidgetKey, { ru: string; en: string }> = {
 };
 
 function parseKeys<K extends string>(value: string | undefined, known: readonly K[], field: string): K[] {
-  if (value === undefined || value.trim() === '') return [];
-  const keys = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))];
+  const keys = [...(idList(value) ?? [])];
   const unknown = keys.filter((k) => !(known as readonly string[]).includes(k));
   if (unknown.length > 0) {
     throw fail.validation(`${field}: unknown key ${unknown.map((k) => `"${k.slice(0, 40)}"`).join(', ')}; known: ${known.join(', ')}`,

@@ -10,8 +10,8 @@ import { absolute, type DomainContext } from './context.js';
 import { paginate, type PageRequest } from './lists.js';
 import { columnIndex, readCsv, readXlsx, type SheetRows } from './spreadsheets.js';
 import { parseAmount, parseOperationType, postTransactions, roundMoney } from './wallets.js';
+import { isUuid } from '../store/check.js';
 
-const uuidRe = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function processingView(ctx: DomainContext, tenant: TenantData, r: FileProcessingRecord): FileProcessing {
   const file = tenant.files.find((f) => f.id === r.fileId);
@@ -54,7 +54,7 @@ export function startExcelProcessing(ctx: DomainContext, tenant: TenantData, use
   }
   const errors: string[] = [];
   const fileId = (body.file_id ?? '').trim();
-  const file = uuidRe.test(fileId) ? tenant.files.find((f) => f.id === fileId) : undefined;
+  const file = isUuid(fileId) ? tenant.files.find((f) => f.id === fileId) : undefined;
   if (!fileId) errors.push('file_id: is required');
   else if (!file) errors.push(`file_id: no file ${fileId.slice(0, 40)}`);
   else if (file.status !== 'UPLOADED' || file.contentBase64 === null) errors.push('file_id: the file is not uploaded yet (call /file/finish-upload)');

@@ -10,6 +10,7 @@ import type { TenantData } from '../store/data.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { isDay, matchesText, paginate } from './lists.js';
+import { isUuid } from '../store/check.js';
 
 /** Ticket statuses (only 1 is named by the API description); labels in the tenant language. */
 export const WfStatus = { inProgress: 1, solved: 2, rejected: 3, cancelled: 4 } as const;
@@ -133,7 +134,6 @@ export function workflowStartForm(ctx: DomainContext, tenant: TenantData, user: 
 
 const truthy = new Set(['true', '1']);
 const checkboxValues = new Set(['true', 'false', '1', '0']);
-const uuidRe = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Checks the submitted values against the form; every problem names its field as `fieldValues.<fieldId>`. */
 export function checkFieldValues(fields: readonly WfFieldRecord[], submitted: Record<string, string>): { values: Record<string, string>; problems: Detail[] } {
@@ -157,7 +157,7 @@ export function checkFieldValues(fields: readonly WfFieldRecord[], submitted: Re
       case 'date': if (!isDay(value)) bad = 'must be a date yyyy-MM-dd'; break;
       case 'number': if (!/^-?\d+(\.\d+)?$/.test(value)) bad = 'must be a number, e.g. 3 or 2.5'; break;
       case 'checkbox': if (!checkboxValues.has(value)) bad = 'must be true or false'; break;
-      case 'file': if (!uuidRe.test(value)) bad = 'must be a file id (uuid)'; break;
+      case 'file': if (!isUuid(value)) bad = 'must be a file id (uuid)'; break;
       default: if (f.type === 'text' && value.length > 500) bad = 'must be at most 500 characters';
     }
     if (bad) problems.push({ field: where, message: bad });

@@ -4,6 +4,8 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 
 // TypeBox knows no formats by itself; these are the ones our records use.
 const uuidRe = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Whether a string is a UUID (the same test the `uuid` format uses). */
+export const isUuid = (v: string) => uuidRe.test(v);
 const dateRe = /^\d{4}-\d{2}-\d{2}$/;
 const dateTimeRe = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const emailRe = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
