@@ -140,7 +140,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (req.body.scenario !== undefined && !app.scenarios.get(req.body.scenario)) {
       throw fail.unprocessable(`invalid snapshot: unknown scenario "${req.body.scenario}"; known: ${app.scenarios.names().join(', ')}`);
     }
-    await app.sandboxes.replaceData(sandbox, structuredClone(data));
+    await app.sandboxes.replaceData(sandbox, data); // parsed for this request alone: no copy needed
     if (req.body.scenario !== undefined) sandbox.scenario = req.body.scenario;
     if (req.body.clock) sandbox.clock.state = req.body.clock;
     return describe(sandbox);

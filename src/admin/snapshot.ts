@@ -14,7 +14,7 @@ export async function loadSnapshotFile(sandbox: Sandbox, file: string): Promise<
     throw new UsageError(`--state ${file}: cannot read a JSON snapshot: ${(err as Error).message}`);
   }
   if (raw.format !== 'portal-mock-state') throw new UsageError(`--state ${file}: not a portal-mock snapshot (export one with GET /__admin/state)`);
-  sandbox.db.data = structuredClone(checkOrThrow(Data, raw.data, `--state ${file} (data)`));
+  sandbox.db.data = checkOrThrow(Data, raw.data, `--state ${file} (data)`);
   if (raw.clock !== undefined) sandbox.clock.state = checkOrThrow(ClockState, raw.clock, `--state ${file} (clock)`);
   await sandbox.save();
 }
