@@ -13,6 +13,7 @@ import { requestContextPlugin } from './http/request-context.js';
 import { journalPlugin } from './http/journal.js';
 import { dataVersionPlugin } from './http/data-version.js';
 import { useLazySerializers } from './http/serializers.js';
+import { lazyValidatorBuilder } from './http/validators.js';
 import { serverLimitOptions, type ServerLimits } from './http/limits.js';
 import { authPlugin } from './auth/plugin.js';
 import { authPolicy } from './scenarios/effects.js';
@@ -60,6 +61,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     ...serverLimitOptions(serverLimits),
     rewriteUrl: makeUrlRewriter(prefixes),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    schemaController: { compilersFactory: { buildValidator: lazyValidatorBuilder() } },
     ajv: {
       customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: true, formats: { password: true } },
     },
