@@ -1,4 +1,4 @@
-// A single load run for profiling: node bench/load.mjs PORT [PATH] [SECONDS] [CONNECTIONS] against a mock started with node --cpu-prof dist/server.js.
+// A single load run for profiling: node bench/load.mjs PORT [PATH] [SECONDS] [CONNECTIONS] against a mock started with node --cpu-prof dist/portal-mock.mjs.
 import autocannon from 'autocannon';
 import { request } from 'node:http';
 const port = Number(process.argv[2]); const path = process.argv[3] ?? '/mobile/tenant-info'; const dur = Number(process.argv[4] ?? 5);

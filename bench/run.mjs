@@ -1,5 +1,5 @@
 // The benchmark: `npm run bench` (full, a few minutes) or `npm run bench -- --quick`.
-// Starts the built mock (dist/server.js) as a separate process, as a user would, drives it over loopback with
+// Starts the built mock (dist/portal-mock.mjs, what the bin runs) as a separate process, as a user would, drives it over loopback with
 // autocannon, and measures in the same sitting a bare Fastify server (the ceiling) and peer mocks (Prism, WireMock).
 // Every throughput is also given as a ratio to the bare server of this run. Writes bench/results/*.json and *.md
 // and refreshes the "## Performance" section of README.md.
@@ -99,7 +99,7 @@ function stop(proc) {
   });
 }
 
-const mockArgs = (port, extra = []) => ['dist/server.js', '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', ...extra];
+const mockArgs = (port, extra = []) => ['dist/portal-mock.mjs', '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', ...extra];
 async function startMock(extra = [], name = 'portal-mock') {
   const port = await freePort();
   return start(name, process.execPath, mockArgs(port, extra), port, { timeoutMs: 300_000 });
@@ -159,7 +159,7 @@ function javaVersion() {
 }
 
 async function main() {
-  if (!existsSync(join(mockRoot, 'dist', 'server.js'))) throw new Error('dist/server.js is missing: run npm run build first');
+  if (!existsSync(join(mockRoot, 'dist', 'portal-mock.mjs'))) throw new Error('dist/portal-mock.mjs is missing: run npm run build first');
   const t0 = performance.now();
   const results = { date: new Date().toISOString(), quick, settings: cfg, machine: machine(), throughput: {}, startup: {}, memory: {}, scale: {} };
   const tmp = mkdtempSync(join(os.tmpdir(), 'portal-mock-bench-'));

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
@@ -29,8 +28,9 @@ import { seedData } from './store/seed/index.js';
 import { SandboxRegistry } from './store/sandbox.js';
 import { startOfDayUtc, type ClockState } from './store/clock.js';
 import type { Data } from './store/data.js';
+import { version } from './version.js';
 
-export const version: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export { version };
 
 export type AppOptions = Partial<Options> & {
   /** a pino logger config, or false; defaults to JSON logs at options.logLevel */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { bannerText, cliLogger, firstBindLink, writePortFile } from '../src/cli/start.js';
 import { defaultFixturesPath, loadFixtures } from '../src/store/fixtures.js';
 
-const server = new URL('../dist/server.js', import.meta.url).pathname;
+const server = new URL('../dist/portal-mock.mjs', import.meta.url).pathname;
 const fixtures = loadFixtures(defaultFixturesPath);
 const qrBlock = /[▄▀█]{3}/;
 const options = { scenario: 'default', seed: 42, data: null, now: null };
@@ -95,6 +95,8 @@ t.test('on a terminal: the bind QR code; --no-banner turns the banner off', { sk
     t.teardown(stop);
     await waitFor(() => existsSync(portFile), () => io.out() + io.err());
     await waitFor(() => /Server listening/.test(io.out()), () => io.out());
+    // the banner follows the listen log (its QR code module is loaded on demand)
+    if (!extra.includes('--no-banner')) await waitFor(() => /service:\/\/bind\/\?url=\S+\r?\n/.test(io.out()), () => io.out());
     const out = io.out();
     const exit = new Promise((resolve) => child.on('exit', resolve));
     stop();

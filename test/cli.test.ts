@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseOptions, UsageError } from '../src/config.js';
 
-const server = new URL('../dist/server.js', import.meta.url).pathname;
+const server = new URL('../dist/portal-mock.mjs', import.meta.url).pathname;
 
 t.test('flags and environment twins', async (t) => {
   const o = parseOptions(['--port', '4010', '--seed', '7', '--scenario', 'default'], {});

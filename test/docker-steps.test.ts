@@ -10,7 +10,7 @@ import { join } from 'node:path';
 const root = new URL('..', import.meta.url).pathname;
 
 t.test('the image contents start and answer health without dev dependencies', { timeout: 180_000 }, async (t) => {
-  if (!existsSync(join(root, 'dist/server.js'))) return t.fail('dist/ is missing: run npm run build');
+  if (!existsSync(join(root, 'dist/portal-mock.mjs'))) return t.fail('dist/ is missing: run npm run build');
   const dir = mkdtempSync(join(tmpdir(), 'pm-image-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
@@ -25,7 +25,7 @@ t.test('the image contents start and answer health without dev dependencies', { 
   t.notOk(existsSync(join(dir, 'node_modules/tap')), 'no test runner installed');
 
   const portFile = join(dir, 'port');
-  const child = spawn(process.execPath, ['dist/server.js', '--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], {
+  const child = spawn(process.execPath, ['dist/portal-mock.mjs', '--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], {
     cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' },
   });
   let err = '';

@@ -1,4 +1,4 @@
-// The real process (node dist/server.js, built by `npm run build`) with --data: acknowledged changes are on disk,
+// The real process (node dist/portal-mock.mjs, built by `npm run build`) with --data: acknowledged changes are on disk,
 // a SIGKILL in the middle of a burst of writes loses none of them, a corrupt or hand-edited data file stops
 // start-up with exit 2 and is never replaced, SIGTERM under load finishes in-flight requests and exits 0.
 import t from 'tap';
@@ -13,7 +13,7 @@ const ideaTitles = (dir: string): Set<string> => {
   return new Set(Object.values<any>(data.tenants).flatMap((x) => x.ideas.map((i: any) => i.title)));
 };
 
-t.test('the built server exists', async (t) => { t.ok(existsSync(serverJs), 'dist/server.js (run npm run build first)'); });
+t.test('the built server exists', async (t) => { t.ok(existsSync(serverJs), 'dist/portal-mock.mjs (run npm run build first)'); });
 
 t.test('SIGKILL in the middle of a burst of writes loses no acknowledged change', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pm-kill-'));

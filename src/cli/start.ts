@@ -1,7 +1,6 @@
 // What the CLI adds around buildApp: TLS material, a readable logger on a terminal, the start banner with a bind QR
 // code, and the port file for pipelines. Kept apart from server.ts so each piece is tested directly.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import QRCode from 'qrcode';
 import { UsageError, type Options } from '../config.js';
 import type { Fixtures } from '../store/fixtures.js';
 import { bindLinkContent, bindUrl } from '../admin/fixtures.js';
@@ -82,7 +81,7 @@ export async function bannerText(input: BannerInput): Promise<string> {
   if (input.caDir) lines.push(`  local CA:       ${input.caDir} (phones: ${protocol}://${phoneHost}:${port}/__admin/ca.pem, see the console)`);
   const bind = input.qr ? firstBindLink(input.fixtures, `${protocol}://${phoneHost}:${port}`) : null;
   if (bind) {
-    const qr = await QRCode.toString(bind.link, { type: 'terminal', small: true });
+    const qr = await (await import('qrcode')).default.toString(bind.link, { type: 'terminal', small: true });
     lines.push('', `  Scan with the app to bind as ${bind.email}:`, qr.replace(/\n$/, ''), `  ${bind.link}`);
   }
   lines.push('');

@@ -1,10 +1,10 @@
 import { readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { checkOrThrow, CheckError } from '../store/check.js';
 import { ScenarioFile, type Scenario } from './schema.js';
+import { packageRoot } from '../paths.js';
 
-export const bundledScenariosDir = fileURLToPath(new URL('../../scenarios', import.meta.url));
+export const bundledScenariosDir = join(packageRoot, 'scenarios');
 
 export class ScenarioError extends Error {}
 

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Right } from '../schemas/common.js';
 import { OauthProvider, TenantOptions } from '../schemas/records.js';
 import { checkOrThrow } from './check.js';
+import { packageRoot } from '../paths.js';
 
 const FixtureAccount = Type.Object({
   userId: Type.String({ format: 'uuid' }),
@@ -52,7 +54,7 @@ export type Fixtures = Static<typeof Fixtures>;
 export type FixtureTenant = Static<typeof FixtureTenant>;
 export type FixtureAccount = Static<typeof FixtureAccount>;
 
-export const defaultFixturesPath = new URL('../../fixtures/tenants.json', import.meta.url);
+export const defaultFixturesPath = join(packageRoot, 'fixtures', 'tenants.json');
 
 /** Reads and checks the fixtures file; a bad file stops start-up with the path of the problem. */
 export function loadFixtures(path: string | URL = defaultFixturesPath): Fixtures {

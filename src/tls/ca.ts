@@ -4,8 +4,12 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSy
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
 import { isIP } from 'node:net';
-import forge from 'node-forge';
+import { createRequire } from 'node:module';
+import type Forge from 'node-forge';
 import { lanAddresses } from '../admin/lan.js';
+
+// node-forge is loaded only when TLS is asked for: importing it costs ~30 ms of every start-up.
+const forgeLib = (): typeof Forge => createRequire(import.meta.url)('node-forge') as typeof Forge;
 
 export type TlsMaterial = { key: string; cert: string };
 export type LocalCa = TlsMaterial & { dir: string; created: boolean };
@@ -14,7 +18,7 @@ export const defaultCaDir = () => join(homedir(), '.portal-mock', 'ca');
 const caCertFile = 'portal-mock-ca.pem';
 const caKeyFile = 'portal-mock-ca-key.pem';
 
-const serial = () => `01${forge.util.bytesToHex(forge.random.getBytesSync(15))}`;
+const serial = (forge: typeof Forge) => `01${forge.util.bytesToHex(forge.random.getBytesSync(15))}`;
 
 function writeAtomic(path: string, content: string, mode: number): void {
   const tmp = `${path}.${process.pid}.tmp`;
@@ -30,10 +34,11 @@ export function ensureCa(dir: string = defaultCaDir()): LocalCa {
     return { dir, cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), created: false };
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const forge = forgeLib();
   const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
-  cert.serialNumber = serial();
+  cert.serialNumber = serial(forge);
   cert.validity.notBefore = new Date(Date.now() - 24 * 3600 * 1000);
   cert.validity.notAfter = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
   const attrs = [
@@ -65,12 +70,13 @@ export function serverNames(extra: string[] = []): string[] {
 
 /** A server certificate (valid 397 days, the most iOS accepts) signed by the CA, for these names. */
 export function issueServerCert(ca: TlsMaterial, names: string[] = serverNames()): TlsMaterial {
+  const forge = forgeLib();
   const caCert = forge.pki.certificateFromPem(ca.cert);
   const caKey = forge.pki.privateKeyFromPem(ca.key);
   const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
-  cert.serialNumber = serial();
+  cert.serialNumber = serial(forge);
   cert.validity.notBefore = new Date(Date.now() - 24 * 3600 * 1000);
   cert.validity.notAfter = new Date(Date.now() + 397 * 24 * 3600 * 1000 - 48 * 3600 * 1000);
   cert.setSubject([{ name: 'commonName', value: names[0] ?? 'localhost' }, { name: 'organizationName', value: 'portal-mock' }]);

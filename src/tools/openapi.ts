@@ -2,9 +2,11 @@
 // deterministic, so clients generate types from a committed file (npx openapi-typescript openapi.json -o portal-api.d.ts).
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { buildApp } from '../app.js';
+import { packageRoot } from '../paths.js';
 
-export const openapiFile = fileURLToPath(new URL('../../openapi.json', import.meta.url));
+export const openapiFile = join(packageRoot, 'openapi.json');
 export const regenerateCommand = 'npm run openapi';
 
 /** The document as the committed file holds it (fixed clock and seed; keys in the server's order). */

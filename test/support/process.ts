@@ -1,8 +1,8 @@
-// Starts the built server (node dist/server.js) as a real child process on loopback.
+// Starts the built server (node dist/portal-mock.mjs) as a real child process on loopback.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const serverJs = fileURLToPath(new URL('../../dist/server.js', import.meta.url));
+export const serverJs = fileURLToPath(new URL('../../dist/portal-mock.mjs', import.meta.url));
 
 export type Child = { proc: ChildProcess; base: string; out: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> };
 
