@@ -4,6 +4,7 @@ import type { DepartmentRecord, UserRecord } from '../../schemas/records.js';
 import type { Right } from '../../schemas/common.js';
 import { hashSecret } from '../ids.js';
 import { isoDay, type SeedContext } from './context.js';
+import { FastRandom, fakerUsers, localeWords } from './fast-random.js';
 
 const names = {
   ru: {
@@ -112,7 +113,45 @@ export function seedPeople(ctx: SeedContext): void {
     users.push(makeUser({ id: userId, ...rest }, dep.id));
   });
 
+  // Users beyond the first `fakerUsers`: the same kinds of values from the locale's word lists and a FastRandom.
+  const r = new FastRandom(ctx.seed, fixture.id, 'people');
+  const lw = localeWords(faker);
+  const translit = new Map<string, string>();
+  const translitOf = (word: string) => {
+    let t = translit.get(word);
+    if (t === undefined) { t = transliterate(word); translit.set(word, t); }
+    return t;
+  };
+  const domainPart = fixture.domain.split('.')[0];
+  const fastEmail = (first: string, last: string) => {
+    const local = `${translitOf(first)}.${translitOf(last)}`;
+    let email = `${local}@${domainPart}.test`;
+    for (let n = 2; emails.has(email); n++) email = `${local}${n}@${domainPart}.test`;
+    emails.add(email);
+    return email;
+  };
+  const ref = refDate.getTime();
+  const dayMs = 86400_000;
+  const fastUser = (departmentId: string): UserRecord => {
+    const gender = r.boolean() ? 'male' as const : 'female' as const;
+    const firstName = r.pick(lw.firstName(gender));
+    const lastName = r.pick(lw.lastName(gender));
+    const middleName = fixture.locale === 'ru' ? r.pick(lw.middleName(gender)) : null;
+    const hired = r.between(ref - 8 * 365 * dayMs, ref - 1000);
+    const born = r.between(ref - 64 * 365.25 * dayMs, ref - 20 * 365.25 * dayMs);
+    const id = r.uuid();
+    return {
+      id, email: fastEmail(firstName, lastName), password: 'demo1234', twoFactor: false, rights: [...employeeRights],
+      firstName, lastName, middleName, gender, position: r.pick(words.positions),
+      name: middleName ? `${lastName} ${firstName} ${middleName}` : `${lastName} ${firstName}`,
+      departmentId, isBoss: false, phone: r.digits(r.pick(lw.phones)), birthday: isoDay(born), hiredAt: isoDay(hired),
+      createdAt: hired.toISOString(), lastLoginAt: r.boolean(0.8) ? r.between(ref - 30 * dayMs, ref - 1000).toISOString() : null,
+      regStatusId: r.boolean(0.95) ? 2 : 1, state: 'active', faceUrl: `/images/avatar/${id}.svg`, statusText: '', activeStatusTypes: [],
+    };
+  };
+
   for (let i = users.length; i < size.users; i++) {
+    if (i >= fakerUsers) { users.push(fastUser(r.pick(leaves).id)); continue; }
     const gender = faker.helpers.arrayElement(['male', 'female'] as const);
     const firstName = faker.person.firstName(gender);
     const lastName = faker.person.lastName(gender);
