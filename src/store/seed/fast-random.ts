@@ -67,14 +67,15 @@ export class FastRandom {
     const c = this.u32();
     const d = this.u32();
     const byte = (x: number, shift: number) => hex[(x >>> shift) & 0xff]!;
-    return `${byte(a, 24)}${byte(a, 16)}${byte(a, 8)}${byte(a, 0)}-${byte(b, 24)}${byte(b, 16)}-4${hex[(b >>> 8) & 0x0f]!.slice(1)}${byte(b, 0)}-`
-      + `${hex[0x80 | ((c >>> 24) & 0x3f)]}${byte(c, 16)}-${byte(c, 8)}${byte(c, 0)}${byte(d, 24)}${byte(d, 16)}${byte(d, 8)}${byte(d, 0)}`;
+    // join() gives a flat string; a template literal of this length would keep a tree of cons strings in memory
+    return [byte(a, 24), byte(a, 16), byte(a, 8), byte(a, 0), '-', byte(b, 24), byte(b, 16), '-4', hex[(b >>> 8) & 0x0f]!.slice(1), byte(b, 0), '-',
+      hex[0x80 | ((c >>> 24) & 0x3f)], byte(c, 16), '-', byte(c, 8), byte(c, 0), byte(d, 24), byte(d, 16), byte(d, 8), byte(d, 0)].join('');
   }
   /** digits for '#' and 2–9 for '!' in a faker phone pattern */
   digits(pattern: string): string {
-    let out = '';
-    for (const ch of pattern) out += ch === '#' ? String(this.int(0, 9)) : ch === '!' ? String(this.int(2, 9)) : ch;
-    return out;
+    const out: string[] = [];
+    for (const ch of pattern) out.push(ch === '#' ? String(this.int(0, 9)) : ch === '!' ? String(this.int(2, 9)) : ch);
+    return out.join('');
   }
 }
 
@@ -92,4 +93,28 @@ export function localeWords(faker: Faker) {
     middleName: (g: Gender) => list(person?.middle_name, g),
     phones,
   };
+}
+
+const pad2 = (n: number) => (n < 10 ? `0${n}` : String(n));
+const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
+
+/**
+ * `new Date(ms).toISOString()` (and its first ten characters) for years 1000–9999, with the day part cached: the
+ * seeders write millions of these at --users 100000, and Date#toISOString is a slow runtime call.
+ */
+export class IsoFormat {
+  private readonly days = new Map<number, string>();
+  day(ms: number): string {
+    const d = Math.floor(ms / 86400_000);
+    let s = this.days.get(d);
+    if (s === undefined) { s = new Date(d * 86400_000).toISOString().slice(0, 10); this.days.set(d, s); }
+    return s;
+  }
+  time(ms: number): string {
+    const t = ms - Math.floor(ms / 86400_000) * 86400_000;
+    const h = Math.floor(t / 3600_000);
+    const m = Math.floor((t % 3600_000) / 60_000);
+    const s = Math.floor((t % 60_000) / 1000);
+    return [this.day(ms), 'T', pad2(h), ':', pad2(m), ':', pad2(s), '.', pad3(t % 1000), 'Z'].join(''); // flat, see uuid()
+  }
 }

@@ -58,7 +58,7 @@ export function seedData(fixtures: Fixtures, options: SeedOptions): Data {
 
 /** Up to this many users per tenant the whole seeded store is checked. */
 export const checkAllUpTo = 5000;
-const sampleSize = 1000;
+const sampleSize = 300;
 
 /** A shallow copy of the store whose long collections hold only a sample of their records. */
 function sampled(data: Data): Data {

@@ -5,7 +5,7 @@ import type {
 } from '../../schemas/people-records.js';
 import { OrgEmploymentFileTypeIds } from '../../schemas/people-records.js';
 import { isoDay, type SeedContext } from './context.js';
-import { FastRandom, fakerUsers } from './fast-random.js';
+import { FastRandom, IsoFormat, fakerUsers } from './fast-random.js';
 
 const texts = {
   ru: {
@@ -56,16 +56,17 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   const nf = ctx.faker('notifications');
   const notifications: NotificationRecord[] = [];
   const nr = new FastRandom(ctx.seed, fixture.id, 'notifications');
+  const iso = new IsoFormat();
   for (const [j, user] of data.users.entries()) {
     if (j >= fakerUsers) {
       // the same records as below, from FastRandom (see fast-random.ts)
       for (let i = 0, count = nr.int(1, 4); i < count; i++) {
         const t = nr.pick(w.pushes);
-        const created = new Date(ref - (i * 7 + nr.int(0, 6)) * 3600_000 - nr.int(60, 3000) * 1000);
+        const created = ref - (i * 7 + nr.int(0, 6)) * 3600_000 - nr.int(60, 3000) * 1000;
         const seen = i >= 6 && nr.boolean(0.85);
         notifications.push({
           id: nr.uuid(), userId: user.id, title: t.title, body: t.body, kind: t.kind, url: t.url,
-          createdAt: created.toISOString(), seenAt: seen ? new Date(created.getTime() + 600_000).toISOString() : null,
+          createdAt: iso.time(created), seenAt: seen ? iso.time(created + 600_000) : null,
         });
       }
       continue;
@@ -104,15 +105,31 @@ export function seedPeopleExtra(ctx: SeedContext): void {
       const typeId: OrgEmploymentFileTypeId = i === 0 ? 'payroll-statement' : fast ? fr.pick(OrgEmploymentFileTypeIds) : ff.helpers.arrayElement(OrgEmploymentFileTypeIds);
       const created = fast ? new Date(ref - fr.int(2, 180) * day - fr.int(0, 86_000) * 1000)
         : new Date(ref - ff.number.int({ min: 2, max: 180 }) * day - ff.number.int({ min: 0, max: 86_000 }) * 1000);
+      const periodic = typeId === 'payroll-statement' || typeId === 'income-statement-2ndfl';
+      if (fast) {
+        const rejected = fr.boolean(0.08);
+        const at = iso.time(created.getTime());
+        const ready = iso.time(created.getTime() + fr.int(10, 2880) * 60_000);
+        const year = created.getUTCFullYear();
+        const payroll = typeId === 'payroll-statement';
+        files.push({
+          id: fr.uuid(), userId: user.id, employmentId: employment.id,
+          customId: `${fixture.locale === 'ru' ? 'ЗД' : 'REQ'}-${String(seq++).padStart(6, '0')}`,
+          typeId, statusId: rejected ? 'rejected' : 'ready', fileId: fr.uuid(),
+          dateFrom: periodic ? (payroll ? iso.day(Date.UTC(year, created.getUTCMonth() - 1, 1)) : `${year - 1}-01-01`) : null,
+          dateTo: periodic ? (payroll ? iso.day(Date.UTC(year, created.getUTCMonth(), 0)) : `${year - 1}-12-31`) : null,
+          createdAt: at, updatedAt: ready, readyAt: rejected ? null : ready,
+        });
+        continue;
+      }
       const monthStart = new Date(Date.UTC(created.getUTCFullYear(), created.getUTCMonth() - 1, 1));
       const monthEnd = new Date(Date.UTC(created.getUTCFullYear(), created.getUTCMonth(), 0));
-      const periodic = typeId === 'payroll-statement' || typeId === 'income-statement-2ndfl';
-      const rejected = fast ? fr.boolean(0.08) : ff.datatype.boolean(0.08);
-      const ready = new Date(created.getTime() + (fast ? fr.int(10, 2880) : ff.number.int({ min: 10, max: 2880 })) * 60_000);
+      const rejected = ff.datatype.boolean(0.08);
+      const ready = new Date(created.getTime() + ff.number.int({ min: 10, max: 2880 }) * 60_000);
       files.push({
-        id: fast ? fr.uuid() : ff.string.uuid(), userId: user.id, employmentId: employment.id,
+        id: ff.string.uuid(), userId: user.id, employmentId: employment.id,
         customId: `${fixture.locale === 'ru' ? 'ЗД' : 'REQ'}-${String(seq++).padStart(6, '0')}`,
-        typeId, statusId: rejected ? 'rejected' : 'ready', fileId: fast ? fr.uuid() : ff.string.uuid(),
+        typeId, statusId: rejected ? 'rejected' : 'ready', fileId: ff.string.uuid(),
         dateFrom: periodic ? (typeId === 'payroll-statement' ? isoDay(monthStart) : `${created.getUTCFullYear() - 1}-01-01`) : null,
         dateTo: periodic ? (typeId === 'payroll-statement' ? isoDay(monthEnd) : `${created.getUTCFullYear() - 1}-12-31`) : null,
         createdAt: created.toISOString(), updatedAt: ready.toISOString(), readyAt: rejected ? null : ready.toISOString(),
@@ -145,7 +162,7 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   for (const [j, user] of data.users.entries()) {
     if (j >= fakerUsers) {
       if (dr.boolean(0.15)) {
-        awards.push({ id: dr.uuid(), achievementId: dr.pick(data.achievements).id, userId: user.id, awardedAt: new Date(ref - dr.int(1, 120) * day).toISOString() });
+        awards.push({ id: dr.uuid(), achievementId: dr.pick(data.achievements).id, userId: user.id, awardedAt: iso.time(ref - dr.int(1, 120) * day) });
       }
       continue;
     }

@@ -2,7 +2,7 @@
 // Balances are computed from the transactions, so the two always agree.
 import type { WalletRecord, WalletTransactionRecord } from '../../schemas/integration-records.js';
 import type { SeedContext } from './context.js';
-import { FastRandom, fakerUsers } from './fast-random.js';
+import { FastRandom, IsoFormat, fakerUsers } from './fast-random.js';
 
 export function seedWallets(ctx: SeedContext): void {
   const { data, refDate, fixture } = ctx;
@@ -15,7 +15,8 @@ export function seedWallets(ctx: SeedContext): void {
   const at = (daysAgo: number) => new Date(refDate.getTime() - daysAgo * day - faker.number.int({ min: 0, max: day - 1 })).toISOString();
   // users beyond the first `fakerUsers`: the same records from FastRandom (see fast-random.ts)
   const r = new FastRandom(ctx.seed, fixture.id, 'wallets');
-  const atFast = (daysAgo: number) => new Date(refDate.getTime() - daysAgo * day - r.int(0, day - 1)).toISOString();
+  const iso = new IsoFormat();
+  const atFast = (daysAgo: number) => iso.time(refDate.getTime() - daysAgo * day - r.int(0, day - 1));
   const wallets: WalletRecord[] = data.users.map((u, j) => {
     if (j >= fakerUsers) {
       const opened = atFast(200);
