@@ -16,7 +16,8 @@ export type DomainContext = {
 
 /** An absolute address for a path stored relative to the tenant endpoint. */
 export const absolute = (ctx: Pick<DomainContext, 'baseUrl'>, path: string) =>
-  /^[a-z]+:\/\//i.test(path) ? path : `${ctx.baseUrl}${path.startsWith('/') ? '' : '/'}${path}`;
+  // a stored path starts with '/' (no regular expression for those: the dashboard makes dozens per request)
+  path.charCodeAt(0) === 47 ? ctx.baseUrl + path : /^[a-z]+:\/\//i.test(path) ? path : `${ctx.baseUrl}/${path}`;
 
 export const findTenantByEmail = (data: Data, email: string, tenantId?: string): { tenant: TenantData; index: number } | null => {
   const wanted = email.trim().toLowerCase();
