@@ -2,6 +2,7 @@ import type { Data, TenantData } from '../store/data.js';
 import type { Outbox } from '../store/outbox.js';
 import type { TenantOptions } from '../schemas/records.js';
 import type { PersonBrief } from '../schemas/common.js';
+import { peopleIndex } from './people-index.js';
 
 /** What a domain function may use: the sandbox's data (for minting ids), its time, outbox and public address. */
 export type DomainContext = {
@@ -33,8 +34,10 @@ export const findTenantByEmail = (data: Data, email: string, tenantId?: string):
  * A user as other records show them ({id, name, faceUrl}); one no longer in the tenant shows as deleted.
  * @example personBrief(ctx, tenant, ticket.userId) → { id, name: 'Петров Иван Сергеевич', faceUrl: 'http://…/images/avatar/….svg' }
  */
-export function personBrief(ctx: Pick<DomainContext, 'baseUrl'>, tenant: TenantData, userId: string): PersonBrief {
-  const u = tenant.users.find((x) => x.id === userId);
+export function personBrief(ctx: Pick<DomainContext, 'baseUrl'> & Partial<Pick<DomainContext, 'data'>>, tenant: TenantData, userId: string): PersonBrief {
+  // a large tenant's index finds the user without a scan of 100 000
+  const ix = ctx.data ? peopleIndex(ctx.data, tenant) : null;
+  const u = ix ? ix.byId.get(userId) : tenant.users.find((x) => x.id === userId);
   const name = u?.name ?? (tenant.tenant.locale === 'ru' ? 'Удалённый пользователь' : 'Deleted user');
   return { id: userId, name, faceUrl: absolute(ctx, u?.faceUrl ?? `/images/avatar/${userId}.svg`) };
 }

@@ -12,7 +12,7 @@ import { peopleIndex } from './people-index.js';
 import { compareRuEn } from './collate.js';
 import { birthdaysFast, myTeamFast } from './people-fast.js';
 import { idList } from './lists.js';
-import { compareStamp, groupedBy, includesId } from './grouped.js';
+import { compareStamp, groupedBy, includesId, newestWithin } from './grouped.js';
 import type { AchievementAwardRecord } from '../schemas/people-records.js';
 
 export const InfoKeys = ['profileBrief', 'notificationsBadge'] as const;
@@ -75,6 +75,7 @@ function widgetOf<T>(tenant: TenantData, key: WidgetKey, all: readonly T[], item
 }
 
 const byUser = (a: AchievementAwardRecord) => a.userId;
+const awardedAt = (a: AchievementAwardRecord) => a.awardedAt;
 
 function personItem(ctx: DomainContext, tenant: TenantData, u: UserRecord, date: string | null, subtitle?: string): DashboardWidgetItem {
   const department = subtitle === undefined
@@ -151,15 +152,15 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
     case 'updAchievements': {
       const since = new Date(ctx.now.getTime() - 30 * day).toISOString();
       const ix = peopleIndex(ctx.data, tenant);
-      const shown = tenant.achievementAwards
-        .filter((a) => a.awardedAt >= since && a.awardedAt <= now)
-        .sort((a, b) => compareStamp(b.awardedAt, a.awardedAt))
-        .flatMap((a) => {
-          const u = ix?.byId.get(a.userId) ?? tenant.users.find((x) => x.id === a.userId);
-          return u && listed(u) ? [{ a, u }] : [];
-        });
-      return widgetOf(tenant, key, shown, ({ a, u }) =>
-        personItem(ctx, tenant, u, a.awardedAt, tenant.achievements.find((x) => x.id === a.achievementId)?.title ?? ''));
+      // counted in one pass; items built for the first few only
+      let count = 0;
+      const first: DashboardWidgetItem[] = [];
+      for (const a of newestWithin(tenant.achievementAwards, awardedAt, since, now)) {
+        const u = ix ? ix.byId.get(a.userId) : tenant.users.find((x) => x.id === a.userId);
+        if (!u || !listed(u)) continue;
+        if (count++ < widgetItemLimit) first.push(personItem(ctx, tenant, u, a.awardedAt, tenant.achievements.find((x) => x.id === a.achievementId)?.title ?? ''));
+      }
+      return { ...widget(tenant, key, first), count };
     }
     case 'updVoting':
       return widget(tenant, key, tenant.contests

@@ -51,3 +51,28 @@ export function compareStamp(a: string, b: string): number {
   if (a.length === b.length && isStamp(a) && isStamp(b)) return a < b ? -1 : a > b ? 1 : 0;
   return a.localeCompare(b);
 }
+
+type Sorted<T> = { length: number; last: T | undefined; sorted: T[]; canonical: boolean };
+const sortedCopies = new WeakMap<object, Sorted<unknown>>();
+/**
+ * Records of `list` whose stamp is within [from, to], newest first (ties in list order): the same as
+ * `list.filter(in range).sort((a, b) => compareStamp(stamp(b), stamp(a)))`, from a sorted copy kept per list
+ * (rebuilt when the list grows, shrinks or its last record moves), so a request reads only the range.
+ */
+export function newestWithin<T>(list: readonly T[], stamp: (item: T) => string, from: string, to: string): T[] {
+  let s = sortedCopies.get(list) as Sorted<T> | undefined;
+  if (!s || s.length !== list.length || s.last !== list[list.length - 1]) {
+    const canonical = list.every((x) => isStamp(stamp(x)) && stamp(x).length === 24);
+    s = { length: list.length, last: list[list.length - 1], canonical, sorted: [...list].sort((a, b) => compareStamp(stamp(b), stamp(a))) };
+    sortedCopies.set(list, s as Sorted<unknown>);
+  }
+  if (!s.canonical) return list.filter((x) => stamp(x) >= from && stamp(x) <= to).sort((a, b) => compareStamp(stamp(b), stamp(a)));
+  const out: T[] = [];
+  for (const x of s.sorted) {
+    const t = stamp(x);
+    if (t > to) continue;
+    if (t < from) break;
+    out.push(x);
+  }
+  return out;
+}
