@@ -24,7 +24,8 @@ import { loadSnapshotFile } from './admin/snapshot.js';
 import { registerRoutes } from './routes/index.js';
 import { adminRoutes } from './admin/routes.js';
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js';
-import { seedData } from './store/seed/index.js';
+import { checkAllUpTo, seedData } from './store/seed/index.js';
+import { peopleIndex } from './domain/people-index.js';
 import { SandboxRegistry } from './store/sandbox.js';
 import { startOfDayUtc, type ClockState } from './store/clock.js';
 import type { Data } from './store/data.js';
@@ -128,6 +129,14 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
   const templates = new Map<number, Data>();
   const seeded = (seed = options.seed): Data => {
+    // Large data (--users above checkAllUpTo): no template kept and no clone; each sandbox (and reset) seeds anew,
+    // which gives the same data. A template plus its clone cost seconds and twice the memory at 100 000 users.
+    if (options.users > checkAllUpTo) {
+      const data = seedData(fixtures, { seed, refDate, size: { users: options.users } });
+      // the people indexes now, not in the first requests (see src/domain/people-index.ts)
+      for (const tenant of Object.values(data.tenants)) peopleIndex(data, tenant)?.warm();
+      return data;
+    }
     let template = templates.get(seed);
     if (!template) {
       template = seedData(fixtures, { seed, refDate, size: { users: options.users } });

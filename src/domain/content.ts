@@ -6,12 +6,14 @@ import type { UserRecord } from '../schemas/records.js';
 import type { TenantData } from '../store/data.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { matchesText, paginate, type Paged } from './lists.js';
+import { compareStamp, groupedBy } from './grouped.js';
 
 /** Author, sender or recipient as shown with content; a user no longer in the tenant shows as "deleted". */
 export const person = personBrief;
 
+const byRecipient = (p: TenantData['postcards'][number]) => p.recipientId;
 const received = (tenant: TenantData, user: UserRecord) =>
-  tenant.postcards.filter((p) => p.recipientId === user.id).sort((a, b) => b.sentAt.localeCompare(a.sentAt));
+  [...groupedBy(tenant.postcards, byRecipient, user.id)].sort((a, b) => compareStamp(b.sentAt, a.sentAt));
 
 export function postcardUserView(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string): UserPostcard {
   // A postcard sent to someone else is "not found" too: its existence is not revealed.
@@ -37,7 +39,7 @@ const published = (ctx: DomainContext, a: ArticleRecord) => Date.parse(a.publish
 
 /** Published news, newest first (news scheduled after the sandbox clock are not shown yet). */
 const newsOf = (ctx: DomainContext, tenant: TenantData) =>
-  tenant.articles.filter((a) => a.kind === 'news' && published(ctx, a)).sort((a, b) => b.publishedAt.localeCompare(a.publishedAt));
+  tenant.articles.filter((a) => a.kind === 'news' && published(ctx, a)).sort((a, b) => compareStamp(b.publishedAt, a.publishedAt));
 
 export type NewsQuery = { tagIds?: string[] | undefined; page?: string | undefined; perPage?: string | undefined; url: string };
 

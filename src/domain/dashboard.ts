@@ -12,6 +12,8 @@ import { peopleIndex } from './people-index.js';
 import { compareRuEn } from './collate.js';
 import { birthdaysFast, myTeamFast } from './people-fast.js';
 import { idList } from './lists.js';
+import { compareStamp, groupedBy, includesId, newestWithin } from './grouped.js';
+import type { AchievementAwardRecord } from '../schemas/people-records.js';
 
 export const InfoKeys = ['profileBrief', 'notificationsBadge'] as const;
 type InfoKey = (typeof InfoKeys)[number];
@@ -50,7 +52,8 @@ export function dashboard(ctx: DomainContext, tenant: TenantData, user: UserReco
   const widgetKeys = parseKeys(q.widgets, WidgetKeys, 'widgets');
   const info = new Set<InfoKey>(parseKeys(q.info, InfoKeys, 'info'));
   const widgets: Partial<Record<WidgetKey, DashboardWidget | null>> = {};
-  for (const key of widgetKeys) widgets[key] = buildWidget(ctx, tenant, user, key);
+  const today = tenantToday(ctx, tenant); // once per request: Intl formatting is not free
+  for (const key of widgetKeys) widgets[key] = buildWidget(ctx, tenant, user, key, today);
   const result: DashboardResult = { notificationsBadge: info.has('notificationsBadge') ? unseenCount(tenant, user) : 0, widgets };
   if (info.has('profileBrief')) result.profileBrief = profileBrief(ctx, tenant, user);
   return result;
@@ -63,16 +66,28 @@ function widget(tenant: TenantData, key: WidgetKey, all: DashboardWidgetItem[]):
   };
 }
 
-function personItem(ctx: DomainContext, tenant: TenantData, u: UserRecord, date: string | null, subtitle?: string): DashboardWidgetItem {
+/** widget(tenant, key, all.map(item)), building only the items shown */
+function widgetOf<T>(tenant: TenantData, key: WidgetKey, all: readonly T[], item: (x: T) => DashboardWidgetItem): DashboardWidget {
   return {
-    id: u.id, title: u.name, subtitle: subtitle ?? `${u.position} · ${departmentOf(tenant, u.departmentId)?.name ?? ''}`,
+    key, title: titles[key][tenant.tenant.locale], feed: key.startsWith('my') ? 'personal' : 'company',
+    count: all.length, items: all.slice(0, widgetItemLimit).map(item),
+  };
+}
+
+const byUser = (a: AchievementAwardRecord) => a.userId;
+const awardedAt = (a: AchievementAwardRecord) => a.awardedAt;
+
+function personItem(ctx: DomainContext, tenant: TenantData, u: UserRecord, date: string | null, subtitle?: string): DashboardWidgetItem {
+  const department = subtitle === undefined
+    ? (peopleIndex(ctx.data, tenant)?.departmentById.get(u.departmentId) ?? departmentOf(tenant, u.departmentId)) : undefined;
+  return {
+    id: u.id, title: u.name, subtitle: subtitle ?? `${u.position} · ${department?.name ?? ''}`,
     imageUrl: absolute(ctx, u.faceUrl), url: absolute(ctx, `/pages/user/${u.id}`), date,
   };
 }
 
-export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRecord, key: WidgetKey): DashboardWidget | null {
+export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRecord, key: WidgetKey, today = tenantToday(ctx, tenant)): DashboardWidget | null {
   const now = ctx.now.toISOString();
-  const today = tenantToday(ctx, tenant);
   const ru = tenant.tenant.locale === 'ru';
   switch (key) {
     case 'myTeam': {
@@ -81,7 +96,7 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
       const reportHeads = new Set(own?.headId === user.id
         ? tenant.departments.filter((d) => d.parentId === own.id && d.headId).map((d) => d.headId) : []);
       const ix = peopleIndex(ctx.data, tenant);
-      if (ix) return widget(tenant, key, myTeamFast(ix, user, reportHeads).map((u) => personItem(ctx, tenant, u, null)));
+      if (ix) return widgetOf(tenant, key, myTeamFast(ix, user, reportHeads), (u) => personItem(ctx, tenant, u, null));
       return widget(tenant, key, tenant.users
         .filter((u) => listed(u) && u.id !== user.id && (u.departmentId === user.departmentId || reportHeads.has(u.id)))
         .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || compareRuEn(a.name, b.name))
@@ -89,7 +104,10 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
     }
     case 'updBirthday': {
       const ix = peopleIndex(ctx.data, tenant);
-      if (ix) return widget(tenant, key, birthdaysFast(ix, today.slice(5)).map((u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`)));
+      if (ix) {
+        const born = ix.query(`birthdays:${today.slice(5)}`, () => birthdaysFast(ix, today.slice(5)));
+        return widgetOf(tenant, key, born, (u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`));
+      }
       return widget(tenant, key, tenant.users
         .filter((u) => listed(u) && u.birthday.slice(5) === today.slice(5))
         .sort((a, b) => compareRuEn(a.name, b.name))
@@ -97,31 +115,33 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
     }
     case 'updNewbies': {
       const since = new Date(ctx.now.getTime() - 30 * day).toISOString().slice(0, 10);
-      return widget(tenant, key, tenant.users
+      const newbies = () => tenant.users
         .filter((u) => listed(u) && u.hiredAt >= since && u.hiredAt <= today)
-        .sort((a, b) => b.hiredAt.localeCompare(a.hiredAt) || a.name.localeCompare(b.name))
-        .map((u) => personItem(ctx, tenant, u, u.hiredAt)));
+        .sort((a, b) => compareStamp(b.hiredAt, a.hiredAt) || a.name.localeCompare(b.name));
+      // a large tenant keeps the list per day range (hiredAt, state and name are in its index's fingerprint)
+      const ix = peopleIndex(ctx.data, tenant);
+      return widgetOf(tenant, key, ix ? ix.query(`newbies:${since}:${today}`, newbies) : newbies(), (u) => personItem(ctx, tenant, u, u.hiredAt));
     }
     case 'myLms':
       return widget(tenant, key, tenant.learningCourses
-        .filter((c) => c.assigneeIds.includes(user.id) && c.dueDate >= today)
-        .sort((a, b) => a.dueDate.localeCompare(b.dueDate))
+        .filter((c) => includesId(c.assigneeIds, user.id) && c.dueDate >= today)
+        .sort((a, b) => compareStamp(a.dueDate, b.dueDate))
         .map((c) => ({
           id: c.id, title: c.title, subtitle: c.kind === 'test' ? (ru ? 'Тест' : 'Test') : (ru ? 'Курс' : 'Course'),
           imageUrl: absolute(ctx, `/images/course/${c.id}.svg`), url: absolute(ctx, `/pages/course/${c.id}`), date: c.dueDate,
         })));
     case 'mySurvey':
       return widget(tenant, key, tenant.surveys
-        .filter((s) => s.assigneeIds.includes(user.id) && s.endsAt >= now && s.createdAt <= now)
-        .sort((a, b) => a.endsAt.localeCompare(b.endsAt))
+        .filter((s) => includesId(s.assigneeIds, user.id) && s.endsAt >= now && s.createdAt <= now)
+        .sort((a, b) => compareStamp(a.endsAt, b.endsAt))
         .map((s) => ({
           id: s.id, title: s.title, subtitle: ru ? `До ${s.endsAt.slice(0, 10)}` : `Until ${s.endsAt.slice(0, 10)}`,
           imageUrl: null, url: absolute(ctx, `/pages/survey/${s.id}`), date: s.endsAt,
         })));
     case 'myAchievements':
-      return widget(tenant, key, tenant.achievementAwards
-        .filter((a) => a.userId === user.id && a.awardedAt <= now)
-        .sort((a, b) => b.awardedAt.localeCompare(a.awardedAt))
+      return widget(tenant, key, groupedBy(tenant.achievementAwards, byUser, user.id)
+        .filter((a) => a.awardedAt <= now)
+        .sort((a, b) => compareStamp(b.awardedAt, a.awardedAt))
         .map((a) => {
           const ach = tenant.achievements.find((x) => x.id === a.achievementId);
           return {
@@ -131,19 +151,21 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
         }));
     case 'updAchievements': {
       const since = new Date(ctx.now.getTime() - 30 * day).toISOString();
-      return widget(tenant, key, tenant.achievementAwards
-        .filter((a) => a.awardedAt >= since && a.awardedAt <= now)
-        .sort((a, b) => b.awardedAt.localeCompare(a.awardedAt))
-        .flatMap((a) => {
-          const u = peopleIndex(ctx.data, tenant)?.byId.get(a.userId) ?? tenant.users.find((x) => x.id === a.userId);
-          const ach = tenant.achievements.find((x) => x.id === a.achievementId);
-          return u && listed(u) ? [personItem(ctx, tenant, u, a.awardedAt, ach?.title ?? '')] : [];
-        }));
+      const ix = peopleIndex(ctx.data, tenant);
+      // counted in one pass; items built for the first few only
+      let count = 0;
+      const first: DashboardWidgetItem[] = [];
+      for (const a of newestWithin(tenant.achievementAwards, awardedAt, since, now)) {
+        const u = ix ? ix.byId.get(a.userId) : tenant.users.find((x) => x.id === a.userId);
+        if (!u || !listed(u)) continue;
+        if (count++ < widgetItemLimit) first.push(personItem(ctx, tenant, u, a.awardedAt, tenant.achievements.find((x) => x.id === a.achievementId)?.title ?? ''));
+      }
+      return { ...widget(tenant, key, first), count };
     }
     case 'updVoting':
       return widget(tenant, key, tenant.contests
         .filter((c) => c.createdAt <= now && c.endsAt >= now)
-        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+        .sort((a, b) => compareStamp(b.createdAt, a.createdAt))
         .map((c) => ({
           id: c.id, title: c.title, subtitle: ru ? `Голосование до ${c.endsAt.slice(0, 10)}` : `Voting until ${c.endsAt.slice(0, 10)}`,
           imageUrl: absolute(ctx, `/images/contest/${c.id}.svg`), url: absolute(ctx, `/pages/contest/${c.id}`), date: c.createdAt,
@@ -151,7 +173,7 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
     case 'updBooks':
       return widget(tenant, key, tenant.libraryBooks
         .filter((b) => b.addedAt <= now)
-        .sort((a, b) => b.addedAt.localeCompare(a.addedAt))
+        .sort((a, b) => compareStamp(b.addedAt, a.addedAt))
         .map((b) => ({
           id: b.id, title: b.title, subtitle: b.author, imageUrl: absolute(ctx, `/images/book/${b.id}.svg`),
           url: absolute(ctx, `/pages/book/${b.id}`), date: b.addedAt,

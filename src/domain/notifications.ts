@@ -8,6 +8,7 @@ import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { paginate, type Paged } from './lists.js';
 import { dayFormat } from './collate.js';
+import { groupedBy } from './grouped.js';
 
 /** Today (yyyy-MM-dd) by the sandbox clock in the tenant's time zone. */
 export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: TenantData): string {
@@ -18,10 +19,15 @@ export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: TenantData)
   }
 }
 
-const own = (tenant: TenantData, user: UserRecord) => tenant.notifications.filter((n) => n.userId === user.id);
+const byUser = (n: NotificationRecord) => n.userId;
+const own = (tenant: TenantData, user: UserRecord) => groupedBy(tenant.notifications, byUser, user.id);
 
 /** Unseen notifications of the user. */
-export const unseenCount = (tenant: TenantData, user: UserRecord) => own(tenant, user).filter((n) => n.seenAt === null).length;
+export const unseenCount = (tenant: TenantData, user: UserRecord) => {
+  let count = 0;
+  for (const n of own(tenant, user)) if (n.seenAt === null) count++;
+  return count;
+};
 
 const view = (ctx: DomainContext, n: NotificationRecord): Notification => ({
   id: n.id, title: n.title, body: n.body, kind: n.kind, url: n.url === null ? null : absolute(ctx, n.url), isSeen: n.seenAt !== null, createdAt: n.createdAt,

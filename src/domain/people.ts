@@ -9,7 +9,7 @@ import { absolute, type DomainContext } from './context.js';
 import { idList, inDayRange, matchesText, paginate, parseDayRange, sortBy, type Paged } from './lists.js';
 import { peopleIndex } from './people-index.js';
 import { compareRuEn, compareRuEnNumeric } from './collate.js';
-import { departmentItemFast, departmentPeopleFast, departmentSearchUsersFast, userIndexFast, userSearchFast } from './people-fast.js';
+import { departmentItemFast, departmentMatchesFast, departmentPeopleFast, departmentSearchUsersFast, userIndexFast, userSearchFast } from './people-fast.js';
 
 /** Known active status types (assumed: the API description does not list them). */
 export const statusTypeNames: Record<string, { ru: string; en: string }> = {
@@ -249,7 +249,7 @@ export function departmentSearch(ctx: DomainContext, tenant: TenantData, _user: 
   if (q.trim() === '') return { q, items: [] };
   const ix = peopleIndex(ctx.data, tenant);
   if (ix) {
-    const found = tenant.departments.filter((d) => matchesText(q, [d.name])).slice(0, 20).map((d) => departmentItemFast(ix, d));
+    const found = departmentMatchesFast(ix, q).slice(0, 20).map((d) => departmentItemFast(ix, d));
     return { q, items: [...found, ...departmentSearchUsersFast(ctx, tenant, ix, q)] };
   }
   const deps = tenant.departments.filter((d) => matchesText(q, [d.name])).slice(0, 20).map((d) => departmentItem(tenant, d));

@@ -3,6 +3,7 @@
 // participation requests.
 import type { CalendarEventBidRecord, CalendarEventRecord, CalendarEventTypeRecord } from '../../schemas/calendar.js';
 import { isoDay, type SeedContext } from './context.js';
+import { fakerUsers } from './fast-random.js';
 
 const words = {
   ru: {
@@ -48,6 +49,9 @@ export function seedCalendar(ctx: SeedContext): void {
   const faker = ctx.faker('calendar');
   const active = data.users.filter((u) => u.state === 'active');
   const me = data.users[0]!;
+  // participants come from the first `fakerUsers` active users: the whole list at the default size, and no copy and
+  // filter of 100 000 users per event at --users 100000
+  const crowd = active.length > fakerUsers ? active.slice(0, fakerUsers) : active;
 
   const types: CalendarEventTypeRecord[] = [1, 2, 3, 4, 6].map((code) => ({
     id: faker.string.uuid(), code, name: w.builtIn[code]!, backgroundColor: colours[code]![0], textColor: colours[code]![1],
@@ -79,7 +83,7 @@ export function seedCalendar(ctx: SeedContext): void {
     title: w.recurring, description: w.recurringDescription, typeId: (usedCustom[0] ?? typeOf(1)).id,
     startAt: new Date(yogaStart.getTime() + 9 * hour).toISOString(), endAt: new Date(yogaStart.getTime() + 10 * hour).toISOString(),
     recurrence: { freq: 'weekly', interval: 1, until: isoDay(new Date(refDate.getTime() + 120 * day)) },
-    organizerId: faker.helpers.arrayElement(active.slice(3)).id, participantIds: faker.helpers.arrayElements(active.slice(3), 6).map((u) => u.id),
+    organizerId: faker.helpers.arrayElement(active.slice(3)).id, participantIds: faker.helpers.arrayElements(crowd.slice(3), 6).map((u) => u.id),
     meetingPlaceId: place(5), bidMode: 'auto', maxParticipants: 30, createdAt: new Date(yogaStart.getTime() - 14 * day).toISOString(),
   }));
 
@@ -92,7 +96,7 @@ export function seedCalendar(ctx: SeedContext): void {
     const start = new Date(monthStart + dayOffset * day + startHour * hour);
     const length = faker.helpers.arrayElement([1, 1.5, 2, 3]) * hour;
     const organizer = faker.helpers.arrayElement(active);
-    const participants = faker.helpers.arrayElements(active.filter((u) => u.id !== organizer.id && u.id !== me.id), { min: 2, max: 12 }).map((u) => u.id);
+    const participants = faker.helpers.arrayElements(crowd.filter((u) => u.id !== organizer.id && u.id !== me.id), { min: 2, max: 12 }).map((u) => u.id);
     // The first demo account takes part in every fourth event and organises one.
     if (i % 4 === 0 && !participants.includes(me.id) && organizer.id !== me.id) participants.push(me.id);
     const restricted = code !== 1 && faker.datatype.boolean(0.25);
@@ -110,7 +114,7 @@ export function seedCalendar(ctx: SeedContext): void {
   // A few pending requests for moderated trainings from other users.
   const bids: CalendarEventBidRecord[] = [];
   for (const e of events.filter((x) => x.bidMode === 'moderated').slice(0, 4)) {
-    const candidates = active.filter((x) => x.id !== me.id && x.id !== e.organizerId && !e.participantIds.includes(x.id));
+    const candidates = crowd.filter((x) => x.id !== me.id && x.id !== e.organizerId && !e.participantIds.includes(x.id));
     if (candidates.length === 0) continue; // a small tenant (--users 10): everyone already takes part
     const u = faker.helpers.arrayElement(candidates);
     const at = new Date(Date.parse(e.startAt) - 10 * day).toISOString();

@@ -2,6 +2,7 @@
 // articles, and received postcards. Texts in the tenant's language.
 import type { ArticleRecord, ContentCategoryRecord, PostcardRecord } from '../../schemas/content.js';
 import type { SeedContext } from './context.js';
+import { FastRandom, fakerUsers } from './fast-random.js';
 
 const words = {
   ru: {
@@ -153,7 +154,24 @@ export function seedContent(ctx: SeedContext): void {
       sentAt: faker.date.between({ from: refDate.getTime() - 120 * day, to: refDate.getTime() - 60_000 }).toISOString(),
     });
   };
+  // active users beyond the first `fakerUsers`: the same postcards from FastRandom (see fast-random.ts)
+  const r = new FastRandom(ctx.seed, fixture.id, 'postcards');
+  const sendFast = (recipientId: string, recipientIndex: number) => {
+    const k = r.int(0, w.postcardTitles.length - 1);
+    const n = users.length - 1;
+    const j = r.int(0, n - 1);
+    const sender = users[j < recipientIndex ? j : j + 1]!;
+    postcards.push({
+      id: r.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
+      sentAt: r.between(refDate.getTime() - 120 * day, refDate.getTime() - 60_000).toISOString(),
+    });
+  };
   users.forEach((u, i) => {
+    if (i >= fakerUsers) {
+      const n = r.boolean(0.33) ? r.int(1, 3) : 0;
+      for (let k = 0; k < n; k++) sendFast(u.id, i);
+      return;
+    }
     const n = i === 0 ? 5 : faker.datatype.boolean(0.33) ? faker.number.int({ min: 1, max: 3 }) : 0;
     for (let k = 0; k < n; k++) send(u.id, i);
   });

@@ -6,6 +6,7 @@ import type { FileRecord } from '../../schemas/records.js';
 import { detectMime, extOf, fileTypeOf } from '../../domain/files.js';
 import { purposeTexts } from '../../domain/ideas.js';
 import type { SeedContext } from './context.js';
+import { fakerUsers } from './fast-random.js';
 
 const words = {
   ru: {
@@ -64,6 +65,9 @@ export function seedEngage(ctx: SeedContext): void {
   const plain = active.filter((u) => !moderators.has(u.id));
   const fixtureIds = fixture.accounts.map((a) => a.userId);
   const ref = refDate.getTime();
+  // voters, participants and feedback targets come from the first `fakerUsers` active users: all of them at the
+  // default size, and no copy of 100 000 users per idea at --users 100000
+  const crowd = active.length > fakerUsers ? active.slice(0, fakerUsers) : active;
 
   // Ideas: the demo accounts author some; statuses cycle so each one appears; the last three wait for moderation.
   const fi = ctx.faker('ideas');
@@ -77,8 +81,8 @@ export function seedEngage(ctx: SeedContext): void {
     const statusId = pending ? IdeaStatusCode.moderation : IdeaStatusCode.new + (i % 6);
     const created = pending ? fi.date.recent({ days: 5, refDate }) : fi.date.recent({ days: 120, refDate });
     const updated = new Date(created.getTime() + fi.number.int({ min: 0, max: Math.max(0, ref - created.getTime()) }));
-    const voters = pending ? [] : fi.helpers.arrayElements(active, { min: 0, max: 15 }).map((u) => u.id);
-    const participants = pending ? [] : fi.helpers.arrayElements(active, { min: 0, max: 4 }).map((u) => u.id);
+    const voters = pending ? [] : fi.helpers.arrayElements(crowd, { min: 0, max: 15 }).map((u) => u.id);
+    const participants = pending ? [] : fi.helpers.arrayElements(crowd, { min: 0, max: 4 }).map((u) => u.id);
     const withPerformer = statusId === IdeaStatusCode.accepted || statusId === IdeaStatusCode.inProgress || statusId === IdeaStatusCode.implemented;
     ideas.push({
       id: fi.string.uuid(), title: i >= w.ideas.length ? `${title} (${i + 1 - w.ideas.length})` : title, description, authorId: author.id,
@@ -109,7 +113,7 @@ export function seedEngage(ctx: SeedContext): void {
   for (let k = 0; k < 12; k++) {
     const author = ff.helpers.arrayElement(active);
     const aboutUser = ff.datatype.boolean(0.6);
-    const target = aboutUser ? ff.helpers.arrayElement(active.filter((u) => u.id !== author.id)).id : ff.helpers.arrayElement(data.departments).id;
+    const target = aboutUser ? ff.helpers.arrayElement(crowd.filter((u) => u.id !== author.id)).id : ff.helpers.arrayElement(data.departments).id;
     feedback.push({
       id: ff.string.uuid(), authorId: author.id, targetType: aboutUser ? 'user' : 'department', targetId: target,
       score: ff.number.int({ min: 1, max: 5 }), text: ff.helpers.arrayElement(w.feedback), isAnonymous: ff.datatype.boolean(0.3),

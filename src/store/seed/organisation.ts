@@ -1,6 +1,7 @@
 // Shared organisation data several groups read: employments, user groups, meeting places.
 import type { EmploymentRecord, UserGroupRecord } from '../../schemas/records.js';
 import { isoDay, type SeedContext } from './context.js';
+import { FastRandom, fakerUsers } from './fast-random.js';
 
 const words = {
   ru: {
@@ -25,8 +26,28 @@ export function seedOrganisation(ctx: SeedContext): void {
 
   const employments: EmploymentRecord[] = [];
   const secondDepartments = data.departments.filter((d) => d.level >= 2);
+  const r = new FastRandom(ctx.seed, fixture.id, 'organisation');
+  const refMs = refDate.getTime();
   data.users.forEach((user, i) => {
     const origin = (n: number) => `${fixture.locale === 'ru' ? 'ТН' : 'EMP'}-${String(100000 + i * 3 + n)}`;
+    if (i >= fakerUsers) {
+      // the same records as below, from FastRandom (see fast-random.ts)
+      employments.push({
+        id: r.uuid(), userId: user.id, departmentId: user.departmentId, position: user.position, isMain: true,
+        statusId: 1, employmentDate: user.hiredAt, firedDate: null, originId: origin(0), originOrganizationId: 'ORG-1',
+        organizationName: w.org, rate: 1, createdAt: user.createdAt,
+      });
+      if (r.boolean(0.1)) {
+        const dep = r.pick(secondDepartments);
+        const since = r.between(Date.parse(user.createdAt), refMs);
+        employments.push({
+          id: r.uuid(), userId: user.id, departmentId: dep.id, position: r.boolean() ? user.position : `${w.department}: ${dep.name}`,
+          isMain: false, statusId: r.boolean(0.9) ? 1 : 2, employmentDate: isoDay(since), firedDate: null,
+          originId: origin(1), originOrganizationId: 'ORG-2', organizationName: w.org2, rate: 0.5, createdAt: since.toISOString(),
+        });
+      }
+      return;
+    }
     employments.push({
       id: faker.string.uuid(), userId: user.id, departmentId: user.departmentId, position: user.position, isMain: true,
       statusId: 1, employmentDate: user.hiredAt, firedDate: null, originId: origin(0), originOrganizationId: 'ORG-1',
@@ -45,21 +66,22 @@ export function seedOrganisation(ctx: SeedContext): void {
   });
 
   const recent = new Date(refDate.getTime() - 90 * 86400_000).toISOString().slice(0, 10);
-  const members: Array<(u: (typeof data.users)[number]) => boolean> = [
+  const chance = (j: number, p: number) => (j < fakerUsers ? faker.datatype.boolean(p) : r.boolean(p));
+  const members: Array<(u: (typeof data.users)[number], j: number) => boolean> = [
     () => true,
     (u) => u.isBoss,
     (u) => u.hiredAt >= recent,
-    (_u) => faker.datatype.boolean(0.7),
-    (_u) => faker.datatype.boolean(0.3),
-    (_u) => faker.datatype.boolean(0.1),
-    (_u) => faker.datatype.boolean(0.05),
+    (_u, j) => chance(j, 0.7),
+    (_u, j) => chance(j, 0.3),
+    (_u, j) => chance(j, 0.1),
+    (_u, j) => chance(j, 0.05),
   ];
   const conditions = ['*', 'isBoss', 'hiredAt ≥ 90 days ago', 'office', 'office', 'opt-in', 'opt-in'];
   const userGroups: UserGroupRecord[] = w.groups.map((name, i) => {
     const id = faker.string.uuid();
     return {
       id, name, description: faker.lorem.sentence(), iconUrl: `/images/user-group/${id}.svg`, conditionsReadable: conditions[i] ?? 'opt-in',
-      memberIds: data.users.filter((u) => members[i]!(u)).map((u) => u.id),
+      memberIds: data.users.filter((u, j) => members[i]!(u, j)).map((u) => u.id),
     };
   });
 

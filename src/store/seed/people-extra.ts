@@ -5,6 +5,7 @@ import type {
 } from '../../schemas/people-records.js';
 import { OrgEmploymentFileTypeIds } from '../../schemas/people-records.js';
 import { isoDay, type SeedContext } from './context.js';
+import { FastRandom, IsoFormat, fakerUsers } from './fast-random.js';
 
 const texts = {
   ru: {
@@ -54,7 +55,22 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   // Notifications: ~25 per demo account, a few per generated user; newest first; mixed seen/unseen.
   const nf = ctx.faker('notifications');
   const notifications: NotificationRecord[] = [];
-  for (const user of data.users) {
+  const nr = new FastRandom(ctx.seed, fixture.id, 'notifications');
+  const iso = new IsoFormat();
+  for (const [j, user] of data.users.entries()) {
+    if (j >= fakerUsers) {
+      // the same records as below, from FastRandom (see fast-random.ts)
+      for (let i = 0, count = nr.int(1, 4); i < count; i++) {
+        const t = nr.pick(w.pushes);
+        const created = ref - (i * 7 + nr.int(0, 6)) * 3600_000 - nr.int(60, 3000) * 1000;
+        const seen = i >= 6 && nr.boolean(0.85);
+        notifications.push({
+          id: nr.uuid(), userId: user.id, title: t.title, body: t.body, kind: t.kind, url: t.url,
+          createdAt: iso.time(created), seenAt: seen ? iso.time(created + 600_000) : null,
+        });
+      }
+      continue;
+    }
     const count = fixtureIds.has(user.id) ? 25 : nf.number.int({ min: 1, max: 4 });
     for (let i = 0; i < count; i++) {
       const t = nf.helpers.arrayElement(w.pushes);
@@ -78,16 +94,36 @@ export function seedPeopleExtra(ctx: SeedContext): void {
     const list = employmentsOf.get(e.userId);
     if (list) list.push(e); else employmentsOf.set(e.userId, [e]);
   }
-  for (const user of data.users) {
+  const fr = new FastRandom(ctx.seed, fixture.id, 'orgEmploymentFiles');
+  for (const [j, user] of data.users.entries()) {
     const employments = employmentsOf.get(user.id) ?? [];
-    const count = fixtureIds.has(user.id) ? 6 : ff.number.int({ min: 1, max: 3 });
+    // users beyond the first `fakerUsers`: the same records from FastRandom (see fast-random.ts)
+    const fast = j >= fakerUsers;
+    const count = fixtureIds.has(user.id) ? 6 : fast ? fr.int(1, 3) : ff.number.int({ min: 1, max: 3 });
     for (let i = 0; i < count; i++) {
-      const employment = ff.helpers.arrayElement(employments);
-      const typeId: OrgEmploymentFileTypeId = i === 0 ? 'payroll-statement' : ff.helpers.arrayElement(OrgEmploymentFileTypeIds);
-      const created = new Date(ref - ff.number.int({ min: 2, max: 180 }) * day - ff.number.int({ min: 0, max: 86_000 }) * 1000);
+      const employment = fast ? fr.pick(employments) : ff.helpers.arrayElement(employments);
+      const typeId: OrgEmploymentFileTypeId = i === 0 ? 'payroll-statement' : fast ? fr.pick(OrgEmploymentFileTypeIds) : ff.helpers.arrayElement(OrgEmploymentFileTypeIds);
+      const created = fast ? new Date(ref - fr.int(2, 180) * day - fr.int(0, 86_000) * 1000)
+        : new Date(ref - ff.number.int({ min: 2, max: 180 }) * day - ff.number.int({ min: 0, max: 86_000 }) * 1000);
+      const periodic = typeId === 'payroll-statement' || typeId === 'income-statement-2ndfl';
+      if (fast) {
+        const rejected = fr.boolean(0.08);
+        const at = iso.time(created.getTime());
+        const ready = iso.time(created.getTime() + fr.int(10, 2880) * 60_000);
+        const year = created.getUTCFullYear();
+        const payroll = typeId === 'payroll-statement';
+        files.push({
+          id: fr.uuid(), userId: user.id, employmentId: employment.id,
+          customId: `${fixture.locale === 'ru' ? 'ЗД' : 'REQ'}-${String(seq++).padStart(6, '0')}`,
+          typeId, statusId: rejected ? 'rejected' : 'ready', fileId: fr.uuid(),
+          dateFrom: periodic ? (payroll ? iso.day(Date.UTC(year, created.getUTCMonth() - 1, 1)) : `${year - 1}-01-01`) : null,
+          dateTo: periodic ? (payroll ? iso.day(Date.UTC(year, created.getUTCMonth(), 0)) : `${year - 1}-12-31`) : null,
+          createdAt: at, updatedAt: ready, readyAt: rejected ? null : ready,
+        });
+        continue;
+      }
       const monthStart = new Date(Date.UTC(created.getUTCFullYear(), created.getUTCMonth() - 1, 1));
       const monthEnd = new Date(Date.UTC(created.getUTCFullYear(), created.getUTCMonth(), 0));
-      const periodic = typeId === 'payroll-statement' || typeId === 'income-statement-2ndfl';
       const rejected = ff.datatype.boolean(0.08);
       const ready = new Date(created.getTime() + ff.number.int({ min: 10, max: 2880 }) * 60_000);
       files.push({
@@ -107,7 +143,9 @@ export function seedPeopleExtra(ctx: SeedContext): void {
 
   // Dashboard collections.
   const df = ctx.faker('dashboard');
-  const someUsers = (share: number) => data.users.filter((u) => fixtureIds.has(u.id) || df.datatype.boolean(share)).map((u) => u.id);
+  const dr = new FastRandom(ctx.seed, fixture.id, 'dashboard');
+  const someUsers = (share: number) => data.users
+    .filter((u, j) => fixtureIds.has(u.id) || (j < fakerUsers ? df.datatype.boolean(share) : dr.boolean(share))).map((u) => u.id);
   data.learningCourses = w.courses.map((title, i) => ({
     id: df.string.uuid(), title, kind: i === 5 ? 'test' as const : 'course' as const, assigneeIds: someUsers(0.4),
     dueDate: isoDay(new Date(ref + df.number.int({ min: 3, max: 60 }) * day)),
@@ -121,13 +159,21 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   }));
   data.achievements = w.achievements.map(([title, description]) => ({ id: df.string.uuid(), title: title ?? '', description: description ?? '' }));
   const awards: AchievementAwardRecord[] = [];
-  for (const user of data.users) {
+  for (const [j, user] of data.users.entries()) {
+    if (j >= fakerUsers) {
+      if (dr.boolean(0.15)) {
+        awards.push({ id: dr.uuid(), achievementId: dr.pick(data.achievements).id, userId: user.id, awardedAt: iso.time(ref - dr.int(1, 120) * day) });
+      }
+      continue;
+    }
     const n = fixtureIds.has(user.id) ? 3 : df.datatype.boolean(0.15) ? 1 : 0;
     for (const a of df.helpers.arrayElements(data.achievements, n)) {
       awards.push({ id: df.string.uuid(), achievementId: a.id, userId: user.id, awardedAt: new Date(ref - df.number.int({ min: 1, max: 120 }) * day).toISOString() });
     }
   }
-  data.achievementAwards = awards.sort((a, b) => b.awardedAt.localeCompare(a.awardedAt));
+  // ISO times of one format: code-unit order is their localeCompare order (cheaper at 100 000 users)
+  data.achievementAwards = data.users.length > fakerUsers ? awards.sort((a, b) => (a.awardedAt < b.awardedAt ? 1 : a.awardedAt > b.awardedAt ? -1 : 0))
+    : awards.sort((a, b) => b.awardedAt.localeCompare(a.awardedAt));
   data.contests = w.contests.map((title, i) => ({
     id: df.string.uuid(), title, createdAt: new Date(ref - df.number.int({ min: 1, max: 20 }) * day).toISOString(),
     endsAt: new Date(ref + (i === w.contests.length - 1 ? -3 : df.number.int({ min: 5, max: 40 })) * day).toISOString(),

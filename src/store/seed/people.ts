@@ -4,6 +4,7 @@ import type { DepartmentRecord, UserRecord } from '../../schemas/records.js';
 import type { Right } from '../../schemas/common.js';
 import { hashSecret } from '../ids.js';
 import { isoDay, type SeedContext } from './context.js';
+import { FastRandom, IsoFormat, fakerUsers, localeWords } from './fast-random.js';
 
 const names = {
   ru: {
@@ -112,7 +113,47 @@ export function seedPeople(ctx: SeedContext): void {
     users.push(makeUser({ id: userId, ...rest }, dep.id));
   });
 
+  // Users beyond the first `fakerUsers`: the same kinds of values from the locale's word lists and a FastRandom.
+  const r = new FastRandom(ctx.seed, fixture.id, 'people');
+  const lw = localeWords(faker);
+  const translit = new Map<string, string>();
+  const translitOf = (word: string) => {
+    let t = translit.get(word);
+    if (t === undefined) { t = transliterate(word); translit.set(word, t); }
+    return t;
+  };
+  const domainPart = fixture.domain.split('.')[0];
+  const fastEmail = (first: string, last: string) => {
+    // join() gives flat strings (a long template literal keeps cons strings: memory at 100 000 users)
+    const local = [translitOf(first), '.', translitOf(last)].join('');
+    let email = [local, '@', domainPart, '.test'].join('');
+    for (let n = 2; emails.has(email); n++) email = [local, n, '@', domainPart, '.test'].join('');
+    emails.add(email);
+    return email;
+  };
+  const ref = refDate.getTime();
+  const dayMs = 86400_000;
+  const iso = new IsoFormat();
+  const fastUser = (departmentId: string): UserRecord => {
+    const gender = r.boolean() ? 'male' as const : 'female' as const;
+    const firstName = r.pick(lw.firstName(gender));
+    const lastName = r.pick(lw.lastName(gender));
+    const middleName = fixture.locale === 'ru' ? r.pick(lw.middleName(gender)) : null;
+    const hired = r.int(ref - 8 * 365 * dayMs, ref - 1000);
+    const born = r.int(ref - 64 * 365 * dayMs, ref - 20 * 366 * dayMs);
+    const id = r.uuid();
+    return {
+      id, email: fastEmail(firstName, lastName), password: 'demo1234', twoFactor: false, rights: [...employeeRights],
+      firstName, lastName, middleName, gender, position: r.pick(words.positions),
+      name: [lastName, firstName, middleName].filter(Boolean).join(' '),
+      departmentId, isBoss: false, phone: r.digits(r.pick(lw.phones)), birthday: iso.day(born), hiredAt: iso.day(hired),
+      createdAt: iso.time(hired), lastLoginAt: r.boolean(0.8) ? iso.time(r.int(ref - 30 * dayMs, ref - 1000)) : null,
+      regStatusId: r.boolean(0.95) ? 2 : 1, state: 'active', faceUrl: ['/images/avatar/', id, '.svg'].join(''), statusText: '', activeStatusTypes: [],
+    };
+  };
+
   for (let i = users.length; i < size.users; i++) {
+    if (i >= fakerUsers) { users.push(fastUser(r.pick(leaves).id)); continue; }
     const gender = faker.helpers.arrayElement(['male', 'female'] as const);
     const firstName = faker.person.firstName(gender);
     const lastName = faker.person.lastName(gender);

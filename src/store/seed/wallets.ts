@@ -2,6 +2,7 @@
 // Balances are computed from the transactions, so the two always agree.
 import type { WalletRecord, WalletTransactionRecord } from '../../schemas/integration-records.js';
 import type { SeedContext } from './context.js';
+import { FastRandom, IsoFormat, fakerUsers } from './fast-random.js';
 
 export function seedWallets(ctx: SeedContext): void {
   const { data, refDate, fixture } = ctx;
@@ -12,9 +13,17 @@ export function seedWallets(ctx: SeedContext): void {
     : { opening: 'Annual allowance', bonus: 'Project bonus', purchase: 'Shop purchase', cancel: 'Purchase cancelled', thanks: 'Thanks for the help' };
   const day = 86400_000;
   const at = (daysAgo: number) => new Date(refDate.getTime() - daysAgo * day - faker.number.int({ min: 0, max: day - 1 })).toISOString();
-  const wallets: WalletRecord[] = data.users.map((u) => ({
-    id: faker.string.uuid(), userId: u.id, balance: 0, createdAt: u.createdAt < at(200) ? u.createdAt : at(200), updatedAt: '',
-  }));
+  // users beyond the first `fakerUsers`: the same records from FastRandom (see fast-random.ts)
+  const r = new FastRandom(ctx.seed, fixture.id, 'wallets');
+  const iso = new IsoFormat();
+  const atFast = (daysAgo: number) => iso.time(refDate.getTime() - daysAgo * day - r.int(0, day - 1));
+  const wallets: WalletRecord[] = data.users.map((u, j) => {
+    if (j >= fakerUsers) {
+      const opened = atFast(200);
+      return { id: r.uuid(), userId: u.id, balance: 0, createdAt: u.createdAt < opened ? u.createdAt : opened, updatedAt: '' };
+    }
+    return { id: faker.string.uuid(), userId: u.id, balance: 0, createdAt: u.createdAt < at(200) ? u.createdAt : at(200), updatedAt: '' };
+  });
   const tx: WalletTransactionRecord[] = [];
   const add = (t: Omit<WalletTransactionRecord, 'id' | 'entityId' | 'referenceId' | 'createdBy'> & Partial<WalletTransactionRecord>) =>
     tx.push({ id: faker.string.uuid(), entityId: null, referenceId: null, createdBy: null, ...t });
@@ -23,7 +32,30 @@ export function seedWallets(ctx: SeedContext): void {
     if (from) balance.set(from, (balance.get(from) ?? 0) - amount);
     if (to) balance.set(to, (balance.get(to) ?? 0) + amount);
   };
-  for (const w of wallets) {
+  const addFast = (t: Omit<WalletTransactionRecord, 'id' | 'entityId' | 'referenceId' | 'createdBy'> & Partial<WalletTransactionRecord>) =>
+    tx.push({ id: r.uuid(), entityId: null, referenceId: null, createdBy: null, ...t });
+  for (const [j, w] of wallets.entries()) {
+    if (j >= fakerUsers) {
+      const opening = r.int(10, 50) * 100;
+      addFast({ senderWalletId: null, recipientWalletId: w.id, amount: opening, operationTypeId: 1, comment: texts.opening, createdAt: atFast(180) });
+      move(null, w.id, opening);
+      if (r.boolean(0.4)) {
+        const bonus = r.int(1, 10) * 50;
+        addFast({ senderWalletId: null, recipientWalletId: w.id, amount: bonus, operationTypeId: 4, comment: texts.bonus, createdAt: atFast(r.int(60, 170)) });
+        move(null, w.id, bonus);
+      }
+      if (r.boolean(0.5)) {
+        const price = r.int(1, 9) * 100;
+        const order = `order-${String(r.int(0, 999_999)).padStart(6, '0')}`;
+        addFast({ senderWalletId: w.id, recipientWalletId: null, amount: price, operationTypeId: 5, comment: texts.purchase, entityId: order, referenceId: order, createdAt: atFast(r.int(20, 59)) });
+        move(w.id, null, price);
+        if (r.boolean(0.2)) {
+          addFast({ senderWalletId: null, recipientWalletId: w.id, amount: price, operationTypeId: 9, comment: texts.cancel, entityId: order, referenceId: order, createdAt: atFast(r.int(1, 19)) });
+          move(null, w.id, price);
+        }
+      }
+      continue;
+    }
     const opening = faker.number.int({ min: 10, max: 50 }) * 100;
     add({ senderWalletId: null, recipientWalletId: w.id, amount: opening, operationTypeId: 1, comment: texts.opening, createdAt: at(180) });
     move(null, w.id, opening);
@@ -60,5 +92,7 @@ export function seedWallets(ctx: SeedContext): void {
     w.updatedAt = last !== undefined && last > w.createdAt ? last : w.createdAt;
   }
   data.wallets = wallets;
-  data.walletTransactions = tx.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  // ISO times of one format: code-unit order is their localeCompare order (cheaper at 100 000 users)
+  data.walletTransactions = wallets.length > fakerUsers ? tx.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0))
+    : tx.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 }
