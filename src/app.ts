@@ -174,9 +174,9 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   await app.register(authPlugin, { policy: authPolicy });
 
   // A change acknowledged to a client is on disk first (no-op for in-memory sandboxes).
-  app.addHook('onSend', async (req, _reply, payload) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD' && req.sandbox) await req.sandbox.save();
-    return payload;
+  app.addHook('onSend', (req, _reply, payload, done) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || !req.sandbox) return done(null, payload);
+    req.sandbox.save().then(() => done(null, payload), done);
   });
 
   // 5. the API groups, then the admin side

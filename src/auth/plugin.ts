@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
 import type { Right } from '../schemas/common.js';
 import { noAuth, type AuthContext, type AuthMode } from '../http/context.js';
-import { secretMatches } from '../store/ids.js';
+import { secretChecker } from '../store/ids.js';
 import type { TenantData } from '../store/data.js';
 import type { Sandbox } from '../store/sandbox.js';
 import type { UserRecord } from '../schemas/records.js';
@@ -33,20 +33,24 @@ export type AuthPolicy = {
   sessionsExpired(req: FastifyRequest): boolean;
 };
 
-function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy): AuthContext {
+/** Compares a presented secret with a record's stored hash (see secretChecker). */
+export type SecretCheck = (record: object, presented: string, storedHash: string) => boolean;
+
+const sessionHeaders = ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code'] as const;
+
+function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy, check: SecretCheck): AuthContext {
   const tenantId = header(req, 'x-service-tenant-id');
   const deviceId = header(req, 'x-service-device-id');
   const sessionId = header(req, 'x-service-session-id');
   const code = header(req, 'x-service-session-code');
-  const missing = [
-    ['x-service-tenant-id', tenantId], ['x-service-device-id', deviceId],
-    ['x-service-session-id', sessionId], ['x-service-session-code', code],
-  ].filter(([, v]) => v === undefined).map(([n]) => n);
-  if (missing.length > 0) throw fail.unauthorized(`missing session header(s): ${missing.join(', ')}`);
-  const tenant = sandbox.tenant(tenantId!);
+  if (tenantId === undefined || deviceId === undefined || sessionId === undefined || code === undefined) {
+    const missing = sessionHeaders.filter((name) => header(req, name) === undefined);
+    throw fail.unauthorized(`missing session header(s): ${missing.join(', ')}`);
+  }
+  const tenant = sandbox.tenant(tenantId);
   // The same answer for an unknown tenant and a foreign session: a caller learns nothing about other tenants.
   const session = tenant?.sessions.find((s) => s.id === sessionId);
-  if (!tenant || !session || !secretMatches(code!, session.secretHash)) throw fail.unauthorized('session not found or session code invalid');
+  if (!tenant || !session || !check(session, code, session.secretHash)) throw fail.unauthorized('session not found or session code invalid');
   if (session.deviceId !== deviceId) throw fail.unauthorized('session does not belong to this device');
   const device = tenant.devices.find((d) => d.id === deviceId && d.userId === session.userId);
   if (!device) throw fail.unauthorized('device is no longer bound; bind it again');
@@ -58,7 +62,7 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy):
 }
 
 /** Personal tokens look like `pmt_<tokenId>_<secret>`; the id finds the record, the secret is compared in constant time. */
-function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy: AuthPolicy): AuthContext {
+function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy: AuthPolicy, check: SecretCheck): AuthContext {
   const m = /^pmt_([0-9a-f-]{36})_([A-Za-z0-9_-]+)$/.exec(token);
   const tenantHeader = header(req, 'x-service-tenant-id');
   if (m) {
@@ -66,7 +70,7 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
       if (tenantHeader && tenant.tenant.id !== tenantHeader) continue;
       const record = tenant.personalTokens.find((t) => t.id === m[1]);
       if (!record) continue;
-      if (!secretMatches(token, record.secretHash)) break;
+      if (!check(record, token, record.secretHash)) break;
       const now = sandbox.clock.now().getTime();
       if (record.revokedAt) throw fail.unauthorized('personal token revoked');
       if (record.expiresAt && Date.parse(record.expiresAt) <= now) throw fail.unauthorized('personal token expired');
@@ -78,20 +82,20 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
   throw fail.unauthorized('bearer token invalid');
 }
 
-function apiKeyAuth(req: FastifyRequest, sandbox: Sandbox, clientId: string): AuthContext {
+function apiKeyAuth(req: FastifyRequest, sandbox: Sandbox, clientId: string, check: SecretCheck): AuthContext {
   const secret = header(req, 'x-service-client-secret') ?? '';
   const tenantHeader = header(req, 'x-service-tenant-id');
   for (const tenant of Object.values(sandbox.data.tenants)) {
     if (tenantHeader && tenant.tenant.id !== tenantHeader) continue;
     const key = tenant.apiKeys.find((k) => k.clientId === clientId);
-    if (key && secretMatches(secret, key.secretHash)) {
+    if (key && check(key, secret, key.secretHash)) {
       return { kind: 'apikey', tenant, user: null, session: null, device: null, apiKeyClientId: clientId, rights: new Set() };
     }
   }
   throw fail.unauthorized('API key (X-Service-Client-Id / X-Service-Client-Secret) invalid');
 }
 
-export function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy): AuthContext {
+export function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy, check: SecretCheck): AuthContext {
   const sandbox = req.sandbox;
   if (mode === 'none') return noAuth;
   if (mode === 'tenant') {
@@ -104,22 +108,28 @@ export function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPo
   const authorization = header(req, 'authorization');
   if (authorization?.toLowerCase().startsWith('bearer ')) {
     if (mode === 'session-only') throw fail.forbidden('this operation requires session authorization; personal tokens are not accepted');
-    return bearerAuth(req, sandbox, authorization.slice(7).trim(), policy);
+    return bearerAuth(req, sandbox, authorization.slice(7).trim(), policy, check);
   }
   const clientId = header(req, 'x-service-client-id');
-  if (clientId && mode === 'session-or-apikey' && !header(req, 'x-service-session-id')) return apiKeyAuth(req, sandbox, clientId);
-  return sessionAuth(req, sandbox, policy);
+  if (clientId && mode === 'session-or-apikey' && !header(req, 'x-service-session-id')) return apiKeyAuth(req, sandbox, clientId, check);
+  return sessionAuth(req, sandbox, policy, check);
 }
 
 /** One place that authorizes every route from its config: `config: { auth: 'session', rights: [...] }`. */
 export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPolicy }) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
-  app.addHook('onRequest', async (req) => {
+  const check = secretChecker();
+  // callback style, like the other per-request hooks: no promise per request (a thrown error still reaches the handler of errors)
+  app.addHook('onRequest', (req, _reply, done) => {
     req.auth = noAuth;
     const config = req.routeOptions.config;
     const mode = config?.auth ?? 'none';
-    req.auth = authenticate(req, mode, opts.policy);
-    const missing = (config?.rights ?? []).filter((r) => !req.auth.rights.has(r));
-    if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
+    req.auth = authenticate(req, mode, opts.policy, check);
+    const rights = config?.rights;
+    if (rights && rights.length > 0) {
+      const missing = rights.filter((r) => !req.auth.rights.has(r));
+      if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
+    }
+    done();
   });
 }, { name: 'auth', dependencies: ['request-context'] });

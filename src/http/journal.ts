@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { redactBody, redactHeaders } from '../store/journal.js';
 
 declare module 'fastify' {
@@ -17,17 +17,22 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('journalAt', '');
   app.decorateRequest('journalResponse', undefined);
   const skip = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
-  app.addHook('onRequest', async (req) => {
+  // callback-style hooks: no promise per request
+  app.addHook('onRequest', (req, _reply, done) => {
     req.journalAt = req.sandbox.clock.iso();
+    done();
   });
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     if (!skip(req.url) && typeof payload === 'string' && payload.length <= keptBodyChars && String(reply.getHeader('content-type') ?? '').includes('json')) {
       req.journalResponse = payload;
     }
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (req, reply) => {
-    if (!req.sandbox || skip(req.url)) return;
+  app.addHook('onResponse', (req, reply, done) => {
+    if (req.sandbox && !skip(req.url)) record(req, reply);
+    done();
+  });
+  const record = (req: FastifyRequest, reply: FastifyReply) => {
     const response = req.journalResponse;
     const headers = req.headers;
     const op = req.routeOptions.schema?.operationId;
@@ -44,5 +49,5 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
       }
       return { requestHeaders: redactHeaders(headers), ...(responseBody !== undefined ? { responseBody } : {}) };
     });
-  });
+  };
 }, { name: 'journal', dependencies: ['request-context'] });

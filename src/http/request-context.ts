@@ -9,7 +9,8 @@ import type { PrefixInfo } from './context.js';
 export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { prefixes: WeakMap<IncomingMessage, PrefixInfo> }) => {
   app.decorateRequest('sandbox', null as never);
   app.decorateRequest('sandboxPrefix', '');
-  app.addHook('onRequest', async (req) => {
+  // callback style: no promise per request (a thrown error still reaches the error handler)
+  app.addHook('onRequest', (req, _reply, done) => {
     const prefix = opts.prefixes.get(req.raw);
     const fromHeader = req.headers['x-mock-sandbox'];
     const name = prefix?.sandbox ?? (typeof fromHeader === 'string' && fromHeader !== '' ? fromHeader : 'default');
@@ -18,5 +19,6 @@ export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { pref
     }
     req.sandboxPrefix = prefix?.sandboxPrefix ?? '';
     req.sandbox = app.sandboxes.get(name);
+    done();
   });
 }, { name: 'request-context' });

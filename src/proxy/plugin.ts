@@ -3,7 +3,7 @@
 // `compare` are answered by the mock and also sent upstream, and the differences are kept per sandbox.
 import { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { UsageError } from '../config.js';
 import { Recorder } from './recorder.js';
@@ -113,18 +113,23 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
   app.decorate('proxy', state);
   const marks = new WeakMap<FastifyRequest, CompareMark>();
 
-  app.addHook('onRequest', async (req, reply) => {
-    if (isSide(req.url)) return;
+  // Callback-style hooks with a synchronous way through: almost every request is neither forwarded nor compared.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (isSide(req.url)) return done();
     const op = operationOf(req);
     const unmatched = req.routeOptions.config?.unmatched === true;
     const { url: base } = state.upstreamFor(req.sandbox.name);
     if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
       marks.set(req, { base, body: undefined, mockBody: '' });
-      return;
+      return done();
     }
-    if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return;
+    if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return done();
+    // forwarded: answered here, so done is called only when the upstream is not used after all
+    forward(req, reply, op, unmatched, base).then((answered) => { if (!answered) done(); }, done);
+  });
+  const forward = async (req: FastifyRequest, reply: FastifyReply, op: string | null, unmatched: boolean, base: string | null | undefined): Promise<boolean> => {
     if (!base) {
-      if (unmatched) return; // the catch-all answers the usual 404
+      if (unmatched) return false; // the catch-all answers the usual 404
       throw new ApiError('badGateway', `scenario "${req.scenario?.name ?? ''}" forwards ${op ?? ''} but no upstream is configured (--proxy or PUT /__admin/proxy)`);
     }
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readAll(req.raw, app.config.bodyLimit);
@@ -141,24 +146,27 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     for (const [k, v] of answer.headers) reply.header(k, v);
     // JSON and text go out as strings (the journal keeps JSON answers, redacted); anything else as bytes
     const textual = /json|^text\//i.test(answer.contentType);
-    return reply.send(textual ? answer.body.toString('utf8') : answer.body);
-  });
+    reply.send(textual ? answer.body.toString('utf8') : answer.body);
+    return true;
+  };
 
   // compare: keep the raw body for the upstream (validation may change the parsed one), the mock's answer, then ask upstream
-  app.addHook('preParsing', async (req, _reply, payload) => {
+  app.addHook('preParsing', (req, _reply, payload, done) => {
     const mark = marks.get(req);
-    if (!mark) return payload;
-    mark.body = await readAll(payload, app.config.bodyLimit);
-    return Readable.from([mark.body]);
+    if (!mark) return done(null, payload);
+    readAll(payload, app.config.bodyLimit).then((body) => { mark.body = body; done(null, Readable.from([body])); }, done);
   });
-  app.addHook('onSend', async (req, _reply, payload) => {
+  app.addHook('onSend', (req, _reply, payload, done) => {
     const mark = marks.get(req);
     if (mark) mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    return payload;
+    done(null, payload);
   });
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const mark = marks.get(req);
-    if (!mark) return;
+    if (mark) compareLater(req, reply, mark);
+    done();
+  });
+  const compareLater = (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
     const sandbox = req.sandbox.name;
     const who = { operationId: operationOf(req), method: req.method, path: pathOf(req) };
     const at = req.sandbox.clock.iso();
@@ -168,7 +176,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
       const upstream = answer.ok ? { status: answer.status, body: answer.body.toString('utf8') } : { status: answer.status, body: '', error: answer.reason };
       state.addComparison(sandbox, compareAnswers(at, who, { status: mockStatus, body: mark.mockBody }, upstream));
     })());
-  });
+  };
 
   // Paths no operation answers: a stub by method+path (scenario plugin) or the upstream (above) answers first;
   // otherwise the usual 404. The body stays raw bytes here; parsing of known routes is unchanged.

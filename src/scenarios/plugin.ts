@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { fail } from '../errors.js';
 import type { ScenarioRegistry } from './registry.js';
-import { applyBodyFault, applyScenario } from './runtime.js';
+import { actsOnRequests, applyBodyFault, applyScenario } from './runtime.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,7 +16,8 @@ export const scenarioPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('scenarioFromHeader', false);
   app.decorateRequest('bodyFault', null);
   app.decorateRequest('stubbed', false);
-  app.addHook('onRequest', async (req, reply) => {
+  // callback style with a synchronous way through for scenarios that only change data or auth (no promise per request)
+  app.addHook('onRequest', (req, reply, done) => {
     const fromHeader = req.headers['x-mock-scenario'];
     if (typeof fromHeader === 'string' && fromHeader !== '') {
       const scenario = app.scenarios.get(fromHeader);
@@ -26,7 +27,9 @@ export const scenarioPlugin = fp(async (app: FastifyInstance) => {
     } else {
       req.scenario = app.scenarios.get(req.sandbox.scenario) ?? null;
     }
-    if (await applyScenario(req, reply)) return reply;
+    if (!actsOnRequests(req.scenario)) return done();
+    // an answered request (stub, fault) must not go on: done is not called then
+    applyScenario(req, reply).then((answered) => { if (!answered) done(); }, done);
   });
-  app.addHook('onSend', async (req, reply, payload) => applyBodyFault(req, reply, payload));
+  app.addHook('onSend', (req, reply, payload, done) => done(null, applyBodyFault(req, reply, payload)));
 }, { name: 'scenarios', dependencies: ['request-context'] });

@@ -62,6 +62,10 @@ export function pickStub(scenario: Scenario, op: string | null, random: SeededRa
   return null;
 }
 
+/** Whether a scenario has anything that acts on requests (latency, faults, stubs); most have none. */
+export const actsOnRequests = (scenario: Scenario | null): boolean =>
+  scenario !== null && ((scenario.latency?.length ?? 0) > 0 || (scenario.faults?.length ?? 0) > 0 || (scenario.stubs?.length ?? 0) > 0);
+
 /** The onRequest part: delay, then a connection fault, then a stub. Returns true when the request was answered. */
 export async function applyScenario(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   const scenario = req.scenario;

@@ -13,15 +13,26 @@ export class Clock {
   constructor(state: ClockState = { mode: 'real' }) {
     this.state = state;
   }
-  now(): Date {
+  // the last ISO text made, by its millisecond: under load many requests share one (toISOString is not cheap)
+  private isoAt = Number.NaN;
+  private isoText = '';
+  nowMs(): number {
     switch (this.state.mode) {
-      case 'frozen': return new Date(this.state.at);
-      case 'offset': return new Date(Date.now() + this.state.offsetMs);
-      default: return new Date();
+      case 'frozen': return Date.parse(this.state.at);
+      case 'offset': return Date.now() + this.state.offsetMs;
+      default: return Date.now();
     }
   }
+  now(): Date {
+    return new Date(this.nowMs());
+  }
   iso(): string {
-    return this.now().toISOString();
+    const ms = this.nowMs();
+    if (ms !== this.isoAt) {
+      this.isoText = new Date(ms).toISOString();
+      this.isoAt = ms;
+    }
+    return this.isoText;
   }
 }
 
