@@ -44,11 +44,13 @@ export type AppOptions = Partial<Options> & {
   caCertificate?: string | null;
   /** limits of the Node server (header size, slow clients); defaults in src/http/limits.ts */
   serverLimits?: Partial<ServerLimits>;
+  /** check plain-JSON answers against their schema serializer (tests turn this on; see src/http/serializers.ts) */
+  verifyPlainJson?: boolean;
 };
 
 /** Builds the mock without listening: used by the CLI and by every test. */
 export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
-  const { logger, watchScenarios, tls, caCertificate, serverLimits, ...rest } = input;
+  const { logger, watchScenarios, tls, caCertificate, serverLimits, verifyPlainJson, ...rest } = input;
   const options = resolveOptions({ logLevel: 'silent', ...rest });
   const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
   const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
@@ -123,7 +125,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   for (const schema of sharedSchemas) app.addSchema(schema);
-  useLazySerializers(app);
+  useLazySerializers(app, { verifyPlainJson: verifyPlainJson ?? false });
 
   // 3. store: one seeded template per seed, cloned into each sandbox
   const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());

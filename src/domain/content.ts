@@ -92,7 +92,7 @@ const widgetSize = 5;
 export function postcardsWidget(ctx: DomainContext, tenant: TenantData, user: UserRecord): DashboardWidget {
   const all = received(tenant, user);
   return {
-    key: 'myPostcards', feed: 'personal', title: tenant.tenant.locale === 'ru' ? 'Мои открытки' : 'My postcards', count: all.length,
+    key: 'myPostcards', title: tenant.tenant.locale === 'ru' ? 'Мои открытки' : 'My postcards', feed: 'personal', count: all.length,
     items: all.slice(0, widgetSize).map((p) => ({
       id: p.id, title: p.title, subtitle: person(ctx, tenant, p.senderId).name, imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`),
       url: absolute(ctx, `/postcard/user-view?id=${p.id}`), date: p.sentAt,
@@ -104,7 +104,7 @@ export function postcardsWidget(ctx: DomainContext, tenant: TenantData, user: Us
 export function newsWidget(ctx: DomainContext, tenant: TenantData, _user: UserRecord): DashboardWidget {
   const all = newsOf(ctx, tenant);
   return {
-    key: 'updNews', feed: 'company', title: tenant.tenant.locale === 'ru' ? 'Новости' : 'News', count: all.length,
+    key: 'updNews', title: tenant.tenant.locale === 'ru' ? 'Новости' : 'News', feed: 'company', count: all.length,
     items: all.slice(0, widgetSize).map((a) => ({
       id: a.id, title: a.title, subtitle: a.lead, imageUrl: absolute(ctx, `/images/article/${a.id}.svg`),
       url: absolute(ctx, `/pages/article/${a.id}`), date: a.publishedAt,

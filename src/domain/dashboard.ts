@@ -53,7 +53,9 @@ export function dashboard(ctx: DomainContext, tenant: TenantData, user: UserReco
   const info = new Set<InfoKey>(parseKeys(q.info, InfoKeys, 'info'));
   const widgets: Partial<Record<WidgetKey, DashboardWidget | null>> = {};
   const today = tenantToday(ctx, tenant); // once per request: Intl formatting is not free
-  for (const key of widgetKeys) widgets[key] = buildWidget(ctx, tenant, user, key, today);
+  // in the schema's order, as the answer is serialized (see plainJson in src/http/serializers.ts)
+  const asked = new Set(widgetKeys);
+  for (const key of WidgetKeys) if (asked.has(key)) widgets[key] = buildWidget(ctx, tenant, user, key, today);
   const result: DashboardResult = { notificationsBadge: info.has('notificationsBadge') ? unseenCount(tenant, user) : 0, widgets };
   if (info.has('profileBrief')) result.profileBrief = profileBrief(ctx, tenant, user);
   return result;

@@ -35,6 +35,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
     rights?: Right[];
+    /** serialize answers with JSON.stringify (see src/http/serializers.ts) */
+    plainJson?: boolean;
   }
   interface FastifyRequest {
     sandbox: Sandbox;

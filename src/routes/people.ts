@@ -284,7 +284,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: Type.Object({ widgets: Type.Optional(Type.String({ maxLength: 500 })), info: Type.Optional(Type.String({ maxLength: 200 })) }),
       response: { 200: ref(DashboardResult), 400: err, ...common },
     },
-    config: session,
+    config: { ...session, plainJson: true },
   }, async (req) => {
     const { tenant, user } = caller(req);
     return dashboard(domainContext(req), tenant, user, req.query);
