@@ -1,29 +1,25 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { redactBody, redactHeaders } from '../store/journal.js';
+import { redactBody } from '../store/journal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    journalAt: string;
-    journalResponse: unknown;
+    journalResponse: string | undefined;
   }
 }
 
 const keptBodyChars = 8192;
+const skip = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
 
-/** Records every API request of a sandbox (admin and docs calls excluded) with secrets redacted. */
+/**
+ * Records every API request of a sandbox (admin and docs calls excluded); secrets are redacted when the journal is
+ * read. Two callback-style hooks and one small record per request: see JournalRecord for why it is kept lean.
+ */
 export const journalPlugin = fp(async (app: FastifyInstance) => {
   if (app.config.journalLimit === 0) return;
-  app.decorateRequest('journalAt', '');
   app.decorateRequest('journalResponse', undefined);
-  const skip = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
-  // callback-style hooks: no promise per request
-  app.addHook('onRequest', (req, _reply, done) => {
-    req.journalAt = req.sandbox.clock.iso();
-    done();
-  });
   app.addHook('onSend', (req, reply, payload, done) => {
-    if (!skip(req.url) && typeof payload === 'string' && payload.length <= keptBodyChars && String(reply.getHeader('content-type') ?? '').includes('json')) {
+    if (typeof payload === 'string' && payload.length <= keptBodyChars && !skip(req.url) && String(reply.getHeader('content-type') ?? '').includes('json')) {
       req.journalResponse = payload;
     }
     done(null, payload);
@@ -33,21 +29,18 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
     done();
   });
   const record = (req: FastifyRequest, reply: FastifyReply) => {
-    const response = req.journalResponse;
-    const headers = req.headers;
     const op = req.routeOptions.schema?.operationId;
+    const url = req.url;
+    const query = url.indexOf('?');
+    const elapsed = reply.elapsedTime;
     req.sandbox.journal.add({
-      at: req.journalAt || req.sandbox.clock.iso(), method: req.method, url: req.raw.url ?? req.url, path: req.url.split('?')[0] ?? req.url,
-      operationId: typeof op === 'string' ? op : null, status: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 100) / 100,
-      scenario: req.scenario?.name ?? null, stubbed: req.stubbed, requestHeaders: {},
+      // the sandbox clock when the request arrived
+      atMs: req.sandbox.clock.mode === 'frozen' ? req.sandbox.clock.nowMs() : Math.round(req.sandbox.clock.nowMs() - elapsed),
+      method: req.method, url: req.raw.url ?? url, path: query < 0 ? url : url.slice(0, query),
+      operationId: typeof op === 'string' ? op : null, status: reply.statusCode, durationMs: Math.round(elapsed * 100) / 100,
+      scenario: req.scenario?.name ?? null, stubbed: req.stubbed, rawHeaders: req.raw.rawHeaders,
       ...(req.body !== undefined && !Buffer.isBuffer(req.body) ? { requestBody: redactBody(req.body) } : {}),
-    }, () => {
-      // redacted when the journal is read, not on every request
-      let responseBody: unknown;
-      if (typeof response === 'string') {
-        try { responseBody = redactBody(JSON.parse(response)); } catch { responseBody = response; }
-      }
-      return { requestHeaders: redactHeaders(headers), ...(responseBody !== undefined ? { responseBody } : {}) };
+      response: req.journalResponse,
     });
   };
 }, { name: 'journal', dependencies: ['request-context'] });

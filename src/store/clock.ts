@@ -16,6 +16,9 @@ export class Clock {
   // the last ISO text made, by its millisecond: under load many requests share one (toISOString is not cheap)
   private isoAt = Number.NaN;
   private isoText = '';
+  get mode(): ClockState['mode'] {
+    return this.state.mode;
+  }
   nowMs(): number {
     switch (this.state.mode) {
       case 'frozen': return Date.parse(this.state.at);
