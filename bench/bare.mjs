@@ -1,9 +1,18 @@
-// The ceiling: a bare Fastify server answering a small JSON object, with nothing else in the pipeline.
+// The ceiling: a bare Fastify server with nothing else in the pipeline. It answers a small JSON object (the ceiling
+// the ratios use) and, given files, the very bytes the mock answers for the light read and for the dashboard,
+// as ready-made strings: the most any server on this machine can do for answers of those sizes.
+// node bench/bare.mjs PORT [TENANT_INFO_BODY_FILE] [DASHBOARD_BODY_FILE]
+import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 
-const port = Number(process.argv[2] ?? 0);
+const [port = '0', tenantInfoFile, dashboardFile] = process.argv.slice(2);
 const app = Fastify({ logger: false });
 const body = { id: '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01', name: 'hello', locale: 'ru' };
 app.get('/mobile/tenant-info', async () => body);
 app.get('/__admin/health', async () => ({ status: 'ok' }));
-await app.listen({ port, host: '127.0.0.1' });
+for (const [path, file] of [['/same/tenant-info', tenantInfoFile], ['/same/dashboard', dashboardFile]]) {
+  if (!file) continue;
+  const text = readFileSync(file, 'utf8');
+  app.get(path, async (_req, reply) => reply.type('application/json; charset=utf-8').send(text));
+}
+await app.listen({ port: Number(port), host: '127.0.0.1' });

@@ -99,10 +99,12 @@ function stop(proc) {
   });
 }
 
-const mockArgs = (port, extra = []) => ['dist/portal-mock.mjs', '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', ...extra];
+// started as the installed CLI is: the bin (its shebang gives node its flags), which runs dist/portal-mock.mjs
+const mockBin = join(mockRoot, 'bin', 'portal-mock.js');
+const mockArgs = (port, extra = []) => ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
 async function startMock(extra = [], name = 'portal-mock') {
   const port = await freePort();
-  return start(name, process.execPath, mockArgs(port, extra), port, { timeoutMs: 300_000 });
+  return start(name, mockBin, mockArgs(port, extra), port, { timeoutMs: 300_000 });
 }
 
 async function signIn(port) {
@@ -184,14 +186,26 @@ async function main() {
     results.memory.idleDefault = memory(mock.pid);
     log(`  ${results.startup.defaultMs} ms to first 200; idle RSS ${results.memory.idleDefault.rssMB} MB`);
 
-    // ---- the ceiling: bare Fastify
+    // ---- the ceiling: bare Fastify (a small JSON object; and the mock's own answers as ready-made strings)
     log('throughput');
-    const barePort = await freePort();
-    const bare = await start('bare', process.execPath, [join(root, 'bench', 'bare.mjs'), String(barePort)], barePort);
-    running.push(bare);
     const session = await signIn(mock.port);
+    const sameFiles = [];
+    for (const [name, path] of [['tenant-info', '/mobile/tenant-info'], ['dashboard', dashboardPath]]) {
+      const res = await call(mock.port, 'GET', path, session);
+      if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.slice(0, 200)}`);
+      const file = join(tmp, `${name}.json`);
+      writeFileSync(file, res.body);
+      sameFiles.push(file);
+      (results.sizes ??= {})[name === 'tenant-info' ? 'tenantInfo' : 'dashboard'] = Buffer.byteLength(res.body);
+    }
+    const barePort = await freePort();
+    const bare = await start('bare', process.execPath, [join(root, 'bench', 'bare.mjs'), String(barePort), ...sameFiles], barePort);
+    running.push(bare);
     const T0 = results.throughput;
+    const C = (results.ceilings = {});
     T0.bare = await load('bare Fastify, GET small JSON', { port: bare.port, path: '/mobile/tenant-info', headers: session });
+    C.tenantInfo = await load('bare Fastify, the same tenant-info bytes', { port: bare.port, path: '/same/tenant-info', headers: session });
+    C.dashboard = await load('bare Fastify, the same dashboard bytes', { port: bare.port, path: '/same/dashboard', headers: session });
     await bare.stop();
 
     // ---- the mock's workloads
@@ -288,7 +302,7 @@ async function scalePhase(results, running) {
   let big;
   try {
     const port = await freePort();
-    big = await start(`portal-mock --users ${scaleUsers}`, process.execPath, mockArgs(port, ['--users', String(scaleUsers)]), port, { timeoutMs: scaleStartLimitMs });
+    big = await start(`portal-mock --users ${scaleUsers}`, mockBin, mockArgs(port, ['--users', String(scaleUsers)]), port, { timeoutMs: scaleStartLimitMs });
   } catch (err) {
     log(`  ${err.message.split('\n')[0]}`);
     results.startup.users100kMs = null;
@@ -330,6 +344,13 @@ function markdown(r) {
   for (const [, t] of Object.entries(r.throughput)) {
     if (t.error) { lines.push(`| ${t.label} | did not run: ${t.error.replace(/\|/g, '/').slice(0, 80)} | | | |`); continue; }
     lines.push(`| ${t.label} | ${t.rps} (${t.rpsMin}–${t.rpsMax}) | ${ratio(t.rps, bare)} | ${t.p99ms} | ${t.spreadPct}% |`);
+  }
+  const c = r.ceilings ?? {};
+  if (c.tenantInfo && c.dashboard) {
+    lines.push('', 'The ceiling for answers of the same size: bare Fastify sending the very bytes the mock answers, as ready-made strings.', '',
+      '| workload | req/s | vs bare | p99 ms | the mock vs this ceiling |', '|---|---:|---:|---:|---:|',
+      `| ${c.tenantInfo.label} (${r.sizes?.tenantInfo ?? '?'} B) | ${c.tenantInfo.rps} | ${ratio(c.tenantInfo.rps, bare)} | ${c.tenantInfo.p99ms} | ${ratio(r.throughput.lightRead?.rps, c.tenantInfo.rps)} |`,
+      `| ${c.dashboard.label} (${r.sizes?.dashboard ?? '?'} B) | ${c.dashboard.rps} | ${ratio(c.dashboard.rps, bare)} | ${c.dashboard.p99ms} | ${ratio(r.throughput.dashboard?.rps, c.dashboard.rps)} |`);
   }
   const lr = r.throughput.lightRead?.rps;
   const nj = r.throughput.lightReadNoJournal?.rps;

@@ -11,6 +11,8 @@ await build({
   format: 'esm',
   target: 'node20',
   sourcemap: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
   logLevel: 'warning',
   // Loaded from node_modules at run time: they read files next to their own code (__dirname), start worker
   // threads from their own files (pino transports), or are only needed for optional features loaded on demand.

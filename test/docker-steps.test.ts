@@ -25,7 +25,10 @@ t.test('the image contents start and answer health without dev dependencies', { 
   t.notOk(existsSync(join(dir, 'node_modules/tap')), 'no test runner installed');
 
   const portFile = join(dir, 'port');
-  const child = spawn(process.execPath, ['dist/portal-mock.mjs', '--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], {
+  // the image's own command (CMD ["node", ...flags, script])
+  const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1] ?? '[]') as string[];
+  t.equal(cmd[0], 'node', 'the image runs node');
+  const child = spawn(process.execPath, [...cmd.slice(1), '--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], {
     cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_ENV: 'production' },
   });
   let err = '';
