@@ -44,13 +44,16 @@ export type AppOptions = Partial<Options> & {
   caCertificate?: string | null;
   /** limits of the Node server (header size, slow clients); defaults in src/http/limits.ts */
   serverLimits?: Partial<ServerLimits>;
-  /** check plain-JSON answers against their schema serializer (tests turn this on; see src/http/serializers.ts) */
-  verifyPlainJson?: boolean;
+  /**
+   * check the shortcuts against the slow way (the test suite turns this on): plain-JSON answers against their
+   * schema serializer (src/http/serializers.ts), kept answers against fresh ones (src/http/answer-cache.ts)
+   */
+  selfCheck?: boolean;
 };
 
 /** Builds the mock without listening: used by the CLI and by every test. */
 export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
-  const { logger, watchScenarios, tls, caCertificate, serverLimits, verifyPlainJson, ...rest } = input;
+  const { logger, watchScenarios, tls, caCertificate, serverLimits, selfCheck = false, ...rest } = input;
   const options = resolveOptions({ logLevel: 'silent', ...rest });
   const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
   const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
@@ -125,7 +128,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   for (const schema of sharedSchemas) app.addSchema(schema);
-  useLazySerializers(app, { verifyPlainJson: verifyPlainJson ?? false });
+  useLazySerializers(app, { verifyPlainJson: selfCheck });
 
   // 3. store: one seeded template per seed, cloned into each sandbox
   const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
@@ -159,6 +162,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   app.decorate('config', options);
   app.decorate('fixtures', fixtures);
   app.decorate('caCertificate', caCertificate ?? null);
+  app.decorate('selfCheck', selfCheck);
   app.decorate('sandboxes', sandboxes);
 
   const operationIds = new Set<string>();

@@ -1,7 +1,8 @@
 // The indexes of large tenants give the same answers as the scans, and see every change made through the API.
 import t from 'tap';
 import { accounts, build, json, signIn, tenants } from './helper.js';
-import { PeopleIndex, indexedFrom, peopleIndex, dataChanged } from '../src/domain/people-index.js';
+import { PeopleIndex, indexedFrom, peopleIndex } from '../src/domain/people-index.js';
+import { dataChanged } from '../src/store/data-version.js';
 import { birthdaysFast, departmentItemFast, departmentPeopleFast, departmentSearchUsersFast, myTeamFast, userIndexFast, userSearchFast } from '../src/domain/people-fast.js';
 import { departmentSearch, departmentTreeNode, listed, userIndex, userSearch, userItem } from '../src/domain/people.js';
 import { matchesText } from '../src/domain/lists.js';

@@ -8,6 +8,7 @@ import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { paginate, type Paged } from './lists.js';
 import { dayFormat } from './collate.js';
+import { dataChanged } from '../store/data-version.js';
 import { groupedBy } from './grouped.js';
 
 /** Today (yyyy-MM-dd) by the sandbox clock in the tenant's time zone. */
@@ -66,6 +67,8 @@ export function createNotification(ctx: DomainContext, tenant: TenantData, userI
     url: input.url ?? null, createdAt: ctx.now.toISOString(), seenAt: null,
   };
   tenant.notifications.push(record);
+  // other groups may call this outside a request that is not a GET: kept answers (the badge) must see it
+  dataChanged(ctx.data);
   const user = tenant.users.find((u) => u.id === userId);
   const badge = user ? unseenCount(tenant, user) : 1;
   for (const token of tenant.pushTokens.filter((p) => p.userId === userId)) {

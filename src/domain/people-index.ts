@@ -12,18 +12,14 @@ import type { DepartmentRecord, UserRecord } from '../schemas/records.js';
 import type { Data, TenantData } from '../store/data.js';
 import { foldText, sortBy } from './lists.js';
 import { compareRuEn } from './collate.js';
+import { dataVersion } from '../store/data-version.js';
 
 /** Tenants with at least this many users are indexed. */
 export const indexedFrom = 5000;
 
 // Caches keyed by object identity: they hold nothing an app instance could see from another one.
-const versions = new WeakMap<Data, number>();
 const indexes = new WeakMap<TenantData, PeopleIndex>();
 
-/** Marks a store as possibly changed: its indexes are rebuilt on next use. */
-export function dataChanged(data: Data): void {
-  versions.set(data, (versions.get(data) ?? 0) + 1);
-}
 
 /** the same order as `a.name.localeCompare(b.name, ['ru', 'en'])` */
 export const byNameFast = (a: UserRecord, b: UserRecord) => compareRuEn(a.name, b.name);
@@ -207,7 +203,7 @@ export class PeopleIndex {
 /** The index of a large tenant, or null for a small one (scan it). */
 export function peopleIndex(data: Data, tenant: TenantData): PeopleIndex | null {
   if (tenant.users.length < indexedFrom) return null;
-  const version = versions.get(data) ?? 0;
+  const version = dataVersion(data);
   const existing = indexes.get(tenant);
   if (existing?.fresh(tenant, version)) return existing;
   const index = new PeopleIndex(tenant, version);

@@ -48,6 +48,8 @@ declare module 'fastify' {
     sandboxes: SandboxRegistry;
     config: Options;
     fixtures: Fixtures;
+    /** shortcuts are checked against the slow way (tests): see AppOptions.selfCheck in src/app.ts */
+    selfCheck: boolean;
   }
 }
 
@@ -100,9 +102,9 @@ export type Handler = (req: FastifyRequest, reply: FastifyReply) => unknown;
 import type { DomainContext } from '../domain/context.js';
 
 /** The domain context of a request: its sandbox's data, clock, outbox and the client's base address. */
-export function domainContext(req: FastifyRequest): DomainContext {
+export function domainContext(req: FastifyRequest, now: Date = req.sandbox.clock.now()): DomainContext {
   return {
-    data: req.sandbox.data, now: req.sandbox.clock.now(), outbox: req.sandbox.outbox, baseUrl: baseUrl(req),
+    data: req.sandbox.data, now, outbox: req.sandbox.outbox, baseUrl: baseUrl(req),
     tenantOptions: req.scenario?.tenantOptions ?? {},
   };
 }

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { dataChanged } from '../domain/people-index.js';
+import { dataChanged } from '../store/data-version.js';
 
 /**
  * Any request that may write (every method but GET and HEAD, API or admin) marks every sandbox's data as changed,

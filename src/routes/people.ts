@@ -16,6 +16,7 @@ import { notificationsMarkSeen, notificationsMarkSeenAll, notificationsPushes } 
 import { orgEmploymentFileIndex, orgEmploymentFileRequest } from '../domain/org-files.js';
 import { dashboard, InfoKeys } from '../domain/dashboard.js';
 import { WidgetKeys } from '../schemas/dashboard-widget.js';
+import { answerCache } from '../http/answer-cache.js';
 
 const err = ref(ErrorBody);
 const session = { auth: 'session' as const };
@@ -29,6 +30,7 @@ const listUrl = (req: FastifyRequest) => `${domainContext(req).baseUrl}${req.url
 
 /** Users, employments, account, employment documents, lookups, notifications, structure and the dashboard. */
 export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const kept = answerCache({ selfCheck: app.selfCheck });
   // ---- user
   app.get('/user/profile', {
     schema: {
@@ -285,9 +287,12 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(DashboardResult), 400: err, ...common },
     },
     config: { ...session, plainJson: true },
-  }, async (req) => {
+  }, async (req, reply) => {
     const { tenant, user } = caller(req);
-    return dashboard(domainContext(req), tenant, user, req.query);
+    // kept per data version and second: 13 widgets from a dozen collections, ~20 KB (see src/http/answer-cache.ts)
+    const ctx = domainContext(req);
+    const key = `${tenant.tenant.id}|${user.id}|${ctx.baseUrl}|${JSON.stringify(ctx.tenantOptions ?? {})}|${req.url}`;
+    return kept(req, reply, key, (now) => dashboard({ ...ctx, now }, tenant, user, req.query));
   });
 };
 

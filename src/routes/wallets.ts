@@ -16,6 +16,7 @@ import {
 } from '../domain/wallets.js';
 import { exportTransactions, exportWallets, xlsxMime } from '../domain/spreadsheets.js';
 import { createFromExcel, listProcessing, runExcelProcessing, startExcelProcessing, viewProcessing } from '../domain/file-processing.js';
+import { dataChanged } from '../store/data-version.js';
 
 const err = ref(ErrorBody);
 const tags = ['wallet'];
@@ -142,7 +143,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const clock = req.sandbox.clock;
     const sandbox = req.sandbox;
     // the result is written to disk too (it finishes after the reply, so the onSend save does not cover it)
-    if (record) setImmediate(() => { void runExcelProcessing(tenant, record, () => clock.iso()).then(() => sandbox.save()).catch((err: unknown) => req.log.error({ err }, 'file processing')); });
+    if (record) setImmediate(() => { void runExcelProcessing(tenant, record, () => clock.iso()).then(() => { dataChanged(sandbox.data); return sandbox.save(); }).catch((err: unknown) => req.log.error({ err }, 'file processing')); });
     return answer;
   });
 
