@@ -118,3 +118,33 @@ t.test('end to end over a real socket: sign in, badge, mark seen, badge drops by
   t.same(await marked.json(), { badge: before - 1, date: '2026-03-02' });
   t.equal(await badge(), before - 1, 'the dashboard badge dropped by one');
 });
+
+t.test('kept answers (as in production, selfCheck off): reused while nothing changes; a write or a clock move shows at once', async (t) => {
+  const app = await build(t, { selfCheck: false });
+  const s = await signIn(app);
+  const url = `/dashboard?widgets=${allWidgets}&info=profileBrief,notificationsBadge`;
+  const first = await app.inject({ url, headers: s.headers });
+  const again = await app.inject({ url, headers: s.headers });
+  t.equal(again.body, first.body, 'the same text while nothing changed');
+  t.match(again.headers['content-type'], /^application\/json/);
+  const before = json(first);
+
+  // a write through the API: the badge follows at once
+  const pushes = json(await app.inject({ url: '/notifications/pushes', headers: s.headers }));
+  const unseen = pushes.data.find((n: { isSeen: boolean }) => !n.isSeen);
+  t.equal((await app.inject({ method: 'POST', url: `/notifications/mark-seen?notificationId=${unseen.id}`, headers: s.headers })).statusCode, 200);
+  t.equal(json(await app.inject({ url, headers: s.headers })).notificationsBadge, before.notificationsBadge - 1);
+
+  // another base URL (sandbox prefix) is another answer, not the kept one
+  const prefixed = json(await app.inject({ url: `/sandbox/default${url}`, headers: s.headers }));
+  t.match(prefixed.profileBrief.faceUrl, /^http:\/\/localhost:80\/sandbox\/default\/images\/avatar\//);
+
+  // the frozen clock moved (no request): the answer is built for the new time
+  const sandbox = app.sandboxes.get('default');
+  const later = new Date(Date.parse('2026-03-02T09:00:00.000Z') + 400 * 86400_000).toISOString();
+  sandbox.clock.state = { mode: 'frozen', at: later };
+  const s2 = await signIn(app); // the first session has expired by then
+  const moved = json(await app.inject({ url, headers: s2.headers }));
+  t.not(JSON.stringify(moved.widgets.myLms), JSON.stringify(before.widgets.myLms), 'courses due before the new time are gone');
+  t.equal(moved.widgets.myLms.count, 0);
+});
