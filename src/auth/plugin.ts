@@ -122,7 +122,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPo
   // callback style, like the other per-request hooks: no promise per request (a thrown error still reaches the handler of errors)
   app.addHook('onRequest', (req, _reply, done) => {
     req.auth = noAuth;
-    const config = req.routeOptions.config;
+    const config = req.routeConfig;
     const mode = config?.auth ?? 'none';
     req.auth = authenticate(req, mode, opts.policy, check);
     const rights = config?.rights;

@@ -43,6 +43,12 @@ declare module 'fastify' {
     /** "/sandbox/NAME" when the client came through the path prefix, else "" */
     sandboxPrefix: string;
     auth: AuthContext;
+    /**
+     * the route's config and operationId, read once per request by the first hook: Fastify builds a new
+     * `routeOptions` object on every access, and each hook used to read it
+     */
+    routeConfig: FastifyContextConfig | null;
+    operationId: string | null;
   }
   interface FastifyInstance {
     sandboxes: SandboxRegistry;

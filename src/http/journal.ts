@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { redactBody } from '../store/journal.js';
+import { packTexts, redactBody } from '../store/journal.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -13,7 +13,7 @@ const skip = (url: string) => url.startsWith('/__admin') || url.startsWith('/doc
 
 /**
  * Records every API request of a sandbox (admin and docs calls excluded); secrets are redacted when the journal is
- * read. Two callback-style hooks and one small record per request: see JournalRecord for why it is kept lean.
+ * read. Two callback-style hooks and one small record per request: see JournalRecord for why it is packed.
  */
 export const journalPlugin = fp(async (app: FastifyInstance) => {
   if (app.config.journalLimit === 0) return;
@@ -29,18 +29,17 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
     done();
   });
   const record = (req: FastifyRequest, reply: FastifyReply) => {
-    const op = req.routeOptions.schema?.operationId;
-    const url = req.url;
-    const query = url.indexOf('?');
     const elapsed = reply.elapsedTime;
+    const clock = req.sandbox.clock;
     req.sandbox.journal.add({
       // the sandbox clock when the request arrived
-      atMs: req.sandbox.clock.mode === 'frozen' ? req.sandbox.clock.nowMs() : Math.round(req.sandbox.clock.nowMs() - elapsed),
-      method: req.method, url: req.raw.url ?? url, path: query < 0 ? url : url.slice(0, query),
-      operationId: typeof op === 'string' ? op : null, status: reply.statusCode, durationMs: Math.round(elapsed * 100) / 100,
-      scenario: req.scenario?.name ?? null, stubbed: req.stubbed, rawHeaders: req.raw.rawHeaders,
-      ...(req.body !== undefined && !Buffer.isBuffer(req.body) ? { requestBody: redactBody(req.body) } : {}),
-      response: req.journalResponse,
+      atMs: clock.mode === 'frozen' ? clock.nowMs() : Math.round(clock.nowMs() - elapsed),
+      method: req.method, operationId: req.operationId, status: reply.statusCode,
+      durationMs: Math.round(elapsed * 100) / 100, scenario: req.scenario?.name ?? null, stubbed: req.stubbed,
+      packed: packTexts({
+        url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: req.journalResponse,
+        requestBody: req.body !== undefined && !Buffer.isBuffer(req.body) ? JSON.stringify(redactBody(req.body)) : undefined,
+      }),
     });
   };
 }, { name: 'journal', dependencies: ['request-context'] });

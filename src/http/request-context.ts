@@ -9,8 +9,13 @@ import type { PrefixInfo } from './context.js';
 export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { prefixes: WeakMap<IncomingMessage, PrefixInfo> }) => {
   app.decorateRequest('sandbox', null as never);
   app.decorateRequest('sandboxPrefix', '');
+  app.decorateRequest('routeConfig', null);
+  app.decorateRequest('operationId', null);
   // callback style: no promise per request (a thrown error still reaches the error handler)
   app.addHook('onRequest', (req, _reply, done) => {
+    const route = req.routeOptions;
+    req.routeConfig = route.config ?? null;
+    req.operationId = typeof route.schema?.operationId === 'string' ? route.schema.operationId : null;
     const prefix = opts.prefixes.get(req.raw);
     const fromHeader = req.headers['x-mock-sandbox'];
     const name = prefix?.sandbox ?? (typeof fromHeader === 'string' && fromHeader !== '' ? fromHeader : 'default');

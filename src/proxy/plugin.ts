@@ -91,10 +91,7 @@ async function readAll(stream: AsyncIterable<Buffer | string>, limit: number): P
   return Buffer.concat(chunks);
 }
 
-const operationOf = (req: FastifyRequest): string | null => {
-  const op = req.routeOptions.schema?.operationId;
-  return typeof op === 'string' ? op : null;
-};
+const operationOf = (req: FastifyRequest): string | null => req.operationId;
 const isSide = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
 const pathOf = (req: FastifyRequest) => req.url.split('?')[0] ?? req.url;
 
@@ -117,7 +114,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
   app.addHook('onRequest', (req, reply, done) => {
     if (isSide(req.url)) return done();
     const op = operationOf(req);
-    const unmatched = req.routeOptions.config?.unmatched === true;
+    const unmatched = req.routeConfig?.unmatched === true;
     const { url: base } = state.upstreamFor(req.sandbox.name);
     if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
       marks.set(req, { base, body: undefined, mockBody: '' });

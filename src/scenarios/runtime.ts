@@ -70,7 +70,7 @@ export const actsOnRequests = (scenario: Scenario | null): boolean =>
 export async function applyScenario(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   const scenario = req.scenario;
   if (!scenario) return false;
-  const op = typeof req.routeOptions.schema?.operationId === 'string' ? req.routeOptions.schema.operationId : null;
+  const op = req.operationId;
   if (op?.startsWith('admin') || req.url.startsWith('/__admin') || req.url.startsWith('/docs')) return false;
   const { random, stubUses } = req.sandbox;
 

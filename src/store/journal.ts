@@ -26,31 +26,52 @@ export type JournalFilter = {
   limit?: number | undefined;
 };
 
+/** The texts of a request the journal keeps, before packing. */
+export type JournalTexts = {
+  /** as the client sent it, prefixes included */
+  url: string;
+  /** without the prefixes */
+  routedUrl: string;
+  /** the request's headers as Node received them (name, value, name, value …) */
+  rawHeaders: string[];
+  /** the request body, redacted, as JSON text */
+  requestBody?: string | undefined;
+  /** the answer's text when it was JSON of at most 8 KiB */
+  response?: string | undefined;
+};
+
 /**
- * What one request leaves in the journal. Kept for the last `limit` requests, so it is built to be cheap to keep:
- * a few flat values and what exists anyway (the answer's JSON text, the raw header list), no copies and no
- * closures. Each kept object outlives the young generation, and the garbage collector pays for every
- * one of them: the first journal (an entry object, a closure and live header objects per request) cost a quarter of
- * the light read's throughput. Completed into a JournalEntry (time as ISO text, secrets redacted) when read.
+ * What one request leaves in the journal, kept for the last `limit` requests. Every object kept outlives the young
+ * generation, and the garbage collector pays for each one (the first journal, an entry object, a closure and the
+ * live header strings per request, cost a third of the light read's throughput). So a record holds a few numbers,
+ * strings shared by all requests (method, operation, scenario) and one buffer: the request's texts packed as UTF-8
+ * bytes outside the JavaScript heap. It is unpacked, completed and redacted only when the journal is read.
  */
 export type JournalRecord = {
   atMs: number;
   method: string;
-  url: string;
-  path: string;
   operationId: string | null;
   status: number;
   durationMs: number;
   scenario: string | null;
   stubbed: boolean;
-  /** the request's headers as Node received them (name, value, name, value …): kept as they are, no copy */
-  rawHeaders: string[];
-  /** the request body, redacted */
-  requestBody?: unknown;
-  /** the answer's text when it was JSON of at most 8 KiB */
-  response?: string | undefined;
+  packed: Buffer;
 };
-type Stored = JournalRecord & { id: number; entry?: JournalEntry };
+
+// NUL cannot occur in a URL, a header or JSON text (JSON escapes it), so it separates the packed texts
+const sep = '\u0000';
+export function packTexts(t: JournalTexts): Buffer {
+  return Buffer.from(`${t.url}${sep}${t.routedUrl === t.url ? '' : t.routedUrl}${sep}${t.rawHeaders.join('\n')}${sep}${t.requestBody ?? ''}${sep}${t.response ?? ''}`, 'utf8');
+}
+type Unpacked = { url: string; path: string; rawHeaders: string[]; requestBody: string; response: string };
+function unpack(packed: Buffer): Unpacked {
+  const [url = '', routed = '', headers = '', requestBody = '', response = ''] = packed.toString('utf8').split(sep);
+  const routedUrl = routed || url;
+  const query = routedUrl.indexOf('?');
+  return { url, path: query < 0 ? routedUrl : routedUrl.slice(0, query), rawHeaders: headers === '' ? [] : headers.split('\n'), requestBody, response };
+}
+type Stored = JournalRecord & { id: number; unpacked?: Unpacked; entry?: JournalEntry };
+const texts = (e: Stored): Unpacked => (e.unpacked ??= unpack(e.packed));
 
 /** The request journal of a sandbox: bounded, oldest entries dropped first. */
 export class Journal {
@@ -73,20 +94,18 @@ export class Journal {
   }
   private complete(e: Stored): JournalEntry {
     if (!e.entry) {
-      let responseBody: unknown;
-      if (e.response !== undefined) {
-        try { responseBody = redactBody(JSON.parse(e.response)); } catch { responseBody = e.response; }
-      }
+      const t = texts(e);
+      const parse = (text: string): unknown => { try { return JSON.parse(text); } catch { return text; } };
       const headers: Record<string, string> = {};
-      for (let i = 0; i + 1 < e.rawHeaders.length; i += 2) {
-        const name = e.rawHeaders[i]!.toLowerCase();
-        headers[name] = headers[name] === undefined ? e.rawHeaders[i + 1]! : `${headers[name]}, ${e.rawHeaders[i + 1]!}`;
+      for (let i = 0; i + 1 < t.rawHeaders.length; i += 2) {
+        const name = t.rawHeaders[i]!.toLowerCase();
+        headers[name] = headers[name] === undefined ? t.rawHeaders[i + 1]! : `${headers[name]}, ${t.rawHeaders[i + 1]!}`;
       }
       e.entry = {
-        id: e.id, at: new Date(e.atMs).toISOString(), method: e.method, url: e.url, path: e.path, operationId: e.operationId,
+        id: e.id, at: new Date(e.atMs).toISOString(), method: e.method, url: t.url, path: t.path, operationId: e.operationId,
         status: e.status, durationMs: e.durationMs, scenario: e.scenario, stubbed: e.stubbed, requestHeaders: redactHeaders(headers),
-        ...(e.requestBody !== undefined ? { requestBody: e.requestBody } : {}),
-        ...(responseBody !== undefined ? { responseBody } : {}),
+        ...(t.requestBody !== '' ? { requestBody: parse(t.requestBody) } : {}),
+        ...(t.response !== '' ? { responseBody: redactBody(parse(t.response)) } : {}),
       };
     }
     return e.entry;
@@ -100,7 +119,7 @@ export class Journal {
     return this.kept().filter((e) =>
       (f.operationId === undefined || e.operationId === f.operationId) &&
       (f.method === undefined || e.method === f.method.toUpperCase()) &&
-      (f.path === undefined || e.path === f.path || e.path.startsWith(f.path.endsWith('*') ? f.path.slice(0, -1) : `${f.path}\u0000`)) &&
+      (f.path === undefined || texts(e).path === f.path || texts(e).path.startsWith(f.path.endsWith('*') ? f.path.slice(0, -1) : `${f.path}\u0000`)) &&
       (f.status === undefined || e.status === f.status) &&
       (sinceMs === undefined || e.atMs >= sinceMs));
   }
