@@ -91,7 +91,6 @@ async function readAll(stream: AsyncIterable<Buffer | string>, limit: number): P
   return Buffer.concat(chunks);
 }
 
-const operationOf = (req: FastifyRequest): string | null => req.operationId;
 const isSide = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
 const pathOf = (req: FastifyRequest) => req.url.split('?')[0] ?? req.url;
 
@@ -113,7 +112,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
   // Callback-style hooks with a synchronous way through: almost every request is neither forwarded nor compared.
   app.addHook('onRequest', (req, reply, done) => {
     if (isSide(req.url)) return done();
-    const op = operationOf(req);
+    const op = req.operationId;
     const unmatched = req.routeConfig?.unmatched === true;
     const { url: base } = state.upstreamFor(req.sandbox.name);
     if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
@@ -165,7 +164,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
   });
   const compareLater = (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
     const sandbox = req.sandbox.name;
-    const who = { operationId: operationOf(req), method: req.method, path: pathOf(req) };
+    const who = { operationId: req.operationId, method: req.method, path: pathOf(req) };
     const at = req.sandbox.clock.iso();
     const mockStatus = reply.statusCode;
     state.track((async () => {
