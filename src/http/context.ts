@@ -59,6 +59,9 @@ declare module 'fastify' {
   }
 }
 
+/** The mock's own side routes (admin, API document): never journaled, stubbed, delayed or forwarded. */
+export const isSideRoute = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
+
 /** Prefixes a client may put before any operation: `/sandbox/NAME` (picks the sandbox) and `/api/v2`. */
 const prefixRe = /^(\/sandbox\/([^/?#]*))?(\/api\/v2(?=[/?#]|$))?/;
 

@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { packTexts, redactBody } from '../store/journal.js';
+import { isSideRoute } from './context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -9,7 +10,6 @@ declare module 'fastify' {
 }
 
 const keptBodyChars = 8192;
-const skip = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
 
 /**
  * Records every API request of a sandbox (admin and docs calls excluded); secrets are redacted when the journal is
@@ -19,13 +19,13 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
   if (app.config.journalLimit === 0) return;
   app.decorateRequest('journalResponse', undefined);
   app.addHook('onSend', (req, reply, payload, done) => {
-    if (typeof payload === 'string' && payload.length <= keptBodyChars && !skip(req.url) && String(reply.getHeader('content-type') ?? '').includes('json')) {
+    if (typeof payload === 'string' && payload.length <= keptBodyChars && !isSideRoute(req.url) && String(reply.getHeader('content-type') ?? '').includes('json')) {
       req.journalResponse = payload;
     }
     done(null, payload);
   });
   app.addHook('onResponse', (req, reply, done) => {
-    if (req.sandbox && !skip(req.url)) record(req, reply);
+    if (req.sandbox && !isSideRoute(req.url)) record(req, reply);
     done();
   });
   const record = (req: FastifyRequest, reply: FastifyReply) => {

@@ -6,6 +6,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { UsageError } from '../config.js';
+import { isSideRoute } from '../http/context.js';
 import { Recorder } from './recorder.js';
 import { callUpstream, parseProxyHeaders, upstreamName, userInfoProblem, type UpstreamAnswer, type UpstreamHeader } from './upstream.js';
 import { compareAnswers, type Comparison } from './compare.js';
@@ -91,7 +92,6 @@ async function readAll(stream: AsyncIterable<Buffer | string>, limit: number): P
   return Buffer.concat(chunks);
 }
 
-const isSide = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
 const pathOf = (req: FastifyRequest) => req.url.split('?')[0] ?? req.url;
 
 type CompareMark = { base: string; body: Buffer | undefined; mockBody: string };
@@ -111,7 +111,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
 
   // Callback-style hooks with a synchronous way through: almost every request is neither forwarded nor compared.
   app.addHook('onRequest', (req, reply, done) => {
-    if (isSide(req.url)) return done();
+    if (isSideRoute(req.url)) return done();
     const op = req.operationId;
     const unmatched = req.routeConfig?.unmatched === true;
     const { url: base } = state.upstreamFor(req.sandbox.name);

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SeededRandom } from '../store/random.js';
+import { isSideRoute } from '../http/context.js';
 import type { Fault, Latency, Scenario, Stub } from './schema.js';
 
 declare module 'fastify' {
@@ -71,7 +72,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   const scenario = req.scenario;
   if (!scenario) return false;
   const op = req.operationId;
-  if (op?.startsWith('admin') || req.url.startsWith('/__admin') || req.url.startsWith('/docs')) return false;
+  if (op?.startsWith('admin') || isSideRoute(req.url)) return false;
   const { random, stubUses } = req.sandbox;
 
   let delay = 0;

@@ -3,6 +3,7 @@
 // users of a tenant (all of them at the default size) still come from faker, so the default data is unchanged.
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
+import { isoDay } from './context.js';
 
 /** Users from this index on (per tenant) are generated with FastRandom instead of faker. */
 export const fakerUsers = 200;
@@ -107,7 +108,7 @@ export class IsoFormat {
   day(ms: number): string {
     const d = Math.floor(ms / 86400_000);
     let s = this.days.get(d);
-    if (s === undefined) { s = new Date(d * 86400_000).toISOString().slice(0, 10); this.days.set(d, s); }
+    if (s === undefined) { s = isoDay(new Date(d * 86400_000)); this.days.set(d, s); }
     return s;
   }
   time(ms: number): string {

@@ -65,7 +65,7 @@ export function seedOrganisation(ctx: SeedContext): void {
     }
   });
 
-  const recent = new Date(refDate.getTime() - 90 * 86400_000).toISOString().slice(0, 10);
+  const recent = isoDay(new Date(refDate.getTime() - 90 * 86400_000));
   const chance = (j: number, p: number) => (j < fakerUsers ? faker.datatype.boolean(p) : r.boolean(p));
   const members: Array<(u: (typeof data.users)[number], j: number) => boolean> = [
     () => true,
