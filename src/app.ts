@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -9,6 +8,8 @@ import { registerErrorHandling } from './errors.js';
 import { sharedSchemas } from './schemas/index.js';
 import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
+import { corsPreflightRoute } from './http/cors.js';
+import { lazyChildLogger } from './http/request-logger.js';
 import { journalPlugin } from './http/journal.js';
 import { dataVersionPlugin } from './http/data-version.js';
 import { useLazySerializers } from './http/serializers.js';
@@ -62,6 +63,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   const app = (Fastify as (o: FastifyServerOptions & { https?: { key: string; cert: string } }) => FastifyInstance)({
     ...(tls ? { https: tls } : {}),
     logger: logger ?? (options.logLevel === 'silent' ? false : { level: options.logLevel }),
+    childLoggerFactory: lazyChildLogger,
     trustProxy: true,
     bodyLimit: options.bodyLimit,
     ...serverLimitOptions(serverLimits),
@@ -75,7 +77,6 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
 
   // 1. errors: one body shape for everything
   registerErrorHandling(app);
-  await app.register(cors, { origin: true, credentials: true });
 
   // 2. OpenAPI: registered first so it sees every route; shared records become named components
   await app.register(swagger, {
@@ -186,6 +187,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   });
 
   // 5. the API groups, then the admin side
+  await app.register(corsPreflightRoute);
   await registerRoutes(app);
   await app.register(adminRoutes, { version, startedAt });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -9,6 +9,8 @@ import type { Sandbox } from '../store/sandbox.js';
 import type { UserRecord } from '../schemas/records.js';
 import { peopleIndex } from '../domain/people-index.js';
 import type { Data } from '../store/data.js';
+import { dataVersion } from '../store/data-version.js';
+import type { SessionRecord } from '../schemas/records.js';
 
 const header = (req: FastifyRequest, name: string): string | undefined => {
   const v = req.headers[name];
@@ -16,10 +18,40 @@ const header = (req: FastifyRequest, name: string): string | undefined => {
 };
 
 /** Effective rights: the user's, less what the active scenario revokes. */
-function rightsOf(user: UserRecord, revoked: ReadonlySet<Right> | 'all'): Set<Right> {
+function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): Set<Right> {
   if (revoked === 'all') return new Set();
-  return new Set(user.rights.filter((r) => !revoked.has(r)));
+  return new Set(user.rights.filter((r) => !revoked.includes(r)));
 }
+
+/**
+ * What auth looks up on every request, kept per app (keyed by the records: nothing outlives them): secrets that
+ * matched, sessions by id per tenant (rebuilt when the data version moves: sign-ins add sessions), and each user's
+ * effective rights (rights arrays are replaced, never changed in place).
+ */
+function authMemo() {
+  const sessionIndexes = new WeakMap<TenantData, { version: number; byId: Map<string, SessionRecord> }>();
+  const rights = new WeakMap<UserRecord, { of: readonly Right[]; revoked: readonly Right[] | 'all'; set: ReadonlySet<Right> }>();
+  return {
+    check: secretChecker(),
+    session(data: Data, tenant: TenantData, id: string): SessionRecord | undefined {
+      const version = dataVersion(data);
+      let index = sessionIndexes.get(tenant);
+      if (!index || index.version !== version) {
+        index = { version, byId: new Map(tenant.sessions.map((s) => [s.id, s])) };
+        sessionIndexes.set(tenant, index);
+      }
+      return index.byId.get(id);
+    },
+    rights(user: UserRecord, revoked: readonly Right[] | 'all'): ReadonlySet<Right> {
+      const known = rights.get(user);
+      if (known && known.of === user.rights && known.revoked === revoked) return known.set;
+      const set = rightsOf(user, revoked);
+      rights.set(user, { of: user.rights, revoked, set });
+      return set;
+    },
+  };
+}
+type AuthMemo = ReturnType<typeof authMemo>;
 
 function activeUser(tenant: TenantData, userId: string, data: Data): UserRecord {
   const user = peopleIndex(data, tenant)?.byId.get(userId) ?? tenant.users.find((u) => u.id === userId);
@@ -29,16 +61,14 @@ function activeUser(tenant: TenantData, userId: string, data: Data): UserRecord 
 
 /** Hooks that let a scenario change how auth behaves without handlers knowing. */
 export type AuthPolicy = {
-  revokedRights(req: FastifyRequest): ReadonlySet<Right> | 'all';
+  /** the scenario's list (kept as it is: auth keeps each user's rights per list) */
+  revokedRights(req: FastifyRequest): readonly Right[] | 'all';
   sessionsExpired(req: FastifyRequest): boolean;
 };
 
-/** Compares a presented secret with a record's stored hash (see secretChecker). */
-export type SecretCheck = (record: object, presented: string, storedHash: string) => boolean;
-
 const sessionHeaders = ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code'] as const;
 
-function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy, check: SecretCheck): AuthContext {
+function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy, memo: AuthMemo): AuthContext {
   const tenantId = header(req, 'x-service-tenant-id');
   const deviceId = header(req, 'x-service-device-id');
   const sessionId = header(req, 'x-service-session-id');
@@ -49,20 +79,20 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy, 
   }
   const tenant = sandbox.tenant(tenantId);
   // The same answer for an unknown tenant and a foreign session: a caller learns nothing about other tenants.
-  const session = tenant?.sessions.find((s) => s.id === sessionId);
-  if (!tenant || !session || !check(session, code, session.secretHash)) throw fail.unauthorized('session not found or session code invalid');
+  const session = tenant ? memo.session(sandbox.data, tenant, sessionId) : undefined;
+  if (!tenant || !session || !memo.check(session, code, session.secretHash)) throw fail.unauthorized('session not found or session code invalid');
   if (session.deviceId !== deviceId) throw fail.unauthorized('session does not belong to this device');
   const device = tenant.devices.find((d) => d.id === deviceId && d.userId === session.userId);
   if (!device) throw fail.unauthorized('device is no longer bound; bind it again');
-  if (policy.sessionsExpired(req) || Date.parse(session.expiresAt) <= sandbox.clock.now().getTime()) {
+  if (policy.sessionsExpired(req) || Date.parse(session.expiresAt) <= sandbox.clock.nowMs()) {
     throw fail.unauthorized('session expired; authorize again with POST /mobile/auth');
   }
   const user = activeUser(tenant, session.userId, sandbox.data);
-  return { kind: 'session', tenant, user, session, device, apiKeyClientId: null, rights: rightsOf(user, policy.revokedRights(req)) };
+  return { kind: 'session', tenant, user, session, device, apiKeyClientId: null, rights: memo.rights(user, policy.revokedRights(req)) };
 }
 
 /** Personal tokens look like `pmt_<tokenId>_<secret>`; the id finds the record, the secret is compared in constant time. */
-function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy: AuthPolicy, check: SecretCheck): AuthContext {
+function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy: AuthPolicy, memo: AuthMemo): AuthContext {
   const m = /^pmt_([0-9a-f-]{36})_([A-Za-z0-9_-]+)$/.exec(token);
   const tenantHeader = header(req, 'x-service-tenant-id');
   if (m) {
@@ -70,32 +100,32 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
       if (tenantHeader && tenant.tenant.id !== tenantHeader) continue;
       const record = tenant.personalTokens.find((t) => t.id === m[1]);
       if (!record) continue;
-      if (!check(record, token, record.secretHash)) break;
+      if (!memo.check(record, token, record.secretHash)) break;
       const now = sandbox.clock.now().getTime();
       if (record.revokedAt) throw fail.unauthorized('personal token revoked');
       if (record.expiresAt && Date.parse(record.expiresAt) <= now) throw fail.unauthorized('personal token expired');
       const user = activeUser(tenant, record.userId, sandbox.data);
       record.lastUsedAt = sandbox.clock.iso();
-      return { kind: 'bearer', tenant, user, session: null, device: null, apiKeyClientId: null, rights: rightsOf(user, policy.revokedRights(req)) };
+      return { kind: 'bearer', tenant, user, session: null, device: null, apiKeyClientId: null, rights: memo.rights(user, policy.revokedRights(req)) };
     }
   }
   throw fail.unauthorized('bearer token invalid');
 }
 
-function apiKeyAuth(req: FastifyRequest, sandbox: Sandbox, clientId: string, check: SecretCheck): AuthContext {
+function apiKeyAuth(req: FastifyRequest, sandbox: Sandbox, clientId: string, memo: AuthMemo): AuthContext {
   const secret = header(req, 'x-service-client-secret') ?? '';
   const tenantHeader = header(req, 'x-service-tenant-id');
   for (const tenant of Object.values(sandbox.data.tenants)) {
     if (tenantHeader && tenant.tenant.id !== tenantHeader) continue;
     const key = tenant.apiKeys.find((k) => k.clientId === clientId);
-    if (key && check(key, secret, key.secretHash)) {
+    if (key && memo.check(key, secret, key.secretHash)) {
       return { kind: 'apikey', tenant, user: null, session: null, device: null, apiKeyClientId: clientId, rights: new Set() };
     }
   }
   throw fail.unauthorized('API key (X-Service-Client-Id / X-Service-Client-Secret) invalid');
 }
 
-export function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy, check: SecretCheck): AuthContext {
+export function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy, memo: AuthMemo): AuthContext {
   const sandbox = req.sandbox;
   if (mode === 'none') return noAuth;
   if (mode === 'tenant') {
@@ -108,23 +138,23 @@ export function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPo
   const authorization = header(req, 'authorization');
   if (authorization?.toLowerCase().startsWith('bearer ')) {
     if (mode === 'session-only') throw fail.forbidden('this operation requires session authorization; personal tokens are not accepted');
-    return bearerAuth(req, sandbox, authorization.slice(7).trim(), policy, check);
+    return bearerAuth(req, sandbox, authorization.slice(7).trim(), policy, memo);
   }
   const clientId = header(req, 'x-service-client-id');
-  if (clientId && mode === 'session-or-apikey' && !header(req, 'x-service-session-id')) return apiKeyAuth(req, sandbox, clientId, check);
-  return sessionAuth(req, sandbox, policy, check);
+  if (clientId && mode === 'session-or-apikey' && !header(req, 'x-service-session-id')) return apiKeyAuth(req, sandbox, clientId, memo);
+  return sessionAuth(req, sandbox, policy, memo);
 }
 
 /** One place that authorizes every route from its config: `config: { auth: 'session', rights: [...] }`. */
 export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPolicy }) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
-  const check = secretChecker();
+  const memo = authMemo();
   // callback style, like the other per-request hooks: no promise per request (a thrown error still reaches the handler of errors)
   app.addHook('onRequest', (req, _reply, done) => {
     req.auth = noAuth;
     const config = req.routeConfig;
     const mode = config?.auth ?? 'none';
-    req.auth = authenticate(req, mode, opts.policy, check);
+    req.auth = authenticate(req, mode, opts.policy, memo);
     const rights = config?.rights;
     if (rights && rights.length > 0) {
       const missing = rights.filter((r) => !req.auth.rights.has(r));

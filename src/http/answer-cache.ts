@@ -1,9 +1,47 @@
+import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Data } from '../store/data.js';
 import { dataVersion } from '../store/data-version.js';
 
-type Kept = { version: number; text: string };
+/**
+ * The text (compared by selfCheck), its UTF-8 bytes, sent as they are (no encoding per request), and the same
+ * bytes gzipped, made on the first request that accepts gzip.
+ */
+type Kept = { version: number; text: string; bytes: Buffer; gzipped: Buffer | null };
 const keptPerStore = 500;
+/** below this the gzip header and framing cost more than they save */
+const gzipFrom = 1024;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the answer's JSON as UTF-8 when it went out gzipped: the journal keeps this, not the compressed bytes (decorated in src/http/request-context.ts) */
+    answerPlain: Buffer | null;
+  }
+}
+
+/** Whether the client takes gzip (every mobile HTTP stack sends `Accept-Encoding: gzip` on its own). */
+function acceptsGzip(req: FastifyRequest): boolean {
+  const accepted = req.headers['accept-encoding'];
+  return typeof accepted === 'string' && /\bgzip\b(?!;q=0(\.0*)?(,|$))/.test(accepted);
+}
+
+/** Sends a kept answer: gzipped when the client takes it and it is worth it, else the plain bytes. */
+function sendKept(req: FastifyRequest, reply: FastifyReply, kept: Kept): void {
+  reply.type('application/json; charset=utf-8');
+  if (kept.bytes.length < gzipFrom) {
+    reply.send(kept.bytes);
+    return;
+  }
+  // the answer differs with Accept-Encoding (and Origin: src/http/cors.ts)
+  reply.header('vary', 'Origin, Accept-Encoding');
+  if (!acceptsGzip(req)) {
+    reply.send(kept.bytes);
+    return;
+  }
+  kept.gzipped ??= gzipSync(kept.bytes);
+  req.answerPlain = kept.bytes;
+  reply.header('content-encoding', 'gzip').send(kept.gzipped);
+}
 
 /**
  * Answers of a costly read kept as JSON text per sandbox store, reused while nothing can have changed them:
@@ -28,16 +66,17 @@ export function answerCache(options: { selfCheck: boolean }) {
     if (!perStore) { perStore = new Map(); kept.set(data, perStore); }
     const hit = perStore.get(fullKey);
     if (hit && hit.version === version && !options.selfCheck) {
-      reply.type('application/json; charset=utf-8').send(hit.text);
+      sendKept(req, reply, hit);
       return undefined;
     }
     const answer = build(new Date(at));
     const text = JSON.stringify(answer);
     if (hit && hit.version === version && hit.text !== text) throw new Error(`kept answer for ${req.url} is stale:\n${hit.text.slice(0, 500)}\n${text.slice(0, 500)}`);
     if (perStore.size >= keptPerStore) perStore.clear();
-    perStore.set(fullKey, { version, text });
+    const fresh: Kept = { version, text, bytes: Buffer.from(text, 'utf8'), gzipped: null };
+    perStore.set(fullKey, fresh);
     if (options.selfCheck) return answer;
-    reply.type('application/json; charset=utf-8').send(text);
+    sendKept(req, reply, fresh);
     return undefined;
   };
 }

@@ -5,10 +5,11 @@ import { isSideRoute } from './context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    journalResponse: string | undefined;
+    journalResponse: string | Buffer | undefined;
   }
 }
 
+/** answers kept: up to this many characters (a text) or bytes (a kept answer, see src/http/answer-cache.ts) */
 const keptBodyChars = 8192;
 
 /**
@@ -19,7 +20,9 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
   if (app.config.journalLimit === 0) return;
   app.decorateRequest('journalResponse', undefined);
   app.addHook('onSend', (req, reply, payload, done) => {
-    if (typeof payload === 'string' && payload.length <= keptBodyChars && !isSideRoute(req.url) && String(reply.getHeader('content-type') ?? '').includes('json')) {
+    if (req.answerPlain) {
+      if (req.answerPlain.length <= keptBodyChars) req.journalResponse = req.answerPlain;
+    } else if ((typeof payload === 'string' || Buffer.isBuffer(payload)) && payload.length <= keptBodyChars && !isSideRoute(req.url) && String(reply.getHeader('content-type') ?? '').includes('json')) {
       req.journalResponse = payload;
     }
     done(null, payload);
@@ -37,7 +40,7 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
       method: req.method, operationId: req.operationId, status: reply.statusCode,
       durationMs: Math.round(elapsed * 100) / 100, scenario: req.scenario?.name ?? null, stubbed: req.stubbed,
       packed: packTexts({
-        url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: req.journalResponse,
+        url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: Buffer.isBuffer(req.journalResponse) ? req.journalResponse.toString('utf8') : req.journalResponse,
         requestBody: req.body !== undefined && !Buffer.isBuffer(req.body) ? JSON.stringify(redactBody(req.body)) : undefined,
       }),
     });

@@ -4,15 +4,18 @@ import type { FastifyInstance } from 'fastify';
 import { fail } from '../errors.js';
 import { isSandboxName } from '../store/sandbox.js';
 import type { PrefixInfo } from './context.js';
+import { corsHeaders } from './cors.js';
 
-/** Picks each request's sandbox: the /sandbox/NAME prefix, else the x-mock-sandbox header, else `default`. */
+/** The first hook of every request: CORS headers (src/http/cors.ts), then the sandbox: the /sandbox/NAME prefix, else the x-mock-sandbox header, else `default`. */
 export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { prefixes: WeakMap<IncomingMessage, PrefixInfo> }) => {
   app.decorateRequest('sandbox', null as never);
   app.decorateRequest('sandboxPrefix', '');
   app.decorateRequest('routeConfig', null);
   app.decorateRequest('operationId', null);
+  app.decorateRequest('answerPlain', null);
   // callback style: no promise per request (a thrown error still reaches the error handler)
-  app.addHook('onRequest', (req, _reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
+    corsHeaders(req, reply);
     const route = req.routeOptions;
     req.routeConfig = route.config ?? null;
     req.operationId = typeof route.schema?.operationId === 'string' ? route.schema.operationId : null;

@@ -154,7 +154,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
   });
   app.addHook('onSend', (req, _reply, payload, done) => {
     const mark = marks.get(req);
-    if (mark) mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    if (mark) mark.mockBody = req.answerPlain ? req.answerPlain.toString('utf8') : typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
     done(null, payload);
   });
   app.addHook('onResponse', (req, reply, done) => {

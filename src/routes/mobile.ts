@@ -6,6 +6,7 @@ import {
   TwoFactorRequest, TwoFactorResult,
 } from '../schemas/mobile.js';
 import { caller, callerTenant, domainContext } from '../http/context.js';
+import { answerCache } from '../http/answer-cache.js';
 import { authorize, bindByLink, manualBind, oauthList, requestTwoFactor, savePushToken, tenantInfo, unbind } from '../domain/mobile.js';
 import { signInPolicy } from '../scenarios/effects.js';
 
@@ -18,6 +19,7 @@ const tenantHeader = (req: { headers: Record<string, unknown> }) => {
 
 /** Device binding, two-factor, sessions and push tokens. */
 export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const kept = answerCache({ selfCheck: app.selfCheck });
   app.post('/mobile/bind/:id/:token', {
     schema: {
       operationId: 'mobileBind', tags, summary: 'Bind a device by the QR link',
@@ -86,7 +88,13 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(TenantInfo), 401: err, 403: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => tenantInfo(domainContext(req), callerTenant(req)));
+  }, async (req, reply) => {
+    // kept per data version: the app asks for it on every start and resume, and pipelines hammer it
+    const ctx = domainContext(req);
+    const tenant = callerTenant(req);
+    const key = `${tenant.tenant.id}|${ctx.baseUrl}|${JSON.stringify(ctx.tenantOptions ?? {})}`;
+    return kept(req, reply, key, () => tenantInfo(ctx, tenant));
+  });
 
   app.get('/mobile/oauth-list', {
     schema: {

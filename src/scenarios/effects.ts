@@ -18,13 +18,11 @@ export function signInPolicy(req: FastifyRequest): SignInPolicy {
   return { twoFactor: s?.twoFactor ?? null, sessionSeconds: s?.sessions?.lifetimeSeconds ?? lifetimes.sessionSeconds };
 }
 
-const none: ReadonlySet<Right> = new Set();
+const none: readonly Right[] = [];
 
 export const authPolicy: AuthPolicy = {
   revokedRights(req) {
-    const r = req.scenario?.revokeRights;
-    if (r === 'all') return 'all';
-    return r ? new Set(r) : none;
+    return req.scenario?.revokeRights ?? none;
   },
   sessionsExpired(req) {
     // Only a per-request override expires every session; an active scenario expired them once, when applied.

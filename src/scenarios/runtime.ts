@@ -108,7 +108,9 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
 /** The onSend part: a body fault breaks the payload (malformed) or the stream (truncated: half, then the connection drops). */
 export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (!req.bodyFault || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
-  const text = String(payload);
+  // a kept answer that went out gzipped is broken as plain JSON (src/http/answer-cache.ts)
+  if (req.answerPlain) reply.removeHeader('content-encoding');
+  const text = req.answerPlain ? req.answerPlain.toString('utf8') : String(payload);
   const half = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
   if (req.bodyFault === 'malformed') return `${half}\u0000<<not json`;
   reply.removeHeader('content-length');
