@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { packTexts, redactBody } from '../store/journal.js';
+import { redactBody } from '../store/journal.js';
 import { isSideRoute } from './context.js';
 
 declare module 'fastify' {
@@ -14,7 +14,7 @@ const keptBodyChars = 8192;
 
 /**
  * Records every API request of a sandbox (admin and docs calls excluded); secrets are redacted when the journal is
- * read. Two callback-style hooks and one small record per request: see JournalRecord for why it is packed.
+ * read. Two callback-style hooks; the journal copies what it keeps into preallocated storage (see Journal for why).
  */
 export const journalPlugin = fp(async (app: FastifyInstance) => {
   if (app.config.journalLimit === 0) return;
@@ -39,10 +39,9 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
       atMs: clock.mode === 'frozen' ? clock.nowMs() : Math.round(clock.nowMs() - elapsed),
       method: req.method, operationId: req.operationId, status: reply.statusCode,
       durationMs: Math.round(elapsed * 100) / 100, scenario: req.scenario?.name ?? null, stubbed: req.stubbed,
-      packed: packTexts({
-        url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: Buffer.isBuffer(req.journalResponse) ? req.journalResponse.toString('utf8') : req.journalResponse,
-        requestBody: req.body !== undefined && !Buffer.isBuffer(req.body) ? JSON.stringify(redactBody(req.body)) : undefined,
-      }),
+    }, {
+      url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: req.journalResponse,
+      requestBody: req.body !== undefined && !Buffer.isBuffer(req.body) ? JSON.stringify(redactBody(req.body)) : undefined,
     });
   };
 }, { name: 'journal', dependencies: ['request-context'] });

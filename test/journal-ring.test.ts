@@ -1,0 +1,256 @@
+// The journal's storage (one byte ring, typed arrays indexed by seq % limit) against a reference model: an array of
+// the last `limit` records, completed the straightforward way. Records of random sizes (multi-byte UTF-8, texts of
+// several KiB, Buffer answers, empty texts) make the ring wrap and grow; reading back every kept record after every
+// add fails if the ring ever overwrote a live record.
+import t from 'tap';
+import fc from 'fast-check';
+import { Journal, redactBody, redactHeaders, type JournalEntry, type JournalFacts, type JournalFilter, type JournalTexts } from '../src/store/journal.js';
+
+type ModelRecord = { id: number; entry: JournalEntry };
+
+/** What a text reads back as: UTF-8 round trip (a lone surrogate becomes U+FFFD). */
+const utf8 = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
+const parse = (text: string): unknown => { try { return JSON.parse(text); } catch { return text; } };
+
+/** The entry the journal must give back for a record, built without the ring. */
+function expectedEntry(id: number, f: JournalFacts, x: JournalTexts): JournalEntry {
+  const url = utf8(x.url);
+  const routedUrl = x.routedUrl === x.url || x.routedUrl === '' ? url : utf8(x.routedUrl);
+  const q = routedUrl.indexOf('?');
+  const headers: Record<string, string> = {};
+  for (let i = 0; i + 1 < x.rawHeaders.length; i += 2) {
+    const name = utf8(x.rawHeaders[i]!).toLowerCase();
+    const value = utf8(x.rawHeaders[i + 1]!);
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  const body = utf8(x.requestBody ?? '');
+  const response = x.response === undefined ? '' : typeof x.response === 'string' ? utf8(x.response) : x.response.toString('utf8');
+  return {
+    id, at: new Date(f.atMs).toISOString(), method: f.method, url, path: q < 0 ? routedUrl : routedUrl.slice(0, q),
+    operationId: f.operationId, status: f.status, durationMs: f.durationMs, scenario: f.scenario, stubbed: f.stubbed,
+    requestHeaders: redactHeaders(headers),
+    ...(body !== '' ? { requestBody: parse(body) } : {}),
+    ...(response !== '' ? { responseBody: redactBody(parse(response)) } : {}),
+  };
+}
+
+/** The filters as documented, on the model's entries (oldest first). */
+function modelMatching(records: ModelRecord[], f: JournalFilter): ModelRecord[] {
+  const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
+  return records.filter(({ entry: e }) =>
+    (f.operationId === undefined || e.operationId === f.operationId) &&
+    (f.method === undefined || e.method === f.method.toUpperCase()) &&
+    (f.path === undefined || e.path === f.path || (f.path.endsWith('*') && e.path.startsWith(f.path.slice(0, -1)))) &&
+    (f.status === undefined || e.status === f.status) &&
+    (sinceMs === undefined || Date.parse(e.at) >= sinceMs));
+}
+
+// ---- generators
+
+const special = fc.constantFrom('ж', 'Ё', 'я', 'ß', '€', '😀', '\ud83d', '\udc00', '/', '?', '*', '=', '&', ' ', 'a', 'Z', '0', '"');
+/** Short text: ASCII, Cyrillic, 4-byte characters, lone surrogates; no NUL or newline (they cannot occur in the real texts). */
+const word = fc.string({ unit: fc.oneof(special, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 12 })
+  .map((s) => s.replace(/[\u0000\n]/g, '_'));
+/** Text of any size up to several KiB (a short text repeated). */
+const text = fc.oneof(
+  { weight: 30, arbitrary: word },
+  { weight: 15, arbitrary: fc.tuple(word, fc.integer({ min: 0, max: 100 })).map(([w, n]) => w.repeat(n)) },
+  { weight: 2, arbitrary: fc.tuple(word, fc.integer({ min: 100, max: 1500 })).map(([w, n]) => w.repeat(n)) },
+  { weight: 5, arbitrary: fc.constant('') },
+);
+const jsonText = fc.oneof(
+  fc.json({ maxDepth: 3, stringUnit: fc.oneof(special, fc.constantFrom('a', 'b', 'c')) }),
+  text.map((s) => JSON.stringify({ name: s, password: 'hunter2', items: [s.slice(0, 5), { token: 't' }] })),
+);
+
+const facts: fc.Arbitrary<JournalFacts> = fc.record({
+  atMs: fc.integer({ min: 1_700_000_000_000, max: 1_700_000_100_000 }),
+  method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'),
+  operationId: fc.constantFrom(null, 'getProfile', 'listNews', 'createIdea'),
+  status: fc.constantFrom(200, 201, 204, 401, 404, 500),
+  durationMs: fc.integer({ min: 0, max: 100_000 }).map((n) => n / 100),
+  scenario: fc.constantFrom(null, 'default', 'slow-network'),
+  stubbed: fc.boolean(),
+});
+
+const headerName = fc.constantFrom('Host', 'Accept', 'Authorization', 'X-Service-Session-Code', 'User-Agent', 'X-Custom', 'x-custom', 'Cookie');
+const texts: fc.Arbitrary<JournalTexts> = fc.record({
+  prefix: fc.constantFrom('', '/sandbox/qa', '/мок'),
+  path: fc.array(fc.oneof(fc.constantFrom('mobile', 'news', 'ideas', 'профиль'), word), { minLength: 0, maxLength: 4 }).map((p) => p.join('/')),
+  query: fc.option(text, { nil: undefined }),
+  headers: fc.array(fc.tuple(headerName, text), { maxLength: 6 }),
+  requestBody: fc.option(jsonText, { nil: undefined }),
+  response: fc.oneof(fc.constant(undefined), jsonText, jsonText.map((s) => Buffer.from(s, 'utf8'))),
+}).map(({ prefix, path, query, headers, requestBody, response }) => {
+  const routedUrl = `/${path}${query === undefined ? '' : `?${query}`}`;
+  return { url: `${prefix}${routedUrl}`, routedUrl, rawHeaders: headers.flat(), requestBody, response };
+});
+
+const filter: fc.Arbitrary<JournalFilter> = fc.record({
+  operationId: fc.option(fc.constantFrom('getProfile', 'listNews', 'createIdea', 'other'), { nil: undefined }),
+  method: fc.option(fc.constantFrom('get', 'GET', 'Post', 'delete', 'PATCH'), { nil: undefined }),
+  path: fc.option(fc.constantFrom('/', '/mobile', '/mobile*', '/news/', '/*', '*', '/профиль*', '/ideas/news'), { nil: undefined }),
+  status: fc.option(fc.constantFrom(200, 404, 500), { nil: undefined }),
+  since: fc.option(fc.integer({ min: 1_700_000_000_000, max: 1_700_000_100_000 }).map((ms) => new Date(ms).toISOString()), { nil: undefined }),
+  limit: fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
+}, { requiredKeys: [] });
+
+type Op = { kind: 'add'; facts: JournalFacts; texts: JournalTexts } | { kind: 'clear' } | { kind: 'read'; filter: JournalFilter };
+const op: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 30, arbitrary: fc.tuple(facts, texts).map(([f, x]): Op => ({ kind: 'add', facts: f, texts: x })) },
+  { weight: 1, arbitrary: fc.constant<Op>({ kind: 'clear' }) },
+  { weight: 4, arbitrary: filter.map((f): Op => ({ kind: 'read', filter: f })) },
+);
+
+// ---- the model-based property
+
+const seen = { grew: 0, wrapped: 0 };
+const ringBytes = (j: Journal): number => (j as unknown as { ring: Buffer }).ring.length;
+const head = (j: Journal): number => (j as unknown as { head: number }).head;
+
+/** Runs the operations on a journal and on the model, comparing after each. */
+function run(limit: number, ops: Op[]): void {
+  const journal = new Journal(limit);
+  let model: ModelRecord[] = [];
+  let nextId = 1;
+  let lastId = 0;
+  for (const o of ops) {
+    if (o.kind === 'add') {
+      const expected = expectedEntry(nextId, o.facts, o.texts);
+      const [bytesBefore, headBefore] = [ringBytes(journal), head(journal)];
+      journal.add({ ...o.facts }, { ...o.texts, rawHeaders: [...o.texts.rawHeaders] });
+      if (bytesBefore > 0 && ringBytes(journal) > bytesBefore) seen.grew++;
+      else if (head(journal) < headBefore) seen.wrapped++;
+      if (limit > 0) {
+        model.push({ id: nextId, entry: expected });
+        nextId++;
+        if (model.length > limit) model = model.slice(model.length - limit);
+      }
+      // the caller reuses its answer Buffer and header array: the journal must have copied them
+      if (Buffer.isBuffer(o.texts.response)) Buffer.from(o.texts.response).fill(0x78).copy(o.texts.response);
+    } else if (o.kind === 'clear') {
+      journal.clear();
+      model = [];
+    }
+    const f = o.kind === 'read' ? o.filter : {};
+    // every kept record reads back exactly (this is what fails if the ring overwrote a live record)
+    if (journal.size() !== model.length) throw new Error(`size ${journal.size()} != ${model.length}`);
+    if (journal.size() > Math.max(limit, 0)) throw new Error('more than limit');
+    const all = journal.list({ limit: limit + 1 });
+    const want = model.slice().reverse().map((r) => r.entry);
+    if (JSON.stringify(all) !== JSON.stringify(want)) {
+      throw new Error(`entries differ:\n${JSON.stringify(all).slice(0, 2000)}\n${JSON.stringify(want).slice(0, 2000)}`);
+    }
+    for (let i = 1; i < all.length; i++) if (all[i]!.id >= all[i - 1]!.id) throw new Error('ids do not decrease newest first');
+    if (all[0] !== undefined) {
+      if (all[0].id < lastId) throw new Error('ids went back');
+      lastId = all[0].id;
+    }
+    const matched = modelMatching(model, f).reverse();
+    const listed = journal.list(f);
+    const wantListed = matched.slice(0, f.limit ?? 100).map((r) => r.entry);
+    if (JSON.stringify(listed) !== JSON.stringify(wantListed)) throw new Error(`list(${JSON.stringify(f)}) differs`);
+    if (journal.count(f) !== matched.length) throw new Error(`count(${JSON.stringify(f)}) ${journal.count(f)} != ${matched.length}`);
+  }
+}
+
+t.test('the ring against the model: wrap-around, growth, filters, clear', (t) => {
+  fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.array(op, { minLength: 1, maxLength: 200, size: 'max' }), (limit, ops) => run(limit, ops)),
+    { numRuns: 60, endOnFailure: true });
+  t.ok(seen.wrapped > 50, `the rings wrapped (${seen.wrapped} times)`);
+  t.ok(seen.grew > 20, `the rings grew (${seen.grew} times)`);
+  t.end();
+});
+
+t.test('a disabled journal (limit 0) keeps nothing', (t) => {
+  fc.assert(fc.property(fc.array(op, { maxLength: 30 }), (ops) => run(0, ops)), { numRuns: 30, endOnFailure: true });
+  const j = new Journal(0);
+  t.equal(j.enabled, false);
+  j.add({ atMs: 0, method: 'GET', operationId: null, status: 200, durationMs: 1, scenario: null, stubbed: false },
+    { url: '/a', routedUrl: '/a', rawHeaders: [] });
+  t.equal(j.size(), 0);
+  t.same(j.list(), []);
+  t.equal(j.count(), 0);
+  t.end();
+});
+
+// ---- deterministic cases that surely wrap and grow
+
+const at0 = 1_700_000_000_000;
+const f0 = (i: number): JournalFacts => ({ atMs: at0 + i, method: i % 2 ? 'POST' : 'GET', operationId: i % 3 ? 'listNews' : null, status: 200 + (i % 5), durationMs: i / 4, scenario: 'default', stubbed: i % 2 === 0 });
+
+t.test('records of growing and shrinking sizes wrap and grow without losing one', (t) => {
+  const limit = 10;
+  const j = new Journal(limit);
+  const model: { id: number; entry: JournalEntry }[] = [];
+  const sizes = new Set<number>();
+  let wrapped = 0;
+  let lastHead = 0;
+  for (let i = 0; i < 600; i++) {
+    // sizes from a few bytes to ~24 KiB, Cyrillic (2 bytes) and emoji (4 bytes) included
+    const n = Math.floor((Math.sin(i / 7) + 1) * 2000) + (i % 13) * 150;
+    const x: JournalTexts = {
+      url: `/sandbox/s/mobile/news/${i}?q=${'ж'.repeat(i % 17)}`, routedUrl: `/mobile/news/${i}?q=${'ж'.repeat(i % 17)}`,
+      rawHeaders: ['Host', 'x', 'X-Long', 'я😀'.repeat(n % 3000)],
+      requestBody: i % 4 ? JSON.stringify({ text: 'Привет'.repeat(n % 500), password: 'p' }) : undefined,
+      response: i % 3 === 0 ? Buffer.from(JSON.stringify({ items: ['ё'.repeat(n)] })) : i % 3 === 1 ? JSON.stringify({ n }) : '',
+    };
+    const entry = expectedEntry(i + 1, f0(i), x);
+    j.add(f0(i), x);
+    model.push({ id: i + 1, entry });
+    if (model.length > limit) model.shift();
+    if (head(j) < lastHead) wrapped++;
+    lastHead = head(j);
+    sizes.add(ringBytes(j));
+    t.equal(JSON.stringify(j.list({ limit })), JSON.stringify(model.slice().reverse().map((r) => r.entry)), `after add ${i + 1}`, { diagnostic: false });
+  }
+  t.ok(wrapped > 10, `the ring wrapped (${wrapped} times)`);
+  t.ok(sizes.size > 1 && Math.max(...sizes) > 64 * 1024, `the ring grew (${[...sizes].join(' → ')} bytes)`);
+  t.ok(sizes.size <= 6, 'growth is rare (a few doublings)');
+  t.equal(j.size(), limit);
+  t.end();
+});
+
+t.test('ids increase and go on after clear; clear drops everything and shrinks the ring', (t) => {
+  const j = new Journal(3);
+  const x = (s: string): JournalTexts => ({ url: s, routedUrl: s, rawHeaders: ['Authorization', 'secret'], response: s.length > 100 ? JSON.stringify({ s }) : undefined });
+  for (let i = 0; i < 5; i++) j.add(f0(i), x(`/a/${i}`));
+  t.same(j.list().map((e) => e.id), [5, 4, 3]);
+  t.equal(j.list()[0]!.requestHeaders.authorization, '[redacted]');
+  j.add(f0(5), x('/big' + 'ы'.repeat(100_000)));
+  t.ok(ringBytes(j) > 64 * 1024, 'grew for a big record');
+  t.equal(j.list()[0]!.url.length, 4 + 100_000);
+  j.clear();
+  t.equal(j.size(), 0);
+  t.same(j.list(), []);
+  t.equal(j.count(), 0);
+  t.equal(ringBytes(j), 64 * 1024, 'back to the first size');
+  j.add(f0(6), x('/b'));
+  t.same(j.list().map((e) => [e.id, e.url]), [[7, '/b']], 'ids go on after clear');
+  t.end();
+});
+
+t.test('limit 1 keeps exactly the newest record', (t) => {
+  const j = new Journal(1);
+  for (let i = 0; i < 50; i++) {
+    const s = `/r/${i}/${'ж'.repeat((i * 997) % 40_000)}`;
+    j.add(f0(i), { url: s, routedUrl: s, rawHeaders: [], response: Buffer.from('{"a":1}') });
+    t.equal(j.size(), 1);
+    const [e] = j.list();
+    t.equal(e!.id, i + 1, 'the newest id', { diagnostic: false });
+    t.equal(e!.url, s, 'its url', { diagnostic: false });
+    t.same(e!.responseBody, { a: 1 }, 'its answer', { diagnostic: false });
+  }
+  t.end();
+});
+
+t.test('a journal that never sees a request allocates nothing', (t) => {
+  const j = new Journal(1_000_000);
+  t.equal(ringBytes(j), 0);
+  t.equal((j as unknown as { atMs: Float64Array }).atMs.length, 0);
+  t.equal(j.size(), 0);
+  t.same(j.list({ path: '/x*' }), []);
+  j.clear();
+  t.equal(ringBytes(j), 0);
+  t.end();
+});
