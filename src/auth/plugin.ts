@@ -25,12 +25,13 @@ function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): Set<Righ
 
 /**
  * What auth looks up on every request, kept per app (keyed by the records: nothing outlives them): secrets that
- * matched, sessions by id per tenant (rebuilt when the data version moves: sign-ins add sessions), and each user's
- * effective rights (rights arrays are replaced, never changed in place).
+ * matched, sessions by id per tenant (rebuilt when the data version moves: sign-ins add sessions), session expiries,
+ * and each user's effective rights (rights arrays are replaced, never changed in place).
  */
 function authMemo() {
   const sessionIndexes = new WeakMap<TenantData, { version: number; byId: Map<string, SessionRecord> }>();
   const rights = new WeakMap<UserRecord, { of: readonly Right[]; revoked: readonly Right[] | 'all'; set: ReadonlySet<Right> }>();
+  const expiries = new WeakMap<SessionRecord, { text: string; ms: number }>();
   return {
     check: secretChecker(),
     session(data: Data, tenant: TenantData, id: string): SessionRecord | undefined {
@@ -41,6 +42,14 @@ function authMemo() {
         sessionIndexes.set(tenant, index);
       }
       return index.byId.get(id);
+    },
+    /** the session's expiry in ms (parsing the ISO text on every request showed in profiles) */
+    expiresMs(session: SessionRecord): number {
+      const known = expiries.get(session);
+      if (known && known.text === session.expiresAt) return known.ms;
+      const ms = Date.parse(session.expiresAt);
+      expiries.set(session, { text: session.expiresAt, ms });
+      return ms;
     },
     rights(user: UserRecord, revoked: readonly Right[] | 'all'): ReadonlySet<Right> {
       const known = rights.get(user);
@@ -84,7 +93,7 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy, 
   if (session.deviceId !== deviceId) throw fail.unauthorized('session does not belong to this device');
   const device = tenant.devices.find((d) => d.id === deviceId && d.userId === session.userId);
   if (!device) throw fail.unauthorized('device is no longer bound; bind it again');
-  if (policy.sessionsExpired(req) || Date.parse(session.expiresAt) <= sandbox.clock.nowMs()) {
+  if (policy.sessionsExpired(req) || memo.expiresMs(session) <= sandbox.clock.nowMs()) {
     throw fail.unauthorized('session expired; authorize again with POST /mobile/auth');
   }
   const user = activeUser(tenant, session.userId, sandbox.data);

@@ -174,10 +174,8 @@ export class Journal {
 
   /** Writes the texts, each followed by NUL, into [at, end); where they end, or -1 when they may not have fitted. */
   private write(at: number, end: number, url: string, routed: string, headers: string, body: string, response: string | Buffer): number {
-    let p = this.text(url, at, end);
-    if (p >= 0) p = this.text(routed, p, end);
-    if (p >= 0) p = this.text(headers, p, end);
-    if (p >= 0) p = this.text(body, p, end);
+    // one write for the four request texts: each call into Node's encoder costs more than joining them first
+    let p = this.text(`${url}\u0000${routed}\u0000${headers}\u0000${body}`, at, end);
     if (p < 0) return -1;
     if (typeof response === 'string') return this.text(response, p, end);
     if (end - p < response.length + 1) return -1;
