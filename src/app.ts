@@ -8,6 +8,7 @@ import { registerErrorHandling } from './errors.js';
 import { sharedSchemas } from './schemas/index.js';
 import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
+import { pipelinePlugin } from './http/pipeline.js';
 import { corsPreflightRoute } from './http/cors.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { journalPlugin } from './http/journal.js';
@@ -172,7 +173,8 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     if (typeof id === 'string') operationIds.add(id);
   });
 
-  // 4. per request: sandbox → scenario → auth, all from route config
+  // 4. per request: sandbox → scenario → auth, all from route config, as steps of one pipeline (src/http/pipeline.ts)
+  await app.register(pipelinePlugin);
   await app.register(requestContextPlugin, { prefixes });
   await app.register(journalPlugin);
   await app.register(dataVersionPlugin);
@@ -181,9 +183,9 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   await app.register(authPlugin, { policy: authPolicy });
 
   // A change acknowledged to a client is on disk first (no-op for in-memory sandboxes).
-  app.addHook('onSend', (req, _reply, payload, done) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || !req.sandbox) return done(null, payload);
-    req.sandbox.save().then(() => done(null, payload), done);
+  app.pipeline.onSend((req, _reply, payload) => {
+    if (req.method === 'GET' || req.method === 'HEAD' || !req.sandbox) return payload;
+    return req.sandbox.save().then(() => payload);
   });
 
   // 5. the API groups, then the admin side

@@ -158,8 +158,8 @@ export function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPo
 export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPolicy }) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
   const memo = authMemo();
-  // callback style, like the other per-request hooks: no promise per request (a thrown error still reaches the handler of errors)
-  app.addHook('onRequest', (req, _reply, done) => {
+  // a step of every request (src/http/pipeline.ts); a thrown error reaches the handler of errors
+  app.pipeline.onRequest((req) => {
     req.auth = noAuth;
     const config = req.routeConfig;
     const mode = config?.auth ?? 'none';
@@ -169,6 +169,5 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPo
       const missing = rights.filter((r) => !req.auth.rights.has(r));
       if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
     }
-    done();
   });
-}, { name: 'auth', dependencies: ['request-context'] });
+}, { name: 'auth', dependencies: ['pipeline', 'request-context'] });

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { dataChanged } from '../store/data-version.js';
 
 /**
@@ -7,11 +7,9 @@ import { dataChanged } from '../store/data-version.js';
  * before and after it runs, so the indexes of large tenants (src/domain/people-index.ts) are rebuilt on next use.
  */
 export const dataVersionPlugin = fp(async (app: FastifyInstance) => {
-  // callback style: no promise per request
-  const changed = (req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+  const changed = (req: FastifyRequest) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') for (const sandbox of app.sandboxes.list()) dataChanged(sandbox.data);
-    done();
   };
-  app.addHook('onRequest', changed);
-  app.addHook('onResponse', changed);
-}, { name: 'data-version' });
+  app.pipeline.onRequest(changed);
+  app.pipeline.onResponse(changed);
+}, { name: 'data-version', dependencies: ['pipeline'] });

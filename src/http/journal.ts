@@ -19,17 +19,16 @@ const keptBodyChars = 8192;
 export const journalPlugin = fp(async (app: FastifyInstance) => {
   if (app.config.journalLimit === 0) return;
   app.decorateRequest('journalResponse', undefined);
-  app.addHook('onSend', (req, reply, payload, done) => {
+  app.pipeline.onSend((req, reply, payload) => {
     if (req.answerPlain) {
       if (req.answerPlain.length <= keptBodyChars) req.journalResponse = req.answerPlain;
     } else if ((typeof payload === 'string' || Buffer.isBuffer(payload)) && payload.length <= keptBodyChars && !isSideRoute(req.url) && String(reply.getHeader('content-type') ?? '').includes('json')) {
       req.journalResponse = payload;
     }
-    done(null, payload);
+    return payload;
   });
-  app.addHook('onResponse', (req, reply, done) => {
+  app.pipeline.onResponse((req, reply) => {
     if (req.sandbox && !isSideRoute(req.url)) record(req, reply);
-    done();
   });
   const record = (req: FastifyRequest, reply: FastifyReply) => {
     const elapsed = reply.elapsedTime;
@@ -44,4 +43,4 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
       requestBody: req.body !== undefined && !Buffer.isBuffer(req.body) ? JSON.stringify(redactBody(req.body)) : undefined,
     });
   };
-}, { name: 'journal', dependencies: ['request-context'] });
+}, { name: 'journal', dependencies: ['pipeline', 'request-context'] });

@@ -13,8 +13,8 @@ export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { pref
   app.decorateRequest('routeConfig', null);
   app.decorateRequest('operationId', null);
   app.decorateRequest('answerPlain', null);
-  // callback style: no promise per request (a thrown error still reaches the error handler)
-  app.addHook('onRequest', (req, reply, done) => {
+  // the first step of every request (src/http/pipeline.ts); a thrown error reaches the error handler
+  app.pipeline.onRequest((req, reply) => {
     corsHeaders(req, reply);
     const route = req.routeOptions;
     req.routeConfig = route.config ?? null;
@@ -27,6 +27,5 @@ export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { pref
     }
     req.sandboxPrefix = prefix?.sandboxPrefix ?? '';
     req.sandbox = app.sandboxes.get(name);
-    done();
   });
-}, { name: 'request-context' });
+}, { name: 'request-context', dependencies: ['pipeline'] });

@@ -109,19 +109,19 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
   app.decorate('proxy', state);
   const marks = new WeakMap<FastifyRequest, CompareMark>();
 
-  // Callback-style hooks with a synchronous way through: almost every request is neither forwarded nor compared.
-  app.addHook('onRequest', (req, reply, done) => {
-    if (isSideRoute(req.url)) return done();
+  // Steps with a synchronous way through: almost every request is neither forwarded nor compared.
+  app.pipeline.onRequest((req, reply) => {
+    if (isSideRoute(req.url)) return;
     const op = req.operationId;
     const unmatched = req.routeConfig?.unmatched === true;
     const { url: base } = state.upstreamFor(req.sandbox.name);
     if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
       marks.set(req, { base, body: undefined, mockBody: '' });
-      return done();
+      return;
     }
-    if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return done();
-    // forwarded: answered here, so done is called only when the upstream is not used after all
-    forward(req, reply, op, unmatched, base).then((answered) => { if (!answered) done(); }, done);
+    if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return;
+    // forwarded: answered here, unless the upstream is not used after all
+    return forward(req, reply, op, unmatched, base);
   });
   const forward = async (req: FastifyRequest, reply: FastifyReply, op: string | null, unmatched: boolean, base: string | null | undefined): Promise<boolean> => {
     if (!base) {
@@ -152,15 +152,14 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     if (!mark) return done(null, payload);
     readAll(payload, app.config.bodyLimit).then((body) => { mark.body = body; done(null, Readable.from([body])); }, done);
   });
-  app.addHook('onSend', (req, _reply, payload, done) => {
+  app.pipeline.onSend((req, _reply, payload) => {
     const mark = marks.get(req);
     if (mark) mark.mockBody = req.answerPlain ? req.answerPlain.toString('utf8') : typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    done(null, payload);
+    return payload;
   });
-  app.addHook('onResponse', (req, reply, done) => {
+  app.pipeline.onResponse((req, reply) => {
     const mark = marks.get(req);
     if (mark) compareLater(req, reply, mark);
-    done();
   });
   const compareLater = (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
     const sandbox = req.sandbox.name;
@@ -184,4 +183,4 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
       handler: (_req, reply) => reply.callNotFound(),
     });
   });
-}, { name: 'proxy', dependencies: ['request-context', 'scenarios'] });
+}, { name: 'proxy', dependencies: ['pipeline', 'request-context', 'scenarios'] });

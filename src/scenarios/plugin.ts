@@ -16,8 +16,8 @@ export const scenarioPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('scenarioFromHeader', false);
   app.decorateRequest('bodyFault', null);
   app.decorateRequest('stubbed', false);
-  // callback style with a synchronous way through for scenarios that only change data or auth (no promise per request)
-  app.addHook('onRequest', (req, reply, done) => {
+  // a synchronous way through for scenarios that only change data or auth (no promise per request)
+  app.pipeline.onRequest((req, reply) => {
     const fromHeader = req.headers['x-mock-scenario'];
     if (typeof fromHeader === 'string' && fromHeader !== '') {
       const scenario = app.scenarios.get(fromHeader);
@@ -27,9 +27,9 @@ export const scenarioPlugin = fp(async (app: FastifyInstance) => {
     } else {
       req.scenario = app.scenarios.get(req.sandbox.scenario) ?? null;
     }
-    if (!actsOnRequests(req.scenario)) return done();
-    // an answered request (stub, fault) must not go on: done is not called then
-    applyScenario(req, reply).then((answered) => { if (!answered) done(); }, done);
+    if (!actsOnRequests(req.scenario)) return;
+    // an answered request (stub, fault) goes no further
+    return applyScenario(req, reply);
   });
-  app.addHook('onSend', (req, reply, payload, done) => done(null, applyBodyFault(req, reply, payload)));
-}, { name: 'scenarios', dependencies: ['request-context'] });
+  app.pipeline.onSend(applyBodyFault);
+}, { name: 'scenarios', dependencies: ['pipeline', 'request-context'] });
