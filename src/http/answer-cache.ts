@@ -14,7 +14,10 @@ const gzipFrom = 1024;
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** the answer's JSON as UTF-8 when it went out gzipped: the journal keeps this, not the compressed bytes (decorated in src/http/request-context.ts) */
+    /**
+     * a kept answer's JSON as UTF-8, sent as it is or gzipped: the journal refers to these bytes (never the
+     * compressed ones) instead of copying them (decorated in src/http/request-context.ts)
+     */
     answerPlain: Buffer | null;
   }
 }
@@ -28,6 +31,7 @@ function acceptsGzip(req: FastifyRequest): boolean {
 /** Sends a kept answer: gzipped when the client takes it and it is worth it, else the plain bytes. */
 function sendKept(req: FastifyRequest, reply: FastifyReply, kept: Kept): void {
   reply.type('application/json; charset=utf-8');
+  req.answerPlain = kept.bytes;
   if (kept.bytes.length < gzipFrom) {
     reply.send(kept.bytes);
     return;
@@ -39,7 +43,6 @@ function sendKept(req: FastifyRequest, reply: FastifyReply, kept: Kept): void {
     return;
   }
   kept.gzipped ??= gzipSync(kept.bytes);
-  req.answerPlain = kept.bytes;
   reply.header('content-encoding', 'gzip').send(kept.gzipped);
 }
 

@@ -20,9 +20,10 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
   if (app.config.journalLimit === 0) return;
   app.decorateRequest('journalResponse', undefined);
   app.pipeline.onSend((req, reply, payload) => {
+    // a kept answer's bytes are shared with the journal, not copied (see Journal); other answers are JSON text
     if (req.answerPlain) {
       if (req.answerPlain.length <= keptBodyChars) req.journalResponse = req.answerPlain;
-    } else if ((typeof payload === 'string' || Buffer.isBuffer(payload)) && payload.length <= keptBodyChars && !isSideRoute(req.url) && String(reply.getHeader('content-type') ?? '').includes('json')) {
+    } else if (typeof payload === 'string' && payload.length <= keptBodyChars && !isSideRoute(req.url) && String(reply.getHeader('content-type') ?? '').includes('json')) {
       req.journalResponse = payload;
     }
     return payload;

@@ -49,7 +49,10 @@ export type JournalTexts = {
   rawHeaders: string[];
   /** the request body, redacted, as JSON text */
   requestBody?: string | undefined;
-  /** the answer's JSON text when it was at most 8 KiB (a Buffer may be reused by the caller: its bytes are copied) */
+  /**
+   * the answer's JSON text when it was at most 8 KiB: a string is copied; a Buffer is an answer the server keeps and
+   * sends again unchanged (src/http/answer-cache.ts), so the journal keeps a reference to it, not a copy
+   */
   response?: string | Buffer | undefined;
 };
 
@@ -64,6 +67,16 @@ const sep = 0;
 const slack = 3;
 
 type Unpacked = { url: string; path: string; rawHeaders: string[]; requestBody: string; response: string };
+
+/** A text several records share (a run of identical request headers, a kept answer), and the last record using it. */
+type Shared = { text: Buffer; lastSeq: number };
+
+/** Whether two raw header lists are the same (a client sends the same headers request after request). */
+function sameHeaders(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 function filled<T>(length: number, value: T): T[] {
   const out: T[] = [];
@@ -83,6 +96,12 @@ function filled<T>(length: number, value: T): T[] {
  * contiguous, each text followed by NUL. The ring grows (doubles, copying the live records in order) only when the
  * next record would overwrite one of the last `limit`, so growth is rare. An entry is decoded, completed and
  * redacted only when the journal is read.
+ *
+ * Texts that records share are kept once, outside the ring: request headers equal to the previous request's (an
+ * app or a load test sends the same headers every time), joined once per run of equal headers, and kept answers
+ * (Buffers the server sends again unchanged). Writing them into the ring for every request cost about 7% of the
+ * light read's throughput (the bytes, and the cache lines they fill). A shared text is dropped once no kept record
+ * uses it.
  */
 export class Journal {
   readonly limit: number;
@@ -103,6 +122,16 @@ export class Journal {
   private method: string[] = [];
   private operationId: (string | null)[] = [];
   private scenario: (string | null)[] = [];
+  // per record: the shared headers and answer (ids in `shared`), or -1 when they are in the ring
+  private headersShared = new Int32Array(0);
+  private responseShared = new Int32Array(0);
+  private readonly shared = new Map<number, Shared>();
+  private nextShared = 0;
+  /** the previous request's raw headers, and their shared text once a second request sent the same */
+  private lastRawHeaders: readonly string[] | null = null;
+  private lastHeadersShared = -1;
+  private lastResponse: Buffer | null = null;
+  private lastResponseShared = -1;
 
   constructor(limit: number) {
     this.limit = limit;
@@ -120,9 +149,11 @@ export class Journal {
     // the records that must survive this one: the newest limit - 1 (this one takes the slot of the oldest)
     const keep = this.kept < limit ? this.kept : limit - 1;
     const routed = texts.routedUrl === texts.url ? '' : texts.routedUrl;
-    const headers = texts.rawHeaders.join('\n');
+    const headersShared = this.shareHeaders(texts.rawHeaders, seq);
+    const headers = headersShared < 0 ? texts.rawHeaders.join('\n') : '';
     const body = texts.requestBody ?? '';
-    const response = texts.response ?? '';
+    const responseShared = Buffer.isBuffer(texts.response) ? this.shareResponse(texts.response, seq) : -1;
+    const response = responseShared < 0 ? texts.response ?? '' : '';
     // straight after the newest record, up to the ring's end or to the oldest live record; else, when the live
     // records do not wrap, from the ring's start up to the oldest; else grow
     let at = 0;
@@ -154,8 +185,48 @@ export class Journal {
     this.method[slot] = facts.method;
     this.operationId[slot] = facts.operationId;
     this.scenario[slot] = facts.scenario;
+    this.headersShared[slot] = headersShared;
+    this.responseShared[slot] = responseShared;
     this.nextSeq = seq + 1;
     if (this.kept < limit) this.kept++;
+    // once per `limit` records: drop the shared texts no kept record uses
+    if (this.nextSeq % limit === 0 && this.shared.size > 0) this.dropUnshared();
+  }
+
+  private share(text: Buffer, seq: number): number {
+    const id = this.nextShared++;
+    this.shared.set(id, { text, lastSeq: seq });
+    return id;
+  }
+  private shareHeaders(raw: readonly string[], seq: number): number {
+    const last = this.lastRawHeaders;
+    this.lastRawHeaders = raw;
+    if (last === null || !sameHeaders(last, raw)) {
+      this.lastHeadersShared = -1;
+      return -1;
+    }
+    // as UTF-8 bytes, like the texts in the ring (so both read back the same)
+    if (this.lastHeadersShared < 0) this.lastHeadersShared = this.share(Buffer.from(raw.join('\n'), 'utf8'), seq);
+    else this.shared.get(this.lastHeadersShared)!.lastSeq = seq;
+    return this.lastHeadersShared;
+  }
+  private shareResponse(response: Buffer, seq: number): number {
+    if (response === this.lastResponse) {
+      this.shared.get(this.lastResponseShared)!.lastSeq = seq;
+      return this.lastResponseShared;
+    }
+    this.lastResponse = response;
+    this.lastResponseShared = this.share(response, seq);
+    return this.lastResponseShared;
+  }
+  private dropUnshared(): void {
+    const oldest = this.nextSeq - this.kept;
+    for (const [id, s] of this.shared) {
+      if (s.lastSeq >= oldest) continue;
+      this.shared.delete(id);
+      if (id === this.lastHeadersShared) this.lastHeadersShared = -1;
+      if (id === this.lastResponseShared) { this.lastResponseShared = -1; this.lastResponse = null; }
+    }
   }
 
   private allocate(): void {
@@ -170,6 +241,8 @@ export class Journal {
     this.method = filled(n, '');
     this.operationId = filled<string | null>(n, null);
     this.scenario = filled<string | null>(n, null);
+    this.headersShared = new Int32Array(n);
+    this.responseShared = new Int32Array(n);
   }
 
   /** Writes the texts, each followed by NUL, into [at, end); where they end, or -1 when they may not have fitted. */
@@ -224,12 +297,16 @@ export class Journal {
     const d = s.indexOf('\u0000', c + 1);
     const url = s.slice(0, a);
     const routedUrl = b > a + 1 ? s.slice(a + 1, b) : url;
-    const headers = s.slice(b + 1, c);
+    const headers = this.headersShared[slot]! >= 0 ? this.sharedText(this.headersShared[slot]!) : s.slice(b + 1, c);
+    const response = this.responseShared[slot]! >= 0 ? this.sharedText(this.responseShared[slot]!) : s.slice(d + 1);
     const query = routedUrl.indexOf('?');
     return {
       url, path: query < 0 ? routedUrl : routedUrl.slice(0, query), rawHeaders: headers === '' ? [] : headers.split('\n'),
-      requestBody: s.slice(c + 1, d), response: s.slice(d + 1),
+      requestBody: s.slice(c + 1, d), response,
     };
+  }
+  private sharedText(id: number): string {
+    return this.shared.get(id)?.text.toString('utf8') ?? '';
   }
   /** The path alone, for the path filter: decodes only the two URLs. */
   private path(slot: number): string {
@@ -297,6 +374,11 @@ export class Journal {
     this.method.fill('');
     this.operationId.fill(null);
     this.scenario.fill(null);
+    this.shared.clear();
+    this.lastRawHeaders = null;
+    this.lastHeadersShared = -1;
+    this.lastResponse = null;
+    this.lastResponseShared = -1;
   }
 }
 
