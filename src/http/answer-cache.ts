@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Data } from '../store/data.js';
 import { dataVersion } from '../store/data-version.js';
+import { baseUrl } from './context.js';
 
 /**
  * The text (compared by selfCheck), its UTF-8 bytes, sent as they are (no encoding per request), and the same
@@ -56,6 +57,15 @@ function sendKept(req: FastifyRequest, reply: FastifyReply, kept: Kept): void {
  * With `selfCheck` (the test suite) every request builds the answer afresh, fails if a kept answer differs from it,
  * and sends the fresh one through the route's serializer.
  */
+/**
+ * The part of a kept answer's key every route needs: what the caller names (tenant, user, query) and what the
+ * request brings (the base URL the answer's addresses start with, the scenario's tenant options).
+ */
+export function answerKey(req: FastifyRequest, ...parts: string[]): string {
+  const options = req.scenario?.tenantOptions;
+  return `${parts.join('|')}|${baseUrl(req)}|${options ? JSON.stringify(options) : ''}`;
+}
+
 export function answerCache(options: { selfCheck: boolean }) {
   const kept = new WeakMap<Data, Map<string, Kept>>();
   /** The answer to send (selfCheck), or nothing when the kept text was sent already. */

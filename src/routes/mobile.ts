@@ -6,7 +6,7 @@ import {
   TwoFactorRequest, TwoFactorResult,
 } from '../schemas/mobile.js';
 import { caller, callerTenant, domainContext } from '../http/context.js';
-import { answerCache } from '../http/answer-cache.js';
+import { answerCache, answerKey } from '../http/answer-cache.js';
 import { authorize, bindByLink, manualBind, oauthList, requestTwoFactor, savePushToken, tenantInfo, unbind } from '../domain/mobile.js';
 import { signInPolicy } from '../scenarios/effects.js';
 
@@ -90,10 +90,8 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'session' },
   }, async (req, reply) => {
     // kept per data version: the app asks for it on every start and resume, and pipelines hammer it
-    const ctx = domainContext(req);
     const tenant = callerTenant(req);
-    const key = `${tenant.tenant.id}|${ctx.baseUrl}|${JSON.stringify(ctx.tenantOptions ?? {})}`;
-    return kept(req, reply, key, () => tenantInfo(ctx, tenant));
+    return kept(req, reply, answerKey(req, tenant.tenant.id), (now) => tenantInfo(domainContext(req, now), tenant));
   });
 
   app.get('/mobile/oauth-list', {

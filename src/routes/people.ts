@@ -16,7 +16,7 @@ import { notificationsMarkSeen, notificationsMarkSeenAll, notificationsPushes } 
 import { orgEmploymentFileIndex, orgEmploymentFileRequest } from '../domain/org-files.js';
 import { dashboard, InfoKeys } from '../domain/dashboard.js';
 import { WidgetKeys } from '../schemas/dashboard-widget.js';
-import { answerCache } from '../http/answer-cache.js';
+import { answerCache, answerKey } from '../http/answer-cache.js';
 
 const err = ref(ErrorBody);
 const session = { auth: 'session' as const };
@@ -290,9 +290,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req, reply) => {
     const { tenant, user } = caller(req);
     // kept per data version and second: 13 widgets from a dozen collections, ~20 KB (see src/http/answer-cache.ts)
-    const ctx = domainContext(req);
-    const key = `${tenant.tenant.id}|${user.id}|${ctx.baseUrl}|${JSON.stringify(ctx.tenantOptions ?? {})}|${req.url}`;
-    return kept(req, reply, key, (now) => dashboard({ ...ctx, now }, tenant, user, req.query));
+    return kept(req, reply, answerKey(req, tenant.tenant.id, user.id, req.url), (now) => dashboard(domainContext(req, now), tenant, user, req.query));
   });
 };
 
