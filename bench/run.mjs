@@ -362,7 +362,7 @@ function markdown(r) {
   }
   const c = r.ceilings ?? {};
   if (c.tenantInfo && c.dashboard) {
-    lines.push('', 'The ceiling for answers of the same size: bare Fastify sending the very bytes the mock answers, as ready-made strings.', '',
+    lines.push('', 'The ceiling for answers of the same size: bare Fastify sending the very bytes the mock answers, ready-made (strings; the gzipped answer as bytes).', '',
       '| workload | req/s | vs bare | p99 ms | the mock vs this ceiling |', '|---|---:|---:|---:|---:|',
       `| ${c.tenantInfo.label} (${r.sizes?.tenantInfo ?? '?'} B) | ${c.tenantInfo.rps} | ${ratio(c.tenantInfo.rps, bare)} | ${c.tenantInfo.p99ms} | ${ratio(r.throughput.lightRead?.rps, c.tenantInfo.rps)} |`,
       `| ${c.dashboard.label} (${r.sizes?.dashboard ?? '?'} B) | ${c.dashboard.rps} | ${ratio(c.dashboard.rps, bare)} | ${c.dashboard.p99ms} | ${ratio((r.throughput.dashboardPlain ?? r.throughput.dashboard)?.rps, c.dashboard.rps)} |`);
