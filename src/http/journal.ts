@@ -14,7 +14,8 @@ const keptBodyChars = 8192;
 
 /**
  * Records every API request of a sandbox (admin and docs calls excluded); secrets are redacted when the journal is
- * read. Two callback-style hooks; the journal copies what it keeps into preallocated storage (see Journal for why).
+ * read. Two steps of the pipeline (src/http/pipeline.ts); the journal copies what it keeps into preallocated storage
+ * or shares it (see Journal for why).
  */
 export const journalPlugin = fp(async (app: FastifyInstance) => {
   if (app.config.journalLimit === 0) return;
