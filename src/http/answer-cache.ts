@@ -48,6 +48,15 @@ function sendKept(req: FastifyRequest, reply: FastifyReply, kept: Kept): void {
 }
 
 /**
+ * The part of a kept answer's key every route needs: what the caller names (tenant, user, query) and what the
+ * request brings (the base URL the answer's addresses start with, the scenario's tenant options).
+ */
+export function answerKey(req: FastifyRequest, ...parts: string[]): string {
+  const options = req.scenario?.tenantOptions;
+  return `${parts.join('|')}|${baseUrl(req)}|${options ? JSON.stringify(options) : ''}`;
+}
+
+/**
  * Answers of a costly read kept as JSON text per sandbox store, reused while nothing can have changed them:
  * the store's data version is the same (any request that is not a GET moves it, see src/store/data-version.ts)
  * and so is the sandbox clock's second. The answer is built for the start of that second, so a real clock shows
@@ -57,15 +66,6 @@ function sendKept(req: FastifyRequest, reply: FastifyReply, kept: Kept): void {
  * With `selfCheck` (the test suite) every request builds the answer afresh, fails if a kept answer differs from it,
  * and sends the fresh one through the route's serializer.
  */
-/**
- * The part of a kept answer's key every route needs: what the caller names (tenant, user, query) and what the
- * request brings (the base URL the answer's addresses start with, the scenario's tenant options).
- */
-export function answerKey(req: FastifyRequest, ...parts: string[]): string {
-  const options = req.scenario?.tenantOptions;
-  return `${parts.join('|')}|${baseUrl(req)}|${options ? JSON.stringify(options) : ''}`;
-}
-
 export function answerCache(options: { selfCheck: boolean }) {
   const kept = new WeakMap<Data, Map<string, Kept>>();
   /** The answer to send (selfCheck), or nothing when the kept text was sent already. */

@@ -39,7 +39,10 @@ export type JournalFacts = {
   stubbed: boolean;
 };
 
-/** The texts of a request the journal keeps (not retained: copied as UTF-8 bytes into the journal's ring). */
+/**
+ * The texts of a request the journal keeps: copied as UTF-8 bytes into the journal's ring, except what records share
+ * (see Journal). The raw headers array is kept until the next request, to compare with; callers never change it.
+ */
 export type JournalTexts = {
   /** as the client sent it, prefixes included */
   url: string;
