@@ -149,6 +149,14 @@ t.test('faults over a real socket: reset, empty, truncated, malformed', async (t
   const text = await malformed.text();
   t.throws(() => JSON.parse(text) as unknown, 'malformed: not JSON');
   t.equal((await fetch(`${address}/mobile/tenant-info`, { headers: s.headers })).status, 200, 'the server still answers');
+  // every faulted request is in the journal, the dropped ones with status 0 (no answer, as HAR has it)
+  type Entry = { scenario: string | null; status: number; stubbed: boolean; operationId: string | null };
+  const entries = json<Entry[]>(await app.inject({ url: '/__admin/requests?operationId=mobileTenantInfo' }));
+  const byScenario = Object.fromEntries(entries.map((e) => [e.scenario, e]));
+  for (const [kind, status] of [['reset', 0], ['empty', 0], ['truncated', 200], ['malformed', 200]] as const) {
+    t.match(byScenario[`f-${kind}`], { status, stubbed: true, operationId: 'mobileTenantInfo' }, `${kind} is in the journal`);
+  }
+  t.match(byScenario.default, { status: 200, stubbed: false });
 });
 
 t.test('new-employee empties personal data but keeps sign-in working', async (t) => {

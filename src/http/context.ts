@@ -49,6 +49,8 @@ declare module 'fastify' {
      */
     routeConfig: FastifyContextConfig | null;
     operationId: string | null;
+    /** performance.now() when the first step ran: the journal's duration */
+    arrivedAt: number;
   }
   interface FastifyInstance {
     sandboxes: SandboxRegistry;

@@ -11,5 +11,5 @@ export const dataVersionPlugin = fp(async (app: FastifyInstance) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') for (const sandbox of app.sandboxes.list()) dataChanged(sandbox.data);
   };
   app.pipeline.onRequest(changed);
-  app.pipeline.onResponse(changed);
+  app.pipeline.onFinal(changed);
 }, { name: 'data-version', dependencies: ['pipeline'] });

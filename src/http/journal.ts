@@ -2,6 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { redactBody } from '../store/journal.js';
 import { isSideRoute } from './context.js';
+import { dropsConnection } from '../scenarios/runtime.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,16 +30,17 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
     }
     return payload;
   });
-  app.pipeline.onResponse((req, reply) => {
+  app.pipeline.onFinal((req, reply) => {
     if (req.sandbox && !isSideRoute(req.url)) record(req, reply);
   });
   const record = (req: FastifyRequest, reply: FastifyReply) => {
-    const elapsed = reply.elapsedTime;
+    const elapsed = performance.now() - req.arrivedAt;
     const clock = req.sandbox.clock;
     req.sandbox.journal.add({
       // the sandbox clock when the request arrived
       atMs: clock.mode === 'frozen' ? clock.nowMs() : Math.round(clock.nowMs() - elapsed),
-      method: req.method, operationId: req.operationId, status: reply.statusCode,
+      // no status for a connection a scenario fault dropped (0, as HAR has it)
+      method: req.method, operationId: req.operationId, status: dropsConnection(req.fault) ? 0 : reply.statusCode,
       durationMs: Math.round(elapsed * 100) / 100, scenario: req.scenario?.name ?? null, stubbed: req.stubbed,
     }, {
       url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: req.journalResponse,

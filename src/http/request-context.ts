@@ -13,8 +13,11 @@ export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { pref
   app.decorateRequest('routeConfig', null);
   app.decorateRequest('operationId', null);
   app.decorateRequest('answerPlain', null);
+  app.decorateRequest('arrivedAt', 0);
   // the first step of every request (src/http/pipeline.ts); a thrown error reaches the error handler
   app.pipeline.onRequest((req, reply) => {
+    // Fastify's reply.elapsedTime needs response listeners it sets up only for onResponse hooks (there are none)
+    req.arrivedAt = performance.now();
     corsHeaders(req, reply);
     const route = req.routeOptions;
     req.routeConfig = route.config ?? null;

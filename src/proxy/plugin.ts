@@ -157,7 +157,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     if (mark) mark.mockBody = req.answerPlain ? req.answerPlain.toString('utf8') : typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
     return payload;
   });
-  app.pipeline.onResponse((req, reply) => {
+  app.pipeline.onFinal((req, reply) => {
     const mark = marks.get(req);
     if (mark) compareLater(req, reply, mark);
   });

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { fail } from '../errors.js';
 import type { ScenarioRegistry } from './registry.js';
-import { actsOnRequests, applyBodyFault, applyScenario } from './runtime.js';
+import { actsOnRequests, applyBodyFault, applyScenario, dropsConnection } from './runtime.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -14,7 +14,7 @@ declare module 'fastify' {
 export const scenarioPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('scenario', null);
   app.decorateRequest('scenarioFromHeader', false);
-  app.decorateRequest('bodyFault', null);
+  app.decorateRequest('fault', null);
   app.decorateRequest('stubbed', false);
   // a synchronous way through for scenarios that only change data or auth (no promise per request)
   app.pipeline.onRequest((req, reply) => {
@@ -28,8 +28,12 @@ export const scenarioPlugin = fp(async (app: FastifyInstance) => {
       req.scenario = app.scenarios.get(req.sandbox.scenario) ?? null;
     }
     if (!actsOnRequests(req.scenario)) return;
-    // an answered request (stub, fault) goes no further
-    return applyScenario(req, reply);
+    // an answered request (stub, fault) goes no further; a dropped connection has no onSend, so its final steps
+    // (the journal's record among them) run here
+    return applyScenario(req, reply).then((answered) => {
+      if (answered && dropsConnection(req.fault)) app.pipeline.runFinal(req, reply);
+      return answered;
+    });
   });
   app.pipeline.onSend(applyBodyFault);
 }, { name: 'scenarios', dependencies: ['pipeline', 'request-context'] });

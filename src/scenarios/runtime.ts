@@ -9,12 +9,15 @@ import type { Fault, Latency, Scenario, Stub } from './schema.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** a fault that acts on the body on its way out */
-    bodyFault: 'truncated' | 'malformed' | null;
+    /** the scenario fault that acts on this answer */
+    fault: Fault['kind'] | null;
     /** answered by a scenario (stub or fault) rather than the mock's own handler */
     stubbed: boolean;
   }
 }
+
+/** Whether a fault leaves the client with no answer at all. */
+export const dropsConnection = (kind: Fault['kind'] | null): boolean => kind === 'reset' || kind === 'empty';
 
 const applies = (operations: string[] | undefined, op: string | null) => !operations || (op !== null && operations.includes(op));
 
@@ -80,17 +83,16 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   if (delay > 0) await sleep(delay);
 
   const fault = pickFault(scenario.faults, op, random);
-  if (fault?.kind === 'reset' || fault?.kind === 'empty') {
+  if (fault) {
+    req.fault = fault.kind;
     req.stubbed = true;
+  }
+  if (fault && dropsConnection(fault.kind)) {
     reply.hijack();
     const socket = req.raw.socket;
     if (fault.kind === 'reset' && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
     else socket.destroy();
     return true;
-  }
-  if (fault) {
-    req.bodyFault = fault.kind as 'truncated' | 'malformed';
-    req.stubbed = true;
   }
 
   const stub = pickStub(scenario, op, random, stubUses, { method: req.method, path: req.url.split('?')[0] ?? req.url });
@@ -107,12 +109,12 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
 
 /** The onSend part: a body fault breaks the payload (malformed) or the stream (truncated: half, then the connection drops). */
 export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
-  if (!req.bodyFault || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+  if ((req.fault !== 'truncated' && req.fault !== 'malformed') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
   // a kept answer that went out gzipped is broken as plain JSON (src/http/answer-cache.ts)
   if (req.answerPlain) reply.removeHeader('content-encoding');
   const text = req.answerPlain ? req.answerPlain.toString('utf8') : String(payload);
   const half = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
-  if (req.bodyFault === 'malformed') return `${half}\u0000<<not json`;
+  if (req.fault === 'malformed') return `${half}\u0000<<not json`;
   reply.removeHeader('content-length');
   let sent = false;
   return new Readable({
