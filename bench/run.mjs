@@ -3,7 +3,7 @@
 // autocannon, and measures in the same sitting a bare Fastify server (the ceiling) and peer mocks (Prism, WireMock).
 // Every throughput is also given as a ratio to the bare server of this run. Writes bench/results/*.json and *.md
 // and refreshes the "## Performance" section of README.md.
-import { spawn, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
@@ -134,6 +134,11 @@ async function load(label, opts, { connections = cfg.connections, rounds = cfg.r
     const bad = r.errors + r.timeouts + (r.non2xx ?? 0);
     runs.push({ rps: r.requests.average / perSequence, p50: r.latency.p50, p99: r.latency.p99, bad, total: r.requests.total });
   }
+  return summarize(label, runs, { connections, rounds, duration });
+}
+
+/** Median and spread of the rounds' req/s, median p50/p99, errors summed; logged as it goes. */
+function summarize(label, runs, { connections, rounds, duration }) {
   const rps = runs.map((x) => x.rps);
   const out = {
     label, connections, rounds, duration,
@@ -144,6 +149,35 @@ async function load(label, opts, { connections = cfg.connections, rounds = cfg.r
   };
   log(`  ${label}: ${out.rps} req/s (${out.rpsMin}–${out.rpsMax}), p99 ${out.p99ms} ms${out.errors ? `, ${out.errors} non-2xx/errors` : ''}`);
   return out;
+}
+
+/** Whether Debian's wrk is installed: the cross-check load generator (C, epoll), optional. */
+function hasWrk() {
+  try { execFileSync('wrk', ['--version'], { stdio: 'ignore' }); return true; } catch (err) { return err?.code !== 'ENOENT'; } // it exits 1 after its usage
+}
+
+/** wrk's figures for one run: its own text output, parsed (latency units us, ms, s). */
+function parseWrk(text) {
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
+  const unit = { us: 0.001, ms: 1, s: 1000 };
+  const pct = (p) => { const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(text); return m ? round(Number(m[1]) * unit[m[2]], 2) : null; };
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0);
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const errors = socket ? socket.slice(1).reduce((a, x) => a + Number(x), 0) : 0;
+  if (!Number.isFinite(rps)) throw new Error(`wrk printed no Requests/sec: ${text.slice(0, 300)}`);
+  return { rps, p50: pct(50), p99: pct(99), bad: non2xx + errors };
+}
+
+/** The same rounds as load(), driven by wrk (one thread: the other core is the server's). */
+async function wrkLoad(label, { port, path, headers }, { connections = cfg.connections, rounds = cfg.rounds, duration = cfg.duration } = {}) {
+  const argv = (seconds) => ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), `http://127.0.0.1:${port}${path}`];
+  const wrk = (seconds) => new Promise((resolve, reject) => {
+    execFile('wrk', argv(seconds), { encoding: 'utf8' }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+  await wrk(cfg.warmup);
+  const runs = [];
+  for (let i = 0; i < rounds; i++) runs.push(parseWrk(await wrk(duration)));
+  return summarize(label, runs, { connections, rounds, duration });
 }
 
 function machine() {
@@ -214,6 +248,13 @@ async function main() {
     C.tenantInfo = await load('bare Fastify, the same tenant-info bytes', { port: bare.port, path: '/same/tenant-info', headers: session });
     C.dashboard = await load('bare Fastify, the same dashboard bytes', { port: bare.port, path: '/same/dashboard', headers: session });
     C.dashboardGzip = await load('bare Fastify, the same gzipped dashboard bytes', { port: bare.port, path: '/same/dashboard-gzip', headers: { ...session, 'accept-encoding': 'gzip' } });
+    // the cross-check: the same requests driven by wrk, which costs far less per byte read than autocannon
+    const W = (results.wrk = hasWrk() ? {} : { error: 'wrk is not installed (Debian: apt-get install wrk)' });
+    if (!W.error) {
+      log('cross-check with wrk');
+      W.bare = await wrkLoad('bare Fastify, GET small JSON', { port: bare.port, path: '/mobile/tenant-info', headers: session });
+      W.dashboardGzipCeiling = await wrkLoad('bare Fastify, the same gzipped dashboard bytes', { port: bare.port, path: '/same/dashboard-gzip', headers: { ...session, 'accept-encoding': 'gzip' } });
+    }
     await bare.stop();
 
     // ---- the mock's workloads
@@ -221,6 +262,10 @@ async function main() {
     T0.lightRead = await load('GET /mobile/tenant-info', { port: m, path: '/mobile/tenant-info', headers: session });
     T0.dashboard = await load('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip as the apps send', { port: m, path: dashboardPath, headers: { ...session, 'accept-encoding': 'gzip' } });
     T0.dashboardPlain = await load('GET /dashboard (13 widgets, 2 infos), no Accept-Encoding', { port: m, path: dashboardPath, headers: session });
+    if (!W.error) {
+      W.lightRead = await wrkLoad('GET /mobile/tenant-info', { port: m, path: '/mobile/tenant-info', headers: session });
+      W.dashboard = await wrkLoad('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip', { port: m, path: dashboardPath, headers: { ...session, 'accept-encoding': 'gzip' } });
+    }
     const now = new Date();
     const ym = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
     const lastDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
@@ -259,11 +304,15 @@ async function main() {
 
     await mock.stop();
 
-    // ---- the journal's cost
-    const noJournal = await startMock(['--journal-limit', '0'], 'portal-mock --journal-limit 0');
-    running.push(noJournal);
-    T0.lightReadNoJournal = await load('GET /mobile/tenant-info, --journal-limit 0', { port: noJournal.port, path: '/mobile/tenant-info', headers: await signIn(noJournal.port) });
-    await noJournal.stop();
+    // ---- the journal's cost: two fresh instances with the same history (start, sign-in, load). The instance above
+    // has served every workload and idled while bare Fastify ran; its light read is a few % slower than a fresh one's,
+    // which would be counted as the journal's cost if compared with a fresh instance without it.
+    for (const [key, extra, label] of [['lightReadFresh', [], 'GET /mobile/tenant-info, fresh instance'], ['lightReadNoJournal', ['--journal-limit', '0'], 'GET /mobile/tenant-info, fresh instance, --journal-limit 0']]) {
+      const fresh = await startMock(extra, `portal-mock ${extra.join(' ')}`.trim());
+      running.push(fresh);
+      T0[key] = await load(label, { port: fresh.port, path: '/mobile/tenant-info', headers: await signIn(fresh.port) });
+      await fresh.stop();
+    }
 
     // ---- memory of extra sandboxes: on a fresh mock at rest (after a load the heap shrinks for a while, which hides them)
     const idle = await startMock([], 'portal-mock (sandboxes)');
@@ -370,10 +419,20 @@ function markdown(r) {
       lines.push(`| ${c.dashboardGzip.label} (${r.sizes?.dashboardGzip ?? '?'} B) | ${c.dashboardGzip.rps} | ${ratio(c.dashboardGzip.rps, bare)} | ${c.dashboardGzip.p99ms} | ${ratio(r.throughput.dashboard?.rps, c.dashboardGzip.rps)} |`);
     }
   }
+  const w = r.wrk ?? { error: 'not measured in this run' };
+  lines.push('', `Cross-check with wrk (Debian's, one thread, ${r.settings.connections} connections, the same rounds), ratios to bare Fastify under wrk:`);
+  if (w.error) lines.push('', `not run: ${w.error}.`);
+  else {
+    lines.push('', '| workload (wrk) | req/s | vs bare | p99 ms | spread |', '|---|---:|---:|---:|---:|');
+    for (const t of [w.bare, w.dashboardGzipCeiling, w.lightRead, w.dashboard]) {
+      if (t) lines.push(`| ${t.label} | ${t.rps} (${t.rpsMin}–${t.rpsMax}) | ${ratio(t.rps, w.bare?.rps)} | ${t.p99ms} | ${t.spreadPct}% |`);
+    }
+  }
   const lr = r.throughput.lightRead?.rps;
+  const on = r.throughput.lightReadFresh?.rps;
   const nj = r.throughput.lightReadNoJournal?.rps;
   const prism = r.throughput.prism?.rps;
-  lines.push('', `Journal cost on the light read: ${lr && nj ? `${round((1 - lr / nj) * 100, 1)}%` : '–'} of throughput. `
+  lines.push('', `Journal cost on the light read (two fresh instances, on and off): ${on && nj ? `${round((1 - on / nj) * 100, 1)}%` : '–'} of throughput. `
     + `Light read vs Prism: ${lr && prism ? `${round(lr / prism, 1)}×` : '–'}.`);
   lines.push('', '| start-up and memory | value |', '|---|---:|',
     `| start to first 200, default data (median of ${r.startup.defaultRunsMs?.length}) | ${r.startup.defaultMs} ms |`,
