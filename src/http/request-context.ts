@@ -16,7 +16,8 @@ export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { pref
   app.decorateRequest('arrivedAt', 0);
   // the first step of every request (src/http/pipeline.ts); a thrown error reaches the error handler
   app.pipeline.onRequest((req, reply) => {
-    // Fastify's reply.elapsedTime needs response listeners it sets up only for onResponse hooks (there are none)
+    // the journal's duration: Fastify's reply.elapsedTime counts from listeners it sets up only when there are
+    // onResponse hooks (there are none) or a logger (not in every app)
     req.arrivedAt = performance.now();
     corsHeaders(req, reply);
     const route = req.routeOptions;
