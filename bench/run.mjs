@@ -233,7 +233,8 @@ async function main() {
       (results.sizes ??= {})[name === 'tenant-info' ? 'tenantInfo' : 'dashboard'] = Buffer.byteLength(res.body);
     }
     // what the apps get: mobile HTTP stacks (OkHttp, URLSession) send Accept-Encoding: gzip on their own
-    const gzipped = await call(mock.port, 'GET', dashboardPath, { ...session, 'accept-encoding': 'gzip' });
+    const gzipSession = { ...session, 'accept-encoding': 'gzip' };
+    const gzipped = await call(mock.port, 'GET', dashboardPath, gzipSession);
     if (gzipped.status !== 200 || gzipped.headers['content-encoding'] !== 'gzip') throw new Error(`dashboard with Accept-Encoding: gzip: ${gzipped.status} ${gzipped.headers['content-encoding']}`);
     const gzipFile = join(tmp, 'dashboard.json.gz');
     writeFileSync(gzipFile, gzipped.bytes);
@@ -247,24 +248,24 @@ async function main() {
     T0.bare = await load('bare Fastify, GET small JSON', { port: bare.port, path: '/mobile/tenant-info', headers: session });
     C.tenantInfo = await load('bare Fastify, the same tenant-info bytes', { port: bare.port, path: '/same/tenant-info', headers: session });
     C.dashboard = await load('bare Fastify, the same dashboard bytes', { port: bare.port, path: '/same/dashboard', headers: session });
-    C.dashboardGzip = await load('bare Fastify, the same gzipped dashboard bytes', { port: bare.port, path: '/same/dashboard-gzip', headers: { ...session, 'accept-encoding': 'gzip' } });
+    C.dashboardGzip = await load('bare Fastify, the same gzipped dashboard bytes', { port: bare.port, path: '/same/dashboard-gzip', headers: gzipSession });
     // the cross-check: the same requests driven by wrk, which costs far less per byte read than autocannon
     const W = (results.wrk = hasWrk() ? {} : { error: 'wrk is not installed (Debian: apt-get install wrk)' });
     if (!W.error) {
       log('cross-check with wrk');
       W.bare = await wrkLoad('bare Fastify, GET small JSON', { port: bare.port, path: '/mobile/tenant-info', headers: session });
-      W.dashboardGzipCeiling = await wrkLoad('bare Fastify, the same gzipped dashboard bytes', { port: bare.port, path: '/same/dashboard-gzip', headers: { ...session, 'accept-encoding': 'gzip' } });
+      W.dashboardGzipCeiling = await wrkLoad('bare Fastify, the same gzipped dashboard bytes', { port: bare.port, path: '/same/dashboard-gzip', headers: gzipSession });
     }
     await bare.stop();
 
     // ---- the mock's workloads
     const m = mock.port;
     T0.lightRead = await load('GET /mobile/tenant-info', { port: m, path: '/mobile/tenant-info', headers: session });
-    T0.dashboard = await load('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip as the apps send', { port: m, path: dashboardPath, headers: { ...session, 'accept-encoding': 'gzip' } });
+    T0.dashboard = await load('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip as the apps send', { port: m, path: dashboardPath, headers: gzipSession });
     T0.dashboardPlain = await load('GET /dashboard (13 widgets, 2 infos), no Accept-Encoding', { port: m, path: dashboardPath, headers: session });
     if (!W.error) {
       W.lightRead = await wrkLoad('GET /mobile/tenant-info', { port: m, path: '/mobile/tenant-info', headers: session });
-      W.dashboard = await wrkLoad('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip', { port: m, path: dashboardPath, headers: { ...session, 'accept-encoding': 'gzip' } });
+      W.dashboard = await wrkLoad('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip', { port: m, path: dashboardPath, headers: gzipSession });
     }
     const now = new Date();
     const ym = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
@@ -314,7 +315,7 @@ async function main() {
       await fresh.stop();
     }
 
-    // ---- memory of extra sandboxes: on a fresh mock at rest (after a load the heap shrinks for a while, which hides them)
+    // ---- memory of extra sandboxes: on a fresh mock at rest (a mock after a load carries that load's heap, which hides them)
     const idle = await startMock([], 'portal-mock (sandboxes)');
     running.push(idle);
     const idleSession = await signIn(idle.port);
