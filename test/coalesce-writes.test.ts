@@ -100,6 +100,27 @@ t.test('a connection destroyed with a write held still sends it first', async (t
   tt.match(raw, /first half/);
 });
 
+t.test('a write that throws breaks its own connection, not the server', async (tt) => {
+  const server = createServer((req, res) => { res.end(`answer to ${req.url}`); });
+  let first = true;
+  // registered before coalesceWrites, so what it holds and calls later is this throwing write
+  server.on('connection', (socket: Socket) => {
+    if (!first) return;
+    first = false;
+    socket._writev = () => { throw new Error('write failed'); };
+    socket._write = () => { throw new Error('write failed'); };
+  });
+  coalesceWrites(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  tt.teardown(() => { server.closeAllConnections(); server.close(); });
+  const port = (server.address() as AddressInfo).port;
+  const broken = await rawExchange(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n');
+  tt.equal(broken, '', 'the connection whose write threw is closed without an answer');
+  const { body } = await get(port, '/b');
+  tt.equal(body.toString(), 'answer to /b', 'the server still answers');
+});
+
 t.test('the mock coalesces writes over plain HTTP', async (tt) => {
   const app = await build(tt);
   let wrapped: boolean | undefined;
