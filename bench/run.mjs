@@ -403,11 +403,11 @@ const ratio = (x, bare) => (typeof x === 'number' && bare ? `${round((x / bare) 
  * very same bytes (that generator's ceiling for the answer) stays below it. Where it is judged, it must hold.
  */
 function targets(r) {
-  const T = r.throughput;
+  const tp = r.throughput;
   const w = r.wrk && !r.wrk.error ? r.wrk : {};
   const c = r.ceilings ?? {};
   const under = [
-    { name: 'autocannon', bare: T.bare, light: T.lightRead, dash: T.dashboard, lightCeiling: c.tenantInfo, dashCeiling: c.dashboardGzip },
+    { name: 'autocannon', bare: tp.bare, light: tp.lightRead, dash: tp.dashboard, lightCeiling: c.tenantInfo, dashCeiling: c.dashboardGzip },
     { name: 'wrk', bare: w.bare, light: w.lightRead, dash: w.dashboard, lightCeiling: w.tenantInfoCeiling, dashCeiling: w.dashboardGzipCeiling },
   ];
   const verdict = (checks) => (checks.length === 0 ? 'not measured' : checks.every(Boolean) ? 'yes' : 'no');
@@ -429,11 +429,11 @@ function targets(r) {
     return { target, figure: figures.join('; ') || '–', holds: verdict(checks) };
   };
   const p99s = under.filter((g) => g.light?.p99ms !== undefined && g.dash?.p99ms !== undefined);
-  const on = T.lightReadFresh?.rps;
-  const off = T.lightReadNoJournal?.rps;
+  const on = tp.lightReadFresh?.rps;
+  const off = tp.lightReadNoJournal?.rps;
   const journalPct = on && off ? (1 - on / off) * 100 : null;
   const scaleP99 = Object.values(r.scale ?? {}).map((s) => s.p99ms);
-  const prismTimes = T.lightRead?.rps && T.prism?.rps ? T.lightRead.rps / T.prism.rps : null;
+  const prismTimes = tp.lightRead?.rps && tp.prism?.rps ? tp.lightRead.rps / tp.prism.rps : null;
   const check = (value, ok) => (value === null || value === undefined ? 'not measured' : ok(value) ? 'yes' : 'no');
   return [
     ratioTarget('light read ≥ 60% of bare', 60, (g) => g.light, (g) => g.lightCeiling),

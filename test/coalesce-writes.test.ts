@@ -6,9 +6,10 @@ import t from 'tap';
 import { coalesceWrites } from '../src/http/coalesce-writes.js';
 import { build } from './helper.js';
 
-/** A plain Node server with coalesced writes on a free port, closed at teardown. */
-async function serve(tt: { teardown(fn: () => unknown): void }, handler: RequestListener): Promise<number> {
+/** A plain Node server with coalesced writes on a free port, closed at teardown; `before` runs before they are set up. */
+async function serve(tt: { teardown(fn: () => unknown): void }, handler: RequestListener, before?: (server: Server) => void): Promise<number> {
   const server: Server = createServer(handler);
+  before?.(server);
   coalesceWrites(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -101,20 +102,16 @@ t.test('a connection destroyed with a write held still sends it first', async (t
 });
 
 t.test('a write that throws breaks its own connection, not the server', async (tt) => {
-  const server = createServer((req, res) => { res.end(`answer to ${req.url}`); });
   let first = true;
-  // registered before coalesceWrites, so what it holds and calls later is this throwing write
-  server.on('connection', (socket: Socket) => {
-    if (!first) return;
-    first = false;
-    socket._writev = () => { throw new Error('write failed'); };
-    socket._write = () => { throw new Error('write failed'); };
+  const port = await serve(tt, (req, res) => { res.end(`answer to ${req.url}`); }, (server) => {
+    // registered before coalesceWrites, so what it holds and calls later is this throwing write
+    server.on('connection', (socket: Socket) => {
+      if (!first) return;
+      first = false;
+      socket._writev = () => { throw new Error('write failed'); };
+      socket._write = () => { throw new Error('write failed'); };
+    });
   });
-  coalesceWrites(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  tt.teardown(() => { server.closeAllConnections(); server.close(); });
-  const port = (server.address() as AddressInfo).port;
   const broken = await rawExchange(port, 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n');
   tt.equal(broken, '', 'the connection whose write threw is closed without an answer');
   const { body } = await get(port, '/b');
