@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { resolveOptions, UsageError, type Options } from './config.js';
+import { durationMs, resolveOptions, UsageError, type Options } from './config.js';
 import { registerErrorHandling } from './errors.js';
 import { sharedSchemas } from './schemas/index.js';
 import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
@@ -13,7 +13,6 @@ import { coalesceWrites } from './http/coalesce-writes.js';
 import { corsPreflightRoute } from './http/cors.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { journalPlugin } from './http/journal.js';
-import { dataVersionPlugin } from './http/data-version.js';
 import { useLazySerializers } from './http/serializers.js';
 import { lazyValidatorBuilder } from './http/validators.js';
 import { serverLimitOptions, type ServerLimits } from './http/limits.js';
@@ -31,7 +30,7 @@ import { checkAllUpTo, seedData } from './store/seed/index.js';
 import { peopleIndex } from './domain/people-index.js';
 import { SandboxRegistry } from './store/sandbox.js';
 import { startOfDayUtc, type ClockState } from './store/clock.js';
-import type { Data } from './store/data.js';
+import { Worlds } from './store/world.js';
 import { version } from './version.js';
 
 export { version };
@@ -138,33 +137,27 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   for (const schema of sharedSchemas) app.addSchema(schema);
   useLazySerializers(app, { verifyPlainJson: selfCheck });
 
-  // 3. store: one seeded template per seed, cloned into each sandbox
+  // 3. store: one frozen base world per seed, shared by every sandbox (src/store/store.ts, docs/store.md)
   const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
-  const templates = new Map<number, Data>();
-  const seeded = (seed = options.seed): Data => {
-    // Large data (--users above checkAllUpTo): no template kept and no clone; each sandbox (and reset) seeds anew,
-    // which gives the same data. A template plus its clone cost seconds and twice the memory at 100 000 users.
-    if (options.users > checkAllUpTo) {
-      const data = seedData(fixtures, { seed, refDate, size: { users: options.users } });
-      // the people indexes now, not in the first requests (see src/domain/people-index.ts)
-      for (const tenant of Object.values(data.tenants)) peopleIndex(data, tenant)?.warm();
+  const worlds = new Worlds({
+    refDate, users: options.users,
+    generate: (seed, at) => {
+      const data = seedData(fixtures, { seed, refDate: at, size: { users: options.users } });
+      // a large world's people indexes now, not in the first requests (see src/domain/people-index.ts)
+      if (options.users > checkAllUpTo) for (const tenant of Object.values(data.tenants)) peopleIndex(tenant).warm();
       return data;
-    }
-    let template = templates.get(seed);
-    if (!template) {
-      template = seedData(fixtures, { seed, refDate, size: { users: options.users } });
-      templates.set(seed, template);
-    }
-    return structuredClone(template);
-  };
+    },
+  });
   const clock: ClockState = options.now ? { mode: 'frozen', at: new Date(options.now).toISOString() } : { mode: 'real' };
   let scenarios: ScenarioRegistry | undefined;
   const sandboxes = new SandboxRegistry({
-    seedData: seeded, dataDir: options.data, clock, scenario: options.scenario, journalLimit: options.journalLimit,
+    worlds, seed: options.seed, dataDir: options.data, clock, scenario: options.scenario, journalLimit: options.journalLimit,
+    maxSandboxes: options.maxSandboxes,
     onCreate: (sandbox) => {
       const scenario = scenarios?.get(sandbox.scenario);
       if (scenario) activateScenario(sandbox, scenario, fixtures);
     },
+    warn: (message) => app.log.warn(message),
   });
   sandboxes.loadPersisted();
   app.decorate('config', options);
@@ -183,15 +176,15 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   await app.register(pipelinePlugin);
   await app.register(requestContextPlugin, { prefixes });
   await app.register(journalPlugin);
-  await app.register(dataVersionPlugin);
   await app.register(scenarioPlugin);
   await app.register(proxyPlugin); // after stubs, before auth: see src/proxy/plugin.ts
   await app.register(authPlugin, { policy: authPolicy });
 
-  // A change acknowledged to a client is on disk first (no-op for in-memory sandboxes).
+  // A change acknowledged to a client is in the sandbox's log first (a no-op in memory). Any method: a read that
+  // moves tickets with the clock writes too.
   app.pipeline.onSend((req, _reply, payload) => {
-    if (req.method === 'GET' || req.method === 'HEAD' || !req.sandbox) return payload;
-    return req.sandbox.save().then(() => payload);
+    req.sandbox?.commit();
+    return payload;
   });
 
   // 5. the API groups, then the admin side
@@ -205,11 +198,14 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   app.decorate('scenarios', scenarios);
   if (watchScenarios) scenarios.watch((message) => app.log.error(message), (names) => app.log.info({ scenarios: names }, 'scenarios reloaded'));
   const defaultSandbox = sandboxes.get('default'); // seed now: a broken factory fails at start-up, and the first request is fast
-  if (options.state) await loadSnapshotFile(defaultSandbox, options.state);
+  if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state);
   const registry = scenarios;
+  const idleMs = options.sandboxIdleTtl ? durationMs(options.sandboxIdleTtl) : null;
+  const sweep = idleMs ? setInterval(() => sandboxes.evictIdle(idleMs), Math.min(idleMs, 60_000)).unref() : null;
   app.addHook('onClose', async () => {
+    if (sweep) clearInterval(sweep);
     registry.close();
-    await sandboxes.flush();
+    sandboxes.close();
   });
   return app;
 }

@@ -6,6 +6,8 @@ import './store/check.js'; // registers the string formats TypeBox checks
 
 export const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
 
+const durationPattern = '^\\d+(ms|s|m|h|d)$';
+
 export const Options = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
   host: Type.String({ minLength: 1, default: '0.0.0.0' }),
@@ -31,8 +33,17 @@ export const Options = Type.Object({
   proxyHeaders: Type.Array(Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+:' }), { default: [] }),
   proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
+  maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
+  sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
 });
 export type Options = Static<typeof Options>;
+
+/** Milliseconds of a duration such as 500ms, 90s, 30m, 2h or 1d. */
+export function durationMs(text: string): number {
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  if (!m) throw new UsageError(`not a duration: "${text}" (examples: 90s, 30m, 2h)`);
+  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+}
 
 type Flag = { key: keyof Options; flag: string; env: string; kind: 'int' | 'string' | 'list' | 'bool'; help: string; envSeparator?: RegExp };
 const flags: Flag[] = [
@@ -59,6 +70,8 @@ const flags: Flag[] = [
   { key: 'tlsCert', flag: 'tls-cert', env: 'PORTAL_MOCK_TLS_CERT', kind: 'string', help: 'your own certificate (PEM) instead of the local CA; needs --tls-key; implies HTTPS' },
   { key: 'tlsKey', flag: 'tls-key', env: 'PORTAL_MOCK_TLS_KEY', kind: 'string', help: 'the private key (PEM) of --tls-cert' },
   { key: 'portFile', flag: 'port-file', env: 'PORTAL_MOCK_PORT_FILE', kind: 'string', help: 'write the port to FILE (atomically) once listening; for --port 0 in pipelines' },
+  { key: 'maxSandboxes', flag: 'max-sandboxes', env: 'PORTAL_MOCK_MAX_SANDBOXES', kind: 'int', help: 'most sandboxes at once; a request that would create one more gets 429 (default 10000)' },
+  { key: 'sandboxIdleTtl', flag: 'sandbox-idle-ttl', env: 'PORTAL_MOCK_SANDBOX_IDLE_TTL', kind: 'string', help: 'delete a sandbox (not default) no request has named for this long, e.g. 30m, 2h (default: never)' },
   { key: 'noBanner', flag: 'no-banner', env: 'PORTAL_MOCK_NO_BANNER', kind: 'bool', help: 'no address/QR banner at start (it is only printed to a terminal anyway)' },
 ];
 

@@ -13,6 +13,7 @@ export const ErrorKinds = {
   payloadTooLarge: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
   unsupportedMediaType: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   unprocessable: { status: 422, code: 'UNPROCESSABLE' },
+  tooManyRequests: { status: 429, code: 'TOO_MANY_REQUESTS' },
   internal: { status: 500, code: 'INTERNAL' },
   badGateway: { status: 502, code: 'BAD_GATEWAY' },
   gatewayTimeout: { status: 504, code: 'GATEWAY_TIMEOUT' },
@@ -42,6 +43,7 @@ export const fail = {
   notFound: (message: string) => new ApiError('notFound', message),
   conflict: (message: string) => new ApiError('conflict', message),
   unprocessable: (message: string, details?: Detail[]) => new ApiError('unprocessable', message, details),
+  tooManyRequests: (message: string) => new ApiError('tooManyRequests', message),
 };
 
 export function errorBody(status: number, code: string, message: string, details?: Detail[]): ErrorBody {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
 
-const tenantOf = (app: Awaited<ReturnType<typeof build>>) => app.sandboxes.get('default').data.tenants[tenants.romashka]!;
+const tenantOf = (app: Awaited<ReturnType<typeof build>>) => app.sandboxes.get('default').store.tenant(tenants.romashka)!;
 type Row = { id: string; user_id: string; origin_id: string; origin_organization_id: string; is_main: boolean; status_id: number; department_id: string; chief_id: string | null; position: string; employment_date: string; created_at: string; reg_status_id: number; user: { name: string } };
 
 t.test('index: right user-edit, per-page clamped, maps origin id to user id', async (t) => {

@@ -26,7 +26,7 @@ t.test('sandboxes are isolated, even under concurrent requests', async (t) => {
     method: 'POST', url: `/sandbox/${i % 2 ? 'suite-a' : 'suite-b'}/mobile/manual-bind`,
     payload: { email: accounts.admin.email, password: 'demo1234', device: { id: `c-${i}` } },
   })));
-  const devices = (name: string) => app.sandboxes.get(name).data.tenants[tenants.romashka]!.devices.map((d) => d.id).filter((id) => id.startsWith('c-'));
+  const devices = (name: string) => app.sandboxes.get(name).store.tenant(tenants.romashka)!.devices.map((d) => d.id).filter((id) => id.startsWith('c-'));
   t.equal(devices('suite-a').length, 20);
   t.equal(devices('suite-b').length, 20);
   t.ok(devices('suite-a').every((id) => Number(id.slice(2)) % 2 === 1));
@@ -55,8 +55,8 @@ t.test('scenario switching per sandbox and reset', async (t) => {
   t.ok(app.sandboxes.get('qa').journal.size() > 0);
   const reset = json(await app.inject({ method: 'POST', url: '/__admin/reset?sandbox=qa', payload: { seed: 5 } }));
   t.match(reset, { name: 'qa', scenario: 'default', journalEntries: 0, outboxMessages: 0 });
-  t.equal(app.sandboxes.get('qa').data.meta.seed, 5);
-  t.equal(app.sandboxes.get('qa').data.tenants[tenants.romashka]!.sessions.length, 0);
+  t.equal(app.sandboxes.get('qa').store.meta.seed, 5);
+  t.equal(app.sandboxes.get('qa').store.tenant(tenants.romashka)!.sessions.length, 0);
 });
 
 t.test('state: export then import answers the same; an invalid snapshot changes nothing', async (t) => {
@@ -73,14 +73,14 @@ t.test('state: export then import answers the same; an invalid snapshot changes 
   const b = await fresh.inject({ url: '/mobile/tenant-info', headers: s.headers });
   t.equal(b.statusCode, 200);
   t.equal(a.body, b.body);
-  t.equal(JSON.stringify(fresh.sandboxes.get('default').data), JSON.stringify(app.sandboxes.get('default').data));
+  t.equal(JSON.stringify(fresh.sandboxes.get('default').store.toData()), JSON.stringify(app.sandboxes.get('default').store.toData()));
 
-  const before = JSON.stringify(fresh.sandboxes.get('default').data);
+  const before = JSON.stringify(fresh.sandboxes.get('default').store.toData());
   const broken = structuredClone(snapshot);
-  broken.data.tenants[tenants.romashka].users[0].email = 42;
+  broken.data.tenants[tenants.romashka]!.users[0].email = 42;
   const res = expectError(t, await fresh.inject({ method: 'PUT', url: '/__admin/state', payload: broken }), 422);
   t.match(res.message, /users\/0\/email/);
-  t.equal(JSON.stringify(fresh.sandboxes.get('default').data), before, 'unchanged');
+  t.equal(JSON.stringify(fresh.sandboxes.get('default').store.toData()), before, 'unchanged');
   expectError(t, await fresh.inject({ method: 'PUT', url: '/__admin/state', payload: { format: 'other' } }), 400);
 });
 

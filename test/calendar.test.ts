@@ -6,7 +6,7 @@ type App = Awaited<ReturnType<typeof build>>;
 type Ev = { id: string; parent_id: string | null; rec_date: string | null; title: string; start_date_time: string; end_date_time: string;
   calendar_event_type_code: number; meeting_place: { id: string } | null; organizer: { id: string } | null; participants: Array<{ id: string }>;
   visible_to: Array<{ id: string }>; bid_mode: string; calendar_event_type_id?: string; calendar_event_type?: { id: string } };
-const store = (app: App, tenant: string = tenants.romashka) => app.sandboxes.get('default').data.tenants[tenant]!;
+const store = (app: App, tenant: string = tenants.romashka) => app.sandboxes.get('default').store.tenant(tenant)!;
 const get = async (app: App, s: Session, url: string) => app.inject({ url, headers: s.headers });
 const list = async (app: App, s: Session, url: string): Promise<Ev[]> => {
   const res = await get(app, s, url);

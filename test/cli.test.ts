@@ -58,8 +58,8 @@ t.test('starts, prints where to reach it, answers, stops on SIGTERM with exit 0'
   const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
   child.kill('SIGTERM');
   t.equal(await exit, 0);
-  const saved = readFileSync(join(dir, 'default.json'), 'utf8');
-  t.match(saved, /persisted-phone/, 'the acknowledged bind is in the data file');
+  const saved = readFileSync(join(dir, 'default.log'), 'utf8');
+  t.match(saved, /persisted-phone/, 'the acknowledged bind is in the sandbox log');
 });
 
 t.test('a bad scenario file stops start-up with exit 2, naming the file, the JSON path and what was expected', async (t) => {

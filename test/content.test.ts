@@ -3,7 +3,7 @@ import { accounts, build, expectError, json, signIn, tenants } from './helper.js
 import { newsWidget, postcardsWidget } from '../src/domain/content.js';
 
 type App = Awaited<ReturnType<typeof build>>;
-const store = (app: App, tenant: string = tenants.romashka) => app.sandboxes.get('default').data.tenants[tenant]!;
+const store = (app: App, tenant: string = tenants.romashka) => app.sandboxes.get('default').store.tenant(tenant)!;
 
 t.test('postcard/user-view: a received postcard; 400, 401, 404 (unknown and someone else\'s)', async (t) => {
   const app = await build(t);
@@ -121,7 +121,7 @@ t.test('widgets for the dashboard: myPostcards and updNews', async (t) => {
   const sb = app.sandboxes.get('default');
   const tenant = store(app);
   const user = tenant.users[0]!;
-  const ctx = { data: sb.data, now: new Date('2026-03-02T09:00:00.000Z'), outbox: sb.outbox, baseUrl: 'http://h:1' };
+  const ctx = { store: sb.store, now: new Date('2026-03-02T09:00:00.000Z'), outbox: sb.outbox, baseUrl: 'http://h:1' };
   const postcards = postcardsWidget(ctx, tenant, user);
   t.match(postcards, { key: 'myPostcards', feed: 'personal', title: 'Мои открытки', count: 5 });
   t.equal(postcards.items.length, 5);
@@ -130,6 +130,6 @@ t.test('widgets for the dashboard: myPostcards and updNews', async (t) => {
   t.match(news, { key: 'updNews', feed: 'company', title: 'Новости', count: 28 });
   t.equal(news.items.length, 5);
   t.equal(news.items[0]!.date, tenant.articles.filter((a) => a.kind === 'news' && a.publishedAt <= ctx.now.toISOString()).map((a) => a.publishedAt).sort().at(-1));
-  const nw = sb.data.tenants[tenants.northwind]!;
+  const nw = sb.store.tenant(tenants.northwind)!;
   t.equal(newsWidget(ctx, nw, nw.users[0]!).title, 'News');
 });

@@ -17,7 +17,7 @@ t.test('dashboard: only requested keys; every widget from the store', async (t) 
   const d = json(res);
   t.same(Object.keys(d.widgets).sort(), [...WidgetKeys].sort());
   t.match(d.profileBrief, { id: accounts.admin.userId, name: 'Петров Иван Сергеевич', departmentName: 'Дирекция по персоналу', faceUrl: `http://localhost:80/images/avatar/${accounts.admin.userId}.svg` });
-  const tenant = app.sandboxes.get('default').data.tenants[tenants.romashka]!;
+  const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
   const me = tenant.users.find((u) => u.id === accounts.admin.userId)!;
   t.equal(d.notificationsBadge, tenant.notifications.filter((n) => n.userId === me.id && n.seenAt === null).length);
   t.ok(d.notificationsBadge > 0);
@@ -55,7 +55,7 @@ t.test('dashboard: only requested keys; every widget from the store', async (t) 
 t.test('dashboard: birthdays follow the sandbox clock; myTeam follows set-main', async (t) => {
   const app = await build(t);
   let s = await signIn(app);
-  const tenant = app.sandboxes.get('default').data.tenants[tenants.romashka]!;
+  const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
   const someone = tenant.users.find((u) => u.state === 'active' && u.birthday.slice(5) !== '03-02' && u.birthday.slice(5) !== '02-29')!;
   app.sandboxes.get('default').clock.state = { mode: 'frozen', at: `2026-${someone.birthday.slice(5)}T09:00:00.000Z` };
   const later = await signIn(app);

@@ -6,7 +6,7 @@ const uuidZero = '00000000-0000-4000-8000-000000000000';
 t.test('add about a user and a department; view', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
-  const tenant = app.sandboxes.get('default').data.tenants[tenants.romashka]!;
+  const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
   const dep = tenant.departments[1]!;
   const res = await app.inject({ method: 'POST', url: '/feedback/add', headers: s.headers, payload: { userId: accounts.admin.userId, type: 'user', id: accounts.noRights.userId, score: 5, text: 'Спасибо!' } });
   t.equal(res.statusCode, 200);
@@ -52,6 +52,6 @@ t.test('errors', async (t) => {
   expectError(t, await app.inject({ url: `/feedback/view?id=${uuidZero}`, headers: s.headers }), 404);
   expectError(t, await app.inject({ url: '/feedback/view?id=1', headers: s.headers }), 400);
   expectError(t, await app.inject({ url: '/feedback/view', headers: s.headers }), 400);
-  const seeded = app.sandboxes.get('default').data.tenants[tenants.northwind]!.feedback[0]!;
+  const seeded = app.sandboxes.get('default').store.tenant(tenants.northwind)!.feedback[0]!;
   expectError(t, await app.inject({ url: `/feedback/view?id=${seeded.id}`, headers: s.headers }), 404); // another tenant's feedback
 });

@@ -14,7 +14,7 @@ t.test('index: the caller\'s uploaded files, filters, sort, paging', async (t) =
   t.match(list._meta, { perPage: 20, currentPage: 1 });
   t.same(list.data.map((f: Item) => f.name), ['заметки.txt', 'отчёт-за-квартал.csv', 'логотип.svg'], 'newest first by default');
   t.match(list.data[2], { ext: 'svg', file_type: 'image', mime_type: 'image/svg+xml', status: 'UPLOADED', url: /^http:\/\/localhost:80\/files\/.+\/download\?tenant=/ });
-  const tenant = app.sandboxes.get('default').data.tenants[tenants.romashka]!;
+  const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
   t.ok(list.data.every((f: Item) => tenant.files.find((r) => r.id === f.id)?.userId === accounts.admin.userId));
 
   const images = json(await app.inject({ url: '/file/index?file_type=image', headers: s.headers }));
@@ -88,7 +88,7 @@ t.test('prepare is idempotent with the same id; other rules', async (t) => {
   t.equal(a.id, id);
   t.equal(b.id, id);
   t.not(a.uploadUrl, b.uploadUrl, 'a fresh address');
-  t.equal(app.sandboxes.get('default').data.tenants[tenants.romashka]!.files.filter((f) => f.id === id).length, 1, 'one record');
+  t.equal(app.sandboxes.get('default').store.tenant(tenants.romashka)!.files.filter((f) => f.id === id).length, 1, 'one record');
   expectError(t, await app.inject({ method: 'POST', url: '/file/prepare-upload', headers: petr.headers, payload: { id, name: 'a.txt', is_public: true } }), 403);
   expectError(t, await app.inject({ method: 'POST', url: '/file/prepare-upload', headers: s.headers, payload: { name: 'a.txt' } }), 400);
   expectError(t, await app.inject({ method: 'POST', url: '/file/prepare-upload', headers: s.headers, payload: { name: 'a.txt', is_public: true, size: 11 * 1024 * 1024 } }), 400);

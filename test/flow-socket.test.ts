@@ -54,6 +54,6 @@ t.test('a bind through the sandbox prefix keeps the client in that sandbox', asy
   const res = await fetch(link.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ device: { id: 'p1' } }) });
   const body = (await res.json()) as { tenantInfo: { base_url: string } };
   t.equal(body.tenantInfo.base_url, `${address}/sandbox/phone-1`);
-  t.ok(app.sandboxes.find('phone-1')!.data.tenants[Object.keys(app.sandboxes.find('phone-1')!.data.tenants)[0]!]!.devices.some((d) => d.id === 'p1'));
-  t.notOk(Object.values(app.sandboxes.get('default').data.tenants).some((tn) => tn.devices.some((d) => d.id === 'p1')), 'default sandbox untouched');
+  t.ok(app.sandboxes.find('phone-1')!.store.tenants()[0]!.devices.some((d) => d.id === 'p1'));
+  t.notOk(app.sandboxes.get('default').store.tenants().some((tn) => tn.devices.some((d) => d.id === 'p1')), 'default sandbox untouched');
 });

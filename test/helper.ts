@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { UserRecord } from '../src/schemas/records.js';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppOptions } from '../src/app.js';
 
@@ -71,4 +72,14 @@ export function expectError(t: { equal: Function; match: Function }, res: LightM
   const body = json(res);
   t.match(body, { statusCode: status, error: String, code: String, message: String });
   return body as { statusCode: number; code: string; message: string; details?: Array<{ field: string; message: string }> };
+}
+
+/** Changes a user through the store's write path (records are frozen), as a test's way to set up a state. */
+export function setUser(app: FastifyInstance, userId: string, patch: Partial<UserRecord>, sandbox = 'default'): UserRecord {
+  const { store } = app.sandboxes.get(sandbox);
+  for (const tenant of store.tenants()) {
+    const user = tenant.users.find((u) => u.id === userId);
+    if (user) return store.update(tenant, 'users', user, patch);
+  }
+  throw new Error(`no user ${userId} in sandbox ${sandbox}`);
 }

@@ -134,15 +134,19 @@ t.test('vote and participate toggle; counts follow in view', async (t) => {
 t.test('ideas switched off for the tenant answer 403', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
-  app.sandboxes.get('default').data.tenants[tenants.romashka]!.tenant.options.enableIdeas = false;
+  const sb = app.sandboxes.get('default');
+  const data = sb.store.toData();
+  const romashka = data.tenants[tenants.romashka]!;
+  romashka.tenant = { ...romashka.tenant, options: { ...romashka.tenant.options, enableIdeas: false } };
+  app.sandboxes.replaceData(sb, data);
   expectError(t, await app.inject({ url: '/idea/index', headers: s.headers }), 403);
 });
 
 t.test('updIdeas widget', async (t) => {
   const app = await build(t);
   const sb = app.sandboxes.get('default');
-  const tenant = sb.data.tenants[tenants.northwind]!;
-  const ctx = { data: sb.data, now: sb.clock.now(), outbox: sb.outbox, baseUrl: 'http://h' };
+  const tenant = sb.store.tenant(tenants.northwind)!;
+  const ctx = { store: sb.store, now: sb.clock.now(), outbox: sb.outbox, baseUrl: 'http://h' };
   const w = ideasWidget(ctx, tenant, tenant.users[0]!);
   t.match(w, { key: 'updIdeas', feed: 'company', title: 'New ideas', count: 18 });
   t.equal(w.items.length, 5);

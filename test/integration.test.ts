@@ -7,7 +7,7 @@ import type { FileRecord } from '../src/schemas/records.js';
 import { balanceFromTransactions } from '../src/domain/wallets.js';
 
 type Json = Record<string, any>;
-const tenantOf = (app: FastifyInstance) => app.sandboxes.get('default').data.tenants[tenants.romashka]!;
+const tenantOf = (app: FastifyInstance) => app.sandboxes.get('default').store.tenant(tenants.romashka)!;
 
 async function xlsxBytes(rows: Array<Array<string | number>>): Promise<Buffer> {
   const wb = new ExcelJS.Workbook();
@@ -22,7 +22,7 @@ function putFile(app: FastifyInstance, name: string, ext: string, bytes: Buffer,
     fileType: 'document', size: bytes.length, isPublic: false, status, createdAt: '2026-03-02T08:00:00.000Z',
     uploadedAt: status === 'UPLOADED' ? '2026-03-02T08:00:00.000Z' : null, contentBase64: status === 'UPLOADED' ? bytes.toString('base64') : null,
   };
-  tenantOf(app).files.push(file);
+  app.sandboxes.get('default').store.insert(tenantOf(app), 'files', file);
   return file;
 }
 

@@ -12,7 +12,7 @@ t.test('manual bind → auth → tenant-info → push token → unbind', async (
 
   const push = await app.inject({ method: 'POST', url: '/mobile/save-push-token', headers: s.headers, payload: { token: 'fcm-token-1', deviceId: 'phone-1' } });
   t.same(json(push), { success: true });
-  t.equal(app.sandboxes.get('default').data.tenants[tenants.romashka]!.pushTokens.filter((p) => p.deviceId === 'phone-1').length, 1);
+  t.equal(app.sandboxes.get('default').store.tenant(tenants.romashka)!.pushTokens.filter((p) => p.deviceId === 'phone-1').length, 1);
 
   const unbind = await app.inject({ method: 'POST', url: '/mobile/unbind?deviceId=phone-1', headers: s.headers });
   t.equal(unbind.statusCode, 200);
@@ -20,7 +20,7 @@ t.test('manual bind → auth → tenant-info → push token → unbind', async (
   expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: s.headers }), 401);
   const reauth = await app.inject({ method: 'POST', url: '/mobile/auth', headers: romashka, payload: { secret: 'whatever', userId: s.userId, deviceId: 'phone-1' } });
   expectError(t, reauth, 404);
-  t.equal(app.sandboxes.get('default').data.tenants[tenants.romashka]!.pushTokens.filter((p) => p.deviceId === 'phone-1').length, 0, 'push token forgotten');
+  t.equal(app.sandboxes.get('default').store.tenant(tenants.romashka)!.pushTokens.filter((p) => p.deviceId === 'phone-1').length, 0, 'push token forgotten');
 });
 
 t.test('every operation also answers under /api/v2', async (t) => {

@@ -31,7 +31,7 @@ t.test('mark-seen: badge is the real unseen count; twice changes nothing; 404 fo
   const again = json(await app.inject({ url: '/notifications/pushes?per-page=100', headers: s.headers })).data;
   t.equal(again.find((n: { id: string }) => n.id === unseen[0].id).isSeen, true);
 
-  const foreign = app.sandboxes.get('default').data.tenants[tenants.romashka]!.notifications.find((n) => n.userId !== accounts.admin.userId)!;
+  const foreign = app.sandboxes.get('default').store.tenant(tenants.romashka)!.notifications.find((n) => n.userId !== accounts.admin.userId)!;
   expectError(t, await app.inject({ method: 'POST', url: `/notifications/mark-seen?notificationId=${foreign.id}`, headers: s.headers }), 404);
   expectError(t, await app.inject({ method: 'POST', url: '/notifications/mark-seen?notificationId=nope', headers: s.headers }), 404);
   expectError(t, await app.inject({ method: 'POST', url: '/notifications/mark-seen', headers: s.headers }), 400);
@@ -49,9 +49,9 @@ t.test('createNotification stores the notification and pushes to every token of 
   const s = await signIn(app, accounts.admin, { deviceId: 'phone-a' });
   await app.inject({ method: 'POST', url: '/mobile/save-push-token', headers: s.headers, payload: { token: 'fcm-a', deviceId: 'phone-a' } });
   const sandbox = app.sandboxes.get('default');
-  const tenant = sandbox.data.tenants[tenants.romashka]!;
+  const tenant = sandbox.store.tenant(tenants.romashka)!;
   const before = json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge;
-  const ctx = { data: sandbox.data, now: sandbox.clock.now(), outbox: sandbox.outbox, baseUrl: 'http://localhost:80' };
+  const ctx = { store: sandbox.store, now: sandbox.clock.now(), outbox: sandbox.outbox, baseUrl: 'http://localhost:80' };
   const record = createNotification(ctx, tenant, accounts.admin.userId, { title: 'Привет', body: 'Тест', url: '/pages/article/1' });
   t.match(record, { kind: 'system', seenAt: null, userId: accounts.admin.userId });
   const pushes = sandbox.outbox.list().filter((m) => m.kind === 'push');

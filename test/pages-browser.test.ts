@@ -12,7 +12,7 @@ t.test('a ticket page renders at 375 px without horizontal scroll', { skip: exis
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const s = await signIn(app, accounts.admin);
-  const tenant = app.sandboxes.get('default').data.tenants[s.tenantId]!;
+  const tenant = app.sandboxes.get('default').store.tenant(s.tenantId)!;
   const process = tenant.wfProcesses.find((p) => !p.isHidden && p.visibleGroupIds.length === 0 && p.fields.some((f) => f.type === 'text' || f.type === 'textarea')
     && !p.fields.some((f) => f.type === 'file' && f.required))!;
   const fieldValues: Record<string, string> = {};

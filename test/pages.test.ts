@@ -19,7 +19,7 @@ const inner = (body: string) => /<main id="content">[\s\S]*<\/main>/.exec(body)?
 
 /** Starts an application with `text` in every text field (valid values elsewhere); returns the ticket id. */
 async function startTicket(t: { equal: Function }, app: FastifyInstance, s: Session, text: string): Promise<string> {
-  const tenant = app.sandboxes.get('default').data.tenants[s.tenantId]!;
+  const tenant = app.sandboxes.get('default').store.tenant(s.tenantId)!;
   const process = tenant.wfProcesses.find((p) => !p.isHidden && p.visibleGroupIds.length === 0
     && p.fields.some((f) => f.type === 'text' || f.type === 'textarea') && !p.fields.some((f) => f.type === 'file' && f.required));
   if (!process) throw new Error('no process with a text field');
@@ -133,9 +133,9 @@ t.test('values from data are escaped; stored HTML is sanitized', async (t) => {
   t.match(ideaPage.body, '&quot;&gt;&lt;img src=x onerror=alert(2)&gt;');
 
   // an article body with markup an editor should not have stored
-  const tenant = app.sandboxes.get('default').data.tenants[s.tenantId]!;
+  const tenant = app.sandboxes.get('default').store.tenant(s.tenantId)!;
   const article = tenant.articles.find((a) => a.kind === 'news' && a.publishedAt <= '2026-03-02T09:00:00.000Z')!;
-  article.body = '<p onclick="x()">Hello <b>world</b></p><script>alert(3)</script><a href="javascript:alert(4)">link</a><a href="https://example.com/x?a=1&b=2">ok</a><img src="x" onerror="alert(5)"><style>body{display:none}</style><p>a < b && c</p><div><em>unclosed';
+  app.sandboxes.get('default').store.update(tenant, 'articles', article, { body: '<p onclick="x()">Hello <b>world</b></p><script>alert(3)</script><a href="javascript:alert(4)">link</a><a href="https://example.com/x?a=1&b=2">ok</a><img src="x" onerror="alert(5)"><style>body{display:none}</style><p>a < b && c</p><div><em>unclosed' });
   const res = await app.inject({ url: `/pages/article/${article.id}`, headers: s.headers });
   t.equal(res.statusCode, 200);
   const body = /<div class="body">([\s\S]*?)<\/article>/.exec(res.body)?.[1] ?? '';

@@ -37,7 +37,7 @@ t.test('org-employment-file/index: own documents only, every filter', async (t) 
   expectError(t, await app.inject({ url: '/org-employment-file/index', headers: { ...s.headers, 'x-service-session-id': unknownUuid } }), 401);
 
   // someone else's document never shows, even by id
-  const foreign = app.sandboxes.get('default').data.tenants[tenants.romashka]!.orgEmploymentFiles.find((f) => f.userId !== accounts.admin.userId)!;
+  const foreign = app.sandboxes.get('default').store.tenant(tenants.romashka)!.orgEmploymentFiles.find((f) => f.userId !== accounts.admin.userId)!;
   t.same(await one(`id=${foreign.id}`), []);
 });
 
@@ -65,7 +65,7 @@ t.test('org-employment-file/request: requested → in-progress → ready by the 
   clock.state = { mode: 'frozen', at: '2026-03-02T09:06:00.000Z' };
   t.match(await status(), { org_employment_file_status_id: 'ready', ready_at: '2026-03-02T09:05:00.000Z', file_id: String, fileUrl: /^http/ });
 
-  const foreign = app.sandboxes.get('default').data.tenants[tenants.romashka]!.employments.find((e) => e.userId !== accounts.admin.userId)!;
+  const foreign = app.sandboxes.get('default').store.tenant(tenants.romashka)!.employments.find((e) => e.userId !== accounts.admin.userId)!;
   expectError(t, await app.inject({ method: 'POST', url: '/org-employment-file/request', headers: s.headers, payload: { org_employment_id: foreign.id, org_employment_file_type_id: 'payroll-statement' } }), 404);
   expectError(t, await app.inject({ method: 'POST', url: '/org-employment-file/request', headers: s.headers, payload: { org_employment_id: 'x', org_employment_file_type_id: 'payroll-statement' } }), 400);
   expectError(t, await app.inject({ method: 'POST', url: '/org-employment-file/request', headers: s.headers, payload: { org_employment_id: employment.id, org_employment_file_type_id: 'diploma' } }), 400);

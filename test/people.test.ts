@@ -1,7 +1,7 @@
 import t from 'tap';
 import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
 
-const tenantOf = (app: Awaited<ReturnType<typeof build>>, id: string = tenants.romashka) => app.sandboxes.get('default').data.tenants[id]!;
+const tenantOf = (app: Awaited<ReturnType<typeof build>>, id: string = tenants.romashka) => app.sandboxes.get('default').store.tenant(id)!;
 const unknownUuid = '00000000-0000-4000-8000-00000000dead';
 
 t.test('user/profile: success, 400, 404, 401, hidden user and another tenant are 404', async (t) => {

@@ -25,8 +25,7 @@ t.test(`fuzz every operation with invalid input (seed ${seed}, ${runs} runs per 
   const ops = operations(doc);
   const sandbox = 'fuzz';
   const s = await signIn(app, accounts.admin, { sandbox });
-  const data = app.sandboxes.get(sandbox).data;
-  const t0 = data.tenants[tenants.romashka]!;
+  const t0 = app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!;
   const pathValue = (op: Operation, name: string): string => {
     if (name === 'processId') return t0.wfProcesses[0]!.id;
     if (op.operationId === 'mobileBind') return name === 'id' ? 'bind-ivan' : 'qr-token-ivan-0001';
@@ -36,7 +35,7 @@ t.test(`fuzz every operation with invalid input (seed ${seed}, ${runs} runs per 
   let requests = 0;
   const kinds = new Map<string, number>();
   for (const op of ops) {
-    const snapshot = () => JSON.stringify(app.sandboxes.get(sandbox).data) + app.sandboxes.list().map((x) => x.name).join(',');
+    const snapshot = () => JSON.stringify(app.sandboxes.get(sandbox).store.toData()) + app.sandboxes.list().map((x) => x.name).join(',');
     const property = fc.asyncProperty(invalidRequests(doc, op, { headers: s.headers, pathValue, bodyLimit }), async ({ kind, req }) => {
       if (quirks.some((q) => q.operationId === op.operationId && q.kind.test(kind))) return;
       const before = snapshot();

@@ -29,7 +29,7 @@ t.test('foreign, revoked and misplaced credentials are refused on every session 
   const elsewhere = await signIn(app, accounts.admin, { sandbox: 'iso-b' });
   const unbind = await app.inject({ method: 'POST', url: `/mobile/unbind?deviceId=${unbound.deviceId}`, headers: unbound.headers });
   t.equal(unbind.statusCode, 200, 'device unbound');
-  const nwData = app.sandboxes.get(sandbox).data.tenants[tenants.northwind]!;
+  const nwData = app.sandboxes.get(sandbox).store.tenant(tenants.northwind)!;
   const secrets = [tenants.northwind, nwData.tenant.name, ...nwData.users.slice(0, 20).map((u) => u.email)];
 
   const variants: Array<[string, Record<string, string>]> = [

@@ -52,7 +52,7 @@ t.test('hostile clients on a real socket', async (t) => {
   t.equal(ok.status, 200, 'the server still answers');
 
   const s = await signIn(app, accounts.admin);
-  const file = app.sandboxes.get('default').data.tenants[s.tenantId]!.files[0]!;
+  const file = app.sandboxes.get('default').store.tenant(s.tenantId)!.files[0]!;
   const traversal = [
     `/files/..%2F..%2F..%2Fetc%2Fpasswd/download?tenant=${s.tenantId}&expires=9999999999&signature=x`,
     `/files/${file.id}/download?tenant=..%2F..%2Fetc&expires=9999999999&signature=x`,

@@ -67,6 +67,6 @@ t.test('POST /__admin/users/block: sessions answer 401 and personal tokens are r
   t.match(json(await app.inject({ method: 'POST', url: '/__admin/users/block', payload: { userId: accounts.admin.userId } })), { state: 'blocked' });
   expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: bearer }), 401);
   expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: s.headers }), 401);
-  const tokens = app.sandboxes.get('default').data.tenants[s.tenantId]!.personalTokens.filter((x) => x.userId === accounts.admin.userId);
+  const tokens = app.sandboxes.get('default').store.tenant(s.tenantId)!.personalTokens.filter((x) => x.userId === accounts.admin.userId);
   t.ok(tokens.length > 0 && tokens.every((x) => x.revokedAt !== null), 'revoked automatically');
 });

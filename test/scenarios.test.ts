@@ -162,7 +162,7 @@ t.test('faults over a real socket: reset, empty, truncated, malformed', async (t
 t.test('new-employee empties personal data but keeps sign-in working', async (t) => {
   const app = await build(t, { scenario: 'new-employee' });
   const s = await signIn(app);
-  const user = app.sandboxes.get('default').data.tenants[s.tenantId]!.users.find((u) => u.id === s.userId)!;
+  const user = app.sandboxes.get('default').store.tenant(s.tenantId)!.users.find((u) => u.id === s.userId)!;
   t.equal(user.hiredAt, '2026-03-02', 'hired today by the sandbox clock');
 });
 

@@ -1,9 +1,9 @@
 import t from 'tap';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, build, setUser, expectError, json, signIn, tenants } from './helper.js';
 import { blockUser } from '../src/domain/tokens.js';
 import { hashSecret } from '../src/store/ids.js';
 
-const tenantOf = (app: Awaited<ReturnType<typeof build>>, id: string = tenants.romashka) => app.sandboxes.get('default').data.tenants[id]!;
+const tenantOf = (app: Awaited<ReturnType<typeof build>>, id: string = tenants.romashka) => app.sandboxes.get('default').store.tenant(id)!;
 
 t.test('create → list (no clear value) → use as Bearer → revoke → 401', async (t) => {
   const app = await build(t);
@@ -114,24 +114,24 @@ t.test('owner blocked or hidden → 401; blockUser revokes every token of the us
   const user = tenant.users.find((u) => u.id === accounts.noRights.userId)!;
   const call = (token: string) => app.inject({ url: '/mobile/tenant-info', headers: { authorization: `Bearer ${token}` } });
 
-  user.state = 'hidden';
+  setUser(app, user.id, { state: 'hidden' });
   expectError(t, await call(a.token), 401);
-  user.state = 'active';
+  setUser(app, user.id, { state: 'active' });
   t.equal((await call(a.token)).statusCode, 200);
-  user.state = 'blocked';
+  setUser(app, user.id, { state: 'blocked' });
   expectError(t, await call(a.token), 401);
-  user.state = 'active';
+  setUser(app, user.id, { state: 'active' });
 
-  const blocked = blockUser(tenant, user.id, new Date('2026-03-02T09:30:00Z'));
+  const blocked = blockUser(app.sandboxes.get('default').store, tenant, user.id, new Date('2026-03-02T09:30:00Z'));
   t.equal(blocked.state, 'blocked');
   const mine = tenant.personalTokens.filter((x) => x.userId === user.id);
   t.equal(mine.length, 2);
   t.ok(mine.every((x) => x.revokedAt === '2026-03-02T09:30:00.000Z'), 'every token revoked');
-  user.state = 'active';
+  setUser(app, user.id, { state: 'active' });
   expectError(t, await call(a.token), 401);
   expectError(t, await call(b.token), 401);
   try {
-    blockUser(tenant, '00000000-0000-4000-8000-000000000000', new Date());
+    blockUser(app.sandboxes.get('default').store, tenant, '00000000-0000-4000-8000-000000000000', new Date());
     t.fail('should throw');
   } catch (e) {
     t.equal((e as { statusCode?: number }).statusCode, 404);

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { build, expectError, json, signIn, tenants } from './helper.js';
 
-const tenantOf = (app: Awaited<ReturnType<typeof build>>) => app.sandboxes.get('default').data.tenants[tenants.romashka]!;
+const tenantOf = (app: Awaited<ReturnType<typeof build>>) => app.sandboxes.get('default').store.tenant(tenants.romashka)!;
 
 t.test('set-user-list → user-list-data expands users, departments and groups, less excluded', async (t) => {
   const app = await build(t);

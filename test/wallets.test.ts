@@ -2,11 +2,11 @@ import t from 'tap';
 import ExcelJS from 'exceljs';
 import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
 import { balanceFromTransactions } from '../src/domain/wallets.js';
-import type { TenantData } from '../src/store/data.js';
+import type { Tenant } from '../src/store/store.js';
 
 type App = Awaited<ReturnType<typeof build>>;
-const tenantOf = (app: App, id: string = tenants.romashka) => app.sandboxes.get('default').data.tenants[id]!;
-const agree = (t: { equal: Function }, tenant: TenantData, note: string) => {
+const tenantOf = (app: App, id: string = tenants.romashka) => app.sandboxes.get('default').store.tenant(id)!;
+const agree = (t: { equal: Function }, tenant: Tenant, note: string) => {
   const bad = tenant.wallets.filter((w) => Math.abs(balanceFromTransactions(tenant, w.id) - w.balance) > 1e-9);
   t.equal(bad.length, 0, `balances = sums of transactions (${note})`);
 };

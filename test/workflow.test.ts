@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
-import type { TenantData } from '../src/store/data.js';
+import type { Tenant } from '../src/store/store.js';
 
 const key = { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' };
 const nwKey = { 'x-service-client-id': 'northwind-integration', 'x-service-client-secret': 'northwind-secret-0001' };
-const data = (app: FastifyInstance, tenant: string = tenants.romashka): TenantData => app.sandboxes.get('default').data.tenants[tenant]!;
+const data = (app: FastifyInstance, tenant: string = tenants.romashka): Tenant => app.sandboxes.get('default').store.tenant(tenant)!;
 const setClock = (app: FastifyInstance, at: string) => { app.sandboxes.get('default').clock.state = { mode: 'frozen', at }; };
 const proc = (app: FastifyInstance, name: string) => data(app).wfProcesses.find((p) => p.name === name)!;
 

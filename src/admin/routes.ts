@@ -54,7 +54,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   }, async (req) => {
     const sandbox = adminSandbox(req, false);
     return {
-      status: 'ok' as const, version: opts.version, scenario: sandbox.scenario, seed: sandbox.data.meta.seed,
+      status: 'ok' as const, version: opts.version, scenario: sandbox.scenario, seed: sandbox.store.meta.seed,
       uptimeMs: Math.round(performance.now() - opts.startedAt), sandbox: sandbox.name, sandboxes: app.sandboxes.list().length,
     };
   });
@@ -76,7 +76,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     },
   }, async (req, reply) => {
     const sandbox = adminSandbox(req);
-    const link = Object.values(sandbox.data.tenants).flatMap((t) => t.bindLinks).find((l) => l.id === req.params.id);
+    const link = sandbox.store.tenants().flatMap((t) => t.bindLinks).find((l) => l.id === req.params.id);
     if (!link) throw fail.notFound(`bind link ${req.params.id} not found in sandbox ${sandbox.name}`);
     const svg = await qrSvg(bindLinkContent(bindUrl(phoneBase(req, sandbox.name), link.id, link.token)));
     return reply.type('image/svg+xml').send(svg);

@@ -76,7 +76,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const scenario = app.scenarios.get(req.body.name);
     if (!scenario) throw fail.notFound(`unknown scenario "${req.body.name.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`);
     activateScenario(sandbox, scenario, app.fixtures);
-    await sandbox.save();
+    sandbox.commit();
     return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
   });
 
@@ -98,7 +98,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: Type.Object({ name: Type.String() }), response: { 200: Type.Object({ deleted: Type.String() }), 400: err, 401: err, 404: err } },
   }, async (req) => {
     if (req.params.name === 'default') throw fail.badRequest('the default sandbox always exists; use POST /__admin/reset');
-    if (!(await app.sandboxes.delete(req.params.name))) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
+    if (!(app.sandboxes.delete(req.params.name))) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
     return { deleted: req.params.name };
   });
 
@@ -109,10 +109,10 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(SandboxInfo), 400: err, 401: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
-    await app.sandboxes.reset(sandbox, req.body?.seed);
+    app.sandboxes.reset(sandbox, req.body?.seed);
     const scenario = app.scenarios.get(sandbox.scenario);
     if (scenario) activateScenario(sandbox, scenario, app.fixtures);
-    await sandbox.save();
+    sandbox.commit();
     return describe(sandbox);
   });
 
@@ -121,7 +121,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(Snapshot), 400: err, 401: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
-    return { format: 'portal-mock-state' as const, version: 1 as const, sandbox: sandbox.name, scenario: sandbox.scenario, clock: sandbox.clock.state, data: sandbox.data };
+    return { format: 'portal-mock-state' as const, version: 1 as const, sandbox: sandbox.name, scenario: sandbox.scenario, clock: sandbox.clock.state, data: sandbox.store.toData() };
   });
 
   app.put('/__admin/state', {
@@ -140,7 +140,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (req.body.scenario !== undefined && !app.scenarios.get(req.body.scenario)) {
       throw fail.unprocessable(`invalid snapshot: unknown scenario "${req.body.scenario}"; known: ${app.scenarios.names().join(', ')}`);
     }
-    await app.sandboxes.replaceData(sandbox, data); // parsed for this request alone: no copy needed
+    app.sandboxes.replaceData(sandbox, data); // parsed for this request alone: no copy needed
     if (req.body.scenario !== undefined) sandbox.scenario = req.body.scenario;
     if (req.body.clock) sandbox.clock.state = req.body.clock;
     return describe(sandbox);
@@ -225,7 +225,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const expired = expireSessions(sandbox);
-    await sandbox.save();
+    sandbox.commit();
     return { expired };
   });
 
@@ -242,12 +242,12 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const sandbox = adminSandbox(req);
     const { tenant, user } = findUser(sandbox, req.body);
     const now = sandbox.clock.now();
-    const id = `bind-${newUuid(sandbox.data, 'bind-link').slice(0, 8)}`;
-    const token = newSecret(sandbox.data, 'bind-token');
+    const id = `bind-${newUuid(sandbox.store, 'bind-link').slice(0, 8)}`;
+    const token = newSecret(sandbox.store, 'bind-token');
     const singleUse = req.body.singleUse ?? true;
     const expiresAt = req.body.ttlSeconds ? new Date(now.getTime() + req.body.ttlSeconds * 1000).toISOString() : null;
-    tenant.bindLinks.push({ id, token, userId: user.id, singleUse, usedAt: null, createdAt: now.toISOString(), expiresAt });
-    await sandbox.save();
+    sandbox.store.insert(tenant, 'bindLinks', { id, token, userId: user.id, singleUse, usedAt: null, createdAt: now.toISOString(), expiresAt });
+    sandbox.commit();
     const url = bindUrl(callerBase(req, sandbox.name), id, token);
     const sandboxQuery = sandbox.name === 'default' ? '' : `?sandbox=${encodeURIComponent(sandbox.name)}`;
     return { id, token, tenantId: tenant.tenant.id, userId: user.id, url, link: bindLinkContent(url), qr: `${req.protocol}://${req.host}/__admin/bind-links/${id}/qr.svg${sandboxQuery}`, singleUse, expiresAt };

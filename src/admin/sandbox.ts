@@ -23,7 +23,7 @@ export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ d
 export function findUser(sandbox: Sandbox, who: { email?: string | undefined; userId?: string | undefined }) {
   const { email, userId } = who;
   if (!email && !userId) throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
-  for (const tenant of Object.values(sandbox.data.tenants)) {
+  for (const tenant of sandbox.store.tenants()) {
     const user = tenant.users.find((u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()));
     if (user) return { tenant, user };
   }

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { Data } from '../store/data.js';
 import { checkOrThrow } from '../store/check.js';
 import { ClockState } from '../store/clock.js';
-import type { Sandbox } from '../store/sandbox.js';
+import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';
 import { UsageError } from '../config.js';
 
 /** --state FILE: starts a sandbox from an exported snapshot (GET /__admin/state), refusing an invalid one. */
-export async function loadSnapshotFile(sandbox: Sandbox, file: string): Promise<void> {
+export function loadSnapshotFile(sandboxes: SandboxRegistry, sandbox: Sandbox, file: string): void {
   let raw: { format?: unknown; data?: unknown; scenario?: unknown; clock?: unknown };
   try {
     raw = JSON.parse(readFileSync(file, 'utf8')) as typeof raw;
@@ -14,7 +14,8 @@ export async function loadSnapshotFile(sandbox: Sandbox, file: string): Promise<
     throw new UsageError(`--state ${file}: cannot read a JSON snapshot: ${(err as Error).message}`);
   }
   if (raw.format !== 'portal-mock-state') throw new UsageError(`--state ${file}: not a portal-mock snapshot (export one with GET /__admin/state)`);
-  sandbox.db.data = checkOrThrow(Data, raw.data, `--state ${file} (data)`);
-  if (raw.clock !== undefined) sandbox.clock.state = checkOrThrow(ClockState, raw.clock, `--state ${file} (clock)`);
-  await sandbox.save();
+  const data = checkOrThrow(Data, raw.data, `--state ${file} (data)`);
+  const clock = raw.clock === undefined ? undefined : checkOrThrow(ClockState, raw.clock, `--state ${file} (clock)`);
+  sandboxes.replaceData(sandbox, data);
+  if (clock) sandbox.clock.state = clock;
 }

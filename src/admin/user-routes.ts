@@ -33,8 +33,8 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const sandbox = adminSandbox(req);
     const { tenant, user } = findUser(sandbox, req.body);
     const before = sandbox.outbox.list().length;
-    const record = createNotification(domainContext(req), tenant, user.id, { title: req.body.title, body: req.body.body, kind: req.body.kind, url: req.body.url ?? null });
-    await sandbox.save();
+    const record = createNotification(domainContext(req, undefined, sandbox), tenant, user.id, { title: req.body.title, body: req.body.body, kind: req.body.kind, url: req.body.url ?? null });
+    sandbox.commit();
     return { id: record.id, userId: user.id, tenantId: tenant.tenant.id, pushes: sandbox.outbox.list().length - before };
   });
 
@@ -47,8 +47,8 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const { tenant, user } = findUser(sandbox, req.body);
-    const blocked = blockUser(tenant, user.id, sandbox.clock.now());
-    await sandbox.save();
+    const blocked = blockUser(sandbox.store, tenant, user.id, sandbox.clock.now());
+    sandbox.commit();
     return { userId: blocked.id, state: blocked.state };
   });
 };

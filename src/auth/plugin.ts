@@ -4,12 +4,10 @@ import { fail } from '../errors.js';
 import type { Right } from '../schemas/common.js';
 import { noAuth, type AuthContext, type AuthMode } from '../http/context.js';
 import { secretChecker } from '../store/ids.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import type { Sandbox } from '../store/sandbox.js';
 import type { UserRecord } from '../schemas/records.js';
 import { peopleIndex } from '../domain/people-index.js';
-import type { Data } from '../store/data.js';
-import { dataVersion } from '../store/data-version.js';
 import type { SessionRecord } from '../schemas/records.js';
 
 const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -29,13 +27,12 @@ function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): Set<Righ
  * and each user's effective rights (rights arrays are replaced, never changed in place).
  */
 function authMemo() {
-  const sessionIndexes = new WeakMap<TenantData, { version: number; byId: Map<string, SessionRecord> }>();
+  const sessionIndexes = new WeakMap<Tenant, { version: number; byId: Map<string, SessionRecord> }>();
   const rights = new WeakMap<UserRecord, { of: readonly Right[]; revoked: readonly Right[] | 'all'; set: ReadonlySet<Right> }>();
   const expiries = new WeakMap<SessionRecord, { text: string; ms: number }>();
   return {
     check: secretChecker(),
-    session(data: Data, tenant: TenantData, id: string): SessionRecord | undefined {
-      const version = dataVersion(data);
+    session(version: number, tenant: Tenant, id: string): SessionRecord | undefined {
       let index = sessionIndexes.get(tenant);
       if (!index || index.version !== version) {
         index = { version, byId: new Map(tenant.sessions.map((s) => [s.id, s])) };
@@ -62,8 +59,8 @@ function authMemo() {
 }
 type AuthMemo = ReturnType<typeof authMemo>;
 
-function activeUser(tenant: TenantData, userId: string, data: Data): UserRecord {
-  const user = peopleIndex(data, tenant)?.byId.get(userId) ?? tenant.users.find((u) => u.id === userId);
+function activeUser(tenant: Tenant, userId: string): UserRecord {
+  const user = peopleIndex(tenant).byId.get(userId);
   if (!user || user.state !== 'active') throw fail.unauthorized('the user of this credential is blocked or no longer exists');
   return user;
 }
@@ -88,7 +85,7 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy, 
   }
   const tenant = sandbox.tenant(tenantId);
   // The same answer for an unknown tenant and a foreign session: a caller learns nothing about other tenants.
-  const session = tenant ? memo.session(sandbox.data, tenant, sessionId) : undefined;
+  const session = tenant ? memo.session(sandbox.store.version, tenant, sessionId) : undefined;
   if (!tenant || !session || !memo.check(session, code, session.secretHash)) throw fail.unauthorized('session not found or session code invalid');
   if (session.deviceId !== deviceId) throw fail.unauthorized('session does not belong to this device');
   const device = tenant.devices.find((d) => d.id === deviceId && d.userId === session.userId);
@@ -96,7 +93,7 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy, 
   if (policy.sessionsExpired(req) || memo.expiresMs(session) <= sandbox.clock.nowMs()) {
     throw fail.unauthorized('session expired; authorize again with POST /mobile/auth');
   }
-  const user = activeUser(tenant, session.userId, sandbox.data);
+  const user = activeUser(tenant, session.userId);
   return { kind: 'session', tenant, user, session, device, apiKeyClientId: null, rights: memo.rights(user, policy.revokedRights(req)) };
 }
 
@@ -105,7 +102,7 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
   const m = /^pmt_([0-9a-f-]{36})_([A-Za-z0-9_-]+)$/.exec(token);
   const tenantHeader = header(req, 'x-service-tenant-id');
   if (m) {
-    for (const tenant of Object.values(sandbox.data.tenants)) {
+    for (const tenant of sandbox.store.tenants()) {
       if (tenantHeader && tenant.tenant.id !== tenantHeader) continue;
       const record = tenant.personalTokens.find((t) => t.id === m[1]);
       if (!record) continue;
@@ -113,8 +110,8 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
       const now = sandbox.clock.now().getTime();
       if (record.revokedAt) throw fail.unauthorized('personal token revoked');
       if (record.expiresAt && Date.parse(record.expiresAt) <= now) throw fail.unauthorized('personal token expired');
-      const user = activeUser(tenant, record.userId, sandbox.data);
-      record.lastUsedAt = sandbox.clock.iso();
+      const user = activeUser(tenant, record.userId);
+      sandbox.store.update(tenant, 'personalTokens', record, { lastUsedAt: sandbox.clock.iso() });
       return { kind: 'bearer', tenant, user, session: null, device: null, apiKeyClientId: null, rights: memo.rights(user, policy.revokedRights(req)) };
     }
   }
@@ -124,7 +121,7 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
 function apiKeyAuth(req: FastifyRequest, sandbox: Sandbox, clientId: string, memo: AuthMemo): AuthContext {
   const secret = header(req, 'x-service-client-secret') ?? '';
   const tenantHeader = header(req, 'x-service-tenant-id');
-  for (const tenant of Object.values(sandbox.data.tenants)) {
+  for (const tenant of sandbox.store.tenants()) {
     if (tenantHeader && tenant.tenant.id !== tenantHeader) continue;
     const key = tenant.apiKeys.find((k) => k.clientId === clientId);
     if (key && memo.check(key, secret, key.secretHash)) {

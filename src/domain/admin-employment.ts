@@ -3,12 +3,12 @@
 import { fail } from '../errors.js';
 import type { EmploymentRecord, UserRecord } from '../schemas/records.js';
 import type { AdminEmployment, AdminEmploymentQuery } from '../schemas/admin-api.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, matchesText, paginate, parseDayRange } from './lists.js';
 import { userIdsOfKey } from './user-list-cache.js';
 
-function view(ctx: DomainContext, tenant: TenantData, e: EmploymentRecord): AdminEmployment {
+function view(ctx: DomainContext, tenant: Tenant, e: EmploymentRecord): AdminEmployment {
   const u = tenant.users.find((x) => x.id === e.userId);
   const dep = tenant.departments.find((d) => d.id === e.departmentId);
   return {
@@ -29,7 +29,7 @@ const many = (arr: string[] | undefined, csv: string | undefined): Set<string> |
   return all.size === 0 ? null : all;
 };
 
-export function listEmployments(ctx: DomainContext, tenant: TenantData, _admin: UserRecord, q: AdminEmploymentQuery & { url: string }) {
+export function listEmployments(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, q: AdminEmploymentQuery & { url: string }) {
   const ranges = {
     employment: parseDayRange(q.employment_date, 'employment_date'),
     fired: parseDayRange(q.fired_date, 'fired_date'),
@@ -70,7 +70,7 @@ export function listEmployments(ctx: DomainContext, tenant: TenantData, _admin: 
   return { ...page, data: page.data.map((e) => view(ctx, tenant, e)) };
 }
 
-export function viewEmployment(ctx: DomainContext, tenant: TenantData, _admin: UserRecord, id: string): AdminEmployment {
+export function viewEmployment(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, id: string): AdminEmployment {
   const e = tenant.employments.find((x) => x.id === id);
   if (!e) throw fail.notFound(`employment ${id} not found`);
   return view(ctx, tenant, e);

@@ -7,7 +7,7 @@ import type {
   CalendarEventTypeRecord, CalendarEventUser, CalendarEventView, CalendarView,
 } from '../schemas/calendar.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { newUuid, uuidFrom } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { person } from './content.js';
@@ -54,7 +54,7 @@ function expand(event: CalendarEventRecord, from: number, to: number): Occurrenc
   return out;
 }
 
-const typeRecord = (tenant: TenantData, e: CalendarEventRecord): CalendarEventTypeRecord => {
+const typeRecord = (tenant: Tenant, e: CalendarEventRecord): CalendarEventTypeRecord => {
   const t = tenant.calendarEventTypes.find((x) => x.id === e.typeId);
   if (!t) throw new Error(`calendar event ${e.id} has an unknown type ${e.typeId}`);
   return t;
@@ -65,21 +65,21 @@ export const toEventType = (t: CalendarEventTypeRecord): CalendarEventType => ({
 });
 
 const isOpen = (b: CalendarEventBidRecord) => b.status === 'pending' || b.status === 'approved';
-const bidsOf = (tenant: TenantData, o: Occurrence) => tenant.calendarEventBids.filter((b) => b.eventId === o.event.id && b.recDate === o.recDate);
+const bidsOf = (tenant: Tenant, o: Occurrence) => tenant.calendarEventBids.filter((b) => b.eventId === o.event.id && b.recDate === o.recDate);
 
 /** Invited participants plus approved requests of this occurrence. */
-function participantIds(tenant: TenantData, o: Occurrence): string[] {
+function participantIds(tenant: Tenant, o: Occurrence): string[] {
   const ids = new Set(o.event.participantIds);
   for (const b of bidsOf(tenant, o)) if (b.status === 'approved') ids.add(b.userId);
   return [...ids];
 }
 
-function canSee(tenant: TenantData, user: UserRecord, e: CalendarEventRecord): boolean {
+function canSee(tenant: Tenant, user: UserRecord, e: CalendarEventRecord): boolean {
   if (e.visibleToGroupIds.length === 0 || e.organizerId === user.id || e.participantIds.includes(user.id)) return true;
   return tenant.userGroups.some((g) => e.visibleToGroupIds.includes(g.id) && g.memberIds.includes(user.id));
 }
 
-function toEvent(ctx: DomainContext, tenant: TenantData, o: Occurrence): CalendarEvent {
+function toEvent(ctx: DomainContext, tenant: Tenant, o: Occurrence): CalendarEvent {
   const e = o.event;
   const place = e.meetingPlaceId ? tenant.meetingPlaces.find((p) => p.id === e.meetingPlaceId) : undefined;
   const participants = participantIds(tenant, o);
@@ -97,7 +97,7 @@ function toEvent(ctx: DomainContext, tenant: TenantData, o: Occurrence): Calenda
   };
 }
 
-function toExtended(ctx: DomainContext, tenant: TenantData, o: Occurrence): CalendarEventExtended {
+function toExtended(ctx: DomainContext, tenant: Tenant, o: Occurrence): CalendarEventExtended {
   const t = typeRecord(tenant, o.event);
   return { ...toEvent(ctx, tenant, o), calendar_event_type_id: t.id, calendar_event_type: toEventType(t) };
 }
@@ -142,7 +142,7 @@ export function window(ctx: DomainContext, q: EventFilter): { from: number; to: 
 }
 
 /** Filters on the event itself (not on an occurrence): visibility, title, type, meeting place, groups. */
-function seriesFilter(tenant: TenantData, user: UserRecord, q: EventFilter & { q?: string | undefined }): (e: CalendarEventRecord) => boolean {
+function seriesFilter(tenant: Tenant, user: UserRecord, q: EventFilter & { q?: string | undefined }): (e: CalendarEventRecord) => boolean {
   if (q.entity_id !== undefined && q.entity_id !== MEETING_PLACE_ENTITY) {
     throw fail.validation(`entity_id ${q.entity_id} is not known: only ${MEETING_PLACE_ENTITY} (meeting place)`, [{ field: 'query.entity_id', message: `must be ${MEETING_PLACE_ENTITY}` }]);
   }
@@ -167,7 +167,7 @@ function seriesFilter(tenant: TenantData, user: UserRecord, q: EventFilter & { q
   };
 }
 
-function occurrences(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: EventFilter, mine: boolean): Occurrence[] {
+function occurrences(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: EventFilter, mine: boolean): Occurrence[] {
   const { from, to } = window(ctx, q);
   const keep = seriesFilter(tenant, user, q);
   const out = tenant.calendarEvents.filter(keep).flatMap((e) => expand(e, from, to)).filter((o) => {
@@ -179,14 +179,14 @@ function occurrences(ctx: DomainContext, tenant: TenantData, user: UserRecord, q
   return out.sort((a, b) => a.start - b.start || a.event.title.localeCompare(b.event.title));
 }
 
-export const calendarEventList = (ctx: DomainContext, tenant: TenantData, user: UserRecord, q: EventFilter, mine = false) =>
+export const calendarEventList = (ctx: DomainContext, tenant: Tenant, user: UserRecord, q: EventFilter, mine = false) =>
   ({ data: occurrences(ctx, tenant, user, q, mine).map((o) => toEvent(ctx, tenant, o)) });
 
-export const calendarList = (ctx: DomainContext, tenant: TenantData, user: UserRecord, q: EventFilter, mine = false) =>
+export const calendarList = (ctx: DomainContext, tenant: Tenant, user: UserRecord, q: EventFilter, mine = false) =>
   ({ data: occurrences(ctx, tenant, user, q, mine).map((o) => toExtended(ctx, tenant, o)) });
 
 /** Events (a recurring one once, by its parent id) matching q and the filters other than title and dates. */
-export function calendarItems(_ctx: DomainContext, tenant: TenantData, user: UserRecord, q: EventFilter & { q?: string | undefined }) {
+export function calendarItems(_ctx: DomainContext, tenant: Tenant, user: UserRecord, q: EventFilter & { q?: string | undefined }) {
   const { title: _t, title_exact: _x, start_date_time: _s, end_date_time: _e, ...rest } = q;
   const keep = seriesFilter(tenant, user, rest);
   const data = tenant.calendarEvents.filter(keep)
@@ -201,7 +201,7 @@ export function calendarItems(_ctx: DomainContext, tenant: TenantData, user: Use
 export type EventAddress = { id: string; parent_id?: string | undefined; rec_date?: string | undefined };
 
 /** Finds the event or occurrence addressed by id (or parent_id and rec_date); 404 when unknown or not visible. */
-function resolve(tenant: TenantData, user: UserRecord, a: EventAddress, names = { id: 'query.id', parent: 'query.parent_id', rec: 'query.rec_date' }): Occurrence {
+function resolve(tenant: Tenant, user: UserRecord, a: EventAddress, names = { id: 'query.id', parent: 'query.parent_id', rec: 'query.rec_date' }): Occurrence {
   const notFound = () => fail.notFound(`calendar event ${a.id}${a.rec_date ? ` on ${a.rec_date}` : ''} not found`);
   if (a.rec_date !== undefined && !isDay(a.rec_date)) {
     throw fail.validation(`${names.rec} must be a date YYYY-MM-DD`, [{ field: names.rec, message: 'must be YYYY-MM-DD' }]);
@@ -237,7 +237,7 @@ function toBid(b: CalendarEventBidRecord): CalendarEventBid {
 }
 
 /** Why the user may not request participation now; empty when they may. */
-function bidObstacles(ctx: DomainContext, tenant: TenantData, user: UserRecord, o: Occurrence): string[] {
+function bidObstacles(ctx: DomainContext, tenant: Tenant, user: UserRecord, o: Occurrence): string[] {
   const ru = tenant.tenant.locale === 'ru';
   const out: string[] = [];
   const people = participantIds(tenant, o);
@@ -251,7 +251,7 @@ function bidObstacles(ctx: DomainContext, tenant: TenantData, user: UserRecord, 
   return out;
 }
 
-function viewParts(ctx: DomainContext, tenant: TenantData, user: UserRecord, o: Occurrence) {
+function viewParts(ctx: DomainContext, tenant: Tenant, user: UserRecord, o: Occurrence) {
   const bid = bidsOf(tenant, o).filter((b) => b.userId === user.id && isOpen(b)).at(-1) ?? null;
   const role: CalendarEventUser['role'] | null = o.event.organizerId === user.id ? 'organizer' : participantIds(tenant, o).includes(user.id) ? 'participant' : null;
   return {
@@ -262,12 +262,12 @@ function viewParts(ctx: DomainContext, tenant: TenantData, user: UserRecord, o: 
   };
 }
 
-export function calendarEventView(ctx: DomainContext, tenant: TenantData, user: UserRecord, a: EventAddress): CalendarEventView {
+export function calendarEventView(ctx: DomainContext, tenant: Tenant, user: UserRecord, a: EventAddress): CalendarEventView {
   const o = resolve(tenant, user, a);
   return { calendarEvent: toEvent(ctx, tenant, o), ...viewParts(ctx, tenant, user, o) };
 }
 
-export function calendarView(ctx: DomainContext, tenant: TenantData, user: UserRecord, a: EventAddress): CalendarView {
+export function calendarView(ctx: DomainContext, tenant: Tenant, user: UserRecord, a: EventAddress): CalendarView {
   const o = resolve(tenant, user, a);
   return { data: toExtended(ctx, tenant, o), ...viewParts(ctx, tenant, user, o) };
 }
@@ -276,7 +276,7 @@ export function calendarView(ctx: DomainContext, tenant: TenantData, user: UserR
 
 export type TypeQuery = { name?: string | undefined; is_used?: boolean | undefined; type_id?: number | undefined; page?: string | undefined; perPage?: string | undefined; url: string };
 
-export function calendarEventTypeList(_ctx: DomainContext, tenant: TenantData, _user: UserRecord, q: TypeQuery): Paged<CalendarEventType> {
+export function calendarEventTypeList(_ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: TypeQuery): Paged<CalendarEventType> {
   const used = new Set(tenant.calendarEvents.map((e) => e.typeId));
   const name = q.name?.trim() ? foldText(q.name.trim()) : null;
   const items = tenant.calendarEventTypes
@@ -292,7 +292,7 @@ export function calendarEventTypeList(_ctx: DomainContext, tenant: TenantData, _
 
 export type BidInput = { calendar_event_id: string; calendar_event_parent_id?: string | undefined; calendar_event_rec_date?: string | undefined };
 
-export function calendarEventRequestCreate(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: BidInput) {
+export function calendarEventRequestCreate(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: BidInput) {
   const o = resolve(tenant, user, { id: input.calendar_event_id, parent_id: input.calendar_event_parent_id, rec_date: input.calendar_event_rec_date },
     { id: 'body.calendar_event_id', parent: 'body.calendar_event_parent_id', rec: 'body.calendar_event_rec_date' });
   const ru = tenant.tenant.locale === 'ru';
@@ -302,17 +302,17 @@ export function calendarEventRequestCreate(ctx: DomainContext, tenant: TenantDat
   }
   const at = ctx.now.toISOString();
   const bid: CalendarEventBidRecord = {
-    id: newUuid(ctx.data, 'calendar-event-bid'), eventId: o.event.id, recDate: o.recDate, userId: user.id,
+    id: newUuid(ctx.store, 'calendar-event-bid'), eventId: o.event.id, recDate: o.recDate, userId: user.id,
     status: o.event.bidMode === 'auto' ? 'approved' : 'pending', createdAt: at, updatedAt: at,
   };
-  tenant.calendarEventBids.push(bid);
+  ctx.store.insert(tenant, 'calendarEventBids', bid);
   const message = bid.status === 'approved'
     ? (ru ? 'Заявка принята: вы участник события' : 'Request approved: you take part in the event')
     : (ru ? 'Заявка отправлена организатору' : 'Request sent to the organiser');
   return { success: true, message, errors: null, data: toBid(bid) };
 }
 
-export function calendarEventRequestCancel(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { id: string }) {
+export function calendarEventRequestCancel(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { id: string }) {
   // Another user's request is "not found" too: its existence is not revealed.
   const bid = tenant.calendarEventBids.find((b) => b.id === input.id && b.userId === user.id);
   if (!bid) throw fail.notFound(`participation request ${input.id} not found`);
@@ -320,7 +320,6 @@ export function calendarEventRequestCancel(ctx: DomainContext, tenant: TenantDat
   if (!isOpen(bid)) {
     return { success: false, message: ru ? 'Заявку нельзя отменить' : 'The request cannot be cancelled', errors: [ru ? `Заявка уже в статусе ${bid.status}` : `The request is already ${bid.status}`] };
   }
-  bid.status = 'cancelled';
-  bid.updatedAt = ctx.now.toISOString();
+  ctx.store.update(tenant, 'calendarEventBids', bid, { status: 'cancelled', updatedAt: ctx.now.toISOString() });
   return { success: true, message: ru ? 'Заявка отменена' : 'Request cancelled', errors: null };
 }

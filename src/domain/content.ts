@@ -3,7 +3,7 @@ import { fail } from '../errors.js';
 import type { Article, ArticleRecord, CatalogAnswer, CatalogItem, ContentCategoryRecord, UserPostcard } from '../schemas/content.js';
 import type { DashboardWidget } from '../schemas/dashboard-widget.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { matchesText, paginate, type Paged } from './lists.js';
 import { compareStamp, groupedBy } from './grouped.js';
@@ -11,11 +11,11 @@ import { compareStamp, groupedBy } from './grouped.js';
 /** Author, sender or recipient as shown with content; a user no longer in the tenant shows as "deleted". */
 export const person = personBrief;
 
-const byRecipient = (p: TenantData['postcards'][number]) => p.recipientId;
-const received = (tenant: TenantData, user: UserRecord) =>
+const byRecipient = (p: Tenant['postcards'][number]) => p.recipientId;
+const received = (tenant: Tenant, user: UserRecord) =>
   [...groupedBy(tenant.postcards, byRecipient, user.id)].sort((a, b) => compareStamp(b.sentAt, a.sentAt));
 
-export function postcardUserView(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string): UserPostcard {
+export function postcardUserView(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string): UserPostcard {
   // A postcard sent to someone else is "not found" too: its existence is not revealed.
   const p = tenant.postcards.find((x) => x.id === id && x.recipientId === user.id);
   if (!p) throw fail.notFound(`postcard ${id} not found among the postcards you received`);
@@ -25,7 +25,7 @@ export function postcardUserView(ctx: DomainContext, tenant: TenantData, user: U
   };
 }
 
-export function toArticle(ctx: DomainContext, tenant: TenantData, a: ArticleRecord): Article {
+export function toArticle(ctx: DomainContext, tenant: Tenant, a: ArticleRecord): Article {
   return {
     id: a.id, title: a.title, lead: a.lead, body: a.body, imageUrl: absolute(ctx, `/images/article/${a.id}.svg`),
     url: absolute(ctx, `/pages/article/${a.id}`),
@@ -38,19 +38,19 @@ export function toArticle(ctx: DomainContext, tenant: TenantData, a: ArticleReco
 const published = (ctx: DomainContext, a: ArticleRecord) => Date.parse(a.publishedAt) <= ctx.now.getTime();
 
 /** Published news, newest first (news scheduled after the sandbox clock are not shown yet). */
-const newsOf = (ctx: DomainContext, tenant: TenantData) =>
+const newsOf = (ctx: DomainContext, tenant: Tenant) =>
   tenant.articles.filter((a) => a.kind === 'news' && published(ctx, a)).sort((a, b) => compareStamp(b.publishedAt, a.publishedAt));
 
 export type NewsQuery = { tagIds?: string[] | undefined; page?: string | undefined; perPage?: string | undefined; url: string };
 
-export function articleNews(ctx: DomainContext, tenant: TenantData, _user: UserRecord, q: NewsQuery): Paged<Article> {
+export function articleNews(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: NewsQuery): Paged<Article> {
   const tags = new Set(q.tagIds ?? []);
   const items = newsOf(ctx, tenant).filter((a) => tags.size === 0 || a.tagIds.some((t) => tags.has(t)));
   const page = paginate(items, { page: q.page, perPage: q.perPage }, { defaultPerPage: 10, maxPerPage: 100 }, q.url);
   return { ...page, data: page.data.map((a) => toArticle(ctx, tenant, a)) };
 }
 
-export function articleCategory(ctx: DomainContext, tenant: TenantData, _user: UserRecord, q: { id?: string | undefined; q?: string | undefined }): CatalogAnswer {
+export function articleCategory(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: { id?: string | undefined; q?: string | undefined }): CatalogAnswer {
   const cats = tenant.contentCategories;
   const category = q.id === undefined ? cats.find((c) => c.parentId === null) : cats.find((c) => c.id === q.id);
   if (!category) {
@@ -89,7 +89,7 @@ export function articleCategory(ctx: DomainContext, tenant: TenantData, _user: U
 const widgetSize = 5;
 
 /** The "myPostcards" dashboard widget: postcards the user received, newest first. */
-export function postcardsWidget(ctx: DomainContext, tenant: TenantData, user: UserRecord): DashboardWidget {
+export function postcardsWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord): DashboardWidget {
   const all = received(tenant, user);
   return {
     key: 'myPostcards', title: tenant.tenant.locale === 'ru' ? 'Мои открытки' : 'My postcards', feed: 'personal', count: all.length,
@@ -101,7 +101,7 @@ export function postcardsWidget(ctx: DomainContext, tenant: TenantData, user: Us
 }
 
 /** The "updNews" dashboard widget: the newest published news. */
-export function newsWidget(ctx: DomainContext, tenant: TenantData, _user: UserRecord): DashboardWidget {
+export function newsWidget(ctx: DomainContext, tenant: Tenant, _user: UserRecord): DashboardWidget {
   const all = newsOf(ctx, tenant);
   return {
     key: 'updNews', title: tenant.tenant.locale === 'ru' ? 'Новости' : 'News', feed: 'company', count: all.length,

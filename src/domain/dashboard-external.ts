@@ -1,12 +1,12 @@
 // Dashboard widgets whose data belongs to other API groups: each group builds its own widget.
 import type { DashboardWidget } from '../schemas/dashboard-widget.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import type { DomainContext } from './context.js';
 import { newsWidget, postcardsWidget } from './content.js';
 import { ideasWidget } from './ideas.js';
 
-export type ExternalWidget = (ctx: DomainContext, tenant: TenantData, user: UserRecord) => DashboardWidget | null;
+export type ExternalWidget = (ctx: DomainContext, tenant: Tenant, user: UserRecord) => DashboardWidget | null;
 
 /** myPostcards: received postcards (content group). */
 export const myPostcardsWidget: ExternalWidget = postcardsWidget;

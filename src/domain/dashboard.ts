@@ -3,14 +3,13 @@ import { fail } from '../errors.js';
 import { WidgetKeys, type DashboardWidget, type DashboardWidgetItem, type WidgetKey } from '../schemas/dashboard-widget.js';
 import type { DashboardResult } from '../schemas/people.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
 import { myPostcardsWidget, updIdeasWidget, updNewsWidget } from './dashboard-external.js';
 import { tenantToday, unseenCount } from './notifications.js';
-import { departmentOf, listed, profileBrief } from './people.js';
+import { birthdaysOn, departmentOf, listed, myTeam, profileBrief } from './people.js';
 import { peopleIndex } from './people-index.js';
 import { compareRuEn } from './collate.js';
-import { birthdaysFast, myTeamFast } from './people-fast.js';
 import { idList } from './lists.js';
 import { compareStamp, groupedBy, includesId, newestWithin } from './grouped.js';
 import type { AchievementAwardRecord } from '../schemas/people-records.js';
@@ -48,7 +47,7 @@ function parseKeys<K extends string>(value: string | undefined, known: readonly 
   return keys as K[];
 }
 
-export function dashboard(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { widgets?: string | undefined; info?: string | undefined }): DashboardResult {
+export function dashboard(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { widgets?: string | undefined; info?: string | undefined }): DashboardResult {
   const widgetKeys = parseKeys(q.widgets, WidgetKeys, 'widgets');
   const info = new Set<InfoKey>(parseKeys(q.info, InfoKeys, 'info'));
   const widgets: Partial<Record<WidgetKey, DashboardWidget | null>> = {};
@@ -61,7 +60,7 @@ export function dashboard(ctx: DomainContext, tenant: TenantData, user: UserReco
   return result;
 }
 
-function widget(tenant: TenantData, key: WidgetKey, all: DashboardWidgetItem[]): DashboardWidget {
+function widget(tenant: Tenant, key: WidgetKey, all: DashboardWidgetItem[]): DashboardWidget {
   return {
     key, title: titles[key][tenant.tenant.locale], feed: key.startsWith('my') ? 'personal' : 'company',
     count: all.length, items: all.slice(0, widgetItemLimit),
@@ -69,7 +68,7 @@ function widget(tenant: TenantData, key: WidgetKey, all: DashboardWidgetItem[]):
 }
 
 /** widget(tenant, key, all.map(item)), building only the items shown */
-function widgetOf<T>(tenant: TenantData, key: WidgetKey, all: readonly T[], item: (x: T) => DashboardWidgetItem): DashboardWidget {
+function widgetOf<T>(tenant: Tenant, key: WidgetKey, all: readonly T[], item: (x: T) => DashboardWidgetItem): DashboardWidget {
   return {
     key, title: titles[key][tenant.tenant.locale], feed: key.startsWith('my') ? 'personal' : 'company',
     count: all.length, items: all.slice(0, widgetItemLimit).map(item),
@@ -79,16 +78,16 @@ function widgetOf<T>(tenant: TenantData, key: WidgetKey, all: readonly T[], item
 const byUser = (a: AchievementAwardRecord) => a.userId;
 const awardedAt = (a: AchievementAwardRecord) => a.awardedAt;
 
-function personItem(ctx: DomainContext, tenant: TenantData, u: UserRecord, date: string | null, subtitle?: string): DashboardWidgetItem {
+function personItem(ctx: DomainContext, tenant: Tenant, u: UserRecord, date: string | null, subtitle?: string): DashboardWidgetItem {
   const department = subtitle === undefined
-    ? (peopleIndex(ctx.data, tenant)?.departmentById.get(u.departmentId) ?? departmentOf(tenant, u.departmentId)) : undefined;
+    ? peopleIndex(tenant).departmentById.get(u.departmentId) : undefined;
   return {
     id: u.id, title: u.name, subtitle: subtitle ?? `${u.position} · ${department?.name ?? ''}`,
     imageUrl: absolute(ctx, u.faceUrl), url: absolute(ctx, `/pages/user/${u.id}`), date,
   };
 }
 
-export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRecord, key: WidgetKey, today = tenantToday(ctx, tenant)): DashboardWidget | null {
+export function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord, key: WidgetKey, today = tenantToday(ctx, tenant)): DashboardWidget | null {
   const now = ctx.now.toISOString();
   const ru = tenant.tenant.locale === 'ru';
   switch (key) {
@@ -97,32 +96,20 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
       const own = departmentOf(tenant, user.departmentId);
       const reportHeads = new Set(own?.headId === user.id
         ? tenant.departments.filter((d) => d.parentId === own.id && d.headId).map((d) => d.headId) : []);
-      const ix = peopleIndex(ctx.data, tenant);
-      if (ix) return widgetOf(tenant, key, myTeamFast(ix, user, reportHeads), (u) => personItem(ctx, tenant, u, null));
-      return widget(tenant, key, tenant.users
-        .filter((u) => listed(u) && u.id !== user.id && (u.departmentId === user.departmentId || reportHeads.has(u.id)))
-        .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || compareRuEn(a.name, b.name))
-        .map((u) => personItem(ctx, tenant, u, null)));
+      return widgetOf(tenant, key, myTeam(peopleIndex(tenant), user, reportHeads), (u) => personItem(ctx, tenant, u, null));
     }
     case 'updBirthday': {
-      const ix = peopleIndex(ctx.data, tenant);
-      if (ix) {
-        const born = ix.query(`birthdays:${today.slice(5)}`, () => birthdaysFast(ix, today.slice(5)));
-        return widgetOf(tenant, key, born, (u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`));
-      }
-      return widget(tenant, key, tenant.users
-        .filter((u) => listed(u) && u.birthday.slice(5) === today.slice(5))
-        .sort((a, b) => compareRuEn(a.name, b.name))
-        .map((u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`)));
+      const ix = peopleIndex(tenant);
+      const born = ix.query(`birthdays:${today.slice(5)}`, () => birthdaysOn(ix, today.slice(5)));
+      return widgetOf(tenant, key, born, (u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`));
     }
     case 'updNewbies': {
       const since = new Date(ctx.now.getTime() - 30 * day).toISOString().slice(0, 10);
       const newbies = () => tenant.users
         .filter((u) => listed(u) && u.hiredAt >= since && u.hiredAt <= today)
         .sort((a, b) => compareStamp(b.hiredAt, a.hiredAt) || a.name.localeCompare(b.name));
-      // a large tenant keeps the list per day range (hiredAt, state and name are in its index's fingerprint)
-      const ix = peopleIndex(ctx.data, tenant);
-      return widgetOf(tenant, key, ix ? ix.query(`newbies:${since}:${today}`, newbies) : newbies(), (u) => personItem(ctx, tenant, u, u.hiredAt));
+      // kept per day range by the index, which lives as long as the users it was built from
+      return widgetOf(tenant, key, peopleIndex(tenant).query(`newbies:${since}:${today}`, newbies), (u) => personItem(ctx, tenant, u, u.hiredAt));
     }
     case 'myLms':
       return widget(tenant, key, tenant.learningCourses
@@ -153,12 +140,12 @@ export function buildWidget(ctx: DomainContext, tenant: TenantData, user: UserRe
         }));
     case 'updAchievements': {
       const since = new Date(ctx.now.getTime() - 30 * day).toISOString();
-      const ix = peopleIndex(ctx.data, tenant);
+      const ix = peopleIndex(tenant);
       // counted in one pass; items built for the first few only
       let count = 0;
       const first: DashboardWidgetItem[] = [];
       for (const a of newestWithin(tenant.achievementAwards, awardedAt, since, now)) {
-        const u = ix ? ix.byId.get(a.userId) : tenant.users.find((x) => x.id === a.userId);
+        const u = ix.byId.get(a.userId);
         if (!u || !listed(u)) continue;
         if (count++ < widgetItemLimit) first.push(personItem(ctx, tenant, u, a.awardedAt, tenant.achievements.find((x) => x.id === a.achievementId)?.title ?? ''));
       }

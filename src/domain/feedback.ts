@@ -2,7 +2,7 @@
 import { fail } from '../errors.js';
 import type { Feedback, FeedbackAdd, FeedbackRecord } from '../schemas/feedback.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
 
@@ -11,7 +11,7 @@ const texts = {
   en: { thanks: 'Thank you for your feedback!' },
 };
 
-function toFeedback(ctx: DomainContext, tenant: TenantData, f: FeedbackRecord): Feedback {
+function toFeedback(ctx: DomainContext, tenant: Tenant, f: FeedbackRecord): Feedback {
   let entity: Feedback['entity'];
   if (f.targetType === 'user') {
     entity = personBrief(ctx, tenant, f.targetId);
@@ -27,7 +27,7 @@ function toFeedback(ctx: DomainContext, tenant: TenantData, f: FeedbackRecord): 
   };
 }
 
-export function feedbackAdd(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: FeedbackAdd) {
+export function feedbackAdd(ctx: DomainContext, tenant: Tenant, user: UserRecord, body: FeedbackAdd) {
   if (body.userId !== undefined && body.userId !== user.id) throw fail.forbidden('feedback can only be given on behalf of the current user');
   const exists = body.type === 'user'
     ? tenant.users.some((u) => u.id === body.id && u.state !== 'hidden')
@@ -37,14 +37,14 @@ export function feedbackAdd(ctx: DomainContext, tenant: TenantData, user: UserRe
     throw fail.validation('you cannot give feedback about yourself', [{ field: 'body.id', message: 'must not be the current user' }]);
   }
   const record: FeedbackRecord = {
-    id: newUuid(ctx.data, 'feedback'), authorId: user.id, targetType: body.type, targetId: body.id, score: body.score,
+    id: newUuid(ctx.store, 'feedback'), authorId: user.id, targetType: body.type, targetId: body.id, score: body.score,
     text: body.text.trim(), isAnonymous: body.isAnonymous ?? false, createdAt: ctx.now.toISOString(),
   };
-  tenant.feedback.push(record);
+  ctx.store.insert(tenant, 'feedback', record);
   return { success: true, feedback: toFeedback(ctx, tenant, record), message: texts[tenant.tenant.locale].thanks };
 }
 
-export function feedbackView(ctx: DomainContext, tenant: TenantData, _user: UserRecord, id: string): Feedback {
+export function feedbackView(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): Feedback {
   const f = tenant.feedback.find((x) => x.id === id);
   if (!f) throw fail.notFound(`feedback ${id} not found`);
   return toFeedback(ctx, tenant, f);

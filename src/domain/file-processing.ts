@@ -4,7 +4,7 @@ import { fail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { FileProcessingRecord, ParsedRow, ColumnMapping } from '../schemas/integration-records.js';
 import type { CreateFromExcelBody, ExcelProcessingBody, FileProcessing } from '../schemas/admin-api.js';
-import type { TenantData } from '../store/data.js';
+import type { SandboxStore, Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { paginate, type PageRequest } from './lists.js';
@@ -13,7 +13,7 @@ import { parseAmount, parseOperationType, postTransactions, roundMoney } from '.
 import { isUuid } from '../store/check.js';
 
 
-export function processingView(ctx: DomainContext, tenant: TenantData, r: FileProcessingRecord): FileProcessing {
+export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProcessingRecord): FileProcessing {
   const file = tenant.files.find((f) => f.id === r.fileId);
   const status = r.finished ? (r.result?.error ? 'failed' : 'finished') : r.started ? 'processing' : 'queued';
   return {
@@ -23,16 +23,16 @@ export function processingView(ctx: DomainContext, tenant: TenantData, r: FilePr
 }
 
 /** Records of the caller; `seeAll` (the caller's effective right wallets-transactions) shows every record of the tenant. */
-const visible = (tenant: TenantData, user: UserRecord, seeAll: boolean) =>
+const visible = (tenant: Tenant, user: UserRecord, seeAll: boolean) =>
   tenant.fileProcessing.filter((r) => seeAll || r.userId === user.id);
 
-export function listProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: PageRequest & { url: string; seeAll: boolean }) {
+export function listProcessing(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: PageRequest & { url: string; seeAll: boolean }) {
   const list = [...visible(tenant, user, q.seeAll)].sort((a, b) => b.created.localeCompare(a.created) || a.id.localeCompare(b.id));
   const page = paginate(list, q, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
   return { ...page, data: page.data.map((r) => processingView(ctx, tenant, r)) };
 }
 
-export function viewProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { id: string; seeAll: boolean }): FileProcessing {
+export function viewProcessing(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { id: string; seeAll: boolean }): FileProcessing {
   const id = q.id;
   const r = visible(tenant, user, q.seeAll).find((x) => x.id === id);
   if (!r) throw fail.notFound(`file processing ${id} not found`);
@@ -43,7 +43,7 @@ export function viewProcessing(ctx: DomainContext, tenant: TenantData, user: Use
  * Validates the form and queues the job. The answer carries the queued record; `run` is what the caller schedules
  * (e.g. with setImmediate) to parse the file in the background.
  */
-export function startExcelProcessing(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: ExcelProcessingBody) {
+export function startExcelProcessing(ctx: DomainContext, tenant: Tenant, user: UserRecord, body: ExcelProcessingBody) {
   if (body.file_processing_id !== undefined && body.file_id === undefined) {
     const id = body.file_processing_id.trim();
     const known = visible(tenant, user, true).find((r) => r.id === id);
@@ -71,18 +71,30 @@ export function startExcelProcessing(ctx: DomainContext, tenant: TenantData, use
   if (!m.email && !m.user_id) errors.push('mapping: email or user_id is required');
   if (errors.length > 0 || !file) return { record: null, answer: { success: false, message: 'the file was not queued', errors, data: null } };
   const record: FileProcessingRecord = {
-    id: newUuid(ctx.data, 'file-processing'), userId: user.id, fileId: file.id, type: 'wallet-transaction',
+    id: newUuid(ctx.store, 'file-processing'), userId: user.id, fileId: file.id, type: 'wallet-transaction',
     created: ctx.now.toISOString(), started: null, finished: null,
     arguments: { file_id: file.id, mapping, first_row: body.first_row ?? 2 }, result: null,
   };
-  tenant.fileProcessing.push(record);
+  ctx.store.insert(tenant, 'fileProcessing', record);
   return { record, answer: { success: true, message: 'queued: poll /file-processing/view', errors: null, data: processingView(ctx, tenant, record) } };
 }
 
-/** Parses the file of a queued record; `clock` gives the sandbox time at start and at finish. */
-export async function runExcelProcessing(tenant: TenantData, record: FileProcessingRecord, clock: () => string): Promise<void> {
-  record.started = clock();
+/**
+ * Parses the file of a queued record outside the request; `clock` gives the sandbox time at start and at finish.
+ * The record is looked up again before each write: the sandbox may have been reset meanwhile.
+ */
+export async function runExcelProcessing(store: SandboxStore, tenantId: string, recordId: string, clock: () => string): Promise<void> {
+  const current = () => {
+    const tenant = store.tenant(tenantId);
+    const record = tenant?.fileProcessing.find((r) => r.id === recordId);
+    return tenant && record ? { tenant, record } : null;
+  };
+  const queued = current();
+  if (!queued) return;
+  const { tenant, record } = queued;
+  store.update(tenant, 'fileProcessing', record, { started: clock() });
   const empty = { total: 0, valid: 0, invalid: 0, totalAmount: 0, rows: [], postedAt: null, transactionIds: [] };
+  let result: FileProcessingRecord['result'];
   try {
     const file = tenant.files.find((f) => f.id === record.fileId);
     if (!file || file.contentBase64 === null) throw new Error('the file is gone');
@@ -90,17 +102,18 @@ export async function runExcelProcessing(tenant: TenantData, record: FileProcess
     const sheet: SheetRows = file.ext.toLowerCase() === 'csv' ? readCsv(bytes) : await readXlsx(bytes);
     const rows = sheet.filter((r) => r.row >= record.arguments.first_row).map((r) => parseRow(tenant, record.arguments.mapping, r));
     const valid = rows.filter((r) => r.valid);
-    record.result = {
+    result = {
       ...empty, error: null, total: rows.length, valid: valid.length, invalid: rows.length - valid.length,
       totalAmount: roundMoney(valid.reduce((s, r) => s + (r.amount ?? 0), 0)), rows,
     };
   } catch (e) {
-    record.result = { ...empty, error: `the file could not be read: ${e instanceof Error ? e.message : String(e)}` };
+    result = { ...empty, error: `the file could not be read: ${e instanceof Error ? e.message : String(e)}` };
   }
-  record.finished = clock();
+  const now = current();
+  if (now) store.update(now.tenant, 'fileProcessing', now.record, { result, finished: clock() });
 }
 
-function parseRow(tenant: TenantData, mapping: ColumnMapping, r: { row: number; cells: string[] }): ParsedRow {
+function parseRow(tenant: Tenant, mapping: ColumnMapping, r: { row: number; cells: string[] }): ParsedRow {
   const at = (spec: string | undefined) => { const i = columnIndex(spec); return i === null ? '' : r.cells[i] ?? ''; };
   const problems: string[] = [];
   const email = at(mapping.email) || null;
@@ -122,7 +135,7 @@ function parseRow(tenant: TenantData, mapping: ColumnMapping, r: { row: number; 
 }
 
 /** Posts the valid rows of a finished parse. An unknown processing id answers success false with a warning. */
-export function createFromExcel(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: CreateFromExcelBody) {
+export function createFromExcel(ctx: DomainContext, tenant: Tenant, user: UserRecord, body: CreateFromExcelBody) {
   const id = (body.file_processing_id ?? '').trim();
   const record = tenant.fileProcessing.find((r) => r.id === id);
   const refuse = (message: string, errors: string[] = [message]) => ({ success: false, message, errors, data: null });
@@ -140,7 +153,8 @@ export function createFromExcel(ctx: DomainContext, tenant: TenantData, user: Us
     lines: rows.map((r) => ({ userId: r.userId!, amount: r.amount!, comment: r.comment ?? comment, entityId: r.entityId, referenceId: r.referenceId })),
   });
   if (!result.batch) return refuse('the transactions were not created', result.errors);
-  record.result.postedAt = ctx.now.toISOString();
-  record.result.transactionIds = result.batch.transactions.map((t) => t.id);
+  ctx.store.update(tenant, 'fileProcessing', record, {
+    result: { ...record.result, postedAt: ctx.now.toISOString(), transactionIds: result.batch.transactions.map((t) => t.id) },
+  });
   return { success: true, message: `${result.batch.count} transaction(s) created from ${record.result.total} row(s)`, errors: null, data: result.batch };
 }

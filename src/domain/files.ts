@@ -4,7 +4,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { fail } from '../errors.js';
 import { uploadLimitBytes, type FileCount, type FileIndex, type PreparedUpload, type PrepareUpload } from '../schemas/files.js';
 import type { FileRecord, FileType, UserRecord } from '../schemas/records.js';
-import type { Data, TenantData } from '../store/data.js';
+import type { SandboxStore, Tenant } from '../store/store.js';
 import { hashSecret, newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { matchesText, paginate, sortBy } from './lists.js';
@@ -47,26 +47,26 @@ export function fileTypeOf(name: string, mime: string): FileType {
 
 // ---------------------------------------------------------------- signing
 
-const secretOf = (data: Data) => hashSecret(`upload:${data.meta.seed}`);
-const sign = (data: Data, action: 'upload' | 'download', tenantId: string, fileId: string, expires: number) =>
-  createHmac('sha256', secretOf(data)).update(`${action}\n${tenantId}\n${fileId}\n${expires}`).digest('hex');
+const secretOf = (store: SandboxStore) => hashSecret(`upload:${store.meta.seed}`);
+const sign = (store: SandboxStore, action: 'upload' | 'download', tenantId: string, fileId: string, expires: number) =>
+  createHmac('sha256', secretOf(store)).update(`${action}\n${tenantId}\n${fileId}\n${expires}`).digest('hex');
 
 function signedUrl(ctx: DomainContext, action: 'upload' | 'download', tenantId: string, fileId: string, seconds: number) {
   const expires = Math.floor(ctx.now.getTime() / 1000) + seconds;
-  const q = new URLSearchParams({ tenant: tenantId, expires: String(expires), signature: sign(ctx.data, action, tenantId, fileId, expires) });
+  const q = new URLSearchParams({ tenant: tenantId, expires: String(expires), signature: sign(ctx.store, action, tenantId, fileId, expires) });
   return { url: absolute(ctx, `/files/${fileId}/${action}?${q.toString()}`), expires };
 }
 
 export type SignedQuery = { tenant: string; expires: string; signature: string };
 
 /** Checks a signed address (constant-time compare) and returns the file it addresses; 403 for expired or forged. */
-function verify(ctx: DomainContext, action: 'upload' | 'download', fileId: string, q: SignedQuery): { tenant: TenantData; file: FileRecord } {
+function verify(ctx: DomainContext, action: 'upload' | 'download', fileId: string, q: SignedQuery): { tenant: Tenant; file: FileRecord } {
   const expires = Number(q.expires);
-  const expected = Buffer.from(sign(ctx.data, action, q.tenant, fileId, expires), 'hex');
+  const expected = Buffer.from(sign(ctx.store, action, q.tenant, fileId, expires), 'hex');
   const given = Buffer.from(/^[0-9a-f]+$/i.test(q.signature) ? q.signature : '', 'hex');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw fail.forbidden(`invalid ${action} signature`);
   if (expires * 1000 <= ctx.now.getTime()) throw fail.forbidden(`the ${action} address has expired: ask for a new one`);
-  const tenant = Object.hasOwn(ctx.data.tenants, q.tenant) ? ctx.data.tenants[q.tenant] : undefined;
+  const tenant = ctx.store.tenant(q.tenant);
   const file = tenant?.files.find((f) => f.id === fileId);
   if (!tenant || !file) throw fail.notFound(`file ${fileId} not found`);
   return { tenant, file };
@@ -74,7 +74,7 @@ function verify(ctx: DomainContext, action: 'upload' | 'download', fileId: strin
 
 // ---------------------------------------------------------------- API
 
-function toIndex(ctx: DomainContext, tenant: TenantData, f: FileRecord): FileIndex {
+function toIndex(ctx: DomainContext, tenant: Tenant, f: FileRecord): FileIndex {
   return {
     id: f.id, name: f.name, ext: f.ext, file_type: f.fileType as FileType, mime_type: f.mimeType, size: f.size, is_public: f.isPublic,
     status: f.status, created_at: f.createdAt, uploaded_at: f.uploadedAt,
@@ -82,12 +82,12 @@ function toIndex(ctx: DomainContext, tenant: TenantData, f: FileRecord): FileInd
   };
 }
 
-const uploadedOf = (tenant: TenantData, user: UserRecord, search?: string) =>
+const uploadedOf = (tenant: Tenant, user: UserRecord, search?: string) =>
   tenant.files.filter((f) => f.userId === user.id && f.status === 'UPLOADED' && matchesText(search, [f.name]));
 
 export type FileIndexQuery = { file_type?: string | undefined; search?: string | undefined; sort?: string | undefined; 'per-page'?: string | undefined; page?: string | undefined };
 
-export function fileIndex(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: FileIndexQuery, url: string) {
+export function fileIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: FileIndexQuery, url: string) {
   const items = uploadedOf(tenant, user, q.search).filter((f) => !q.file_type || f.fileType === q.file_type);
   const sorted = sortBy(items, q.sort || '-created_at', {
     name: (f) => f.name, ext: (f) => f.ext, file_type: (f) => f.fileType, mime_type: (f) => f.mimeType, created_at: (f) => f.createdAt,
@@ -96,13 +96,13 @@ export function fileIndex(ctx: DomainContext, tenant: TenantData, user: UserReco
   return { ...page, data: page.data.map((f) => toIndex(ctx, tenant, f)) };
 }
 
-export function fileCount(_ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { search?: string | undefined }): FileCount {
+export function fileCount(_ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { search?: string | undefined }): FileCount {
   const count: FileCount = { image: 0, video: 0, document: 0, archive: 0, other: 0, encrypted: 0 };
   for (const f of uploadedOf(tenant, user, q.search)) count[f.fileType as keyof FileCount]++;
   return count;
 }
 
-export function prepareUpload(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: PrepareUpload): PreparedUpload {
+export function prepareUpload(ctx: DomainContext, tenant: Tenant, user: UserRecord, body: PrepareUpload): PreparedUpload {
   const name = body.name.trim().replace(/[\\/]/g, '_');
   if (!name) throw fail.validation('name must not be blank', [{ field: 'body.name', message: 'must not be blank' }]);
   let file = body.id ? tenant.files.find((f) => f.id === body.id) : undefined;
@@ -110,42 +110,43 @@ export function prepareUpload(ctx: DomainContext, tenant: TenantData, user: User
   if (file && file.status === 'UPLOADED') throw fail.conflict(`file ${file.id} is already uploaded`);
   const mimeType = detectMime(name, body.mimeType ?? file?.mimeType);
   if (file) {
-    Object.assign(file, { name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType), isPublic: body.is_public, size: body.size ?? file.size });
+    file = ctx.store.update(tenant, 'files', file, { name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType), isPublic: body.is_public, size: body.size ?? file.size });
   } else {
     file = {
       id: body.id ?? newFileId(ctx), userId: user.id, name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType),
       size: body.size ?? 0, isPublic: body.is_public, status: 'PREPARED', createdAt: ctx.now.toISOString(), uploadedAt: null, contentBase64: null,
     };
-    tenant.files.push(file);
+    ctx.store.insert(tenant, 'files', file);
   }
   const { url, expires } = signedUrl(ctx, 'upload', tenant.tenant.id, file.id, signedLifetimes.uploadSeconds);
   return { id: file.id, uploadUrl: url, method: 'PUT', expiresAt: new Date(expires * 1000).toISOString(), maxSize: uploadLimitBytes, status: file.status };
 }
 
-const newFileId = (ctx: DomainContext) => newUuid(ctx.data, 'file');
+const newFileId = (ctx: DomainContext) => newUuid(ctx.store, 'file');
 
 /** PUT of the raw bytes to a signed upload address; a repeated PUT before finish-upload replaces them. */
 export function uploadBytes(ctx: DomainContext, fileId: string, q: SignedQuery, bytes: Buffer, contentType: string | undefined) {
-  const { file } = verify(ctx, 'upload', fileId, q);
+  const { tenant, file } = verify(ctx, 'upload', fileId, q);
   if (file.status === 'UPLOADED') throw fail.conflict(`file ${fileId} is already uploaded`);
-  file.contentBase64 = bytes.toString('base64');
-  file.size = bytes.length;
   const declared = contentType?.split(';')[0]?.trim();
-  if (file.mimeType === 'application/octet-stream' && declared) file.mimeType = detectMime(file.name, declared);
+  ctx.store.update(tenant, 'files', file, {
+    contentBase64: bytes.toString('base64'), size: bytes.length,
+    ...(file.mimeType === 'application/octet-stream' && declared ? { mimeType: detectMime(file.name, declared) } : {}),
+  });
   return { success: true, id: file.id, size: bytes.length };
 }
 
-export function finishUpload(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string): FileIndex {
+export function finishUpload(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string): FileIndex {
   const file = tenant.files.find((f) => f.id === id && f.userId === user.id);
   if (!file) throw fail.notFound(`file ${id} not found`);
   if (file.status === 'UPLOADED') return toIndex(ctx, tenant, file);
   if (file.contentBase64 === null) throw fail.conflict(`no bytes arrived for file ${id} yet: PUT them to the uploadUrl first`);
-  file.status = 'UPLOADED';
-  file.uploadedAt = ctx.now.toISOString();
-  file.size = Buffer.from(file.contentBase64, 'base64').length;
-  file.mimeType = detectMime(file.name, file.mimeType);
-  file.fileType = fileTypeOf(file.name, file.mimeType);
-  return toIndex(ctx, tenant, file);
+  const mimeType = detectMime(file.name, file.mimeType);
+  const uploaded = ctx.store.update(tenant, 'files', file, {
+    status: 'UPLOADED', uploadedAt: ctx.now.toISOString(), size: Buffer.from(file.contentBase64, 'base64').length,
+    mimeType, fileType: fileTypeOf(file.name, mimeType),
+  });
+  return toIndex(ctx, tenant, uploaded);
 }
 
 /** The bytes behind a signed download address (uploaded files only). */

@@ -6,7 +6,7 @@ import {
   type IdeaView,
 } from '../schemas/ideas.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, paginate, parseDayRange, sortBy } from './lists.js';
@@ -38,13 +38,13 @@ export const purposeTexts: Record<Locale, Array<[string, string]>> = {
   ],
 };
 
-export const ideaStatuses = (tenant: TenantData): IdeaStatus[] =>
+export const ideaStatuses = (tenant: Tenant): IdeaStatus[] =>
   statusTexts[tenant.tenant.locale].map((name, i) => ({
     id: i + 1, name, color: statusColors[i] ?? '#9E9E9E',
     isFinal: i + 1 === IdeaStatusCode.implemented || i + 1 === IdeaStatusCode.rejected,
   }));
 
-export const ideaPurposes = (tenant: TenantData): IdeaPurpose[] =>
+export const ideaPurposes = (tenant: Tenant): IdeaPurpose[] =>
   purposeTexts[tenant.tenant.locale].map(([name, description], i) => ({ id: i + 1, name, description }));
 
 const messages = {
@@ -63,20 +63,20 @@ export const isModerator = (rights: ReadonlySet<string>) => rights.has('user-edi
 
 export const userBrief = personBrief;
 
-function ensureEnabled(tenant: TenantData) {
+function ensureEnabled(tenant: Tenant) {
   if (!tenant.tenant.options.enableIdeas) throw fail.forbidden('ideas are switched off for this tenant (option enableIdeas)');
 }
 
 /** Visible to the user: published ideas (any status but "on moderation") and the user's own ideas on moderation. */
 const visible = (idea: IdeaRecord, user: UserRecord) => idea.statusId !== IdeaStatusCode.moderation || idea.authorId === user.id;
 
-function find(tenant: TenantData, user: UserRecord, id: string): IdeaRecord {
+function find(tenant: Tenant, user: UserRecord, id: string): IdeaRecord {
   const idea = tenant.ideas.find((i) => i.id === id);
   if (!idea || !visible(idea, user)) throw fail.notFound(`idea ${id} not found`);
   return idea;
 }
 
-function toIndex(ctx: DomainContext, tenant: TenantData, user: UserRecord, idea: IdeaRecord): IdeaIndex {
+function toIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, idea: IdeaRecord): IdeaIndex {
   const statuses = ideaStatuses(tenant);
   const purposes = ideaPurposes(tenant);
   return {
@@ -96,7 +96,7 @@ export type IdeaIndexQuery = {
   idea_purpose_id?: string | undefined; performer_id?: string | undefined; 'per-page'?: string | undefined; page?: string | undefined;
 };
 
-export function ideaIndex(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: IdeaIndexQuery, url: string) {
+export function ideaIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: IdeaIndexQuery, url: string) {
   ensureEnabled(tenant);
   const range = parseDayRange(q.created_at, 'created_at');
   const authors = idList(q.created_user_id);
@@ -115,7 +115,7 @@ export function ideaIndex(ctx: DomainContext, tenant: TenantData, user: UserReco
   return { ...page, data: page.data.map((i) => toIndex(ctx, tenant, user, i)) };
 }
 
-export function ideaView(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string): IdeaView {
+export function ideaView(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string): IdeaView {
   ensureEnabled(tenant);
   const idea = find(tenant, user, id);
   return {
@@ -133,7 +133,7 @@ export function ideaView(ctx: DomainContext, tenant: TenantData, user: UserRecor
  * Creates an idea (no id) or edits one (only its author may). A user without the moderator right creates ideas
  * "on moderation"; a moderator's ideas are published at once. Field problems: 400 naming each field.
  */
-export function ideaEdit(ctx: DomainContext, tenant: TenantData, user: UserRecord, moderator: boolean, id: string | undefined, body: IdeaEdit): IdeaIndex {
+export function ideaEdit(ctx: DomainContext, tenant: Tenant, user: UserRecord, moderator: boolean, id: string | undefined, body: IdeaEdit): IdeaIndex {
   ensureEnabled(tenant);
   const details: Detail[] = [];
   const title = body.title?.trim();
@@ -153,26 +153,27 @@ export function ideaEdit(ctx: DomainContext, tenant: TenantData, user: UserRecor
   if (details.length > 0) throw fail.validation(`invalid idea: ${details.map((d) => `${d.field} ${d.message}`).join('; ')}`, details);
   const now = ctx.now.toISOString();
   if (idea) {
-    if (title) idea.title = title;
-    if (description) idea.description = description;
-    if (body.idea_purpose_id !== undefined) idea.purposeId = body.idea_purpose_id;
-    if (body.performer_id !== undefined) idea.performerId = body.performer_id;
-    idea.updatedAt = now;
-    return toIndex(ctx, tenant, user, idea);
+    const edited = ctx.store.update(tenant, 'ideas', idea, {
+      ...(title ? { title } : {}), ...(description ? { description } : {}),
+      ...(body.idea_purpose_id !== undefined ? { purposeId: body.idea_purpose_id } : {}),
+      ...(body.performer_id !== undefined ? { performerId: body.performer_id } : {}),
+      updatedAt: now,
+    });
+    return toIndex(ctx, tenant, user, edited);
   }
   const created: IdeaRecord = {
-    id: newUuid(ctx.data, 'idea'), title: title ?? '', description: description ?? '', authorId: user.id,
+    id: newUuid(ctx.store, 'idea'), title: title ?? '', description: description ?? '', authorId: user.id,
     purposeId: body.idea_purpose_id ?? 1, statusId: moderator ? IdeaStatusCode.new : IdeaStatusCode.moderation,
     performerId: body.performer_id ?? null, createdAt: now, updatedAt: now, voterIds: [], participantIds: [],
     moderatedBy: null, moderatedAt: null,
   };
-  tenant.ideas.push(created);
+  ctx.store.insert(tenant, 'ideas', created);
   return toIndex(ctx, tenant, user, created);
 }
 
 const open = (idea: IdeaRecord) => idea.statusId !== IdeaStatusCode.moderation && idea.statusId !== IdeaStatusCode.rejected;
 
-function toggle(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string, kind: 'vote' | 'participate'): IdeaToggleResult {
+function toggle(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string, kind: 'vote' | 'participate'): IdeaToggleResult {
   ensureEnabled(tenant);
   const idea = find(tenant, user, id);
   const m = messages[tenant.tenant.locale];
@@ -180,17 +181,16 @@ function toggle(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: st
   const was = list.includes(user.id);
   if (!open(idea)) return { success: false, status: was, message: m.closed, count: list.length };
   const next = was ? list.filter((x) => x !== user.id) : [...list, user.id];
-  if (kind === 'vote') idea.voterIds = next;
-  else idea.participantIds = next;
+  ctx.store.update(tenant, 'ideas', idea, kind === 'vote' ? { voterIds: next } : { participantIds: next });
   const message = kind === 'vote' ? (was ? m.unvoted : m.voted) : (was ? m.left : m.joined);
   return { success: true, status: !was, message, count: next.length };
 }
 
-export const ideaVote = (ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string) => toggle(ctx, tenant, user, id, 'vote');
-export const ideaParticipate = (ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string) => toggle(ctx, tenant, user, id, 'participate');
+export const ideaVote = (ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string) => toggle(ctx, tenant, user, id, 'vote');
+export const ideaParticipate = (ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string) => toggle(ctx, tenant, user, id, 'participate');
 
 /** The company widget updIdeas: the newest published ideas (first 5), count of all published ones. */
-export function ideasWidget(ctx: DomainContext, tenant: TenantData, _user: UserRecord): DashboardWidget {
+export function ideasWidget(ctx: DomainContext, tenant: Tenant, _user: UserRecord): DashboardWidget {
   const published = sortBy(tenant.ideas.filter((i) => i.statusId !== IdeaStatusCode.moderation && i.statusId !== IdeaStatusCode.rejected).reverse(),
     '-created_at', { created_at: (i) => i.createdAt });
   const statuses = ideaStatuses(tenant);

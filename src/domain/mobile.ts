@@ -2,7 +2,7 @@
 import { fail } from '../errors.js';
 import type { AccountSecret, AuthResult, Device, TenantInfo } from '../schemas/mobile.js';
 import type { DeviceRecord, UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { hashSecret, newCode, newSecret, newUuid, secretMatches } from '../store/ids.js';
 import { absolute, findTenantByEmail, type DomainContext } from './context.js';
 
@@ -19,7 +19,7 @@ export type SignInPolicy = {
   sessionSeconds: number;
 };
 
-export function tenantInfo(ctx: DomainContext, tenant: TenantData): TenantInfo {
+export function tenantInfo(ctx: DomainContext, tenant: Tenant): TenantInfo {
   const t = tenant.tenant;
   return {
     id: t.id, name: t.name, domain: t.domain, base_url: ctx.baseUrl, locale: t.locale, timezone: t.timezone,
@@ -30,8 +30,8 @@ export function tenantInfo(ctx: DomainContext, tenant: TenantData): TenantInfo {
 const twoFactorOn = (user: UserRecord, policy: SignInPolicy) => policy.twoFactor ?? user.twoFactor;
 
 /** Finds the account by e-mail and password; 403 for anything wrong, with no hint which part was wrong. */
-function checkCredentials(ctx: DomainContext, email: string, password: string, tenantId?: string): { tenant: TenantData; user: UserRecord } {
-  const found = findTenantByEmail(ctx.data, email, tenantId);
+function checkCredentials(ctx: DomainContext, email: string, password: string, tenantId?: string): { tenant: Tenant; user: UserRecord } {
+  const found = findTenantByEmail(ctx.store, email, tenantId);
   const user = found?.tenant.users[found.index];
   if (!found || !user || user.password !== password) throw fail.forbidden('invalid e-mail or password');
   if (user.state !== 'active') throw fail.forbidden('this account is blocked');
@@ -48,9 +48,9 @@ export function requestTwoFactor(ctx: DomainContext, policy: SignInPolicy, input
     // Too soon for another e-mail: the code already sent stays valid.
     return { codeRequired: true, tenantInfo: tenantInfo(ctx, tenant), delayTime: Math.ceil(lifetimes.twoFactorResendSeconds - sinceLast) };
   }
-  const code = newCode(ctx.data);
-  tenant.twoFactorChallenges = tenant.twoFactorChallenges.filter((c) => c.userId !== user.id);
-  tenant.twoFactorChallenges.push({
+  const code = newCode(ctx.store);
+  ctx.store.remove(tenant, 'twoFactorChallenges', (c) => c.userId === user.id);
+  ctx.store.insert(tenant, 'twoFactorChallenges', {
     userId: user.id, code, createdAt: ctx.now.toISOString(),
     expiresAt: new Date(now + lifetimes.twoFactorCodeSeconds * 1000).toISOString(),
   });
@@ -59,11 +59,11 @@ export function requestTwoFactor(ctx: DomainContext, policy: SignInPolicy, input
 }
 
 /** Records a bound device (replacing an earlier binding of the same id and its sessions) and returns its secret. */
-function bindDevice(ctx: DomainContext, tenant: TenantData, user: UserRecord, device: Device, method: DeviceRecord['bindMethod']): AccountSecret {
-  const deviceId = device.id ?? newUuid(ctx.data, 'device');
-  forgetDevice(tenant, deviceId);
-  const secret = newSecret(ctx.data, 'device-secret');
-  tenant.devices.push({
+function bindDevice(ctx: DomainContext, tenant: Tenant, user: UserRecord, device: Device, method: DeviceRecord['bindMethod']): AccountSecret {
+  const deviceId = device.id ?? newUuid(ctx.store, 'device');
+  forgetDevice(ctx, tenant, deviceId);
+  const secret = newSecret(ctx.store, 'device-secret');
+  ctx.store.insert(tenant, 'devices', {
     id: deviceId, userId: user.id, secretHash: hashSecret(secret), name: device.name ?? 'Unnamed device',
     platform: device.platform ?? 'unknown', model: device.model ?? '', osVersion: device.osVersion ?? '',
     appVersion: device.appVersion ?? '', boundAt: ctx.now.toISOString(), bindMethod: method,
@@ -71,10 +71,10 @@ function bindDevice(ctx: DomainContext, tenant: TenantData, user: UserRecord, de
   return { secret, userId: user.id, deviceId, tenantId: tenant.tenant.id };
 }
 
-function forgetDevice(tenant: TenantData, deviceId: string) {
-  tenant.devices = tenant.devices.filter((d) => d.id !== deviceId);
-  tenant.sessions = tenant.sessions.filter((s) => s.deviceId !== deviceId);
-  tenant.pushTokens = tenant.pushTokens.filter((p) => p.deviceId !== deviceId);
+function forgetDevice(ctx: DomainContext, tenant: Tenant, deviceId: string) {
+  ctx.store.remove(tenant, 'devices', (d) => d.id === deviceId);
+  ctx.store.remove(tenant, 'sessions', (s) => s.deviceId === deviceId);
+  ctx.store.remove(tenant, 'pushTokens', (p) => p.deviceId === deviceId);
 }
 
 export function manualBind(ctx: DomainContext, policy: SignInPolicy, input: { email: string; password: string; code?: string | undefined; device: Device }, tenantId?: string) {
@@ -85,7 +85,7 @@ export function manualBind(ctx: DomainContext, policy: SignInPolicy, input: { em
     if (!input.code) throw fail.forbidden('two-factor code required: request one with POST /mobile/request-two-factor');
     if (!challenge || challenge.code !== input.code.trim()) throw fail.forbidden('two-factor code invalid');
     if (Date.parse(challenge.expiresAt) <= now) throw fail.forbidden('two-factor code expired: request a new one');
-    tenant.twoFactorChallenges = tenant.twoFactorChallenges.filter((c) => c !== challenge);
+    ctx.store.remove(tenant, 'twoFactorChallenges', (c) => c === challenge);
   }
   const accountSecret = bindDevice(ctx, tenant, user, input.device, 'manual');
   return { accountSecret, tenantInfo: tenantInfo(ctx, tenant) };
@@ -93,7 +93,7 @@ export function manualBind(ctx: DomainContext, policy: SignInPolicy, input: { em
 
 /** Bind by QR link. Links from fixtures are reusable; links minted as single-use work once. */
 export function bindByLink(ctx: DomainContext, linkId: string, token: string, device: Device) {
-  for (const tenant of Object.values(ctx.data.tenants)) {
+  for (const tenant of ctx.store.tenants()) {
     const link = tenant.bindLinks.find((l) => l.id === linkId);
     if (!link) continue;
     if (!secretEquals(link.token, token)) break;
@@ -101,7 +101,7 @@ export function bindByLink(ctx: DomainContext, linkId: string, token: string, de
     if (link.expiresAt && Date.parse(link.expiresAt) <= ctx.now.getTime()) throw fail.forbidden('bind link expired');
     const user = tenant.users.find((u) => u.id === link.userId);
     if (!user || user.state !== 'active') throw fail.forbidden('the account of this bind link is blocked');
-    link.usedAt = ctx.now.toISOString();
+    ctx.store.update(tenant, 'bindLinks', link, { usedAt: ctx.now.toISOString() });
     const accountSecret = bindDevice(ctx, tenant, user, device, 'qr');
     return { accountSecret, tenantInfo: tenantInfo(ctx, tenant) };
   }
@@ -110,45 +110,45 @@ export function bindByLink(ctx: DomainContext, linkId: string, token: string, de
 
 const secretEquals = (a: string, b: string) => secretMatches(a, hashSecret(b));
 
-export function authorize(ctx: DomainContext, policy: SignInPolicy, tenant: TenantData, input: { secret: string; userId: string; deviceId: string }): AuthResult {
+export function authorize(ctx: DomainContext, policy: SignInPolicy, tenant: Tenant, input: { secret: string; userId: string; deviceId: string }): AuthResult {
   const device = tenant.devices.find((d) => d.id === input.deviceId);
   if (!device) throw fail.notFound(`device ${input.deviceId} not found; bind it first`);
   if (device.userId !== input.userId || !secretMatches(input.secret, device.secretHash)) throw fail.unauthorized('secret invalid');
   const user = tenant.users.find((u) => u.id === device.userId);
   if (!user || user.state !== 'active') throw fail.unauthorized('this account is blocked');
-  const sessionSecret = newSecret(ctx.data, 'session-secret');
-  const sessionId = newUuid(ctx.data, 'session');
-  tenant.sessions.push({
+  const sessionSecret = newSecret(ctx.store, 'session-secret');
+  const sessionId = newUuid(ctx.store, 'session');
+  ctx.store.insert(tenant, 'sessions', {
     id: sessionId, secretHash: hashSecret(sessionSecret), deviceId: device.id, userId: user.id,
     createdAt: ctx.now.toISOString(), expiresAt: new Date(ctx.now.getTime() + policy.sessionSeconds * 1000).toISOString(),
   });
-  user.lastLoginAt = ctx.now.toISOString();
+  ctx.store.update(tenant, 'users', user, { lastLoginAt: ctx.now.toISOString() });
   return { sessionId, sessionSecret, tenantInfo: tenantInfo(ctx, tenant) };
 }
 
-function ownDevice(tenant: TenantData, user: UserRecord, deviceId: string): DeviceRecord {
+function ownDevice(tenant: Tenant, user: UserRecord, deviceId: string): DeviceRecord {
   const device = tenant.devices.find((d) => d.id === deviceId && d.userId === user.id);
   if (!device) throw fail.forbidden(`device ${deviceId} is not bound to the current user`);
   return device;
 }
 
-export function savePushToken(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { token: string; provider?: string | undefined; deviceId: string }) {
+export function savePushToken(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { token: string; provider?: string | undefined; deviceId: string }) {
   const provider = input.provider ?? 'firebase';
   if (provider !== 'firebase') {
     throw fail.validation(`push provider "${provider}" is not supported: only firebase is`, [{ field: 'body.provider', message: 'must be firebase' }]);
   }
   const device = ownDevice(tenant, user, input.deviceId);
-  tenant.pushTokens = tenant.pushTokens.filter((p) => p.deviceId !== device.id);
-  tenant.pushTokens.push({ deviceId: device.id, userId: user.id, token: input.token, provider: 'firebase', registeredAt: ctx.now.toISOString() });
+  ctx.store.remove(tenant, 'pushTokens', (p) => p.deviceId === device.id);
+  ctx.store.insert(tenant, 'pushTokens', { deviceId: device.id, userId: user.id, token: input.token, provider: 'firebase', registeredAt: ctx.now.toISOString() });
   return { success: true };
 }
 
-export function unbind(ctx: DomainContext, tenant: TenantData, user: UserRecord, deviceId: string): TenantInfo {
+export function unbind(ctx: DomainContext, tenant: Tenant, user: UserRecord, deviceId: string): TenantInfo {
   const device = ownDevice(tenant, user, deviceId);
-  forgetDevice(tenant, device.id);
+  forgetDevice(ctx, tenant, device.id);
   return tenantInfo(ctx, tenant);
 }
 
-export function oauthList(ctx: DomainContext, tenant: TenantData) {
+export function oauthList(ctx: DomainContext, tenant: Tenant) {
   return { data: tenant.tenant.oauth.map((o) => ({ ...o, url: absolute(ctx, o.url) })) };
 }

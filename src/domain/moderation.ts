@@ -2,7 +2,7 @@
 import { fail } from '../errors.js';
 import { IdeaStatusCode, type ArrayOfIds, type Moderation, type ModerationItem } from '../schemas/ideas.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
 import { userBrief } from './ideas.js';
 
@@ -11,7 +11,7 @@ const texts = {
   en: { accepted: (n: number) => `Accepted: ${n}`, rejected: (n: number) => `Rejected: ${n}` },
 };
 
-function queue(ctx: DomainContext, tenant: TenantData): ModerationItem[] {
+function queue(ctx: DomainContext, tenant: Tenant): ModerationItem[] {
   const items: ModerationItem[] = [];
   for (const idea of tenant.ideas) {
     if (idea.statusId !== IdeaStatusCode.moderation) continue;
@@ -32,7 +32,7 @@ function queue(ctx: DomainContext, tenant: TenantData): ModerationItem[] {
 }
 
 /** The queue of the current user: everything pending for a moderator, nothing for anybody else. `id` picks one item (404 when not in the queue). */
-export function moderationIndex(ctx: DomainContext, tenant: TenantData, _user: UserRecord, moderator: boolean, id?: string): Moderation {
+export function moderationIndex(ctx: DomainContext, tenant: Tenant, _user: UserRecord, moderator: boolean, id?: string): Moderation {
   const all = moderator ? queue(ctx, tenant) : [];
   const data = id === undefined ? all : all.filter((i) => i.id === id);
   if (id !== undefined && data.length === 0) throw fail.notFound(`moderation item ${id} not found in your queue`);
@@ -42,7 +42,7 @@ export function moderationIndex(ctx: DomainContext, tenant: TenantData, _user: U
 export const idsOf = (body: ArrayOfIds): string[] => (Array.isArray(body) ? body : body.ids);
 
 /** Accepts or rejects items of the queue, all or none: an id not waiting for moderation is a 404 naming it. */
-export function moderationDecide(ctx: DomainContext, tenant: TenantData, user: UserRecord, moderator: boolean, body: ArrayOfIds, decision: 'accept' | 'reject') {
+export function moderationDecide(ctx: DomainContext, tenant: Tenant, user: UserRecord, moderator: boolean, body: ArrayOfIds, decision: 'accept' | 'reject') {
   if (!moderator) throw fail.forbidden('only moderators (right user-edit) accept or reject');
   const ids = [...new Set(idsOf(body))];
   const ideas = tenant.ideas.filter((i) => i.statusId === IdeaStatusCode.moderation && ids.includes(i.id));
@@ -51,13 +51,11 @@ export function moderationDecide(ctx: DomainContext, tenant: TenantData, user: U
   const missing = ids.filter((i) => !found.has(i));
   if (missing.length > 0) throw fail.notFound(`not waiting for moderation: ${missing.join(', ')}`);
   const now = ctx.now.toISOString();
-  for (const idea of ideas) {
-    idea.statusId = decision === 'accept' ? IdeaStatusCode.new : IdeaStatusCode.rejected;
-    idea.moderatedBy = user.id;
-    idea.moderatedAt = now;
-    idea.updatedAt = now;
-  }
-  for (const c of comments) c.status = decision === 'accept' ? 'published' : 'rejected';
+  const statusId = decision === 'accept' ? IdeaStatusCode.new : IdeaStatusCode.rejected;
+  ctx.store.transaction(() => {
+    ctx.store.updateWhere(tenant, 'ideas', (i) => ideas.includes(i), () => ({ statusId, moderatedBy: user.id, moderatedAt: now, updatedAt: now }));
+    ctx.store.updateWhere(tenant, 'ideaComments', (c) => comments.includes(c), () => ({ status: decision === 'accept' ? 'published' as const : 'rejected' as const }));
+  });
   const t = texts[tenant.tenant.locale];
   return { success: true, message: decision === 'accept' ? t.accepted(ids.length) : t.rejected(ids.length) };
 }

@@ -3,16 +3,15 @@ import { fail } from '../errors.js';
 import type { BadgeResult, Notification } from '../schemas/people.js';
 import type { NotificationRecord } from '../schemas/people-records.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { paginate, type Paged } from './lists.js';
 import { dayFormat } from './collate.js';
-import { dataChanged } from '../store/data-version.js';
 import { groupedBy } from './grouped.js';
 
 /** Today (yyyy-MM-dd) by the sandbox clock in the tenant's time zone. */
-export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: TenantData): string {
+export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: Tenant): string {
   try {
     return dayFormat(tenant.tenant.timezone).format(ctx.now);
   } catch {
@@ -21,10 +20,10 @@ export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: TenantData)
 }
 
 const byUser = (n: NotificationRecord) => n.userId;
-const own = (tenant: TenantData, user: UserRecord) => groupedBy(tenant.notifications, byUser, user.id);
+const own = (tenant: Tenant, user: UserRecord) => groupedBy(tenant.notifications, byUser, user.id);
 
 /** Unseen notifications of the user. */
-export const unseenCount = (tenant: TenantData, user: UserRecord) => {
+export const unseenCount = (tenant: Tenant, user: UserRecord) => {
   let count = 0;
   for (const n of own(tenant, user)) if (n.seenAt === null) count++;
   return count;
@@ -34,7 +33,7 @@ const view = (ctx: DomainContext, n: NotificationRecord): Notification => ({
   id: n.id, title: n.title, body: n.body, kind: n.kind, url: n.url === null ? null : absolute(ctx, n.url), isSeen: n.seenAt !== null, createdAt: n.createdAt,
 });
 
-export function notificationsPushes(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { page?: string | undefined; 'per-page'?: string | undefined }, url: string): Paged<Notification> {
+export function notificationsPushes(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { page?: string | undefined; 'per-page'?: string | undefined }, url: string): Paged<Notification> {
   // newest first; notifications "from the future" of a moved-back clock are not delivered yet
   const now = ctx.now.toISOString();
   const items = own(tenant, user).filter((n) => n.createdAt <= now).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
@@ -42,16 +41,16 @@ export function notificationsPushes(ctx: DomainContext, tenant: TenantData, user
   return { ...page, data: page.data.map((n) => view(ctx, n)) };
 }
 
-export function notificationsMarkSeen(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { notificationId: string }): BadgeResult {
+export function notificationsMarkSeen(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { notificationId: string }): BadgeResult {
   const n = tenant.notifications.find((x) => x.id === input.notificationId && x.userId === user.id);
   if (!n) throw fail.notFound(`notification ${input.notificationId.slice(0, 64)} not found`);
-  n.seenAt ??= ctx.now.toISOString();
+  if (n.seenAt === null) ctx.store.update(tenant, 'notifications', n, { seenAt: ctx.now.toISOString() });
   return { badge: unseenCount(tenant, user), date: tenantToday(ctx, tenant) };
 }
 
-export function notificationsMarkSeenAll(ctx: DomainContext, tenant: TenantData, user: UserRecord): BadgeResult {
+export function notificationsMarkSeenAll(ctx: DomainContext, tenant: Tenant, user: UserRecord): BadgeResult {
   const at = ctx.now.toISOString();
-  for (const n of tenant.notifications) if (n.userId === user.id && n.seenAt === null) n.seenAt = at;
+  ctx.store.updateWhere(tenant, 'notifications', (n) => n.userId === user.id && n.seenAt === null, () => ({ seenAt: at }));
   return { badge: 0, date: tenantToday(ctx, tenant) };
 }
 
@@ -59,16 +58,14 @@ export function notificationsMarkSeenAll(ctx: DomainContext, tenant: TenantData,
  * Stores a notification for a user and "sends" it as a push to each of the user's push tokens (the outbox).
  * Used by other groups (admin, content …).
  */
-export function createNotification(ctx: DomainContext, tenant: TenantData, userId: string,
+export function createNotification(ctx: DomainContext, tenant: Tenant, userId: string,
   input: { title: string; body: string; kind?: string; url?: string | null }): NotificationRecord {
   if (!tenant.users.some((u) => u.id === userId)) throw fail.notFound(`user ${userId} not found`);
   const record: NotificationRecord = {
-    id: newUuid(ctx.data, 'notification'), userId, title: input.title, body: input.body, kind: input.kind ?? 'system',
+    id: newUuid(ctx.store, 'notification'), userId, title: input.title, body: input.body, kind: input.kind ?? 'system',
     url: input.url ?? null, createdAt: ctx.now.toISOString(), seenAt: null,
   };
-  tenant.notifications.push(record);
-  // other groups may call this outside a request that is not a GET: kept answers (the badge) must see it
-  dataChanged(ctx.data);
+  ctx.store.insert(tenant, 'notifications', record);
   const user = tenant.users.find((u) => u.id === userId);
   const badge = user ? unseenCount(tenant, user) : 1;
   for (const token of tenant.pushTokens.filter((p) => p.userId === userId)) {

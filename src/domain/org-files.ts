@@ -3,7 +3,7 @@ import { fail } from '../errors.js';
 import type { OrgEmploymentFile } from '../schemas/people.js';
 import type { OrgEmploymentFileRecord, OrgEmploymentFileStatusId, OrgEmploymentFileTypeId } from '../schemas/people-records.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { paginate, type Paged } from './lists.js';
@@ -40,7 +40,7 @@ function current(ctx: DomainContext, r: OrgEmploymentFileRecord): { status: OrgE
   return { status: 'requested', updatedAt: r.createdAt, readyAt: null };
 }
 
-function view(ctx: DomainContext, tenant: TenantData, r: OrgEmploymentFileRecord): OrgEmploymentFile {
+function view(ctx: DomainContext, tenant: Tenant, r: OrgEmploymentFileRecord): OrgEmploymentFile {
   const lang = tenant.tenant.locale;
   const c = current(ctx, r);
   const employment = tenant.employments.find((e) => e.id === r.employmentId);
@@ -69,7 +69,7 @@ export type OrgFileQuery = {
 const sameStamp = (stamp: string | null, wanted: string | undefined) =>
   wanted === undefined || (stamp !== null && (wanted.length === 10 ? stamp.startsWith(wanted) : Date.parse(stamp) === Date.parse(wanted)));
 
-export function orgEmploymentFileIndex(ctx: DomainContext, tenant: TenantData, user: UserRecord, q: OrgFileQuery, url: string): Paged<OrgEmploymentFile> {
+export function orgEmploymentFileIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: OrgFileQuery, url: string): Paged<OrgEmploymentFile> {
   const items = tenant.orgEmploymentFiles.filter((r) => r.userId === user.id).map((r) => view(ctx, tenant, r))
     .filter((f) => (q.id === undefined || f.id === q.id)
       && sameStamp(f.created_at, q.created_at) && sameStamp(f.updated_at, q.updated_at) && sameStamp(f.ready_at, q.ready_at)
@@ -87,7 +87,7 @@ export function orgEmploymentFileIndex(ctx: DomainContext, tenant: TenantData, u
   return paginate(items, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, url);
 }
 
-export function orgEmploymentFileRequest(ctx: DomainContext, tenant: TenantData, user: UserRecord,
+export function orgEmploymentFileRequest(ctx: DomainContext, tenant: Tenant, user: UserRecord,
   input: { org_employment_id: string; org_employment_file_type_id: OrgEmploymentFileTypeId; date_from?: string | undefined; date_to?: string | undefined }) {
   const employment = tenant.employments.find((e) => e.id === input.org_employment_id && e.userId === user.id);
   if (!employment) throw fail.notFound(`employment ${input.org_employment_id} not found among the current user's employments`);
@@ -98,19 +98,19 @@ export function orgEmploymentFileRequest(ctx: DomainContext, tenant: TenantData,
   const now = ctx.now.toISOString();
   const count = tenant.orgEmploymentFiles.filter((r) => r.userId === user.id).length + 1;
   const record: OrgEmploymentFileRecord = {
-    id: newUuid(ctx.data, 'org-employment-file'), userId: user.id, employmentId: employment.id,
+    id: newUuid(ctx.store, 'org-employment-file'), userId: user.id, employmentId: employment.id,
     customId: `${ru ? 'ЗД' : 'REQ'}-W${String(count).padStart(5, '0')}-${now.slice(0, 10).replace(/-/g, '')}`,
-    typeId: input.org_employment_file_type_id, statusId: 'requested', fileId: newUuid(ctx.data, 'org-employment-file-bytes'),
+    typeId: input.org_employment_file_type_id, statusId: 'requested', fileId: newUuid(ctx.store, 'org-employment-file-bytes'),
     dateFrom: input.date_from ?? null, dateTo: input.date_to ?? null, createdAt: now, updatedAt: now, readyAt: null,
   };
-  tenant.orgEmploymentFiles.push(record);
+  ctx.store.insert(tenant, 'orgEmploymentFiles', record);
   return {
     success: true, message: ru ? 'Запрос документа отправлен' : 'Document requested', errors: null, data: view(ctx, tenant, record),
   };
 }
 
 /** One of the user's document requests as the list shows it (for its web page); 404 when not theirs. */
-export function orgEmploymentFileOne(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string): OrgEmploymentFile {
+export function orgEmploymentFileOne(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string): OrgEmploymentFile {
   const r = tenant.orgEmploymentFiles.find((x) => x.id === id && x.userId === user.id);
   if (!r) throw fail.notFound(`employment document ${id.slice(0, 80)} not found`);
   return view(ctx, tenant, r);

@@ -1,81 +1,35 @@
-// Indexes over a large tenant's users and departments, so search, lists, the structure and the dashboard do not
-// scan (and re-fold the texts of) 100 000 users per request.
-//
-// Built on first use, per tenant (and once at start for --users above the clone limit, see app.ts). Every non-GET
-// request (API or admin) bumps the store's version (src/http/data-version.ts); the next use then compares the
-// fields the index reads (a fingerprint: every user, department and employment slot and the fields below, by `===`)
-// and keeps the index only if none changed. A replaced collection (reset, snapshot import, filter) has a new
-// identity and is never reused. Small tenants (the default 200 users) never use indexes: below `indexedFrom` users
-// the domain code scans as before, so the answers are the same by construction; with an index they are the same by
-// the same order rules (stable sorts over the same comparators).
+// Indexes over a tenant's users, departments and employments, so search, lists, the structure and the dashboard do
+// not scan (and re-fold the texts of) every user per request. The store's collections are frozen and replaced on
+// every write (src/store/store.ts), so an index belongs to the three arrays it was built from: a sandbox that never
+// wrote them shares the base world's index, and a write makes the next use build a new one, piece by piece.
 import type { DepartmentRecord, UserRecord } from '../schemas/records.js';
-import type { Data, TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { foldText, sortBy } from './lists.js';
 import { compareRuEn } from './collate.js';
-import { dataVersion } from '../store/data-version.js';
 
-/** Tenants with at least this many users are indexed. */
-export const indexedFrom = 5000;
-
-// Caches keyed by object identity: they hold nothing an app instance could see from another one.
-const indexes = new WeakMap<TenantData, PeopleIndex>();
-
+// Keyed by the users array: an index lives as long as the collection it describes, in whichever sandbox.
+const indexes = new WeakMap<readonly UserRecord[], PeopleIndex>();
 
 /** the same order as `a.name.localeCompare(b.name, ['ru', 'en'])` */
 export const byNameFast = (a: UserRecord, b: UserRecord) => compareRuEn(a.name, b.name);
 
 const hayOf = (texts: ReadonlyArray<string | null | undefined>) => foldText(texts.filter(Boolean).join(' \u0000 '));
 
-// What the index and its caches read; a change to any of these (or to which records are in the collections) drops it.
-const userFields = ['id', 'name', 'position', 'email', 'firstName', 'lastName', 'departmentId', 'birthday', 'hiredAt', 'state',
-  'regStatusId', 'createdAt', 'lastLoginAt', 'isBoss'] as const satisfies ReadonlyArray<keyof UserRecord>;
-const departmentFields = ['id', 'parentId', 'name', 'path', 'headId'] as const satisfies ReadonlyArray<keyof DepartmentRecord>;
-const employmentFields = ['userId', 'departmentId', 'statusId', 'isMain'] as const satisfies ReadonlyArray<keyof TenantData['employments'][number]>;
-
-/** The records of the three collections and the fields read from them, flat, in order. */
-function fingerprint(tenant: TenantData): unknown[] {
-  const out: unknown[] = [];
-  for (const u of tenant.users) { out.push(u); for (const f of userFields) out.push(u[f]); }
-  for (const d of tenant.departments) { out.push(d); for (const f of departmentFields) out.push(d[f]); }
-  for (const e of tenant.employments) { out.push(e); for (const f of employmentFields) out.push(e[f]); }
-  return out;
-}
-function sameFingerprint(tenant: TenantData, expected: unknown[]): boolean {
-  const { users, departments, employments } = tenant;
-  if (expected.length !== users.length * (userFields.length + 1) + departments.length * (departmentFields.length + 1)
-    + employments.length * (employmentFields.length + 1)) return false;
-  let i = 0;
-  for (const u of users) { if (expected[i++] !== u) return false; for (const f of userFields) if (expected[i++] !== u[f]) return false; }
-  for (const d of departments) { if (expected[i++] !== d) return false; for (const f of departmentFields) if (expected[i++] !== d[f]) return false; }
-  for (const e of employments) { if (expected[i++] !== e) return false; for (const f of employmentFields) if (expected[i++] !== e[f]) return false; }
-  return true;
-}
-
 /** Distinct queries whose answers an index keeps (least recently used dropped first). */
 const queryCacheSize = 256;
 
 export class PeopleIndex {
-  readonly users: UserRecord[];
-  readonly departments: DepartmentRecord[];
-  version: number;
-  private readonly tenant: TenantData;
-  private readonly employments: TenantData['employments'];
-  private readonly print: unknown[];
-  constructor(tenant: TenantData, version: number) {
-    this.tenant = tenant;
+  readonly users: readonly UserRecord[];
+  readonly departments: readonly DepartmentRecord[];
+  readonly employments: Tenant['employments'];
+  constructor(tenant: Tenant) {
     this.employments = tenant.employments;
     this.users = tenant.users;
     this.departments = tenant.departments;
-    this.version = version;
-    this.print = fingerprint(tenant);
   }
-  /** Whether the index still describes the tenant: same collections and, after a write, the same fingerprint. */
-  fresh(tenant: TenantData, version: number): boolean {
-    if (this.users !== tenant.users || this.departments !== tenant.departments || this.employments !== tenant.employments) return false;
-    if (this.version === version) return true;
-    if (!sameFingerprint(tenant, this.print)) return false;
-    this.version = version;
-    return true;
+  /** Whether the index still describes the tenant: built from the same three collections. */
+  fresh(tenant: Tenant): boolean {
+    return this.users === tenant.users && this.departments === tenant.departments && this.employments === tenant.employments;
   }
 
   private cache = new Map<string, unknown>();
@@ -200,14 +154,12 @@ export class PeopleIndex {
   }
 }
 
-/** The index of a large tenant, or null for a small one (scan it). */
-export function peopleIndex(data: Data, tenant: TenantData): PeopleIndex | null {
-  if (tenant.users.length < indexedFrom) return null;
-  const version = dataVersion(data);
-  const existing = indexes.get(tenant);
-  if (existing?.fresh(tenant, version)) return existing;
-  const index = new PeopleIndex(tenant, version);
-  indexes.set(tenant, index);
+/** The index of a tenant's people, as its collections are now. */
+export function peopleIndex(tenant: Tenant): PeopleIndex {
+  const existing = indexes.get(tenant.users);
+  if (existing?.fresh(tenant)) return existing;
+  const index = new PeopleIndex(tenant);
+  indexes.set(tenant.users, index);
   return index;
 }
 

@@ -4,12 +4,11 @@ import type { DepartmentRecord, EmploymentRecord, UserRecord } from '../schemas/
 import type {
   DepartmentRef, FullEmployment, LookupItem, ProfileBrief, StatusType, StructureItem, UserListItem, UserProfile, UserSearchItem,
 } from '../schemas/people.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
-import { idList, inDayRange, matchesText, paginate, parseDayRange, sortBy, type Paged } from './lists.js';
-import { peopleIndex } from './people-index.js';
+import { idList, inDayRange, matchesText, paginate, parseDayRange, sortBy, type DayRange, type Paged } from './lists.js';
+import { byNameFast, hasWords, peopleIndex, queryWords, type PeopleIndex } from './people-index.js';
 import { compareRuEn, compareRuEnNumeric } from './collate.js';
-import { departmentItemFast, departmentMatchesFast, departmentPeopleFast, departmentSearchUsersFast, userIndexFast, userSearchFast } from './people-fast.js';
 
 /** Known active status types (assumed: the API description does not list them). */
 export const statusTypeNames: Record<string, { ru: string; en: string }> = {
@@ -20,29 +19,29 @@ export const statusTypeNames: Record<string, { ru: string; en: string }> = {
   'day-off': { ru: 'Выходной', en: 'Day off' },
 };
 
-const locale = (tenant: TenantData) => tenant.tenant.locale;
+const locale = (tenant: Tenant) => tenant.tenant.locale;
 
 /** Users a client may see: hidden users are left out everywhere. */
 export const visible = (u: UserRecord) => u.state !== 'hidden';
 /** Users shown in lookups, search and the structure: active only. */
 export const listed = (u: UserRecord) => u.state === 'active';
 
-export function departmentOf(tenant: TenantData, id: string): DepartmentRecord | undefined {
+export function departmentOf(tenant: Tenant, id: string): DepartmentRecord | undefined {
   return tenant.departments.find((d) => d.id === id);
 }
 
-export function departmentRef(tenant: TenantData, id: string): DepartmentRef {
+export function departmentRef(tenant: Tenant, id: string): DepartmentRef {
   const d = departmentOf(tenant, id);
   return { id, name: d?.name ?? '', path: d?.path ?? '' };
 }
 
 export const faceUrl = (ctx: DomainContext, user: UserRecord) => absolute(ctx, user.faceUrl);
 
-export function statusTypes(tenant: TenantData, ids: readonly string[]): StatusType[] {
+export function statusTypes(tenant: Tenant, ids: readonly string[]): StatusType[] {
   return ids.map((id) => ({ id, name: statusTypeNames[id]?.[locale(tenant)] ?? id }));
 }
 
-export function fullEmployment(tenant: TenantData, e: EmploymentRecord): FullEmployment {
+export function fullEmployment(tenant: Tenant, e: EmploymentRecord): FullEmployment {
   return {
     id: e.id, user_id: e.userId, is_main: e.isMain, position: e.position, department: departmentRef(tenant, e.departmentId),
     status_id: e.statusId, employment_date: e.employmentDate, fired_date: e.firedDate, origin_id: e.originId,
@@ -50,14 +49,14 @@ export function fullEmployment(tenant: TenantData, e: EmploymentRecord): FullEmp
   };
 }
 
-export function profileBrief(ctx: DomainContext, tenant: TenantData, user: UserRecord): ProfileBrief {
+export function profileBrief(ctx: DomainContext, tenant: Tenant, user: UserRecord): ProfileBrief {
   return {
     id: user.id, name: user.name, position: user.position, departmentName: departmentOf(tenant, user.departmentId)?.name ?? '',
     faceUrl: faceUrl(ctx, user), statusText: user.statusText, activeStatusTypes: statusTypes(tenant, user.activeStatusTypes),
   };
 }
 
-export function userProfile(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { id: string }): UserProfile {
+export function userProfile(ctx: DomainContext, tenant: Tenant, _user: UserRecord, input: { id: string }): UserProfile {
   const u = tenant.users.find((x) => x.id === input.id && visible(x));
   if (!u) throw fail.notFound(`user ${input.id} not found`);
   const main = tenant.employments.find((e) => e.userId === u.id && e.isMain);
@@ -71,7 +70,7 @@ export function userProfile(ctx: DomainContext, tenant: TenantData, _user: UserR
 
 const byName = (a: UserRecord, b: UserRecord) => compareRuEn(a.name, b.name);
 
-export function userItems(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined }): { data: LookupItem[] } {
+export function userItems(ctx: DomainContext, tenant: Tenant, _user: UserRecord, input: { q?: string | undefined }): { data: LookupItem[] } {
   const data = tenant.users.filter((u) => listed(u) && matchesText(input.q, [u.name, u.email]))
     .sort(byName).slice(0, 50).map((u) => ({ id: u.id, name: u.name, faceUrl: faceUrl(ctx, u) }));
   return { data };
@@ -84,7 +83,7 @@ export type UserIndexQuery = {
   group_id?: string | undefined; position?: string | undefined; created_at?: string | undefined; last_login_at?: string | undefined;
 };
 
-export function userListItem(ctx: DomainContext, tenant: TenantData, u: UserRecord): UserListItem {
+export function userListItem(ctx: DomainContext, tenant: Tenant, u: UserRecord): UserListItem {
   return {
     id: u.id, email: u.email, name: u.name, first_name: u.firstName, last_name: u.lastName, department_id: u.departmentId,
     departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', position: u.position, isBoss: u.isBoss,
@@ -92,7 +91,7 @@ export function userListItem(ctx: DomainContext, tenant: TenantData, u: UserReco
   };
 }
 
-export function userIndex(ctx: DomainContext, tenant: TenantData, _user: UserRecord, q: UserIndexQuery, url: string): Paged<UserListItem> {
+export function userIndex(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: UserIndexQuery, url: string): Paged<UserListItem> {
   const created = parseDayRange(q.created_at, 'created_at');
   const lastLogin = parseDayRange(q.last_login_at, 'last_login_at');
   const ids = idList(q.id);
@@ -103,90 +102,70 @@ export function userIndex(ctx: DomainContext, tenant: TenantData, _user: UserRec
     id: (u) => u.id, email: (u) => u.email, name: (u) => u.name, first_name: (u) => u.firstName, last_name: (u) => u.lastName,
     position: (u) => u.position, reg_status_id: (u) => u.regStatusId, created_at: (u) => u.createdAt, last_login_at: (u) => u.lastLoginAt,
   };
-  const ix = peopleIndex(ctx.data, tenant);
-  if (ix) {
-    return userIndexFast(ctx, tenant, ix, ix.sorted(q.sort?.trim() || 'name', sortKeys), {
-      ids, departments, groupMembers, regStatusId: q.reg_status_id, created, lastLogin,
-      text: [['email', q.email], ['name', q.name], ['firstName', q.first_name], ['lastName', q.last_name], ['position', q.position]],
-    }, { page: q.page, perPage: q['per-page'] }, url);
-  }
-  const users = tenant.users.filter((u) => visible(u)
-    && (!ids || ids.has(u.id))
-    && (!departments || departments.has(u.departmentId))
-    && (!groupMembers || groupMembers.has(u.id))
-    && (q.reg_status_id === undefined || u.regStatusId === q.reg_status_id)
-    && matchesText(q.email, [u.email]) && matchesText(q.name, [u.name]) && matchesText(q.first_name, [u.firstName])
-    && matchesText(q.last_name, [u.lastName]) && matchesText(q.position, [u.position])
-    && inDayRange(u.createdAt, created) && (lastLogin === null || inDayRange(u.lastLoginAt, lastLogin)));
+  const ix = peopleIndex(tenant);
   // an unencoded `+` arrives as a space: `sort=+email` reads as ascending email
-  const sorted = sortBy(users, q.sort?.trim() || 'name', sortKeys);
-  const page = paginate(sorted, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 20, strict: true }, url);
-  return { ...page, data: page.data.map((u) => userListItem(ctx, tenant, u)) };
+  return filterUsers(ctx, tenant, ix, ix.sorted(q.sort?.trim() || 'name', sortKeys), {
+    ids, departments, groupMembers, regStatusId: q.reg_status_id, created, lastLogin,
+    text: [['email', q.email], ['name', q.name], ['firstName', q.first_name], ['lastName', q.last_name], ['position', q.position]],
+  }, { page: q.page, perPage: q['per-page'] }, url);
 }
 
-export function userSearch(ctx: DomainContext, tenant: TenantData, _user: UserRecord, canSeeNames: boolean,
+export function userSearch(ctx: DomainContext, tenant: Tenant, _user: UserRecord, canSeeNames: boolean,
   input: { q?: string | undefined; limit?: number | undefined; offset?: number | undefined }): { q: string; users: UserSearchItem[] } {
   const q = input.q ?? '';
   if (!canSeeNames) return { q, users: [] };
   const limit = input.limit ?? 10;
   const offset = input.offset ?? 0;
-  const ix = peopleIndex(ctx.data, tenant);
-  if (ix) return { q, users: userSearchFast(ctx, tenant, ix, q, limit, offset) };
-  const users = tenant.users.filter((u) => listed(u) && matchesText(q, [u.name, u.position, u.email])).sort(byName)
-    .slice(offset, offset + limit)
-    .map((u) => ({
-      id: u.id, name: u.name, position: u.position, departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', isBoss: u.isBoss,
-      faceUrl: faceUrl(ctx, u), department_id: u.departmentId,
-    }));
-  return { q, users };
+  return { q, users: searchUsers(ctx, tenant, peopleIndex(tenant), q, limit, offset) };
 }
 
 // ---- employment and account
 
-export function employmentIndex(_ctx: DomainContext, tenant: TenantData, user: UserRecord, q: { page?: string | undefined; 'per-page'?: string | undefined }, url: string): Paged<FullEmployment> {
+export function employmentIndex(_ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { page?: string | undefined; 'per-page'?: string | undefined }, url: string): Paged<FullEmployment> {
   const own = tenant.employments.filter((e) => e.userId === user.id)
     .sort((a, b) => Number(b.isMain) - Number(a.isMain) || a.employmentDate.localeCompare(b.employmentDate));
   const page = paginate(own, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, url);
   return { ...page, data: page.data.map((e) => fullEmployment(tenant, e)) };
 }
 
-export function employmentSetMain(_ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { employment_id: string }) {
+export function employmentSetMain(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { employment_id: string }) {
   const target = tenant.employments.find((e) => e.id === input.employment_id && e.userId === user.id);
   if (!target) throw fail.notFound(`employment ${input.employment_id} not found among the current user's employments`);
   const ru = locale(tenant) === 'ru';
   if (target.statusId === 3) {
     return { success: false, message: { type: 'error', text: ru ? 'Нельзя сделать основным завершённое место работы' : 'A terminated employment cannot be main' }, errors: ['employment_id: the employment is terminated'], data: null };
   }
-  for (const e of tenant.employments) if (e.userId === user.id) e.isMain = e.id === target.id;
-  // the user's department and position follow the main employment (bosses keep their head position)
-  user.departmentId = target.departmentId;
-  if (!user.isBoss) user.position = target.position;
+  ctx.store.transaction(() => {
+    ctx.store.updateWhere(tenant, 'employments', (e) => e.userId === user.id && e.isMain !== (e.id === target.id), (e) => ({ isMain: e.id === target.id }));
+    // the user's department and position follow the main employment (bosses keep their head position)
+    ctx.store.update(tenant, 'users', user, { departmentId: target.departmentId, ...(user.isBoss ? {} : { position: target.position }) });
+  });
   return {
     success: true,
     message: { type: 'success', text: ru ? 'Основное место работы изменено' : 'Main employment changed' },
     errors: null,
-    data: fullEmployment(tenant, target),
+    data: fullEmployment(tenant, tenant.employments.find((e) => e.id === target.id)!),
   };
 }
 
-export function accountStatusText(_ctx: DomainContext, _tenant: TenantData, user: UserRecord, input: { activeTypes: string }) {
-  user.statusText = input.activeTypes.trim();
-  return { activeTypes: user.statusText };
+export function accountStatusText(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { activeTypes: string }) {
+  const changed = ctx.store.update(tenant, 'users', user, { statusText: input.activeTypes.trim() });
+  return { activeTypes: changed.statusText };
 }
 
-export function accountStatusActiveTypes(_ctx: DomainContext, _tenant: TenantData, user: UserRecord, input: { activeTypes: string[] }) {
+export function accountStatusActiveTypes(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { activeTypes: string[] }) {
   const unknown = input.activeTypes.filter((t) => !Object.hasOwn(statusTypeNames, t));
   if (unknown.length > 0) {
     throw fail.validation(`unknown status type ${unknown.map((u) => `"${u.slice(0, 40)}"`).join(', ')}; known: ${Object.keys(statusTypeNames).join(', ')}`,
       unknown.map((u) => ({ field: `body.activeTypes[${input.activeTypes.indexOf(u)}]`, message: `must be one of ${Object.keys(statusTypeNames).join(', ')}` })));
   }
-  user.activeStatusTypes = [...new Set(input.activeTypes)];
-  return { statusTypes: user.activeStatusTypes };
+  const changed = ctx.store.update(tenant, 'users', user, { activeStatusTypes: [...new Set(input.activeTypes)] });
+  return { statusTypes: changed.activeStatusTypes };
 }
 
 // ---- lookups
 
-export function userGroupItems(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined; only_with_calendar_events?: number | undefined }): { data: LookupItem[] } {
+export function userGroupItems(ctx: DomainContext, tenant: Tenant, _user: UserRecord, input: { q?: string | undefined; only_with_calendar_events?: number | undefined }): { data: LookupItem[] } {
   const withEvents = new Set(tenant.calendarUserGroupIds);
   const data = tenant.userGroups
     .filter((g) => matchesText(input.q, [g.name]) && (input.only_with_calendar_events !== 1 || withEvents.has(g.id)))
@@ -194,13 +173,13 @@ export function userGroupItems(ctx: DomainContext, tenant: TenantData, _user: Us
   return { data };
 }
 
-export function meetingPlaceItems(_ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined }) {
+export function meetingPlaceItems(_ctx: DomainContext, tenant: Tenant, _user: UserRecord, input: { q?: string | undefined }) {
   return { data: tenant.meetingPlaces.filter((p) => matchesText(input.q, [p.name, p.address])).map((p) => ({ id: p.id, name: p.name })) };
 }
 
 // ---- structure
 
-function subtreeIds(tenant: TenantData, rootId: string): Set<string> {
+function subtreeIds(tenant: Tenant, rootId: string): Set<string> {
   const ids = new Set([rootId]);
   for (let grown = true; grown;) {
     grown = false;
@@ -209,51 +188,119 @@ function subtreeIds(tenant: TenantData, rootId: string): Set<string> {
   return ids;
 }
 
-function departmentItem(tenant: TenantData, d: DepartmentRecord): StructureItem {
-  const ids = subtreeIds(tenant, d.id);
-  const active = new Set(tenant.users.filter(listed).map((u) => u.id));
-  const employmentsCount = tenant.employments.filter((e) => ids.has(e.departmentId) && e.statusId !== 3 && active.has(e.userId)).length;
-  const hasChildren = tenant.departments.some((c) => c.parentId === d.id);
-  const hasPeople = tenant.users.some((u) => listed(u) && u.departmentId === d.id);
-  return { type: 'department', id: d.id, name: d.name, path: d.path, employmentsCount, empty: !hasChildren && !hasPeople };
-}
-
-export function userItem(ctx: DomainContext, tenant: TenantData, u: UserRecord): StructureItem {
+export function userItem(ctx: DomainContext, tenant: Tenant, u: UserRecord): StructureItem {
   return {
     type: 'user', id: u.id, name: u.name, isBoss: u.isBoss, position: u.position, faceUrl: faceUrl(ctx, u),
     departmentName: departmentOf(tenant, u.departmentId)?.name ?? '',
   };
 }
 
-export function departmentTreeNode(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { id?: string | undefined }) {
+export function departmentTreeNode(ctx: DomainContext, tenant: Tenant, _user: UserRecord, input: { id?: string | undefined }) {
   const node = input.id ? departmentOf(tenant, input.id) : tenant.departments.find((d) => d.parentId === null);
   if (!node) throw fail.notFound(`department ${input.id ?? '(root)'} not found`);
   const children = tenant.departments.filter((d) => d.parentId === node.id).sort((a, b) => compareRuEnNumeric(a.name, b.name));
-  const ix = peopleIndex(ctx.data, tenant);
-  if (ix) {
-    return {
-      id: node.id, name: node.name, path: node.path,
-      items: [...children.map((d) => departmentItemFast(ix, d)), ...departmentPeopleFast(ix, node.id).map((u) => userItem(ctx, tenant, u))],
-    };
-  }
-  const people = tenant.users.filter((u) => listed(u) && u.departmentId === node.id)
-    .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || byName(a, b));
+  const ix = peopleIndex(tenant);
   return {
     id: node.id, name: node.name, path: node.path,
-    items: [...children.map((d) => departmentItem(tenant, d)), ...people.map((u) => userItem(ctx, tenant, u))],
+    items: [...children.map((d) => departmentItem(ix, d)), ...departmentPeople(ix, node.id).map((u) => userItem(ctx, tenant, u))],
   };
 }
 
-export function departmentSearch(ctx: DomainContext, tenant: TenantData, _user: UserRecord, input: { q?: string | undefined }) {
+export function departmentSearch(ctx: DomainContext, tenant: Tenant, _user: UserRecord, input: { q?: string | undefined }) {
   const q = input.q ?? '';
   if (q.trim() === '') return { q, items: [] };
-  const ix = peopleIndex(ctx.data, tenant);
-  if (ix) {
-    const found = departmentMatchesFast(ix, q).slice(0, 20).map((d) => departmentItemFast(ix, d));
-    return { q, items: [...found, ...departmentSearchUsersFast(ctx, tenant, ix, q)] };
-  }
-  const deps = tenant.departments.filter((d) => matchesText(q, [d.name])).slice(0, 20).map((d) => departmentItem(tenant, d));
-  const users = tenant.users.filter((u) => listed(u) && matchesText(q, [u.name, u.position])).sort(byName).slice(0, 50)
-    .map((u) => userItem(ctx, tenant, u));
-  return { q, items: [...deps, ...users] };
+  const ix = peopleIndex(tenant);
+  const found = departmentMatches(ix, q).slice(0, 20).map((d) => departmentItem(ix, d));
+  return { q, items: [...found, ...searchStructureUsers(ctx, tenant, ix, q)] };
 }
+
+// ---- the indexed queries (src/domain/people-index.ts)
+
+/** Listed users whose texts hold every word of q, by name, from `offset`, at most `limit`. */
+function firstMatches(ix: PeopleIndex, fields: 'name-position-email' | 'name-position', q: string, offset: number, limit: number): UserRecord[] {
+  const words = queryWords(q);
+  const users = ix.byName;
+  // positions (in byName) of the users whose texts match: one scan per distinct query, kept by the index
+  const matches = words === null ? null : ix.query(`match:${fields}:${words.join(' ')}`, () => {
+    const hay = ix.hay(fields);
+    const found: number[] = [];
+    for (let i = 0; i < hay.length; i++) if (hasWords(hay[i]!, words)) found.push(i);
+    return found;
+  });
+  const out: UserRecord[] = [];
+  let skipped = 0;
+  const n = matches === null ? users.length : matches.length;
+  for (let k = 0; k < n && out.length < limit; k++) {
+    const u = users[matches === null ? k : matches[k]!]!;
+    if (!listed(u)) continue;
+    if (skipped < offset) { skipped++; continue; }
+    out.push(u);
+  }
+  return out;
+}
+
+/** Departments whose name holds every word of q, in store order: one scan per distinct query. */
+function departmentMatches(ix: PeopleIndex, q: string): DepartmentRecord[] {
+  return ix.query(`departments:${q}`, () => ix.departments.filter((d) => matchesText(q, [d.name])));
+}
+
+function searchUsers(ctx: DomainContext, tenant: Tenant, ix: PeopleIndex, q: string, limit: number, offset: number): UserSearchItem[] {
+  return firstMatches(ix, 'name-position-email', q, offset, limit).map((u) => ({
+    id: u.id, name: u.name, position: u.position, departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', isBoss: u.isBoss,
+    faceUrl: faceUrl(ctx, u), department_id: u.departmentId,
+  }));
+}
+
+function departmentItem(ix: PeopleIndex, d: DepartmentRecord): StructureItem {
+  return { type: 'department', id: d.id, name: d.name, path: d.path, ...ix.departmentCounts(d.id) };
+}
+
+function searchStructureUsers(ctx: DomainContext, tenant: Tenant, ix: PeopleIndex, q: string): StructureItem[] {
+  return firstMatches(ix, 'name-position', q, 0, 50).map((u) => userItem(ctx, tenant, u));
+}
+
+/** People of a department: bosses first, then by name. */
+function departmentPeople(ix: PeopleIndex, departmentId: string): UserRecord[] {
+  return (ix.byDepartment.get(departmentId) ?? []).filter(listed).sort((a, b) => Number(b.isBoss) - Number(a.isBoss));
+}
+
+type UserIndexFilters = {
+  ids: Set<string> | null; departments: Set<string> | null; groupMembers: Set<string> | null; regStatusId: number | undefined;
+  text: Array<['email' | 'name' | 'firstName' | 'lastName' | 'position', string | undefined]>;
+  created: DayRange | null; lastLogin: DayRange | null;
+};
+
+function filterUsers(ctx: DomainContext, tenant: Tenant, ix: PeopleIndex, sorted: UserRecord[], f: UserIndexFilters,
+  page: { page?: string | undefined; perPage?: string | undefined }, url: string): Paged<UserListItem> {
+  const order = ix.order;
+  const texts = f.text.map(([field, q]) => [ix.folded(field), queryWords(q)] as const).filter(([, words]) => words !== null);
+  const scan = () => sorted.filter((u) => {
+    if (!visible(u) || (f.ids && !f.ids.has(u.id)) || (f.departments && !f.departments.has(u.departmentId))
+      || (f.groupMembers && !f.groupMembers.has(u.id)) || (f.regStatusId !== undefined && u.regStatusId !== f.regStatusId)) return false;
+    if (texts.length > 0) {
+      const i = order.get(u)!;
+      for (const [folded, words] of texts) if (!hasWords(folded[i]!, words)) return false;
+    }
+    return inDayRange(u.createdAt, f.created) && (f.lastLogin === null || inDayRange(u.lastLoginAt, f.lastLogin));
+  });
+  // Everything the filter reads is in the index's fingerprint except group membership: the same filter gives the
+  // same users until the index is dropped, so its result is kept (not with a group filter).
+  const sortKey = ix.sortKeyOf(sorted);
+  const key = f.groupMembers || sortKey === '' ? null : JSON.stringify([sortKey, f.ids && [...f.ids], f.departments && [...f.departments],
+    f.regStatusId, f.text, f.created, f.lastLogin]);
+  const users = key === null ? scan() : ix.query(`index:${key}`, scan);
+  const result = paginate(users, page, { defaultPerPage: 20, maxPerPage: 20, strict: true }, url);
+  return { ...result, data: result.data.map((u) => userListItem(ctx, tenant, u)) };
+}
+
+/** Colleagues of the same department, and the heads of the departments right below for a head: bosses first, by name. */
+export function myTeam(ix: PeopleIndex, user: UserRecord, reportHeads: Set<string | null>): UserRecord[] {
+  const picked = new Set<UserRecord>(ix.byDepartment.get(user.departmentId) ?? []);
+  for (const id of reportHeads) { const u = id ? ix.byId.get(id) : undefined; if (u) picked.add(u); }
+  const order = ix.order;
+  return [...picked].filter((u) => listed(u) && u.id !== user.id)
+    .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || byNameFast(a, b) || order.get(a)! - order.get(b)!);
+}
+
+export const birthdaysOn = (ix: PeopleIndex, monthDay: string): UserRecord[] =>
+  (ix.byBirthday.get(monthDay) ?? []).filter(listed).sort(byNameFast);

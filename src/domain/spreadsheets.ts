@@ -4,7 +4,7 @@ import type ExcelJS from 'exceljs';
 
 /** exceljs is loaded on first use: importing it costs ~0.3–0.5 s of start-up. */
 const excel = async () => (await import('exceljs')).default;
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import type { WalletRecord, WalletTransactionRecord } from '../schemas/integration-records.js';
 import { isOperationType, operationTypes } from './wallets.js';
 
@@ -30,7 +30,7 @@ async function workbookBytes(sheetName: string, headers: readonly string[], rows
   return Buffer.from(out as ArrayBuffer);
 }
 
-export function exportWallets(tenant: TenantData, wallets: WalletRecord[]): Promise<Buffer> {
+export function exportWallets(tenant: Tenant, wallets: WalletRecord[]): Promise<Buffer> {
   const users = new Map(tenant.users.map((u) => [u.id, u]));
   const deps = new Map(tenant.departments.map((d) => [d.id, d]));
   return workbookBytes('Wallets', walletColumns, wallets.map((w) => {
@@ -39,7 +39,7 @@ export function exportWallets(tenant: TenantData, wallets: WalletRecord[]): Prom
   }));
 }
 
-export function exportTransactions(tenant: TenantData, list: WalletTransactionRecord[]): Promise<Buffer> {
+export function exportTransactions(tenant: Tenant, list: WalletTransactionRecord[]): Promise<Buffer> {
   const users = new Map(tenant.users.map((u) => [u.id, u]));
   const owners = new Map(tenant.wallets.map((w) => [w.id, users.get(w.userId)?.name ?? '']));
   return workbookBytes('Transactions', transactionColumns, list.map((t) => [

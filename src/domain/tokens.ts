@@ -3,14 +3,14 @@
 import { fail } from '../errors.js';
 import type { PersonalTokenRecord, UserRecord } from '../schemas/records.js';
 import type { CreatedPersonalToken, PersonalToken } from '../schemas/admin-api.js';
-import type { TenantData } from '../store/data.js';
+import type { SandboxStore, Tenant } from '../store/store.js';
 import { hashSecret, newSecret, newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
 import { idList, matchesText, paginate, type PageRequest } from './lists.js';
 
 export const tokenPrefix = 'pmt_';
 
-export function tokenView(ctx: DomainContext, tenant: TenantData, t: PersonalTokenRecord): PersonalToken {
+export function tokenView(ctx: DomainContext, tenant: Tenant, t: PersonalTokenRecord): PersonalToken {
   const active = t.revokedAt === null && (t.expiresAt === null || Date.parse(t.expiresAt) > ctx.now.getTime());
   return {
     id: t.id, name: t.name, user_id: t.userId,
@@ -21,11 +21,11 @@ export function tokenView(ctx: DomainContext, tenant: TenantData, t: PersonalTok
 
 const newestFirst = (a: PersonalTokenRecord, b: PersonalTokenRecord) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
 
-export function listOwnTokens(ctx: DomainContext, tenant: TenantData, user: UserRecord): { data: PersonalToken[] } {
+export function listOwnTokens(ctx: DomainContext, tenant: Tenant, user: UserRecord): { data: PersonalToken[] } {
   return { data: tenant.personalTokens.filter((t) => t.userId === user.id).sort(newestFirst).map((t) => tokenView(ctx, tenant, t)) };
 }
 
-export function createToken(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { name?: string | undefined; expiresAt?: string | null | undefined }) {
+export function createToken(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { name?: string | undefined; expiresAt?: string | null | undefined }) {
   const errors: string[] = [];
   const name = (input.name ?? '').trim();
   if (name === '' || name.length > 100) errors.push('name: must be 1 to 100 characters');
@@ -37,29 +37,29 @@ export function createToken(ctx: DomainContext, tenant: TenantData, user: UserRe
     else expiresAt = new Date(at).toISOString();
   }
   if (errors.length > 0) return { success: false, message: 'the token was not created', errors, data: null };
-  const id = newUuid(ctx.data, 'personal-token');
-  const token = `${tokenPrefix}${id}_${newSecret(ctx.data, 'personal-token-secret')}`;
+  const id = newUuid(ctx.store, 'personal-token');
+  const token = `${tokenPrefix}${id}_${newSecret(ctx.store, 'personal-token-secret')}`;
   const record: PersonalTokenRecord = {
     id, userId: user.id, name, secretHash: hashSecret(token), createdAt: ctx.now.toISOString(), lastUsedAt: null, revokedAt: null, expiresAt,
   };
-  tenant.personalTokens.push(record);
+  ctx.store.insert(tenant, 'personalTokens', record);
   const data: CreatedPersonalToken = { token, record: tokenView(ctx, tenant, record) };
   return { success: true, message: 'token created: copy it now, it is not shown again', errors: null, data };
 }
 
-function revoke(ctx: DomainContext, tenant: TenantData, record: PersonalTokenRecord) {
-  if (record.revokedAt === null) record.revokedAt = ctx.now.toISOString();
-  return { success: true, message: 'token revoked', errors: null, data: tokenView(ctx, tenant, record) };
+function revoke(ctx: DomainContext, tenant: Tenant, record: PersonalTokenRecord) {
+  const revoked = record.revokedAt === null ? ctx.store.update(tenant, 'personalTokens', record, { revokedAt: ctx.now.toISOString() }) : record;
+  return { success: true, message: 'token revoked', errors: null, data: tokenView(ctx, tenant, revoked) };
 }
 
 /** Revokes one of the caller's tokens; another user's or an unknown id is a 404. Revoking twice is harmless. */
-export function revokeOwnToken(ctx: DomainContext, tenant: TenantData, user: UserRecord, id: string) {
+export function revokeOwnToken(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string) {
   const record = tenant.personalTokens.find((t) => t.id === id && t.userId === user.id);
   if (!record) throw fail.notFound(`personal token ${id} not found`);
   return revoke(ctx, tenant, record);
 }
 
-export function adminRevokeToken(ctx: DomainContext, tenant: TenantData, _admin: UserRecord, id: string) {
+export function adminRevokeToken(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, id: string) {
   const record = tenant.personalTokens.find((t) => t.id === id);
   if (!record) throw fail.notFound(`personal token ${id} not found`);
   return revoke(ctx, tenant, record);
@@ -67,7 +67,7 @@ export function adminRevokeToken(ctx: DomainContext, tenant: TenantData, _admin:
 
 export type AdminTokenQuery = PageRequest & { userId?: string | undefined; active?: string | undefined; name?: string | undefined; url: string };
 
-export function adminListTokens(ctx: DomainContext, tenant: TenantData, _admin: UserRecord, q: AdminTokenQuery) {
+export function adminListTokens(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, q: AdminTokenQuery) {
   const users = idList(q.userId);
   const active = q.active === undefined ? null : q.active === '1' || q.active === 'true';
   const views = tenant.personalTokens
@@ -82,11 +82,12 @@ export function adminListTokens(ctx: DomainContext, tenant: TenantData, _admin: 
  * Blocks a user (admin side): the state becomes 'blocked' and every personal token of the user is revoked,
  * as the API description says ("revoked automatically when its owner is blocked").
  */
-export function blockUser(tenant: TenantData, userId: string, now: Date): UserRecord {
+export function blockUser(store: SandboxStore, tenant: Tenant, userId: string, now: Date): UserRecord {
   const user = tenant.users.find((u) => u.id === userId);
   if (!user) throw fail.notFound(`user ${userId} not found`);
-  user.state = 'blocked';
   const at = now.toISOString();
-  for (const t of tenant.personalTokens) if (t.userId === userId && t.revokedAt === null) t.revokedAt = at;
-  return user;
+  return store.transaction(() => {
+    store.updateWhere(tenant, 'personalTokens', (t) => t.userId === userId && t.revokedAt === null, () => ({ revokedAt: at }));
+    return store.update(tenant, 'users', user, { state: 'blocked' });
+  });
 }

@@ -4,7 +4,7 @@ import { fail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { UserListCacheRecord, UserListSelection } from '../schemas/integration-records.js';
 import type { UserListData } from '../schemas/admin-api.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
 
 export const emptySelection = (): UserListSelection => ({ usersId: [], departmentsId: [], userGroupsId: [], excludeUsersId: [] });
@@ -12,7 +12,7 @@ export const emptySelection = (): UserListSelection => ({ usersId: [], departmen
 export type UserListInput = { key?: string | undefined; userList?: Partial<UserListSelection> | undefined };
 
 /** Stores (or replaces) a selection under a key. An empty or missing key is a form error (200, success false). */
-export function setUserList(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: UserListInput) {
+export function setUserList(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: UserListInput) {
   const key = (input.key ?? '').trim();
   if (key === '' || key.length > 200) return { success: false, key: null, errors: ['key: must be 1 to 200 characters'] };
   const list = input.userList ?? {};
@@ -23,14 +23,14 @@ export function setUserList(ctx: DomainContext, tenant: TenantData, user: UserRe
     excludeUsersId: [...new Set(list.excludeUsersId ?? [])],
   };
   const record: UserListCacheRecord = { key, userId: user.id, userList, createdAt: ctx.now.toISOString() };
-  const index = tenant.userListCache.findIndex((r) => r.key === key);
-  if (index >= 0) tenant.userListCache[index] = record;
-  else tenant.userListCache.push(record);
+  const existing = tenant.userListCache.find((r) => r.key === key);
+  if (existing) ctx.store.update(tenant, 'userListCache', existing, record);
+  else ctx.store.insert(tenant, 'userListCache', record);
   return { success: true, key };
 }
 
 /** Ids of a department and all its descendants. */
-export function departmentTree(tenant: TenantData, ids: Iterable<string>): Set<string> {
+export function departmentTree(tenant: Tenant, ids: Iterable<string>): Set<string> {
   const out = new Set<string>(ids);
   let grew = true;
   while (grew) {
@@ -43,7 +43,7 @@ export function departmentTree(tenant: TenantData, ids: Iterable<string>): Set<s
 }
 
 /** The users a selection stands for: users ∪ department members ∪ group members, less excluded and hidden users. */
-export function expandSelection(tenant: TenantData, sel: UserListSelection): UserRecord[] {
+export function expandSelection(tenant: Tenant, sel: UserListSelection): UserRecord[] {
   const wanted = new Set(sel.usersId);
   const deps = departmentTree(tenant, sel.departmentsId);
   const groups = new Set(sel.userGroupsId);
@@ -52,16 +52,16 @@ export function expandSelection(tenant: TenantData, sel: UserListSelection): Use
   return tenant.users.filter((u) => u.state !== 'hidden' && !excluded.has(u.id) && (wanted.has(u.id) || (sel.departmentsId.length > 0 && deps.has(u.departmentId))));
 }
 
-export const findUserList = (tenant: TenantData, key: string) => tenant.userListCache.find((r) => r.key === key);
+export const findUserList = (tenant: Tenant, key: string) => tenant.userListCache.find((r) => r.key === key);
 
 /** User ids of a cached selection; an unknown key stands for nobody (a filter by it matches nothing). */
-export function userIdsOfKey(tenant: TenantData, key: string | undefined): Set<string> | null {
+export function userIdsOfKey(tenant: Tenant, key: string | undefined): Set<string> | null {
   if (key === undefined || key === '') return null;
   const record = findUserList(tenant, key);
   return new Set(record ? expandSelection(tenant, record.userList).map((u) => u.id) : []);
 }
 
-export function userListData(ctx: DomainContext, tenant: TenantData, _user: UserRecord, key: string): UserListData {
+export function userListData(ctx: DomainContext, tenant: Tenant, _user: UserRecord, key: string): UserListData {
   const record = findUserList(tenant, key);
   if (!record) throw fail.notFound(`no user list is cached under the key "${key.slice(0, 100)}"`);
   const depById = new Map(tenant.departments.map((d) => [d.id, d]));

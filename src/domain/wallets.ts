@@ -4,7 +4,7 @@ import { fail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { WalletRecord, WalletTransactionRecord } from '../schemas/integration-records.js';
 import type { TransactionBatch, Wallet, WalletQuery, WalletTransaction, WalletTransactionCreateBody, WalletTransactionQuery } from '../schemas/admin-api.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, matchesText, paginate, parseDayRange } from './lists.js';
@@ -25,7 +25,7 @@ export const isOperationType = (n: number): n is OperationTypeId => Object.hasOw
 export const roundMoney = (n: number) => Math.round(n * 100) / 100;
 
 /** The balance a wallet must have: the sum of its transactions. */
-export function balanceFromTransactions(tenant: TenantData, walletId: string): number {
+export function balanceFromTransactions(tenant: Tenant, walletId: string): number {
   let sum = 0;
   for (const t of tenant.walletTransactions) {
     if (t.recipientWalletId === walletId) sum += t.amount;
@@ -36,7 +36,7 @@ export function balanceFromTransactions(tenant: TenantData, walletId: string): n
 
 const userBrief = personBrief;
 
-export function walletView(ctx: DomainContext, tenant: TenantData, w: WalletRecord): Wallet {
+export function walletView(ctx: DomainContext, tenant: Tenant, w: WalletRecord): Wallet {
   const owner = tenant.users.find((u) => u.id === w.userId);
   return {
     id: w.id, user_id: w.userId, user: userBrief(ctx, tenant, w.userId), department_id: owner?.departmentId ?? w.userId,
@@ -44,7 +44,7 @@ export function walletView(ctx: DomainContext, tenant: TenantData, w: WalletReco
   };
 }
 
-export function transactionView(ctx: DomainContext, tenant: TenantData, t: WalletTransactionRecord): WalletTransaction {
+export function transactionView(ctx: DomainContext, tenant: Tenant, t: WalletTransactionRecord): WalletTransaction {
   const owner = (walletId: string | null) => {
     const w = walletId ? tenant.wallets.find((x) => x.id === walletId) : undefined;
     return w ? userBrief(ctx, tenant, w.userId) : null;
@@ -60,7 +60,7 @@ export function transactionView(ctx: DomainContext, tenant: TenantData, t: Walle
 
 type Listed = { url: string };
 
-export function filterWallets(tenant: TenantData, q: Omit<WalletQuery, 'page' | 'per-page'>): WalletRecord[] {
+export function filterWallets(tenant: Tenant, q: Omit<WalletQuery, 'page' | 'per-page'>): WalletRecord[] {
   const users = idList(q.user_id);
   const deps = idList(q.department_id);
   const tree = deps ? departmentTree(tenant, deps) : null;
@@ -75,18 +75,18 @@ export function filterWallets(tenant: TenantData, q: Omit<WalletQuery, 'page' | 
   });
 }
 
-export function listWallets(ctx: DomainContext, tenant: TenantData, _user: UserRecord, q: WalletQuery & Listed) {
+export function listWallets(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: WalletQuery & Listed) {
   const page = paginate(filterWallets(tenant, q), { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
   return { ...page, data: page.data.map((w) => walletView(ctx, tenant, w)) };
 }
 
-export function viewWallet(ctx: DomainContext, tenant: TenantData, _user: UserRecord, id: string): Wallet {
+export function viewWallet(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): Wallet {
   const w = tenant.wallets.find((x) => x.id === id);
   if (!w) throw fail.notFound(`wallet ${id} not found`);
   return walletView(ctx, tenant, w);
 }
 
-export function filterTransactions(tenant: TenantData, q: Omit<WalletTransactionQuery, 'page' | 'per-page'>): WalletTransactionRecord[] {
+export function filterTransactions(tenant: Tenant, q: Omit<WalletTransactionQuery, 'page' | 'per-page'>): WalletTransactionRecord[] {
   const created = parseDayRange(q.created_at, 'created_at');
   const senders = idList(q.sender_wallet_id);
   const recipients = idList(q.recipient_wallet_id);
@@ -117,23 +117,22 @@ export function filterTransactions(tenant: TenantData, q: Omit<WalletTransaction
   }).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
 }
 
-export function listTransactions(ctx: DomainContext, tenant: TenantData, _user: UserRecord, q: WalletTransactionQuery & Listed) {
+export function listTransactions(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: WalletTransactionQuery & Listed) {
   const page = paginate(filterTransactions(tenant, q), { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
   return { ...page, data: page.data.map((t) => transactionView(ctx, tenant, t)) };
 }
 
-export function viewTransaction(ctx: DomainContext, tenant: TenantData, _user: UserRecord, id: string): WalletTransaction {
+export function viewTransaction(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): WalletTransaction {
   const t = tenant.walletTransactions.find((x) => x.id === id);
   if (!t) throw fail.notFound(`wallet transaction ${id} not found`);
   return transactionView(ctx, tenant, t);
 }
 
 /** The user's wallet, opened on first use. */
-export function walletOf(ctx: DomainContext, tenant: TenantData, userId: string): WalletRecord {
+export function walletOf(ctx: DomainContext, tenant: Tenant, userId: string): WalletRecord {
   let w = tenant.wallets.find((x) => x.userId === userId);
   if (!w) {
-    w = { id: newUuid(ctx.data, 'wallet'), userId, balance: 0, createdAt: ctx.now.toISOString(), updatedAt: ctx.now.toISOString() };
-    tenant.wallets.push(w);
+    w = ctx.store.insert(tenant, 'wallets', { id: newUuid(ctx.store, 'wallet'), userId, balance: 0, createdAt: ctx.now.toISOString(), updatedAt: ctx.now.toISOString() });
   }
   return w;
 }
@@ -161,7 +160,7 @@ export function parseAmount(v: number | string | undefined | null, field = 'amou
  * Validates and posts a batch atomically: either every line is posted (balances updated with it) or none is,
  * with the reasons in `errors` (a debit may not take a wallet below zero).
  */
-export function postTransactions(ctx: DomainContext, tenant: TenantData, p: Posting): { errors: string[]; batch: TransactionBatch | null } {
+export function postTransactions(ctx: DomainContext, tenant: Tenant, p: Posting): { errors: string[]; batch: TransactionBatch | null } {
   const type = isOperationType(p.operationTypeId) ? operationTypes[p.operationTypeId] : null;
   if (!type) return { errors: [parseOperationType(p.operationTypeId) as string], batch: null };
   const errors: string[] = [];
@@ -188,25 +187,23 @@ export function postTransactions(ctx: DomainContext, tenant: TenantData, p: Post
   if (errors.length > 0) return { errors, batch: null };
   const at = ctx.now.toISOString();
   const posted: WalletTransactionRecord[] = [];
-  for (const line of p.lines) {
-    const own = walletOf(ctx, tenant, line.userId);
-    const t: WalletTransactionRecord = {
-      id: newUuid(ctx.data, 'wallet-transaction'),
-      senderWalletId: type.direction === 'out' ? own.id : type.direction === 'transfer' ? sender!.id : null,
-      recipientWalletId: type.direction === 'out' ? null : own.id,
-      amount: line.amount, operationTypeId: p.operationTypeId, comment: line.comment,
-      entityId: line.entityId, referenceId: line.referenceId, createdBy: p.createdBy, createdAt: at,
-    };
-    tenant.walletTransactions.push(t);
-    posted.push(t);
-    for (const id of [t.senderWalletId, t.recipientWalletId]) {
-      const w = id ? tenant.wallets.find((x) => x.id === id) : undefined;
-      if (w) {
-        w.balance = roundMoney(w.balance + (id === t.recipientWalletId ? t.amount : -t.amount));
-        w.updatedAt = at;
+  ctx.store.transaction(() => {
+    for (const line of p.lines) {
+      const own = walletOf(ctx, tenant, line.userId);
+      const t: WalletTransactionRecord = {
+        id: newUuid(ctx.store, 'wallet-transaction'),
+        senderWalletId: type.direction === 'out' ? own.id : type.direction === 'transfer' ? sender!.id : null,
+        recipientWalletId: type.direction === 'out' ? null : own.id,
+        amount: line.amount, operationTypeId: p.operationTypeId, comment: line.comment,
+        entityId: line.entityId, referenceId: line.referenceId, createdBy: p.createdBy, createdAt: at,
+      };
+      posted.push(ctx.store.insert(tenant, 'walletTransactions', t));
+      for (const id of [t.senderWalletId, t.recipientWalletId]) {
+        const w = id ? tenant.wallets.find((x) => x.id === id) : undefined;
+        if (w) ctx.store.update(tenant, 'wallets', w, { balance: roundMoney(w.balance + (id === t.recipientWalletId ? t.amount : -t.amount)), updatedAt: at });
       }
     }
-  }
+  });
   return {
     errors: [],
     batch: {
@@ -218,7 +215,7 @@ export function postTransactions(ctx: DomainContext, tenant: TenantData, p: Post
 }
 
 /** Mass credit or debit of the users of a cached user list. A failed form validation is 200 with success false. */
-export function createTransactions(ctx: DomainContext, tenant: TenantData, user: UserRecord, body: WalletTransactionCreateBody) {
+export function createTransactions(ctx: DomainContext, tenant: Tenant, user: UserRecord, body: WalletTransactionCreateBody) {
   const errors: string[] = [];
   const key = (body.usersListKey ?? '').trim();
   const list = key ? findUserList(tenant, key) : undefined;

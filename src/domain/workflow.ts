@@ -6,7 +6,7 @@ import type {
   WorkflowCurrentCategory, WorkflowField, WorkflowStartForm, WorkflowStartRequest, WorkflowStartResult, WorkflowTicketDetails,
   WorkflowTicketItem, WorkflowTicketPage,
 } from '../schemas/workflow.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { isDay, matchesText, paginate } from './lists.js';
@@ -18,22 +18,22 @@ export const wfStatusLabels: Record<'ru' | 'en', Record<number, string>> = {
   ru: { 1: 'В работе', 2: 'Решена', 3: 'Отклонена', 4: 'Отменена' },
   en: { 1: 'In progress', 2: 'Solved', 3: 'Rejected', 4: 'Cancelled' },
 };
-const statusLabel = (tenant: TenantData, id: number) => wfStatusLabels[tenant.tenant.locale][id] ?? String(id);
+const statusLabel = (tenant: Tenant, id: number) => wfStatusLabels[tenant.tenant.locale][id] ?? String(id);
 
 /** Who calls: a session (or Bearer) user, or an API key of the tenant (user null). */
-export type Viewer = { tenant: TenantData; user: UserRecord | null };
+export type Viewer = { tenant: Tenant; user: UserRecord | null };
 
 // ---------------------------------------------------------------- visibility
 
-const canSee = (tenant: TenantData, user: UserRecord, p: WfProcessRecord) =>
+const canSee = (tenant: Tenant, user: UserRecord, p: WfProcessRecord) =>
   p.visibleGroupIds.length === 0 ||
   tenant.userGroups.some((g) => p.visibleGroupIds.includes(g.id) && g.memberIds.includes(user.id));
 
 /** Processes the user may see in the catalog and start: not hidden, and in one of their groups when restricted. */
-const listedProcesses = (tenant: TenantData, user: UserRecord) =>
+const listedProcesses = (tenant: Tenant, user: UserRecord) =>
   tenant.wfProcesses.filter((p) => !p.isHidden && canSee(tenant, user, p));
 
-function startableProcess(tenant: TenantData, user: UserRecord, processId: string): WfProcessRecord {
+function startableProcess(tenant: Tenant, user: UserRecord, processId: string): WfProcessRecord {
   const p = tenant.wfProcesses.find((x) => x.id === processId);
   if (!p || p.isHidden || !canSee(tenant, user, p)) throw fail.notFound(`workflow process ${processId.slice(0, 80)} not found`);
   return p;
@@ -41,7 +41,7 @@ function startableProcess(tenant: TenantData, user: UserRecord, processId: strin
 
 // ---------------------------------------------------------------- catalog
 
-const descendants = (tenant: TenantData, id: string): Set<string> => {
+const descendants = (tenant: Tenant, id: string): Set<string> => {
   const ids = new Set([id]);
   for (let grew = true; grew;) {
     grew = false;
@@ -52,7 +52,7 @@ const descendants = (tenant: TenantData, id: string): Set<string> => {
 
 const bySort = (a: WfCategoryRecord, b: WfCategoryRecord) => a.sort - b.sort;
 
-function catalogEntry(ctx: DomainContext, tenant: TenantData, p: WfProcessRecord): WorkflowCatalogEntry {
+function catalogEntry(ctx: DomainContext, tenant: Tenant, p: WfProcessRecord): WorkflowCatalogEntry {
   return {
     id: p.id, name: p.name, description: p.descriptionBlocks.map((b) => b.text).join('\n\n'),
     imageUrl: absolute(ctx, `/images/workflow/${p.id}.svg`), url: absolute(ctx, `/pages/workflow/${p.id}`),
@@ -64,7 +64,7 @@ function catalogEntry(ctx: DomainContext, tenant: TenantData, p: WfProcessRecord
   };
 }
 
-function currentCategory(tenant: TenantData, c: WfCategoryRecord): WorkflowCurrentCategory {
+function currentCategory(tenant: Tenant, c: WfCategoryRecord): WorkflowCurrentCategory {
   const chain: WfCategoryRecord[] = [];
   for (let x: WfCategoryRecord | undefined = c; x; x = x.parentId ? tenant.wfCategories.find((y) => y.id === x!.parentId) : undefined) {
     chain.unshift(x);
@@ -76,7 +76,7 @@ function currentCategory(tenant: TenantData, c: WfCategoryRecord): WorkflowCurre
   };
 }
 
-export function workflowCatalog(ctx: DomainContext, tenant: TenantData, user: UserRecord, input: { q?: string | undefined; id?: string | undefined }): WorkflowCatalog {
+export function workflowCatalog(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { q?: string | undefined; id?: string | undefined }): WorkflowCatalog {
   const q = input.q?.trim() ?? '';
   let current: WfCategoryRecord | null = null;
   if (input.id) {
@@ -110,13 +110,13 @@ export function workflowCatalog(ctx: DomainContext, tenant: TenantData, user: Us
 const fieldOut = (f: WfFieldRecord): WorkflowField => ({ ...f, values: [...f.values] });
 
 /** Where an application may be filed: its own category, or every category when the process allows a change. */
-function fileableCategories(tenant: TenantData, p: WfProcessRecord): WfCategoryRecord[] {
+function fileableCategories(tenant: Tenant, p: WfProcessRecord): WfCategoryRecord[] {
   const own = tenant.wfCategories.filter((c) => c.id === p.categoryId);
   if (!p.isAllowCategoryChange) return own;
   return tenant.wfCategories.filter((c) => c.parentId !== null).sort(bySort);
 }
 
-export function workflowStartForm(ctx: DomainContext, tenant: TenantData, user: UserRecord, processId: string): WorkflowStartForm {
+export function workflowStartForm(ctx: DomainContext, tenant: Tenant, user: UserRecord, processId: string): WorkflowStartForm {
   const p = startableProcess(tenant, user, processId);
   return {
     id: p.id, name: p.name, brief: p.brief,
@@ -167,7 +167,7 @@ export function checkFieldValues(fields: readonly WfFieldRecord[], submitted: Re
 }
 
 /** The user's chief: the head of their department; for the head, the head of the parent department. */
-export function chiefOf(tenant: TenantData, user: UserRecord): UserRecord | null {
+export function chiefOf(tenant: Tenant, user: UserRecord): UserRecord | null {
   let dep = tenant.departments.find((d) => d.id === user.departmentId);
   for (let guard = 0; dep && guard < 50; guard++) {
     if (dep.headId && dep.headId !== user.id) return tenant.users.find((u) => u.id === dep!.headId) ?? null;
@@ -177,7 +177,7 @@ export function chiefOf(tenant: TenantData, user: UserRecord): UserRecord | null
   return null;
 }
 
-export function workflowStart(ctx: DomainContext, tenant: TenantData, user: UserRecord, processId: string, input: WorkflowStartRequest): WorkflowStartResult {
+export function workflowStart(ctx: DomainContext, tenant: Tenant, user: UserRecord, processId: string, input: WorkflowStartRequest): WorkflowStartResult {
   const p = startableProcess(tenant, user, processId);
   const { values, problems } = checkFieldValues(p.fields, input.fieldValues);
   const fileable = fileableCategories(tenant, p);
@@ -195,11 +195,11 @@ export function workflowStart(ctx: DomainContext, tenant: TenantData, user: User
   }
   const at = ctx.now.toISOString();
   const ticket: WfTicketRecord = {
-    id: newUuid(ctx.data, 'wf-ticket'), processId: p.id, categoryId: input.categoryId || p.categoryId, userId: user.id,
+    id: newUuid(ctx.store, 'wf-ticket'), processId: p.id, categoryId: input.categoryId || p.categoryId, userId: user.id,
     stageId: first.id, statusId: WfStatus.inProgress, createdAt: at, updatedAt: at, solvedAt: null, stageEnteredAt: at,
     fieldValues: values, responsible, history: [{ at, stageId: first.id, statusId: WfStatus.inProgress }],
   };
-  tenant.wfTickets.push(ticket);
+  ctx.store.insert(tenant, 'wfTickets', ticket);
   const message = tenant.tenant.locale === 'ru' ? `Заявка «${p.name}» создана` : `Application "${p.name}" created`;
   return { id: ticket.id, message };
 }
@@ -211,33 +211,33 @@ export function workflowStart(ctx: DomainContext, tenant: TenantData, user: User
  * one the ticket is solved. Transitions are stored, so the state stays as computed even if the clock goes back.
  * When `held` (scenario holdTickets) nothing moves; released tickets catch up with the clock.
  */
-export function advanceTickets(ctx: DomainContext, tenant: TenantData, held: boolean): void {
+export function advanceTickets(ctx: DomainContext, tenant: Tenant, held: boolean): void {
   if (held) return;
   const now = ctx.now.getTime();
+  const moved = new Map<WfTicketRecord, WfTicketRecord>();
   for (const t of tenant.wfTickets) {
     if (t.statusId !== WfStatus.inProgress) continue;
     const p = tenant.wfProcesses.find((x) => x.id === t.processId);
     if (!p) continue;
     const step = p.stageMinutes * 60_000;
+    let cur = t;
     for (let guard = 0; guard <= p.stages.length; guard++) {
-      const due = Date.parse(t.stageEnteredAt) + step;
+      const due = Date.parse(cur.stageEnteredAt) + step;
       if (due > now) break;
       const at = new Date(due).toISOString();
-      const index = p.stages.findIndex((s) => s.id === t.stageId);
+      const index = p.stages.findIndex((s) => s.id === cur.stageId);
       const next = p.stages[index + 1];
-      t.updatedAt = at;
       if (index >= 0 && next) {
-        t.stageId = next.id;
-        t.stageEnteredAt = at;
-        t.history.push({ at, stageId: next.id, statusId: WfStatus.inProgress });
+        cur = { ...cur, updatedAt: at, stageId: next.id, stageEnteredAt: at, history: [...cur.history, { at, stageId: next.id, statusId: WfStatus.inProgress }] };
       } else {
-        t.statusId = WfStatus.solved;
-        t.solvedAt = at;
-        t.history.push({ at, stageId: t.stageId, statusId: WfStatus.solved });
+        cur = { ...cur, updatedAt: at, statusId: WfStatus.solved, solvedAt: at, history: [...cur.history, { at, stageId: cur.stageId, statusId: WfStatus.solved }] };
         break;
       }
     }
+    if (cur !== t) moved.set(t, cur);
   }
+  // one write for all the tickets the clock moved (a read that moves tickets is a write of the sandbox)
+  if (moved.size > 0) ctx.store.updateWhere(tenant, 'wfTickets', (t) => moved.has(t), (t) => moved.get(t)!);
 }
 
 // ---------------------------------------------------------------- ticket list and view
@@ -251,7 +251,7 @@ const visibleTickets = (viewer: Viewer) => {
 
 const person = personBrief;
 
-function ticketItem(ctx: DomainContext, tenant: TenantData, t: WfTicketRecord): WorkflowTicketItem {
+function ticketItem(ctx: DomainContext, tenant: Tenant, t: WfTicketRecord): WorkflowTicketItem {
   const p = tenant.wfProcesses.find((x) => x.id === t.processId);
   return {
     id: t.id, wf_workflow_id: t.processId, wf_ticket_stage_id: t.stageId, wf_status_id: t.statusId, user_id: t.userId,

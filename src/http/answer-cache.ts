@@ -1,7 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Data } from '../store/data.js';
-import { dataVersion } from '../store/data-version.js';
+import type { SandboxStore } from '../store/store.js';
 import { baseUrl } from './context.js';
 
 /**
@@ -58,7 +57,7 @@ export function answerKey(req: FastifyRequest, ...parts: string[]): string {
 
 /**
  * Answers of a costly read kept as JSON text per sandbox store, reused while nothing can have changed them:
- * the store's data version is the same (any request that is not a GET moves it, see src/store/data-version.ts)
+ * the sandbox store's version is the same (every change moves it, see src/store/store.ts)
  * and so is the sandbox clock's second. The answer is built for the start of that second, so a real clock shows
  * time-driven changes (a survey whose end passes) within a second, and a frozen clock (tests, replays) exactly.
  * The key must hold everything else the answer depends on (tenant, user, query, base URL, scenario options).
@@ -67,14 +66,14 @@ export function answerKey(req: FastifyRequest, ...parts: string[]): string {
  * and sends the fresh one through the route's serializer.
  */
 export function answerCache(options: { selfCheck: boolean }) {
-  const kept = new WeakMap<Data, Map<string, Kept>>();
+  const kept = new WeakMap<SandboxStore, Map<string, Kept>>();
   /** The answer to send (selfCheck), or nothing when the kept text was sent already. */
   return <T>(req: FastifyRequest, reply: FastifyReply, key: string, build: (now: Date) => T): T | undefined => {
-    const { clock, data } = req.sandbox;
+    const { clock, store: data } = req.sandbox;
     const nowMs = clock.nowMs();
     const at = clock.mode === 'frozen' ? nowMs : nowMs - (nowMs % 1000);
     const fullKey = `${at}|${key}`;
-    const version = dataVersion(data);
+    const version = data.version;
     let perStore = kept.get(data);
     if (!perStore) { perStore = new Map(); kept.set(data, perStore); }
     const hit = perStore.get(fullKey);

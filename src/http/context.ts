@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Right } from '../schemas/common.js';
 import type { DeviceRecord, SessionRecord, UserRecord } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';
 import type { Options } from '../config.js';
 import type { Fixtures } from '../store/fixtures.js';
@@ -19,7 +19,7 @@ export type AuthMode = 'none' | 'tenant' | 'session' | 'session-only' | 'session
 
 export type AuthContext = {
   kind: 'none' | 'tenant' | 'session' | 'bearer' | 'apikey';
-  tenant: TenantData | null;
+  tenant: Tenant | null;
   user: UserRecord | null;
   session: SessionRecord | null;
   device: DeviceRecord | null;
@@ -97,13 +97,13 @@ export function baseUrl(req: FastifyRequest): string {
 }
 
 /** The signed-in caller's tenant and user; for handlers of session routes, where the auth plugin guarantees both. */
-export function caller(req: FastifyRequest): { tenant: TenantData; user: UserRecord } {
+export function caller(req: FastifyRequest): { tenant: Tenant; user: UserRecord } {
   const { tenant, user } = req.auth;
   if (!tenant || !user) throw new Error(`route ${req.routeOptions.url} reads a user but is not configured with a session auth mode`);
   return { tenant, user };
 }
 
-export function callerTenant(req: FastifyRequest): TenantData {
+export function callerTenant(req: FastifyRequest): Tenant {
   if (!req.auth.tenant) throw new Error(`route ${req.routeOptions.url} reads a tenant but has no tenant auth mode`);
   return req.auth.tenant;
 }
@@ -112,10 +112,10 @@ export type Handler = (req: FastifyRequest, reply: FastifyReply) => unknown;
 
 import type { DomainContext } from '../domain/context.js';
 
-/** The domain context of a request: its sandbox's data, clock, outbox and the client's base address. */
-export function domainContext(req: FastifyRequest, now: Date = req.sandbox.clock.now()): DomainContext {
+/** The domain context of a request: its sandbox's store, clock, outbox and the client's base address. */
+export function domainContext(req: FastifyRequest, now?: Date, sandbox: Sandbox = req.sandbox): DomainContext {
   return {
-    data: req.sandbox.data, now, outbox: req.sandbox.outbox, baseUrl: baseUrl(req),
+    store: sandbox.store, now: now ?? sandbox.clock.now(), outbox: sandbox.outbox, baseUrl: baseUrl(req),
     tenantOptions: req.scenario?.tenantOptions ?? {},
   };
 }

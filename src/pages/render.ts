@@ -2,7 +2,7 @@
 import { fail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { PersonBrief } from '../schemas/common.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { absolute, personBrief, type DomainContext } from '../domain/context.js';
 import { workflowStartForm, workflowTicketIndex, workflowTicketView } from '../domain/workflow.js';
 import { toArticle } from '../domain/content.js';
@@ -13,7 +13,7 @@ import { orgEmploymentFileOne } from '../domain/org-files.js';
 import { html, type Html } from './html.js';
 import { sanitizeHtml } from './sanitize.js';
 
-export type PageInput = { ctx: DomainContext; tenant: TenantData; user: UserRecord; held: boolean; id: string; query: Record<string, string | undefined> };
+export type PageInput = { ctx: DomainContext; tenant: Tenant; user: UserRecord; held: boolean; id: string; query: Record<string, string | undefined> };
 export type PageOut = { title: string; body: Html };
 
 type Words = {
@@ -43,7 +43,7 @@ const words: Record<'ru' | 'en', Words> = {
     contest: 'Voting', book: 'Book', published: 'Published', description: 'Description',
   },
 };
-const w = (tenant: TenantData) => words[tenant.tenant.locale];
+const w = (tenant: Tenant) => words[tenant.tenant.locale];
 
 /** A date-time as the tenant reads it, in UTC (the mock has no user time zones). */
 const when = (iso: string | null | undefined) => (iso ? iso.replace('T', ' ').slice(0, 16) : '—');

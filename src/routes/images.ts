@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 import { ErrorBody, ref } from '../schemas/common.js';
 import { badgeSvg, coverSvg, missingSvg } from '../pages/svg.js';
+import { imageSubject } from '../domain/images.js';
+import { domainContext } from '../http/context.js';
 
 const tags = ['images'];
 const svgBody = (what: string) => Type.String({ description: `image/svg+xml: ${what}` });
@@ -10,7 +12,7 @@ const svgBody = (what: string) => Type.String({ description: `image/svg+xml: ${w
 type ImageKind = {
   path: string; operationId: string; summary: string; shape: 'circle' | 'square' | 'cover';
   /** the label the image shows initials of, or undefined when the id is not a record of this tenant */
-  label: (tenant: TenantData, id: string) => string | undefined;
+  label: (tenant: Tenant, id: string) => string | undefined;
 };
 
 const kinds: ImageKind[] = [
@@ -45,16 +47,10 @@ export const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'none' },
     }, async (req, reply) => {
       const id = req.params.file.slice(0, -'.svg'.length);
-      const sandbox = req.sandbox;
-      let label: string | undefined;
-      // An image has no session, so no tenant: the id is looked up in every tenant of the request's sandbox.
-      for (const tenant of Object.values(sandbox.data.tenants)) {
-        label = kind.label(tenant, id);
-        if (label !== undefined) break;
-      }
+      const subject = imageSubject(domainContext(req), kind.label, id);
       reply.header('cache-control', 'public, max-age=300').type('image/svg+xml');
-      if (label === undefined) return reply.status(404).send(missingSvg());
-      const seed = sandbox.data.meta.seed;
+      if (!subject) return reply.status(404).send(missingSvg());
+      const { label, seed } = subject;
       return reply.send(kind.shape === 'cover' ? coverSvg({ id, seed, label }) : badgeSvg({ id, seed, label, shape: kind.shape }));
     });
   }

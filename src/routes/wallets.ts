@@ -16,7 +16,6 @@ import {
 } from '../domain/wallets.js';
 import { exportTransactions, exportWallets, xlsxMime } from '../domain/spreadsheets.js';
 import { createFromExcel, listProcessing, runExcelProcessing, startExcelProcessing, viewProcessing } from '../domain/file-processing.js';
-import { dataChanged } from '../store/data-version.js';
 
 const err = ref(ErrorBody);
 const tags = ['wallet'];
@@ -140,10 +139,14 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const { tenant, user } = caller(req);
     const { record, answer } = startExcelProcessing(domainContext(req), tenant, user, req.body);
-    const clock = req.sandbox.clock;
     const sandbox = req.sandbox;
-    // the result is written to disk too (it finishes after the reply, so the onSend save does not cover it)
-    if (record) setImmediate(() => { void runExcelProcessing(tenant, record, () => clock.iso()).then(() => { dataChanged(sandbox.data); return sandbox.save(); }).catch((err: unknown) => req.log.error({ err }, 'file processing')); });
+    // parsed after the answer, as the real portal queues it; the job logs its own changes
+    if (record) {
+      setImmediate(() => {
+        sandbox.background((store) => runExcelProcessing(store, tenant.tenant.id, record.id, () => sandbox.clock.iso()))
+          .catch((err: unknown) => req.log.error({ err }, 'file processing'));
+      });
+    }
     return answer;
   });
 

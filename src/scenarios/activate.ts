@@ -3,6 +3,7 @@
 import type { Sandbox } from '../store/sandbox.js';
 import type { Fixtures } from '../store/fixtures.js';
 import type { Scenario } from './schema.js';
+import { isCollectionName } from '../store/store.js';
 
 /** Collections a fresh employee needs to sign in: never emptied. */
 const signInCollections = new Set(['tenant', 'departments', 'users', 'devices', 'sessions', 'pushTokens', 'bindLinks', 'twoFactorChallenges', 'apiKeys', 'personalTokens', 'employments', 'userGroups', 'meetingPlaces']);
@@ -12,9 +13,7 @@ const ownerFields = ['userId', 'user_id', 'recipientId', 'recipient_id', 'ownerI
 export function expireSessions(sandbox: Sandbox): number {
   const now = sandbox.clock.iso();
   let n = 0;
-  for (const tenant of Object.values(sandbox.data.tenants)) {
-    for (const s of tenant.sessions) if (s.expiresAt > now) { s.expiresAt = now; n++; }
-  }
+  for (const tenant of sandbox.store.tenants()) n += sandbox.store.updateWhere(tenant, 'sessions', (s) => s.expiresAt > now, () => ({ expiresAt: now }));
   return n;
 }
 
@@ -25,11 +24,10 @@ function makeNewEmployees(sandbox: Sandbox, fixtures: Fixtures): void {
     const tenant = sandbox.tenant(fixture.id);
     if (!tenant) continue;
     const ids = new Set(fixture.accounts.map((a) => a.userId));
-    for (const user of tenant.users) if (ids.has(user.id)) { user.hiredAt = today; user.statusText = ''; user.activeStatusTypes = []; }
-    const collections = tenant as unknown as Record<string, unknown>;
-    for (const [key, value] of Object.entries(collections)) {
-      if (signInCollections.has(key) || !Array.isArray(value)) continue;
-      collections[key] = value.filter((record: unknown) => !ownedBy(record, ids));
+    sandbox.store.updateWhere(tenant, 'users', (u) => ids.has(u.id), () => ({ hiredAt: today, statusText: '', activeStatusTypes: [] }));
+    for (const key of Object.keys(tenant)) {
+      if (signInCollections.has(key) || !isCollectionName(key)) continue;
+      sandbox.store.remove(tenant, key, (record: unknown) => ownedBy(record, ids));
     }
   }
 }

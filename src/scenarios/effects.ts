@@ -37,10 +37,10 @@ declare module 'fastify' {
 }
 
 import type { TenantOptions } from '../schemas/records.js';
-import type { TenantData } from '../store/data.js';
+import type { Tenant } from '../store/store.js';
 
 /** The tenant's options as the active scenario presents them (e.g. wallet-disabled turns enableWallet off). */
-export function tenantOptions(req: FastifyRequest, tenant: TenantData): TenantOptions {
+export function tenantOptions(req: FastifyRequest, tenant: Tenant): TenantOptions {
   return { ...tenant.tenant.options, ...req.scenario?.tenantOptions };
 }
 

@@ -1,15 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Data } from './data.js';
 
 /**
- * Mints ids, secrets and codes from the seed and a counter kept in the store's meta,
- * so the same requests against the same seed mint the same values (a replayable bug),
- * and an imported snapshot carries on where it left off instead of minting duplicates.
+ * Whatever mints ids, secrets and codes: a sandbox's store, from the seed, the sandbox name and a counter kept in its
+ * meta, so the same requests against the same seed mint the same values (a replayable bug), two sandboxes mint
+ * different ones, and an imported snapshot carries on where it left off instead of minting duplicates.
  */
-export function mint(data: Data, purpose: string): Buffer {
-  const n = data.meta.sequence++;
-  return createHash('sha256').update(`${data.meta.seed}:${purpose}:${n}`).digest();
-}
+export type Minter = { mint(purpose: string): Buffer };
 
 export function uuidFrom(bytes: Buffer): string {
   const b = Buffer.from(bytes.subarray(0, 16));
@@ -19,10 +15,10 @@ export function uuidFrom(bytes: Buffer): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-export const newUuid = (data: Data, purpose = 'id') => uuidFrom(mint(data, purpose));
-export const newSecret = (data: Data, purpose = 'secret') => mint(data, purpose).toString('base64url');
-export const newCode = (data: Data, digits = 6) =>
-  String(mint(data, 'code').readUInt32BE(0) % 10 ** digits).padStart(digits, '0');
+export const newUuid = (minter: Minter, purpose = 'id') => uuidFrom(minter.mint(purpose));
+export const newSecret = (minter: Minter, purpose = 'secret') => minter.mint(purpose).toString('base64url');
+export const newCode = (minter: Minter, digits = 6) =>
+  String(minter.mint('code').readUInt32BE(0) % 10 ** digits).padStart(digits, '0');
 
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
 

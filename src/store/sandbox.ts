@@ -1,69 +1,85 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Low, Memory } from 'lowdb';
-import { JSONFile } from 'lowdb/node';
-import { Data, type TenantData } from './data.js';
-import { checkOrThrow } from './check.js';
+import { mkdirSync, readdirSync } from 'node:fs';
+import type { Data } from './data.js';
 import { Clock, type ClockState } from './clock.js';
 import { Outbox } from './outbox.js';
 import { Journal } from './journal.js';
 import { SeededRandom } from './random.js';
 import { seedFrom } from './ids.js';
+import { SandboxStore, type Tenant } from './store.js';
+import { loadSandbox, persistedNames, SandboxLog } from './log.js';
+import type { Worlds } from './world.js';
+import { fail } from '../errors.js';
 
 export const sandboxNamePattern = '^[A-Za-z0-9_-]{1,64}$';
 const sandboxNameRe = new RegExp(sandboxNamePattern);
 export const isSandboxName = (name: string) => sandboxNameRe.test(name);
 
-/** One isolated world: its own data, clock, scenario, journal and outbox. */
+/** One isolated world: its own data (over the shared base), clock, scenario, journal and outbox. */
 export class Sandbox {
   readonly name: string;
-  readonly db: Low<Data>;
+  readonly store: SandboxStore;
   readonly clock: Clock;
   readonly outbox: Outbox;
-  readonly persistent: boolean;
   readonly createdAt: string;
-  readonly journal: Journal;
+  /** the log of its changes under --data, else null */
+  readonly log: SandboxLog | null;
   scenario: string;
   /** seeded randomness of scenario probabilities, delays and faults */
   random: SeededRandom;
   /** how often each limited stub (`times`) has answered, by "scenario#index" */
   stubUses = new Map<string, number>();
-  constructor(init: { name: string; db: Low<Data>; clock: Clock; scenario: string; persistent: boolean; journalLimit: number }) {
+  /** when a request last named it (Date.now()), for --sandbox-idle-ttl */
+  lastUsedMs = Date.now();
+  private readonly journalLimit: number;
+  private journalRing: Journal | null = null;
+  constructor(init: { name: string; store: SandboxStore; clock: Clock; scenario: string; log: SandboxLog | null; journalLimit: number }) {
     this.name = init.name;
-    this.db = init.db;
+    this.store = init.store;
     this.clock = init.clock;
     this.scenario = init.scenario;
-    this.persistent = init.persistent;
+    this.log = init.log;
+    this.journalLimit = init.journalLimit;
     this.outbox = new Outbox();
-    this.journal = new Journal(init.journalLimit);
-    this.random = new SeededRandom(seedFrom(init.db.data.meta.seed, init.name));
+    this.random = new SeededRandom(seedFrom(init.store.meta.seed, init.name));
     this.createdAt = new Date().toISOString();
   }
-  get data(): Data {
-    return this.db.data;
+  /** made on first use: a sandbox that received no request holds no journal */
+  get journal(): Journal {
+    this.journalRing ??= new Journal(this.journalLimit);
+    return this.journalRing;
   }
-  tenant(id: string): TenantData | undefined {
-    return Object.hasOwn(this.data.tenants, id) ? this.data.tenants[id] : undefined;
+  get persistent(): boolean {
+    return this.log !== null;
   }
-  /** Writes the data to its file before a change is acknowledged (atomically: temp file, then rename). */
-  async save(): Promise<void> {
-    if (this.persistent) await this.db.write();
+  tenant(id: string): Tenant | undefined {
+    return this.store.tenant(id);
+  }
+  /** Runs work outside the request that started it (a background job), then logs what it changed. */
+  async background(work: (store: SandboxStore) => Promise<void>): Promise<void> {
+    await work(this.store);
+    this.commit();
+  }
+  /** Writes the changes made since the last commit to the log (a no-op in memory), before they are acknowledged. */
+  commit(): void {
+    if (this.log) this.log.commit(this.store);
   }
 }
 
 export type SandboxRegistryOptions = {
-  /** builds the seeded data for a new sandbox (or a reset) */
-  seedData(seed?: number): Data;
+  worlds: Worlds;
+  /** the seed of new sandboxes and of a reset without one */
+  seed: number;
   dataDir: string | null;
   clock: ClockState;
   scenario: string;
   journalLimit: number;
-  /** called for each sandbox made from the seed (not for one loaded from its file) */
+  maxSandboxes: number;
+  /** called for each sandbox made from the seed (not for one loaded from its files) */
   onCreate?: (sandbox: Sandbox) => void;
+  warn?: (message: string) => void;
 };
 
-/** All sandboxes of one app. `default` always exists; others are created on first use. */
+/** All sandboxes of one app. `default` always exists; others are created on first use, up to maxSandboxes. */
 export class SandboxRegistry {
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly options: SandboxRegistryOptions;
@@ -72,43 +88,45 @@ export class SandboxRegistry {
     if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   }
 
-  private fileOf(name: string): string | null {
-    return this.options.dataDir ? join(this.options.dataDir, `${name}.json`) : null;
+  get limit(): number {
+    return this.options.maxSandboxes;
+  }
+  get size(): number {
+    return this.sandboxes.size;
   }
 
-  /** Reads every sandbox file at start: a corrupt or hand-broken file stops start-up instead of being replaced. */
+  /** Rebuilds every persisted sandbox at start: damaged files stop start-up instead of being replaced. */
   loadPersisted(): string[] {
     const dir = this.options.dataDir;
     if (!dir) return [];
-    const names = readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter(isSandboxName);
+    const names = persistedNames(readdirSync(dir)).filter(isSandboxName);
     for (const name of names) {
-      const file = this.fileOf(name)!;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(readFileSync(file, 'utf8'));
-      } catch (err) {
-        throw new Error(`${file}: not valid JSON (${(err as Error).message}); move it away or delete it to start that sandbox fresh`);
-      }
-      const data = checkOrThrow(Data, raw, `${file} (move it away or delete it to start that sandbox fresh)`);
-      this.install(name, data, true);
+      const { store, log } = loadSandbox(dir, name, this.options.worlds, this.options.warn ?? (() => {}));
+      this.install(name, store, log);
     }
     return names;
   }
 
-  private install(name: string, data: Data, persistent: boolean): Sandbox {
-    const file = this.fileOf(name);
-    const db = new Low<Data>(persistent && file ? new JSONFile<Data>(file) : new Memory<Data>(), data);
-    const sandbox = new Sandbox({
-      name, db, clock: new Clock(this.options.clock), scenario: this.options.scenario, persistent: Boolean(file), journalLimit: this.options.journalLimit,
-    });
+  private install(name: string, store: SandboxStore, log: SandboxLog | null): Sandbox {
+    const sandbox = new Sandbox({ name, store, log, clock: new Clock(this.options.clock), scenario: this.options.scenario, journalLimit: this.options.journalLimit });
     this.sandboxes.set(name, sandbox);
     return sandbox;
   }
 
+  /** The sandbox of that name, made from the seed on first use; past the limit, a 429 that says how to free some. */
   get(name: string): Sandbox {
     const existing = this.sandboxes.get(name);
-    if (existing) return existing;
-    const sandbox = this.install(name, this.options.seedData(), true);
+    if (existing) {
+      existing.lastUsedMs = Date.now();
+      return existing;
+    }
+    if (this.sandboxes.size >= this.options.maxSandboxes) {
+      throw fail.tooManyRequests(`sandbox "${name}" cannot be created: ${this.sandboxes.size} sandboxes exist, the limit is ${this.options.maxSandboxes} `
+        + '(--max-sandboxes). Delete finished ones (DELETE /__admin/sandboxes/NAME), start with --sandbox-idle-ttl to drop idle ones, or raise the limit');
+    }
+    const store = new SandboxStore(name, this.options.worlds.get(this.options.seed), { recordChanges: this.options.dataDir !== null });
+    const log = this.options.dataDir ? new SandboxLog(this.options.dataDir, name, { lastLine: 0, bytes: 0, origin: store.base }) : null;
+    const sandbox = this.install(name, store, log);
     this.options.onCreate?.(sandbox);
     return sandbox;
   }
@@ -122,38 +140,51 @@ export class SandboxRegistry {
   }
 
   /** Replaces a sandbox's data (snapshot import) keeping its identity. */
-  async replaceData(sandbox: Sandbox, data: Data): Promise<void> {
-    sandbox.db.data = data;
-    await sandbox.save();
+  replaceData(sandbox: Sandbox, data: Data): void {
+    sandbox.store.replace(data);
+    sandbox.random = new SeededRandom(seedFrom(sandbox.store.meta.seed, sandbox.name));
+    sandbox.commit();
   }
 
   /** Back to the seeded state: data (of `seed`, default the start seed), scenario, clock, journal, outbox, randomness. */
-  async reset(sandbox: Sandbox, seed?: number): Promise<void> {
-    sandbox.db.data = this.options.seedData(seed);
+  reset(sandbox: Sandbox, seed = this.options.seed): void {
+    sandbox.store.reset(this.options.worlds.get(seed));
     sandbox.scenario = this.options.scenario;
     sandbox.clock.state = this.options.clock;
     sandbox.journal.clear();
     sandbox.outbox.clear();
     sandbox.stubUses.clear();
-    sandbox.random = new SeededRandom(seedFrom(sandbox.data.meta.seed, sandbox.name));
-    await sandbox.save();
+    sandbox.random = new SeededRandom(seedFrom(seed, sandbox.name));
+    sandbox.commit();
   }
 
   get startScenario(): string {
     return this.options.scenario;
   }
 
-  async delete(name: string): Promise<boolean> {
+  delete(name: string): boolean {
     const sandbox = this.sandboxes.get(name);
     if (!sandbox) return false;
     this.sandboxes.delete(name);
-    const file = this.fileOf(name);
-    if (file && existsSync(file)) await rm(file, { force: true });
+    sandbox.log?.remove();
     return true;
   }
 
-  /** Writes every sandbox (at shutdown). */
-  async flush(): Promise<void> {
-    await Promise.all(this.list().map((s) => s.save()));
+  /** Deletes the sandboxes (all but default) no request has named for `idleMs`; answers their names. */
+  evictIdle(idleMs: number, nowMs = Date.now()): string[] {
+    const gone: string[] = [];
+    for (const sandbox of this.sandboxes.values()) {
+      if (sandbox.name !== 'default' && nowMs - sandbox.lastUsedMs >= idleMs) gone.push(sandbox.name);
+    }
+    for (const name of gone) this.delete(name);
+    return gone;
+  }
+
+  /** Writes what is not yet written and closes the logs (at shutdown). */
+  close(): void {
+    for (const sandbox of this.sandboxes.values()) {
+      sandbox.commit();
+      sandbox.log?.close();
+    }
   }
 }

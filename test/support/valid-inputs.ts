@@ -268,7 +268,7 @@ export async function makeCtx(app: FastifyInstance, sandbox: string): Promise<Ct
   const s = await signIn(app, accounts.admin, { sandbox });
   const sb = { 'x-mock-sandbox': sandbox };
   return {
-    app, sandbox, s, sb, t: app.sandboxes.get(sandbox).data.tenants[tenants.romashka],
+    app, sandbox, s, sb, t: app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!,
     apiKey: { ...sb, 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001', 'x-service-tenant-id': tenants.romashka },
   };
 }

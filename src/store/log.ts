@@ -1,0 +1,223 @@
+// Persistence of one sandbox under --data: an append-only log of changes and a compacted snapshot (docs/store.md).
+import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TSchema } from '@sinclair/typebox';
+import { Low, LowSync } from 'lowdb';
+import { JSONFile, JSONFileSync } from 'lowdb/node';
+import { Data, TenantData } from './data.js';
+import { checkOrThrow } from './check.js';
+import { isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
+import type { BaseWorld, WorldStamp, Worlds } from './world.js';
+
+/** A sandbox's changes folded into one document: what the log held up to line `upTo`. */
+export type SnapshotDoc = { format: 'portal-mock-sandbox'; version: 2; world: WorldStamp; upTo: number; state: EncodedState };
+type LogLine = { n: number; seq: number; ops: Op[] };
+
+/** Compaction starts when the log holds this many bytes since the last snapshot. */
+const compactFromBytes = 1024 * 1024;
+
+export class DataError extends Error {}
+
+const corrupt = (file: string, what: string) =>
+  new DataError(`${file}: ${what}; move it away or delete it to start that sandbox fresh`);
+
+/**
+ * The files of one persisted sandbox: NAME.json (a lowdb snapshot of its changes) and NAME.log (one line per
+ * acknowledged write since). A line is written (one write call) before the answer leaves; compaction rewrites the
+ * snapshot in the background and then keeps only the lines it does not cover.
+ */
+export class SandboxLog {
+  readonly logFile: string;
+  readonly snapshotFile: string;
+  private fd: number | null = null;
+  private lastLine: number;
+  private bytesSinceSnapshot: number;
+  /** lines written while a compaction runs: the ones its snapshot will not cover */
+  private tail: string[] | null = null;
+  private closed = false;
+  /** the world a sandbox without files yet was made from: its first snapshot is that world, unchanged */
+  private origin: BaseWorld | null;
+
+  constructor(dir: string, name: string, state: { lastLine: number; bytes: number; origin?: BaseWorld }) {
+    this.logFile = join(dir, `${name}.log`);
+    this.snapshotFile = join(dir, `${name}.json`);
+    this.lastLine = state.lastLine;
+    this.bytesSinceSnapshot = state.bytes;
+    this.origin = state.origin ?? null;
+  }
+
+  /** Writes the store's changes since the last call as one line (and the first snapshot, once). */
+  commit(store: SandboxStore): void {
+    const changes = store.takeChanges();
+    if (!changes || this.closed) return;
+    if (this.origin) this.writeFirstSnapshot(this.origin);
+    const line: LogLine = { n: ++this.lastLine, seq: changes.sequence, ops: changes.ops };
+    const text = `${JSON.stringify(line)}\n`;
+    this.fd ??= openSync(this.logFile, 'a');
+    writeSync(this.fd, text);
+    this.bytesSinceSnapshot += text.length;
+    this.tail?.push(text);
+    if (this.bytesSinceSnapshot >= compactFromBytes && !this.tail) void this.compact(store).catch(() => { /* the log still holds everything */ });
+  }
+
+  /** Folds the log into a new snapshot, then drops the lines it covers; writes that arrive meanwhile are kept. */
+  async compact(store: SandboxStore): Promise<void> {
+    if (this.tail || this.closed) return;
+    this.tail = [];
+    try {
+      const doc: SnapshotDoc = { format: 'portal-mock-sandbox', version: 2, world: store.base.stamp, upTo: this.lastLine, state: store.encode() };
+      await new Low<SnapshotDoc>(new JSONFile<SnapshotDoc>(this.snapshotFile), doc).write();
+      if (this.closed) { rmSync(this.snapshotFile, { force: true }); return; }
+      const kept = this.tail.join('');
+      const tmp = `${this.logFile}.tmp`;
+      writeFileSync(tmp, kept);
+      renameSync(tmp, this.logFile);
+      if (this.fd !== null) closeSync(this.fd);
+      this.fd = null;
+      this.bytesSinceSnapshot = kept.length;
+    } finally {
+      this.tail = null;
+    }
+  }
+
+  /** A new sandbox's first snapshot: the world it was made from, before the changes about to be logged. */
+  private writeFirstSnapshot(origin: BaseWorld): void {
+    const tenants = Object.fromEntries(Object.keys(origin.data.tenants).map((id) => [id, { collections: {} }]));
+    const doc: SnapshotDoc = { format: 'portal-mock-sandbox', version: 2, world: origin.stamp, upTo: this.lastLine, state: { meta: { ...origin.data.meta }, tenants } };
+    new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(this.snapshotFile), doc).write();
+    this.origin = null;
+  }
+
+  /** Stops writing and removes the files (DELETE of the sandbox, idle eviction). */
+  remove(): void {
+    this.close();
+    for (const file of [this.logFile, this.snapshotFile, `${this.logFile}.tmp`]) rmSync(file, { force: true });
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
+
+/** Whether NAME.json / NAME.log exist for a sandbox. */
+export const persistedNames = (files: string[]): string[] =>
+  [...new Set(files.filter((f) => f.endsWith('.json') || f.endsWith('.log')).map((f) => f.replace(/\.(json|log)$/, '')))];
+
+/**
+ * Rebuilds a persisted sandbox: its snapshot, then the log lines after it. A torn last line (a crash in the middle
+ * of writing it) is dropped with a warning and cut from the file; any other damage throws a DataError (exit 2).
+ */
+export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (message: string) => void): { store: SandboxStore; log: SandboxLog } {
+  const snapshotFile = join(dir, `${name}.json`);
+  const logFile = join(dir, `${name}.log`);
+  let store: SandboxStore;
+  let upTo = 0;
+  if (existsSync(snapshotFile)) {
+    let doc: unknown;
+    try {
+      doc = new JSONFileSync<unknown>(snapshotFile).read();
+    } catch (err) {
+      throw corrupt(snapshotFile, `not valid JSON (${(err as Error).message})`);
+    }
+    const snapshot = doc as Partial<SnapshotDoc> & { meta?: unknown; tenants?: unknown };
+    if (snapshot.format === 'portal-mock-sandbox' && snapshot.version === 2 && snapshot.world && snapshot.state && Number.isInteger(snapshot.upTo)) {
+      store = new SandboxStore(name, worlds.forStamp(snapshot.world, snapshotFile), { recordChanges: true });
+      try {
+        store.applyState(snapshot.state);
+      } catch (err) {
+        throw corrupt(snapshotFile, (err as Error).message);
+      }
+      upTo = snapshot.upTo!;
+    } else if (snapshot.meta !== undefined && snapshot.tenants !== undefined) {
+      // a data file of portal-mock before the log (the whole data): taken as an import over today's base
+      const data = checkOrThrow(Data, doc, `${snapshotFile} (move it away or delete it to start that sandbox fresh)`);
+      store = new SandboxStore(name, worlds.get(data.meta.seed), { recordChanges: true });
+      store.replace(data);
+      store.takeChanges();
+      new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(snapshotFile), { format: 'portal-mock-sandbox', version: 2, world: store.base.stamp, upTo: 0, state: store.encode() }).write();
+    } else {
+      throw corrupt(snapshotFile, 'not a portal-mock sandbox snapshot');
+    }
+  } else {
+    if (!existsSync(logFile)) throw new DataError(`${dir}: no files for sandbox ${name}`);
+    throw corrupt(logFile, 'a log without its snapshot (NAME.json)');
+  }
+
+  let lastLine = upTo;
+  let bytes = 0;
+  if (existsSync(logFile)) {
+    const raw = readFileSync(logFile);
+    let end = raw.lastIndexOf(10) + 1;
+    if (end < raw.length) {
+      warn(`${logFile}: dropped a torn last line at byte ${end} (${raw.length - end} bytes, a write cut short by a crash); it was never acknowledged`);
+      truncate(logFile, end);
+    }
+    const text = raw.subarray(0, end).toString('utf8');
+    let offset = 0;
+    const lines = text.split('\n');
+    lines.pop();
+    for (const [i, lineText] of lines.entries()) {
+      let line: LogLine;
+      try {
+        line = JSON.parse(lineText) as LogLine;
+        if (!Number.isInteger(line.n) || !Number.isInteger(line.seq) || !Array.isArray(line.ops)) throw new Error('not a log line');
+      } catch (err) {
+        if (i === lines.length - 1) {
+          warn(`${logFile}: dropped a torn last line at byte ${offset} (${(err as Error).message}); it was never acknowledged`);
+          truncate(logFile, offset);
+          end = offset;
+          break;
+        }
+        throw corrupt(logFile, `line ${i + 1} (byte ${offset}) is damaged: ${(err as Error).message}`);
+      }
+      offset += Buffer.byteLength(lineText) + 1;
+      if (line.n <= upTo) continue;
+      try {
+        for (const op of line.ops) {
+          if ((op[0] === 'i' || op[0] === 'u' || op[0] === 'r') && !isCollectionName(op[2])) throw new Error(`unknown collection ${String(op[2]).slice(0, 40)}`);
+          store.apply(op, worlds);
+        }
+      } catch (err) {
+        throw corrupt(logFile, `line ${i + 1} (byte ${offset}) does not fit the data: ${(err as Error).message}`);
+      }
+      store.replayedSequence(line.seq);
+      lastLine = line.n;
+    }
+    bytes = end;
+  }
+  checkOwnRecords(store, logFile);
+  return { store, log: new SandboxLog(dir, name, { lastLine, bytes }) };
+}
+
+/** Records the files brought in (not the base's) must match their schema, as seeded ones do. */
+function checkOwnRecords(store: SandboxStore, source: string): void {
+  for (const tenant of store.tenants()) {
+    const base = store.base.data.tenants[tenant.tenant.id];
+    for (const [key, schema] of Object.entries(TenantData.properties)) {
+      if (key === 'tenant' || !isCollectionName(key)) continue;
+      const list = tenant[key] as readonly unknown[];
+      if (base && list === base[key]) continue;
+      const itemSchema = (schema as unknown as { items: TSchema }).items;
+      const baseRecords = base ? store.base.positionsOf(base[key] as readonly unknown[]) : new Map<unknown, number>();
+      for (const [i, record] of list.entries()) {
+        if (baseRecords.has(record)) continue;
+        try {
+          checkOrThrow(itemSchema, record, `${tenant.tenant.id}.${key}[${i}]`);
+        } catch (err) {
+          throw corrupt(source, (err as Error).message);
+        }
+      }
+    }
+  }
+}
+
+function truncate(file: string, length: number): void {
+  const fd = openSync(file, 'r+');
+  try {
+    ftruncateSync(fd, length);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,350 @@
+// One sandbox's data: the shared base world plus what the sandbox changed (see docs/store.md).
+import { createHash } from 'node:crypto';
+import { TenantData, type Data } from './data.js';
+import { deepFreeze, type BaseWorld, type WorldStamp } from './world.js';
+
+/** The collections of a tenant (every field of TenantData but the tenant record itself). */
+export type CollectionName = { [K in keyof TenantData]: TenantData[K] extends unknown[] ? K : never }[keyof TenantData];
+export type Item<K extends CollectionName> = TenantData[K][number];
+/** The collections of records (objects), which update can patch. */
+export type RecordCollection = { [K in CollectionName]: Item<K> extends object ? K : never }[CollectionName];
+/** A tenant as one sandbox sees it. Read-only: every change goes through the store (insert, update, remove). */
+export type Tenant = { readonly [K in keyof TenantData]: TenantData[K] extends Array<infer R> ? readonly R[] : TenantData[K] };
+
+const tenantKeys = Object.keys(TenantData.properties) as Array<keyof TenantData>;
+const collectionNames = new Set<string>(tenantKeys.filter((k) => k !== 'tenant'));
+export const isCollectionName = (name: string): name is CollectionName => collectionNames.has(name);
+
+/** A change as the log keeps it: positions are those of the collection when the change was made. */
+export type Op =
+  | ['i', string, CollectionName, unknown]
+  | ['u', string, CollectionName, number, object]
+  | ['r', string, CollectionName, number[]]
+  | ['reset', WorldStamp]
+  | ['replace', EncodedState];
+
+/** A collection as a run-length list over the base: [from, to) ranges of base records, or records of the sandbox. */
+export type EncodedCollection = Array<[number, number] | unknown>;
+export type EncodedTenant = { tenant?: object; collections: Record<string, EncodedCollection> };
+/** A sandbox's data relative to its base: meta, and per tenant present only the collections that differ. */
+export type EncodedState = { meta: Data['meta']; tenants: Record<string, EncodedTenant> };
+
+const makeView = (source: Readonly<Record<string, unknown>>): Tenant => {
+  const view: Record<string, unknown> = {};
+  for (const key of tenantKeys) Object.defineProperty(view, key, { value: source[key], enumerable: true, writable: false, configurable: true });
+  return view as Tenant;
+};
+const setField = (view: Tenant, key: keyof TenantData, value: unknown) =>
+  Object.defineProperty(view, key, { value, enumerable: true, writable: false, configurable: true });
+
+type Changes = { ops: Op[]; sequence: number };
+
+/**
+ * The data of one sandbox. Reads see the base world's frozen collections until the sandbox writes one; a write
+ * makes a new frozen array for that collection (records are shared, the changed one is new), so a sandbox costs
+ * a few objects until it writes, a reset drops its changes, and a stray mutation throws.
+ */
+export class SandboxStore {
+  readonly sandbox: string;
+  base: BaseWorld;
+  meta: Data['meta'];
+  /** moves with every change: what is derived from the data and kept (answers, indexes) compares it */
+  version = 0;
+  private ids: readonly string[];
+  private views = new Map<string, Tenant>();
+  /** changes not yet taken by the log (null: nobody keeps them) */
+  private pending: Op[] | null;
+  private takenSequence: number;
+  private undo: Array<() => void> | null = null;
+
+  constructor(sandbox: string, base: BaseWorld, options: { recordChanges: boolean }) {
+    this.sandbox = sandbox;
+    this.base = base;
+    this.meta = { ...base.data.meta };
+    this.ids = Object.keys(base.data.tenants);
+    this.pending = options.recordChanges ? [] : null;
+    this.takenSequence = this.meta.sequence;
+  }
+
+  tenant(id: string): Tenant | undefined {
+    let view = this.views.get(id);
+    if (view) return view;
+    if (!this.ids.includes(id)) return undefined;
+    const source = this.base.data.tenants[id];
+    if (!source) return undefined;
+    view = makeView(source);
+    this.views.set(id, view);
+    return view;
+  }
+
+  tenants(): Tenant[] {
+    return this.ids.map((id) => this.tenant(id)!);
+  }
+
+  /** The next id, secret or code: from the seed, the sandbox and a counter, so a replay mints the same ones. */
+  mint(purpose: string): Buffer {
+    const n = this.meta.sequence++;
+    return createHash('sha256').update(`${this.meta.seed}:${this.sandbox}:${purpose}:${n}`).digest();
+  }
+
+  insert<K extends CollectionName>(tenant: Tenant, name: K, record: Item<K>): Item<K> {
+    const frozen = deepFreeze(record);
+    this.setCollection(tenant, name, [...tenant[name], frozen]);
+    this.record(['i', tenant.tenant.id, name, frozen]);
+    return frozen;
+  }
+
+  /** Replaces `record` (found by identity, else by id) with its copy changed by `patch`; answers the new record. */
+  update<K extends RecordCollection>(tenant: Tenant, name: K, record: Item<K>, patch: Partial<Item<K>>): Item<K> {
+    const list = tenant[name] as readonly Item<K>[];
+    let at = list.indexOf(record);
+    if (at < 0 && 'id' in record) at = list.findIndex((r) => 'id' in r && r.id === record.id);
+    if (at < 0) throw new Error(`store: the ${name} record to update is not in the sandbox`);
+    const next = deepFreeze({ ...list[at]!, ...patch } as Item<K>);
+    const copy = list.slice();
+    copy[at] = next;
+    this.setCollection(tenant, name, copy);
+    this.record(['u', tenant.tenant.id, name, at, next]);
+    return next;
+  }
+
+  /** Changes every record that `matches` with what `patch` answers for it; answers how many changed. */
+  updateWhere<K extends RecordCollection>(tenant: Tenant, name: K, matches: (r: Item<K>) => boolean, patch: (r: Item<K>) => Partial<Item<K>>): number {
+    const list = tenant[name] as readonly Item<K>[];
+    let copy: Item<K>[] | null = null;
+    const ops: Op[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const r = list[i]!;
+      if (!matches(r)) continue;
+      copy ??= list.slice();
+      copy[i] = deepFreeze({ ...r, ...patch(r) } as Item<K>);
+      ops.push(['u', tenant.tenant.id, name, i, copy[i]!]);
+    }
+    if (!copy) return 0;
+    this.setCollection(tenant, name, copy);
+    for (const op of ops) this.record(op);
+    return ops.length;
+  }
+
+  /** Removes every record that `matches`; answers how many were removed. */
+  remove<K extends CollectionName>(tenant: Tenant, name: K, matches: (r: Item<K>) => boolean): number {
+    const list = tenant[name] as readonly Item<K>[];
+    const at: number[] = [];
+    for (let i = 0; i < list.length; i++) if (matches(list[i]!)) at.push(i);
+    if (at.length === 0) return 0;
+    const gone = new Set(at);
+    this.setCollection(tenant, name, list.filter((_, i) => !gone.has(i)));
+    this.record(['r', tenant.tenant.id, name, at]);
+    return at.length;
+  }
+
+  /** Runs `work`; if it throws, every change it made (and every id it minted) is undone. */
+  transaction<T>(work: () => T): T {
+    if (this.undo) return work();
+    const undo: Array<() => void> = [];
+    const sequence = this.meta.sequence;
+    const pendingLength = this.pending?.length ?? 0;
+    this.undo = undo;
+    try {
+      return work();
+    } catch (err) {
+      for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+      this.meta.sequence = sequence;
+      this.pending?.splice(pendingLength);
+      this.version++;
+      throw err;
+    } finally {
+      this.undo = null;
+    }
+  }
+
+  /** The changes since the last call, for the log; null when nothing changed. */
+  takeChanges(): Changes | null {
+    if (!this.pending || (this.pending.length === 0 && this.meta.sequence === this.takenSequence)) return null;
+    const changes = { ops: this.pending, sequence: this.meta.sequence };
+    this.pending = [];
+    this.takenSequence = this.meta.sequence;
+    return changes;
+  }
+
+  /** Back to a base world: every change dropped. */
+  reset(base: BaseWorld): void {
+    this.base = base;
+    this.meta = { ...base.data.meta };
+    this.ids = Object.keys(base.data.tenants);
+    this.views.clear();
+    this.version++;
+    this.record(['reset', base.stamp]);
+  }
+
+  /** The whole data, as a snapshot exports it (plain objects in the schema's key order). */
+  toData(): Data {
+    const tenants: Data['tenants'] = {};
+    for (const id of this.ids) {
+      const view = this.tenant(id)!;
+      const plain: Record<string, unknown> = {};
+      for (const key of tenantKeys) plain[key] = view[key];
+      tenants[id] = plain as TenantData;
+    }
+    return { meta: { ...this.meta }, tenants };
+  }
+
+  /** Takes another sandbox's data (a snapshot import): collections equal to the base's share them again. */
+  replace(data: Data): void {
+    this.applyState(encodeData(this.base, data));
+    this.record(['replace', this.encode()]);
+  }
+
+  /** This sandbox relative to its base: what a compacted snapshot stores. */
+  encode(): EncodedState {
+    const tenants: Record<string, EncodedTenant> = {};
+    for (const id of this.ids) {
+      const view = this.tenant(id)!;
+      const base = this.base.data.tenants[id];
+      const encoded: EncodedTenant = { collections: {} };
+      if (!base || view.tenant !== base.tenant) encoded.tenant = view.tenant;
+      for (const key of tenantKeys) {
+        if (key === 'tenant' || (base && view[key] === base[key])) continue;
+        encoded.collections[key] = encodeCollection(this.base, base?.[key] ?? [], view[key]);
+      }
+      tenants[id] = encoded;
+    }
+    return { meta: { ...this.meta }, tenants };
+  }
+
+  /** Replays one logged change (start-up); a change that does not fit the data throws. */
+  apply(op: Op, worlds: { forStamp(stamp: WorldStamp, source: string): BaseWorld }): void {
+    switch (op[0]) {
+      case 'reset': this.reset(worlds.forStamp(op[1], 'a logged reset')); break;
+      case 'replace': this.applyState(op[1]); break;
+      case 'i': this.insert(this.replayTenant(op[1]), op[2], op[3] as Item<CollectionName>); break;
+      case 'u': {
+        const tenant = this.replayTenant(op[1]);
+        const record = tenant[op[2]][op[3]];
+        if (!record) throw new Error(`no ${op[2]} record at ${op[3]}`);
+        const list = (tenant[op[2]] as readonly unknown[]).slice();
+        list[op[3]] = deepFreeze(op[4]);
+        this.setCollection(tenant, op[2], list);
+        break;
+      }
+      case 'r': {
+        const tenant = this.replayTenant(op[1]);
+        const length = tenant[op[2]].length;
+        if (op[3].some((i) => !(i >= 0 && i < length))) throw new Error(`no ${op[2]} record at ${op[3].join(',')}`);
+        const gone = new Set(op[3]);
+        this.setCollection(tenant, op[2], (tenant[op[2]] as readonly unknown[]).filter((_, i) => !gone.has(i)));
+        break;
+      }
+      default: throw new Error(`unknown change ${JSON.stringify(op).slice(0, 80)}`);
+    }
+    this.pending?.splice(0);
+  }
+
+  /** Sets the sequence a replayed log line recorded. */
+  replayedSequence(sequence: number): void {
+    this.meta.sequence = sequence;
+    this.takenSequence = sequence;
+  }
+
+  applyState(state: EncodedState): void {
+    this.meta = { ...state.meta };
+    this.ids = Object.keys(state.tenants);
+    this.views.clear();
+    for (const [id, encoded] of Object.entries(state.tenants)) {
+      const base = this.base.data.tenants[id];
+      const tenantRecord = encoded.tenant ? deepFreeze(encoded.tenant) : base?.tenant;
+      if (!tenantRecord) throw new Error(`tenant ${id} is not in the base world and has no tenant record`);
+      const view = makeView(base ?? { tenant: tenantRecord });
+      setField(view, 'tenant', tenantRecord);
+      for (const key of tenantKeys) {
+        if (key === 'tenant') continue;
+        const list = encoded.collections[key];
+        if (list) setField(view, key, decodeCollection(base?.[key] ?? [], list, `${id}.${key}`));
+        else if (!base) setField(view, key, Object.freeze([]));
+      }
+      this.views.set(id, view);
+    }
+    this.version++;
+  }
+
+  private replayTenant(id: string): Tenant {
+    const tenant = this.tenant(id);
+    if (!tenant) throw new Error(`no tenant ${id}`);
+    return tenant;
+  }
+
+  private setCollection(tenant: Tenant, name: CollectionName, list: readonly unknown[]): void {
+    const previous = tenant[name];
+    setField(tenant, name, Object.freeze(list));
+    this.undo?.push(() => setField(tenant, name, previous));
+    this.version++;
+  }
+
+  private record(op: Op): void {
+    this.pending?.push(op);
+  }
+}
+
+/** A collection as runs of the base's records ([from, to)) and the sandbox's own records. */
+function encodeCollection(world: BaseWorld, base: readonly unknown[], list: readonly unknown[]): EncodedCollection {
+  const positions = world.positionsOf(base);
+  const out: EncodedCollection = [];
+  let run: [number, number] | null = null;
+  for (const record of list) {
+    // only records (objects) are shared by identity; texts (a collection of ids) are kept as they are
+    const at = typeof record === 'object' && record !== null ? positions.get(record) : undefined;
+    if (at === undefined) {
+      run = null;
+      out.push(record);
+    } else if (run && run[1] === at) {
+      run[1]++;
+    } else {
+      run = [at, at + 1];
+      out.push(run);
+    }
+  }
+  return out;
+}
+
+function decodeCollection(base: readonly unknown[], encoded: EncodedCollection, where: string): readonly unknown[] {
+  const out: unknown[] = [];
+  for (const item of encoded) {
+    if (!Array.isArray(item)) { out.push(deepFreeze(item)); continue; }
+    const [from, to] = item as [number, number];
+    if (!(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from < to && to <= base.length)) {
+      throw new Error(`${where}: base records [${from}, ${to}) do not exist`);
+    }
+    for (let i = from; i < to; i++) out.push(base[i]!);
+  }
+  return Object.freeze(out);
+}
+
+// Texts of base collections, to tell an imported collection equal to the base (and share it again) cheaply.
+const baseTexts = new WeakMap<readonly unknown[], string>();
+const textOf = (list: readonly unknown[]) => {
+  let text = baseTexts.get(list);
+  if (text === undefined) {
+    text = JSON.stringify(list);
+    baseTexts.set(list, text);
+  }
+  return text;
+};
+
+/** Whole data (an import) relative to a base: collections equal to the base's are left out, so they are shared. */
+function encodeData(world: BaseWorld, data: Data): EncodedState {
+  const tenants: Record<string, EncodedTenant> = {};
+  for (const [id, tenant] of Object.entries(data.tenants)) {
+    const base = world.data.tenants[id];
+    const encoded: EncodedTenant = { collections: {} };
+    if (!base || JSON.stringify(tenant.tenant) !== JSON.stringify(base.tenant)) encoded.tenant = tenant.tenant;
+    for (const key of tenantKeys) {
+      if (key === 'tenant') continue;
+      const list = tenant[key] as unknown[];
+      const baseList = base?.[key] as readonly unknown[] | undefined;
+      if (baseList && baseList.length === list.length && textOf(baseList) === JSON.stringify(list)) continue;
+      encoded.collections[key] = list;
+    }
+    tenants[id] = encoded;
+  }
+  return { meta: data.meta, tenants };
+}

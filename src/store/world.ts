@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { Data } from './data.js';
+
+/**
+ * Freezes a value and everything it holds, so a stray mutation of shared data throws (TypeError in strict mode)
+ * instead of leaking into every sandbox that reads it.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  if (Array.isArray(value)) {
+    for (const item of value) deepFreeze(item);
+  } else {
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return Object.freeze(value);
+}
+
+/** What identifies a base world: the same stamp regenerates the same data, byte for byte. */
+export type WorldStamp = { seed: number; refDate: string; users: number; digest: string };
+
+/**
+ * A hash of a sample of the data (every collection's length, and its first and last records): it tells a data
+ * directory written for another generator, fixtures or size apart from this one without hashing all of a large world.
+ */
+function digestOf(data: Data): string {
+  const hash = createHash('sha256');
+  for (const [id, tenant] of Object.entries(data.tenants)) {
+    hash.update(id);
+    for (const [name, value] of Object.entries(tenant)) {
+      if (!Array.isArray(value)) { hash.update(`${name}:${JSON.stringify(value)}`); continue; }
+      hash.update(`${name}:${value.length}:${JSON.stringify(value.slice(0, 3))}:${JSON.stringify(value.slice(-3))}`);
+    }
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** One seeded world, frozen, shared read-only by every sandbox made from it. */
+export class BaseWorld {
+  readonly data: Data;
+  readonly stamp: WorldStamp;
+  // the position of each base record in its collection, for encoding a sandbox's collections as runs of the base
+  private readonly positions = new WeakMap<readonly unknown[], Map<unknown, number>>();
+  constructor(data: Data, users: number) {
+    this.data = deepFreeze(data);
+    this.stamp = { seed: data.meta.seed, refDate: data.meta.refDate, users, digest: digestOf(data) };
+  }
+  positionsOf(collection: readonly unknown[]): Map<unknown, number> {
+    let map = this.positions.get(collection);
+    if (!map) {
+      map = new Map(collection.map((record, i) => [record, i]));
+      this.positions.set(collection, map);
+    }
+    return map;
+  }
+}
+
+/** The base worlds of one app, by seed and reference date, each generated on first use. */
+export class Worlds {
+  private readonly worlds = new Map<string, BaseWorld>();
+  readonly refDate: Date;
+  readonly users: number;
+  private readonly generate: (seed: number, refDate: Date) => Data;
+  constructor(options: { refDate: Date; users: number; generate: (seed: number, refDate: Date) => Data }) {
+    this.refDate = options.refDate;
+    this.users = options.users;
+    this.generate = options.generate;
+  }
+  /** The world of `seed` at `refDate` (default: this app's reference date). */
+  get(seed: number, refDate: Date = this.refDate): BaseWorld {
+    const key = `${seed}@${refDate.toISOString()}`;
+    let world = this.worlds.get(key);
+    if (!world) {
+      world = new BaseWorld(this.generate(seed, refDate), this.users);
+      this.worlds.set(key, world);
+    }
+    return world;
+  }
+  /** The world a persisted sandbox was made from; a stamp this app cannot regenerate is an error. */
+  forStamp(stamp: WorldStamp, source: string): BaseWorld {
+    const world = this.get(stamp.seed, new Date(stamp.refDate));
+    if (world.stamp.users !== stamp.users || world.stamp.digest !== stamp.digest) {
+      throw new Error(`${source}: written for another base world (seed ${stamp.seed}, ${stamp.users} users, digest ${stamp.digest}; `
+        + `this start gives ${world.stamp.users} users, digest ${world.stamp.digest}): start with the same --users and --fixtures `
+        + 'and the same portal-mock version, or move the data directory away');
+    }
+    return world;
+  }
+}
