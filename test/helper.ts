@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { UserRecord } from '../src/schemas/records.js';
+import type { TenantRecord, UserRecord } from '../src/schemas/records.js';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, type AppOptions } from '../src/app.js';
 
@@ -82,4 +82,13 @@ export function setUser(app: FastifyInstance, userId: string, patch: Partial<Use
     if (user) return store.update(tenant, 'users', user, patch);
   }
   throw new Error(`no user ${userId} in sandbox ${sandbox}`);
+}
+
+/** Changes a tenant's options (the tenant record has no write operation in the API: the test imports changed data). */
+export function setTenantOptions(app: FastifyInstance, tenantId: string, options: Partial<TenantRecord['options']>, sandbox = 'default'): void {
+  const target = app.sandboxes.get(sandbox);
+  const data = target.store.toData();
+  const tenant = data.tenants[tenantId]!;
+  tenant.tenant = { ...tenant.tenant, options: { ...tenant.tenant.options, ...options } };
+  app.sandboxes.replaceData(target, data);
 }

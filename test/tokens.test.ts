@@ -28,7 +28,7 @@ t.test('create → list (no clear value) → use as Bearer → revoke → 401', 
   const bearer = { authorization: `Bearer ${token}` };
   const info = await app.inject({ url: '/mobile/tenant-info', headers: bearer });
   t.equal(info.statusCode, 200, 'works as Bearer on a session operation');
-  t.equal(stored.lastUsedAt, '2026-03-02T09:00:00.000Z');
+  t.equal(tenantOf(app).personalTokens.find((x) => x.id === stored.id)!.lastUsedAt, '2026-03-02T09:00:00.000Z');
 
   // token management refuses Bearer
   for (const [method, url] of [['GET', '/user-api-token'], ['POST', '/user-api-token/create'], ['POST', '/user-api-token/revoke'], ['GET', '/admin/user-api-token'], ['POST', '/admin/user-api-token/revoke']] as const) {
