@@ -46,7 +46,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       response: {
         200: Type.Object({
           status: Type.Literal('ok'), version: Type.String(), scenario: Type.String(), seed: Type.Integer(),
-          uptimeMs: Type.Integer(), sandbox: Type.String(), sandboxes: Type.Integer(),
+          uptimeMs: Type.Integer(), sandbox: Type.String(), sandboxes: Type.Integer({ description: 'sandboxes that exist now' }),
+          sandboxLimit: Type.Integer({ description: '--max-sandboxes: a request that would create one more gets 429' }),
+          memory: Type.Object({
+            rssBytes: Type.Integer({ description: 'resident memory of the process' }),
+            heapUsedBytes: Type.Integer({ description: 'JavaScript heap in use' }),
+          }),
         }),
         400: err, 401: err,
       },
@@ -55,7 +60,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     const sandbox = adminSandbox(req, false);
     return {
       status: 'ok' as const, version: opts.version, scenario: sandbox.scenario, seed: sandbox.store.meta.seed,
-      uptimeMs: Math.round(performance.now() - opts.startedAt), sandbox: sandbox.name, sandboxes: app.sandboxes.list().length,
+      uptimeMs: Math.round(performance.now() - opts.startedAt), sandbox: sandbox.name, sandboxes: app.sandboxes.size,
+      sandboxLimit: app.sandboxes.limit, memory: { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed },
     };
   });
 

@@ -1,0 +1,63 @@
+// Sandboxes are bounded: past --max-sandboxes a new name gets 429 and existing sandboxes keep working; idle ones
+// go with --sandbox-idle-ttl; any client sending thousands of names cannot exhaust the process.
+import t from 'tap';
+import { accounts, build, expectError, json, signIn } from './helper.js';
+import { start } from './support/process.js';
+
+t.test('past --max-sandboxes: 429 naming the limit and how to free sandboxes; existing ones keep working', async (t) => {
+  const app = await build(t, { maxSandboxes: 3 });
+  const a = await signIn(app, accounts.admin, { sandbox: 'a' });
+  const b = await signIn(app, accounts.admin, { sandbox: 'b' });
+  t.equal(json(await app.inject({ url: '/__admin/health' })).sandboxes, 3, 'default, a and b');
+  const refused = expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: { 'x-mock-sandbox': 'c' } }), 429);
+  t.match(refused.message, /limit is 3 \(--max-sandboxes\)/);
+  t.match(refused.message, /DELETE \/__admin\/sandboxes\/NAME/);
+  t.match(refused.message, /--sandbox-idle-ttl/);
+  expectError(t, await app.inject({ url: '/sandbox/d/mobile/tenant-info' }), 429);
+  t.equal((await app.inject({ url: '/mobile/tenant-info', headers: a.headers })).statusCode, 200, 'sandbox a still answers');
+  t.equal((await app.inject({ url: '/mobile/tenant-info', headers: b.headers })).statusCode, 200, 'sandbox b still answers');
+  t.equal((await app.inject({ url: '/__admin/health' })).statusCode, 200, 'default still answers');
+  const health = json(await app.inject({ url: '/__admin/health' }));
+  t.match(health, { sandboxes: 3, sandboxLimit: 3, memory: { rssBytes: Number, heapUsedBytes: Number } });
+  t.equal((await app.inject({ method: 'DELETE', url: '/__admin/sandboxes/b' })).statusCode, 200);
+  t.equal((await app.inject({ url: '/__admin/health', headers: { 'x-mock-sandbox': 'c' } })).statusCode, 200, 'room again after a delete');
+});
+
+t.test('--sandbox-idle-ttl deletes sandboxes no request named for that long (never default)', async (t) => {
+  const app = await build(t, { sandboxIdleTtl: '150ms' });
+  await signIn(app, accounts.admin, { sandbox: 'idle' });
+  const busy = await signIn(app, accounts.admin, { sandbox: 'busy' });
+  const names = async () => json(await app.inject({ url: '/__admin/sandboxes' })).map((s: { name: string }) => s.name).sort();
+  t.same(await names(), ['busy', 'default', 'idle']);
+  for (let i = 0; i < 8; i++) {
+    await new Promise((r) => setTimeout(r, 60));
+    t.equal((await app.inject({ url: '/mobile/tenant-info', headers: busy.headers })).statusCode, 200);
+  }
+  t.same(await names(), ['busy', 'default'], 'the idle sandbox is gone, the busy one and default stay');
+});
+
+t.test('20,000 distinct sandbox names from one client: the process stays up and bounded, 429 past the limit', async (t) => {
+  const c = await start(['--max-sandboxes', '10000']);
+  t.teardown(() => { c.proc.kill('SIGKILL'); });
+  const existing = await fetch(`${c.base}/__admin/health`, { headers: { 'x-mock-sandbox': 'kept' } });
+  t.equal(existing.status, 200);
+  const statuses = new Map<number, number>();
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < 20_000; i = next++) {
+      const res = await fetch(`${c.base}/mobile/tenant-info`, { headers: { 'x-mock-sandbox': `flood-${i}`, 'x-service-tenant-id': 'nope' } });
+      await res.arrayBuffer();
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, worker));
+  t.comment(`statuses: ${JSON.stringify([...statuses])}`);
+  // 10,000 sandboxes: default, kept and 9,998 of the flood; the rest are refused
+  t.equal(statuses.get(429), 20_000 - 9_998, 'every name past the limit is refused with 429');
+  t.equal([...statuses.keys()].filter((s) => s !== 429 && s !== 401).length, 0, 'nothing but 401 (unknown tenant) and 429');
+  const health = await (await fetch(`${c.base}/__admin/health`, { headers: { 'x-mock-sandbox': 'kept' } })).json() as { sandboxes: number; sandboxLimit: number; memory: { rssBytes: number } };
+  t.equal(health.sandboxes, 10_000);
+  t.equal(health.sandboxLimit, 10_000);
+  t.ok(health.memory.rssBytes < 1.5 * 2 ** 30, `RSS ${Math.round(health.memory.rssBytes / 2 ** 20)} MB with 10,000 sandboxes`);
+  t.comment(`RSS with 10,000 sandboxes: ${Math.round(health.memory.rssBytes / 2 ** 20)} MB`);
+});
