@@ -1,5 +1,6 @@
 // CLI entry: parse flags/env once, build, listen, print where to reach the mock, stop cleanly.
 import { parseOptions, usage, UsageError } from './config.js';
+import { DataError } from './store/log.js';
 import { buildApp } from './app.js';
 import { ScenarioError } from './scenarios/registry.js';
 import { CheckError } from './store/check.js';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
     tls = resolveTls(options);
     app = await buildApp({ ...options, logger: cliLogger(options.logLevel, process.stdout.isTTY === true), tls: tls?.tls ?? null, caCertificate: tls?.caCertificate ?? null });
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ScenarioError || err instanceof CheckError || (err as Error).message?.includes('move it away')) {
+    if (err instanceof UsageError || err instanceof ScenarioError || err instanceof CheckError || err instanceof DataError || (err as Error).message?.includes('move it away')) {
       process.stderr.write(`portal-mock: ${(err as Error).message}\n`);
       process.exit(2);
     }

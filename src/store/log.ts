@@ -123,7 +123,13 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
     }
     const snapshot = doc as Partial<SnapshotDoc> & { meta?: unknown; tenants?: unknown };
     if (snapshot.format === 'portal-mock-sandbox' && snapshot.version === 2 && snapshot.world && snapshot.state && Number.isInteger(snapshot.upTo)) {
-      store = new SandboxStore(name, worlds.forStamp(snapshot.world, snapshotFile), { recordChanges: true });
+      let world;
+      try {
+        world = worlds.forStamp(snapshot.world, snapshotFile);
+      } catch (err) {
+        throw new DataError((err as Error).message);
+      }
+      store = new SandboxStore(name, world, { recordChanges: true });
       try {
         store.applyState(snapshot.state);
       } catch (err) {
