@@ -26,7 +26,7 @@ const write: fc.Arbitrary<Write> = fc.oneof(
 );
 
 async function apply(app: App, s: Session, w: Write): Promise<number> {
-  const post = (url: string, payload?: unknown) => app.inject({ method: 'POST', url, headers: s.headers, ...(payload === undefined ? {} : { payload }) });
+  const post = (url: string, payload?: object) => (payload === undefined ? app.inject({ method: 'POST', url, headers: s.headers }) : app.inject({ method: 'POST', url, headers: s.headers, payload }));
   switch (w.kind) {
     case 'idea': return (await post('/idea/edit', { title: w.title, description: 'd', idea_purpose_id: 1 })).statusCode;
     case 'status': return (await post('/account/status-text', { activeTypes: w.text })).statusCode;

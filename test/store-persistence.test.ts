@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { accounts, build, json, signIn } from './helper.js';
 import { httpSignIn, start, startFails, type Child } from './support/process.js';
 
-const tempDir = (t: Tap.Test, prefix: string) => {
+const tempDir = (t: { teardown(fn: () => void): void }, prefix: string) => {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;

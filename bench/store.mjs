@@ -1,0 +1,216 @@
+// The store's benchmark: what users of sandboxes feel. `npm run build && node bench/store.mjs [--quick]`.
+// Needs only Node and the built mock (dist/). Measures, with medians and min–max:
+//   start-up to the first 200 and idle RSS (a child process, as a user starts it);
+//   a new sandbox's first request, and memory per sandbox until it writes;
+//   10,000 sandboxes each signed in once with 5 writes: RSS, and the light read in one of them against a fresh
+//   single-sandbox instance;
+//   a persisted write (--data) at default data and at --users 100000, with the longest event-loop stall meanwhile;
+//   a sandbox reset.
+// Writes bench/results/store.json and store.md. The machine is shared and noisy: compare ratios of one sitting.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const quick = process.argv.includes('--quick');
+const skipLarge = process.argv.includes('--no-large');
+const cfg = quick ? { starts: 3, sandboxes: 2000, many: 2000, writes: 200, readSeconds: 2 } : { starts: 5, sandboxes: 5000, many: 10_000, writes: 1000, readSeconds: 5 };
+const demo = { email: 'ivan.petrov@romashka.test', password: 'demo1234' };
+const log = (...m) => process.stderr.write(`${m.join(' ')}\n`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+const median = (xs) => { const s = sorted(xs); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const pct = (xs, p) => sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const stats = (xs, d = 3) => ({ median: round(median(xs), d), p90: round(pct(xs, 0.9), d), min: round(Math.min(...xs), d), max: round(Math.max(...xs), d), n: xs.length });
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+function call(port, method, path, headers = {}, body) {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request({ agent, host: '127.0.0.1', port, method, path, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** The built mock as a child process; resolves once it answers, with its port and the time it took. */
+async function startMock(args = []) {
+  const began = performance.now();
+  const proc = spawn(process.execPath, [join(root, 'dist/portal-mock.mjs'), '--port', '0', '--host', '127.0.0.1', '--log-level', 'silent', '--no-banner', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  proc.stdout.on('data', (d) => { out += d; });
+  for (;;) {
+    const m = /127\.0\.0\.1:(\d+)/.exec(out);
+    if (m) {
+      const port = Number(m[1]);
+      const res = await call(port, 'GET', '/__admin/health').catch(() => null);
+      if (res?.status === 200) return { proc, port, startMs: performance.now() - began };
+    }
+    if (proc.exitCode !== null) throw new Error(`the mock exited: ${out}`);
+    await sleep(5);
+  }
+}
+const stop = async (m) => { m.proc.kill('SIGTERM'); await new Promise((r) => m.proc.once('exit', r)); };
+const health = async (m, sandbox = 'default') => JSON.parse((await call(m.port, 'GET', '/__admin/health', { 'x-mock-sandbox': sandbox })).body);
+
+async function signIn(port, sandbox, device) {
+  const sb = { 'x-mock-sandbox': sandbox };
+  const bind = JSON.parse((await call(port, 'POST', '/mobile/manual-bind', sb, { ...demo, device: { id: device } })).body);
+  const a = bind.accountSecret;
+  const auth = JSON.parse((await call(port, 'POST', '/mobile/auth', { ...sb, 'x-service-tenant-id': a.tenantId }, { secret: a.secret, userId: a.userId, deviceId: a.deviceId })).body);
+  return { ...sb, 'x-service-tenant-id': a.tenantId, 'x-service-device-id': device, 'x-service-session-id': auth.sessionId, 'x-service-session-code': auth.sessionSecret };
+}
+
+/** Requests per second of GET path with `concurrency` clients for `seconds`. */
+async function readRate(port, path, headers, seconds, concurrency = 32) {
+  let n = 0;
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < until) { const r = await call(port, 'GET', path, headers); if (r.status !== 200) throw new Error(`${path}: ${r.status}`); n++; }
+  }));
+  return n / seconds;
+}
+
+async function startupAndIdle(results) {
+  log('start-up and idle memory, default data');
+  const starts = [];
+  const rss = [];
+  for (let i = 0; i < cfg.starts; i++) {
+    const m = await startMock();
+    starts.push(m.startMs);
+    await sleep(1000);
+    rss.push((await health(m)).memory.rssBytes / 2 ** 20);
+    await stop(m);
+  }
+  results.startup = { ms: stats(starts, 0), idleRssMB: stats(rss, 1) };
+}
+
+async function newSandboxes(results) {
+  log(`new sandboxes: first request of ${cfg.sandboxes}, memory per sandbox`);
+  const m = await startMock();
+  await call(m.port, 'GET', '/mobile/tenant-info', { 'x-mock-sandbox': 'warm' });
+  const before = (await health(m)).memory.rssBytes;
+  const first = [];
+  const again = [];
+  for (let i = 0; i < cfg.sandboxes; i++) {
+    const t0 = performance.now();
+    await call(m.port, 'GET', '/__admin/health', { 'x-mock-sandbox': `fresh-${i}` });
+    first.push(performance.now() - t0);
+    const t1 = performance.now();
+    await call(m.port, 'GET', '/__admin/health', { 'x-mock-sandbox': `fresh-${i}` });
+    again.push(performance.now() - t1);
+  }
+  const after = (await health(m)).memory.rssBytes;
+  results.newSandbox = { firstRequestMs: stats(first), sameRequestExistingMs: stats(again), bytesPerSandbox: Math.round((after - before) / cfg.sandboxes) };
+  await stop(m);
+}
+
+async function manySandboxes(results) {
+  log(`${cfg.many} sandboxes, each signed in once with 5 writes`);
+  const single = await startMock();
+  const singleHeaders = await signIn(single.port, 'only', 'bench-device');
+  results.many = { singleSandboxReadPerSec: round(await readRate(single.port, '/mobile/tenant-info', singleHeaders, cfg.readSeconds), 0) };
+  await stop(single);
+
+  const m = await startMock([`--max-sandboxes`, String(cfg.many + 10)]);
+  let next = 0;
+  const began = performance.now();
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    for (let i = next++; i < cfg.many; i = next++) {
+      const h = await signIn(m.port, `many-${i}`, `device-${i}`);
+      for (let w = 0; w < 5; w++) {
+        const r = await call(m.port, 'POST', '/account/status-text', h, { activeTypes: `write ${w} of sandbox ${i}` });
+        if (r.status !== 200) throw new Error(`write: ${r.status} ${r.body}`);
+      }
+    }
+  }));
+  const took = performance.now() - began;
+  const probe = await signIn(m.port, `many-${cfg.many >> 1}`, 'probe');
+  await sleep(1000);
+  const h = await health(m);
+  Object.assign(results.many, {
+    sandboxes: h.sandboxes, rssMB: round(h.memory.rssBytes / 2 ** 20, 0), setUpSeconds: round(took / 1000, 1),
+    readPerSecInOne: round(await readRate(m.port, '/mobile/tenant-info', probe, cfg.readSeconds), 0),
+  });
+  results.many.readRatio = round(results.many.readPerSecInOne / results.many.singleSandboxReadPerSec, 3);
+  await stop(m);
+}
+
+/** Persisted writes in-process (the server's own cost), with the event loop's longest stall meanwhile; resets too. */
+async function persistedWrites(results, users) {
+  log(`persisted writes, --users ${users}`);
+  const { buildApp } = await import(pathToFileURL(join(root, 'dist/app.js')).href);
+  const dir = mkdtempSync(join(os.tmpdir(), 'pm-bench-store-'));
+  try {
+    const app = await buildApp({ data: dir, users, now: '2026-03-02T09:00:00.000Z' });
+    const inject = async (method, url, headers, payload) => { const r = await app.inject({ method, url, headers, payload }); if (r.statusCode !== 200) throw new Error(`${url}: ${r.statusCode} ${r.body}`); return r.json(); };
+    const bind = await inject('POST', '/mobile/manual-bind', {}, { ...demo, device: { id: 'bench' } });
+    const a = bind.accountSecret;
+    const auth = await inject('POST', '/mobile/auth', { 'x-service-tenant-id': a.tenantId }, { secret: a.secret, userId: a.userId, deviceId: a.deviceId });
+    const headers = { 'x-service-tenant-id': a.tenantId, 'x-service-device-id': 'bench', 'x-service-session-id': auth.sessionId, 'x-service-session-code': auth.sessionSecret };
+    const write = [];
+    const delay = monitorEventLoopDelay({ resolution: 1 });
+    delay.enable();
+    for (let i = 0; i < cfg.writes; i++) {
+      const t0 = performance.now();
+      await inject('POST', '/account/status-text', headers, { activeTypes: `status ${i}` });
+      write.push(performance.now() - t0);
+      if (i % 50 === 0) await new Promise((r) => setImmediate(r));
+    }
+    delay.disable();
+    const idea = [];
+    for (let i = 0; i < cfg.writes / 4; i++) {
+      const t0 = performance.now();
+      await inject('POST', '/idea/edit', headers, { title: `idea ${i}`, description: 'd', idea_purpose_id: 1 });
+      idea.push(performance.now() - t0);
+    }
+    const resets = [];
+    for (let i = 0; i < 100; i++) {
+      await inject('POST', '/account/status-text', { ...headers, 'x-mock-sandbox': 'reset-me' }, { activeTypes: 'x' }).catch(() => {});
+      const t0 = performance.now();
+      await inject('POST', '/__admin/reset?sandbox=reset-me', {}, {});
+      resets.push(performance.now() - t0);
+    }
+    await app.close();
+    return { statusTextWriteMs: stats(write), ideaCreateMs: stats(idea), longestStallMs: round(delay.max / 1e6, 1), resetMs: stats(resets) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const results = { date: new Date().toISOString(), quick, machine: { cpus: os.cpus().length, node: process.version } };
+await startupAndIdle(results);
+await newSandboxes(results);
+await manySandboxes(results);
+results.persisted = { defaultData: await persistedWrites(results, 200) };
+if (!skipLarge) results.persisted.users100k = await persistedWrites(results, 100_000);
+
+const p = results.persisted;
+const md = [
+  `# Store benchmark (${results.date}${quick ? ', quick' : ''})`, '',
+  '| what | figure | target |', '|---|---|---|',
+  `| start-up to first 200 | median ${results.startup.ms.median} ms (${results.startup.ms.min}–${results.startup.ms.max}) | no worse than 558 ms |`,
+  `| idle RSS | median ${results.startup.idleRssMB.median} MB | no worse than 109 MB |`,
+  `| a new sandbox's first request | median ${results.newSandbox.firstRequestMs.median} ms (p90 ${results.newSandbox.firstRequestMs.p90}, max ${results.newSandbox.firstRequestMs.max}); an existing one ${results.newSandbox.sameRequestExistingMs.median} ms | ≤ 1 ms |`,
+  `| memory per sandbox until it writes | ${round(results.newSandbox.bytesPerSandbox / 1024, 1)} KB | ≤ 100 KB |`,
+  `| ${results.many.sandboxes} sandboxes, each signed in with 5 writes | RSS ${results.many.rssMB} MB (set up in ${results.many.setUpSeconds} s) | ≤ 1.5 GB |`,
+  `| light read in one of them | ${results.many.readPerSecInOne} req/s vs ${results.many.singleSandboxReadPerSec} in a single-sandbox instance (${round(results.many.readRatio * 100, 1)}%) | within 10% |`,
+  `| persisted write, default data | median ${p.defaultData.statusTextWriteMs.median} ms (p90 ${p.defaultData.statusTextWriteMs.p90}, max ${p.defaultData.statusTextWriteMs.max}); idea create ${p.defaultData.ideaCreateMs.median} ms | ≤ 2 ms |`,
+  p.users100k ? `| persisted write, --users 100000 | median ${p.users100k.statusTextWriteMs.median} ms (p90 ${p.users100k.statusTextWriteMs.p90}, max ${p.users100k.statusTextWriteMs.max}); idea create ${p.users100k.ideaCreateMs.median} ms | ≤ 5 ms |` : '| persisted write, --users 100000 | not run (--no-large) | ≤ 5 ms |',
+  `| longest event-loop stall during persisted writes | ${p.defaultData.longestStallMs} ms${p.users100k ? `; ${p.users100k.longestStallMs} ms at 100k users` : ''} | ≤ 50 ms |`,
+  `| sandbox reset, default data | median ${p.defaultData.resetMs.median} ms (max ${p.defaultData.resetMs.max}) | ≤ 1 ms |`,
+  '', `Machine: ${results.machine.cpus} cores, Node ${results.machine.node}. Light reads from a Node client with 32 connections (not autocannon): compare the ratio, not the rate.`, '',
+];
+writeFileSync(join(root, 'bench/results/store.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeFileSync(join(root, 'bench/results/store.md'), md.join('\n'));
+process.stdout.write(md.join('\n'));
+agent.destroy();
