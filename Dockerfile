@@ -36,4 +36,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD node --no-warnings -e "process.env.NODE_TLS_REJECT_UNAUTHORIZED='0';const s=/^(1|true|yes|on)$/i.test(process.env.PORTAL_MOCK_HTTPS||'')||process.env.PORTAL_MOCK_TLS_CERT?'https':'http';fetch(s+'://127.0.0.1:'+(process.env.PORTAL_MOCK_PORT||3000)+'/__admin/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # node is PID 1's direct child via exec form: SIGTERM reaches the server, which closes gracefully.
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-semi-space-size=8", "--no-concurrent-marking", "--no-memory-reducer", "dist/portal-mock.mjs"]
+CMD ["node", "dist/portal-mock.mjs"]

@@ -60,7 +60,7 @@ export function writeWiremockRoot(dir) {
 }
 
 export function wiremockJar(root) {
-  const dir = join(root, 'node_modules', 'wiremock', 'build');
+  const dir = join(root, 'bench', 'node_modules', 'wiremock', 'build');
   const jar = readdirSync(dir).find((f) => f.endsWith('.jar'));
   return jar ? join(dir, jar) : null;
 }

@@ -335,7 +335,7 @@ async function main() {
     const prismPort = await freePort();
     const spec = writePrismSpec(tmp);
     try {
-      const prism = await start('prism', join(root, 'node_modules', '.bin', 'prism'), ['mock', '-h', '127.0.0.1', '-p', String(prismPort), spec], prismPort, { timeoutMs: 60_000 });
+      const prism = await start('prism', join(root, 'bench', 'node_modules', '.bin', 'prism'), ['mock', '-h', '127.0.0.1', '-p', String(prismPort), spec], prismPort, { timeoutMs: 60_000 });
       running.push(prism);
       results.startup.prismMs = round(prism.startMs, 0);
       T0.prism = await load('Stoplight Prism, GET /mobile/tenant-info', { port: prismPort, path: '/mobile/tenant-info', headers: session });

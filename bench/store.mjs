@@ -13,6 +13,7 @@ import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,18 +46,16 @@ function call(port, method, path, headers = {}, body) {
 /** The built mock as a child process; resolves once it answers, with its port and the time it took. */
 async function startMock(args = []) {
   const began = performance.now();
-  const proc = spawn(process.execPath, [join(root, 'dist/portal-mock.mjs'), '--port', '0', '--host', '127.0.0.1', '--log-level', 'silent', '--no-banner', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  proc.stdout.on('data', (d) => { out += d; });
+  const portFile = join(mkdtempSync(join(os.tmpdir(), 'pm-port-')), 'port');
+  const proc = spawn(process.execPath, [join(root, 'dist/portal-mock.mjs'), '--port', '0', '--host', '127.0.0.1', '--log-level', 'silent', '--no-banner', '--port-file', portFile, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
   for (;;) {
-    const m = /127\.0\.0\.1:(\d+)/.exec(out);
-    if (m) {
-      const port = Number(m[1]);
+    const port = Number(await readFile(portFile, 'utf8').catch(() => ''));
+    if (port > 0) {
       const res = await call(port, 'GET', '/__admin/health').catch(() => null);
       if (res?.status === 200) return { proc, port, startMs: performance.now() - began };
     }
-    if (proc.exitCode !== null) throw new Error(`the mock exited: ${out}`);
-    await sleep(5);
+    if (proc.exitCode !== null) throw new Error(`the mock exited with ${proc.exitCode}`);
+    await sleep(2);
   }
 }
 const stop = async (m) => { m.proc.kill('SIGTERM'); await new Promise((r) => m.proc.once('exit', r)); };

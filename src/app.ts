@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -8,10 +8,8 @@ import { registerErrorHandling } from './errors.js';
 import { sharedSchemas } from './schemas/index.js';
 import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
-import { pipelinePlugin } from './http/pipeline.js';
-import { coalesceWrites } from './http/coalesce-writes.js';
-import { corsPreflightRoute } from './http/cors.js';
-import { lazyChildLogger } from './http/request-logger.js';
+import cors from '@fastify/cors';
+import compress from '@fastify/compress';
 import { journalPlugin } from './http/journal.js';
 import { useLazySerializers } from './http/serializers.js';
 import { lazyValidatorBuilder } from './http/validators.js';
@@ -46,17 +44,13 @@ export type AppOptions = Partial<Options> & {
   caCertificate?: string | null;
   /** limits of the Node server (header size, slow clients); defaults in src/http/limits.ts */
   serverLimits?: Partial<ServerLimits>;
-  /**
-   * check the shortcuts against the slow way (the test suite turns this on): plain-JSON answers against their
-   * schema serializer (src/http/serializers.ts), kept answers against fresh ones (src/http/answer-cache.ts), and
-   * every input schema against JSON Schema's meta-schema when compiled
-   */
-  selfCheck?: boolean;
+  /** sees every route as it is registered (tools that read the schemas, e.g. test/schemas-meta.test.ts) */
+  onRoute?: (route: RouteOptions) => void;
 };
 
 /** Builds the mock without listening: used by the CLI and by every test. */
 export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
-  const { logger, watchScenarios, tls, caCertificate, serverLimits, selfCheck = false, ...rest } = input;
+  const { logger, watchScenarios, tls, caCertificate, serverLimits, onRoute, ...rest } = input;
   const options = resolveOptions({ logLevel: 'silent', ...rest });
   const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
   const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
@@ -65,7 +59,6 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   const app = (Fastify as (o: FastifyServerOptions & { https?: { key: string; cert: string } }) => FastifyInstance)({
     ...(tls ? { https: tls } : {}),
     logger: logger ?? (options.logLevel === 'silent' ? false : { level: options.logLevel }),
-    childLoggerFactory: lazyChildLogger,
     trustProxy: true,
     bodyLimit: options.bodyLimit,
     ...serverLimitOptions(serverLimits),
@@ -73,13 +66,11 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     schemaController: { compilersFactory: { buildValidator: lazyValidatorBuilder() } },
     ajv: {
-      // Checking every schema against JSON Schema's meta-schema took ~45 ms of each start (~10%): the test apps
-      // (selfCheck) do it, and the contract test compiles every route's schemas.
-      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: true, formats: { password: true }, validateSchema: selfCheck },
+      // Checking every schema against JSON Schema's meta-schema took ~45 ms of each start (~10%): a test does it once
+      // for every schema (test/schemas-meta.test.ts).
+      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: true, formats: { password: true }, validateSchema: false },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
-  // the answers of one event-loop turn leave together: a client on this machine is woken once for them
-  if (!tls) coalesceWrites(app.server);
 
   // 1. errors: one body shape for everything
   registerErrorHandling(app);
@@ -135,7 +126,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   for (const schema of sharedSchemas) app.addSchema(schema);
-  useLazySerializers(app, { verifyPlainJson: selfCheck });
+  useLazySerializers(app);
 
   // 3. store: one frozen base world per seed, shared by every sandbox (src/store/store.ts, docs/store.md)
   const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
@@ -163,32 +154,29 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   app.decorate('config', options);
   app.decorate('fixtures', fixtures);
   app.decorate('caCertificate', caCertificate ?? null);
-  app.decorate('selfCheck', selfCheck);
   app.decorate('sandboxes', sandboxes);
 
   const operationIds = new Set<string>();
   app.addHook('onRoute', (route) => {
     const id = route.schema?.operationId;
     if (typeof id === 'string') operationIds.add(id);
+    onRoute?.(route);
   });
 
-  // 4. per request: sandbox → scenario → auth, all from route config, as steps of one pipeline (src/http/pipeline.ts)
-  await app.register(pipelinePlugin);
+  // 4. per request, as hooks in this order: CORS → sandbox → journal → scenario → proxy → auth, all from route config.
+  // CORS first, so error answers carry its headers too: any origin, with credentials, as a development server allows
+  // (web previews of React Native, Flutter or Ionic apps); every OPTIONS request is a preflight answered 204.
+  await app.register(cors, { origin: true, credentials: true, methods: 'GET,HEAD,PUT,PATCH,POST,DELETE', maxAge: 600, strictPreflight: false });
   await app.register(requestContextPlugin, { prefixes });
   await app.register(journalPlugin);
   await app.register(scenarioPlugin);
   await app.register(proxyPlugin); // after stubs, before auth: see src/proxy/plugin.ts
   await app.register(authPlugin, { policy: authPolicy });
-
-  // A change acknowledged to a client is in the sandbox's log first (a no-op in memory). Any method: a read that
-  // moves tickets with the clock writes too.
-  app.pipeline.onSend((req, _reply, payload) => {
-    req.sandbox?.commit();
-    return payload;
-  });
+  // after the journal, the body faults and the proxy, which see the answer as text; gzip and deflate are what mobile
+  // HTTP stacks send in Accept-Encoding on their own (brotli at its default quality costs more than it saves here)
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] });
 
   // 5. the API groups, then the admin side
-  await app.register(corsPreflightRoute);
   await registerRoutes(app);
   await app.register(adminRoutes, { version, startedAt });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -2,7 +2,7 @@ import t from 'tap';
 import type { AddressInfo } from 'node:net';
 import { build, expectError, signIn } from './helper.js';
 
-t.test('CORS: any origin with credentials; errors carry the headers too; no Origin, no allow-origin', async (t) => {
+t.test('CORS (@fastify/cors): any origin with credentials; errors carry the headers too; no Origin, no allow-origin', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
   const origin = 'http://localhost:8081';
@@ -18,11 +18,10 @@ t.test('CORS: any origin with credentials; errors carry the headers too; no Orig
 
   const none = await app.inject({ url: '/mobile/tenant-info', headers: s.headers });
   t.notOk(none.headers['access-control-allow-origin']);
-  t.notOk(none.headers['access-control-allow-credentials']);
   t.match(none.headers.vary, /Origin/, 'caches key on Origin even when there is none');
 });
 
-t.test('CORS preflight: 204 with the methods and the asked headers, for any path and sandbox; incomplete preflights are 400', async (t) => {
+t.test('CORS preflight: 204 with the methods and the asked headers, for any path and sandbox; any OPTIONS is a preflight', async (t) => {
   const app = await build(t);
   const origin = 'https://app.example.test';
   for (const url of ['/mobile/tenant-info', '/sandbox/qa-1/api/v2/dashboard', '/no/such/path']) {
@@ -38,8 +37,12 @@ t.test('CORS preflight: 204 with the methods and the asked headers, for any path
     t.match(res.headers.vary, /Access-Control-Request-Headers/);
     t.equal(res.body, '');
   }
-  expectError(t, await app.inject({ method: 'OPTIONS', url: '/mobile/tenant-info', headers: { origin } }), 400);
-  expectError(t, await app.inject({ method: 'OPTIONS', url: '/mobile/tenant-info', headers: { 'access-control-request-method': 'GET' } }), 400);
+  // an incomplete preflight gets the same empty 204 (browsers never send one; a text 400 would break the one error shape)
+  for (const headers of [{ origin }, { 'access-control-request-method': 'GET' }]) {
+    const res = await app.inject({ method: 'OPTIONS', url: '/mobile/tenant-info', headers });
+    t.equal(res.statusCode, 204);
+    t.equal(res.body, '');
+  }
 });
 
 t.test('CORS over a real socket: the preflight and the request a browser would send', async (t) => {

@@ -23,7 +23,7 @@ type Teardown = { teardown(fn: () => unknown): void };
 
 /** A fresh app per test, closed at teardown. Frozen clock by default so answers are reproducible. */
 export async function build(t: Teardown, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = await buildApp({ now: '2026-03-02T09:00:00.000Z', selfCheck: true, ...options });
+  const app = await buildApp({ now: '2026-03-02T09:00:00.000Z', ...options });
   t.teardown(() => app.close());
   return app;
 }

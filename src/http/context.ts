@@ -35,8 +35,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
     rights?: Right[];
-    /** serialize answers with JSON.stringify (see src/http/serializers.ts) */
-    plainJson?: boolean;
   }
   interface FastifyRequest {
     sandbox: Sandbox;
@@ -49,15 +47,13 @@ declare module 'fastify' {
      */
     routeConfig: FastifyContextConfig | null;
     operationId: string | null;
-    /** performance.now() when the first step ran: the journal's duration */
+    /** performance.now() when the first hook ran: the journal's duration */
     arrivedAt: number;
   }
   interface FastifyInstance {
     sandboxes: SandboxRegistry;
     config: Options;
     fixtures: Fixtures;
-    /** shortcuts are checked against the slow way (tests): see AppOptions.selfCheck in src/app.ts */
-    selfCheck: boolean;
   }
 }
 

@@ -1,50 +1,49 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { redactBody } from '../store/journal.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isSideRoute } from './context.js';
-import { dropsConnection } from '../scenarios/runtime.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    journalResponse: string | Buffer | undefined;
+    /** the status and JSON text of the answer as it left (a body fault may break the connection after it) */
+    journalAnswer: { status: number; body: string | undefined } | null;
   }
 }
 
-/** answers kept: up to this many characters (a text) or bytes (a kept answer, see src/http/answer-cache.ts) */
+/** answers kept: up to this many characters */
 const keptBodyChars = 8192;
 
 /**
  * Records every API request of a sandbox (admin and docs calls excluded); secrets are redacted when the journal is
- * read. Two steps of the pipeline (src/http/pipeline.ts); the journal copies what it keeps into preallocated storage
- * or shares it (see Journal for why).
+ * read. A request is recorded when its connection is done with it ('close'), which also covers a connection that a
+ * scenario fault dropped before any answer (no onSend, no onResponse for those).
  */
 export const journalPlugin = fp(async (app: FastifyInstance) => {
   if (app.config.journalLimit === 0) return;
-  app.decorateRequest('journalResponse', undefined);
-  app.pipeline.onSend((req, reply, payload) => {
-    // a kept answer's bytes are shared with the journal, not copied (see Journal); other answers are JSON text
-    if (req.answerPlain) {
-      if (req.answerPlain.length <= keptBodyChars) req.journalResponse = req.answerPlain;
-    } else if (typeof payload === 'string' && payload.length <= keptBodyChars && !isSideRoute(req.url) && String(reply.getHeader('content-type') ?? '').includes('json')) {
-      req.journalResponse = payload;
-    }
+  app.decorateRequest('journalAnswer', null);
+  app.addHook('onRequest', async (req, reply) => {
+    if (isSideRoute(req.url)) return;
+    reply.raw.once('close', () => record(req));
+  });
+  // registered before compression, so the answer is still JSON text here
+  app.addHook('onSend', async (req, reply, payload) => {
+    // an error after the headers left (a truncated body) cannot change what the client got
+    if (reply.raw.headersSent) return payload;
+    const json = typeof payload === 'string' && payload.length <= keptBodyChars && String(reply.getHeader('content-type') ?? '').includes('json');
+    req.journalAnswer = { status: reply.statusCode, body: json ? payload : undefined };
     return payload;
   });
-  app.pipeline.onFinal((req, reply) => {
-    if (req.sandbox && !isSideRoute(req.url)) record(req, reply);
-  });
-  const record = (req: FastifyRequest, reply: FastifyReply) => {
+  const record = (req: FastifyRequest) => {
     const elapsed = performance.now() - req.arrivedAt;
     const clock = req.sandbox.clock;
     req.sandbox.journal.add({
       // the sandbox clock when the request arrived
       atMs: clock.mode === 'frozen' ? clock.nowMs() : Math.round(clock.nowMs() - elapsed),
-      // no status for a connection a scenario fault dropped (0, as HAR has it)
-      method: req.method, operationId: req.operationId, status: dropsConnection(req.fault) ? 0 : reply.statusCode,
+      // no status for a connection dropped before any answer (0, as HAR has it)
+      method: req.method, operationId: req.operationId, status: req.journalAnswer?.status ?? 0,
       durationMs: Math.round(elapsed * 100) / 100, scenario: req.scenario?.name ?? null, stubbed: req.stubbed,
     }, {
-      url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: req.journalResponse,
-      requestBody: req.body !== undefined && !Buffer.isBuffer(req.body) ? JSON.stringify(redactBody(req.body)) : undefined,
+      url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: req.journalAnswer?.body,
+      requestBody: req.body !== undefined && !Buffer.isBuffer(req.body) ? JSON.stringify(req.body) : undefined,
     });
   };
-}, { name: 'journal', dependencies: ['pipeline', 'request-context'] });
+}, { name: 'journal', dependencies: ['request-context'] });

@@ -4,22 +4,22 @@ import type { FastifyInstance } from 'fastify';
 import { fail } from '../errors.js';
 import { isSandboxName } from '../store/sandbox.js';
 import type { PrefixInfo } from './context.js';
-import { corsHeaders } from './cors.js';
 
-/** The first hook of every request: CORS headers (src/http/cors.ts), then the sandbox: the /sandbox/NAME prefix, else the x-mock-sandbox header, else `default`. */
+/**
+ * The first hook of every request: the sandbox (the /sandbox/NAME prefix, else the x-mock-sandbox header, else
+ * `default`) and the route's config; and, on the way out, the sandbox's commit: a change acknowledged to a client is
+ * in the sandbox's log before the answer leaves (a no-op in memory). Every method commits: a read that moves tickets
+ * with the clock writes too.
+ */
 export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { prefixes: WeakMap<IncomingMessage, PrefixInfo> }) => {
   app.decorateRequest('sandbox', null as never);
   app.decorateRequest('sandboxPrefix', '');
   app.decorateRequest('routeConfig', null);
   app.decorateRequest('operationId', null);
-  app.decorateRequest('answerPlain', null);
   app.decorateRequest('arrivedAt', 0);
-  // the first step of every request (src/http/pipeline.ts); a thrown error reaches the error handler
-  app.pipeline.onRequest((req, reply) => {
-    // the journal's duration: Fastify's reply.elapsedTime counts from listeners it sets up only when there are
-    // onResponse hooks (there are none) or a logger (not in every app)
+  // a thrown error reaches the error handler
+  app.addHook('onRequest', async (req) => {
     req.arrivedAt = performance.now();
-    corsHeaders(req, reply);
     const route = req.routeOptions;
     req.routeConfig = route.config ?? null;
     req.operationId = typeof route.schema?.operationId === 'string' ? route.schema.operationId : null;
@@ -32,4 +32,8 @@ export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { pref
     req.sandboxPrefix = prefix?.sandboxPrefix ?? '';
     req.sandbox = app.sandboxes.get(name);
   });
-}, { name: 'request-context', dependencies: ['pipeline'] });
+  app.addHook('onSend', async (req, _reply, payload) => {
+    req.sandbox?.commit();
+    return payload;
+  });
+}, { name: 'request-context' });

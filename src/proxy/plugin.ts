@@ -109,8 +109,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
   app.decorate('proxy', state);
   const marks = new WeakMap<FastifyRequest, CompareMark>();
 
-  // Steps with a synchronous way through: almost every request is neither forwarded nor compared.
-  app.pipeline.onRequest((req, reply) => {
+  app.addHook('onRequest', async (req, reply) => {
     if (isSideRoute(req.url)) return;
     const op = req.operationId;
     const unmatched = req.routeConfig?.unmatched === true;
@@ -121,7 +120,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     }
     if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return;
     // forwarded: answered here, unless the upstream is not used after all
-    return forward(req, reply, op, unmatched, base);
+    if (await forward(req, reply, op, unmatched, base)) return reply;
   });
   const forward = async (req: FastifyRequest, reply: FastifyReply, op: string | null, unmatched: boolean, base: string | null | undefined): Promise<boolean> => {
     if (!base) {
@@ -152,12 +151,12 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     if (!mark) return done(null, payload);
     readAll(payload, app.config.bodyLimit).then((body) => { mark.body = body; done(null, Readable.from([body])); }, done);
   });
-  app.pipeline.onSend((req, _reply, payload) => {
+  app.addHook('onSend', async (req, _reply, payload) => {
     const mark = marks.get(req);
-    if (mark) mark.mockBody = req.answerPlain ? req.answerPlain.toString('utf8') : typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    if (mark) mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
     return payload;
   });
-  app.pipeline.onFinal((req, reply) => {
+  app.addHook('onResponse', async (req, reply) => {
     const mark = marks.get(req);
     if (mark) compareLater(req, reply, mark);
   });
@@ -183,4 +182,4 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
       handler: (_req, reply) => reply.callNotFound(),
     });
   });
-}, { name: 'proxy', dependencies: ['pipeline', 'request-context', 'scenarios'] });
+}, { name: 'proxy', dependencies: ['request-context', 'scenarios'] });

@@ -19,7 +19,7 @@ const tenantHeader = (req: { headers: Record<string, unknown> }) => {
 
 /** Device binding, two-factor, sessions and push tokens. */
 export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const kept = answerCache({ selfCheck: app.selfCheck });
+  const kept = answerCache();
   app.post('/mobile/bind/:id/:token', {
     schema: {
       operationId: 'mobileBind', tags, summary: 'Bind a device by the QR link',

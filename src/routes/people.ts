@@ -30,7 +30,7 @@ const listUrl = (req: FastifyRequest) => `${domainContext(req).baseUrl}${req.url
 
 /** Users, employments, account, employment documents, lookups, notifications, structure and the dashboard. */
 export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const kept = answerCache({ selfCheck: app.selfCheck });
+  const kept = answerCache();
   // ---- user
   app.get('/user/profile', {
     schema: {
@@ -286,7 +286,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: Type.Object({ widgets: Type.Optional(Type.String({ maxLength: 500 })), info: Type.Optional(Type.String({ maxLength: 200 })) }),
       response: { 200: ref(DashboardResult), 400: err, ...common },
     },
-    config: { ...session, plainJson: true },
+    config: session,
   }, async (req, reply) => {
     const { tenant, user } = caller(req);
     // kept per data version and second: 13 widgets from a dozen collections, ~20 KB (see src/http/answer-cache.ts)

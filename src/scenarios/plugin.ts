@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { fail } from '../errors.js';
 import type { ScenarioRegistry } from './registry.js';
-import { actsOnRequests, applyBodyFault, applyScenario, dropsConnection } from './runtime.js';
+import { actsOnRequests, applyBodyFault, applyScenario } from './runtime.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,8 +16,7 @@ export const scenarioPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('scenarioFromHeader', false);
   app.decorateRequest('fault', null);
   app.decorateRequest('stubbed', false);
-  // a synchronous way through for scenarios that only change data or auth (no promise per request)
-  app.pipeline.onRequest((req, reply) => {
+  app.addHook('onRequest', async (req, reply) => {
     const fromHeader = req.headers['x-mock-scenario'];
     if (typeof fromHeader === 'string' && fromHeader !== '') {
       const scenario = app.scenarios.get(fromHeader);
@@ -27,13 +26,8 @@ export const scenarioPlugin = fp(async (app: FastifyInstance) => {
     } else {
       req.scenario = app.scenarios.get(req.sandbox.scenario) ?? null;
     }
-    if (!actsOnRequests(req.scenario)) return;
-    // an answered request (stub, fault) goes no further; a dropped connection has no onSend, so its final steps
-    // (the journal's record among them) run here
-    return applyScenario(req, reply).then((answered) => {
-      if (answered && dropsConnection(req.fault)) app.pipeline.runFinal(req, reply);
-      return answered;
-    });
+    // a request answered by a stub or a fault goes no further
+    if (actsOnRequests(req.scenario) && await applyScenario(req, reply)) return reply;
   });
-  app.pipeline.onSend(applyBodyFault);
-}, { name: 'scenarios', dependencies: ['pipeline', 'request-context'] });
+  app.addHook('onSend', async (req, reply, payload) => applyBodyFault(req, reply, payload));
+}, { name: 'scenarios', dependencies: ['request-context'] });

@@ -29,33 +29,6 @@ export function secretMatches(presented: string, storedHash: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/**
- * secretMatches with a memory: the last secret that matched each record (a session, a key, a token) is kept, and
- * the same secret presented again is compared with it in constant time instead of being hashed again. A record
- * whose stored hash changes is checked afresh. One per app (keyed by record objects: nothing outlives them).
- */
-export function secretChecker(): (record: object, presented: string, storedHash: string) => boolean {
-  const matched = new WeakMap<object, { hash: string; secret: string }>();
-  return (record, presented, storedHash) => {
-    const known = matched.get(record);
-    if (known && known.hash === storedHash) return sameText(presented, known.secret);
-    if (!secretMatches(presented, storedHash)) return false;
-    matched.set(record, { hash: storedHash, secret: presented });
-    return true;
-  };
-}
-
-/**
- * Equal texts, in time that depends on the length only (every character is compared). Plain JavaScript: two
- * buffers and timingSafeEqual per request cost more than the whole comparison on the hot path of every request.
- */
-export function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
-}
-
 /** A stable 32-bit number from any text: derives independent faker seeds per tenant and collection. */
 export function seedFrom(...parts: Array<string | number>): number {
   return createHash('sha256').update(parts.join(':')).digest().readUInt32BE(0);

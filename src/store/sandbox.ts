@@ -30,23 +30,18 @@ export class Sandbox {
   stubUses = new Map<string, number>();
   /** when a request last named it (Date.now()), for --sandbox-idle-ttl */
   lastUsedMs = Date.now();
-  private readonly journalLimit: number;
-  private journalRing: Journal | null = null;
+  /** empty until the sandbox receives a request */
+  readonly journal: Journal;
   constructor(init: { name: string; store: SandboxStore; clock: Clock; scenario: string; log: SandboxLog | null; journalLimit: number }) {
     this.name = init.name;
     this.store = init.store;
     this.clock = init.clock;
     this.scenario = init.scenario;
     this.log = init.log;
-    this.journalLimit = init.journalLimit;
+    this.journal = new Journal(init.journalLimit);
     this.outbox = new Outbox();
     this.random = new SeededRandom(seedFrom(init.store.meta.seed, init.name));
     this.createdAt = new Date().toISOString();
-  }
-  /** made on first use: a sandbox that received no request holds no journal */
-  get journal(): Journal {
-    this.journalRing ??= new Journal(this.journalLimit);
-    return this.journalRing;
   }
   get persistent(): boolean {
     return this.log !== null;
