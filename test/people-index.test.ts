@@ -96,3 +96,25 @@ t.test('a large tenant: cached answers equal the scans, and writes that matter a
     tenant.users.filter((u) => listed(u) && u.departmentId === second.departmentId)
       .sort((a, b) => Number(b.isBoss) - Number(a.isBoss) || a.name.localeCompare(b.name, ['ru', 'en'])).map((u) => u.id));
 });
+
+t.test('the id lookup carries over writes of user records: every user found as the store has it, across many writes', async (t) => {
+  const app = await build(t);
+  const store = app.sandboxes.get('carry').store;
+  const tenant = () => store.tenant(tenants.romashka)!;
+  void peopleIndex(tenant()).byId; // built once; every later write carries it over
+  const users = tenant().users;
+  for (let i = 0; i < 80; i++) {
+    const u = tenant().users[(i * 7) % users.length]!;
+    if (i % 10 === 9) store.updateWhere(tenant(), 'users', (x) => x.id === u.id || x.id === users[0]!.id, () => ({ statusText: `many ${i}` }));
+    else store.update(tenant(), 'users', u, { statusText: `write ${i}` });
+    const lookup = peopleIndex(tenant()).byId;
+    const wrong = tenant().users.filter((x) => lookup.get(x.id) !== x);
+    if (wrong.length > 0) t.fail(`after write ${i}: ${wrong.length} users looked up as an older record`);
+  }
+  t.equal(peopleIndex(tenant()).byId.get(users[7]!.id)!.statusText, 'write 1', 'a user written early keeps its record through later writes and flattenings');
+  t.equal(peopleIndex(tenant()).byId.get(users[0]!.id)!.statusText, 'many 79', 'a user written many times: the newest record');
+  t.equal(peopleIndex(tenant()).byId.get('no-such-user'), undefined);
+  // the base world's lookup is untouched
+  const base = app.sandboxes.get('untouched').store.tenant(tenants.romashka)!;
+  t.equal(peopleIndex(base).byId.get(users[7]!.id), users[7], 'another sandbox still sees the base record');
+});

@@ -8,6 +8,14 @@ export type CollectionName = { [K in keyof TenantData]: TenantData[K] extends un
 export type Item<K extends CollectionName> = TenantData[K][number];
 /** The collections of records (objects), which update can patch. */
 export type RecordCollection = { [K in CollectionName]: Item<K> extends object ? K : never }[CollectionName];
+/**
+ * How a collection array came from the one before it when records were replaced in place (update, updateWhere):
+ * what an index over the old array needs to carry itself over instead of being built again (src/domain/people-index.ts).
+ * Weak: it lives as long as the array.
+ */
+const updates = new WeakMap<readonly unknown[], { from: readonly unknown[]; changed: readonly number[] }>();
+export const updatedFrom = (list: readonly unknown[]) => updates.get(list);
+
 /** A tenant as one sandbox sees it. Read-only: every change goes through the store (insert, update, remove). */
 export type Tenant = { readonly [K in keyof TenantData]: TenantData[K] extends Array<infer R> ? readonly R[] : TenantData[K] };
 
@@ -104,6 +112,7 @@ export class SandboxStore {
     const copy = list.slice();
     copy[at] = next;
     this.setCollection(tenant, name, copy);
+    updates.set(copy, { from: list, changed: [at] });
     this.record(['u', tenant.tenant.id, name, at, next]);
     return next;
   }
@@ -122,6 +131,7 @@ export class SandboxStore {
     }
     if (!copy) return 0;
     this.setCollection(tenant, name, copy);
+    updates.set(copy, { from: list, changed: ops.map((op) => op[3] as number) });
     for (const op of ops) this.record(op);
     return ops.length;
   }
