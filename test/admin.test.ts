@@ -2,6 +2,7 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
 
 t.test('health and fixtures', async (t) => {
@@ -164,4 +165,31 @@ t.test('--admin-token protects every admin route', async (t) => {
   expectError(t, await app.inject({ method: 'POST', url: '/__admin/reset', payload: {} }), 401);
   t.equal((await app.inject({ url: '/__admin/sandboxes', headers: { authorization: 'Bearer s3cret' } })).statusCode, 200);
   t.equal((await app.inject({ url: '/mobile/oauth-list', headers: { 'x-service-tenant-id': tenants.romashka } })).statusCode, 200, 'the API itself is not affected');
+});
+
+t.test('admin POSTs whose body is optional take none, an empty one, or JSON under any content type (as curl sends it)', async (t) => {
+  const app = await build(t);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const variants: Array<[string, RequestInit]> = [
+    ['no body, no content type', { method: 'POST' }],
+    ['empty body with content-type JSON', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' }],
+    ['curl -d (form content type)', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '{}' }],
+    ['text/plain', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }],
+  ];
+  for (const path of ['/__admin/reset', '/__admin/sessions/expire']) {
+    for (const [what, init] of variants) {
+      const res = await fetch(`${base}${path}`, init);
+      t.equal(res.status, 200, `${path}: ${what}`);
+    }
+  }
+  // the body is still read and checked
+  const seeded = await fetch(`${base}/__admin/reset`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '{"seed":5}' });
+  t.equal(seeded.status, 200);
+  t.equal((await (await fetch(`${base}/__admin/health`)).json() as { seed: number }).seed, 5, 'the seed in a form-typed body was used');
+  const bad = await fetch(`${base}/__admin/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"seed":"x"}' });
+  t.equal(bad.status, 400);
+  t.match(await bad.json(), { code: 'VALIDATION_FAILED' });
+  const broken = await fetch(`${base}/__admin/reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{nope' });
+  t.equal(broken.status, 400);
 });
