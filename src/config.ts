@@ -122,6 +122,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
 /** Fills defaults and checks a partial options object (used by the CLI and by tests through buildApp). */
 export function resolveOptions(partial: Partial<Options> | Record<string, unknown> = {}): Options {
   const withDefaults = Value.Default(Options, Value.Clone(partial)) as Record<string, unknown>;
+  const now = withDefaults.now;
+  if (now !== null && now !== undefined && (typeof now !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(now) || Number.isNaN(Date.parse(now)))) {
+    throw new UsageError(`--now expects an ISO 8601 date-time such as 2026-03-02T09:00:00Z, got ${JSON.stringify(now)}`);
+  }
   const first = Value.Errors(Options, withDefaults).First();
   if (first) {
     const key = first.path.split('/')[1] ?? '';
@@ -129,6 +133,5 @@ export function resolveOptions(partial: Partial<Options> | Record<string, unknow
     throw new UsageError(`${flag ? `--${flag.flag}` : key}: ${first.message} (got ${JSON.stringify(first.value)})`);
   }
   if ((withDefaults.tlsCert === null) !== (withDefaults.tlsKey === null)) throw new UsageError('--tls-cert and --tls-key go together');
-  if (withDefaults.now !== null && Number.isNaN(Date.parse(String(withDefaults.now)))) throw new UsageError(`--now: not a date-time: ${String(withDefaults.now)}`);
   return withDefaults as Options;
 }

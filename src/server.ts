@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     options = parseOptions(process.argv.slice(2));
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`portal-mock: ${err.message}\n\n${usage()}`);
+      process.stderr.write(`portal-mock: ${err.message} (portal-mock --help lists the options)\n`);
       process.exit(2);
     }
     throw err;
@@ -36,7 +36,20 @@ async function main(): Promise<void> {
     throw err;
   }
 
-  const address = await app.listen({ port: options.port, host: options.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: options.port, host: options.host });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+      const why = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'needs privileges this user does not have' : 'is not an address of this machine';
+      const fix = code === 'EADDRNOTAVAIL' ? 'choose another with --host' : 'choose another with --port N, or --port 0 for any free port (with --port-file FILE to learn which)';
+      process.stderr.write(`portal-mock: ${options.host}:${options.port} ${why}; ${fix}\n`);
+      await app.close();
+      process.exit(1);
+    }
+    throw err;
+  }
   const port = Number(new URL(address).port);
   if (options.portFile) writePortFile(options.portFile, port);
   if (!options.noBanner) {

@@ -1,5 +1,6 @@
 // The CLI as a user runs it: the built server in its own process.
 import t from 'tap';
+import { createServer, type AddressInfo } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,13 +26,28 @@ t.test('flags and environment twins', async (t) => {
   }
 });
 
-t.test('an unknown flag exits 2 with one line and the usage', async (t) => {
+t.test('start-up errors: one clear line and the exit code, no usage dump and no stack trace', async (t) => {
+  const oneLine = (stderr: string) => stderr.trim().split('\n').length === 1 && !/\n\s+at /.test(stderr);
   const r = spawnSync(process.execPath, [server, '--bogus'], { encoding: 'utf8' });
   t.equal(r.status, 2);
-  t.match(r.stderr, /^portal-mock: .*bogus.*\n\nUsage: portal-mock/);
+  t.match(r.stderr, /^portal-mock: .*bogus.*--help/);
+  t.ok(oneLine(r.stderr), r.stderr);
   const s = spawnSync(process.execPath, [server, '--scenario', 'no-such-scenario', '--port', '0'], { encoding: 'utf8' });
   t.equal(s.status, 2);
   t.match(s.stderr, /unknown scenario "no-such-scenario"; known: .*default/);
+  const now = spawnSync(process.execPath, [server, '--now', 'yesterday'], { encoding: 'utf8' });
+  t.equal(now.status, 2);
+  t.match(now.stderr, /--now expects an ISO 8601 date-time such as 2026-03-02T09:00:00Z, got "yesterday"/);
+  t.ok(oneLine(now.stderr), now.stderr);
+  // a port in use: named, with the way out
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => blocker.close());
+  const port = (blocker.address() as AddressInfo).port;
+  const busy = spawnSync(process.execPath, [server, '--port', String(port), '--host', '127.0.0.1', '--no-banner'], { encoding: 'utf8', timeout: 20_000 });
+  t.equal(busy.status, 1);
+  t.match(busy.stderr, new RegExp(`^portal-mock: 127\\.0\\.0\\.1:${port} is in use; .*--port 0`));
+  t.ok(oneLine(busy.stderr), busy.stderr);
 });
 
 t.test('starts, prints where to reach it, answers, stops on SIGTERM with exit 0', async (t) => {
