@@ -27,7 +27,8 @@ import { defaultFixturesPath, loadFixtures } from './store/fixtures.js';
 import { checkAllUpTo, seedData } from './store/seed/index.js';
 import { peopleIndex } from './domain/people-index.js';
 import { SandboxRegistry } from './store/sandbox.js';
-import { startOfDayUtc, type ClockState } from './store/clock.js';
+import { startOfDayUtc } from './store/clock.js';
+import type { ClockState } from './schemas/admin.js';
 import { Worlds } from './store/world.js';
 import { version } from './version.js';
 

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import './store/check.js'; // registers the string formats TypeBox checks
+import './schemas/check.js'; // registers the string formats TypeBox checks
 
 export const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
 

@@ -3,7 +3,7 @@ import { parseOptions, usage, UsageError } from './config.js';
 import { DataError } from './store/log.js';
 import { buildApp } from './app.js';
 import { ScenarioError } from './scenarios/registry.js';
-import { CheckError } from './store/check.js';
+import { CheckError } from './schemas/check.js';
 import { bannerText, cliLogger, resolveTls, writePortFile } from './cli/start.js';
 
 /** Exit codes: 0 clean stop, 1 failure while running or listening, 2 bad flags, scenario files or data files. */

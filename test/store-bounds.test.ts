@@ -24,13 +24,14 @@ t.test('past --max-sandboxes: 429 naming the limit and how to free sandboxes; ex
 });
 
 t.test('--sandbox-idle-ttl deletes sandboxes no request named for that long (never default)', async (t) => {
-  const app = await build(t, { sandboxIdleTtl: '150ms' });
+  // The busy sandbox is named every 50 ms, the TTL is 8 times that: a loaded CI machine does not stall that long.
+  const app = await build(t, { sandboxIdleTtl: '400ms' });
   await signIn(app, accounts.admin, { sandbox: 'idle' });
   const busy = await signIn(app, accounts.admin, { sandbox: 'busy' });
   const names = async () => json(await app.inject({ url: '/__admin/sandboxes' })).map((s: { name: string }) => s.name).sort();
   t.same(await names(), ['busy', 'default', 'idle']);
-  for (let i = 0; i < 8; i++) {
-    await new Promise((r) => setTimeout(r, 60));
+  for (let i = 0; i < 20; i++) {
+    await new Promise((r) => setTimeout(r, 50));
     t.equal((await app.inject({ url: '/mobile/tenant-info', headers: busy.headers })).statusCode, 200);
   }
   t.same(await names(), ['busy', 'default'], 'the idle sandbox is gone, the busy one and default stay');

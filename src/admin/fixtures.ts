@@ -1,31 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { FixturesAnswer } from '../schemas/admin.js';
 // qrcode is loaded on first use: importing it costs ~0.1 s of start-up
 import type { FastifyRequest } from 'fastify';
 import type { Fixtures } from '../store/fixtures.js';
-import { isLoopbackHost, lanAddresses } from './lan.js';
+import { isLoopbackHost, lanAddresses } from '../shared/lan.js';
 
-export const FixturesAnswer = Type.Object({
-  tenants: Type.Array(Type.Object({
-    id: Type.String(), name: Type.String(), domain: Type.String(), locale: Type.String(),
-    options: Type.Object({ enableWallet: Type.Boolean(), enableIdeas: Type.Boolean(), enableCalendar: Type.Boolean() }),
-  })),
-  accounts: Type.Array(Type.Object({
-    tenantId: Type.String(), userId: Type.String(), email: Type.String(), password: Type.String(),
-    twoFactor: Type.Boolean(), rights: Type.Array(Type.String()), name: Type.String(), note: Type.String(),
-  })),
-  devices: Type.Array(Type.Object({
-    tenantId: Type.String(), userId: Type.String(), id: Type.String(), secret: Type.String(), name: Type.String(), note: Type.String(),
-  })),
-  apiKeys: Type.Array(Type.Object({ tenantId: Type.String(), clientId: Type.String(), clientSecret: Type.String(), name: Type.String() })),
-  bindLinks: Type.Array(Type.Object({
-    tenantId: Type.String(), userId: Type.String(), id: Type.String(), token: Type.String(),
-    url: Type.String({ description: 'the bind operation: POST here with {device}' }),
-    link: Type.String({ description: 'what the QR code carries: service://bind/?url=…' }),
-    qr: Type.String({ description: 'address of an SVG image of the QR code' }),
-  })),
-  generatedPassword: Type.String({ description: 'password of every generated (non-fixture) user' }),
-}, { $id: 'AdminFixtures' });
-export type FixturesAnswer = Static<typeof FixturesAnswer>;
 
 /** The address a phone should use: the caller's, unless that is loopback, then the first LAN address. */
 export function phoneBase(req: FastifyRequest, sandboxName: string): string {

@@ -1,41 +1,8 @@
 // The request journal as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): opens in browser devtools
 // (Network › Import HAR) and HAR viewers. Built from journal entries, so secrets stay redacted.
 import { STATUS_CODES } from 'node:http';
-import { Type, type Static } from '@sinclair/typebox';
-import type { JournalEntry } from '../store/journal.js';
+import type { Har, JournalEntry } from '../schemas/admin.js';
 
-const NameValue = Type.Object({ name: Type.String(), value: Type.String() });
-
-export const HarEntry = Type.Object({
-  startedDateTime: Type.String({ format: 'date-time' }),
-  time: Type.Number({ minimum: 0 }),
-  request: Type.Object({
-    method: Type.String(), url: Type.String(), httpVersion: Type.String(),
-    cookies: Type.Array(NameValue), headers: Type.Array(NameValue), queryString: Type.Array(NameValue),
-    postData: Type.Optional(Type.Object({ mimeType: Type.String(), text: Type.String() })),
-    headersSize: Type.Integer(), bodySize: Type.Integer(),
-  }),
-  response: Type.Object({
-    status: Type.Integer(), statusText: Type.String(), httpVersion: Type.String(),
-    cookies: Type.Array(NameValue), headers: Type.Array(NameValue),
-    content: Type.Object({ size: Type.Integer(), mimeType: Type.String(), text: Type.Optional(Type.String()) }),
-    redirectURL: Type.String(), headersSize: Type.Integer(), bodySize: Type.Integer(),
-  }),
-  cache: Type.Object({}),
-  timings: Type.Object({ send: Type.Number(), wait: Type.Number(), receive: Type.Number() }),
-  comment: Type.Optional(Type.String()),
-});
-
-export const Har = Type.Object({
-  log: Type.Object({
-    version: Type.Literal('1.2'),
-    creator: Type.Object({ name: Type.String(), version: Type.String() }),
-    pages: Type.Optional(Type.Array(Type.Unknown())),
-    entries: Type.Array(HarEntry),
-    comment: Type.Optional(Type.String()),
-  }),
-}, { $id: 'AdminHar', description: 'HAR 1.2 log of the request journal (secrets redacted)' });
-export type Har = Static<typeof Har>;
 
 const bytes = (text: string) => Buffer.byteLength(text);
 

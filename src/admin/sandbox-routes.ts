@@ -3,38 +3,24 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorBody, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { Data } from '../store/data.js';
-import { checkOrThrow, CheckError } from '../store/check.js';
-import { ClockState } from '../store/clock.js';
-import { JournalEntry } from '../store/journal.js';
-import { OutboxMessage } from '../store/outbox.js';
+import { checkOrThrow, CheckError } from '../schemas/check.js';
+import { ClockState, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } from '../schemas/admin.js';
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
 import { adminSandbox, findUser, SandboxQuery } from './sandbox.js';
 import { bindLinkContent, bindUrl, callerBase } from './fixtures.js';
-import { Har, journalToHar } from './har.js';
+import { journalToHar } from './har.js';
 import { version } from '../version.js';
 
 const tags = ['admin'];
 const err = ref(ErrorBody);
 
-export const SandboxInfo = Type.Object({
-  name: Type.String(), scenario: Type.String(), createdAt: Type.String(), clock: ref(ClockState), now: Type.String(),
-  persistent: Type.Boolean(), journalEntries: Type.Integer(), outboxMessages: Type.Integer(),
-}, { $id: 'AdminSandbox' });
 const describe = (s: Sandbox) => ({
   name: s.name, scenario: s.scenario, createdAt: s.createdAt, clock: s.clock.state, now: s.clock.iso(),
   persistent: s.persistent, journalEntries: s.journal.size(), outboxMessages: s.outbox.list().length,
 });
 
-export const Snapshot = Type.Object({
-  format: Type.Literal('portal-mock-state'),
-  version: Type.Literal(1),
-  sandbox: Type.Optional(Type.String()),
-  scenario: Type.Optional(Type.String()),
-  clock: Type.Optional(ref(ClockState)),
-  data: Type.Unknown({ description: 'the whole store of the sandbox, checked against its schema on import' }),
-}, { $id: 'AdminSnapshot' });
 
 const JournalQuery = Type.Object({
   sandbox: Type.Optional(Type.String()),

@@ -4,7 +4,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { UsageError, type Options } from '../config.js';
 import type { Fixtures } from '../store/fixtures.js';
 import { bindLinkContent, bindUrl } from '../admin/fixtures.js';
-import { lanAddresses } from '../admin/lan.js';
+import { lanAddresses } from '../shared/lan.js';
 import { defaultCaDir, ensureCa, issueServerCert, serverNames, type TlsMaterial } from '../tls/ca.js';
 
 export type TlsSetup = { tls: TlsMaterial; caCertificate: string | null; caDir: string | null; caCreated: boolean };

@@ -2,16 +2,10 @@
 // Types come from the server's own TypeBox schemas (type-only imports: nothing of the server is loaded at run time);
 // it uses the global fetch (Node.js ≥ 18, browsers).
 import type { Static } from '@sinclair/typebox';
-import type { JournalEntry } from '../store/journal.js';
-import type { OutboxMessage } from '../store/outbox.js';
-import type { ClockState } from '../store/clock.js';
-import type { FixturesAnswer } from '../admin/fixtures.js';
-import type { SandboxInfo as SandboxInfoSchema, Snapshot as SnapshotSchema } from '../admin/sandbox-routes.js';
-import type { Har } from '../admin/har.js';
+import type { ClockState, FixturesAnswer, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } from '../schemas/admin.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har };
-export type SandboxInfo = Static<typeof SandboxInfoSchema>;
-export type Snapshot = Static<typeof SnapshotSchema>;
+export type { SandboxInfo, Snapshot };
 
 export type Health = { status: 'ok'; version: string; scenario: string; seed: number; uptimeMs: number; sandbox: string; sandboxes: number };
 export type ScenarioSummary = { name: string; description: string; extends: string[] };

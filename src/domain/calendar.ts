@@ -12,7 +12,7 @@ import { newUuid, uuidFrom } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { person } from './content.js';
 import { foldText, isDay, matchesText, paginate, idList, type Paged } from './lists.js';
-import { isUuid } from '../store/check.js';
+import { isUuid } from '../schemas/check.js';
 
 export const MEETING_PLACE_ENTITY = 1030;
 const day = 86400_000;

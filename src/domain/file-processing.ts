@@ -10,7 +10,7 @@ import { absolute, type DomainContext } from './context.js';
 import { paginate, type PageRequest } from './lists.js';
 import { columnIndex, readCsv, readXlsx, type SheetRows } from './spreadsheets.js';
 import { parseAmount, parseOperationType, postTransactions, roundMoney } from './wallets.js';
-import { isUuid } from '../store/check.js';
+import { isUuid } from '../schemas/check.js';
 
 
 export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProcessingRecord): FileProcessing {

@@ -10,6 +10,7 @@ import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, paginate, parseDayRange, sortBy } from './lists.js';
+import { purposeTexts } from '../shared/idea-purposes.js';
 
 type Locale = 'ru' | 'en';
 
@@ -19,24 +20,6 @@ const statusTexts: Record<Locale, string[]> = {
 };
 const statusColors = ['#9E9E9E', '#2196F3', '#FFC107', '#8BC34A', '#FF9800', '#4CAF50', '#F44336'];
 
-export const purposeTexts: Record<Locale, Array<[string, string]>> = {
-  ru: [
-    ['Улучшение процессов', 'Как сделать работу быстрее и проще'],
-    ['Экономия затрат', 'Как сократить расходы компании'],
-    ['Новый продукт или услуга', 'Что предложить нашим клиентам'],
-    ['Условия труда', 'Офис, рабочие места, график'],
-    ['Корпоративная культура', 'События, традиции, общение'],
-    ['Охрана труда и безопасность', 'Как избежать травм и аварий'],
-  ],
-  en: [
-    ['Process improvement', 'Making work faster and simpler'],
-    ['Cost saving', 'Cutting the company\'s costs'],
-    ['New product or service', 'Something new for our customers'],
-    ['Workplace', 'Office, desks, working hours'],
-    ['Company culture', 'Events, traditions, communication'],
-    ['Health and safety', 'Avoiding injuries and accidents'],
-  ],
-};
 
 export const ideaStatuses = (tenant: Tenant): IdeaStatus[] =>
   statusTexts[tenant.tenant.locale].map((name, i) => ({

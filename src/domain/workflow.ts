@@ -10,7 +10,7 @@ import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { isDay, matchesText, paginate } from './lists.js';
-import { isUuid } from '../store/check.js';
+import { isUuid } from '../schemas/check.js';
 
 /** Ticket statuses (only 1 is named by the API description); labels in the tenant language. */
 export const WfStatus = { inProgress: 1, solved: 2, rejected: 3, cancelled: 4 } as const;

@@ -1,32 +1,29 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Tenant } from '../store/store.js';
 import { ErrorBody, ref } from '../schemas/common.js';
 import { badgeSvg, coverSvg, missingSvg } from '../pages/svg.js';
-import { imageSubject } from '../domain/images.js';
+import { imageSubject, type ImageKindName } from '../domain/images.js';
 import { domainContext } from '../http/context.js';
 
 const tags = ['images'];
 const svgBody = (what: string) => Type.String({ description: `image/svg+xml: ${what}` });
 
 type ImageKind = {
-  path: string; operationId: string; summary: string; shape: 'circle' | 'square' | 'cover';
-  /** the label the image shows initials of, or undefined when the id is not a record of this tenant */
-  label: (tenant: Tenant, id: string) => string | undefined;
+  path: ImageKindName; operationId: string; summary: string; shape: 'circle' | 'square' | 'cover';
 };
 
 const kinds: ImageKind[] = [
-  { path: 'avatar', operationId: 'imageAvatar', summary: 'A user\'s avatar: initials on a colour derived from the id', shape: 'circle', label: (t, id) => t.users.find((x) => x.id === id)?.name },
-  { path: 'tenant', operationId: 'imageTenant', summary: 'A tenant\'s logo', shape: 'square', label: (t, id) => (t.tenant.id === id ? t.tenant.name : undefined) },
-  { path: 'user-group', operationId: 'imageUserGroup', summary: 'A user group\'s icon', shape: 'square', label: (t, id) => t.userGroups.find((x) => x.id === id)?.name },
-  { path: 'workflow', operationId: 'imageWorkflow', summary: 'A workflow process\'s image', shape: 'square', label: (t, id) => t.wfProcesses.find((x) => x.id === id)?.name },
-  { path: 'workflow-category', operationId: 'imageWorkflowCategory', summary: 'A workflow category\'s image', shape: 'square', label: (t, id) => t.wfCategories.find((x) => x.id === id)?.name },
-  { path: 'article', operationId: 'imageArticle', summary: 'An article\'s cover', shape: 'cover', label: (t, id) => t.articles.find((x) => x.id === id)?.title },
-  { path: 'postcard', operationId: 'imagePostcard', summary: 'A postcard\'s picture', shape: 'cover', label: (t, id) => t.postcards.find((x) => x.id === id)?.title },
-  { path: 'course', operationId: 'imageCourse', summary: 'A learning course\'s image', shape: 'square', label: (t, id) => t.learningCourses.find((x) => x.id === id)?.title },
-  { path: 'achievement', operationId: 'imageAchievement', summary: 'An achievement\'s badge', shape: 'circle', label: (t, id) => t.achievements.find((x) => x.id === id)?.title },
-  { path: 'contest', operationId: 'imageContest', summary: 'A contest\'s image', shape: 'square', label: (t, id) => t.contests.find((x) => x.id === id)?.title },
-  { path: 'book', operationId: 'imageBook', summary: 'A library book\'s cover', shape: 'square', label: (t, id) => t.libraryBooks.find((x) => x.id === id)?.title },
+  { path: 'avatar', operationId: 'imageAvatar', summary: 'A user\'s avatar: initials on a colour derived from the id', shape: 'circle' },
+  { path: 'tenant', operationId: 'imageTenant', summary: 'A tenant\'s logo', shape: 'square' },
+  { path: 'user-group', operationId: 'imageUserGroup', summary: 'A user group\'s icon', shape: 'square' },
+  { path: 'workflow', operationId: 'imageWorkflow', summary: 'A workflow process\'s image', shape: 'square' },
+  { path: 'workflow-category', operationId: 'imageWorkflowCategory', summary: 'A workflow category\'s image', shape: 'square' },
+  { path: 'article', operationId: 'imageArticle', summary: 'An article\'s cover', shape: 'cover' },
+  { path: 'postcard', operationId: 'imagePostcard', summary: 'A postcard\'s picture', shape: 'cover' },
+  { path: 'course', operationId: 'imageCourse', summary: 'A learning course\'s image', shape: 'square' },
+  { path: 'achievement', operationId: 'imageAchievement', summary: 'An achievement\'s badge', shape: 'circle' },
+  { path: 'contest', operationId: 'imageContest', summary: 'A contest\'s image', shape: 'square' },
+  { path: 'book', operationId: 'imageBook', summary: 'A library book\'s cover', shape: 'square' },
 ];
 
 /**
@@ -47,7 +44,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'none' },
     }, async (req, reply) => {
       const id = req.params.file.slice(0, -'.svg'.length);
-      const subject = imageSubject(domainContext(req), kind.label, id);
+      const subject = imageSubject(domainContext(req), kind.path, id);
       reply.header('cache-control', 'public, max-age=300').type('image/svg+xml');
       if (!subject) return reply.status(404).send(missingSvg());
       const { label, seed } = subject;

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
-import { checkOrThrow, CheckError } from '../store/check.js';
+import { checkOrThrow, CheckError } from '../schemas/check.js';
 import { ScenarioFile, type Scenario } from './schema.js';
 import { packageRoot } from '../paths.js';
 

@@ -10,12 +10,7 @@ import { ideaSchemas } from './ideas.js';
 import { feedbackSchemas } from './feedback.js';
 import { fileSchemas } from './files.js';
 import { adminApiSchemas } from './admin-api.js';
-import { ClockState } from '../store/clock.js';
-import { JournalEntry } from '../store/journal.js';
-import { OutboxMessage } from '../store/outbox.js';
-import { FixturesAnswer } from '../admin/fixtures.js';
-import { SandboxInfo, Snapshot } from '../admin/sandbox-routes.js';
-import { Har } from '../admin/har.js';
+import { ClockState, FixturesAnswer, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } from './admin.js';
 
 /** Every shared record with a $id, registered once with app.addSchema: named components in the OpenAPI document. */
 export const sharedSchemas: TSchema[] = [

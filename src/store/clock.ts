@@ -1,11 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { ClockState } from '../schemas/admin.js';
 
-export const ClockState = Type.Union([
-  Type.Object({ mode: Type.Literal('real') }),
-  Type.Object({ mode: Type.Literal('frozen'), at: Type.String({ format: 'date-time' }) }),
-  Type.Object({ mode: Type.Literal('offset'), offsetMs: Type.Integer() }),
-], { $id: 'ClockState' });
-export type ClockState = Static<typeof ClockState>;
 
 /** A sandbox's time: real, frozen at an instant, or real shifted by an offset. */
 export class Clock {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Right } from '../schemas/common.js';
 import { OauthProvider, TenantOptions } from '../schemas/records.js';
-import { checkOrThrow } from './check.js';
+import { checkOrThrow } from '../schemas/check.js';
 import { packageRoot } from '../paths.js';
 
 const FixtureAccount = Type.Object({

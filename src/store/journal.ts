@@ -1,21 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
-
-export const JournalEntry = Type.Object({
-  id: Type.Integer({ description: 'increasing number within the sandbox' }),
-  at: Type.String({ format: 'date-time', description: 'sandbox clock time when the request arrived' }),
-  method: Type.String(),
-  url: Type.String({ description: 'as the client sent it, prefixes included' }),
-  path: Type.String({ description: 'the path without query and prefixes' }),
-  operationId: Type.Union([Type.String(), Type.Null()]),
-  status: Type.Integer(),
-  durationMs: Type.Number(),
-  scenario: Type.Union([Type.String(), Type.Null()]),
-  stubbed: Type.Boolean({ description: 'answered by a scenario stub or fault' }),
-  requestHeaders: Type.Record(Type.String(), Type.String()),
-  requestBody: Type.Optional(Type.Unknown()),
-  responseBody: Type.Optional(Type.Unknown()),
-}, { $id: 'JournalEntry' });
-export type JournalEntry = Static<typeof JournalEntry>;
+import type { JournalEntry } from '../schemas/admin.js';
 
 export type JournalFilter = {
   operationId?: string | undefined;

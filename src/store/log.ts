@@ -5,7 +5,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { Low, LowSync } from 'lowdb';
 import { JSONFile, JSONFileSync } from 'lowdb/node';
 import { Data, TenantData } from './data.js';
-import { checkOrThrow } from './check.js';
+import { checkOrThrow } from '../schemas/check.js';
 import { isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
 import type { BaseWorld, WorldStamp, Worlds } from './world.js';
 

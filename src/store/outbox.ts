@@ -1,16 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { OutboxMessage } from '../schemas/admin.js';
 
-export const OutboxMessage = Type.Object({
-  id: Type.Integer({ description: 'increasing number within the sandbox' }),
-  at: Type.String({ format: 'date-time', description: 'sandbox clock time of sending' }),
-  kind: Type.Union([Type.Literal('two-factor-code'), Type.Literal('push')]),
-  tenantId: Type.String(),
-  userId: Type.String(),
-  to: Type.String({ description: 'e-mail address for codes, push token for pushes' }),
-  code: Type.Optional(Type.String({ description: 'the two-factor code' })),
-  payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'push payload as the provider would receive it' })),
-}, { $id: 'OutboxMessage' });
-export type OutboxMessage = Static<typeof OutboxMessage>;
 
 /** What the mock "sent" (e-mails with codes, pushes), bounded: oldest dropped first. */
 export class Outbox {

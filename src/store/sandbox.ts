@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import type { Data } from './data.js';
-import { Clock, type ClockState } from './clock.js';
+import { Clock } from './clock.js';
+import type { ClockState } from '../schemas/admin.js';
 import { Outbox } from './outbox.js';
 import { Journal } from './journal.js';
 import { SeededRandom } from './random.js';

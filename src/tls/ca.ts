@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { createRequire } from 'node:module';
 import type Forge from 'node-forge';
-import { lanAddresses } from '../admin/lan.js';
+import { lanAddresses } from '../shared/lan.js';
 
 // node-forge is loaded only when TLS is asked for: importing it costs ~30 ms of every start-up.
 const forgeLib = (): typeof Forge => createRequire(import.meta.url)('node-forge') as typeof Forge;

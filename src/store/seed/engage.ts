@@ -3,8 +3,8 @@
 import { IdeaStatusCode, type IdeaCommentRecord, type IdeaRecord } from '../../schemas/ideas.js';
 import type { FeedbackRecord } from '../../schemas/feedback.js';
 import type { FileRecord } from '../../schemas/records.js';
-import { detectMime, extOf, fileTypeOf } from '../../domain/files.js';
-import { purposeTexts } from '../../domain/ideas.js';
+import { detectMime, extOf, fileTypeOf } from '../../shared/file-types.js';
+import { purposeTexts } from '../../shared/idea-purposes.js';
 import type { SeedContext } from './context.js';
 import { fakerUsers } from './fast-random.js';
 

@@ -1,6 +1,6 @@
 import { Data, TenantData } from '../data.js';
 import type { Fixtures } from '../fixtures.js';
-import { checkOrThrow } from '../check.js';
+import { checkOrThrow } from '../../schemas/check.js';
 import { fakerFor, type Seeder, type SizeOptions } from './context.js';
 import { seedPeople } from './people.js';
 import { seedOrganisation } from './organisation.js';

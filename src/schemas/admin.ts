@@ -1,0 +1,112 @@
+// Records the admin side answers (/__admin): sandboxes, snapshots, the request journal and its HAR form, the
+// outbox, the clock and the fixtures. The store and the admin routes use them; so does the typed admin client.
+import { Type, type Static } from '@sinclair/typebox';
+import { ref } from './common.js';
+
+export const ClockState = Type.Union([
+  Type.Object({ mode: Type.Literal('real') }),
+  Type.Object({ mode: Type.Literal('frozen'), at: Type.String({ format: 'date-time' }) }),
+  Type.Object({ mode: Type.Literal('offset'), offsetMs: Type.Integer() }),
+], { $id: 'ClockState' });
+export type ClockState = Static<typeof ClockState>;
+
+export const JournalEntry = Type.Object({
+  id: Type.Integer({ description: 'increasing number within the sandbox' }),
+  at: Type.String({ format: 'date-time', description: 'sandbox clock time when the request arrived' }),
+  method: Type.String(),
+  url: Type.String({ description: 'as the client sent it, prefixes included' }),
+  path: Type.String({ description: 'the path without query and prefixes' }),
+  operationId: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Integer(),
+  durationMs: Type.Number(),
+  scenario: Type.Union([Type.String(), Type.Null()]),
+  stubbed: Type.Boolean({ description: 'answered by a scenario stub or fault' }),
+  requestHeaders: Type.Record(Type.String(), Type.String()),
+  requestBody: Type.Optional(Type.Unknown()),
+  responseBody: Type.Optional(Type.Unknown()),
+}, { $id: 'JournalEntry' });
+export type JournalEntry = Static<typeof JournalEntry>;
+
+export const OutboxMessage = Type.Object({
+  id: Type.Integer({ description: 'increasing number within the sandbox' }),
+  at: Type.String({ format: 'date-time', description: 'sandbox clock time of sending' }),
+  kind: Type.Union([Type.Literal('two-factor-code'), Type.Literal('push')]),
+  tenantId: Type.String(),
+  userId: Type.String(),
+  to: Type.String({ description: 'e-mail address for codes, push token for pushes' }),
+  code: Type.Optional(Type.String({ description: 'the two-factor code' })),
+  payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'push payload as the provider would receive it' })),
+}, { $id: 'OutboxMessage' });
+export type OutboxMessage = Static<typeof OutboxMessage>;
+
+export const FixturesAnswer = Type.Object({
+  tenants: Type.Array(Type.Object({
+    id: Type.String(), name: Type.String(), domain: Type.String(), locale: Type.String(),
+    options: Type.Object({ enableWallet: Type.Boolean(), enableIdeas: Type.Boolean(), enableCalendar: Type.Boolean() }),
+  })),
+  accounts: Type.Array(Type.Object({
+    tenantId: Type.String(), userId: Type.String(), email: Type.String(), password: Type.String(),
+    twoFactor: Type.Boolean(), rights: Type.Array(Type.String()), name: Type.String(), note: Type.String(),
+  })),
+  devices: Type.Array(Type.Object({
+    tenantId: Type.String(), userId: Type.String(), id: Type.String(), secret: Type.String(), name: Type.String(), note: Type.String(),
+  })),
+  apiKeys: Type.Array(Type.Object({ tenantId: Type.String(), clientId: Type.String(), clientSecret: Type.String(), name: Type.String() })),
+  bindLinks: Type.Array(Type.Object({
+    tenantId: Type.String(), userId: Type.String(), id: Type.String(), token: Type.String(),
+    url: Type.String({ description: 'the bind operation: POST here with {device}' }),
+    link: Type.String({ description: 'what the QR code carries: service://bind/?url=…' }),
+    qr: Type.String({ description: 'address of an SVG image of the QR code' }),
+  })),
+  generatedPassword: Type.String({ description: 'password of every generated (non-fixture) user' }),
+}, { $id: 'AdminFixtures' });
+export type FixturesAnswer = Static<typeof FixturesAnswer>;
+
+export const SandboxInfo = Type.Object({
+  name: Type.String(), scenario: Type.String(), createdAt: Type.String(), clock: ref(ClockState), now: Type.String(),
+  persistent: Type.Boolean(), journalEntries: Type.Integer(), outboxMessages: Type.Integer(),
+}, { $id: 'AdminSandbox' });
+export type SandboxInfo = Static<typeof SandboxInfo>;
+
+export const Snapshot = Type.Object({
+  format: Type.Literal('portal-mock-state'),
+  version: Type.Literal(1),
+  sandbox: Type.Optional(Type.String()),
+  scenario: Type.Optional(Type.String()),
+  clock: Type.Optional(ref(ClockState)),
+  data: Type.Unknown({ description: 'the whole store of the sandbox, checked against its schema on import' }),
+}, { $id: 'AdminSnapshot' });
+export type Snapshot = Static<typeof Snapshot>;
+
+const NameValue = Type.Object({ name: Type.String(), value: Type.String() });
+
+export const HarEntry = Type.Object({
+  startedDateTime: Type.String({ format: 'date-time' }),
+  time: Type.Number({ minimum: 0 }),
+  request: Type.Object({
+    method: Type.String(), url: Type.String(), httpVersion: Type.String(),
+    cookies: Type.Array(NameValue), headers: Type.Array(NameValue), queryString: Type.Array(NameValue),
+    postData: Type.Optional(Type.Object({ mimeType: Type.String(), text: Type.String() })),
+    headersSize: Type.Integer(), bodySize: Type.Integer(),
+  }),
+  response: Type.Object({
+    status: Type.Integer(), statusText: Type.String(), httpVersion: Type.String(),
+    cookies: Type.Array(NameValue), headers: Type.Array(NameValue),
+    content: Type.Object({ size: Type.Integer(), mimeType: Type.String(), text: Type.Optional(Type.String()) }),
+    redirectURL: Type.String(), headersSize: Type.Integer(), bodySize: Type.Integer(),
+  }),
+  cache: Type.Object({}),
+  timings: Type.Object({ send: Type.Number(), wait: Type.Number(), receive: Type.Number() }),
+  comment: Type.Optional(Type.String()),
+});
+
+export const Har = Type.Object({
+  log: Type.Object({
+    version: Type.Literal('1.2'),
+    creator: Type.Object({ name: Type.String(), version: Type.String() }),
+    pages: Type.Optional(Type.Array(Type.Unknown())),
+    entries: Type.Array(HarEntry),
+    comment: Type.Optional(Type.String()),
+  }),
+}, { $id: 'AdminHar', description: 'HAR 1.2 log of the request journal (secrets redacted)' });
+export type Har = Static<typeof Har>;
