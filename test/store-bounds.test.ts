@@ -24,17 +24,31 @@ t.test('past --max-sandboxes: 429 naming the limit and how to free sandboxes; ex
 });
 
 t.test('--sandbox-idle-ttl deletes sandboxes no request named for that long (never default)', async (t) => {
-  // The busy sandbox is named every 50 ms, the TTL is 8 times that: a loaded CI machine does not stall that long.
-  const app = await build(t, { sandboxIdleTtl: '400ms' });
+  const app = await build(t, { sandboxIdleTtl: '1h' });
   await signIn(app, accounts.admin, { sandbox: 'idle' });
   const busy = await signIn(app, accounts.admin, { sandbox: 'busy' });
   const names = async () => json(await app.inject({ url: '/__admin/sandboxes' })).map((s: { name: string }) => s.name).sort();
   t.same(await names(), ['busy', 'default', 'idle']);
-  for (let i = 0; i < 20; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    t.equal((await app.inject({ url: '/mobile/tenant-info', headers: busy.headers })).statusCode, 200);
-  }
+  // The sweep's clock is given, so a loaded machine cannot make the busy sandbox look idle.
+  const lastUsed = (name: string) => app.sandboxes.list().find((s) => s.name === name)!.lastUsedMs;
+  const ttl = 3_600_000;
+  const idleSince = lastUsed('idle');
+  await new Promise((r) => setTimeout(r, 5));
+  t.equal((await app.inject({ url: '/mobile/tenant-info', headers: busy.headers })).statusCode, 200);
+  t.ok(lastUsed('busy') > idleSince, 'the request named the busy sandbox again');
+  t.same(app.sandboxes.evictIdle(ttl, idleSince + ttl - 1), [], 'nothing is gone a millisecond before the TTL');
+  t.same(app.sandboxes.evictIdle(ttl, idleSince + ttl), ['idle'], 'the idle one goes at the TTL');
   t.same(await names(), ['busy', 'default'], 'the idle sandbox is gone, the busy one and default stay');
+  t.equal((await app.inject({ url: '/mobile/tenant-info', headers: busy.headers })).statusCode, 200, 'the busy one still has its session');
+  t.same(app.sandboxes.evictIdle(ttl, Date.now() + 10 * ttl), ['busy'], 'never default');
+});
+
+t.test('--sandbox-idle-ttl runs on its own: an unused sandbox is deleted by the sweep', async (t) => {
+  const app = await build(t, { sandboxIdleTtl: '100ms' });
+  t.equal((await app.inject({ url: '/__admin/health', headers: { 'x-mock-sandbox': 'left' } })).statusCode, 200);
+  const names = async () => json(await app.inject({ url: '/__admin/sandboxes' })).map((s: { name: string }) => s.name);
+  for (let i = 0; i < 200 && (await names()).includes('left'); i++) await new Promise((r) => setTimeout(r, 50));
+  t.same(await names(), ['default']);
 });
 
 t.test('20,000 distinct sandbox names from one client: the process stays up and bounded, 429 past the limit', async (t) => {
