@@ -39,13 +39,18 @@ function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
   return out;
 }
 
-/** A stub matches by operationId, or by method and path together, never both. */
+/** A stub matches by operationId, or by method and path together, never both; a fault's phase fits its kind. */
 function stubMatcherProblem(s: ScenarioFile): string | null {
   for (const [i, stub] of (s.stubs ?? []).entries()) {
     const byPath = stub.method !== undefined || stub.path !== undefined;
     if (byPath && stub.operationId !== undefined) return `at /stubs/${i}: give operationId, or method and path, not both`;
     if (byPath && (stub.method === undefined || stub.path === undefined)) return `at /stubs/${i}: method and path go together`;
     if (!byPath && stub.operationId === undefined) return `at /stubs/${i}: give operationId, or method and path`;
+  }
+  for (const [i, fault] of (s.faults ?? []).entries()) {
+    if (fault.phase === 'before' && (fault.kind === 'truncated' || fault.kind === 'malformed')) {
+      return `at /faults/${i}/phase: a ${fault.kind} answer is one the handler made, so it always comes after the commit: use "after-commit" or leave phase out`;
+    }
   }
   return null;
 }

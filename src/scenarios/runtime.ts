@@ -11,10 +11,15 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** the scenario fault that acts on this answer */
     fault: Fault['kind'] | null;
+    /** the fault acts after the handler ran and its changes were committed */
+    faultAfterCommit: boolean;
     /** answered by a scenario (stub or fault) rather than the mock's own handler */
     stubbed: boolean;
   }
 }
+
+/** Whether the scenario acts on a request: not on the admin side, the console or the API document. */
+export const scenarioActsOn = (req: FastifyRequest): boolean => !(req.operationId?.startsWith('admin') || isSideRoute(req.url));
 
 /** Whether a fault leaves the client with no answer at all. */
 export const dropsConnection = (kind: Fault['kind'] | null): boolean => kind === 'reset' || kind === 'empty';
@@ -75,7 +80,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   const scenario = req.scenario;
   if (!scenario) return false;
   const op = req.operationId;
-  if (op?.startsWith('admin') || isSideRoute(req.url)) return false;
+  if (!scenarioActsOn(req)) return false;
   const { random, stubUses } = req.sandbox;
 
   let delay = 0;
@@ -86,15 +91,14 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   if (fault) {
     req.fault = fault.kind;
     req.stubbed = true;
-    // a broken body goes out uncompressed, so the half that arrives is the answer's own text (the compression
+    req.faultAfterCommit = fault.phase === 'after-commit' || !dropsConnection(fault.kind);
+    // a broken answer goes out uncompressed, so the half that arrives is the answer's own text (the compression
     // plugin's documented opt-out); compressed, a truncated stream would fail before its headers and answer 500
-    if (fault.kind === 'truncated' || fault.kind === 'malformed') req.headers['x-no-compression'] = 'scenario fault';
+    req.headers['x-no-compression'] = 'scenario fault';
   }
-  if (fault && dropsConnection(fault.kind)) {
+  if (fault && !req.faultAfterCommit) {
     reply.hijack();
-    const socket = req.raw.socket;
-    if (fault.kind === 'reset' && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-    else socket.destroy();
+    drop(req, fault.kind);
     return true;
   }
 
@@ -110,8 +114,23 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   return false;
 }
 
-/** The onSend part: a body fault breaks the payload (malformed) or the stream (truncated: half, then the connection drops). */
+/** Resets the connection (RST) or closes it (FIN) with nothing more sent. */
+function drop(req: FastifyRequest, kind: Fault['kind']): void {
+  const socket = req.raw.socket;
+  if (kind === 'reset' && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else socket.destroy();
+}
+
+/**
+ * The onSend part, after the sandbox's commit (request-context's onSend runs first): an after-commit reset or empty
+ * drops the connection, so the change happened (and is in the --data log) but the client never hears of it; a body
+ * fault breaks the payload (malformed) or the stream (truncated: half, then the connection drops).
+ */
 export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (req.faultAfterCommit && dropsConnection(req.fault)) {
+    drop(req, req.fault!);
+    return payload; // Node discards writes to a destroyed socket
+  }
   if ((req.fault !== 'truncated' && req.fault !== 'malformed') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
   const text = String(payload);
   const half = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
@@ -127,4 +146,40 @@ export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload
       }
     },
   });
+}
+
+/** Yields the bytes of `source` in slices, each after its transfer time at `bytesPerSecond` (a serial link). */
+async function* throttle(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, bytesPerSecond: number): AsyncGenerator<Buffer> {
+  const slice = Math.max(1, Math.floor(bytesPerSecond / 20)); // about 20 writes a second
+  const sliceMs = (slice / bytesPerSecond) * 1000;
+  let due = performance.now();
+  for await (const chunk of source) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (let i = 0; i < bytes.length; i += slice) {
+      const part = bytes.subarray(i, i + slice);
+      // a late timer is made up within one slice; time the source was idle is not (no saved-up burst)
+      due = Math.max(due, performance.now() - sliceMs) + (part.length / bytesPerSecond) * 1000;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      yield part;
+    }
+  }
+}
+
+/** A body moved at most as fast as the scenario's bandwidth, or the body itself when none applies. */
+export function throttled<T>(req: FastifyRequest, body: T): T | Readable {
+  const rate = req.scenario?.bandwidth?.bytesPerSecond;
+  if (!rate || !scenarioActsOn(req) || req.raw.socket.destroyed) return body;
+  if (body instanceof Readable) return Readable.from(throttle(body, rate), { objectMode: false });
+  if (typeof body !== 'string' && !Buffer.isBuffer(body)) return body;
+  return Readable.from(throttle([Buffer.from(body)], rate), { objectMode: false });
+}
+
+/** The last onSend of a route (after compression): the answer's bytes on the wire move at the scenario's bandwidth. */
+export async function throttleAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if (req.method === 'HEAD' || payload === null || payload === undefined) return payload;
+  const out = throttled(req, payload);
+  // the bytes are the same: a known length stays known (fastify keeps a set content-length for a stream)
+  if (out !== payload && (typeof payload === 'string' || Buffer.isBuffer(payload))) reply.header('content-length', Buffer.byteLength(payload));
+  return out;
 }
