@@ -166,13 +166,15 @@ async function* throttle(source: AsyncIterable<Buffer | string> | Iterable<Buffe
   }
 }
 
+const isAsyncIterable = (v: unknown): v is AsyncIterable<Buffer> => typeof v === 'object' && v !== null && Symbol.asyncIterator in v;
+
 /** A body moved at most as fast as the scenario's bandwidth, or the body itself when none applies. */
 export function throttled<T>(req: FastifyRequest, body: T): T | Readable {
   const rate = req.scenario?.bandwidth?.bytesPerSecond;
   if (!rate || !scenarioActsOn(req) || req.raw.socket.destroyed) return body;
-  if (body instanceof Readable) return Readable.from(throttle(body, rate), { objectMode: false });
-  if (typeof body !== 'string' && !Buffer.isBuffer(body)) return body;
-  return Readable.from(throttle([Buffer.from(body)], rate), { objectMode: false });
+  // a stream (compression's comes from the readable-stream package, not node:stream) or the bytes themselves
+  const source = typeof body === 'string' || Buffer.isBuffer(body) ? [Buffer.from(body)] : isAsyncIterable(body) ? body : null;
+  return source ? Readable.from(throttle(source, rate), { objectMode: false }) : body;
 }
 
 /** The last onSend of a route (after compression): the answer's bytes on the wire move at the scenario's bandwidth. */
