@@ -47,11 +47,8 @@ function stubMatcherProblem(s: ScenarioFile): string | null {
     if (byPath && (stub.method === undefined || stub.path === undefined)) return `at /stubs/${i}: method and path go together`;
     if (!byPath && stub.operationId === undefined) return `at /stubs/${i}: give operationId, or method and path`;
   }
-  for (const [i, fault] of (s.faults ?? []).entries()) {
-    if (fault.phase === 'before' && (fault.kind === 'truncated' || fault.kind === 'malformed')) {
-      return `at /faults/${i}/phase: a ${fault.kind} answer is one the handler made, so it always comes after the commit: use "after-commit" or leave phase out`;
-    }
-  }
+  const i = s.faults?.findIndex((f) => f.phase === 'before' && (f.kind === 'truncated' || f.kind === 'malformed')) ?? -1;
+  if (i >= 0) return `at /faults/${i}/phase: a ${s.faults![i]!.kind} answer is one the handler made, so it always comes after the commit: use "after-commit" or leave phase out`;
   return null;
 }
 

@@ -149,39 +149,33 @@ export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload
 }
 
 /** Yields the bytes of `source` in slices, each after its transfer time at `bytesPerSecond` (a serial link). */
-async function* throttle(source: AsyncIterable<Buffer | string> | Iterable<Buffer>, bytesPerSecond: number): AsyncGenerator<Buffer> {
+async function* throttle(source: AsyncIterable<Buffer> | Iterable<Buffer>, bytesPerSecond: number): AsyncGenerator<Buffer> {
   const slice = Math.max(1, Math.floor(bytesPerSecond / 20)); // about 20 writes a second
-  const sliceMs = (slice / bytesPerSecond) * 1000;
   let due = performance.now();
-  for await (const chunk of source) {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+  for await (const bytes of source) {
     for (let i = 0; i < bytes.length; i += slice) {
       const part = bytes.subarray(i, i + slice);
       // a late timer is made up within one slice; time the source was idle is not (no saved-up burst)
-      due = Math.max(due, performance.now() - sliceMs) + (part.length / bytesPerSecond) * 1000;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
+      due = Math.max(due, performance.now() - (slice / bytesPerSecond) * 1000) + (part.length / bytesPerSecond) * 1000;
+      if (due > performance.now()) await sleep(due - performance.now());
       yield part;
     }
   }
 }
 
-const isAsyncIterable = (v: unknown): v is AsyncIterable<Buffer> => typeof v === 'object' && v !== null && Symbol.asyncIterator in v;
-
-/** A body moved at most as fast as the scenario's bandwidth, or the body itself when none applies. */
+/** A body (bytes, or a stream: compression's is a readable-stream one) moved at the scenario's bandwidth, else itself. */
 export function throttled<T>(req: FastifyRequest, body: T): T | Readable {
   const rate = req.scenario?.bandwidth?.bytesPerSecond;
-  if (!rate || !scenarioActsOn(req) || req.raw.socket.destroyed) return body;
-  // a stream (compression's comes from the readable-stream package, not node:stream) or the bytes themselves
-  const source = typeof body === 'string' || Buffer.isBuffer(body) ? [Buffer.from(body)] : isAsyncIterable(body) ? body : null;
+  if (!rate || req.method === 'HEAD' || !scenarioActsOn(req) || req.raw.socket.destroyed) return body;
+  const source = typeof body === 'string' || Buffer.isBuffer(body) ? [Buffer.from(body)]
+    : typeof body === 'object' && body !== null && Symbol.asyncIterator in body ? body as AsyncIterable<Buffer> : null;
   return source ? Readable.from(throttle(source, rate), { objectMode: false }) : body;
 }
 
 /** The last onSend of a route (after compression): the answer's bytes on the wire move at the scenario's bandwidth. */
 export async function throttleAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  if (req.method === 'HEAD' || payload === null || payload === undefined) return payload;
   const out = throttled(req, payload);
-  // the bytes are the same: a known length stays known (fastify keeps a set content-length for a stream)
+  // the same bytes: a plain answer keeps its length (fastify keeps a set content-length for a stream)
   if (out !== payload && (typeof payload === 'string' || Buffer.isBuffer(payload))) reply.header('content-length', Buffer.byteLength(payload));
   return out;
 }

@@ -39,10 +39,6 @@ export const Stub = Type.Object({
 }, { additionalProperties: false });
 export type Stub = Static<typeof Stub>;
 
-export const Bandwidth = Type.Object({
-  bytesPerSecond: Type.Integer({ minimum: 100, maximum: 1_000_000_000, description: 'each body (the request\'s as it is read, the answer\'s as it is written, after compression) moves at most this fast' }),
-}, { additionalProperties: false });
-
 export const ScenarioFile = Type.Object({
   $schema: Type.Optional(Type.String()),
   name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$', description: 'the name used by --scenario, x-mock-scenario and the admin routes; the file is NAME.json' }),
@@ -64,7 +60,9 @@ export const ScenarioFile = Type.Object({
   stubs: Type.Optional(Type.Array(Stub)),
   latency: Type.Optional(Type.Array(Latency)),
   faults: Type.Optional(Type.Array(Fault)),
-  bandwidth: Type.Optional(Bandwidth),
+  bandwidth: Type.Optional(Type.Object({
+    bytesPerSecond: Type.Integer({ minimum: 100, maximum: 1_000_000_000, description: 'each body (the request\'s as it is read, the answer\'s as it is written, after compression) moves at most this fast' }),
+  }, { additionalProperties: false })),
   forward: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds the mock does not answer itself: they are forwarded to the upstream (--proxy)' })),
   compare: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds answered by the mock and also sent to the upstream; differences are listed by GET /__admin/compare' })),
 }, { additionalProperties: false });
