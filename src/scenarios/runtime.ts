@@ -98,7 +98,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   }
   if (fault && !req.faultAfterCommit) {
     reply.hijack();
-    drop(req, fault.kind);
+    drop(reply, fault.kind);
     return true;
   }
 
@@ -114,11 +114,11 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   return false;
 }
 
-/** Resets the connection (RST) or closes it (FIN) with nothing more sent. */
-function drop(req: FastifyRequest, kind: Fault['kind']): void {
-  const socket = req.raw.socket;
-  if (kind === 'reset' && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-  else socket.destroy();
+/** Resets the connection (RST) or closes it (FIN) with nothing more sent; under inject (no socket) the answer fails. */
+function drop(reply: FastifyReply, kind: Fault['kind']): void {
+  const socket = reply.raw.socket;
+  if (kind === 'reset' && typeof socket?.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else reply.raw.destroy();
 }
 
 /**
@@ -128,8 +128,8 @@ function drop(req: FastifyRequest, kind: Fault['kind']): void {
  */
 export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (req.faultAfterCommit && dropsConnection(req.fault)) {
-    drop(req, req.fault!);
-    return payload; // Node discards writes to a destroyed socket
+    drop(reply, req.fault!);
+    return payload; // Node discards writes to a destroyed socket (inject has none: it gets the answer)
   }
   if ((req.fault !== 'truncated' && req.fault !== 'malformed') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
   const text = String(payload);
