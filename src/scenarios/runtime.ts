@@ -1,5 +1,6 @@
-// Applies the behaviour part of a scenario in one place, keyed by operationId, before auth and the handler:
-// latency, faults and stubs. Randomness comes from the sandbox's seeded source, so a flaky run replays.
+// Applies the behaviour part of a scenario in one place, keyed by operationId: before auth and the handler latency,
+// faults and stubs; on the way out faults after the commit and the bandwidth limit. Randomness comes from the
+// sandbox's seeded source (every fault is picked on arrival), so a flaky run replays.
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -114,7 +115,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   return false;
 }
 
-/** Resets the connection (RST) or closes it (FIN) with nothing more sent; under inject (no socket) the answer fails. */
+/** Resets the connection (RST) or closes it (FIN) with nothing more sent (inject has no socket: its response is destroyed). */
 function drop(reply: FastifyReply, kind: Fault['kind']): void {
   const socket = reply.raw.socket;
   if (kind === 'reset' && typeof socket?.resetAndDestroy === 'function') socket.resetAndDestroy();
@@ -167,7 +168,7 @@ async function* throttle(source: AsyncIterable<Buffer> | Iterable<Buffer>, bytes
 export function throttled<T>(req: FastifyRequest, body: T): T | Readable {
   const rate = req.scenario?.bandwidth?.bytesPerSecond;
   if (!rate || req.method === 'HEAD' || !scenarioActsOn(req) || req.raw.socket.destroyed) return body;
-  const source = typeof body === 'string' || Buffer.isBuffer(body) ? [Buffer.from(body)]
+  const source = typeof body === 'string' || Buffer.isBuffer(body) ? (body.length > 0 ? [Buffer.from(body)] : null)
     : typeof body === 'object' && body !== null && Symbol.asyncIterator in body ? body as AsyncIterable<Buffer> : null;
   return source ? Readable.from(throttle(source, rate), { objectMode: false }) : body;
 }
