@@ -126,6 +126,10 @@ t.test('lost-answers: some creates lose their answer, every one was stored, and 
   const marked = (await journal(first.app)).filter((e) => e.afterCommit).map((e) => e.fault);
   t.equal(marked.length, first.lost.length, 'each lost answer is marked in the journal');
   t.ok(marked.every((f) => f === 'reset' || f === 'empty'));
+  // the shipped file acts after the commit on the four create operations only
+  const faults = first.app.scenarios.get('lost-answers')!.faults!;
+  t.ok(faults.every((f) => f.phase === 'after-commit'));
+  t.same(new Set(faults.flatMap((f) => f.operations)), new Set(['workflowStart', 'ideaEdit', 'feedbackAdd', 'calendarEventRequestCreate']));
   const again = await lostAnswersRun(t, 7, n);
   t.same(again.lost, first.lost, 'the same seed and requests lose the same answers');
   const other = await lostAnswersRun(t, 8, n);
