@@ -16,7 +16,7 @@ import { lazyValidatorBuilder } from './http/validators.js';
 import { serverLimitOptions, type ServerLimits } from './http/limits.js';
 import { authPlugin } from './auth/plugin.js';
 import { authPolicy } from './scenarios/effects.js';
-import { scenarioPlugin } from './scenarios/plugin.js';
+import { bandwidthPlugin, scenarioPlugin } from './scenarios/plugin.js';
 import { proxyPlugin } from './proxy/plugin.js';
 import { bundledScenariosDir, ScenarioRegistry } from './scenarios/registry.js';
 import { activateScenario } from './scenarios/activate.js';
@@ -176,6 +176,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   // after the journal, the body faults and the proxy, which see the answer as text; gzip and deflate are what mobile
   // HTTP stacks send in Accept-Encoding on their own (brotli at its default quality costs more than it saves here)
   await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'] });
+  await app.register(bandwidthPlugin); // after compression: paces the compressed bytes
 
   // 5. the API groups, then the admin side
   await registerRoutes(app);

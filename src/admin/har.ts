@@ -32,7 +32,8 @@ export function journalToHar(entries: JournalEntry[], opts: { protocol: string; 
       },
       cache: {},
       timings: { send: 0, wait: e.durationMs, receive: 0 },
-      comment: [`#${e.id}`, e.operationId ?? 'no operation', e.scenario ? `scenario ${e.scenario}` : '', e.stubbed ? 'stubbed by the scenario' : ''].filter(Boolean).join(' · '),
+      comment: [`#${e.id}`, e.operationId ?? 'no operation', e.scenario ? `scenario ${e.scenario}` : '', e.stubbed ? 'stubbed by the scenario' : '',
+        e.fault ? `fault ${e.fault}${e.afterCommit ? ' after the commit: the change happened, the client got no whole answer' : ''}` : ''].filter(Boolean).join(' · '),
     };
   });
   return {

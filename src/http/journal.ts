@@ -41,6 +41,7 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
       // no status for a connection dropped before any answer (0, as HAR has it)
       method: req.method, operationId: req.operationId, status: req.journalAnswer?.status ?? 0,
       durationMs: Math.round(elapsed * 100) / 100, scenario: req.scenario?.name ?? null, stubbed: req.stubbed,
+      fault: req.fault, afterCommit: req.faultAfterCommit,
     }, {
       url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: req.journalAnswer?.body,
       requestBody: req.body !== undefined && !Buffer.isBuffer(req.body) ? JSON.stringify(req.body) : undefined,

@@ -2,7 +2,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { fail } from '../errors.js';
 import type { ScenarioRegistry } from './registry.js';
-import { actsOnRequests, applyBodyFault, applyScenario } from './runtime.js';
+import { actsOnRequests, applyBodyFault, applyScenario, throttleAnswer, throttled } from './runtime.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -15,6 +15,7 @@ export const scenarioPlugin = fp(async (app: FastifyInstance) => {
   app.decorateRequest('scenario', null);
   app.decorateRequest('scenarioFromHeader', false);
   app.decorateRequest('fault', null);
+  app.decorateRequest('faultAfterCommit', false);
   app.decorateRequest('stubbed', false);
   app.addHook('onRequest', async (req, reply) => {
     const fromHeader = req.headers['x-mock-scenario'];
@@ -31,3 +32,14 @@ export const scenarioPlugin = fp(async (app: FastifyInstance) => {
   });
   app.addHook('onSend', async (req, reply, payload) => applyBodyFault(req, reply, payload));
 }, { name: 'scenarios', dependencies: ['request-context'] });
+
+/**
+ * The scenario's bandwidth limit on bodies. Its onSend goes into each route's own hooks, after the one
+ * @fastify/compress adds there (this plugin is registered after it), so it paces the bytes that go on the wire.
+ */
+export const bandwidthPlugin = fp(async (app: FastifyInstance) => {
+  app.addHook('onRoute', (route) => {
+    route.onSend = [...[route.onSend ?? []].flat(), throttleAnswer];
+  });
+  app.addHook('preParsing', async (req, _reply, payload) => throttled(req, payload));
+}, { name: 'scenario-bandwidth', dependencies: ['scenarios'] });

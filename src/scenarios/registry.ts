@@ -39,7 +39,7 @@ function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
   return out;
 }
 
-/** A stub matches by operationId, or by method and path together, never both. */
+/** A stub matches by operationId, or by method and path together, never both; a fault's phase fits its kind. */
 function stubMatcherProblem(s: ScenarioFile): string | null {
   for (const [i, stub] of (s.stubs ?? []).entries()) {
     const byPath = stub.method !== undefined || stub.path !== undefined;
@@ -47,6 +47,8 @@ function stubMatcherProblem(s: ScenarioFile): string | null {
     if (byPath && (stub.method === undefined || stub.path === undefined)) return `at /stubs/${i}: method and path go together`;
     if (!byPath && stub.operationId === undefined) return `at /stubs/${i}: give operationId, or method and path`;
   }
+  const i = s.faults?.findIndex((f) => f.phase === 'before' && (f.kind === 'truncated' || f.kind === 'malformed')) ?? -1;
+  if (i >= 0) return `at /faults/${i}/phase: a ${s.faults![i]!.kind} answer is one the handler made, so it always comes after the commit: use "after-commit" or leave phase out`;
   return null;
 }
 

@@ -1,5 +1,6 @@
-// Applies the behaviour part of a scenario in one place, keyed by operationId, before auth and the handler:
-// latency, faults and stubs. Randomness comes from the sandbox's seeded source, so a flaky run replays.
+// Applies the behaviour part of a scenario in one place, keyed by operationId: before auth and the handler latency,
+// faults and stubs; on the way out faults after the commit and the bandwidth limit. Randomness comes from the
+// sandbox's seeded source (every fault is picked on arrival), so a flaky run replays.
 import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -11,10 +12,15 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** the scenario fault that acts on this answer */
     fault: Fault['kind'] | null;
+    /** the fault acts after the handler ran and its changes were committed */
+    faultAfterCommit: boolean;
     /** answered by a scenario (stub or fault) rather than the mock's own handler */
     stubbed: boolean;
   }
 }
+
+/** Whether the scenario acts on a request: not on the admin side, the console or the API document. */
+export const scenarioActsOn = (req: FastifyRequest): boolean => !(req.operationId?.startsWith('admin') || isSideRoute(req.url));
 
 /** Whether a fault leaves the client with no answer at all. */
 export const dropsConnection = (kind: Fault['kind'] | null): boolean => kind === 'reset' || kind === 'empty';
@@ -75,7 +81,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   const scenario = req.scenario;
   if (!scenario) return false;
   const op = req.operationId;
-  if (op?.startsWith('admin') || isSideRoute(req.url)) return false;
+  if (!scenarioActsOn(req)) return false;
   const { random, stubUses } = req.sandbox;
 
   let delay = 0;
@@ -86,15 +92,14 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   if (fault) {
     req.fault = fault.kind;
     req.stubbed = true;
-    // a broken body goes out uncompressed, so the half that arrives is the answer's own text (the compression
+    req.faultAfterCommit = fault.phase === 'after-commit' || !dropsConnection(fault.kind);
+    // a broken answer goes out uncompressed, so the half that arrives is the answer's own text (the compression
     // plugin's documented opt-out); compressed, a truncated stream would fail before its headers and answer 500
-    if (fault.kind === 'truncated' || fault.kind === 'malformed') req.headers['x-no-compression'] = 'scenario fault';
+    req.headers['x-no-compression'] = 'scenario fault';
   }
-  if (fault && dropsConnection(fault.kind)) {
+  if (fault && !req.faultAfterCommit) {
     reply.hijack();
-    const socket = req.raw.socket;
-    if (fault.kind === 'reset' && typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy();
-    else socket.destroy();
+    drop(reply, fault.kind);
     return true;
   }
 
@@ -110,8 +115,23 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   return false;
 }
 
-/** The onSend part: a body fault breaks the payload (malformed) or the stream (truncated: half, then the connection drops). */
+/** Resets the connection (RST) or closes it (FIN) with nothing more sent (inject has no socket: its response is destroyed). */
+function drop(reply: FastifyReply, kind: Fault['kind']): void {
+  const socket = reply.raw.socket;
+  if (kind === 'reset' && typeof socket?.resetAndDestroy === 'function') socket.resetAndDestroy();
+  else reply.raw.destroy();
+}
+
+/**
+ * The onSend part, after the sandbox's commit (request-context's onSend runs first): an after-commit reset or empty
+ * drops the connection, so the change happened (and is in the --data log) but the client never hears of it; a body
+ * fault breaks the payload (malformed) or the stream (truncated: half, then the connection drops).
+ */
 export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
+  if (req.faultAfterCommit && dropsConnection(req.fault)) {
+    drop(reply, req.fault!);
+    return payload; // Node discards writes to a destroyed socket (inject has none: it gets the answer)
+  }
   if ((req.fault !== 'truncated' && req.fault !== 'malformed') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
   const text = String(payload);
   const half = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
@@ -127,4 +147,36 @@ export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload
       }
     },
   });
+}
+
+/** Yields the bytes of `source` in slices, each after its transfer time at `bytesPerSecond` (a serial link). */
+async function* throttle(source: AsyncIterable<Buffer> | Iterable<Buffer>, bytesPerSecond: number): AsyncGenerator<Buffer> {
+  const slice = Math.max(1, Math.floor(bytesPerSecond / 20)); // about 20 writes a second
+  let due = performance.now();
+  for await (const bytes of source) {
+    for (let i = 0; i < bytes.length; i += slice) {
+      const part = bytes.subarray(i, i + slice);
+      // a late timer is made up within one slice; time the source was idle is not (no saved-up burst)
+      due = Math.max(due, performance.now() - (slice / bytesPerSecond) * 1000) + (part.length / bytesPerSecond) * 1000;
+      if (due > performance.now()) await sleep(due - performance.now());
+      yield part;
+    }
+  }
+}
+
+/** A body (bytes, or a stream: compression's is a readable-stream one) moved at the scenario's bandwidth, else itself. */
+export function throttled<T>(req: FastifyRequest, body: T): T | Readable {
+  const rate = req.scenario?.bandwidth?.bytesPerSecond;
+  if (!rate || req.method === 'HEAD' || !scenarioActsOn(req) || req.raw.socket.destroyed) return body;
+  const source = typeof body === 'string' || Buffer.isBuffer(body) ? (body.length > 0 ? [Buffer.from(body)] : null)
+    : typeof body === 'object' && body !== null && Symbol.asyncIterator in body ? body as AsyncIterable<Buffer> : null;
+  return source ? Readable.from(throttle(source, rate), { objectMode: false }) : body;
+}
+
+/** The last onSend of a route (after compression): the answer's bytes on the wire move at the scenario's bandwidth. */
+export async function throttleAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const out = throttled(req, payload);
+  // the same bytes: a plain answer keeps its length (fastify keeps a set content-length for a stream)
+  if (out !== payload && (typeof payload === 'string' || Buffer.isBuffer(payload))) reply.header('content-length', Buffer.byteLength(payload));
+  return out;
 }

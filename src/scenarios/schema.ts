@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Right } from '../schemas/common.js';
+import { FaultKind } from '../schemas/admin.js';
 
 const OperationIds = Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds; all operations when absent' });
 
@@ -15,9 +16,12 @@ export type Latency = Static<typeof Latency>;
 
 export const Fault = Type.Object({
   operations: Type.Optional(OperationIds),
-  kind: Type.Union([Type.Literal('reset'), Type.Literal('empty'), Type.Literal('truncated'), Type.Literal('malformed')], {
+  kind: Type.Union(FaultKind.anyOf, {
     description: 'reset: the connection is destroyed; empty: the connection closes with no reply; truncated: half the body, then close; malformed: a body that is not valid JSON',
   }),
+  phase: Type.Optional(Type.Union([Type.Literal('before'), Type.Literal('after-commit')], {
+    description: 'reset and empty: before (default) the handler, or after it ran and its changes were committed (the answer is lost, the change happened); truncated and malformed always break the answer the handler made (after-commit)',
+  })),
   probability: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 1 })),
 }, { additionalProperties: false });
 export type Fault = Static<typeof Fault>;
@@ -56,6 +60,9 @@ export const ScenarioFile = Type.Object({
   stubs: Type.Optional(Type.Array(Stub)),
   latency: Type.Optional(Type.Array(Latency)),
   faults: Type.Optional(Type.Array(Fault)),
+  bandwidth: Type.Optional(Type.Object({
+    bytesPerSecond: Type.Integer({ minimum: 100, maximum: 1_000_000_000, description: 'each body (the request\'s as it is read, the answer\'s as it is written, after compression) moves at most this fast' }),
+  }, { additionalProperties: false })),
   forward: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds the mock does not answer itself: they are forwarded to the upstream (--proxy)' })),
   compare: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds answered by the mock and also sent to the upstream; differences are listed by GET /__admin/compare' })),
 }, { additionalProperties: false });

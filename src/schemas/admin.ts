@@ -10,6 +10,10 @@ export const ClockState = Type.Union([
 ], { $id: 'ClockState' });
 export type ClockState = Static<typeof ClockState>;
 
+/** How a scenario fault breaks an answer (the scenario file documents each kind). */
+export const FaultKind = Type.Union([Type.Literal('reset'), Type.Literal('empty'), Type.Literal('truncated'), Type.Literal('malformed')]);
+export type FaultKind = Static<typeof FaultKind>;
+
 export const JournalEntry = Type.Object({
   id: Type.Integer({ description: 'increasing number within the sandbox' }),
   at: Type.String({ format: 'date-time', description: 'sandbox clock time when the request arrived' }),
@@ -21,6 +25,8 @@ export const JournalEntry = Type.Object({
   durationMs: Type.Number(),
   scenario: Type.Union([Type.String(), Type.Null()]),
   stubbed: Type.Boolean({ description: 'answered by a scenario stub or fault' }),
+  fault: Type.Optional(FaultKind),
+  afterCommit: Type.Optional(Type.Boolean({ description: 'the fault broke the answer after the handler ran and its changes were committed: the client never saw a change that happened' })),
   requestHeaders: Type.Record(Type.String(), Type.String()),
   requestBody: Type.Optional(Type.Unknown()),
   responseBody: Type.Optional(Type.Unknown()),

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../schemas/admin.js';
+import type { FaultKind, JournalEntry } from '../schemas/admin.js';
 
 export type JournalFilter = {
   operationId?: string | undefined;
@@ -18,6 +18,9 @@ export type JournalFacts = {
   durationMs: number;
   scenario: string | null;
   stubbed: boolean;
+  /** the scenario fault that broke the answer, and whether it did so after the handler's changes were committed */
+  fault?: FaultKind | null;
+  afterCommit?: boolean;
 };
 
 /** The texts of a request the journal keeps, as received; redacted and parsed only when the journal is read. */
@@ -128,6 +131,7 @@ function complete(e: Kept): JournalEntry {
   return {
     id: e.id, at: new Date(e.atMs).toISOString(), method: e.method, url: e.url, path: pathOf(e.routedUrl),
     operationId: e.operationId, status: e.status, durationMs: e.durationMs, scenario: e.scenario, stubbed: e.stubbed,
+    ...(e.fault ? { fault: e.fault, afterCommit: e.afterCommit === true } : {}),
     requestHeaders: redactHeaders(headers),
     ...(e.requestBody ? { requestBody: redactBody(parse(e.requestBody)) } : {}),
     ...(response !== '' ? { responseBody: redactBody(parse(response)) } : {}),
