@@ -2,7 +2,7 @@
 // functions (rules.ts), run per operation after the answer is made and before it leaves, so the answer carries
 // `x-mock-finding`. Registered before the scenario plugin: its onSend runs before a fault breaks the answer.
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isSideRoute } from '../http/context.js';
 import type { Sandbox } from '../store/sandbox.js';
 import type { FindingLog } from '../store/findings.js';
@@ -95,7 +95,17 @@ export const findingsPlugin = fp(async (app: FastifyInstance) => {
 
   app.addHook('onSend', async (req, reply, payload) => {
     const op = req.operationId;
-    if (op === null || isSideRoute(req.url) || reply.raw.headersSent) return payload;
+    // no sandbox: the request was refused before one was chosen (a bad sandbox name)
+    if (op === null || !req.sandbox || isSideRoute(req.url) || reply.raw.headersSent) return payload;
+    try {
+      detect(req, reply, op, payload);
+    } catch (err) {
+      req.log.error({ err }, 'a findings detector failed; the answer goes out unchanged');
+    }
+    return payload;
+  });
+
+  const detect = (req: FastifyRequest, reply: FastifyReply, op: string, payload: unknown) => {
     const log = req.sandbox.findings;
     log.seq++;
     let parsed: Record<string, unknown> | undefined | null = null;
@@ -121,6 +131,5 @@ export const findingsPlugin = fp(async (app: FastifyInstance) => {
       });
     }
     if (codes.length > 0) reply.header('x-mock-finding', codes.join(', '));
-    return payload;
-  });
+  };
 }, { name: 'findings', dependencies: ['request-context', 'journal'] });
