@@ -52,22 +52,13 @@ function wrongTypes(schema: Json | undefined, value: unknown, path: string, out:
   if (!schema || value === undefined || depth > 12 || out.length >= 5) return;
   if (schema.$ref) return wrongTypes(refs(schema.$ref), value, path, out, refs, depth + 1);
   const kind = kindOf(value);
-  const branches = (schema.anyOf ?? schema.oneOf)?.map((b) => (b.$ref ? refs(b.$ref) : b));
-  const fit = branches ? branches.find((b) => fits(typesOf(b), kind)) : schema;
-  if (!fit) {
-    out.push(`${path || 'the body'} as ${kind} where the API takes ${[...new Set((branches ?? [schema]).flatMap(typesOf))].join(' or ')}`);
-    return;
-  }
-  if (branches) return wrongTypes(fit, value, path, out, refs, depth + 1);
-  if (!fits(typesOf(schema), kind)) {
-    out.push(`${path || 'the body'} as ${kind} where the API takes ${typesOf(schema).join(' or ')}`);
-    return;
-  }
-  if (kind === 'object') {
-    for (const [k, v] of Object.entries(value as object)) {
-      const extra = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
-      wrongTypes(schema.properties?.[k] ?? extra, v, path ? `${path}.${k}` : k, out, refs, depth + 1);
-    }
+  const options = (schema.anyOf ?? schema.oneOf)?.map((b) => (b.$ref ? refs(b.$ref) : b)) ?? [schema];
+  const fit = options.find((b) => fits(typesOf(b), kind));
+  if (!fit) out.push(`${path || 'the body'} as ${kind} where the API takes ${[...new Set(options.flatMap(typesOf))].join(' or ')}`);
+  else if (fit !== schema) wrongTypes(fit, value, path, out, refs, depth + 1);
+  else if (kind === 'object') {
+    const extra = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+    for (const [k, v] of Object.entries(value as object)) wrongTypes(schema.properties?.[k] ?? extra, v, path ? `${path}.${k}` : k, out, refs, depth + 1);
   } else if (kind === 'array') (value as unknown[]).forEach((v, i) => wrongTypes(schema.items, v, `${path}[${i}]`, out, refs, depth + 1));
 }
 

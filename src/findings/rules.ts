@@ -153,7 +153,7 @@ export const rules: Record<FindingCode, Rule> = {
       return flagged ? 'Manual bind without the code although the account needs one (codeRequired: true): the real portal answers 403 every time. Ask the user for the e-mailed code and repeat manual-bind with it.' : null;
     },
   },
-  'upload-never-finished': { severity: 'warning', ops: [], detect: () => null }, // found when findings are read: see staleUploads
+  'upload-never-finished': { severity: 'warning', ops: [], detect: () => null }, // found when findings are read: findingsOf in plugin.ts
   'finish-before-upload': {
     severity: 'error', ops: ['fileFinishUpload'],
     detect: (s) => {
