@@ -12,6 +12,7 @@ import { accounts, build, json, signIn, type Session } from './helper.js';
 import { adminClient } from '../src/client/admin.js';
 import { buildApp } from '../src/app.js';
 import { findingCodes, type Finding } from '../src/schemas/admin.js';
+import { FindingLog } from '../src/store/findings.js';
 
 const codes = (res: LightMyRequestResponse | Response): string[] => {
   const v = res.headers instanceof Headers ? res.headers.get('x-mock-finding') : (res.headers as Record<string, unknown>)['x-mock-finding'];
@@ -378,4 +379,17 @@ t.test('end to end over a real socket: the header, the admin client, assertNone'
   await fetch(`${base}/sandbox/e2e/notifications/mark-seen-all`, { method: 'POST', headers: s.headers });
   await mock.findings.assertNone();
   await t.rejects(mock.findings.assertNone({ severity: 'warning' }), /retry-storm \(warning\)/, 'stricter: warnings fail too');
+});
+
+t.test('bounded like the journal: the last findings, the last 1000 remembered keys', async (t) => {
+  const log = new FindingLog(100);
+  const f = { at: '2026-03-02T09:00:00.000Z', code: 'retry-storm', severity: 'warning', requestId: 1, operationId: 'x', method: 'POST', path: '/x', message: 'm', docs: '/docs' } as const;
+  for (let i = 0; i < 150; i++) log.add(f);
+  t.equal(log.list().length, 100);
+  t.equal(log.list()[0]!.id, 150, 'newest first; ids go on');
+  t.same(log.counts(), { warning: 100, error: 0 });
+  for (let i = 0; i < 1100; i++) log.set(`k${i}`, { n: i });
+  t.equal(log.get('k99'), undefined, 'the oldest keys are forgotten');
+  t.same(log.get('k1099'), { n: 1099 });
+  t.equal([...log.entries('k')].length, 1000);
 });
