@@ -11,6 +11,7 @@ import { requestContextPlugin } from './http/request-context.js';
 import cors from '@fastify/cors';
 import compress from '@fastify/compress';
 import { journalPlugin } from './http/journal.js';
+import { findingsPlugin } from './findings/plugin.js';
 import { useLazySerializers } from './http/serializers.js';
 import { lazyValidatorBuilder } from './http/validators.js';
 import { serverLimitOptions, type ServerLimits } from './http/limits.js';
@@ -164,12 +165,13 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     onRoute?.(route);
   });
 
-  // 4. per request, as hooks in this order: CORS → sandbox → journal → scenario → proxy → auth, all from route config.
+  // 4. per request, as hooks in this order: CORS → sandbox → journal → findings → scenario → proxy → auth, all from route config.
   // CORS first, so error answers carry its headers too: any origin, with credentials, as a development server allows
   // (web previews of React Native, Flutter or Ionic apps); every OPTIONS request is a preflight answered 204.
   await app.register(cors, { origin: true, credentials: true, methods: 'GET,HEAD,PUT,PATCH,POST,DELETE', maxAge: 600, strictPreflight: false });
   await app.register(requestContextPlugin, { prefixes });
   await app.register(journalPlugin);
+  await app.register(findingsPlugin); // its onSend runs before a scenario fault breaks the answer
   await app.register(scenarioPlugin);
   await app.register(proxyPlugin); // after stubs, before auth: see src/proxy/plugin.ts
   await app.register(authPlugin, { policy: authPolicy });

@@ -51,7 +51,8 @@ t.test('a retry after an answer lost after the commit creates a second record', 
     t.match(first, { operationId: 'feedbackAdd', status: 200, fault: kind, afterCommit: true, scenario: `${kind}-after` }, `${kind}: the lost answer is marked in the journal`);
     t.match(second, { operationId: 'feedbackAdd', status: 200, scenario: 'default' });
     t.notOk(second!.fault ?? second!.afterCommit, 'the retry carries no fault');
-    // TODO(integrator, issue 23 part 1): GET /__admin/findings must now list `retry-created-duplicate` for `second`
+    const duplicates = json<Array<{ code: string; requestId: number }>>(await app.inject({ url: '/__admin/findings?code=retry-created-duplicate' }));
+    t.ok(duplicates.some((f) => f.requestId === second!.id), `${kind}: findings name the retry that created a second record`);
   }
 });
 

@@ -67,6 +67,20 @@ export const consoleHtml = /* html */ `<!doctype html>
     <h2>Outbox (two-factor codes, pushes)</h2>
     <table><thead><tr><th>time</th><th>kind</th><th>to</th><th>code / payload</th></tr></thead><tbody id="outbox"></tbody></table>
   </section>
+  <section id="findings-panel" style="grid-column: 1 / -1">
+    <h2>Findings: what the real portal would do differently</h2>
+    <table><thead><tr><th>#</th><th>code</th><th>severity</th><th>request</th><th>message</th><th>docs</th></tr></thead><tbody id="findings"></tbody></table>
+    <script>
+    // the functions of the main script below exist by the time these run
+    const showFindings = async () => {
+      const list = await api('/__admin/findings').catch(() => []);
+      document.getElementById('findings').innerHTML = list.slice(0, 50).map((f) => '<tr class="finding-' + esc(f.severity) + '"><td>' + f.id + '</td><td><b>' + esc(f.code) + '</b></td><td class="' + (f.severity === 'error' ? 's5' : 's4') + '">' + esc(f.severity) +
+        '</td><td>#' + f.requestId + ' ' + esc(f.method) + ' ' + esc(f.path) + '</td><td style="white-space: normal">' + esc(f.message) + '</td><td><a target="_blank" href="' + esc(f.docs) + '">' + esc(f.operationId) + '</a></td></tr>').join('') ||
+        '<tr><td colspan="6">none: nothing the real portal would answer differently so far</td></tr>';
+    };
+    addEventListener('load', () => { showFindings(); setInterval(showFindings, 2000); });
+    </script>
+  </section>
   <section style="grid-column: 1 / -1">
     <h2>Latest requests</h2>
     <table><thead><tr><th>#</th><th>time</th><th>method</th><th>path</th><th>operation</th><th>status</th><th>ms</th><th>scenario</th></tr></thead><tbody id="requests"></tbody></table>

@@ -1,14 +1,15 @@
 // The request journal as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): opens in browser devtools
 // (Network › Import HAR) and HAR viewers. Built from journal entries, so secrets stay redacted.
 import { STATUS_CODES } from 'node:http';
-import type { Har, JournalEntry } from '../schemas/admin.js';
+import type { Finding, Har, JournalEntry } from '../schemas/admin.js';
 
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
-/** Entries oldest first (as a browser records them); URLs made absolute with the Host the client used. */
-export function journalToHar(entries: JournalEntry[], opts: { protocol: string; fallbackHost: string; version: string; sandbox: string }): Har {
+/** Entries oldest first (as a browser records them); URLs made absolute with the Host the client used; findings as notes. */
+export function journalToHar(entries: JournalEntry[], opts: { protocol: string; fallbackHost: string; version: string; sandbox: string; findings?: Finding[] }): Har {
   const harEntries = entries.slice().sort((a, b) => a.id - b.id).map((e) => {
+    const findings = (opts.findings ?? []).filter((f) => f.requestId === e.id);
     const host = e.requestHeaders.host ?? opts.fallbackHost;
     const url = new URL(e.url, `${opts.protocol}://${host}`);
     const headers = Object.entries(e.requestHeaders).map(([name, value]) => ({ name, value }));
@@ -26,14 +27,15 @@ export function journalToHar(entries: JournalEntry[], opts: { protocol: string; 
       },
       response: {
         status: e.status, statusText: STATUS_CODES[e.status] ?? '', httpVersion: 'HTTP/1.1', cookies: [],
-        headers: responseText === null ? [] : [{ name: 'content-type', value: mimeType }],
+        headers: [...responseText === null ? [] : [{ name: 'content-type', value: mimeType }], ...findings.length ? [{ name: 'x-mock-finding', value: findings.map((f) => f.code).join(', ') }] : []],
         content: { size: responseText === null ? 0 : bytes(responseText), mimeType, ...(responseText !== null ? { text: responseText } : {}) },
         redirectURL: '', headersSize: -1, bodySize: responseText === null ? -1 : bytes(responseText),
       },
       cache: {},
       timings: { send: 0, wait: e.durationMs, receive: 0 },
       comment: [`#${e.id}`, e.operationId ?? 'no operation', e.scenario ? `scenario ${e.scenario}` : '', e.stubbed ? 'stubbed by the scenario' : '',
-        e.fault ? `fault ${e.fault}${e.afterCommit ? ' after the commit: the change happened, the client got no whole answer' : ''}` : ''].filter(Boolean).join(' · '),
+        e.fault ? `fault ${e.fault}${e.afterCommit ? ' after the commit: the change happened, the client got no whole answer' : ''}` : '',
+        ...findings.map((f) => `finding ${f.code} (${f.severity}): ${f.message} ${f.docs}`)].filter(Boolean).join(' · '),
     };
   });
   return {

@@ -12,6 +12,8 @@ import { consoleHtml } from './console.js';
 import { adminUserRoutes } from './user-routes.js';
 import { adminCaRoute } from './ca-route.js';
 import { adminProxyRoutes } from './proxy-routes.js';
+import { adminFindingRoutes } from './findings-routes.js';
+import { findingsOf } from '../findings/plugin.js';
 
 const tags = ['admin'];
 const err = ref(ErrorBody);
@@ -48,6 +50,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   await app.register(adminUserRoutes);
   await app.register(adminCaRoute);
   await app.register(adminProxyRoutes);
+  await app.register(adminFindingRoutes);
 
   app.get('/__admin', {
     schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', response: { 200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } }, 401: err } },
@@ -66,6 +69,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
             rssBytes: Type.Integer({ description: 'resident memory of the process' }),
             heapUsedBytes: Type.Integer({ description: 'JavaScript heap in use' }),
           }),
+          findings: Type.Object({ warning: Type.Integer(), error: Type.Integer() }, { description: 'findings of the sandbox by severity (GET /__admin/findings)' }),
         }),
         400: err, 401: err,
       },
@@ -76,6 +80,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       status: 'ok' as const, version: opts.version, scenario: sandbox.scenario, seed: sandbox.store.meta.seed,
       uptimeMs: Math.round(performance.now() - opts.startedAt), sandbox: sandbox.name, sandboxes: app.sandboxes.size,
       sandboxLimit: app.sandboxes.limit, memory: { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed },
+      findings: findingsOf(sandbox, app.scenarios.get(sandbox.scenario)?.findings?.off).counts(),
     };
   });
 

@@ -11,6 +11,7 @@ import { activateScenario, expireSessions } from '../scenarios/activate.js';
 import { adminSandbox, findUser, SandboxQuery } from './sandbox.js';
 import { bindLinkContent, bindUrl, callerBase } from './fixtures.js';
 import { journalToHar } from './har.js';
+import { findingsOf } from '../findings/plugin.js';
 import { version } from '../version.js';
 
 const tags = ['admin'];
@@ -140,7 +141,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const entries = sandbox.journal.list(req.query);
     reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
     if (req.query.format !== 'har') return reply.send(entries);
-    const har = journalToHar(entries, { protocol: req.protocol, fallbackHost: req.host, version, sandbox: sandbox.name });
+    const findings = findingsOf(sandbox, app.scenarios.get(sandbox.scenario)?.findings?.off).list();
+    const har = journalToHar(entries, { protocol: req.protocol, fallbackHost: req.host, version, sandbox: sandbox.name, findings });
     return reply.header('content-disposition', `attachment; filename="portal-mock-${sandbox.name}.har"`).send(har);
   });
 

@@ -2,12 +2,13 @@
 // Types come from the server's own TypeBox schemas (type-only imports: nothing of the server is loaded at run time);
 // it uses the global fetch (Node.js ≥ 18, browsers).
 import type { Static } from '@sinclair/typebox';
-import type { ClockState, FixturesAnswer, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } from '../schemas/admin.js';
+import type { ClockState, Finding, FindingCode, FixturesAnswer, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } from '../schemas/admin.js';
 
-export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har };
+export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
 export type { SandboxInfo, Snapshot };
 
-export type Health = { status: 'ok'; version: string; scenario: string; seed: number; uptimeMs: number; sandbox: string; sandboxes: number };
+export type Health = { status: 'ok'; version: string; scenario: string; seed: number; uptimeMs: number; sandbox: string; sandboxes: number; findings: { warning: number; error: number } };
+export type FindingFilter = { code?: FindingCode; severity?: Finding['severity']; since?: string };
 export type ScenarioSummary = { name: string; description: string; extends: string[] };
 export type ActiveScenario = { sandbox: string; name: string; description: string };
 export type Clock = { now: string; state: ClockState };
@@ -70,6 +71,7 @@ export function adminClient(options: AdminClientOptions) {
   }
 
   const outboxList = (filter: OutboxFilter = {}) => call<OutboxMessage[]>('GET', '/outbox', filter);
+  const findingList = (filter: FindingFilter = {}) => call<Finding[]>('GET', '/findings', filter);
 
   return {
     options: { ...options } as Readonly<AdminClientOptions>,
@@ -121,6 +123,18 @@ export function adminClient(options: AdminClientOptions) {
     },
     bindLinks: {
       create: (input: Who & { singleUse?: boolean; ttlSeconds?: number }) => call<BindLink>('POST', '/bind-links', {}, input),
+    },
+    /** what the app did that the real portal answers differently (docs/findings.md) */
+    findings: {
+      list: findingList,
+      clear: () => call<{ cleared: number }>('DELETE', '/findings'),
+      /** Throws an Error listing every finding of severity error (with `{ severity: 'warning' }`, warnings too). */
+      assertNone: async (opts: { severity?: Finding['severity'] } = {}): Promise<void> => {
+        const found = (await findingList()).filter((f) => opts.severity === 'warning' || f.severity === 'error');
+        if (found.length === 0) return;
+        throw new Error(`portal-mock: ${found.length} finding(s) the real portal would answer differently:\n${found.map((f) =>
+          `  ${f.code} (${f.severity}) #${f.requestId} ${f.method} ${f.path}: ${f.message} ${f.docs}`).join('\n')}`);
+      },
     },
     /** the local CA certificate (PEM) of a server started with --https */
     caCertificate: () => call<string>('GET', '/ca.pem'),

@@ -6,6 +6,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** the status and JSON text of the answer as it left (a body fault may break the connection after it) */
     journalAnswer: { status: number; body: string | undefined } | null;
+    /** the id its journal entry will have (0 when the journal is off) */
+    journalId: number;
   }
 }
 
@@ -18,10 +20,12 @@ const keptBodyChars = 8192;
  * scenario fault dropped before any answer (no onSend, no onResponse for those).
  */
 export const journalPlugin = fp(async (app: FastifyInstance) => {
+  app.decorateRequest('journalId', 0);
   if (app.config.journalLimit === 0) return;
   app.decorateRequest('journalAnswer', null);
   app.addHook('onRequest', async (req, reply) => {
     if (isSideRoute(req.url)) return;
+    req.journalId = req.sandbox.journal.reserveId();
     reply.raw.once('close', () => record(req));
   });
   // registered before compression, so the answer is still JSON text here
@@ -45,6 +49,6 @@ export const journalPlugin = fp(async (app: FastifyInstance) => {
     }, {
       url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: req.journalAnswer?.body,
       requestBody: req.body !== undefined && !Buffer.isBuffer(req.body) ? JSON.stringify(req.body) : undefined,
-    });
+    }, req.journalId);
   };
 }, { name: 'journal', dependencies: ['request-context'] });

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
 import { ScenarioFile, type Scenario } from './schema.js';
 import { packageRoot } from '../paths.js';
+import { findingCodes } from '../schemas/admin.js';
 
 export const bundledScenariosDir = join(packageRoot, 'scenarios');
 
@@ -80,6 +81,7 @@ function merge(base: Scenario, over: Scenario): Scenario {
     faults: [...(base.faults ?? []), ...(over.faults ?? [])],
     forward: [...(base.forward ?? []), ...(over.forward ?? [])],
     compare: [...(base.compare ?? []), ...(over.compare ?? [])],
+    findings: base.findings || over.findings ? { off: [...(base.findings?.off ?? []), ...(over.findings?.off ?? [])] } : undefined,
     chain: [...base.chain, ...over.chain],
   };
 }
@@ -117,6 +119,9 @@ export class ScenarioRegistry {
         for (const op of namedOperations(scenario)) {
           if (!this.operationIds.has(op.id)) throw new ScenarioError(`${file}: at ${op.path}: unknown operationId "${op.id}"`);
         }
+        scenario.findings?.off.forEach((code, j) => {
+          if (!(findingCodes as readonly string[]).includes(code)) throw new ScenarioError(`${file}: at /findings/off/${j}: unknown finding code "${code}"; known: ${findingCodes.join(', ')}`);
+        });
         files.set(scenario.name, { file, scenario });
       }
     }

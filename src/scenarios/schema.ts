@@ -65,6 +65,9 @@ export const ScenarioFile = Type.Object({
   }, { additionalProperties: false })),
   forward: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds the mock does not answer itself: they are forwarded to the upstream (--proxy)' })),
   compare: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds answered by the mock and also sent to the upstream; differences are listed by GET /__admin/compare' })),
+  findings: Type.Optional(Type.Object({
+    off: Type.Array(Type.String({ minLength: 1 }), { description: 'finding codes not reported in this scenario (docs/findings.md)' }),
+  }, { additionalProperties: false })),
 }, { additionalProperties: false });
 export type ScenarioFile = Static<typeof ScenarioFile>;
 

@@ -1,5 +1,5 @@
 // Records the admin side answers (/__admin): sandboxes, snapshots, the request journal and its HAR form, the
-// outbox, the clock and the fixtures. The store and the admin routes use them; so does the typed admin client.
+// outbox, the clock, the fixtures and the findings. The store and the admin routes use them; so does the typed admin client.
 import { Type, type Static } from '@sinclair/typebox';
 import { ref } from './common.js';
 
@@ -116,3 +116,27 @@ export const Har = Type.Object({
   }),
 }, { $id: 'AdminHar', description: 'HAR 1.2 log of the request journal (secrets redacted)' });
 export type Har = Static<typeof Har>;
+
+/** The stable codes of findings; docs/findings.md says what each means and what to change in the app. */
+export const findingCodes = [
+  'set-user-list-not-json', 'date-range-time-of-day', 'user-index-per-page', 'admin-per-page-clamped', 'search-without-right',
+  'session-headers-missing', 'session-other-device', 'session-after-unbind', 'unauthorized-loop', 'two-factor-code-missing',
+  'upload-never-finished', 'finish-before-upload', 'prepare-new-id', 'push-token-repeated', 'polling-too-fast', 'retry-storm',
+  'bearer-on-token-management', 'wrong-body-type', 'retry-created-duplicate',
+] as const;
+export const FindingCode = Type.Union(findingCodes.map((code) => Type.Literal(code)));
+export type FindingCode = Static<typeof FindingCode>;
+
+export const Finding = Type.Object({
+  id: Type.Integer({ description: 'increasing number within the sandbox' }),
+  at: Type.String({ format: 'date-time', description: 'sandbox clock time of the request' }),
+  code: FindingCode,
+  severity: Type.Union([Type.Literal('warning'), Type.Literal('error')]),
+  requestId: Type.Integer({ description: 'the journal entry of the request (GET /__admin/requests); 0 when the journal is off' }),
+  operationId: Type.String(),
+  method: Type.String(),
+  path: Type.String({ description: 'without query and prefixes' }),
+  message: Type.String({ description: 'what the real portal does and what to change in the app' }),
+  docs: Type.String({ description: 'the operation in the API documentation (/docs)' }),
+}, { $id: 'AdminFinding', description: 'What the app did that the real portal answers differently (docs/findings.md)' });
+export type Finding = Static<typeof Finding>;

@@ -59,9 +59,14 @@ export class Journal {
     return this.limit > 0;
   }
 
-  add(facts: JournalFacts, texts: JournalTexts): void {
+  /** The id of a request's entry, taken when it arrives so findings can name it before the entry is added. */
+  reserveId(): number {
+    return this.enabled ? this.nextId++ : 0;
+  }
+
+  add(facts: JournalFacts, texts: JournalTexts, id = this.reserveId()): void {
     if (!this.enabled) return;
-    const entry: Kept = { ...facts, ...texts, id: this.nextId++ };
+    const entry: Kept = { ...facts, ...texts, id };
     if (this.entries.length < this.limit) this.entries.push(entry);
     else {
       this.entries[this.start] = entry;

@@ -4,6 +4,7 @@ import { Clock } from './clock.js';
 import type { ClockState } from '../schemas/admin.js';
 import { Outbox } from './outbox.js';
 import { Journal } from './journal.js';
+import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
 import { seedFrom } from './ids.js';
 import { SandboxStore, type Tenant } from './store.js';
@@ -33,6 +34,8 @@ export class Sandbox {
   lastUsedMs = Date.now();
   /** empty until the sandbox receives a request */
   readonly journal: Journal;
+  /** null until a detector first looks at a request (src/findings/) */
+  findingLog: FindingLog | null = null;
   constructor(init: { name: string; store: SandboxStore; clock: Clock; scenario: string; log: SandboxLog | null; journalLimit: number }) {
     this.name = init.name;
     this.store = init.store;
@@ -43,6 +46,9 @@ export class Sandbox {
     this.outbox = new Outbox();
     this.random = new SeededRandom(seedFrom(init.store.meta.seed, init.name));
     this.createdAt = new Date().toISOString();
+  }
+  get findings(): FindingLog {
+    return (this.findingLog ??= new FindingLog(Math.max(100, this.journal.limit)));
   }
   get persistent(): boolean {
     return this.log !== null;
@@ -142,12 +148,13 @@ export class SandboxRegistry {
     sandbox.commit();
   }
 
-  /** Back to the seeded state: data (of `seed`, default the start seed), scenario, clock, journal, outbox, randomness. */
+  /** Back to the seeded state: data (of `seed`, default the start seed), scenario, clock, journal, findings, outbox, randomness. */
   reset(sandbox: Sandbox, seed = this.options.seed): void {
     sandbox.store.reset(this.options.worlds.get(seed));
     sandbox.scenario = this.options.scenario;
     sandbox.clock.state = this.options.clock;
     sandbox.journal.clear();
+    sandbox.findingLog = null;
     sandbox.outbox.clear();
     sandbox.stubUses.clear();
     sandbox.random = new SeededRandom(seedFrom(seed, sandbox.name));

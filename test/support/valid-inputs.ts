@@ -164,6 +164,8 @@ export const validInputs: Record<string, Valid> = {
   adminRequests: admin({ url: '/__admin/requests?limit=5' }),
   adminRequestsClear: admin({ method: 'DELETE', url: '/__admin/requests' }),
   adminRequestsCount: admin({ url: '/__admin/requests/count' }),
+  adminFindings: admin({ url: '/__admin/findings?severity=error' }),
+  adminFindingsClear: admin({ method: 'DELETE', url: '/__admin/findings' }),
   adminOutbox: admin({ url: '/__admin/outbox' }),
   adminClockGet: admin({ url: '/__admin/clock' }),
   adminClockSet: admin({ method: 'PUT', url: '/__admin/clock', payload: { advanceMs: 1000 } }),

@@ -1,0 +1,230 @@
+// The detectors, one entry per finding code: its severity, the operations it looks at (all when absent) and a
+// plain function of one request and its answer that returns the finding's sentence, or null. docs/findings.md
+// explains each code at length.
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { FindingCode } from '../schemas/admin.js';
+import type { FindingLog } from '../store/findings.js';
+
+/** One request as a detector sees it, after its answer was made and before it leaves. */
+export type Seen = {
+  req: FastifyRequest;
+  op: string;
+  status: number;
+  /** sandbox clock, ms */
+  now: number;
+  log: FindingLog;
+  /** the caller: device, else session, else token, else address */
+  who: string;
+  /** the answer parsed as JSON (undefined when it is not) */
+  answer(): Record<string, unknown> | undefined;
+};
+export type Rule = { severity: 'warning' | 'error'; ops?: string[]; detect(s: Seen): string | null };
+
+export const header = (req: FastifyRequest, name: string): string | undefined => {
+  const v = req.headers[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+};
+const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
+const query = (s: Seen, name: string) => text((s.req.query as Record<string, unknown> | undefined)?.[name]);
+const body = (s: Seen, name: string) => text((s.req.body as Record<string, unknown> | undefined)?.[name]);
+const ok = (s: Seen) => s.status >= 200 && s.status < 300;
+/** "the same request": operation, caller, URL and body (hashed: bodies may be large) */
+const sameKey = (s: Seen) => createHash('sha1').update(`${s.op}|${s.who}|${s.req.url}|${JSON.stringify(s.req.body ?? null)}`).digest('base64');
+/** Whether `key` was seen less than `ms` ago (sandbox clock); remembers now. */
+function within(s: Seen, key: string, ms: number): boolean {
+  const last = s.log.get(key)?.at;
+  s.log.set(key, { at: s.now });
+  return last !== undefined && s.now - last < ms;
+}
+const bearer = (req: FastifyRequest) => /^bearer /i.test(header(req, 'authorization') ?? '');
+export const sessionHeaders = ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code'];
+const sessionModes = new Set(['session', 'session-only', 'session-or-apikey']);
+const timeOfDay = /\d[T ]\d{1,2}:\d{2}/;
+const rangeFields = ['created_at', 'last_login_at', 'employment_date', 'fired_date'];
+const creates: Record<string, string> = { workflowStart: 'ticket', ideaEdit: 'idea', feedbackAdd: 'feedback', calendarEventRequestCreate: 'calendar request' };
+/** a create answer's record id, wherever the operation puts it */
+const createdId = (a: Record<string, unknown> | undefined) => {
+  const nested = (a?.feedback ?? a?.data) as Record<string, unknown> | null | undefined;
+  return text(a?.id) ?? text(nested?.id);
+};
+/** a retried create counts as a duplicate within this window (sandbox clock) */
+const duplicateWindowMs = 60_000;
+
+/** What several detectors need to know of the sign-in protocol: sessions issued, devices unbound, 401s reset. */
+export function track(s: Seen): void {
+  if (s.op === 'mobileAuth' && ok(s)) {
+    const device = body(s, 'deviceId') ?? '';
+    s.log.set(`session:${text(s.answer()?.sessionId)}`, { s: device, n: s.log.seq });
+    s.log.set('auth', {});
+    s.log.delete(`401:${device}`);
+  } else if (s.op === 'mobileUnbind' && ok(s)) {
+    s.log.set(`unbound:${query(s, 'deviceId')}`, { n: s.log.seq, id: s.req.journalId });
+  }
+}
+
+export const rules: Record<FindingCode, Rule> = {
+  'set-user-list-not-json': {
+    severity: 'error', ops: ['userListCacheSet'],
+    detect: (s) => {
+      const type = header(s.req, 'content-type') ?? 'no content type';
+      return /^application\/json\b/i.test(type) ? null
+        : `The body was sent as ${type}: the real portal silently stores an EMPTY selection under the key and still answers 200. Send set-user-list as application/json.`;
+    },
+  },
+  'date-range-time-of-day': {
+    severity: 'error', ops: ['userIndex', 'adminWalletTransactionIndex', 'adminWalletTransactionExportExcel', 'adminEmploymentIndex'],
+    detect: (s) => {
+      const field = rangeFields.find((f) => timeOfDay.test(query(s, f) ?? ''));
+      return field ? `${field} carries a time of day: the real portal answers 422 (so does the mock), its ranges take whole days. Send ${field}=yyyy-MM-dd|yyyy-MM-dd.` : null;
+    },
+  },
+  'user-index-per-page': {
+    severity: 'error', ops: ['userIndex'],
+    detect: (s) => {
+      const v = query(s, 'per-page');
+      return v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 20) ? null
+        : `per-page=${v} is outside 1 to 20: the real portal accepts only 1 to 20 on /user/index (the mock answers 400). Ask for at most 20 and follow _meta.pageCount.`;
+    },
+  },
+  'admin-per-page-clamped': {
+    severity: 'warning', ops: ['adminWalletIndex', 'adminWalletTransactionIndex', 'adminEmploymentIndex', 'adminUserApiTokenIndex'],
+    detect: (s) => {
+      const n = Number(query(s, 'per-page'));
+      return n > 100 ? `per-page=${n}: the real portal clamps administrative indexes to 100, so one page holds 100 items, not ${n}. Read the other pages (page=2 … _meta.pageCount).` : null;
+    },
+  },
+  'search-without-right': {
+    severity: 'warning', ops: ['userSearch'],
+    detect: (s) => (ok(s) && s.req.auth?.rights.has('show-structure-names') === false
+      ? 'The caller lacks the right show-structure-names: the real portal answers 200 with an always empty users list, not an error. Hide search for such users or say that it needs this right, instead of "nobody found".'
+      : null),
+  },
+  'session-headers-missing': {
+    severity: 'error',
+    detect: (s) => {
+      if (!sessionModes.has(s.req.routeConfig?.auth ?? 'none') || bearer(s.req) || header(s.req, 'x-service-client-id') || !s.log.get('auth')) return null;
+      const missing = sessionHeaders.filter((h) => header(s.req, h) === undefined);
+      if (missing.length === 0) return null;
+      return `${missing.length === sessionHeaders.length ? 'No session headers' : `Session header(s) ${missing.join(', ')} missing`} after /mobile/auth in this sandbox: the real portal answers 401. Send all four x-service-* headers from bind and /mobile/auth on every call.`;
+    },
+  },
+  'session-other-device': {
+    severity: 'error',
+    detect: (s) => {
+      const session = s.log.get(`session:${header(s.req, 'x-service-session-id')}`);
+      const device = header(s.req, 'x-service-device-id');
+      return session && device && session.s !== device
+        ? `The session was authorized for device ${session.s} but came with device ${device}: the real portal answers 401, a session belongs to one device. Send the device id used in /mobile/auth, or authorize this device.`
+        : null;
+    },
+  },
+  'session-after-unbind': {
+    severity: 'error',
+    detect: (s) => {
+      const session = s.log.get(`session:${header(s.req, 'x-service-session-id')}`);
+      const unbound = session && s.log.get(`unbound:${session.s}`);
+      return unbound && (unbound.n ?? 0) > (session.n ?? 0)
+        ? `This session's device was unbound (request #${unbound.id}): the real portal ends its sessions and answers 401. After /mobile/unbind, forget the session and the account secret and bind again.`
+        : null;
+    },
+  },
+  'unauthorized-loop': {
+    severity: 'error',
+    detect: (s) => {
+      if (s.status !== 401 || s.op === 'mobileAuth') return null;
+      const n = (s.log.get(`401:${s.who}`)?.n ?? 0) + 1;
+      s.log.set(`401:${s.who}`, { n });
+      return n === 3 ? 'Third 401 in a row from this caller with no new /mobile/auth between: the real portal keeps answering 401 to these credentials. On 401, authorize again with POST /mobile/auth (bind again if that answers 404) instead of repeating the call.' : null;
+    },
+  },
+  'two-factor-code-missing': {
+    severity: 'error', ops: ['mobileRequestTwoFactor', 'mobileManualBind'],
+    detect: (s) => {
+      const key = `2fa:${body(s, 'email')?.toLowerCase()}`;
+      if (s.op === 'mobileRequestTwoFactor') {
+        if (ok(s) && s.answer()?.codeRequired === true) s.log.set(key, {});
+        else if (ok(s)) s.log.delete(key);
+        return null;
+      }
+      const flagged = !body(s, 'code') && s.log.get(key) !== undefined;
+      if (ok(s)) s.log.delete(key);
+      else if (!body(s, 'code') && s.status === 403) s.log.set(key, {});
+      return flagged ? 'Manual bind without the code although the account needs one (codeRequired: true): the real portal answers 403 every time. Ask the user for the e-mailed code and repeat manual-bind with it.' : null;
+    },
+  },
+  'upload-never-finished': { severity: 'warning', ops: [], detect: () => null }, // found when findings are read: findingsOf in plugin.ts
+  'finish-before-upload': {
+    severity: 'error', ops: ['fileFinishUpload'],
+    detect: (s) => {
+      if (ok(s)) {
+        const file = s.log.get(`file:${query(s, 'id')}`);
+        if (file?.s) s.log.delete(file.s);
+        s.log.delete(`file:${query(s, 'id')}`);
+      }
+      return s.status === 409 ? 'finish-upload came before the bytes arrived: the real portal marks a file UPLOADED only once its bytes are there (the mock answers 409). PUT the bytes to uploadUrl and wait for that answer before finish-upload.' : null;
+    },
+  },
+  'prepare-new-id': {
+    severity: 'warning', ops: ['filePrepareUpload'],
+    detect: (s) => {
+      const id = text(s.answer()?.id);
+      if (!ok(s) || !id) return null;
+      const key = `prep:${s.who}|${body(s, 'name')}|${body(s, 'size')}`;
+      const before = s.log.get(key)?.s;
+      s.log.set(key, { s: id });
+      if (!s.log.get(`file:${id}`)) s.log.set(`file:${id}`, { at: s.now, id: s.req.journalId, s: key });
+      return before && before !== id && s.log.get(`file:${before}`)
+        ? `The same file (${body(s, 'name')}) was prepared again with a new id: the real portal is idempotent only for the same id, so each retry leaves one more unfinished record. Retry prepare-upload with the id of the first attempt.`
+        : null;
+    },
+  },
+  'push-token-repeated': {
+    severity: 'warning', ops: ['mobileSavePushToken'],
+    detect: (s) => {
+      if (!ok(s)) return null;
+      const key = `push:${body(s, 'deviceId')}`;
+      const same = s.log.get(key)?.s === body(s, 'token');
+      s.log.set(key, { s: body(s, 'token') ?? '' });
+      return same ? 'The same push token was registered again for this device: the real portal stores it once more for nothing. Register the token when the push provider issues a new one (its token-refresh callback), not on every start.' : null;
+    },
+  },
+  'polling-too-fast': {
+    severity: 'warning', ops: ['fileProcessingView'],
+    detect: (s) => (within(s, `poll:${s.who}|${query(s, 'id')}`, 1000)
+      ? 'Polled again less than a second after the last poll of this record: the real portal processes files in the background for seconds to minutes. Poll at most once a second, better with a growing interval (1 s, 2 s, 4 s …).'
+      : null),
+  },
+  'retry-storm': {
+    severity: 'warning',
+    detect: (s) => (s.req.method === 'POST' && within(s, `post:${sameKey(s)}`, 1000)
+      ? 'The same POST (same operation and body) came again within a second: the real portal carries out each one. Retry only after a failure, with a growing delay, and never while the first call is still running.'
+      : null),
+  },
+  'bearer-on-token-management': {
+    severity: 'error', ops: ['userApiTokenIndex', 'userApiTokenCreate', 'userApiTokenRevoke', 'adminUserApiTokenIndex', 'adminUserApiTokenRevoke'],
+    detect: (s) => (bearer(s.req)
+      ? 'Token management was called with a Bearer token: the real portal answers 403 here (so does the mock). Call /user-api-token* and /admin/user-api-token* with the session headers from /mobile/auth.'
+      : null),
+  },
+  'wrong-body-type': {
+    severity: 'error',
+    detect: (s) => (s.req.findingTypes && s.status !== 400
+      ? `The body sends ${s.req.findingTypes.join('; ')}: the mock's validation converted it (true became "true"), the real portal may refuse it or keep the wrong value. Send every field with the type the API declares.`
+      : null),
+  },
+  'retry-created-duplicate': {
+    severity: 'error', ops: Object.keys(creates),
+    detect: (s) => {
+      const answer = s.answer();
+      const id = createdId(answer);
+      if (!ok(s) || answer?.success === false || (s.op === 'ideaEdit' && query(s, 'id')) || !id) return null;
+      const key = `create:${sameKey(s)}`;
+      const first = s.log.get(key);
+      s.log.set(key, { at: s.now, s: id, id: s.req.journalId });
+      return first && first.s !== id && s.now - (first.at ?? 0) <= duplicateWindowMs
+        ? `The same ${creates[s.op]} was posted again with the same body after request #${first.id} had created it: the real portal creates a second record. When the answer to a create is lost, look for the record first (list it) and do not repeat the create blindly.`
+        : null;
+    },
+  },
+};
