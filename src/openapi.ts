@@ -6,7 +6,7 @@ import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger'
 import type { AuthMode } from './http/context.js';
 import { packageRoot } from './paths.js';
 
-/** Captured from the seeded world by `npm run openapi` (test/support/examples.ts): operationId → request and 200 answer. */
+/** Captured from the seeded world by `npm run openapi` (test/support/examples.ts): operationId → request body and success answer. */
 export const examplesFile = join(packageRoot, 'openapi-examples.json');
 export type Examples = Record<string, { request?: unknown; response?: unknown }>;
 
@@ -49,7 +49,7 @@ export const finishDocument: SwaggerTransformObject = (input) => {
   for (const op of Object.values(doc.paths).flatMap((item) => Object.values(item))) {
     const captured = examples[op.operationId ?? ''];
     const request = op.requestBody?.content?.['application/json'];
-    const answer = op.responses?.['200']?.content?.['application/json'];
+    const answer = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith('2'))?.[1].content?.['application/json'];
     if (request && captured?.request !== undefined) request.example = captured.request;
     if (answer && captured?.response !== undefined) answer.example = captured.response;
   }
