@@ -32,6 +32,7 @@ import { startOfDayUtc } from './store/clock.js';
 import type { ClockState } from './schemas/admin.js';
 import { Worlds } from './store/world.js';
 import { version } from './version.js';
+import { describeRoute, finishDocument, securitySchemes } from './openapi.js';
 
 export { version };
 
@@ -85,18 +86,11 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
         title: 'portal-mock: Mobile Client API of a multi-tenant corporate portal',
         version: '2.0.0',
         description: 'A stateful mock. Every operation also answers under /api/v2 and under /sandbox/NAME. Fields marked "assumed" are not shown by the API description.',
+        contact: { name: 'portal-mock maintainers' },
       },
-      components: {
-        securitySchemes: {
-          tenant: { type: 'apiKey', in: 'header', name: 'x-service-tenant-id' },
-          device: { type: 'apiKey', in: 'header', name: 'x-service-device-id' },
-          sessionId: { type: 'apiKey', in: 'header', name: 'x-service-session-id' },
-          sessionCode: { type: 'apiKey', in: 'header', name: 'x-service-session-code' },
-          clientId: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Id' },
-          clientSecret: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Secret' },
-          bearer: { type: 'http', scheme: 'bearer' },
-        },
-      },
+      // relative: "Try it out" calls the mock that serves the document, whatever its address
+      servers: [{ url: '/', description: 'this mock' }, { url: '/api/v2', description: 'the same, under the portal\'s prefix' }],
+      components: { securitySchemes },
       tags: [
         { name: 'mobile', description: 'Device binding and session' },
         { name: 'workflow', description: 'Business process catalog, applications and tickets' },
@@ -125,6 +119,8 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
         { name: 'admin', description: 'Side routes of the mock (/__admin): not part of the portal API' },
       ],
     },
+    transform: describeRoute,
+    transformObject: finishDocument,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
   for (const schema of sharedSchemas) app.addSchema(schema);

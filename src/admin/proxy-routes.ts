@@ -39,11 +39,13 @@ const recordingInfo = (app: FastifyInstance) => {
 export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/proxy', {
     schema: { operationId: 'adminProxyGet', tags, summary: 'The upstream requests are forwarded to, for the sandbox', querystring: SandboxQuery,
+      description: 'The upstream portal that requests without a stub are forwarded to, for the sandbox (null: none).',
       response: { 200: ProxyInfo, 400: err, 401: err } },
   }, async (req) => proxyInfo(app, adminSandbox(req).name));
 
   app.put('/__admin/proxy', {
     schema: { operationId: 'adminProxySet', tags, summary: 'Set the upstream of the sandbox (null: forward nothing)', querystring: SandboxQuery,
+      description: 'Sets the upstream portal for the sandbox: requests the mock does not stub are forwarded to it. null forwards nothing.',
       body: Type.Object({
         url: Type.Union([Type.String({ pattern: '^https?://', maxLength: 2000 }), Type.Null()]),
         sandbox: Type.Optional(Type.String()),
@@ -59,6 +61,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/__admin/proxy', {
     schema: { operationId: 'adminProxyReset', tags, summary: 'The sandbox goes back to the upstream of --proxy', querystring: SandboxQuery,
+      description: 'The sandbox forgets its own upstream and uses the one of --proxy again.',
       response: { 200: ProxyInfo, 400: err, 401: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req).name;
@@ -67,11 +70,12 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/__admin/recording', {
-    schema: { operationId: 'adminRecordingGet', tags, summary: 'Whether forwarded exchanges are being recorded, and where', response: { 200: RecordingInfo, 401: err } },
+    schema: { operationId: 'adminRecordingGet', tags, summary: 'Whether forwarded exchanges are being recorded, and where', description: 'Whether forwarded exchanges are being recorded into a scenario file, and which one.', response: { 200: RecordingInfo, 401: err } },
   }, async () => recordingInfo(app));
 
   app.post('/__admin/recording', {
     schema: { operationId: 'adminRecordingSet', tags, summary: 'Start (into a new scenario file) or stop recording forwarded exchanges',
+      description: 'Starts recording the forwarded exchanges into a new scenario file (in `dir`, or --record DIR), or stops it.',
       body: Type.Object({
         action: Type.Union([Type.Literal('start'), Type.Literal('stop')]),
         dir: Type.Optional(Type.String({ minLength: 1, description: 'directory of the scenario file (default: --record)' })),
@@ -92,6 +96,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/__admin/compare', {
     schema: { operationId: 'adminCompareReport', tags,
+      description: 'The differences between the mock\'s answers and the upstream\'s, collected while a scenario with `compare` is active, oldest first.',
       summary: 'Differences between the mock and the upstream, collected while a scenario with `compare` is active (oldest first)',
       querystring: Type.Object({ sandbox: Type.Optional(Type.String()), operationId: Type.Optional(Type.String()), differentOnly: Type.Optional(Type.Boolean()) }),
       response: { 200: Type.Object({ sandbox: Type.String(), comparisons: Type.Array(Comparison) }), 400: err, 401: err } },
@@ -105,6 +110,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/__admin/compare', {
     schema: { operationId: 'adminCompareClear', tags, summary: 'Forget the collected comparisons of the sandbox', querystring: SandboxQuery,
+      description: 'Forgets the comparisons collected for the sandbox.',
       response: { 200: Type.Object({ sandbox: Type.String() }), 400: err, 401: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req).name;
@@ -114,6 +120,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/__admin/compare', {
     schema: { operationId: 'adminCompareOnce', tags, summary: 'Send one request to the mock and to the upstream; list where the answers differ',
+      description: 'Sends one request to the mock and to the upstream of the sandbox and lists where the answers differ (status, headers, body fields).',
       body: Type.Object({
         method: Type.String({ pattern: '^[A-Za-z]+$', default: 'GET' }),
         url: Type.String({ pattern: '^/', description: 'path and query, without /sandbox/NAME' }),

@@ -53,12 +53,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   await app.register(adminFindingRoutes);
 
   app.get('/__admin', {
-    schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', response: { 200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } }, 401: err } },
+    schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', description: 'The web console: scenarios, QR codes of the demo accounts, the outbox and the request journal, in a browser.', response: { 200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } }, 401: err } },
   }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml));
 
   app.get('/__admin/health', {
     schema: {
       operationId: 'adminHealth', tags, summary: 'Liveness and what is running',
+      description: 'Liveness for scripts and container health checks: version, scenario and seed of the sandbox, uptime, sandbox count and memory.',
       querystring: SandboxQuery,
       response: {
         200: Type.Object({
@@ -87,6 +88,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   app.get('/__admin/fixtures', {
     schema: {
       operationId: 'adminFixtures', tags, summary: 'Demo tenants, accounts, devices, API keys and bind links',
+      description: 'The demo data to sign in with: tenants, accounts and their passwords, devices, API keys and bind links with their QR codes.',
       querystring: SandboxQuery,
       response: { 200: ref(FixturesAnswer), 400: err, 401: err },
     },
@@ -95,6 +97,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   app.get('/__admin/bind-links/:id/qr.svg', {
     schema: {
       operationId: 'adminBindLinkQr', tags, summary: 'The QR code of a bind link, as SVG (scan it with the app)',
+      description: 'The QR code of a bind link as SVG: scan it with the app to bind a device.',
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
       querystring: SandboxQuery,
       response: { 200: { description: 'the QR code', content: { 'image/svg+xml': { schema: Type.String() } } }, 400: err, 401: err, 404: err },

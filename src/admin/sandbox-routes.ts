@@ -43,11 +43,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/__admin/scenarios', {
     schema: { operationId: 'adminScenarios', tags, summary: 'Available scenarios',
+      description: 'The scenario names the mock knows (bundled and from --scenarios directories), each with its description and the scenarios it extends.',
       response: { 200: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), extends: Type.Array(Type.String()) })), 401: err } },
   }, async () => scenarioList());
 
   app.get('/__admin/scenario', {
     schema: { operationId: 'adminScenarioGet', tags, summary: 'The active scenario of the sandbox', querystring: SandboxQuery,
+      description: 'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default).',
       response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), 400: err, 401: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
@@ -56,6 +58,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put('/__admin/scenario', {
     schema: { operationId: 'adminScenarioSet', tags, summary: 'Activate a scenario in the sandbox (its data effects apply now)',
+      description: 'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next request. An unknown name is a 404.',
       querystring: SandboxQuery, body: Type.Object({ name: Type.String({ minLength: 1 }), sandbox: Type.Optional(Type.String()) }),
       response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), 400: err, 401: err, 404: err } },
   }, async (req) => {
@@ -68,11 +71,12 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/__admin/sandboxes', {
-    schema: { operationId: 'adminSandboxes', tags, summary: 'Every sandbox', response: { 200: Type.Array(ref(SandboxInfo)), 401: err } },
+    schema: { operationId: 'adminSandboxes', tags, summary: 'Every sandbox', description: 'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes.', response: { 200: Type.Array(ref(SandboxInfo)), 401: err } },
   }, async () => app.sandboxes.list().map(describe));
 
   app.get('/__admin/sandboxes/:name', {
     schema: { operationId: 'adminSandboxGet', tags, summary: 'One sandbox', params: Type.Object({ name: Type.String() }),
+      description: 'One existing sandbox: its scenario, clock, journal and outbox sizes. An unknown name is a 404.',
       response: { 200: ref(SandboxInfo), 401: err, 404: err } },
   }, async (req) => {
     const sandbox = app.sandboxes.find(req.params.name);
@@ -82,6 +86,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/__admin/sandboxes/:name', {
     schema: { operationId: 'adminSandboxDelete', tags, summary: 'Delete a sandbox (default cannot be deleted: reset it)',
+      description: 'Deletes a sandbox and its data. The default sandbox always exists: deleting it is a 400 (reset it instead).',
       params: Type.Object({ name: Type.String() }), response: { 200: Type.Object({ deleted: Type.String() }), 400: err, 401: err, 404: err } },
   }, async (req) => {
     if (req.params.name === 'default') throw fail.badRequest('the default sandbox always exists; use POST /__admin/reset');
@@ -91,6 +96,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/__admin/reset', {
     schema: { operationId: 'adminReset', tags, summary: 'Back to the seeded state: data, scenario, clock, journal, outbox',
+      description: 'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. The body is optional; `seed` reseeds with another seed.',
       querystring: SandboxQuery,
       body: Type.Optional(Type.Object({ seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })), sandbox: Type.Optional(Type.String()) })),
       response: { 200: ref(SandboxInfo), 400: err, 401: err } },
@@ -105,6 +111,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/__admin/state', {
     schema: { operationId: 'adminStateExport', tags, summary: 'Export the sandbox as a snapshot', querystring: SandboxQuery,
+      description: 'The whole data of the sandbox as a snapshot (JSON), to save and import later with PUT /__admin/state or --state.',
       response: { 200: ref(Snapshot), 400: err, 401: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
@@ -113,6 +120,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.put('/__admin/state', {
     schema: { operationId: 'adminStateImport', tags, summary: 'Import a snapshot (validated; an invalid one changes nothing)',
+      description: 'Replaces the data of the sandbox with a snapshot of GET /__admin/state. The snapshot is checked first: an invalid one is a 422 and changes nothing.',
       querystring: SandboxQuery, body: ref(Snapshot), response: { 200: ref(SandboxInfo), 400: err, 401: err, 422: err } },
     bodyLimit: 256 * 1024 * 1024,
   }, async (req) => {
@@ -135,6 +143,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/__admin/requests', {
     schema: { operationId: 'adminRequests', tags, summary: 'The request journal, newest first (or as HAR 1.2 with format=har)', querystring: JournalListQuery,
+      description: 'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, status or since, or get a HAR 1.2 log with format=har.',
       response: { 200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]), 400: err, 401: err } },
   }, async (req, reply) => {
     const sandbox = adminSandbox(req);
@@ -148,11 +157,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/__admin/requests/count', {
     schema: { operationId: 'adminRequestsCount', tags, summary: 'How many journal entries match', querystring: JournalQuery,
+      description: 'How many journal entries match the filters of GET /__admin/requests: for assertions in tests.',
       response: { 200: Type.Object({ count: Type.Integer() }), 400: err, 401: err } },
   }, async (req) => ({ count: adminSandbox(req).journal.count(req.query) }));
 
   app.delete('/__admin/requests', {
     schema: { operationId: 'adminRequestsClear', tags, summary: 'Empty the journal', querystring: SandboxQuery,
+      description: 'Empties the request journal of the sandbox.',
       response: { 200: Type.Object({ cleared: Type.Boolean() }), 400: err, 401: err } },
   }, async (req) => {
     adminSandbox(req).journal.clear();
@@ -161,6 +172,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/__admin/outbox', {
     schema: { operationId: 'adminOutbox', tags, summary: 'What the mock sent: two-factor codes by e-mail, pushes',
+      description: 'What the mock would have sent: two-factor codes by e-mail and pushes to registered tokens, newest first; filter by kind, recipient or user.',
       querystring: Type.Object({
         sandbox: Type.Optional(Type.String()), kind: Type.Optional(Type.Union([Type.Literal('two-factor-code'), Type.Literal('push')])),
         to: Type.Optional(Type.String()), userId: Type.Optional(Type.String()),
@@ -174,6 +186,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/__admin/clock', {
     schema: { operationId: 'adminClockGet', tags, summary: 'The sandbox clock', querystring: SandboxQuery,
+      description: 'The sandbox clock: its state (real, offset or frozen) and the time it shows now.',
       response: { 200: Type.Object({ now: Type.String(), state: ref(ClockState) }), 400: err, 401: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
@@ -208,6 +221,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/__admin/sessions/expire', {
     schema: { operationId: 'adminSessionsExpire', tags, summary: 'Expire every session of the sandbox now', querystring: SandboxQuery,
+      description: 'Every session of the sandbox expires now: the apps\' next calls answer 401 and they must call /mobile/auth again.',
       body: Type.Optional(Type.Object({ sandbox: Type.Optional(Type.String()) })),
       response: { 200: Type.Object({ expired: Type.Integer() }), 400: err, 401: err } },
   }, async (req) => {
@@ -219,6 +233,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.post('/__admin/bind-links', {
     schema: { operationId: 'adminBindLinkCreate', tags, summary: 'Mint a QR bind link for a user',
+      description: 'Mints a bind link for a user (by e-mail or id; single-use by default, ttlSeconds for an expiry) and answers its address and QR code address; the app binds by POSTing to the address.',
       querystring: SandboxQuery,
       body: Type.Object({
         email: Type.Optional(Type.String()), userId: Type.Optional(Type.String()),

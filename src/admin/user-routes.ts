@@ -19,6 +19,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/__admin/notifications', {
     schema: {
       operationId: 'adminNotificationCreate', tags, summary: 'Create a notification for a user; it is pushed to the user\'s registered tokens (see the outbox)',
+      description: 'Creates a notification for a user (by e-mail or id); it appears in /notifications/pushes and is pushed to the user\'s registered tokens (see the outbox).',
       querystring: SandboxQuery,
       body: Type.Object({
         ...Who, title: Type.String({ minLength: 1, maxLength: 200 }), body: Type.String({ maxLength: 4000, default: '' }),
@@ -41,6 +42,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/__admin/users/block', {
     schema: {
       operationId: 'adminUserBlock', tags, summary: 'Block a user: sessions and personal tokens stop working (tokens are revoked)',
+      description: 'Blocks a user: their sessions end, their personal tokens are revoked, and sign-in answers 403.',
       querystring: SandboxQuery, body: Type.Object(Who),
       response: { 200: Type.Object({ userId: Type.String(), state: Type.String() }), 400: err, 401: err, 404: err },
     },

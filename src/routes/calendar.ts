@@ -54,7 +54,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
   ] as const) {
     const extended = family.op === 'calendar';
     app.get(family.path, {
-      schema: { operationId: `${family.op}List`, tags, summary: `Events and occurrences in a window (${family.what})`, querystring: listParams(family.type), response: { 200: family.list, ...errors } },
+      schema: { operationId: `${family.op}List`, tags, summary: `Events and occurrences in a window (${family.what})`, description: 'The events visible to the caller between start_date_time and end_date_time (default: this month to three months on), recurring events expanded into occurrences; filter by title, type, place, participant or user groups.', querystring: listParams(family.type), response: { 200: family.list, ...errors } },
       config,
     }, async (req) => {
       const { tenant, user } = caller(req);
@@ -62,7 +62,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return extended ? calendarList(domainContext(req), tenant, user, q) : calendarEventList(domainContext(req), tenant, user, q);
     });
     app.get(`${family.path}/my`, {
-      schema: { operationId: `${family.op}My`, tags, summary: `Events the current user organises, takes part in or has requested (${family.what})`, querystring: listParams(family.type), response: { 200: family.list, ...errors } },
+      schema: { operationId: `${family.op}My`, tags, summary: `Events the current user organises, takes part in or has requested (${family.what})`, description: 'Like the list, restricted to the events the caller organises, takes part in or has a participation request for.', querystring: listParams(family.type), response: { 200: family.list, ...errors } },
       config,
     }, async (req) => {
       const { tenant, user } = caller(req);
@@ -70,14 +70,14 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return extended ? calendarList(domainContext(req), tenant, user, q, true) : calendarEventList(domainContext(req), tenant, user, q, true);
     });
     app.get(`${family.path}/items`, {
-      schema: { operationId: `${family.op}Items`, tags, summary: `Event lookup items by title (${family.what})`, querystring: itemsParams(family.type), response: { 200: ref(CalendarEventItems), ...errors } },
+      schema: { operationId: `${family.op}Items`, tags, summary: `Event lookup items by title (${family.what})`, description: 'Id and title of the visible events whose title matches `q`, for pickers.', querystring: itemsParams(family.type), response: { 200: ref(CalendarEventItems), ...errors } },
       config,
     }, async (req) => {
       const { tenant, user } = caller(req);
       return calendarItems(domainContext(req), tenant, user, filter(req.query as RawQuery));
     });
     app.get(`${family.path}/view`, {
-      schema: { operationId: `${family.op}View`, tags, summary: `One event or occurrence with the current user's part in it (${family.what})`, querystring: viewParams, response: { 200: family.view, ...errors } },
+      schema: { operationId: `${family.op}View`, tags, summary: `One event or occurrence with the current user's part in it (${family.what})`, description: 'An event, or one occurrence of a recurring one (parent_id and rec_date), with the caller\'s role, open request and whether one can be made. An event the caller may not see is a 404.', querystring: viewParams, response: { 200: family.view, ...errors } },
       config,
     }, async (req) => {
       const { tenant, user } = caller(req);
@@ -88,6 +88,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/calendar-event-type', {
     schema: {
       operationId: 'calendarEventTypeList', tags, summary: 'Calendar event types: the built-in ones and the tenant\'s custom ones',
+      description: 'Filter by `name` (substring), `is_used` and `type_id` (1 to 6; 5 is every custom type). Paged (per-page default 20).',
       querystring: Type.Object({
         name: str('substring of the name, case-insensitive'),
         is_used: Type.Optional(Type.Boolean({ description: 'used by some event' })),
@@ -106,6 +107,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/calendar-event-request', {
     schema: {
       operationId: 'calendarEventRequestCreate', tags, summary: 'Request participation in an event (an occurrence: with parent id and date)',
+      description: 'Asks to take part in an event, or in one occurrence of a recurring event (calendar_event_parent_id and calendar_event_rec_date). Approved at once when the event accepts automatically, else pending; an obstacle (full, over, already requested …) answers success false with errors.',
       body: Type.Object({
         calendar_event_id: Type.String({ format: 'uuid' }),
         calendar_event_parent_id: Type.Optional(Type.String({ format: 'uuid' })),
@@ -122,6 +124,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/calendar-event-request/cancel', {
     schema: {
       operationId: 'calendarEventRequestCancel', tags, summary: 'Cancel one of the current user\'s participation requests',
+      description: 'Cancels an open participation request of the caller; one already decided answers success false. A request of another user is a 404.',
       body: Type.Object({ id: Type.String({ format: 'uuid', description: 'request id' }) }),
       response: { 200: Type.Omit(ActionResult(Type.Null()), ['data']), ...errors },
     },

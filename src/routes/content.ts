@@ -13,6 +13,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/postcard/user-view', {
     schema: {
       operationId: 'postcardUserView', tags: ['postcard'], summary: 'A postcard the current user received',
+      description: 'A postcard the caller received, with its sender and picture. A postcard of another recipient is a 404.',
       querystring: Type.Object({ id: Type.String({ format: 'uuid', description: 'received postcard id' }) }),
       response: { 200: ref(UserPostcard), 400: err, 401: err, 403: err, 404: err, 500: err },
     },

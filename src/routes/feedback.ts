@@ -26,6 +26,7 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/feedback/view', {
     schema: {
       operationId: 'feedbackView', tags, summary: 'A feedback entry; anonymous entries never show the author',
+      description: 'One feedback entry about a user or a department, with its score and text; an anonymous entry never shows its author. An unknown id is a 404.',
       querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
       response: { 200: ref(Feedback), 400: err, 401: err, 403: err, 404: err, 500: err },
     },

@@ -47,6 +47,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/file/count', {
     schema: {
       operationId: 'fileCount', tags, summary: 'Uploaded files of the current user per type',
+      description: 'How many of the caller\'s uploaded files there are of each type (image, video, document, archive, other, encrypted), matching `search` when given.',
       querystring: Type.Object({ search: Type.Optional(Type.String({ maxLength: 200 })) }),
       response: { 200: ref(FileCount), 400: err, 401: err, 403: err, 500: err },
     },
@@ -72,6 +73,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/file/finish-upload', {
     schema: {
       operationId: 'fileFinishUpload', tags, summary: 'Mark a file UPLOADED once its bytes arrived',
+      description: 'Call after PUTting the bytes to the uploadUrl of /file/prepare-upload: the file becomes UPLOADED and shows in /file/index. No bytes yet is a 409.',
       querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
       response: { 200: ref(FileIndex), 400: err, 401: err, 403: err, 404: err, 409: err, 500: err },
     },

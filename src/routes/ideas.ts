@@ -15,12 +15,12 @@ const ids = (what: string) => Type.Optional(Type.String({ maxLength: 4000, descr
 /** Ideas: statuses, purposes, list, view, create/edit, vote, participate. */
 export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/idea/statuses', {
-    schema: { operationId: 'ideaStatuses', tags, summary: 'Idea statuses', response: { 200: ref(IdeaStatuses), 401: err, 403: err, 500: err } },
+    schema: { operationId: 'ideaStatuses', tags, summary: 'Idea statuses', description: 'The statuses an idea can have, for filters (idea_status_id).', response: { 200: ref(IdeaStatuses), 401: err, 403: err, 500: err } },
     config: { auth: 'session' },
   }, async (req) => ({ data: ideaStatuses(caller(req).tenant) }));
 
   app.get('/idea/purposes', {
-    schema: { operationId: 'ideaPurposes', tags, summary: 'Idea purposes', response: { 200: ref(IdeaPurposes), 401: err, 403: err, 500: err } },
+    schema: { operationId: 'ideaPurposes', tags, summary: 'Idea purposes', description: 'The purposes an idea can have, for the edit form and filters (idea_purpose_id).', response: { 200: ref(IdeaPurposes), 401: err, 403: err, 500: err } },
     config: { auth: 'session' },
   }, async (req) => ({ data: ideaPurposes(caller(req).tenant) }));
 
@@ -43,7 +43,7 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/idea/view', {
-    schema: { operationId: 'ideaView', tags, summary: 'An idea with voters, participants and comments', querystring: idQuery, response: { 200: ref(IdeaView), 400: err, 401: err, 403: err, 404: err, 500: err } },
+    schema: { operationId: 'ideaView', tags, summary: 'An idea with voters, participants and comments', description: 'An idea with its author, voters, participants and comments. Ideas of others on moderation are a 404; the tenant option enableIdeas off is a 403.', querystring: idQuery, response: { 200: ref(IdeaView), 400: err, 401: err, 403: err, 404: err, 500: err } },
     config: { auth: 'session' },
   }, async (req) => {
     const { tenant, user } = caller(req);

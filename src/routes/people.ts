@@ -35,6 +35,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/user/profile', {
     schema: {
       operationId: 'userProfile', tags: ['user'], summary: 'Profile of a user',
+      description: 'The public profile of any visible user of the tenant, with department, main employment and statuses. A malformed id is a 400, an unknown or hidden user a 404.',
       querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
       response: { 200: ref(UserProfile), 400: err, 404: err, ...common },
     },
@@ -47,6 +48,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/user/items', {
     schema: {
       operationId: 'userItems', tags: ['user'], summary: 'Users for a picker (first 50 matches by name or e-mail)',
+      description: 'Matches `q` against names and e-mails (case-insensitive) and answers at most 50 users, sorted by name.',
       querystring: Type.Object({ q: Q }),
       response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
     },
@@ -102,6 +104,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/employment/index', {
     schema: {
       operationId: 'employmentIndex', tags: ['employment'], summary: 'Employments of the current user (main first)',
+      description: 'The caller\'s employments, main first, paged (per-page default 20, at most 100).',
       querystring: Type.Object({ ...PageQuery }),
       response: { 200: Page(ref(FullEmployment)), 404: err, ...common },
     },
@@ -114,6 +117,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/employment/set-main', {
     schema: {
       operationId: 'employmentSetMain', tags: ['employment'], summary: 'Make one of the current user\'s employments the main one',
+      description: 'Makes one of the caller\'s employments the main one; the user\'s department and position follow it. A terminated employment answers success false with a message; an employment of another user is a 404.',
       body: Type.Object({ employment_id: Type.String({ format: 'uuid' }) }),
       response: { 200: ref(SetMainResult), 400: err, 404: err, ...common },
     },
@@ -126,6 +130,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/account/status-text', {
     schema: {
       operationId: 'accountStatusText', tags: ['account'], summary: 'Set the status text of the current user',
+      description: 'Sets the free status text shown on the caller\'s profile (the field is named activeTypes in the API description); an empty text clears it.',
       body: Type.Object({ activeTypes: Type.String({ maxLength: 255, description: 'the status text (empty clears it)' }) }),
       response: { 200: Type.Object({ activeTypes: Type.String() }), 400: err, ...common },
     },
@@ -155,6 +160,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/org-employment-file/index', {
     schema: {
       operationId: 'orgEmploymentFileIndex', tags: ['employment'], summary: 'Employment documents of the current user (newest first)',
+      description: 'The caller\'s employment documents (certificates, payroll statements …), newest first, with the filters of the API description; paged.',
       querystring: Type.Object({
         ...PageQuery,
         id: Type.Optional(Type.String({ format: 'uuid' })),
@@ -196,6 +202,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/user-group/items', {
     schema: {
       operationId: 'userGroupItems', tags: ['lookup'], summary: 'User groups for a picker',
+      description: 'User groups matching `q`; only_with_calendar_events=1 keeps the groups that calendar events are visible to.',
       querystring: Type.Object({ q: Q, only_with_calendar_events: Type.Optional(Type.Integer({ minimum: 0, maximum: 1 })) }),
       response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
     },
@@ -208,6 +215,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/meeting-place/items', {
     schema: {
       operationId: 'meetingPlaceItems', tags: ['lookup'], summary: 'Meeting places for a picker',
+      description: 'Meeting places matching `q`, for the place of a calendar event.',
       querystring: Type.Object({ q: Q }),
       response: { 200: Type.Object({ data: Type.Array(ref(MeetingPlaceItem)) }), 400: err, 404: err, ...common },
     },
@@ -221,6 +229,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/notifications/pushes', {
     schema: {
       operationId: 'notificationsPushes', tags: ['notifications'], summary: 'Delivered push notifications, newest first (infinite scroll by page)',
+      description: 'The caller\'s delivered notifications, newest first; page through them with `page` (per-page default 10).',
       querystring: Type.Object({ ...PageQuery }),
       response: { 200: Page(ref(Notification)), 400: err, ...common },
     },
@@ -233,6 +242,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/notifications/mark-seen', {
     schema: {
       operationId: 'notificationsMarkSeen', tags: ['notifications'], summary: 'Mark one notification seen; returns the unseen count',
+      description: 'Marks one of the caller\'s notifications seen and answers the new badge (unseen count). An unknown notification is a 404.',
       querystring: Type.Object({ notificationId: Type.String({ minLength: 1, maxLength: 128 }) }),
       response: { 200: ref(BadgeResult), 400: err, 404: err, ...common },
     },
@@ -245,6 +255,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/notifications/mark-seen-all', {
     schema: {
       operationId: 'notificationsMarkSeenAll', tags: ['notifications'], summary: 'Mark every notification seen',
+      description: 'Marks all of the caller\'s notifications seen; the badge becomes 0.',
       response: { 200: ref(BadgeResult), 400: err, ...common },
     },
     config: session,
@@ -257,6 +268,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/department/tree-node', {
     schema: {
       operationId: 'departmentTreeNode', tags: ['department'], summary: 'A department with its sub-departments and people (the root without id)',
+      description: 'One level of the organisation tree: the department with its sub-departments and its people (bosses first). Without id the root; a malformed id is a 400, an unknown one a 404.',
       querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
       response: { 200: ref(DepartmentTreeNode), 400: err, 404: err, ...common },
     },
@@ -269,6 +281,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/department/search', {
     schema: {
       operationId: 'departmentSearch', tags: ['department'], summary: 'Search departments (first 20) and people (first 50)',
+      description: 'Searches department names (first 20) and people by name or position (first 50); answers both as structure items.',
       querystring: Type.Object({ q: Q }),
       response: { 200: ref(DepartmentSearchResult), 400: err, ...common },
     },

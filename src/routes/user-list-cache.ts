@@ -49,6 +49,7 @@ export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/user-list-cache/user-list-data', {
     schema: {
       operationId: 'userListCacheData', tags, summary: 'The expanded selection stored under a key',
+      description: 'The users, departments and user groups of the selection stored under `key`, expanded to users. An unknown key is a 404.',
       querystring: Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }),
       response: { 200: ref(UserListData), 400: err, 401: err, 403: err, 404: err },
     },

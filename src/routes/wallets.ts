@@ -170,6 +170,7 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/file-processing', {
     schema: {
       operationId: 'fileProcessingIndex', tags: fpTags, summary: 'File processing records, newest first',
+      description: 'The caller\'s file processing records (spreadsheet parses of /admin/wallet-transaction/excel-processing), newest first; paged (per-page default 20, at most 100).',
       querystring: Type.Object({ ...PageQuery }),
       response: { 200: ref(FileProcessingPage), 400: err, 401: err, 403: err },
     },
@@ -184,6 +185,7 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/file-processing/view', {
     schema: {
       operationId: 'fileProcessingView', tags: fpTags, summary: 'One file processing record, for polling',
+      description: 'Poll it after excel-processing: `finished` is set and `result` holds the parsed rows when the background parse is done. An unknown id is a 404.',
       querystring: IdQuery,
       response: { 200: ref(FileProcessing), 400: err, 401: err, 403: err, 404: err },
     },

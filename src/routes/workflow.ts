@@ -29,6 +29,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/workflow/catalog', {
     schema: {
       operationId: 'workflowCatalog', tags, summary: 'The process catalog: sub-categories and visible processes of a category (the root without id)',
+      description: 'Lists the sub-categories and the processes of a category that the caller\'s user groups may see; `q` searches process names, briefs, descriptions and tags. An unknown category id is a 404.',
       querystring: Type.Object({
         q: Type.Optional(Type.String({ maxLength: 200, description: 'search in process name, brief, description and tags' })),
         id: Type.Optional(Type.String({ maxLength: 64, description: 'category id; the root when absent' })),
@@ -44,6 +45,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/workflow/start/:processId', {
     schema: {
       operationId: 'workflowStartForm', tags, summary: 'The start form of a process',
+      description: 'The fields to fill in to start a process (POST to the same path). A hidden process, or one the caller\'s user groups may not see, is a 404.',
       params: Type.Object({ processId: Id }),
       response: { 200: ref(WorkflowStartForm), 400: err, 401: err, 403: err, 404: err, 500: err },
     },

@@ -90,7 +90,7 @@ export const WalletTransaction = Type.Object({
   recipient_wallet_id: Nullable(Uuid),
   sender: Nullable(ref(PersonBrief)),
   recipient: Nullable(ref(PersonBrief)),
-  amount: Type.Number({ exclusiveMinimum: 0 }),
+  amount: Type.Number({ minimum: 0.01, description: 'greater than 0, at most 2 decimals' }),
   operation_type_id: Type.Integer({ description: '1 credit, 2 debit, 3 transfer, 4 bonus, 5 purchase, 9 purchase cancellation (only 9 is named by the API description)' }),
   operation_type: Type.String({ description: 'readable name of the operation type' }),
   comment: Type.String(),

@@ -20,7 +20,7 @@ export const FeedbackAdd = Type.Object({
   id: Type.String({ format: 'uuid', description: 'entity id: a user or department of the tenant' }),
   score: Type.Integer({ minimum: 1, maximum: 5, description: '1 to 5 (whole numbers)' }),
   text: Type.String({ maxLength: 5000, description: 'feedback text (may be empty)' }),
-  isAnonymous: Type.Boolean({ default: false }),
+  isAnonymous: Type.Optional(Type.Boolean({ default: false })),
 }, { $id: 'FeedbackAdd' });
 export type FeedbackAdd = Static<typeof FeedbackAdd>;
 

@@ -245,7 +245,7 @@ function pendingModeration(ctx: Ctx): string {
 }
 
 async function newToken(ctx: Ctx): Promise<{ id: string; token: string }> {
-  const r = await call(ctx, { method: 'POST', url: '/user-api-token/create', payload: { name: `t-${Math.random()}` } });
+  const r = await call(ctx, { method: 'POST', url: '/user-api-token/create', payload: { name: 'ci token' } });
   return { id: r.data.record.id, token: r.data.token };
 }
 
@@ -266,8 +266,8 @@ async function processed(ctx: Ctx): Promise<{ id: string }> {
 }
 
 /** A fresh sandbox with the admin signed in: every check starts from the seeded state. */
-export async function makeCtx(app: FastifyInstance, sandbox: string): Promise<Ctx> {
-  const s = await signIn(app, accounts.admin, { sandbox });
+export async function makeCtx(app: FastifyInstance, sandbox: string, deviceId?: string): Promise<Ctx> {
+  const s = await signIn(app, accounts.admin, { sandbox, ...(deviceId ? { deviceId } : {}) });
   const sb = { 'x-mock-sandbox': sandbox };
   return {
     app, sandbox, s, sb, t: app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!,

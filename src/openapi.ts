@@ -1,0 +1,64 @@
+// What @fastify/swagger cannot know from the route schemas alone: who may call each operation, where the examples
+// are, the servers to try operations against. Applied once, when /docs/json is first built (nothing at start-up).
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
+import type { AuthMode } from './http/context.js';
+import { packageRoot } from './paths.js';
+
+/** Captured from the seeded world by `npm run openapi` (test/support/examples.ts): operationId → request body and success answer. */
+export const examplesFile = join(packageRoot, 'openapi-examples.json');
+export type Examples = Record<string, { request?: unknown; response?: unknown }>;
+
+export const securitySchemes = {
+  tenant: { type: 'apiKey', in: 'header', name: 'x-service-tenant-id' },
+  device: { type: 'apiKey', in: 'header', name: 'x-service-device-id' },
+  sessionId: { type: 'apiKey', in: 'header', name: 'x-service-session-id' },
+  sessionCode: { type: 'apiKey', in: 'header', name: 'x-service-session-code' },
+  clientId: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Id' },
+  clientSecret: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Secret' },
+  bearer: { type: 'http', scheme: 'bearer', description: 'a personal API token (pmt_…) from POST /user-api-token/create' },
+  adminToken: { type: 'apiKey', in: 'header', name: 'x-mock-admin-token', description: 'only when the mock runs with --admin-token' },
+} as const;
+
+const session = { tenant: [], device: [], sessionId: [], sessionCode: [] };
+/** The alternatives each auth mode of src/auth/plugin.ts accepts; the admin side takes a token only when one is set. */
+const requirements: Record<AuthMode | 'admin', Array<Record<string, string[]>>> = {
+  none: [],
+  tenant: [{ tenant: [] }],
+  session: [session, { bearer: [] }],
+  'session-only': [session],
+  'session-or-apikey': [session, { bearer: [] }, { clientId: [], clientSecret: [] }],
+  admin: [{}, { adminToken: [] }],
+};
+
+/** @fastify/swagger's `transform`: security from the route's config.auth; paths without a trailing slash. */
+export const describeRoute: SwaggerTransform = ({ schema, url, route }) => {
+  const mode = url.startsWith('/__admin') ? 'admin' : (route.config as { auth?: AuthMode } | undefined)?.auth ?? 'none';
+  return { schema: schema && { ...schema, security: requirements[mode] }, url: url.length > 1 ? url.replace(/\/$/, '') : url };
+};
+
+type Media = Record<string, { example?: unknown }>;
+type Operation = { operationId?: string; requestBody?: { content?: Media }; responses?: Record<string, { content?: Media }> };
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
+
+/** @fastify/swagger's `transformObject`: the captured examples, and no component that nothing refers to. */
+export const finishDocument: SwaggerTransformObject = (input) => {
+  const doc = (input as unknown as { openapiObject: Doc }).openapiObject;
+  const examples: Examples = existsSync(examplesFile) ? JSON.parse(readFileSync(examplesFile, 'utf8')) : {};
+  for (const op of Object.values(doc.paths).flatMap((item) => Object.values(item))) {
+    const captured = examples[op.operationId ?? ''];
+    const request = op.requestBody?.content?.['application/json'];
+    const answer = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith('2'))?.[1].content?.['application/json'];
+    if (request && captured?.request !== undefined) request.example = captured.request;
+    if (answer && captured?.response !== undefined) answer.example = captured.response;
+  }
+  // shared schemas that TypeBox inlines where they are used (Uuid, DateTime …): unreferenced components are noise
+  for (let pruned = true; pruned;) {
+    const text = JSON.stringify(doc);
+    const unused = Object.keys(doc.components.schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
+    for (const name of unused) delete doc.components.schemas[name];
+    pruned = unused.length > 0;
+  }
+  return doc as never;
+};

@@ -1,0 +1,44 @@
+// Swagger UI in a real browser (Debian's chromium driven by playwright-core, as in test/console-browser.test.ts):
+// Authorize once with the session of a real sign-in, then "Try it out" on GET /dashboard answers 200, because every
+// operation declares the security schemes it accepts.
+import t from 'tap';
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { accounts, build, signIn } from './helper.js';
+
+const executablePath = '/usr/bin/chromium';
+
+t.test('Swagger UI: Authorize with a session, Try it out on /dashboard answers 200', { skip: existsSync(executablePath) ? false : 'chromium is not installed (.ci/run installs it)' }, async (t) => {
+  const app = await build(t);
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const session = await signIn(app, accounts.admin);
+  const browser = await chromium.launch({
+    executablePath, headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  // the operation's deep link: Swagger UI expands it and scrolls to it
+  await page.goto(`${address}/docs/#/dashboard/dashboard`);
+  await page.waitForSelector('#operations-dashboard-dashboard .try-out__btn', { timeout: 60_000 });
+
+  const op = page.locator('#operations-dashboard-dashboard');
+  // one Authorize dialog (the operation's lock opens it with the schemes the operation accepts): the four session
+  // headers, each in its scheme's form
+  await op.locator('.authorization__btn').first().click();
+  for (const name of ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code']) {
+    const form = page.locator('.modal-ux .auth-container').filter({ hasText: `Name: ${name}` });
+    await form.locator('input[type=text], input[type=password]').fill(session.headers[name]!);
+    await form.locator('button.authorize').click();
+  }
+  await page.click('.modal-ux .close-modal');
+  await op.locator('.try-out__btn').click();
+  await op.locator('tr[data-param-name="widgets"] input').fill('myTeam,updNews');
+  await op.locator('button.execute').click();
+  const status = op.locator('.live-responses-table .response .response-col_status');
+  await status.first().waitFor();
+  t.equal((await status.first().innerText()).trim(), '200', 'the response shown is 200');
+  t.match(await op.locator('.live-responses-table').innerText(), /"myTeam"/, 'with the widgets asked for');
+  const journal = app.sandboxes.get('default').journal.list({ path: '/dashboard', limit: 1 })[0];
+  t.equal(journal?.status, 200, 'the mock answered the browser\'s request 200');
+});
