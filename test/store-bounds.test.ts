@@ -20,7 +20,7 @@ t.test('past --max-sandboxes: 429 naming the limit and how to free sandboxes; ex
   const health = json(await app.inject({ url: '/__admin/health' }));
   t.match(health, { sandboxes: 3, sandboxLimit: 3, memory: { rssBytes: Number, heapUsedBytes: Number } });
   t.equal((await app.inject({ method: 'DELETE', url: '/__admin/sandboxes/b' })).statusCode, 200);
-  t.equal((await app.inject({ url: '/__admin/health', headers: { 'x-mock-sandbox': 'c' } })).statusCode, 200, 'room again after a delete');
+  t.equal((await app.inject({ url: '/__admin/fixtures', headers: { 'x-mock-sandbox': 'c' } })).statusCode, 200, 'room again after a delete');
 });
 
 t.test('--sandbox-idle-ttl deletes sandboxes no request named for that long (never default)', async (t) => {
@@ -40,7 +40,7 @@ t.test('--sandbox-idle-ttl deletes sandboxes no request named for that long (nev
 t.test('20,000 distinct sandbox names from one client: the process stays up and bounded, 429 past the limit', async (t) => {
   const c = await start(['--max-sandboxes', '10000']);
   t.teardown(() => { c.proc.kill('SIGKILL'); });
-  const existing = await fetch(`${c.base}/__admin/health`, { headers: { 'x-mock-sandbox': 'kept' } });
+  const existing = await fetch(`${c.base}/__admin/fixtures`, { headers: { 'x-mock-sandbox': 'kept' } });
   t.equal(existing.status, 200);
   const statuses = new Map<number, number>();
   let next = 0;
