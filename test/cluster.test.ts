@@ -142,3 +142,30 @@ t.test('3 instances behind deploy/haproxy.cfg', { skip: existsSync(haproxy) ? fa
   t.ok(victims.every((name, i) => back[i]![0] === `ci-${name}`), `the ${victims.length} sandboxes of ${victim} have their token after the restart`);
   t.notMatch(lbOut, /ALERT.*(parsing|config)/, 'haproxy ran the shipped config as it is');
 });
+
+t.test('scripts/move-sandboxes.mjs moves each sandbox to the instance the balancer now picks, with its data', async (t) => {
+  // B stands in for a balancer that now sends every key to B (as after adding B to the ring)
+  const [a, b] = await Promise.all([start(['--instance-name', 'a']), start(['--instance-name', 'b'])]);
+  t.teardown(() => { a.proc.kill('SIGKILL'); b.proc.kill('SIGKILL'); });
+  const moving = ['move-1', 'move-2'];
+  for (const name of moving) {
+    const headers = await httpSignIn(a.base, accounts.admin.email, `device-${name}`, name);
+    const res = await fetch(`${a.base}/user-api-token/create`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: `ci-${name}`, expiresAt: '2099-01-01T00:00:00Z' }) });
+    t.equal(res.status, 200);
+  }
+  const script = fileURLToPath(new URL('../scripts/move-sandboxes.mjs', import.meta.url));
+  const run = spawn(process.execPath, [script, '--balancer', b.base, a.base, b.base], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  run.stdout.on('data', (d: Buffer) => { out += d.toString(); });
+  run.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  const code = await new Promise((resolve) => run.on('exit', resolve));
+  t.equal(code, 0, out);
+  t.match(out, /move-1: a -> b/);
+  t.match(out, /2 sandbox\(es\) moved/);
+  const onA = (await (await fetch(`${a.base}/__admin/sandboxes`)).json()) as { name: string }[];
+  t.same(onA.map((s) => s.name), ['default'], 'gone from the old instance');
+  for (const name of moving) {
+    const state = await (await fetch(`${b.base}/__admin/state?sandbox=${name}`)).json() as { data: unknown };
+    t.match(JSON.stringify(state.data), `ci-${name}`, `${name} arrived at b with its token`);
+  }
+});
