@@ -43,7 +43,7 @@ async function haproxy(cfgText, addresses) {
     try { if ((await fetch(`http://127.0.0.1:${port}/__admin/health`)).status < 500) break; } catch { /* not yet */ }
     await sleep(100);
   }
-  return { port, stop: () => { proc.kill('SIGTERM'); rmSync(dir, { recursive: true, force: true }); } };
+  return { port, pid: proc.pid, stop: () => { proc.kill('SIGTERM'); rmSync(dir, { recursive: true, force: true }); } };
 }
 
 async function spread(n, hashType, weight) {
@@ -71,7 +71,7 @@ async function startMock(name) {
     try { if ((await fetch(`http://127.0.0.1:${port}/__admin/health`)).ok) break; } catch { /* not yet */ }
     await sleep(100);
   }
-  return { port, address: `127.0.0.1:${port}`, stop: () => proc.kill('SIGTERM') };
+  return { port, pid: proc.pid, address: `127.0.0.1:${port}`, stop: () => proc.kill('SIGTERM') };
 }
 
 /** Signs in the demo device of each sandbox through `port`: the session headers of each. */
@@ -85,6 +85,18 @@ async function sessions(port, names) {
     const s = await res.json();
     return { 'x-mock-sandbox': sandbox, 'x-service-tenant-id': T, 'x-service-device-id': 'demo-device-romashka', 'x-service-session-id': s.sessionId, 'x-service-session-code': s.sessionSecret };
   }));
+}
+
+/** CPU seconds (user + system) a process has used: /proc/PID/stat, in clock ticks of 1/100 s. */
+const cpu = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
+
+/** The load, with the CPU microseconds each process spent per request (the capacity model's inputs). */
+async function measured(port, headerSets, connections, pids) {
+  const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpu(pid)]));
+  const r = await load(port, headerSets, connections);
+  const total = r.rps * seconds;
+  r.cpuMicrosPerRequest = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, Math.round(((cpu(pid) - before[k]) / total) * 1e6)]));
+  return r;
 }
 
 async function load(port, headerSets, connections) {
@@ -135,15 +147,15 @@ const names = Array.from({ length: 40 }, (_, i) => `load-${i}`);
   // low load: the cost of the extra hops, not queueing
   out.latency.direct = await sequential(a.port, direct);
   out.latency.balancer = await sequential(lb.port, direct);
-  out.throughput.direct1 = await load(a.port, direct, 32);
-  out.throughput.balancer1 = await load(lb.port, direct, 32);
+  out.throughput.direct1 = await measured(a.port, direct, 32, { mock: a.pid });
+  out.throughput.balancer1 = await measured(lb.port, direct, 32, { mock: a.pid, haproxy: lb.pid });
   lb.stop(); a.stop();
 }
 {
   const ms = [await startMock('m1'), await startMock('m2')];
   const lb = await haproxy(configFor(2), ms.map((m) => m.address));
   const through = await sessions(lb.port, names);
-  out.throughput.balancer2 = await load(lb.port, through, 32);
+  out.throughput.balancer2 = await measured(lb.port, through, 32, { m1: ms[0].pid, m2: ms[1].pid, haproxy: lb.pid });
   lb.stop(); for (const m of ms) m.stop();
 }
 console.log(JSON.stringify({ latency: out.latency, throughput: out.throughput }, null, 1));
@@ -152,7 +164,7 @@ const md = ['| hash | 2 | 4 | 8 |', '|---|---|---|---|',
   ...[...new Set(out.spread.map((r) => r.hashType))].map((h) => `| \`${h}\` | ${out.spread.filter((r) => r.hashType === h).map((r) => r.maxOverMean.toFixed(3)).join(' | ')} |`),
   '', '| light read, one at a time | p50 ms | p99 ms |', '|---|---|---|',
   ...Object.entries(out.latency).map(([k, v]) => `| ${k} | ${v.p50} | ${v.p99} |`),
-  '', '| light read, 32 connections | req/s | p50 ms | p99 ms |', '|---|---|---|---|',
-  ...Object.entries(out.throughput).map(([k, v]) => `| ${k} | ${v.rps} | ${v.p50} | ${v.p99} |`)].join('\n');
+  '', '| light read, 32 connections | req/s | p50 ms | p99 ms | CPU µs per request |', '|---|---|---|---|---|',
+  ...Object.entries(out.throughput).map(([k, v]) => `| ${k} | ${v.rps} | ${v.p50} | ${v.p99} | ${Object.entries(v.cpuMicrosPerRequest).map(([p, us]) => `${p} ${us}`).join(', ')} |`)].join('\n');
 writeFileSync(join(root, 'bench', 'results', 'cluster.md'), `${md}\n`);
 console.log(md);
