@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { start, httpSignIn, type Child } from './support/process.js';
 import { accounts } from './helper.js';
+import { adminClient } from '../src/client/admin.js';
 
 const haproxy = '/usr/sbin/haproxy';
 const config = fileURLToPath(new URL('../deploy/haproxy.cfg', import.meta.url));
@@ -134,6 +135,9 @@ t.test('3 instances behind deploy/haproxy.cfg', { skip: existsSync(haproxy) ? fa
   const partial = await fetch(`${url(0)}/__admin/sandboxes`, { signal: AbortSignal.timeout(10_000) });
   t.match(partial.headers.get('x-mock-unreachable-peers'), url(1), 'the listing names the peer that does not answer');
   t.equal(((await partial.json()) as unknown[]).length, 2 + 1 + survivors.length, 'and lists everything else: two default sandboxes, the reset one, the survivors');
+  const viaClient = await adminClient({ baseUrl: url(2) }).sandboxes.listAll();
+  t.same([viaClient.sandboxes.length, viaClient.unreachable.length], [2 + 1 + survivors.length, 1], 'the admin client lists them and names the peer that did not answer');
+  t.match(viaClient.unreachable[0], url(1));
 
   // restart with the same --data: every acknowledged write is back, sessions included
   children[1] = await start(args(1));
