@@ -37,8 +37,8 @@ async function askPeers(app: FastifyInstance, path: string): Promise<PeerAnswer[
       const res = await fetch(p.base + path, { headers: peerHeaders(app), signal: AbortSignal.timeout(peerTimeoutMs) });
       return { ...p, status: res.status, instance: res.headers.get('x-mock-instance') ?? p.base, body: await res.json() };
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      return { ...p, error: e.name === 'TimeoutError' ? `no answer within ${peerTimeoutMs} ms` : e.cause?.code ?? e.message };
+      const e = err as Error & { cause?: { code?: string; message?: string } };
+      return { ...p, error: e.name === 'TimeoutError' ? `no answer within ${peerTimeoutMs} ms` : e.cause?.code ?? e.cause?.message ?? e.message };
     }
   }));
 }
