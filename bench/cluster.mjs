@@ -138,7 +138,7 @@ for (const [hashType, weight] of variants) {
   }
 }
 
-if (process.env.SPREAD_ONLY) process.exit(0);
+if (process.env.SPREAD_ONLY) process.exit(0); // SPREAD_ONLY=1 (and SPREAD_VARIANTS=[[hash-type line or null, "shipped"|"default"]]) to try rings
 const names = Array.from({ length: 40 }, (_, i) => `load-${i}`);
 {
   const a = await startMock('m1');
