@@ -26,8 +26,9 @@ export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { pref
     req.operationId = typeof route.schema?.operationId === 'string' ? route.schema.operationId : null;
     const prefix = opts.prefixes.get(req.raw);
     const name = sandboxKey(req.headers['x-mock-sandbox'], prefix?.sandbox);
-    if (!isSandboxName(name)) {
-      throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
+    // a malformed prefix is refused even when the header names the sandbox: answers would hand out its URLs
+    for (const n of prefix?.sandbox != null ? [name, prefix.sandbox] : [name]) {
+      if (!isSandboxName(n)) throw fail.badRequest(`sandbox name "${n.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
     }
     req.sandboxPrefix = prefix?.sandboxPrefix ?? '';
     req.prefixSandbox = prefix?.sandbox ?? null;
