@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
@@ -150,6 +151,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   });
   sandboxes.loadPersisted();
   app.decorate('config', options);
+  app.decorate('instance', { name: options.instanceName ?? hostname() }); // the CLI adds :port once listening
   app.decorate('fixtures', fixtures);
   app.decorate('caCertificate', caCertificate ?? null);
   app.decorate('sandboxes', sandboxes);

@@ -35,6 +35,8 @@ export const Options = Type.Object({
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
   sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
+  instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
+  peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), { default: [] }),
 });
 export type Options = Static<typeof Options>;
 
@@ -72,6 +74,8 @@ const flags: Flag[] = [
   { key: 'portFile', flag: 'port-file', env: 'PORTAL_MOCK_PORT_FILE', kind: 'string', help: 'write the port to FILE (atomically) once listening; for --port 0 in pipelines' },
   { key: 'maxSandboxes', flag: 'max-sandboxes', env: 'PORTAL_MOCK_MAX_SANDBOXES', kind: 'int', help: 'most sandboxes at once; a request that would create one more gets 429 (default 10000)' },
   { key: 'sandboxIdleTtl', flag: 'sandbox-idle-ttl', env: 'PORTAL_MOCK_SANDBOX_IDLE_TTL', kind: 'string', help: 'delete a sandbox (not default) no request has named for this long, e.g. 30m, 2h (default: never)' },
+  { key: 'instanceName', flag: 'instance-name', env: 'PORTAL_MOCK_INSTANCE', kind: 'string', help: 'this instance\'s name in x-mock-instance, health and listings (default hostname:port)' },
+  { key: 'peers', flag: 'peers', env: 'PORTAL_MOCK_PEERS', kind: 'list', help: 'the other instances (URL, or dns:NAME:PORT for every address of NAME): /__admin/sandboxes lists theirs too; repeatable or comma-separated' },
   { key: 'noBanner', flag: 'no-banner', env: 'PORTAL_MOCK_NO_BANNER', kind: 'bool', help: 'no address/QR banner at start (it is only printed to a terminal anyway)' },
 ];
 

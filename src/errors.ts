@@ -16,6 +16,8 @@ export const ErrorKinds = {
   tooManyRequests: { status: 429, code: 'TOO_MANY_REQUESTS' },
   internal: { status: 500, code: 'INTERNAL' },
   badGateway: { status: 502, code: 'BAD_GATEWAY' },
+  /** answered by the balancer (deploy/haproxy.cfg) for a sandbox whose instance is down */
+  instanceDown: { status: 503, code: 'INSTANCE_DOWN' },
   gatewayTimeout: { status: 504, code: 'GATEWAY_TIMEOUT' },
 } as const;
 export type ErrorKind = keyof typeof ErrorKinds;

@@ -1,4 +1,5 @@
 // CLI entry: parse flags/env once, build, listen, print where to reach the mock, stop cleanly.
+import { hostname } from 'node:os';
 import { parseOptions, usage, UsageError } from './config.js';
 import { DataError } from './store/log.js';
 import { buildApp } from './app.js';
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
     throw err;
   }
   const port = Number(new URL(address).port);
+  if (!options.instanceName) app.instance.name = `${hostname()}:${port}`;
   if (options.portFile) writePortFile(options.portFile, port);
   if (!options.noBanner) {
     process.stdout.write(await bannerText({

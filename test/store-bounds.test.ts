@@ -20,7 +20,7 @@ t.test('past --max-sandboxes: 429 naming the limit and how to free sandboxes; ex
   const health = json(await app.inject({ url: '/__admin/health' }));
   t.match(health, { sandboxes: 3, sandboxLimit: 3, memory: { rssBytes: Number, heapUsedBytes: Number } });
   t.equal((await app.inject({ method: 'DELETE', url: '/__admin/sandboxes/b' })).statusCode, 200);
-  t.equal((await app.inject({ url: '/__admin/health', headers: { 'x-mock-sandbox': 'c' } })).statusCode, 200, 'room again after a delete');
+  t.equal((await app.inject({ url: '/__admin/fixtures', headers: { 'x-mock-sandbox': 'c' } })).statusCode, 200, 'room again after a delete');
 });
 
 t.test('--sandbox-idle-ttl deletes sandboxes no request named for that long (never default)', async (t) => {
@@ -45,8 +45,9 @@ t.test('--sandbox-idle-ttl deletes sandboxes no request named for that long (nev
 
 t.test('--sandbox-idle-ttl runs on its own: an unused sandbox is deleted by the sweep', async (t) => {
   const app = await build(t, { sandboxIdleTtl: '100ms' });
-  t.equal((await app.inject({ url: '/__admin/health', headers: { 'x-mock-sandbox': 'left' } })).statusCode, 200);
+  t.equal((await app.inject({ url: '/__admin/fixtures', headers: { 'x-mock-sandbox': 'left' } })).statusCode, 200);
   const names = async () => json(await app.inject({ url: '/__admin/sandboxes' })).map((s: { name: string }) => s.name);
+  t.ok((await names()).includes('left'), 'the sandbox exists first');
   for (let i = 0; i < 200 && (await names()).includes('left'); i++) await new Promise((r) => setTimeout(r, 50));
   t.same(await names(), ['default']);
 });
@@ -54,7 +55,7 @@ t.test('--sandbox-idle-ttl runs on its own: an unused sandbox is deleted by the 
 t.test('20,000 distinct sandbox names from one client: the process stays up and bounded, 429 past the limit', async (t) => {
   const c = await start(['--max-sandboxes', '10000']);
   t.teardown(() => { c.proc.kill('SIGKILL'); });
-  const existing = await fetch(`${c.base}/__admin/health`, { headers: { 'x-mock-sandbox': 'kept' } });
+  const existing = await fetch(`${c.base}/__admin/fixtures`, { headers: { 'x-mock-sandbox': 'kept' } });
   t.equal(existing.status, 200);
   const statuses = new Map<number, number>();
   let next = 0;

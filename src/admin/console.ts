@@ -34,6 +34,7 @@ export const consoleHtml = /* html */ `<!doctype html>
   <input id="sandbox-new" placeholder="new sandbox name" size="16">
   <button id="sandbox-open" class="secondary">Open</button>
   <span id="status"></span>
+  <span id="peers-down"></span>
 </header>
 <main>
   <section>
@@ -114,8 +115,11 @@ $('scenario-select').addEventListener('change', () => {
 });
 async function refresh() {
   try {
-    const list = await api('/__admin/sandboxes');
-    $('sandbox-select').innerHTML = list.map((s) => '<option' + (s.name === sandbox ? ' selected' : '') + '>' + esc(s.name) + '</option>').join('');
+    // every instance's sandboxes (with --peers), each with the instance that holds it
+    const listed = await fetch('/__admin/sandboxes');
+    const list = await listed.json();
+    $('sandbox-select').innerHTML = list.map((s) => '<option value="' + esc(s.name) + '"' + (s.name === sandbox ? ' selected' : '') + '>' + esc(s.name) + ' · ' + esc(s.instance) + '</option>').join('');
+    $('peers-down').textContent = listed.headers.get('x-mock-unreachable-peers') ? 'not answering: ' + listed.headers.get('x-mock-unreachable-peers') : '';
     const active = await api('/__admin/scenario');
     $('active-scenario').textContent = active.name;
     $('active-description').textContent = active.description;

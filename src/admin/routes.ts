@@ -63,7 +63,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       querystring: SandboxQuery,
       response: {
         200: Type.Object({
-          status: Type.Literal('ok'), version: Type.String(), scenario: Type.String(), seed: Type.Integer(),
+          status: Type.Literal('ok'), instance: Type.String({ description: 'this instance (--instance-name, else hostname:port)' }),
+          version: Type.String(), scenario: Type.String(), seed: Type.Integer(),
           uptimeMs: Type.Integer(), sandbox: Type.String(), sandboxes: Type.Integer({ description: 'sandboxes that exist now' }),
           sandboxLimit: Type.Integer({ description: '--max-sandboxes: a request that would create one more gets 429' }),
           memory: Type.Object({
@@ -78,7 +79,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   }, async (req) => {
     const sandbox = adminSandbox(req, false);
     return {
-      status: 'ok' as const, version: opts.version, scenario: sandbox.scenario, seed: sandbox.store.meta.seed,
+      status: 'ok' as const, instance: app.instance.name, version: opts.version, scenario: sandbox.scenario, seed: sandbox.store.meta.seed,
       uptimeMs: Math.round(performance.now() - opts.startedAt), sandbox: sandbox.name, sandboxes: app.sandboxes.size,
       sandboxLimit: app.sandboxes.limit, memory: { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed },
       findings: findingsOf(sandbox, app.scenarios.get(sandbox.scenario)?.findings?.off).counts(),

@@ -8,7 +8,8 @@ import { ClockState, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } f
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
-import { adminSandbox, findUser, SandboxQuery } from './sandbox.js';
+import { adminSandbox, adminSandboxName, findUser, SandboxQuery } from './sandbox.js';
+import { clusterSandboxes, forwardToOwner } from './peers.js';
 import { bindLinkContent, bindUrl, callerBase } from './fixtures.js';
 import { journalToHar } from './har.js';
 import { findingsOf } from '../findings/plugin.js';
@@ -17,8 +18,8 @@ import { version } from '../version.js';
 const tags = ['admin'];
 const err = ref(ErrorBody);
 
-const describe = (s: Sandbox) => ({
-  name: s.name, scenario: s.scenario, createdAt: s.createdAt, clock: s.clock.state, now: s.clock.iso(),
+const describe = (s: Sandbox, instance: string) => ({
+  instance, name: s.name, scenario: s.scenario, createdAt: s.createdAt, clock: s.clock.state, now: s.clock.iso(),
   persistent: s.persistent, journalEntries: s.journal.size(), outboxMessages: s.outbox.list().length,
 });
 
@@ -70,43 +71,55 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
   });
 
+  const local = () => app.sandboxes.list().map((s) => describe(s, app.instance.name));
+  const Scope = Type.Object({ scope: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('local')], { description: 'local: this instance only, not its --peers (default all)' })) });
   app.get('/__admin/sandboxes', {
-    schema: { operationId: 'adminSandboxes', tags, summary: 'Every sandbox', description: 'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes.', response: { 200: Type.Array(ref(SandboxInfo)), 401: err } },
-  }, async () => app.sandboxes.list().map(describe));
+    schema: { operationId: 'adminSandboxes', tags, summary: 'Every sandbox, of this instance and of its --peers', querystring: Scope,
+      description: 'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes; each names its instance. Peers that do not answer within 1.5 s are left out and named in the x-mock-unreachable-peers header.',
+      response: { 200: Type.Array(ref(SandboxInfo)), 400: err, 401: err } },
+  }, async (req, reply) => {
+    if (req.query.scope === 'local' || app.config.peers.length === 0) return local();
+    const { sandboxes, unreachable } = await clusterSandboxes(app, local());
+    if (unreachable.length > 0) reply.header('x-mock-unreachable-peers', unreachable.join('; '));
+    return sandboxes;
+  });
 
   app.get('/__admin/sandboxes/:name', {
-    schema: { operationId: 'adminSandboxGet', tags, summary: 'One sandbox', params: Type.Object({ name: Type.String() }),
+    schema: { operationId: 'adminSandboxGet', tags, summary: 'One sandbox (asked of the --peers when this instance does not hold it)',
       description: 'One existing sandbox: its scenario, clock, journal and outbox sizes. An unknown name is a 404.',
-      response: { 200: ref(SandboxInfo), 401: err, 404: err } },
-  }, async (req) => {
+      params: Type.Object({ name: Type.String() }), querystring: Scope, response: { 200: ref(SandboxInfo), 400: err, 401: err, 404: err, 502: err } },
+  }, async (req, reply) => {
+    if (req.query.scope !== 'local' && await forwardToOwner(req, reply, req.params.name)) return reply;
     const sandbox = app.sandboxes.find(req.params.name);
     if (!sandbox) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
-    return describe(sandbox);
+    return describe(sandbox, app.instance.name);
   });
 
   app.delete('/__admin/sandboxes/:name', {
     schema: { operationId: 'adminSandboxDelete', tags, summary: 'Delete a sandbox (default cannot be deleted: reset it)',
-      description: 'Deletes a sandbox and its data. The default sandbox always exists: deleting it is a 400 (reset it instead).',
-      params: Type.Object({ name: Type.String() }), response: { 200: Type.Object({ deleted: Type.String() }), 400: err, 401: err, 404: err } },
-  }, async (req) => {
+      description: 'Deletes a sandbox and its data. The default sandbox always exists: deleting it is a 400 (reset it instead). With --peers, a sandbox another instance holds is deleted there.',
+      params: Type.Object({ name: Type.String() }), response: { 200: Type.Object({ deleted: Type.String() }), 400: err, 401: err, 404: err, 502: err } },
+  }, async (req, reply) => {
     if (req.params.name === 'default') throw fail.badRequest('the default sandbox always exists; use POST /__admin/reset');
+    if (await forwardToOwner(req, reply, req.params.name)) return reply;
     if (!(app.sandboxes.delete(req.params.name))) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
     return { deleted: req.params.name };
   });
 
   app.post('/__admin/reset', {
     schema: { operationId: 'adminReset', tags, summary: 'Back to the seeded state: data, scenario, clock, journal, outbox',
-      description: 'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. The body is optional; `seed` reseeds with another seed.',
       querystring: SandboxQuery,
       body: Type.Optional(Type.Object({ seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })), sandbox: Type.Optional(Type.String()) })),
-      response: { 200: ref(SandboxInfo), 400: err, 401: err } },
-  }, async (req) => {
+      description: 'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. The body is optional; `seed` reseeds with another seed. With --peers, a sandbox another instance holds is reset there.',
+      response: { 200: ref(SandboxInfo), 400: err, 401: err, 502: err } },
+  }, async (req, reply) => {
+    if (await forwardToOwner(req, reply, adminSandboxName(req))) return reply;
     const sandbox = adminSandbox(req);
     app.sandboxes.reset(sandbox, req.body?.seed);
     const scenario = app.scenarios.get(sandbox.scenario);
     if (scenario) activateScenario(sandbox, scenario, app.fixtures);
     sandbox.commit();
-    return describe(sandbox);
+    return describe(sandbox, app.instance.name);
   });
 
   app.get('/__admin/state', {
@@ -138,7 +151,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.sandboxes.replaceData(sandbox, data); // parsed for this request alone: no copy needed
     if (req.body.scenario !== undefined) sandbox.scenario = req.body.scenario;
     if (req.body.clock) sandbox.clock.state = req.body.clock;
-    return describe(sandbox);
+    return describe(sandbox, app.instance.name);
   });
 
   app.get('/__admin/requests', {

@@ -2,14 +2,20 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
 import { isSandboxName, type Sandbox } from '../store/sandbox.js';
+import { sandboxKey } from '../http/context.js';
 
-/** The sandbox an admin call is about: `sandbox` query, else x-mock-sandbox, else the path prefix, else default. */
-export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
+/**
+ * The name an admin call is about: the sandbox key (header, path prefix, `sandbox` query, default); a `sandbox`
+ * field of the body only when none of those names one (a balancer cannot see bodies: name it in the query).
+ */
+export function adminSandboxName(req: FastifyRequest): string {
   const q = (req.query as Record<string, unknown> | undefined)?.sandbox;
-  const b = (req.body as Record<string, unknown> | undefined)?.sandbox;
-  const h = req.headers['x-mock-sandbox'];
-  const pick = [q, b, h].find((v): v is string => typeof v === 'string' && v !== '');
-  const name = pick ?? req.sandbox.name;
+  return sandboxKey(req.headers['x-mock-sandbox'], req.prefixSandbox, q ?? (req.body as Record<string, unknown> | undefined)?.sandbox);
+}
+
+/** The sandbox an admin call is about (adminSandboxName), created unless `create` is false. */
+export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
+  const name = adminSandboxName(req);
   if (!isSandboxName(name)) throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
   const found = req.server.sandboxes.find(name);
   if (found) return found;
@@ -17,7 +23,7 @@ export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
   return req.server.sandboxes.get(name);
 }
 
-export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ description: 'the sandbox (else x-mock-sandbox, else default)' })) });
+export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ description: 'the sandbox, when neither x-mock-sandbox nor a /sandbox/NAME prefix names one (else default)' })) });
 
 /** A user of the sandbox by id or e-mail, with their tenant; 404 when there is none. */
 export function findUser(sandbox: Sandbox, who: { email?: string | undefined; userId?: string | undefined }) {

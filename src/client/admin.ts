@@ -7,7 +7,7 @@ import type { ClockState, Finding, FindingCode, FixturesAnswer, Har, JournalEntr
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
 export type { SandboxInfo, Snapshot };
 
-export type Health = { status: 'ok'; version: string; scenario: string; seed: number; uptimeMs: number; sandbox: string; sandboxes: number; findings: { warning: number; error: number } };
+export type Health = { status: 'ok'; instance: string; version: string; scenario: string; seed: number; uptimeMs: number; sandbox: string; sandboxes: number; findings: { warning: number; error: number } };
 export type FindingFilter = { code?: FindingCode; severity?: Finding['severity']; since?: string };
 export type ScenarioSummary = { name: string; description: string; extends: string[] };
 export type ActiveScenario = { sandbox: string; name: string; description: string };
@@ -53,6 +53,10 @@ export function adminClient(options: AdminClientOptions) {
   if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
 
   async function call<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    return (await exchange<T>(method, path, query, body)).body;
+  }
+
+  async function exchange<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<{ body: T; headers: Headers }> {
     const qs = new URLSearchParams();
     // the query names the sandbox too: it wins over a `sandbox` field inside a body (e.g. an imported snapshot)
     if (options.sandbox) qs.set('sandbox', options.sandbox);
@@ -67,7 +71,7 @@ export function adminClient(options: AdminClientOptions) {
     const type = res.headers.get('content-type') ?? '';
     const parsed: unknown = type.includes('json') && text ? JSON.parse(text) : text;
     if (!res.ok) throw new AdminError(res.status, parsed, `${method} /__admin${path}`);
-    return parsed as T;
+    return { body: parsed as T, headers: res.headers };
   }
 
   const outboxList = (filter: OutboxFilter = {}) => call<OutboxMessage[]>('GET', '/outbox', filter);
@@ -107,7 +111,13 @@ export function adminClient(options: AdminClientOptions) {
       set: (change: ClockChange) => call<Clock>('PUT', '/clock', {}, change),
     },
     sandboxes: {
+      /** every sandbox, of the instance reached and of its --peers; each names its `instance` */
       list: () => call<SandboxInfo[]>('GET', '/sandboxes'),
+      /** the same, with the peers that did not answer ("peer: why") */
+      listAll: async (): Promise<{ sandboxes: SandboxInfo[]; unreachable: string[] }> => {
+        const { body, headers } = await exchange<SandboxInfo[]>('GET', '/sandboxes');
+        return { sandboxes: body, unreachable: headers.get('x-mock-unreachable-peers')?.split('; ') ?? [] };
+      },
       get: (name: string) => call<SandboxInfo>('GET', `/sandboxes/${encodeURIComponent(name)}`),
       delete: (name: string) => call<{ deleted: string }>('DELETE', `/sandboxes/${encodeURIComponent(name)}`),
     },

@@ -40,6 +40,8 @@ declare module 'fastify' {
     sandbox: Sandbox;
     /** "/sandbox/NAME" when the client came through the path prefix, else "" */
     sandboxPrefix: string;
+    /** the sandbox the /sandbox/NAME prefix names, if any */
+    prefixSandbox: string | null;
     auth: AuthContext;
     /**
      * the route's config and operationId, read once per request by the first hook: Fastify builds a new
@@ -51,6 +53,8 @@ declare module 'fastify' {
     arrivedAt: number;
   }
   interface FastifyInstance {
+    /** who this process is (--instance-name; else hostname:port once listening): the x-mock-instance header */
+    instance: { name: string };
     sandboxes: SandboxRegistry;
     config: Options;
     fixtures: Fixtures;
@@ -64,6 +68,17 @@ export const isSideRoute = (url: string) => url.startsWith('/__admin') || url.st
 const prefixRe = /^(\/sandbox\/([^/?#]*))?(\/api\/v2(?=[/?#]|$))?/;
 
 export type PrefixInfo = { sandbox: string | null; sandboxPrefix: string };
+
+/**
+ * The sandbox key, also the routing key of a balancer (deploy/haproxy.cfg applies the same rule): the
+ * x-mock-sandbox header, else the /sandbox/NAME/ path prefix, else the `sandbox` query parameter of /__admin, else
+ * "default".
+ */
+export function sandboxKey(header: unknown, prefixSandbox: string | null | undefined, adminQuery?: unknown): string {
+  if (typeof header === 'string' && header !== '') return header;
+  if (prefixSandbox != null) return prefixSandbox;
+  return typeof adminQuery === 'string' && adminQuery !== '' ? adminQuery : 'default';
+}
 
 /** A malformed escape (`/sandbox/%/…`) must not throw here: this runs outside Fastify's error handling and would crash the process. */
 const decodeOrRaw = (s: string): string => {

@@ -71,6 +71,7 @@ export type FixturesAnswer = Static<typeof FixturesAnswer>;
 export const SandboxInfo = Type.Object({
   name: Type.String(), scenario: Type.String(), createdAt: Type.String(), clock: ref(ClockState), now: Type.String(),
   persistent: Type.Boolean(), journalEntries: Type.Integer(), outboxMessages: Type.Integer(),
+  instance: Type.String({ description: 'the portal-mock instance that holds the sandbox (its x-mock-instance)' }),
 }, { $id: 'AdminSandbox' });
 export type SandboxInfo = Static<typeof SandboxInfo>;
 
