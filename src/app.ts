@@ -187,7 +187,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   app.decorate('scenarios', scenarios);
   if (watchScenarios) scenarios.watch((message) => app.log.error(message), (names) => app.log.info({ scenarios: names }, 'scenarios reloaded'));
   const defaultSandbox = sandboxes.get('default'); // seed now: a broken factory fails at start-up, and the first request is fast
-  if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state);
+  if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state, options.seed);
   const registry = scenarios;
   const idleMs = options.sandboxIdleTtl ? durationMs(options.sandboxIdleTtl) : null;
   const sweep = idleMs ? setInterval(() => sandboxes.evictIdle(idleMs), Math.min(idleMs, 60_000)).unref() : null;
