@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { durationMs, resolveOptions, UsageError, type Options } from './config.js';
-import { registerErrorHandling } from './errors.js';
+import { clientErrorHandler, registerErrorHandling, renderError } from './errors.js';
 import { sharedSchemas } from './schemas/index.js';
 import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
@@ -63,6 +63,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     trustProxy: true,
     bodyLimit: options.bodyLimit,
     ...serverLimitOptions(serverLimits),
+    clientErrorHandler, frameworkErrors: renderError, // bad URL encoding and the like: the one error body too
     rewriteUrl: makeUrlRewriter(prefixes),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     schemaController: { compilersFactory: { buildValidator: lazyValidatorBuilder() } },
