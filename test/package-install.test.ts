@@ -53,6 +53,23 @@ t.test('the installed bin starts on port 0 with --port-file, answers health and 
   t.equal(await exited, 0, 'a clean stop');
 });
 
+t.test("the README's pipeline snippet runs as written in the project: starts, waits for health, stops", { timeout: 90_000 }, async (t) => {
+  const block = /<!-- pipeline[^\n]*\n```sh\n([\s\S]*?)```/.exec(readFileSync(join(root, 'README.md'), 'utf8'))?.[1];
+  t.ok(block, 'README.md has the pipeline block');
+  if (!block) return;
+  t.notMatch(block, /\$PORT\b/, 'no unset $PORT');
+  const bash = spawnSync('bash', ['-eo', 'pipefail', '-c', `${block}\necho "$MOCK"`], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+  t.equal(bash.status, 0, `the snippet succeeds: ${bash.stderr.slice(-800)}`);
+  const mock = bash.stdout.trim().split('\n').at(-1) ?? '';
+  t.match(mock, /^http:\/\/127\.0\.0\.1:\d+$/);
+  let answering = true;
+  for (let i = 0; i < 100 && answering; i++) {
+    answering = await fetch(`${mock}/__admin/health`, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
+    if (answering) await sleep(100);
+  }
+  t.notOk(answering, 'kill $MOCK_PID stopped the server');
+});
+
 t.test('startMock from the installed package: a script and a type-checked TypeScript file', { timeout: 90_000 }, async (t) => {
   const script = `import { startMock } from 'portal-mock';
 const mock = await startMock({ seed: 7, scenario: 'two-factor-required', now: '2026-03-02T09:00:00Z' });
