@@ -78,8 +78,7 @@ export const consoleHtml = /* html */ `<!doctype html>
 const $ = (id) => document.getElementById(id);
 const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 let sandbox = new URLSearchParams(location.search).get('sandbox') || 'default';
-let scenarios = [];
-let shownActive = null; // the picker follows the active scenario when it changes, not while the user picks
+let scenarios = [], shownActive = null; // the picker follows the active scenario when it changes, not while the user picks
 const api = async (path, init = {}) => {
   const sep = path.includes('?') ? '&' : '?';
   const res = await fetch(path + sep + 'sandbox=' + encodeURIComponent(sandbox), { ...init, headers: { 'content-type': 'application/json', ...(init.headers || {}) } });
@@ -89,8 +88,7 @@ const api = async (path, init = {}) => {
 };
 async function loadStatic() {
   scenarios = await api('/__admin/scenarios');
-  $('scenario-select').innerHTML = scenarios.map((s) => '<option value="' + esc(s.name) + '">' + esc(s.name) + '</option>').join('');
-  shownActive = null;
+  $('scenario-select').innerHTML = scenarios.map((s) => '<option value="' + esc(s.name) + '">' + esc(s.name) + '</option>').join(''); shownActive = null;
   const fixtures = await api('/__admin/fixtures');
   $('qr-list').innerHTML = fixtures.bindLinks.map((b) => {
     const a = fixtures.accounts.find((x) => x.userId === b.userId) || {};
@@ -112,8 +110,7 @@ async function refresh() {
     if (active.name !== shownActive) { shownActive = $('scenario-select').value = active.name; $('scenario-help').textContent = ''; }
     const outbox = await api('/__admin/outbox');
     $('outbox').innerHTML = outbox.slice(0, 30).map((m) => '<tr><td>' + esc(m.at.slice(11, 19)) + '</td><td>' + esc(m.kind) + '</td><td>' + esc(m.to) +
-      '</td><td>' + (m.code ? '<span class="code">' + esc(m.code) + '</span>' : esc(JSON.stringify(m.payload || {}).slice(0, 120))) + '</td></tr>').join('') ||
-      '<tr><td colspan="4" class="desc">no messages yet: two-factor codes and pushes show here</td></tr>';
+      '</td><td>' + (m.code ? '<span class="code">' + esc(m.code) + '</span>' : esc(JSON.stringify(m.payload || {}).slice(0, 120))) + '</td></tr>').join('') || '<tr><td colspan="4" class="desc">no messages yet</td></tr>';
     const requests = await api('/__admin/requests?limit=40');
     $('requests').innerHTML = requests.map((r) => '<tr><td>' + r.id + '</td><td>' + esc(r.at.slice(11, 19)) + '</td><td>' + esc(r.method) + '</td><td>' + esc(r.path) +
       '</td><td>' + esc(r.operationId) + '</td><td class="s' + String(r.status)[0] + '">' + r.status + (r.stubbed ? ' (scenario)' : '') + '</td><td>' + r.durationMs + '</td><td>' + esc(r.scenario) + '</td></tr>').join('') || '<tr><td colspan="8" class="desc">no requests yet</td></tr>';
