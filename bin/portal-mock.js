@@ -16,10 +16,11 @@ if (existsSync(new URL('src', root))) {
   }
   if (newer) process.stderr.write(`portal-mock: src/${newer} changed after the last build, which is what runs now: npm run build (or npm run dev to rebuild on every change)\n`);
 }
-// Under npm (npm start, npx) node runs below a shell that may not pass SIGTERM on (Debian's dash does not): when npm
-// stops and the shell with it, this process is handed to another parent. Stop then, as a SIGTERM would, instead of
-// staying behind orphaned. Only under npm: `portal-mock &` outliving its shell stays a choice of the user.
-if (process.env.npm_lifecycle_event) {
+// Under `npm start` node runs below a shell that may not pass SIGTERM on (Debian's dash does not): when npm stops and
+// the shell with it, this process is handed to another parent. Stop then, as a SIGTERM would, instead of staying
+// behind orphaned. Only for this package's own start script: a server a user's script starts in the background
+// (`portal-mock … &`) may outlive that script's shell on purpose.
+if (process.env.npm_lifecycle_event === 'start' && process.env.npm_package_name === 'portal-mock') {
   const parent = process.ppid;
   setInterval(() => { if (process.ppid !== parent) process.kill(process.pid, 'SIGTERM'); }, 250).unref();
 }
