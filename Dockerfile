@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Build stage: compile TypeScript and bundle the server with the dev dependencies.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -17,7 +17,7 @@ RUN npm run build
 #   PORTAL_MOCK_HTTPS=true with PORTAL_MOCK_CA_DIR (mount a volume so phones keep trusting the same CA),
 #   PORTAL_MOCK_TLS_CERT / PORTAL_MOCK_TLS_KEY (mounted files), PORTAL_MOCK_PORT_FILE, PORTAL_MOCK_NO_BANNER.
 # The test test/docker-steps.test.ts performs this stage's steps without a Docker engine.
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     PORTAL_MOCK_HOST=0.0.0.0 \
     PORTAL_MOCK_PORT=3000 \

@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { durationMs, resolveOptions, UsageError, type Options } from './config.js';
-import { registerErrorHandling } from './errors.js';
+import { clientErrorHandler, registerErrorHandling, renderError } from './errors.js';
 import { sharedSchemas } from './schemas/index.js';
 import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
@@ -66,6 +66,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     trustProxy: true,
     bodyLimit: options.bodyLimit,
     ...serverLimitOptions(serverLimits),
+    clientErrorHandler, frameworkErrors: renderError, // bad URL encoding and the like: the one error body too
     rewriteUrl: makeUrlRewriter(prefixes),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     schemaController: { compilersFactory: { buildValidator: lazyValidatorBuilder() } },
@@ -188,7 +189,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   app.decorate('scenarios', scenarios);
   if (watchScenarios) scenarios.watch((message) => app.log.error(message), (names) => app.log.info({ scenarios: names }, 'scenarios reloaded'));
   const defaultSandbox = sandboxes.get('default'); // seed now: a broken factory fails at start-up, and the first request is fast
-  if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state);
+  if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state, options.seed);
   const registry = scenarios;
   const idleMs = options.sandboxIdleTtl ? durationMs(options.sandboxIdleTtl) : null;
   const sweep = idleMs ? setInterval(() => sandboxes.evictIdle(idleMs), Math.min(idleMs, 60_000)).unref() : null;

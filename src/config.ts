@@ -1,4 +1,5 @@
 // The only place that reads CLI flags and environment variables.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -123,9 +124,16 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   return resolveOptions(raw);
 }
 
+/** --state FILE starts with the snapshot's seed and scenario unless given, so banner, health and data agree. */
+function snapshotStart(partial: Record<string, unknown>): Record<string, unknown> {
+  let snap: { seed?: unknown; scenario?: unknown; data?: { meta?: { seed?: unknown } } } = {};
+  try { if (typeof partial.state === 'string') snap = JSON.parse(readFileSync(partial.state, 'utf8')) as typeof snap; } catch { /* reported by the snapshot loader */ }
+  return { ...(partial.seed === undefined && { seed: snap.seed ?? snap.data?.meta?.seed }), ...(partial.scenario === undefined && { scenario: snap.scenario }) };
+}
+
 /** Fills defaults and checks a partial options object (used by the CLI and by tests through buildApp). */
 export function resolveOptions(partial: Partial<Options> | Record<string, unknown> = {}): Options {
-  const withDefaults = Value.Default(Options, Value.Clone(partial)) as Record<string, unknown>;
+  const withDefaults = Value.Default(Options, { ...Value.Clone(partial), ...snapshotStart(partial) }) as Record<string, unknown>;
   const now = withDefaults.now;
   if (now !== null && now !== undefined && (typeof now !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(now) || Number.isNaN(Date.parse(now)))) {
     throw new UsageError(`--now expects an ISO 8601 date-time such as 2026-03-02T09:00:00Z, got ${JSON.stringify(now)}`);

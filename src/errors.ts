@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { ErrorBody } from './schemas/common.js';
 
 /** Every error the mock answers with, declared once: its status and stable code. */
@@ -10,10 +11,12 @@ export const ErrorKinds = {
   forbidden: { status: 403, code: 'FORBIDDEN' },
   notFound: { status: 404, code: 'NOT_FOUND' },
   conflict: { status: 409, code: 'CONFLICT' },
+  requestTimeout: { status: 408, code: 'REQUEST_TIMEOUT' },
   payloadTooLarge: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
   unsupportedMediaType: { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
   unprocessable: { status: 422, code: 'UNPROCESSABLE' },
   tooManyRequests: { status: 429, code: 'TOO_MANY_REQUESTS' },
+  headersTooLarge: { status: 431, code: 'HEADERS_TOO_LARGE' },
   internal: { status: 500, code: 'INTERNAL' },
   badGateway: { status: 502, code: 'BAD_GATEWAY' },
   /** answered by the balancer (deploy/haproxy.cfg) for a sandbox whose instance is down */
@@ -104,6 +107,18 @@ export function renderError(error: FastifyError | ApiError, request: FastifyRequ
     return reply.status(500).send(errorBody(500, ErrorKinds.internal.code, 'internal error of the mock'));
   }
   return reply.status(status).send(errorBody(status, fe.code ?? 'ERROR', fe.message));
+}
+
+/** Requests Node's HTTP parser refuses before Fastify sees them (an unencoded UTF-8 query, headers over the limit, a
+ * slow client) get the one body shape too, instead of Fastify's own `{"message":"Client Error"}`. */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const kind: ErrorKind = err.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
+  const { status, code } = ErrorKinds[kind];
+  const body = JSON.stringify(errorBody(status, code, ({ headersTooLarge: 'request line and headers exceed the size limit', requestTimeout: 'the request did not arrive in time' } as Partial<Record<ErrorKind, string>>)[kind]
+    ?? `malformed HTTP request (${err.code ?? 'parse error'}); non-ASCII characters in a path or query must be percent-encoded`));
+  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  socket.destroy(err);
 }
 
 export function registerErrorHandling(app: FastifyInstance) {

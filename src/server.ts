@@ -19,10 +19,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  if (options === 'help') {
-    process.stdout.write(usage());
-    return;
-  }
+  if (options === 'help') return void process.stdout.write(usage());
 
   let app;
   let tls;

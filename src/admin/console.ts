@@ -24,7 +24,9 @@ export const consoleHtml = /* html */ `<!doctype html>
   .code { font: 600 18px ui-monospace, monospace; letter-spacing: 2px; }
   .s2 { color: #187a3a; } .s4 { color: #b45d00; } .s5 { color: #c21c1c; }
   #status { font-size: 12px; opacity: .8; }
-  p.desc { font-size: 13px; margin: 6px 0 0; color: #445; }
+  .desc { font-size: 13px; margin: 6px 0 0; color: #445; }
+  #outbox td { white-space: normal; overflow-wrap: anywhere; } #outbox td:first-child, #outbox .code { white-space: nowrap; }
+  @media (min-width: 1100px) { section.wide { grid-column: span 2; } } /* the outbox: codes and payloads unclipped */
 </style>
 </head>
 <body>
@@ -41,13 +43,13 @@ export const consoleHtml = /* html */ `<!doctype html>
     <h2>Scenario</h2>
     <div>Active: <b id="active-scenario">…</b></div>
     <p class="desc" id="active-description"></p>
-    <p><select id="scenario-select"></select> <button id="apply-scenario">Apply</button>
+    <p><select id="scenario-select"><option>loading…</option></select> <button id="apply-scenario">Apply</button>
        <button id="reset" class="secondary" title="data, scenario, clock, journal and outbox back to the start">Reset sandbox</button></p>
     <p class="desc" id="scenario-help"></p>
   </section>
   <section>
     <h2>Bind a phone: scan with the app</h2>
-    <div id="qr-list"></div>
+    <div id="qr-list"><p class="desc">loading…</p></div>
   </section>
   <section id="https-help">
     <h2>HTTPS on a phone</h2>
@@ -64,9 +66,9 @@ export const consoleHtml = /* html */ `<!doctype html>
       <code>res/xml/network_security_config.xml</code> with <code>&lt;debug-overrides&gt;&lt;trust-anchors&gt;&lt;certificates src="user"/&gt;&lt;/trust-anchors&gt;&lt;/debug-overrides&gt;</code>
       (referenced by <code>android:networkSecurityConfig</code> in the manifest).</p>
   </section>
-  <section>
+  <section class="wide">
     <h2>Outbox (two-factor codes, pushes)</h2>
-    <table><thead><tr><th>time</th><th>kind</th><th>to</th><th>code / payload</th></tr></thead><tbody id="outbox"></tbody></table>
+    <table><thead><tr><th>time</th><th>kind</th><th>to</th><th>code / payload</th></tr></thead><tbody id="outbox"><tr><td colspan="4" class="desc">loading…</td></tr></tbody></table>
   </section>
   <section id="findings-panel" style="grid-column: 1 / -1">
     <h2>Findings: what the real portal would do differently</h2>
@@ -84,14 +86,14 @@ export const consoleHtml = /* html */ `<!doctype html>
   </section>
   <section style="grid-column: 1 / -1">
     <h2>Latest requests</h2>
-    <table><thead><tr><th>#</th><th>time</th><th>method</th><th>path</th><th>operation</th><th>status</th><th>ms</th><th>scenario</th></tr></thead><tbody id="requests"></tbody></table>
+    <table><thead><tr><th>#</th><th>time</th><th>method</th><th>path</th><th>operation</th><th>status</th><th>ms</th><th>scenario</th></tr></thead><tbody id="requests"><tr><td colspan="8" class="desc">loading…</td></tr></tbody></table>
   </section>
 </main>
 <script>
 const $ = (id) => document.getElementById(id);
 const esc = (v) => String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
 let sandbox = new URLSearchParams(location.search).get('sandbox') || 'default';
-let scenarios = [];
+let scenarios = [], shownActive = null; // the picker follows the active scenario when it changes, not while the user picks
 const api = async (path, init = {}) => {
   const sep = path.includes('?') ? '&' : '?';
   const res = await fetch(path + sep + 'sandbox=' + encodeURIComponent(sandbox), { ...init, headers: { 'content-type': 'application/json', ...(init.headers || {}) } });
@@ -101,7 +103,7 @@ const api = async (path, init = {}) => {
 };
 async function loadStatic() {
   scenarios = await api('/__admin/scenarios');
-  $('scenario-select').innerHTML = scenarios.map((s) => '<option value="' + esc(s.name) + '">' + esc(s.name) + '</option>').join('');
+  $('scenario-select').innerHTML = scenarios.map((s) => '<option value="' + esc(s.name) + '">' + esc(s.name) + '</option>').join(''); shownActive = null;
   const fixtures = await api('/__admin/fixtures');
   $('qr-list').innerHTML = fixtures.bindLinks.map((b) => {
     const a = fixtures.accounts.find((x) => x.userId === b.userId) || {};
@@ -123,12 +125,13 @@ async function refresh() {
     const active = await api('/__admin/scenario');
     $('active-scenario').textContent = active.name;
     $('active-description').textContent = active.description;
+    if (active.name !== shownActive) { shownActive = $('scenario-select').value = active.name; $('scenario-help').textContent = ''; }
     const outbox = await api('/__admin/outbox');
     $('outbox').innerHTML = outbox.slice(0, 30).map((m) => '<tr><td>' + esc(m.at.slice(11, 19)) + '</td><td>' + esc(m.kind) + '</td><td>' + esc(m.to) +
-      '</td><td>' + (m.code ? '<span class="code">' + esc(m.code) + '</span>' : esc(JSON.stringify(m.payload || {})).slice(0, 120)) + '</td></tr>').join('');
+      '</td><td>' + (m.code ? '<span class="code">' + esc(m.code) + '</span>' : esc(JSON.stringify(m.payload || {}).slice(0, 120))) + '</td></tr>').join('') || '<tr><td colspan="4" class="desc">no messages yet</td></tr>';
     const requests = await api('/__admin/requests?limit=40');
     $('requests').innerHTML = requests.map((r) => '<tr><td>' + r.id + '</td><td>' + esc(r.at.slice(11, 19)) + '</td><td>' + esc(r.method) + '</td><td>' + esc(r.path) +
-      '</td><td>' + esc(r.operationId) + '</td><td class="s' + String(r.status)[0] + '">' + r.status + (r.stubbed ? ' (scenario)' : '') + '</td><td>' + r.durationMs + '</td><td>' + esc(r.scenario) + '</td></tr>').join('');
+      '</td><td>' + esc(r.operationId) + '</td><td class="s' + String(r.status)[0] + '">' + r.status + (r.stubbed ? ' (scenario)' : '') + '</td><td>' + r.durationMs + '</td><td>' + esc(r.scenario) + '</td></tr>').join('') || '<tr><td colspan="8" class="desc">no requests yet</td></tr>';
     $('status').textContent = 'updated ' + new Date().toLocaleTimeString();
   } catch (e) {
     $('status').textContent = 'error: ' + e.message;

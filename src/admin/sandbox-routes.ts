@@ -128,7 +128,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(Snapshot), 400: err, 401: err } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
-    return { format: 'portal-mock-state' as const, version: 1 as const, sandbox: sandbox.name, scenario: sandbox.scenario, clock: sandbox.clock.state, data: sandbox.store.toData() };
+    return { format: 'portal-mock-state' as const, version: 1 as const, sandbox: sandbox.name, seed: sandbox.store.meta.seed, scenario: sandbox.scenario, clock: sandbox.clock.state, data: sandbox.store.toData() };
   });
 
   app.put('/__admin/state', {

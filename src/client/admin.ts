@@ -1,7 +1,6 @@
 // A typed client of the admin contract (/__admin) for QA code: `import { adminClient } from 'portal-mock/admin'`.
 // Types come from the server's own TypeBox schemas (type-only imports: nothing of the server is loaded at run time);
 // it uses the global fetch (Node.js ≥ 18, browsers).
-import type { Static } from '@sinclair/typebox';
 import type { ClockState, Finding, FindingCode, FixturesAnswer, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } from '../schemas/admin.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };

@@ -9,7 +9,6 @@ import { myPostcardsWidget, updIdeasWidget, updNewsWidget } from './dashboard-ex
 import { tenantToday, unseenCount } from './notifications.js';
 import { birthdaysOn, departmentOf, listed, myTeam, profileBrief } from './people.js';
 import { peopleIndex } from './people-index.js';
-import { compareRuEn } from './collate.js';
 import { idList } from './lists.js';
 import { compareStamp, groupedBy, includesId, newestWithin } from './grouped.js';
 import type { AchievementAwardRecord } from '../schemas/people-records.js';

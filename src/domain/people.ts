@@ -179,15 +179,6 @@ export function meetingPlaceItems(_ctx: DomainContext, tenant: Tenant, _user: Us
 
 // ---- structure
 
-function subtreeIds(tenant: Tenant, rootId: string): Set<string> {
-  const ids = new Set([rootId]);
-  for (let grown = true; grown;) {
-    grown = false;
-    for (const d of tenant.departments) if (d.parentId && ids.has(d.parentId) && !ids.has(d.id)) { ids.add(d.id); grown = true; }
-  }
-  return ids;
-}
-
 export function userItem(ctx: DomainContext, tenant: Tenant, u: UserRecord): StructureItem {
   return {
     type: 'user', id: u.id, name: u.name, isBoss: u.isBoss, position: u.position, faceUrl: faceUrl(ctx, u),

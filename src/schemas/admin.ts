@@ -79,6 +79,7 @@ export const Snapshot = Type.Object({
   format: Type.Literal('portal-mock-state'),
   version: Type.Literal(1),
   sandbox: Type.Optional(Type.String()),
+  seed: Type.Optional(Type.Integer({ description: 'seed of the data and the random source; --state starts with it unless --seed is given' })),
   scenario: Type.Optional(Type.String()),
   clock: Type.Optional(ref(ClockState)),
   data: Type.Unknown({ description: 'the whole store of the sandbox, checked against its schema on import' }),

@@ -1,0 +1,103 @@
+// The package as a user gets it (it is not on a registry): `npm pack`, install the tarball into a scratch project
+// (production dependencies only), start its bin, and start it in-process with startMock from a script and from
+// TypeScript. One pack and one install for the whole file. Needs `npm run build` first (npm test does it).
+import t from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { overrides: unknown };
+const dir = mkdtempSync(join(tmpdir(), 'pm-pack-'));
+const project = join(dir, 'scratch');
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+t.before(() => {
+  // the build is already there (npm test builds first): pack it as it is instead of building again
+  const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' });
+  if (pack.status !== 0) throw new Error(`npm pack: ${pack.stderr}`);
+  const [packed] = JSON.parse(pack.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  writeFileSync(join(dir, 'files.json'), JSON.stringify(packed!.files.map((f) => f.path)));
+  mkdirSync(project);
+  // the overrides the README tells users on Node 20 to copy (npm applies only the root project's overrides)
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module', overrides: pkg.overrides }));
+  const install = spawnSync('npm', ['install', join(dir, packed!.filename), '--no-audit', '--no-fund', '--prefer-offline'], { cwd: project, encoding: 'utf8', timeout: 240_000 });
+  writeFileSync(join(dir, 'install.log'), `${install.status}\n${install.stderr}`);
+});
+
+t.test('the tarball holds the build, not the sources; it installs without engine warnings or dev dependencies', async (t) => {
+  const files = JSON.parse(readFileSync(join(dir, 'files.json'), 'utf8')) as string[];
+  for (const f of ['bin/portal-mock.js', 'dist/portal-mock.mjs', 'dist/start-mock.js', 'dist/start-mock.d.ts', 'dist/client/admin.js', 'fixtures/tenants.json', 'scenarios/flaky.json', 'openapi.json']) t.ok(files.includes(f), `packed: ${f}`);
+  t.notOk(files.some((f) => f.startsWith('src/') || f.startsWith('test/')), 'no sources or tests');
+  const [status, ...log] = readFileSync(join(dir, 'install.log'), 'utf8').split('\n');
+  t.equal(status, '0', `npm install <tarball>: ${log.join('\n').slice(-800)}`);
+  t.notMatch(log.join('\n'), /EBADENGINE/, 'no engine warning');
+  t.notOk(existsSync(join(project, 'node_modules/typescript')), 'no dev dependency installed');
+});
+
+t.test('the installed bin starts on port 0 with --port-file, answers health and stops on SIGTERM', { timeout: 60_000 }, async (t) => {
+  const portFile = join(dir, 'port');
+  const child = spawn(join(project, 'node_modules/.bin/portal-mock'), ['--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  for (let i = 0; i < 400 && !existsSync(portFile) && child.exitCode === null; i++) await sleep(100);
+  t.ok(existsSync(portFile), `started: ${out}`);
+  if (!existsSync(portFile)) return;
+  const health = await fetch(`http://127.0.0.1:${readFileSync(portFile, 'utf8').trim()}/__admin/health`);
+  t.equal(health.status, 200);
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'a clean stop');
+});
+
+t.test("the README's pipeline snippet runs as written in the project: starts, waits for health, stops", { timeout: 90_000 }, async (t) => {
+  const block = /<!-- pipeline[^\n]*\n```sh\n([\s\S]*?)```/.exec(readFileSync(join(root, 'README.md'), 'utf8'))?.[1];
+  t.ok(block, 'README.md has the pipeline block');
+  if (!block) return;
+  t.notMatch(block, /\$PORT\b/, 'no unset $PORT');
+  const bash = spawnSync('bash', ['-eo', 'pipefail', '-c', `${block}\necho "$MOCK"`], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+  t.equal(bash.status, 0, `the snippet succeeds: ${bash.stderr.slice(-800)}`);
+  const mock = bash.stdout.trim().split('\n').at(-1) ?? '';
+  t.match(mock, /^http:\/\/127\.0\.0\.1:\d+$/);
+  let answering = true;
+  for (let i = 0; i < 100 && answering; i++) {
+    answering = await fetch(`${mock}/__admin/health`, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
+    if (answering) await sleep(100);
+  }
+  t.notOk(answering, 'kill $MOCK_PID stopped the server');
+});
+
+t.test('startMock from the installed package: a script and a type-checked TypeScript file', { timeout: 90_000 }, async (t) => {
+  const script = `import { startMock } from 'portal-mock';
+const mock = await startMock({ seed: 7, scenario: 'two-factor-required', now: '2026-03-02T09:00:00Z' });
+const health = await mock.admin.health();
+const suite = mock.admin.sandbox('suite-1');
+const asked = await fetch(mock.url + '/mobile/request-two-factor', { method: 'POST', headers: { 'content-type': 'application/json', 'x-mock-sandbox': 'suite-1' }, body: JSON.stringify({ email: 'olga.smirnova@romashka.test', password: 'demo1234' }) });
+const code = await suite.outbox.lastTwoFactorCode('olga.smirnova@romashka.test');
+const sandboxes = (await mock.admin.sandboxes.list()).map((s) => s.name).sort();
+await suite.sandboxes.delete('suite-1');
+await mock.close();
+console.log(JSON.stringify({ url: mock.url, seed: health.seed, scenario: health.scenario, status: asked.status, code, sandboxes }));
+`;
+  writeFileSync(join(project, 'use.mjs'), script);
+  const run = spawnSync(process.execPath, ['use.mjs'], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+  t.equal(run.status, 0, `node use.mjs exits 0: ${run.stderr.slice(-800)}`);
+  const result = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
+  t.match(result, { url: /^http:\/\/127\.0\.0\.1:\d+$/, seed: 7, scenario: 'two-factor-required', status: 200, code: /^\d{6}$/, sandboxes: ['default', 'suite-1'] });
+
+  // the shipped types: the same calls in TypeScript, checked with this repository's compiler against the installed package
+  writeFileSync(join(project, 'use.ts'), `import { startMock, type RunningMock } from 'portal-mock';
+import { adminClient } from 'portal-mock/admin';
+const mock: RunningMock = await startMock({ port: 0, seed: 7, scenario: 'flaky', now: '2026-03-02T09:00:00Z' });
+const seed: number = (await mock.admin.health()).seed;
+const code: string | null = await adminClient({ baseUrl: mock.url, sandbox: 'x' }).outbox.lastTwoFactorCode('a@b.test');
+await mock.close();
+export { seed, code };
+`);
+  writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'es2022', module: 'nodenext', moduleResolution: 'nodenext', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['use.ts'] }));
+  const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], { cwd: project, encoding: 'utf8', timeout: 60_000 });
+  t.equal(tsc.status, 0, `tsc: ${tsc.stdout.slice(-1500)}`);
+});
