@@ -1,25 +1,19 @@
 // The console in a real browser: Debian's chromium driven by playwright-core (no browser download;
 // playwright gives every launch a fresh temporary profile).
 import t from 'tap';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchBrowser, needsChromium } from './support/browser.js';
 import { accounts, build, signIn } from './helper.js';
 
-const executablePath = '/usr/bin/chromium';
 
-t.test('switch a scenario by clicking; the API answers accordingly', { skip: existsSync(executablePath) ? false : 'chromium is not installed (.ci/run installs it)' }, async (t) => {
+t.test('switch a scenario by clicking; the API answers accordingly', needsChromium, async (t) => {
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const session = await signIn(app, accounts.admin);
   await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: { email: accounts.twoFactor.email, password: 'demo1234' } });
 
-  const browser = await chromium.launch({
-    executablePath, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchBrowser(t);
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   await page.goto(`${address}/__admin`);
   await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'default');

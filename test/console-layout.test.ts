@@ -2,13 +2,11 @@
 // silently switch back), the outbox's code column is not clipped, and the first paint shows loading states rather
 // than empty cards. Debian's chromium driven by playwright-core; the screenshot is kept in the temporary directory.
 import t from 'tap';
-import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchBrowser, needsChromium } from './support/browser.js';
 import { accounts, build, signIn } from './helper.js';
 
-const executablePath = '/usr/bin/chromium';
 
 t.test('the first paint has loading states in every card that fills later', async (t) => {
   const app = await build(t);
@@ -18,7 +16,7 @@ t.test('the first paint has loading states in every card that fills later', asyn
   }
 });
 
-t.test('at 1280 px: the picker shows the active scenario; the outbox code is not clipped', { skip: existsSync(executablePath) ? false : 'chromium is not installed (.ci/run installs it)' }, async (t) => {
+t.test('at 1280 px: the picker shows the active scenario; the outbox code is not clipped', needsChromium, async (t) => {
   const app = await build(t, { scenario: 'wallet-disabled' });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: { email: accounts.twoFactor.email, password: 'demo1234' } });
@@ -26,11 +24,7 @@ t.test('at 1280 px: the picker shows the active scenario; the outbox code is not
   await app.inject({ method: 'POST', url: '/mobile/save-push-token', headers: s.headers, payload: { token: 'fcm:a-push-token-long-enough-to-matter-0123456789', deviceId: s.deviceId } });
   await app.inject({ method: 'POST', url: '/__admin/notifications', payload: { email: accounts.admin.email, title: 'A push with a long title that makes the payload column wide', body: 'and a body that is longer still, as real pushes are', url: 'https://portal.example/some/long/path/to/an/article?id=1234567890' } });
 
-  const browser = await chromium.launch({
-    executablePath, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchBrowser(t);
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   await page.goto(`${address}/__admin`);
   await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'wallet-disabled');

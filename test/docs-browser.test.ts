@@ -2,21 +2,15 @@
 // Authorize once with the session of a real sign-in, then "Try it out" on GET /dashboard answers 200, because every
 // operation declares the security schemes it accepts.
 import t from 'tap';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launchBrowser, needsChromium } from './support/browser.js';
 import { accounts, build, signIn } from './helper.js';
 
-const executablePath = '/usr/bin/chromium';
 
-t.test('Swagger UI: Authorize with a session, Try it out on /dashboard answers 200', { skip: existsSync(executablePath) ? false : 'chromium is not installed (.ci/run installs it)' }, async (t) => {
+t.test('Swagger UI: Authorize with a session, Try it out on /dashboard answers 200', needsChromium, async (t) => {
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const session = await signIn(app, accounts.admin);
-  const browser = await chromium.launch({
-    executablePath, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchBrowser(t);
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   // the operation's deep link: Swagger UI expands it and scrolls to it
   await page.goto(`${address}/docs/#/dashboard/dashboard`);

@@ -1,22 +1,16 @@
 // The console's Findings panel in a real browser (Debian's chromium driven by playwright-core, as
 // test/console-browser.test.ts): a finding happens, the panel shows it, its link opens the operation in /docs.
 import t from 'tap';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launchBrowser, needsChromium } from './support/browser.js';
 import { build, signIn } from './helper.js';
 
-const executablePath = '/usr/bin/chromium';
 
-t.test('a finding shows in the console and links to its operation', { skip: existsSync(executablePath) ? false : 'chromium is not installed (.ci/run installs it)' }, async (t) => {
+t.test('a finding shows in the console and links to its operation', needsChromium, async (t) => {
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const s = await signIn(app, undefined, { sandbox: 'app' });
 
-  const browser = await chromium.launch({
-    executablePath, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchBrowser(t);
   const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
   await page.goto(`${address}/__admin?sandbox=app`);
   await page.waitForFunction(() => /none/.test(document.getElementById('findings')?.textContent ?? ''));

@@ -1,14 +1,13 @@
 // A ticket page in a real browser at a phone's width: Debian's chromium driven by playwright-core.
 import t from 'tap';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { chromium } from 'playwright-core';
+import { launchBrowser, needsChromium } from './support/browser.js';
 import { accounts, build, json, signIn } from './helper.js';
 
-const executablePath = '/usr/bin/chromium';
 const artifacts = resolve(import.meta.dirname, '..', 'test-artifacts');
 
-t.test('a ticket page renders at 375 px without horizontal scroll', { skip: existsSync(executablePath) ? false : 'chromium is not installed (.ci/run installs it)' }, async (t) => {
+t.test('a ticket page renders at 375 px without horizontal scroll', needsChromium, async (t) => {
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const s = await signIn(app, accounts.admin);
@@ -29,11 +28,7 @@ t.test('a ticket page renders at 375 px without horizontal scroll', { skip: exis
   const list = json(await app.inject({ url: '/workflow-ticket/', headers: s.headers }));
   const url = new URL(list.data.find((x: { id: string }) => x.id === json(started).id).url as string);
 
-  const browser = await chromium.launch({
-    executablePath, headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  t.teardown(() => browser.close());
+  const browser = await launchBrowser(t);
   const context = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
   // the session headers go with the page request (a web view adds them); images are public
   await context.setExtraHTTPHeaders(s.headers);
