@@ -28,6 +28,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean -
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY fixtures ./fixtures
+COPY public ./public
 COPY scenarios ./scenarios
 COPY openapi.json ./
 USER node

@@ -20,7 +20,7 @@ t.test('the image contents start and answer health without dev dependencies', { 
   });
   t.equal(ci.status, 0, `npm ci --omit=dev: ${ci.stderr.slice(-800)}`);
   if (ci.status !== 0) return;
-  for (const d of ['dist', 'fixtures', 'scenarios', 'bin']) cpSync(join(root, d), join(dir, d), { recursive: true });
+  for (const d of ['dist', 'fixtures', 'public', 'scenarios', 'bin']) cpSync(join(root, d), join(dir, d), { recursive: true });
   t.notOk(existsSync(join(dir, 'node_modules/typescript')), 'no dev dependencies installed');
   t.notOk(existsSync(join(dir, 'node_modules/tap')), 'no test runner installed');
 

@@ -7,7 +7,9 @@ import { FixturesAnswer } from '../schemas/admin.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
 import { adminSandbox, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
-import { consoleHtml } from './console.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from '../paths.js';
 import { adminUserRoutes } from './user-routes.js';
 import { adminCaRoute } from './ca-route.js';
 import { adminProxyRoutes } from './proxy-routes.js';
@@ -51,6 +53,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   await app.register(adminProxyRoutes);
   await app.register(adminFindingRoutes);
 
+  // One self-contained page over the admin JSON routes (public/console.html): no build step, read once.
+  const consoleHtml = readFileSync(join(packageRoot, 'public/console.html'), 'utf8');
   app.get('/__admin', {
     schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', description: 'The web console: scenarios, QR codes of the demo accounts, the outbox and the request journal, in a browser.', response: { 200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } }, 401: err } },
   }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml));
