@@ -29,7 +29,7 @@ t.before(() => {
 
 t.test('the tarball holds the build, not the sources; it installs without engine warnings or dev dependencies', async (t) => {
   const files = JSON.parse(readFileSync(join(dir, 'files.json'), 'utf8')) as string[];
-  for (const f of ['bin/portal-mock.js', 'dist/portal-mock.mjs', 'dist/start-mock.js', 'dist/start-mock.d.ts', 'dist/client/admin.js', 'fixtures/tenants.json', 'scenarios/flaky.json', 'openapi.json']) t.ok(files.includes(f), `packed: ${f}`);
+  for (const f of ['bin/portal-mock.js', 'dist/portal-mock.mjs', 'dist/start-mock.js', 'dist/start-mock.d.ts', 'dist/client/admin.js', 'fixtures/tenants.json', 'public/console.html', 'scenarios/flaky.json', 'openapi.json']) t.ok(files.includes(f), `packed: ${f}`);
   t.notOk(files.some((f) => f.startsWith('src/') || f.startsWith('test/')), 'no sources or tests');
   const [status, ...log] = readFileSync(join(dir, 'install.log'), 'utf8').split('\n');
   t.equal(status, '0', `npm install <tarball>: ${log.join('\n').slice(-800)}`);
@@ -46,8 +46,11 @@ t.test('the installed bin starts on port 0 with --port-file, answers health and 
   for (let i = 0; i < 400 && !existsSync(portFile) && child.exitCode === null; i++) await sleep(100);
   t.ok(existsSync(portFile), `started: ${out}`);
   if (!existsSync(portFile)) return;
-  const health = await fetch(`http://127.0.0.1:${readFileSync(portFile, 'utf8').trim()}/__admin/health`);
+  const base = `http://127.0.0.1:${readFileSync(portFile, 'utf8').trim()}`;
+  const health = await fetch(`${base}/__admin/health`);
   t.equal(health.status, 200);
+  const console = await fetch(`${base}/__admin`);
+  t.match(await console.text(), /<title>portal-mock console<\/title>/, 'the console page ships in the package');
   const exited = new Promise((resolve) => child.on('exit', resolve));
   child.kill('SIGTERM');
   t.equal(await exited, 0, 'a clean stop');
