@@ -49,8 +49,8 @@ t.test('the installed bin starts on port 0 with --port-file, answers health and 
   const base = `http://127.0.0.1:${readFileSync(portFile, 'utf8').trim()}`;
   const health = await fetch(`${base}/__admin/health`);
   t.equal(health.status, 200);
-  const console = await fetch(`${base}/__admin`);
-  t.match(await console.text(), /<title>portal-mock console<\/title>/, 'the console page ships in the package');
+  const consolePage = await fetch(`${base}/__admin`);
+  t.match(await consolePage.text(), /<title>portal-mock console<\/title>/, 'the console page ships in the package');
   const exited = new Promise((resolve) => child.on('exit', resolve));
   child.kill('SIGTERM');
   t.equal(await exited, 0, 'a clean stop');
