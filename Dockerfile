@@ -16,7 +16,7 @@ RUN npm run build
 #   PORTAL_MOCK_ADMIN_TOKEN, PORTAL_MOCK_JOURNAL_LIMIT, PORTAL_MOCK_BODY_LIMIT, PORTAL_MOCK_FIXTURES,
 #   PORTAL_MOCK_HTTPS=true with PORTAL_MOCK_CA_DIR (mount a volume so phones keep trusting the same CA),
 #   PORTAL_MOCK_TLS_CERT / PORTAL_MOCK_TLS_KEY (mounted files), PORTAL_MOCK_PORT_FILE, PORTAL_MOCK_NO_BANNER.
-# The test test/docker-steps.test.ts performs this stage's steps without a Docker engine.
+# test/package-install.test.ts runs this stage's CMD and HEALTHCHECK on the packed package (no Docker engine needed).
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     PORTAL_MOCK_HOST=0.0.0.0 \
@@ -30,7 +30,7 @@ COPY bin ./bin
 COPY fixtures ./fixtures
 COPY public ./public
 COPY scenarios ./scenarios
-COPY openapi.json ./
+COPY openapi.json openapi-examples.json ./
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \

@@ -56,6 +56,31 @@ t.test('the installed bin starts on port 0 with --port-file, answers health and 
   t.equal(await exited, 0, 'a clean stop');
 });
 
+t.test("the image's run stage on the installed package: the Dockerfile's CMD starts it, its HEALTHCHECK passes", { timeout: 60_000 }, async (t) => {
+  // What the image holds is what the tarball holds, with production dependencies only: run the image's own commands
+  // there instead of installing again (no Docker engine is needed).
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+  const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
+  t.equal(cmd[0], 'node', 'the image runs plain node');
+  const installed = join(project, 'node_modules/portal-mock');
+  const portFile = join(dir, 'image-port');
+  const env = { ...process.env, NODE_ENV: 'production' };
+  const child = spawn(process.execPath, [...cmd.slice(1), '--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], { cwd: installed, stdio: ['ignore', 'pipe', 'pipe'], env });
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  for (let i = 0; i < 400 && !existsSync(portFile) && child.exitCode === null; i++) await sleep(100);
+  t.ok(existsSync(portFile), `started: ${out}`);
+  if (!existsSync(portFile)) return;
+  const check = /HEALTHCHECK[^\n]*\\\n\s*CMD node --no-warnings -e "([^\n]*)"\n/.exec(dockerfile)?.[1];
+  t.ok(check, 'the Dockerfile has a HEALTHCHECK running node -e');
+  const health = spawnSync(process.execPath, ['--no-warnings', '-e', check ?? 'process.exit(1)'], { env: { ...env, PORTAL_MOCK_PORT: readFileSync(portFile, 'utf8').trim() } });
+  t.equal(health.status, 0, 'the HEALTHCHECK command succeeds');
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  t.equal(await exited, 0, 'SIGTERM stops it cleanly');
+});
+
 t.test("the README's pipeline snippet runs as written in the project: starts, waits for health, stops", { timeout: 90_000 }, async (t) => {
   const block = /<!-- pipeline[^\n]*\n```sh\n([\s\S]*?)```/.exec(readFileSync(join(root, 'README.md'), 'utf8'))?.[1];
   t.ok(block, 'README.md has the pipeline block');
