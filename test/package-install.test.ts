@@ -14,6 +14,20 @@ const project = join(dir, 'scratch');
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Starts a server command on port 0 with --port-file; its base URL once it listens (undefined, after a failed assertion, when it does not). */
+async function startServer(t: { ok: (v: unknown, m: string) => unknown; teardown: (fn: () => unknown) => void }, command: string, args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv }) {
+  const portFile = join(mkdtempSync(join(dir, 'run-')), 'port');
+  const child = spawn(command, [...args, '--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], { ...opts, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
+  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+  for (let i = 0; i < 400 && !existsSync(portFile) && child.exitCode === null; i++) await sleep(100);
+  t.ok(existsSync(portFile), `started: ${out}`);
+  if (!existsSync(portFile)) return undefined;
+  const port = readFileSync(portFile, 'utf8').trim();
+  return { child, port, base: `http://127.0.0.1:${port}` };
+}
+
 t.before(() => {
   // the build is already there (npm test builds first): pack it as it is instead of building again
   const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: root, encoding: 'utf8' });
@@ -38,15 +52,9 @@ t.test('the tarball holds the build, not the sources; it installs without engine
 });
 
 t.test('the installed bin starts on port 0 with --port-file, answers health and stops on SIGTERM', { timeout: 60_000 }, async (t) => {
-  const portFile = join(dir, 'port');
-  const child = spawn(join(project, 'node_modules/.bin/portal-mock'), ['--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
-  for (let i = 0; i < 400 && !existsSync(portFile) && child.exitCode === null; i++) await sleep(100);
-  t.ok(existsSync(portFile), `started: ${out}`);
-  if (!existsSync(portFile)) return;
-  const base = `http://127.0.0.1:${readFileSync(portFile, 'utf8').trim()}`;
+  const started = await startServer(t, join(project, 'node_modules/.bin/portal-mock'), [], { cwd: project });
+  if (!started) return;
+  const { child, base } = started;
   const health = await fetch(`${base}/__admin/health`);
   t.equal(health.status, 200);
   const consolePage = await fetch(`${base}/__admin`);
@@ -63,18 +71,13 @@ t.test("the image's run stage on the installed package: the Dockerfile's CMD sta
   const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
   t.equal(cmd[0], 'node', 'the image runs plain node');
   const installed = join(project, 'node_modules/portal-mock');
-  const portFile = join(dir, 'image-port');
   const env = { ...process.env, NODE_ENV: 'production' };
-  const child = spawn(process.execPath, [...cmd.slice(1), '--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], { cwd: installed, stdio: ['ignore', 'pipe', 'pipe'], env });
-  let out = '';
-  child.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  t.teardown(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
-  for (let i = 0; i < 400 && !existsSync(portFile) && child.exitCode === null; i++) await sleep(100);
-  t.ok(existsSync(portFile), `started: ${out}`);
-  if (!existsSync(portFile)) return;
+  const started = await startServer(t, process.execPath, cmd.slice(1), { cwd: installed, env });
+  if (!started) return;
+  const { child, port } = started;
   const check = /HEALTHCHECK[^\n]*\\\n\s*CMD node --no-warnings -e "([^\n]*)"\n/.exec(dockerfile)?.[1];
   t.ok(check, 'the Dockerfile has a HEALTHCHECK running node -e');
-  const health = spawnSync(process.execPath, ['--no-warnings', '-e', check ?? 'process.exit(1)'], { env: { ...env, PORTAL_MOCK_PORT: readFileSync(portFile, 'utf8').trim() } });
+  const health = spawnSync(process.execPath, ['--no-warnings', '-e', check ?? 'process.exit(1)'], { env: { ...env, PORTAL_MOCK_PORT: port } });
   t.equal(health.status, 0, 'the HEALTHCHECK command succeeds');
   const exited = new Promise((resolve) => child.on('exit', resolve));
   child.kill('SIGTERM');
