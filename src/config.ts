@@ -127,7 +127,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
 /** --state FILE starts with the snapshot's seed and scenario unless given, so banner, health and data agree. */
 function snapshotStart(partial: Record<string, unknown>): Record<string, unknown> {
   let snap: { seed?: unknown; scenario?: unknown; data?: { meta?: { seed?: unknown } } } = {};
-  try { if (typeof partial.state === 'string') snap = JSON.parse(readFileSync(partial.state, 'utf8')) as typeof snap; } catch { /* reported by the snapshot loader */ }
+  try {
+    if (typeof partial.state === 'string') snap = JSON.parse(readFileSync(partial.state, 'utf8')) as typeof snap;
+  } catch {
+    // an unreadable snapshot is reported by the snapshot loader, with the file's name
+  }
   return { ...(partial.seed === undefined && { seed: snap.seed ?? snap.data?.meta?.seed }), ...(partial.scenario === undefined && { scenario: snap.scenario }) };
 }
 

@@ -19,7 +19,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  if (options === 'help') return void process.stdout.write(usage());
+  if (options === 'help') {
+    process.stdout.write(usage());
+    return;
+  }
 
   let app;
   let tls;

@@ -8,7 +8,11 @@ import { UsageError } from '../config.js';
 /** --state FILE: starts a sandbox from an exported snapshot (GET /__admin/state), refusing an invalid one. */
 export function loadSnapshotFile(sandboxes: SandboxRegistry, sandbox: Sandbox, file: string, seed: number): void {
   let raw: { format?: unknown; data?: unknown; scenario?: unknown; clock?: unknown };
-  try { raw = JSON.parse(readFileSync(file, 'utf8')) as typeof raw; } catch (err) { throw new UsageError(`--state ${file}: cannot read a JSON snapshot: ${(err as Error).message}`); }
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8')) as typeof raw;
+  } catch (err) {
+    throw new UsageError(`--state ${file}: cannot read a JSON snapshot: ${(err as Error).message}`);
+  }
   if (raw.format !== 'portal-mock-state') throw new UsageError(`--state ${file}: not a portal-mock snapshot (export one with GET /__admin/state)`);
   const data = checkOrThrow(Data, raw.data, `--state ${file} (data)`);
   const clock = raw.clock === undefined ? undefined : checkOrThrow(ClockState, raw.clock, `--state ${file} (clock)`);

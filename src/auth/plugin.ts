@@ -2,17 +2,12 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
 import type { Right } from '../schemas/common.js';
-import { noAuth, type AuthContext, type AuthMode } from '../http/context.js';
+import { header, noAuth, sessionHeaders, type AuthContext, type AuthMode } from '../http/context.js';
 import { secretMatches } from '../store/ids.js';
 import type { Tenant } from '../store/store.js';
 import type { Sandbox } from '../store/sandbox.js';
 import type { UserRecord } from '../schemas/records.js';
 import { peopleIndex } from '../domain/people-index.js';
-
-const header = (req: FastifyRequest, name: string): string | undefined => {
-  const v = req.headers[name];
-  return typeof v === 'string' && v !== '' ? v : undefined;
-};
 
 /** Effective rights: the user's, less what the active scenario revokes. */
 function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): Set<Right> {
@@ -32,8 +27,6 @@ export type AuthPolicy = {
   revokedRights(req: FastifyRequest): readonly Right[] | 'all';
   sessionsExpired(req: FastifyRequest): boolean;
 };
-
-const sessionHeaders = ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code'] as const;
 
 function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy): AuthContext {
   const tenantId = header(req, 'x-service-tenant-id');

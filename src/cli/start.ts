@@ -13,7 +13,11 @@ export type TlsSetup = { tls: TlsMaterial; caCertificate: string | null; caDir: 
 export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' | 'tlsKey'>, env: NodeJS.ProcessEnv = process.env): TlsSetup | null {
   if (options.tlsCert && options.tlsKey) {
     const read = (file: string, flag: string) => {
-      try { return readFileSync(file, 'utf8'); } catch (err) { throw new UsageError(`${flag}: cannot read ${file}: ${(err as Error).message}`); }
+      try {
+        return readFileSync(file, 'utf8');
+      } catch (err) {
+        throw new UsageError(`${flag}: cannot read ${file}: ${(err as Error).message}`);
+      }
     };
     return { tls: { cert: read(options.tlsCert, '--tls-cert'), key: read(options.tlsKey, '--tls-key') }, caCertificate: null, caDir: null, caCreated: false };
   }

@@ -3,12 +3,12 @@
 // `x-mock-finding`. Registered before the scenario plugin: its onSend runs before a fault breaks the answer.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isSideRoute } from '../http/context.js';
+import { header, isSideRoute } from '../http/context.js';
 import type { Sandbox } from '../store/sandbox.js';
 import type { FindingLog } from '../store/findings.js';
 import type { Finding, FindingCode } from '../schemas/admin.js';
 import { signedLifetimes } from '../domain/files.js';
-import { header, rules, track, type Rule, type Seen } from './rules.js';
+import { rules, track, type Rule, type Seen } from './rules.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

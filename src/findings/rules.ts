@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FindingCode } from '../schemas/admin.js';
 import type { FindingLog } from '../store/findings.js';
+import { header, sessionHeaders } from '../http/context.js';
 
 /** One request as a detector sees it, after its answer was made and before it leaves. */
 export type Seen = {
@@ -21,10 +22,6 @@ export type Seen = {
 };
 export type Rule = { severity: 'warning' | 'error'; ops?: string[]; detect(s: Seen): string | null };
 
-export const header = (req: FastifyRequest, name: string): string | undefined => {
-  const v = req.headers[name];
-  return typeof v === 'string' && v !== '' ? v : undefined;
-};
 const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined);
 const query = (s: Seen, name: string) => text((s.req.query as Record<string, unknown> | undefined)?.[name]);
 const body = (s: Seen, name: string) => text((s.req.body as Record<string, unknown> | undefined)?.[name]);
@@ -38,7 +35,6 @@ function within(s: Seen, key: string, ms: number): boolean {
   return last !== undefined && s.now - last < ms;
 }
 const bearer = (req: FastifyRequest) => /^bearer /i.test(header(req, 'authorization') ?? '');
-export const sessionHeaders = ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code'];
 const sessionModes = new Set(['session', 'session-only', 'session-or-apikey']);
 const timeOfDay = /\d[T ]\d{1,2}:\d{2}/;
 const rangeFields = ['created_at', 'last_login_at', 'employment_date', 'fired_date'];

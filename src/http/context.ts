@@ -15,6 +15,15 @@ import type { Fixtures } from '../store/fixtures.js';
  * - session-only: session headers; a Bearer caller gets 403 (token management);
  * - session-or-apikey: session headers, Bearer, or an API key (workflow tickets).
  */
+/** A request header as one non-empty string, else undefined (absent, empty or repeated). */
+export const header = (req: FastifyRequest, name: string): string | undefined => {
+  const v = req.headers[name];
+  return typeof v === 'string' && v !== '' ? v : undefined;
+};
+
+/** The four headers of a session, as /mobile/auth hands them out. */
+export const sessionHeaders = ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code'] as const;
+
 export type AuthMode = 'none' | 'tenant' | 'session' | 'session-only' | 'session-or-apikey';
 
 export type AuthContext = {
