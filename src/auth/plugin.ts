@@ -10,9 +10,9 @@ import type { UserRecord } from '../schemas/records.js';
 import { peopleIndex } from '../domain/people-index.js';
 
 /** Effective rights: the user's, less what the active scenario revokes. */
-function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): Set<Right> {
-  if (revoked === 'all') return new Set();
-  return new Set(user.rights.filter((r) => !revoked.includes(r)));
+function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): readonly Right[] {
+  if (revoked === 'all') return [];
+  return revoked.length === 0 ? user.rights : user.rights.filter((r) => !revoked.includes(r));
 }
 
 function activeUser(tenant: Tenant, userId: string): UserRecord {
@@ -79,7 +79,7 @@ function apiKeyAuth(req: FastifyRequest, sandbox: Sandbox, clientId: string): Au
     if (tenantHeader && tenant.tenant.id !== tenantHeader) continue;
     const key = tenant.apiKeys.find((k) => k.clientId === clientId);
     if (key && secretMatches(secret, key.secretHash)) {
-      return { kind: 'apikey', tenant, user: null, session: null, device: null, apiKeyClientId: clientId, rights: new Set() };
+      return { kind: 'apikey', tenant, user: null, session: null, device: null, apiKeyClientId: clientId, rights: [] };
     }
   }
   throw fail.unauthorized('API key (X-Service-Client-Id / X-Service-Client-Secret) invalid');
@@ -115,7 +115,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPo
     req.auth = authenticate(req, config?.auth ?? 'none', opts.policy);
     const rights = config?.rights;
     if (rights && rights.length > 0) {
-      const missing = rights.filter((r) => !req.auth.rights.has(r));
+      const missing = rights.filter((r) => !req.auth.rights.includes(r));
       if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
     }
   });

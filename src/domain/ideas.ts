@@ -42,7 +42,7 @@ const messages = {
 };
 
 /** Who moderates: users with the right user-edit (documented in docs/assumptions.md). */
-export const isModerator = (rights: ReadonlySet<string>) => rights.has('user-edit');
+export const isModerator = (rights: readonly string[]) => rights.includes('user-edit');
 
 export const userBrief = personBrief;
 

@@ -1,7 +1,7 @@
 // The detectors, one entry per finding code: its severity, the operations it looks at (all when absent) and a
 // plain function of one request and its answer that returns the finding's sentence, or null. docs/findings.md
 // explains each code at length.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FindingCode } from '../schemas/admin.js';
 import type { FindingLog } from '../store/findings.js';
@@ -27,7 +27,7 @@ const query = (s: Seen, name: string) => text((s.req.query as Record<string, unk
 const body = (s: Seen, name: string) => text((s.req.body as Record<string, unknown> | undefined)?.[name]);
 const ok = (s: Seen) => s.status >= 200 && s.status < 300;
 /** "the same request": operation, caller, URL and body (hashed: bodies may be large) */
-const sameKey = (s: Seen) => createHash('sha1').update(`${s.op}|${s.who}|${s.req.url}|${JSON.stringify(s.req.body ?? null)}`).digest('base64');
+const sameKey = (s: Seen) => hash('sha1', `${s.op}|${s.who}|${s.req.url}|${JSON.stringify(s.req.body ?? null)}`, 'base64');
 /** Whether `key` was seen less than `ms` ago (sandbox clock); remembers now. */
 function within(s: Seen, key: string, ms: number): boolean {
   const last = s.log.get(key)?.at;
@@ -92,7 +92,7 @@ export const rules: Record<FindingCode, Rule> = {
   },
   'search-without-right': {
     severity: 'warning', ops: ['userSearch'],
-    detect: (s) => (ok(s) && s.req.auth?.rights.has('show-structure-names') === false
+    detect: (s) => (ok(s) && s.req.auth?.rights.includes('show-structure-names') === false
       ? 'The caller lacks the right show-structure-names: the real portal answers 200 with an always empty users list, not an error. Hide search for such users or say that it needs this right, instead of "nobody found".'
       : null),
   },

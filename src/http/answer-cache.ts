@@ -24,7 +24,9 @@ export function answerKey(req: FastifyRequest, ...parts: string[]): string {
  */
 export function answerCache() {
   const kept = new WeakMap<SandboxStore, Map<string, Kept>>();
-  return <T>(req: FastifyRequest, reply: FastifyReply, key: string, build: (now: Date) => T): FastifyReply => {
+  // Sends and returns nothing: call it from a handler that is not async and returns nothing, so Fastify has no
+  // promise or thenable reply to wait on (a returned reply makes it watch the socket for the end of the answer).
+  return <T>(req: FastifyRequest, reply: FastifyReply, key: string, build: (now: Date) => T): void => {
     const { clock, store } = req.sandbox;
     const nowMs = clock.nowMs();
     const at = clock.mode === 'frozen' ? nowMs : nowMs - (nowMs % 1000);
@@ -32,10 +34,13 @@ export function answerCache() {
     let perStore = kept.get(store);
     if (!perStore) { perStore = new Map(); kept.set(store, perStore); }
     const hit = perStore.get(fullKey);
-    if (hit && hit.version === store.version) return reply.type('application/json; charset=utf-8').send(hit.text);
+    if (hit && hit.version === store.version) {
+      reply.type('application/json; charset=utf-8').send(hit.text);
+      return;
+    }
     if (perStore.size >= keptPerStore) perStore.clear();
     const text = String(reply.serialize(build(new Date(at))));
     perStore.set(fullKey, { version: store.version, text });
-    return reply.type('application/json; charset=utf-8').send(text);
+    reply.type('application/json; charset=utf-8').send(text);
   };
 }

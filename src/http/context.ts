@@ -33,11 +33,11 @@ export type AuthContext = {
   session: SessionRecord | null;
   device: DeviceRecord | null;
   apiKeyClientId: string | null;
-  rights: ReadonlySet<Right>;
+  rights: readonly Right[];
 };
 
 export const noAuth: AuthContext = {
-  kind: 'none', tenant: null, user: null, session: null, device: null, apiKeyClientId: null, rights: new Set(),
+  kind: 'none', tenant: null, user: null, session: null, device: null, apiKeyClientId: null, rights: [],
 };
 
 declare module 'fastify' {

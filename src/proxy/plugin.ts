@@ -151,14 +151,14 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     if (!mark) return done(null, payload);
     readAll(payload, app.config.bodyLimit).then((body) => { mark.body = body; done(null, Readable.from([body])); }, done);
   });
-  app.addHook('onSend', async (req, _reply, payload) => {
+  // the upstream is asked once the mock's answer has gone; only compared requests listen for that (a global
+  // onResponse hook would make Fastify add 'finish' listeners to every answer)
+  app.addHook('onSend', async (req, reply, payload) => {
     const mark = marks.get(req);
-    if (mark) mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    if (!mark) return payload;
+    mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+    reply.raw.once('finish', () => compareLater(req, reply, mark));
     return payload;
-  });
-  app.addHook('onResponse', async (req, reply) => {
-    const mark = marks.get(req);
-    if (mark) compareLater(req, reply, mark);
   });
   const compareLater = (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
     const sandbox = req.sandbox.name;

@@ -95,10 +95,10 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(TenantInfo), 401: err, 403: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req, reply) => {
+  }, (req, reply) => {
     // kept per data version: the app asks for it on every start and resume, and pipelines hammer it
     const tenant = callerTenant(req);
-    return kept(req, reply, answerKey(req, tenant.tenant.id), (now) => tenantInfo(domainContext(req, now), tenant));
+    kept(req, reply, answerKey(req, tenant.tenant.id), (now) => tenantInfo(domainContext(req, now), tenant));
   });
 
   app.get('/mobile/oauth-list', {

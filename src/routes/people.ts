@@ -97,7 +97,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: session,
   }, async (req) => {
     const { tenant, user } = caller(req);
-    return userSearch(domainContext(req), tenant, user, req.auth.rights.has('show-structure-names'), req.query);
+    return userSearch(domainContext(req), tenant, user, req.auth.rights.includes('show-structure-names'), req.query);
   });
 
   // ---- employment and account
@@ -300,10 +300,10 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(DashboardResult), 400: err, ...common },
     },
     config: session,
-  }, async (req, reply) => {
+  }, (req, reply) => {
     const { tenant, user } = caller(req);
     // kept per data version and second: 13 widgets from a dozen collections, ~20 KB (see src/http/answer-cache.ts)
-    return kept(req, reply, answerKey(req, tenant.tenant.id, user.id, req.url), (now) => dashboard(domainContext(req, now), tenant, user, req.query));
+    kept(req, reply, answerKey(req, tenant.tenant.id, user.id, req.url), (now) => dashboard(domainContext(req, now), tenant, user, req.query));
   });
 };
 

@@ -178,7 +178,7 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     const { tenant, user } = caller(req);
     const ctx = domainContext(req);
-    const seeAll = req.auth.rights.has('wallets-transactions');
+    const seeAll = req.auth.rights.includes('wallets-transactions');
     return listProcessing(ctx, tenant, user, { page: req.query.page, perPage: req.query['per-page'], url: absolute(ctx, req.url), seeAll });
   });
 
@@ -192,6 +192,6 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'session' },
   }, async (req) => {
     const { tenant, user } = caller(req);
-    return viewProcessing(domainContext(req), tenant, user, { id: req.query.id, seeAll: req.auth.rights.has('wallets-transactions') });
+    return viewProcessing(domainContext(req), tenant, user, { id: req.query.id, seeAll: req.auth.rights.includes('wallets-transactions') });
   });
 };

@@ -37,7 +37,8 @@ export type JournalTexts = {
   response?: string | undefined;
 };
 
-type Kept = JournalFacts & JournalTexts & { id: number };
+/** kept as given: the two objects the request built, not copied into one */
+type Kept = { id: number; facts: JournalFacts; texts: JournalTexts };
 
 /**
  * The request journal of a sandbox: the last `limit` requests, oldest dropped first. A plain array used as a ring
@@ -66,7 +67,7 @@ export class Journal {
 
   add(facts: JournalFacts, texts: JournalTexts, id = this.reserveId()): void {
     if (!this.enabled) return;
-    const entry: Kept = { ...facts, ...texts, id };
+    const entry: Kept = { id, facts, texts };
     if (this.entries.length < this.limit) this.entries.push(entry);
     else {
       this.entries[this.start] = entry;
@@ -87,12 +88,13 @@ export class Journal {
     const prefix = f.path?.endsWith('*') ? f.path.slice(0, -1) : undefined;
     const out: Kept[] = [];
     for (const e of this.newestFirst()) {
-      if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
-      if (method !== undefined && e.method !== method) continue;
-      if (f.status !== undefined && e.status !== f.status) continue;
-      if (sinceMs !== undefined && !(e.atMs >= sinceMs)) continue;
+      const { facts } = e;
+      if (f.operationId !== undefined && facts.operationId !== f.operationId) continue;
+      if (method !== undefined && facts.method !== method) continue;
+      if (f.status !== undefined && facts.status !== f.status) continue;
+      if (sinceMs !== undefined && !(facts.atMs >= sinceMs)) continue;
       if (f.path !== undefined) {
-        const path = pathOf(e.routedUrl);
+        const path = pathOf(e.texts.routedUrl);
         if (path !== f.path && !(prefix !== undefined && path.startsWith(prefix))) continue;
       }
       out.push(e);
@@ -126,19 +128,19 @@ function parse(text: string): unknown {
 }
 
 /** The entry as the admin API gives it: headers joined per name, bodies parsed, secrets redacted. */
-function complete(e: Kept): JournalEntry {
+function complete({ id, facts: f, texts: t }: Kept): JournalEntry {
   const headers: Record<string, string> = {};
-  for (let i = 0; i + 1 < e.rawHeaders.length; i += 2) {
-    const name = e.rawHeaders[i]!.toLowerCase();
-    headers[name] = headers[name] === undefined ? e.rawHeaders[i + 1]! : `${headers[name]}, ${e.rawHeaders[i + 1]!}`;
+  for (let i = 0; i + 1 < t.rawHeaders.length; i += 2) {
+    const name = t.rawHeaders[i]!.toLowerCase();
+    headers[name] = headers[name] === undefined ? t.rawHeaders[i + 1]! : `${headers[name]}, ${t.rawHeaders[i + 1]!}`;
   }
-  const response = e.response ?? '';
+  const response = t.response ?? '';
   return {
-    id: e.id, at: new Date(e.atMs).toISOString(), method: e.method, url: e.url, path: pathOf(e.routedUrl),
-    operationId: e.operationId, status: e.status, durationMs: e.durationMs, scenario: e.scenario, stubbed: e.stubbed,
-    ...(e.fault ? { fault: e.fault, afterCommit: e.afterCommit === true } : {}),
+    id, at: new Date(f.atMs).toISOString(), method: f.method, url: t.url, path: pathOf(t.routedUrl),
+    operationId: f.operationId, status: f.status, durationMs: f.durationMs, scenario: f.scenario, stubbed: f.stubbed,
+    ...(f.fault ? { fault: f.fault, afterCommit: f.afterCommit === true } : {}),
     requestHeaders: redactHeaders(headers),
-    ...(e.requestBody ? { requestBody: redactBody(parse(e.requestBody)) } : {}),
+    ...(t.requestBody ? { requestBody: redactBody(parse(t.requestBody)) } : {}),
     ...(response !== '' ? { responseBody: redactBody(parse(response)) } : {}),
   };
 }
