@@ -9,8 +9,7 @@ import type {
 import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid, uuidFrom } from '../store/ids.js';
-import { absolute, type DomainContext } from './context.js';
-import { person } from './content.js';
+import { absolute, type DomainContext, personBrief } from './context.js';
 import { foldText, isDay, matchesText, paginate, idList, type Paged } from './lists.js';
 import { isUuid } from '../schemas/check.js';
 
@@ -89,8 +88,8 @@ function toEvent(ctx: DomainContext, tenant: Tenant, o: Occurrence): CalendarEve
     recurrence: e.recurrence ? { ...e.recurrence } : null, calendar_event_type_code: typeRecord(tenant, e).code,
     entity_id: place ? MEETING_PLACE_ENTITY : null, calendar_event_entity_item_id: place?.id ?? null,
     meeting_place: place ? { id: place.id, name: place.name } : null,
-    organizer: e.organizerId ? person(ctx, tenant, e.organizerId) : null,
-    participants: participants.map((id) => person(ctx, tenant, id)), participants_count: participants.length,
+    organizer: e.organizerId ? personBrief(ctx, tenant, e.organizerId) : null,
+    participants: participants.map((id) => personBrief(ctx, tenant, id)), participants_count: participants.length,
     max_participants: e.maxParticipants, bid_mode: e.bidMode,
     visible_to: e.visibleToGroupIds.flatMap((id) => tenant.userGroups.filter((g) => g.id === id)).map((g) => ({ id: g.id, name: g.name })),
     url: absolute(ctx, `/pages/calendar-event/${e.id}${o.recDate ? `?rec_date=${o.recDate}` : ''}`), created_at: e.createdAt,
@@ -255,7 +254,7 @@ function viewParts(ctx: DomainContext, tenant: Tenant, user: UserRecord, o: Occu
   const bid = bidsOf(tenant, o).filter((b) => b.userId === user.id && isOpen(b)).at(-1) ?? null;
   const role: CalendarEventUser['role'] | null = o.event.organizerId === user.id ? 'organizer' : participantIds(tenant, o).includes(user.id) ? 'participant' : null;
   return {
-    calendarEventUser: role ? { user: person(ctx, tenant, user.id), role } : null,
+    calendarEventUser: role ? { user: personBrief(ctx, tenant, user.id), role } : null,
     calendarEventBid: bid ? toBid(bid) : null,
     hasCalendarEventBid: bid !== null,
     canCreateCalendarEventBid: bidObstacles(ctx, tenant, user, o).length === 0,

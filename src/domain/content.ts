@@ -8,9 +8,6 @@ import { absolute, type DomainContext, personBrief } from './context.js';
 import { matchesText, paginate, type Paged } from './lists.js';
 import { compareStamp, groupedBy } from './grouped.js';
 
-/** Author, sender or recipient as shown with content; a user no longer in the tenant shows as "deleted". */
-export const person = personBrief;
-
 const byRecipient = (p: Tenant['postcards'][number]) => p.recipientId;
 const received = (tenant: Tenant, user: UserRecord) =>
   [...groupedBy(tenant.postcards, byRecipient, user.id)].sort((a, b) => compareStamp(b.sentAt, a.sentAt));
@@ -21,7 +18,7 @@ export function postcardUserView(ctx: DomainContext, tenant: Tenant, user: UserR
   if (!p) throw fail.notFound(`postcard ${id} not found among the postcards you received`);
   return {
     id: p.id, title: p.title, text: p.text, imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`),
-    sender: person(ctx, tenant, p.senderId), recipient: person(ctx, tenant, p.recipientId), date: p.sentAt,
+    sender: personBrief(ctx, tenant, p.senderId), recipient: personBrief(ctx, tenant, p.recipientId), date: p.sentAt,
   };
 }
 
@@ -30,7 +27,7 @@ export function toArticle(ctx: DomainContext, tenant: Tenant, a: ArticleRecord):
     id: a.id, title: a.title, lead: a.lead, body: a.body, imageUrl: absolute(ctx, `/images/article/${a.id}.svg`),
     url: absolute(ctx, `/pages/article/${a.id}`),
     tags: a.tagIds.flatMap((id) => tenant.articleTags.filter((t) => t.id === id)).map((t) => ({ id: t.id, name: t.name })),
-    author: person(ctx, tenant, a.authorId), categoryId: a.categoryId, publishedAt: a.publishedAt,
+    author: personBrief(ctx, tenant, a.authorId), categoryId: a.categoryId, publishedAt: a.publishedAt,
     views: a.views, likes: a.likes, comments: a.comments,
   };
 }
@@ -94,7 +91,7 @@ export function postcardsWidget(ctx: DomainContext, tenant: Tenant, user: UserRe
   return {
     key: 'myPostcards', title: tenant.tenant.locale === 'ru' ? 'Мои открытки' : 'My postcards', feed: 'personal', count: all.length,
     items: all.slice(0, widgetSize).map((p) => ({
-      id: p.id, title: p.title, subtitle: person(ctx, tenant, p.senderId).name, imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`),
+      id: p.id, title: p.title, subtitle: personBrief(ctx, tenant, p.senderId).name, imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`),
       url: absolute(ctx, `/postcard/user-view?id=${p.id}`), date: p.sentAt,
     })),
   };

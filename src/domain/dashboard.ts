@@ -5,7 +5,8 @@ import type { DashboardResult } from '../schemas/people.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
-import { myPostcardsWidget, updIdeasWidget, updNewsWidget } from './dashboard-external.js';
+import { newsWidget, postcardsWidget } from './content.js';
+import { ideasWidget } from './ideas.js';
 import { tenantToday, unseenCount } from './notifications.js';
 import { birthdaysOn, departmentOf, listed, myTeam, profileBrief } from './people.js';
 import { peopleIndex } from './people-index.js';
@@ -59,15 +60,8 @@ export function dashboard(ctx: DomainContext, tenant: Tenant, user: UserRecord, 
   return result;
 }
 
-function widget(tenant: Tenant, key: WidgetKey, all: DashboardWidgetItem[]): DashboardWidget {
-  return {
-    key, title: titles[key][tenant.tenant.locale], feed: key.startsWith('my') ? 'personal' : 'company',
-    count: all.length, items: all.slice(0, widgetItemLimit),
-  };
-}
-
-/** widget(tenant, key, all.map(item)), building only the items shown */
-function widgetOf<T>(tenant: Tenant, key: WidgetKey, all: readonly T[], item: (x: T) => DashboardWidgetItem): DashboardWidget {
+/** The widget of `key` over every entry `all` holds, building the items of the entries shown only. */
+function widget<T>(tenant: Tenant, key: WidgetKey, all: readonly T[], item: (x: T) => DashboardWidgetItem): DashboardWidget {
   return {
     key, title: titles[key][tenant.tenant.locale], feed: key.startsWith('my') ? 'personal' : 'company',
     count: all.length, items: all.slice(0, widgetItemLimit).map(item),
@@ -95,12 +89,12 @@ export function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord
       const own = departmentOf(tenant, user.departmentId);
       const reportHeads = new Set(own?.headId === user.id
         ? tenant.departments.filter((d) => d.parentId === own.id && d.headId).map((d) => d.headId) : []);
-      return widgetOf(tenant, key, myTeam(peopleIndex(tenant), user, reportHeads), (u) => personItem(ctx, tenant, u, null));
+      return widget(tenant, key, myTeam(peopleIndex(tenant), user, reportHeads), (u) => personItem(ctx, tenant, u, null));
     }
     case 'updBirthday': {
       const ix = peopleIndex(tenant);
       const born = ix.query(`birthdays:${today.slice(5)}`, () => birthdaysOn(ix, today.slice(5)));
-      return widgetOf(tenant, key, born, (u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`));
+      return widget(tenant, key, born, (u) => personItem(ctx, tenant, u, `${today.slice(0, 4)}${u.birthday.slice(4)}`));
     }
     case 'updNewbies': {
       const since = new Date(ctx.now.getTime() - 30 * day).toISOString().slice(0, 10);
@@ -108,35 +102,32 @@ export function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord
         .filter((u) => listed(u) && u.hiredAt >= since && u.hiredAt <= today)
         .sort((a, b) => compareStamp(b.hiredAt, a.hiredAt) || a.name.localeCompare(b.name));
       // kept per day range by the index, which lives as long as the users it was built from
-      return widgetOf(tenant, key, peopleIndex(tenant).query(`newbies:${since}:${today}`, newbies), (u) => personItem(ctx, tenant, u, u.hiredAt));
+      return widget(tenant, key, peopleIndex(tenant).query(`newbies:${since}:${today}`, newbies), (u) => personItem(ctx, tenant, u, u.hiredAt));
     }
     case 'myLms':
       return widget(tenant, key, tenant.learningCourses
         .filter((c) => includesId(c.assigneeIds, user.id) && c.dueDate >= today)
-        .sort((a, b) => compareStamp(a.dueDate, b.dueDate))
-        .map((c) => ({
+        .sort((a, b) => compareStamp(a.dueDate, b.dueDate)), (c) => ({
           id: c.id, title: c.title, subtitle: c.kind === 'test' ? (ru ? 'Тест' : 'Test') : (ru ? 'Курс' : 'Course'),
           imageUrl: absolute(ctx, `/images/course/${c.id}.svg`), url: absolute(ctx, `/pages/course/${c.id}`), date: c.dueDate,
-        })));
+        }));
     case 'mySurvey':
       return widget(tenant, key, tenant.surveys
         .filter((s) => includesId(s.assigneeIds, user.id) && s.endsAt >= now && s.createdAt <= now)
-        .sort((a, b) => compareStamp(a.endsAt, b.endsAt))
-        .map((s) => ({
+        .sort((a, b) => compareStamp(a.endsAt, b.endsAt)), (s) => ({
           id: s.id, title: s.title, subtitle: ru ? `До ${s.endsAt.slice(0, 10)}` : `Until ${s.endsAt.slice(0, 10)}`,
           imageUrl: null, url: absolute(ctx, `/pages/survey/${s.id}`), date: s.endsAt,
-        })));
+        }));
     case 'myAchievements':
       return widget(tenant, key, groupedBy(tenant.achievementAwards, byUser, user.id)
         .filter((a) => a.awardedAt <= now)
-        .sort((a, b) => compareStamp(b.awardedAt, a.awardedAt))
-        .map((a) => {
+        .sort((a, b) => compareStamp(b.awardedAt, a.awardedAt)), (a) => {
           const ach = tenant.achievements.find((x) => x.id === a.achievementId);
           return {
             id: a.id, title: ach?.title ?? '', subtitle: ach?.description ?? null,
             imageUrl: absolute(ctx, `/images/achievement/${a.achievementId}.svg`), url: absolute(ctx, `/pages/achievement/${a.achievementId}`), date: a.awardedAt,
           };
-        }));
+        });
     case 'updAchievements': {
       const since = new Date(ctx.now.getTime() - 30 * day).toISOString();
       const ix = peopleIndex(tenant);
@@ -148,32 +139,30 @@ export function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord
         if (!u || !listed(u)) continue;
         if (count++ < widgetItemLimit) first.push(personItem(ctx, tenant, u, a.awardedAt, tenant.achievements.find((x) => x.id === a.achievementId)?.title ?? ''));
       }
-      return { ...widget(tenant, key, first), count };
+      return { ...widget(tenant, key, first, (item) => item), count };
     }
     case 'updVoting':
       return widget(tenant, key, tenant.contests
         .filter((c) => c.createdAt <= now && c.endsAt >= now)
-        .sort((a, b) => compareStamp(b.createdAt, a.createdAt))
-        .map((c) => ({
+        .sort((a, b) => compareStamp(b.createdAt, a.createdAt)), (c) => ({
           id: c.id, title: c.title, subtitle: ru ? `Голосование до ${c.endsAt.slice(0, 10)}` : `Voting until ${c.endsAt.slice(0, 10)}`,
           imageUrl: absolute(ctx, `/images/contest/${c.id}.svg`), url: absolute(ctx, `/pages/contest/${c.id}`), date: c.createdAt,
-        })));
+        }));
     case 'updBooks':
       return widget(tenant, key, tenant.libraryBooks
         .filter((b) => b.addedAt <= now)
-        .sort((a, b) => compareStamp(b.addedAt, a.addedAt))
-        .map((b) => ({
+        .sort((a, b) => compareStamp(b.addedAt, a.addedAt)), (b) => ({
           id: b.id, title: b.title, subtitle: b.author, imageUrl: absolute(ctx, `/images/book/${b.id}.svg`),
           url: absolute(ctx, `/pages/book/${b.id}`), date: b.addedAt,
-        })));
+        }));
     case 'myFavorites':
       // "in development, unused": always an empty widget
-      return widget(tenant, key, []);
+      return widget(tenant, key, [], (item) => item);
     case 'myPostcards':
-      return myPostcardsWidget(ctx, tenant, user);
+      return postcardsWidget(ctx, tenant, user);
     case 'updNews':
-      return updNewsWidget(ctx, tenant, user);
+      return newsWidget(ctx, tenant, user);
     case 'updIdeas':
-      return updIdeasWidget(ctx, tenant, user);
+      return ideasWidget(ctx, tenant, user);
   }
 }

@@ -44,8 +44,6 @@ const messages = {
 /** Who moderates: users with the right user-edit (documented in docs/assumptions.md). */
 export const isModerator = (rights: readonly string[]) => rights.includes('user-edit');
 
-export const userBrief = personBrief;
-
 function ensureEnabled(tenant: Tenant) {
   if (!tenant.tenant.options.enableIdeas) throw fail.forbidden('ideas are switched off for this tenant (option enableIdeas)');
 }
@@ -66,7 +64,7 @@ function toIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, idea: Ide
     id: idea.id, title: idea.title, description: idea.description, idea_status_id: idea.statusId, idea_purpose_id: idea.purposeId,
     created_user_id: idea.authorId, performer_id: idea.performerId, created_at: idea.createdAt, updated_at: idea.updatedAt,
     status: statuses[idea.statusId - 1] ?? statuses[0]!, purpose: purposes[idea.purposeId - 1] ?? purposes[0]!,
-    user: userBrief(ctx, tenant, idea.authorId), performer: idea.performerId ? userBrief(ctx, tenant, idea.performerId) : null,
+    user: personBrief(ctx, tenant, idea.authorId), performer: idea.performerId ? personBrief(ctx, tenant, idea.performerId) : null,
     votesCount: idea.voterIds.length, participantsCount: idea.participantIds.length,
     commentsCount: tenant.ideaComments.filter((c) => c.ideaId === idea.id && c.status === 'published').length,
     isVoted: idea.voterIds.includes(user.id), isParticipant: idea.participantIds.includes(user.id),
@@ -103,10 +101,10 @@ export function ideaView(ctx: DomainContext, tenant: Tenant, user: UserRecord, i
   const idea = find(tenant, user, id);
   return {
     ...toIndex(ctx, tenant, user, idea),
-    voters: idea.voterIds.map((v) => userBrief(ctx, tenant, v)),
-    participants: idea.participantIds.map((p) => userBrief(ctx, tenant, p)),
+    voters: idea.voterIds.map((v) => personBrief(ctx, tenant, v)),
+    participants: idea.participantIds.map((p) => personBrief(ctx, tenant, p)),
     comments: tenant.ideaComments.filter((c) => c.ideaId === idea.id && c.status === 'published')
-      .map((c) => ({ id: c.id, text: c.text, created_at: c.createdAt, user: userBrief(ctx, tenant, c.userId) })),
+      .map((c) => ({ id: c.id, text: c.text, created_at: c.createdAt, user: personBrief(ctx, tenant, c.userId) })),
     canEdit: idea.authorId === user.id,
     moderated_at: idea.moderatedAt,
   };
@@ -181,7 +179,7 @@ export function ideasWidget(ctx: DomainContext, tenant: Tenant, _user: UserRecor
     key: 'updIdeas', title: messages[tenant.tenant.locale].widget, feed: 'company', count: published.length,
     items: published.slice(0, 5).map((i) => ({
       id: i.id, title: i.title,
-      subtitle: `${userBrief(ctx, tenant, i.authorId).name} · ${statuses[i.statusId - 1]?.name ?? ''}`,
+      subtitle: `${personBrief(ctx, tenant, i.authorId).name} · ${statuses[i.statusId - 1]?.name ?? ''}`,
       imageUrl: absolute(ctx, `/images/avatar/${i.authorId}.svg`), url: absolute(ctx, `/pages/idea/${i.id}`), date: i.createdAt,
     })),
   };

@@ -108,14 +108,41 @@ export function sortBy<T>(items: readonly T[], sort: string | undefined, keys: R
 /** Folds case and ё→е, so "Алёна", "алена" and "АЛЕНА" match; works for Latin and Cyrillic alike. */
 export const foldText = (s: string) => s.toLocaleLowerCase('ru').replace(/ё/g, 'е').normalize('NFC');
 
+/** The folded words of a search text; null when it has none (no filter). */
+export function queryWords(q: string | undefined): string[] | null {
+  if (!q || q.trim() === '') return null;
+  return foldText(q).split(/\s+/).filter(Boolean);
+}
+
+/** The texts searched by matchesText, folded into one (the separator keeps a word from spanning two texts). */
+export const foldedHay = (texts: ReadonlyArray<string | null | undefined>) => foldText(texts.filter(Boolean).join(' \u0000 '));
+
+/** Whether every word is in the folded haystack: matchesText over precomputed texts. */
+export const hasWords = (hay: string, words: string[] | null) => words === null || words.every((w) => hay.includes(w));
+
 /**
  * Case-insensitive search of `q` in any of the texts (every word of q must appear somewhere).
  * @example matchesText('петров иван', ['Иван Петров', 'Инженер']) → true
  */
 export function matchesText(q: string | undefined, texts: ReadonlyArray<string | null | undefined>): boolean {
-  if (!q || q.trim() === '') return true;
-  const hay = foldText(texts.filter(Boolean).join(' \u0000 '));
-  return foldText(q).split(/\s+/).filter(Boolean).every((w) => hay.includes(w));
+  const words = queryWords(q);
+  return words === null || hasWords(foldedHay(texts), words);
+}
+
+/** The given ids and those of every record below them by parentId (a department and its sub-departments). */
+export function subtreeIds(records: ReadonlyArray<{ id: string; parentId: string | null }>, ids: Iterable<string>): Set<string> {
+  const out = new Set(ids);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const r of records) {
+      if (r.parentId && out.has(r.parentId) && !out.has(r.id)) {
+        out.add(r.id);
+        grew = true;
+      }
+    }
+  }
+  return out;
 }
 
 /** Splits a comma-separated list of ids (`a,b,c`); empty → null (no filter). */

@@ -3,8 +3,7 @@ import { fail } from '../errors.js';
 import { IdeaStatusCode, type ArrayOfIds, type Moderation, type ModerationItem } from '../schemas/ideas.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
-import { absolute, type DomainContext } from './context.js';
-import { userBrief } from './ideas.js';
+import { absolute, type DomainContext, personBrief } from './context.js';
 
 const texts = {
   ru: { accepted: (n: number) => `Одобрено: ${n}`, rejected: (n: number) => `Отклонено: ${n}` },
@@ -17,7 +16,7 @@ function queue(ctx: DomainContext, tenant: Tenant): ModerationItem[] {
     if (idea.statusId !== IdeaStatusCode.moderation) continue;
     items.push({
       id: idea.id, type: 'idea', title: idea.title, text: idea.description, idea_id: idea.id, created_at: idea.createdAt,
-      user: userBrief(ctx, tenant, idea.authorId), url: absolute(ctx, `/pages/idea/${idea.id}`),
+      user: personBrief(ctx, tenant, idea.authorId), url: absolute(ctx, `/pages/idea/${idea.id}`),
     });
   }
   for (const c of tenant.ideaComments) {
@@ -25,7 +24,7 @@ function queue(ctx: DomainContext, tenant: Tenant): ModerationItem[] {
     const idea = tenant.ideas.find((i) => i.id === c.ideaId);
     items.push({
       id: c.id, type: 'comment', title: idea?.title ?? '', text: c.text, idea_id: c.ideaId, created_at: c.createdAt,
-      user: userBrief(ctx, tenant, c.userId), url: absolute(ctx, `/pages/idea/${c.ideaId}#comment-${c.id}`),
+      user: personBrief(ctx, tenant, c.userId), url: absolute(ctx, `/pages/idea/${c.ideaId}#comment-${c.id}`),
     });
   }
   return items.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));

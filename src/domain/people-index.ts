@@ -4,7 +4,7 @@
 // wrote them shares the base world's index, and a write makes the next use build a new one, piece by piece.
 import type { DepartmentRecord, UserRecord } from '../schemas/records.js';
 import { updatedFrom, type Tenant } from '../store/store.js';
-import { foldText, sortBy } from './lists.js';
+import { foldedHay, foldText, sortBy } from './lists.js';
 import { compareRuEn } from './collate.js';
 
 // Keyed by the users array: an index lives as long as the collection it describes, in whichever sandbox.
@@ -13,7 +13,18 @@ const indexes = new WeakMap<readonly UserRecord[], PeopleIndex>();
 /** the same order as `a.name.localeCompare(b.name, ['ru', 'en'])` */
 export const byNameFast = (a: UserRecord, b: UserRecord) => compareRuEn(a.name, b.name);
 
-const hayOf = (texts: ReadonlyArray<string | null | undefined>) => foldText(texts.filter(Boolean).join(' \u0000 '));
+/** The items by key (items whose key is null left out), each group in the items' order. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string | null): Map<string, T[]> {
+  const map = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    if (k === null) continue;
+    const group = map.get(k);
+    if (group) group.push(item);
+    else map.set(k, [item]);
+  }
+  return map;
+}
 
 /** Distinct queries whose answers an index keeps (least recently used dropped first). */
 const queryCacheSize = 256;
@@ -80,7 +91,7 @@ export class PeopleIndex {
   }
   /** folded texts of `byName`, as matchesText would build them from the given fields */
   hay(fields: 'name-position-email' | 'name-position'): string[] {
-    return this.memo(`hay:${fields}`, () => this.byName.map((u) => (fields === 'name-position' ? hayOf([u.name, u.position]) : hayOf([u.name, u.position, u.email]))));
+    return this.memo(`hay:${fields}`, () => this.byName.map((u) => (fields === 'name-position' ? foldedHay([u.name, u.position]) : foldedHay([u.name, u.position, u.email]))));
   }
   /** one folded field per user, in store order */
   folded(field: 'email' | 'name' | 'firstName' | 'lastName' | 'position'): string[] {
@@ -88,36 +99,14 @@ export class PeopleIndex {
   }
   /** users of each department, by name */
   get byDepartment(): Map<string, UserRecord[]> {
-    return this.memo('byDepartment', () => {
-      const map = new Map<string, UserRecord[]>();
-      for (const u of this.byName) {
-        const list = map.get(u.departmentId);
-        if (list) list.push(u); else map.set(u.departmentId, [u]);
-      }
-      return map;
-    });
+    return this.memo('byDepartment', () => groupBy(this.byName, (u) => u.departmentId));
   }
+  /** users by the month and day of their birthday (MM-dd) */
   get byBirthday(): Map<string, UserRecord[]> {
-    return this.memo('byBirthday', () => {
-      const map = new Map<string, UserRecord[]>();
-      for (const u of this.users) {
-        const k = u.birthday.slice(5);
-        const list = map.get(k);
-        if (list) list.push(u); else map.set(k, [u]);
-      }
-      return map;
-    });
+    return this.memo('byBirthday', () => groupBy(this.users, (u) => u.birthday.slice(5)));
   }
   get childrenOf(): Map<string, DepartmentRecord[]> {
-    return this.memo('childrenOf', () => {
-      const map = new Map<string, DepartmentRecord[]>();
-      for (const d of this.departments) {
-        if (!d.parentId) continue;
-        const list = map.get(d.parentId);
-        if (list) list.push(d); else map.set(d.parentId, [d]);
-      }
-      return map;
-    });
+    return this.memo('childrenOf', () => groupBy(this.departments, (d) => d.parentId || null));
   }
   /** counts of the structure: employments (not terminated, of active users) per department, listed people per department */
   get counts(): { employments: Map<string, number>; listedPeople: Set<string> } {
@@ -163,10 +152,9 @@ export class PeopleIndex {
 }
 
 /**
- * Users by id. A write replaces user records (a status text, a vacation), and building the map again for a large
- * tenant took ~25 ms per write at 100,000 users, on the next request (auth looks the user up): so a write's index
- * keeps the replaced records over the previous lookup, and a chain of them is flattened into one map every
- * `maxLayers` writes.
+ * Users by id. Every authenticated request looks its user up, and a write replaces user records: so rather than
+ * build the whole map again, a write's lookup keeps the replaced records over the previous one, and a chain of them
+ * is flattened into one map every `maxLayers` writes.
  */
 export class UsersById {
   private static readonly maxLayers = 32;
@@ -204,10 +192,3 @@ export function peopleIndex(tenant: Tenant): PeopleIndex {
   indexes.set(tenant.users, index);
   return index;
 }
-
-/** Whether every folded word of q is in the folded haystack: matchesText over precomputed texts. */
-export function queryWords(q: string | undefined): string[] | null {
-  if (!q || q.trim() === '') return null;
-  return foldText(q).split(/\s+/).filter(Boolean);
-}
-export const hasWords = (hay: string, words: string[] | null) => words === null || words.every((w) => hay.includes(w));

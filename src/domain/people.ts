@@ -6,8 +6,8 @@ import type {
 } from '../schemas/people.js';
 import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
-import { idList, inDayRange, matchesText, paginate, parseDayRange, sortBy, type DayRange, type Paged } from './lists.js';
-import { byNameFast, hasWords, peopleIndex, queryWords, type PeopleIndex } from './people-index.js';
+import { hasWords, idList, inDayRange, matchesText, paginate, parseDayRange, queryWords, sortBy, type DayRange, type Paged } from './lists.js';
+import { byNameFast, peopleIndex, type PeopleIndex } from './people-index.js';
 import { compareRuEn, compareRuEnNumeric } from './collate.js';
 
 /** Known active status types (assumed: the API description does not list them). */

@@ -6,6 +6,7 @@ import type { UserListCacheRecord, UserListSelection } from '../schemas/integrat
 import type { UserListData } from '../schemas/admin-api.js';
 import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
+import { subtreeIds } from './lists.js';
 
 export const emptySelection = (): UserListSelection => ({ usersId: [], departmentsId: [], userGroupsId: [], excludeUsersId: [] });
 
@@ -29,23 +30,10 @@ export function setUserList(ctx: DomainContext, tenant: Tenant, user: UserRecord
   return { success: true, key };
 }
 
-/** Ids of a department and all its descendants. */
-export function departmentTree(tenant: Tenant, ids: Iterable<string>): Set<string> {
-  const out = new Set<string>(ids);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const d of tenant.departments) {
-      if (d.parentId && out.has(d.parentId) && !out.has(d.id)) { out.add(d.id); grew = true; }
-    }
-  }
-  return out;
-}
-
 /** The users a selection stands for: users ∪ department members ∪ group members, less excluded and hidden users. */
 export function expandSelection(tenant: Tenant, sel: UserListSelection): UserRecord[] {
   const wanted = new Set(sel.usersId);
-  const deps = departmentTree(tenant, sel.departmentsId);
+  const deps = subtreeIds(tenant.departments, sel.departmentsId);
   const groups = new Set(sel.userGroupsId);
   for (const g of tenant.userGroups) if (groups.has(g.id)) for (const m of g.memberIds) wanted.add(m);
   const excluded = new Set(sel.excludeUsersId);

@@ -7,8 +7,8 @@ import type { TransactionBatch, Wallet, WalletQuery, WalletTransaction, WalletTr
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
-import { idList, inDayRange, matchesText, paginate, parseDayRange } from './lists.js';
-import { departmentTree, expandSelection, findUserList, userIdsOfKey } from './user-list-cache.js';
+import { idList, inDayRange, matchesText, paginate, parseDayRange, subtreeIds } from './lists.js';
+import { expandSelection, findUserList, userIdsOfKey } from './user-list-cache.js';
 
 /** Operation types; only 9 (purchase cancellation) is named by the API description. */
 export const operationTypes = {
@@ -34,12 +34,10 @@ export function balanceFromTransactions(tenant: Tenant, walletId: string): numbe
   return roundMoney(sum);
 }
 
-const userBrief = personBrief;
-
 export function walletView(ctx: DomainContext, tenant: Tenant, w: WalletRecord): Wallet {
   const owner = tenant.users.find((u) => u.id === w.userId);
   return {
-    id: w.id, user_id: w.userId, user: userBrief(ctx, tenant, w.userId), department_id: owner?.departmentId ?? w.userId,
+    id: w.id, user_id: w.userId, user: personBrief(ctx, tenant, w.userId), department_id: owner?.departmentId ?? w.userId,
     balance: w.balance, created_at: w.createdAt, updated_at: w.updatedAt,
   };
 }
@@ -47,7 +45,7 @@ export function walletView(ctx: DomainContext, tenant: Tenant, w: WalletRecord):
 export function transactionView(ctx: DomainContext, tenant: Tenant, t: WalletTransactionRecord): WalletTransaction {
   const owner = (walletId: string | null) => {
     const w = walletId ? tenant.wallets.find((x) => x.id === walletId) : undefined;
-    return w ? userBrief(ctx, tenant, w.userId) : null;
+    return w ? personBrief(ctx, tenant, w.userId) : null;
   };
   const type = isOperationType(t.operationTypeId) ? operationTypes[t.operationTypeId].name : `type ${t.operationTypeId}`;
   return {
@@ -63,7 +61,7 @@ type Listed = { url: string };
 export function filterWallets(tenant: Tenant, q: Omit<WalletQuery, 'page' | 'per-page'>): WalletRecord[] {
   const users = idList(q.user_id);
   const deps = idList(q.department_id);
-  const tree = deps ? departmentTree(tenant, deps) : null;
+  const tree = deps ? subtreeIds(tenant.departments, deps) : null;
   const listed = userIdsOfKey(tenant, q.user_list_key);
   const byId = new Map(tenant.users.map((u) => [u.id, u]));
   return tenant.wallets.filter((w) => {
@@ -98,7 +96,7 @@ export function filterTransactions(tenant: Tenant, q: Omit<WalletTransactionQuer
   const recipientUsers = userIdsOfKey(tenant, q.recipient_user_list_key);
   const walletUsers = userIdsOfKey(tenant, q.wallet_user_list_key);
   const deps = idList(q.department_id);
-  const tree = deps ? departmentTree(tenant, deps) : null;
+  const tree = deps ? subtreeIds(tenant.departments, deps) : null;
   const depOf = new Map(tenant.users.map((u) => [u.id, u.departmentId]));
   const inTree = (userId: string | undefined) => userId !== undefined && tree !== null && tree.has(depOf.get(userId) ?? '');
   const has = (set: Set<string> | null, v: string | undefined | null) => set === null || (v != null && set.has(v));

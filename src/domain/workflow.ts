@@ -9,7 +9,7 @@ import type {
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
-import { isDay, matchesText, paginate } from './lists.js';
+import { isDay, matchesText, paginate, subtreeIds } from './lists.js';
 import { isUuid } from '../schemas/check.js';
 
 /** Ticket statuses (only 1 is named by the API description); labels in the tenant language. */
@@ -40,15 +40,6 @@ function startableProcess(tenant: Tenant, user: UserRecord, processId: string): 
 }
 
 // ---------------------------------------------------------------- catalog
-
-const descendants = (tenant: Tenant, id: string): Set<string> => {
-  const ids = new Set([id]);
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const c of tenant.wfCategories) if (c.parentId && ids.has(c.parentId) && !ids.has(c.id)) { ids.add(c.id); grew = true; }
-  }
-  return ids;
-};
 
 const bySort = (a: WfCategoryRecord, b: WfCategoryRecord) => a.sort - b.sort;
 
@@ -84,7 +75,7 @@ export function workflowCatalog(ctx: DomainContext, tenant: Tenant, user: UserRe
     if (!current) throw fail.notFound(`workflow category ${input.id.slice(0, 80)} not found`);
   }
   const visible = listedProcesses(tenant, user);
-  const scope = current ? descendants(tenant, current.id) : null;
+  const scope = current ? subtreeIds(tenant.wfCategories, [current.id]) : null;
   const workflows = visible
     .filter((p) => scope === null || scope.has(p.categoryId))
     .filter((p) => matchesText(q, [p.name, p.brief, ...p.descriptionBlocks.map((b) => b.text), ...p.tags]));
@@ -92,7 +83,7 @@ export function workflowCatalog(ctx: DomainContext, tenant: Tenant, user: UserRe
     .filter((c) => c.parentId === (current?.id ?? null))
     .sort(bySort)
     .map((c) => {
-      const inside = descendants(tenant, c.id);
+      const inside = subtreeIds(tenant.wfCategories, [c.id]);
       return {
         id: c.id, name: c.name, parent_id: c.parentId, description: c.description,
         imageUrl: absolute(ctx, `/images/workflow-category/${c.id}.svg`),
@@ -249,8 +240,6 @@ const visibleTickets = (viewer: Viewer) => {
   return tenant.wfTickets.filter((t) => t.userId === user.id || Object.values(t.responsible).some((ids) => ids.includes(user.id)));
 };
 
-const person = personBrief;
-
 function ticketItem(ctx: DomainContext, tenant: Tenant, t: WfTicketRecord): WorkflowTicketItem {
   const p = tenant.wfProcesses.find((x) => x.id === t.processId);
   return {
@@ -258,7 +247,7 @@ function ticketItem(ctx: DomainContext, tenant: Tenant, t: WfTicketRecord): Work
     created_at: t.createdAt, updated_at: t.updatedAt, solved_at: t.solvedAt,
     url: absolute(ctx, `/pages/workflow-ticket/${t.id}`), wfStatus: statusLabel(tenant, t.statusId),
     wfWorkflow: { id: t.processId, name: p?.name ?? '', is_hidden: p?.isHidden ?? false },
-    user: person(ctx, tenant, t.userId),
+    user: personBrief(ctx, tenant, t.userId),
   };
 }
 
@@ -300,7 +289,7 @@ export function workflowTicketView(ctx: DomainContext, viewer: Viewer, held: boo
     wfWorkflow: { id: p.id, name: p.name, brief: p.brief, is_hidden: p.isHidden },
     wfTicketStages: p.stages.map((s, i) => ({
       id: s.id, name: s.name, fields: s.fields.map(fieldOut),
-      responsible: (t.responsible[s.id] ?? s.responsibleIds).map((uid) => person(ctx, tenant, uid)),
+      responsible: (t.responsible[s.id] ?? s.responsibleIds).map((uid) => personBrief(ctx, tenant, uid)),
       state: stateOf(i),
     })),
     fieldValues: { ...t.fieldValues },
