@@ -5,7 +5,7 @@ import type { EmploymentRecord, UserRecord } from '../schemas/records.js';
 import type { AdminEmployment, AdminEmploymentQuery } from '../schemas/admin-api.js';
 import type { Tenant } from '../store/store.js';
 import { type DomainContext, personBrief } from './context.js';
-import { idList, inDayRange, matchesText, paginate, parseDayRange } from './lists.js';
+import { idList, inDayRange, matchesText, pageOf, parseDayRange } from './lists.js';
 import { userIdsOfKey } from './user-list-cache.js';
 
 function view(ctx: DomainContext, tenant: Tenant, e: EmploymentRecord): AdminEmployment {
@@ -66,8 +66,7 @@ export function listEmployments(ctx: DomainContext, tenant: Tenant, _admin: User
       && (listed === null || listed.has(e.userId))
       && (multiple === null || ((count.get(e.userId) ?? 0) > 1) === multiple);
   });
-  const page = paginate(rows, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
-  return { ...page, data: page.data.map((e) => view(ctx, tenant, e)) };
+  return pageOf(rows, q, q.url, (e) => view(ctx, tenant, e));
 }
 
 export function viewEmployment(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, id: string): AdminEmployment {

@@ -2,12 +2,15 @@
 // plus signed download addresses. Bytes live in the store (base64).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { fail } from '../errors.js';
-import { uploadLimitBytes, type FileCount, type FileIndex, type PreparedUpload, type PrepareUpload } from '../schemas/files.js';
+import type { Static } from '@sinclair/typebox';
+import {
+  uploadLimitBytes, type FileCount, type FileIndex, type FileIndexQuery, type PreparedUpload, type PrepareUpload, type SignedQuery,
+} from '../schemas/files.js';
 import type { FileRecord, FileType, UserRecord } from '../schemas/records.js';
 import type { SandboxStore, Tenant } from '../store/store.js';
 import { hashSecret, newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
-import { matchesText, paginate, sortBy } from './lists.js';
+import { matchesText, pageOf, sortBy } from './lists.js';
 import { detectMime, extOf, fileTypeOf } from '../shared/file-types.js';
 
 export { detectMime, extOf, fileTypeOf };
@@ -16,6 +19,8 @@ export { detectMime, extOf, fileTypeOf };
 export const signedLifetimes = { uploadSeconds: 15 * 60, downloadSeconds: 3600 };
 
 // ---------------------------------------------------------------- signing
+
+type Signed = Static<typeof SignedQuery>;
 
 const secretOf = (store: SandboxStore) => hashSecret(`upload:${store.meta.seed}`);
 const sign = (store: SandboxStore, action: 'upload' | 'download', tenantId: string, fileId: string, expires: number) =>
@@ -27,10 +32,8 @@ function signedUrl(ctx: DomainContext, action: 'upload' | 'download', tenantId: 
   return { url: absolute(ctx, `/files/${fileId}/${action}?${q.toString()}`), expires };
 }
 
-export type SignedQuery = { tenant: string; expires: string; signature: string };
-
 /** Checks a signed address (constant-time compare) and returns the file it addresses; 403 for expired or forged. */
-function verify(ctx: DomainContext, action: 'upload' | 'download', fileId: string, q: SignedQuery): { tenant: Tenant; file: FileRecord } {
+function verify(ctx: DomainContext, action: 'upload' | 'download', fileId: string, q: Signed): { tenant: Tenant; file: FileRecord } {
   const expires = Number(q.expires);
   const expected = Buffer.from(sign(ctx.store, action, q.tenant, fileId, expires), 'hex');
   const given = Buffer.from(/^[0-9a-f]+$/i.test(q.signature) ? q.signature : '', 'hex');
@@ -55,15 +58,12 @@ function toIndex(ctx: DomainContext, tenant: Tenant, f: FileRecord): FileIndex {
 const uploadedOf = (tenant: Tenant, user: UserRecord, search?: string) =>
   tenant.files.filter((f) => f.userId === user.id && f.status === 'UPLOADED' && matchesText(search, [f.name]));
 
-export type FileIndexQuery = { file_type?: string | undefined; search?: string | undefined; sort?: string | undefined; 'per-page'?: string | undefined; page?: string | undefined };
-
-export function fileIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: FileIndexQuery, url: string) {
+export function fileIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: Static<typeof FileIndexQuery>, url: string) {
   const items = uploadedOf(tenant, user, q.search).filter((f) => !q.file_type || f.fileType === q.file_type);
   const sorted = sortBy(items, q.sort || '-created_at', {
     name: (f) => f.name, ext: (f) => f.ext, file_type: (f) => f.fileType, mime_type: (f) => f.mimeType, created_at: (f) => f.createdAt,
   });
-  const page = paginate(sorted, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, url);
-  return { ...page, data: page.data.map((f) => toIndex(ctx, tenant, f)) };
+  return pageOf(sorted, q, url, (f) => toIndex(ctx, tenant, f));
 }
 
 export function fileCount(_ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { search?: string | undefined }): FileCount {
@@ -95,7 +95,7 @@ export function prepareUpload(ctx: DomainContext, tenant: Tenant, user: UserReco
 const newFileId = (ctx: DomainContext) => newUuid(ctx.store, 'file');
 
 /** PUT of the raw bytes to a signed upload address; a repeated PUT before finish-upload replaces them. */
-export function uploadBytes(ctx: DomainContext, fileId: string, q: SignedQuery, bytes: Buffer, contentType: string | undefined) {
+export function uploadBytes(ctx: DomainContext, fileId: string, q: Signed, bytes: Buffer, contentType: string | undefined) {
   const { tenant, file } = verify(ctx, 'upload', fileId, q);
   if (file.status === 'UPLOADED') throw fail.conflict(`file ${fileId} is already uploaded`);
   const declared = contentType?.split(';')[0]?.trim();
@@ -120,7 +120,7 @@ export function finishUpload(ctx: DomainContext, tenant: Tenant, user: UserRecor
 }
 
 /** The bytes behind a signed download address (uploaded files only). */
-export function downloadFile(ctx: DomainContext, fileId: string, q: SignedQuery): { bytes: Buffer; mimeType: string; name: string } {
+export function downloadFile(ctx: DomainContext, fileId: string, q: Signed): { bytes: Buffer; mimeType: string; name: string } {
   const { file } = verify(ctx, 'download', fileId, q);
   if (file.status !== 'UPLOADED' || file.contentBase64 === null) throw fail.notFound(`file ${fileId} is not uploaded`);
   return { bytes: Buffer.from(file.contentBase64, 'base64'), mimeType: file.mimeType, name: file.name };

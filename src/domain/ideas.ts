@@ -9,7 +9,7 @@ import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
-import { idList, inDayRange, paginate, parseDayRange, sortBy } from './lists.js';
+import { idList, inDayRange, pageOf, parseDayRange, sortBy, type ListQuery } from './lists.js';
 import { purposeTexts } from '../shared/idea-purposes.js';
 
 type Locale = 'ru' | 'en';
@@ -72,9 +72,9 @@ function toIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, idea: Ide
   };
 }
 
-export type IdeaIndexQuery = {
+export type IdeaIndexQuery = ListQuery & {
   created_at?: string | undefined; created_user_id?: string | undefined; idea_status_id?: string | undefined;
-  idea_purpose_id?: string | undefined; performer_id?: string | undefined; 'per-page'?: string | undefined; page?: string | undefined;
+  idea_purpose_id?: string | undefined; performer_id?: string | undefined;
 };
 
 export function ideaIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: IdeaIndexQuery, url: string) {
@@ -92,8 +92,7 @@ export function ideaIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, 
     && (!performers || (i.performerId !== null && performers.has(i.performerId))));
   // reversed first: among ideas of the same instant the one added last comes first
   const sorted = sortBy(items.reverse(), '-created_at', { created_at: (i) => i.createdAt });
-  const page = paginate(sorted, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, url);
-  return { ...page, data: page.data.map((i) => toIndex(ctx, tenant, user, i)) };
+  return pageOf(sorted, q, url, (i) => toIndex(ctx, tenant, user, i));
 }
 
 export function ideaView(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string): IdeaView {

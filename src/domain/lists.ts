@@ -51,6 +51,15 @@ export function paginate<T>(items: readonly T[], req: PageRequest, policy: PageP
   };
 }
 
+/** `page` and `per-page` as a list's query string carries them. */
+export type ListQuery = { page?: string | undefined; 'per-page'?: string | undefined };
+
+/** One page of a list (`defaultPerPage` a page, at most 100), its items shown as `view` makes them. */
+export function pageOf<T, R>(items: readonly T[], q: ListQuery, url: string, view: (item: T) => R, defaultPerPage = 20): Paged<R> {
+  const page = paginate(items, { page: q.page, perPage: q['per-page'] }, { defaultPerPage, maxPerPage: 100 }, url);
+  return { ...page, data: page.data.map((item) => view(item)) };
+}
+
 function pageUrl(url: string, page: number, perPage: number): string {
   const u = new URL(url);
   u.searchParams.set('page', String(page));

@@ -6,7 +6,7 @@ import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
-import { paginate, type Paged } from './lists.js';
+import { pageOf, type ListQuery, type Paged } from './lists.js';
 import { dayFormat } from './collate.js';
 import { groupedBy } from './grouped.js';
 
@@ -33,12 +33,11 @@ const view = (ctx: DomainContext, n: NotificationRecord): Notification => ({
   id: n.id, title: n.title, body: n.body, kind: n.kind, url: n.url === null ? null : absolute(ctx, n.url), isSeen: n.seenAt !== null, createdAt: n.createdAt,
 });
 
-export function notificationsPushes(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { page?: string | undefined; 'per-page'?: string | undefined }, url: string): Paged<Notification> {
+export function notificationsPushes(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: ListQuery, url: string): Paged<Notification> {
   // newest first; notifications "from the future" of a moved-back clock are not delivered yet
   const now = ctx.now.toISOString();
   const items = own(tenant, user).filter((n) => n.createdAt <= now).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
-  const page = paginate(items, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 10, maxPerPage: 100 }, url);
-  return { ...page, data: page.data.map((n) => view(ctx, n)) };
+  return pageOf(items, q, url, (n) => view(ctx, n), 10);
 }
 
 export function notificationsMarkSeen(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { notificationId: string }): BadgeResult {

@@ -6,7 +6,7 @@ import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
-import { paginate, type Paged } from './lists.js';
+import { pageOf, type ListQuery, type Paged } from './lists.js';
 
 /** How a request moves on (assumed): requested → in-progress after 1 minute → ready after 5 minutes. */
 export const documentTimeline = { inProgressAfterMs: 60_000, readyAfterMs: 300_000 };
@@ -56,8 +56,7 @@ function view(ctx: DomainContext, tenant: Tenant, r: OrgEmploymentFileRecord): O
   };
 }
 
-export type OrgFileQuery = {
-  page?: string | undefined; 'per-page'?: string | undefined;
+export type OrgFileQuery = ListQuery & {
   id?: string | undefined; created_at?: string | undefined; updated_at?: string | undefined; ready_at?: string | undefined;
   custom_id?: string | undefined; organization_id?: string | undefined; org_employment_id?: string | undefined;
   user_id?: string | undefined; file_id?: string | undefined;
@@ -84,7 +83,7 @@ export function orgEmploymentFileIndex(ctx: DomainContext, tenant: Tenant, user:
       && (q.date_from === undefined || (f.date_to ?? f.created_at.slice(0, 10)) >= q.date_from)
       && (q.date_to === undefined || (f.date_from ?? f.created_at.slice(0, 10)) <= q.date_to))
     .sort((a, b) => b.created_at.localeCompare(a.created_at));
-  return paginate(items, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, url);
+  return pageOf(items, q, url, (f) => f);
 }
 
 export function orgEmploymentFileRequest(ctx: DomainContext, tenant: Tenant, user: UserRecord,

@@ -135,19 +135,9 @@ export class PeopleIndex {
     const hasChildren = (this.childrenOf.get(id)?.length ?? 0) > 0;
     return { employmentsCount, empty: !hasChildren && !listedPeople.has(id) };
   }
-  /** the users sorted as sortBy(users, sort, keys) would, cached per sort */
+  /** the users sorted as sortBy(users, sort, keys) would, cached per sort (an unknown field throws: nothing cached) */
   sorted(sort: string, keys: Record<string, (u: UserRecord) => string | number | null>): UserRecord[] {
-    const hit = this.cache.get(`sort:${sort}`) as UserRecord[] | undefined;
-    if (hit) return hit;
-    const sorted = sortBy(this.users, sort, keys); // throws on an unknown field: nothing cached
-    this.cache.set(`sort:${sort}`, sorted);
-    this.sortNames.set(sorted, sort);
-    return sorted;
-  }
-  private sortNames = new WeakMap<UserRecord[], string>();
-  /** the sort a list from `sorted` was made by ('' for another list) */
-  sortKeyOf(list: UserRecord[]): string {
-    return this.sortNames.get(list) ?? '';
+    return this.memo(`sort:${sort}`, () => sortBy(this.users, sort, keys));
   }
 }
 

@@ -6,7 +6,9 @@ import type {
 } from '../schemas/people.js';
 import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
-import { hasWords, idList, inDayRange, matchesText, paginate, parseDayRange, queryWords, sortBy, type DayRange, type Paged } from './lists.js';
+import {
+  hasWords, idList, inDayRange, matchesText, pageOf, paginate, parseDayRange, queryWords, sortBy, type ListQuery, type Paged,
+} from './lists.js';
 import { byNameFast, peopleIndex, type PeopleIndex } from './people-index.js';
 import { compareRuEn, compareRuEnNumeric } from './collate.js';
 
@@ -104,28 +106,48 @@ export function userIndex(ctx: DomainContext, tenant: Tenant, _user: UserRecord,
   };
   const ix = peopleIndex(tenant);
   // an unencoded `+` arrives as a space: `sort=+email` reads as ascending email
-  return filterUsers(ctx, tenant, ix, ix.sorted(q.sort?.trim() || 'name', sortKeys), {
-    ids, departments, groupMembers, regStatusId: q.reg_status_id, created, lastLogin,
-    text: [['email', q.email], ['name', q.name], ['firstName', q.first_name], ['lastName', q.last_name], ['position', q.position]],
-  }, { page: q.page, perPage: q['per-page'] }, url);
+  const sort = q.sort?.trim() || 'name';
+  const sorted = ix.sorted(sort, sortKeys);
+  const text = [
+    ['email', q.email], ['name', q.name], ['firstName', q.first_name], ['lastName', q.last_name], ['position', q.position],
+  ] as const;
+  const texts = text.map(([field, words]) => [ix.folded(field), queryWords(words)] as const).filter(([, words]) => words !== null);
+  const order = ix.order;
+  const scan = () => sorted.filter((u) => {
+    if (!visible(u) || (ids && !ids.has(u.id)) || (departments && !departments.has(u.departmentId))
+      || (groupMembers && !groupMembers.has(u.id)) || (q.reg_status_id !== undefined && u.regStatusId !== q.reg_status_id)) return false;
+    if (texts.length > 0) {
+      const i = order.get(u)!;
+      for (const [folded, words] of texts) if (!hasWords(folded[i]!, words)) return false;
+    }
+    return inDayRange(u.createdAt, created) && (lastLogin === null || inDayRange(u.lastLoginAt, lastLogin));
+  });
+  // Everything the filter reads is in the index's fingerprint except group membership: the same filter gives the
+  // same users until the index is dropped, so its result is kept (not with a group filter).
+  const key = groupMembers ? null
+    : JSON.stringify([sort, ids && [...ids], departments && [...departments], q.reg_status_id, text, created, lastLogin]);
+  const users = key === null ? scan() : ix.query(`index:${key}`, scan);
+  const page = paginate(users, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 20, strict: true }, url);
+  return { ...page, data: page.data.map((u) => userListItem(ctx, tenant, u)) };
 }
 
 export function userSearch(ctx: DomainContext, tenant: Tenant, _user: UserRecord, canSeeNames: boolean,
   input: { q?: string | undefined; limit?: number | undefined; offset?: number | undefined }): { q: string; users: UserSearchItem[] } {
   const q = input.q ?? '';
   if (!canSeeNames) return { q, users: [] };
-  const limit = input.limit ?? 10;
-  const offset = input.offset ?? 0;
-  return { q, users: searchUsers(ctx, tenant, peopleIndex(tenant), q, limit, offset) };
+  const users = firstMatches(peopleIndex(tenant), 'name-position-email', q, input.offset ?? 0, input.limit ?? 10).map((u) => ({
+    id: u.id, name: u.name, position: u.position, departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', isBoss: u.isBoss,
+    faceUrl: faceUrl(ctx, u), department_id: u.departmentId,
+  }));
+  return { q, users };
 }
 
 // ---- employment and account
 
-export function employmentIndex(_ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { page?: string | undefined; 'per-page'?: string | undefined }, url: string): Paged<FullEmployment> {
+export function employmentIndex(_ctx: DomainContext, tenant: Tenant, user: UserRecord, q: ListQuery, url: string): Paged<FullEmployment> {
   const own = tenant.employments.filter((e) => e.userId === user.id)
     .sort((a, b) => Number(b.isMain) - Number(a.isMain) || a.employmentDate.localeCompare(b.employmentDate));
-  const page = paginate(own, { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, url);
-  return { ...page, data: page.data.map((e) => fullEmployment(tenant, e)) };
+  return pageOf(own, q, url, (e) => fullEmployment(tenant, e));
 }
 
 export function employmentSetMain(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { employment_id: string }) {
@@ -191,9 +213,11 @@ export function departmentTreeNode(ctx: DomainContext, tenant: Tenant, _user: Us
   if (!node) throw fail.notFound(`department ${input.id ?? '(root)'} not found`);
   const children = tenant.departments.filter((d) => d.parentId === node.id).sort((a, b) => compareRuEnNumeric(a.name, b.name));
   const ix = peopleIndex(tenant);
+  // people: bosses first, then by name
+  const people = (ix.byDepartment.get(node.id) ?? []).filter(listed).sort((a, b) => Number(b.isBoss) - Number(a.isBoss));
   return {
     id: node.id, name: node.name, path: node.path,
-    items: [...children.map((d) => departmentItem(ix, d)), ...departmentPeople(ix, node.id).map((u) => userItem(ctx, tenant, u))],
+    items: [...children.map((d) => departmentItem(ix, d)), ...people.map((u) => userItem(ctx, tenant, u))],
   };
 }
 
@@ -201,8 +225,10 @@ export function departmentSearch(ctx: DomainContext, tenant: Tenant, _user: User
   const q = input.q ?? '';
   if (q.trim() === '') return { q, items: [] };
   const ix = peopleIndex(tenant);
-  const found = departmentMatches(ix, q).slice(0, 20).map((d) => departmentItem(ix, d));
-  return { q, items: [...found, ...searchStructureUsers(ctx, tenant, ix, q)] };
+  // departments whose name holds every word of q, in store order: one scan per distinct query
+  const found = ix.query(`departments:${q}`, () => ix.departments.filter((d) => matchesText(q, [d.name])));
+  const people = firstMatches(ix, 'name-position', q, 0, 50).map((u) => userItem(ctx, tenant, u));
+  return { q, items: [...found.slice(0, 20).map((d) => departmentItem(ix, d)), ...people] };
 }
 
 // ---- the indexed queries (src/domain/people-index.ts)
@@ -230,58 +256,8 @@ function firstMatches(ix: PeopleIndex, fields: 'name-position-email' | 'name-pos
   return out;
 }
 
-/** Departments whose name holds every word of q, in store order: one scan per distinct query. */
-function departmentMatches(ix: PeopleIndex, q: string): DepartmentRecord[] {
-  return ix.query(`departments:${q}`, () => ix.departments.filter((d) => matchesText(q, [d.name])));
-}
-
-function searchUsers(ctx: DomainContext, tenant: Tenant, ix: PeopleIndex, q: string, limit: number, offset: number): UserSearchItem[] {
-  return firstMatches(ix, 'name-position-email', q, offset, limit).map((u) => ({
-    id: u.id, name: u.name, position: u.position, departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', isBoss: u.isBoss,
-    faceUrl: faceUrl(ctx, u), department_id: u.departmentId,
-  }));
-}
-
 function departmentItem(ix: PeopleIndex, d: DepartmentRecord): StructureItem {
   return { type: 'department', id: d.id, name: d.name, path: d.path, ...ix.departmentCounts(d.id) };
-}
-
-function searchStructureUsers(ctx: DomainContext, tenant: Tenant, ix: PeopleIndex, q: string): StructureItem[] {
-  return firstMatches(ix, 'name-position', q, 0, 50).map((u) => userItem(ctx, tenant, u));
-}
-
-/** People of a department: bosses first, then by name. */
-function departmentPeople(ix: PeopleIndex, departmentId: string): UserRecord[] {
-  return (ix.byDepartment.get(departmentId) ?? []).filter(listed).sort((a, b) => Number(b.isBoss) - Number(a.isBoss));
-}
-
-type UserIndexFilters = {
-  ids: Set<string> | null; departments: Set<string> | null; groupMembers: Set<string> | null; regStatusId: number | undefined;
-  text: Array<['email' | 'name' | 'firstName' | 'lastName' | 'position', string | undefined]>;
-  created: DayRange | null; lastLogin: DayRange | null;
-};
-
-function filterUsers(ctx: DomainContext, tenant: Tenant, ix: PeopleIndex, sorted: UserRecord[], f: UserIndexFilters,
-  page: { page?: string | undefined; perPage?: string | undefined }, url: string): Paged<UserListItem> {
-  const order = ix.order;
-  const texts = f.text.map(([field, q]) => [ix.folded(field), queryWords(q)] as const).filter(([, words]) => words !== null);
-  const scan = () => sorted.filter((u) => {
-    if (!visible(u) || (f.ids && !f.ids.has(u.id)) || (f.departments && !f.departments.has(u.departmentId))
-      || (f.groupMembers && !f.groupMembers.has(u.id)) || (f.regStatusId !== undefined && u.regStatusId !== f.regStatusId)) return false;
-    if (texts.length > 0) {
-      const i = order.get(u)!;
-      for (const [folded, words] of texts) if (!hasWords(folded[i]!, words)) return false;
-    }
-    return inDayRange(u.createdAt, f.created) && (f.lastLogin === null || inDayRange(u.lastLoginAt, f.lastLogin));
-  });
-  // Everything the filter reads is in the index's fingerprint except group membership: the same filter gives the
-  // same users until the index is dropped, so its result is kept (not with a group filter).
-  const sortKey = ix.sortKeyOf(sorted);
-  const key = f.groupMembers || sortKey === '' ? null : JSON.stringify([sortKey, f.ids && [...f.ids], f.departments && [...f.departments],
-    f.regStatusId, f.text, f.created, f.lastLogin]);
-  const users = key === null ? scan() : ix.query(`index:${key}`, scan);
-  const result = paginate(users, page, { defaultPerPage: 20, maxPerPage: 20, strict: true }, url);
-  return { ...result, data: result.data.map((u) => userListItem(ctx, tenant, u)) };
 }
 
 /** Colleagues of the same department, and the heads of the departments right below for a head: bosses first, by name. */

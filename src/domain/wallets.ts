@@ -7,7 +7,7 @@ import type { TransactionBatch, Wallet, WalletQuery, WalletTransaction, WalletTr
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
-import { idList, inDayRange, matchesText, paginate, parseDayRange, subtreeIds } from './lists.js';
+import { idList, inDayRange, matchesText, pageOf, parseDayRange, subtreeIds } from './lists.js';
 import { expandSelection, findUserList, userIdsOfKey } from './user-list-cache.js';
 
 /** Operation types; only 9 (purchase cancellation) is named by the API description. */
@@ -74,8 +74,7 @@ export function filterWallets(tenant: Tenant, q: Omit<WalletQuery, 'page' | 'per
 }
 
 export function listWallets(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: WalletQuery & Listed) {
-  const page = paginate(filterWallets(tenant, q), { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
-  return { ...page, data: page.data.map((w) => walletView(ctx, tenant, w)) };
+  return pageOf(filterWallets(tenant, q), q, q.url, (w) => walletView(ctx, tenant, w));
 }
 
 export function viewWallet(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): Wallet {
@@ -116,8 +115,7 @@ export function filterTransactions(tenant: Tenant, q: Omit<WalletTransactionQuer
 }
 
 export function listTransactions(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: WalletTransactionQuery & Listed) {
-  const page = paginate(filterTransactions(tenant, q), { page: q.page, perPage: q['per-page'] }, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
-  return { ...page, data: page.data.map((t) => transactionView(ctx, tenant, t)) };
+  return pageOf(filterTransactions(tenant, q), q, q.url, (t) => transactionView(ctx, tenant, t));
 }
 
 export function viewTransaction(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): WalletTransaction {

@@ -9,7 +9,7 @@ import type {
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
-import { isDay, matchesText, paginate, subtreeIds } from './lists.js';
+import { isDay, matchesText, pageOf, subtreeIds, type ListQuery } from './lists.js';
 import { isUuid } from '../schemas/check.js';
 
 /** Ticket statuses (only 1 is named by the API description); labels in the tenant language. */
@@ -251,12 +251,10 @@ function ticketItem(ctx: DomainContext, tenant: Tenant, t: WfTicketRecord): Work
   };
 }
 
-export type TicketQuery = {
+export type TicketQuery = ListQuery & {
   wf_workflow_id?: string | undefined;
   wf_ticket_stage_id?: string | undefined;
   wf_status_id?: number | undefined;
-  'per-page'?: string | undefined;
-  page?: string | undefined;
 };
 
 export function workflowTicketIndex(ctx: DomainContext, viewer: Viewer, held: boolean, query: TicketQuery, url: string): WorkflowTicketPage {
@@ -266,8 +264,7 @@ export function workflowTicketIndex(ctx: DomainContext, viewer: Viewer, held: bo
     .filter((t) => !query.wf_ticket_stage_id || t.stageId === query.wf_ticket_stage_id)
     .filter((t) => query.wf_status_id === undefined || t.statusId === query.wf_status_id)
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id.localeCompare(b.id)));
-  const page = paginate(items, { page: query.page, perPage: query['per-page'] }, { defaultPerPage: 10, maxPerPage: 100 }, url);
-  return { ...page, data: page.data.map((t) => ticketItem(ctx, viewer.tenant, t)) };
+  return pageOf(items, query, url, (t) => ticketItem(ctx, viewer.tenant, t), 10);
 }
 
 export function workflowTicketView(ctx: DomainContext, viewer: Viewer, held: boolean, id: string): WorkflowTicketDetails {
