@@ -155,10 +155,8 @@ function seriesFilter(tenant: Tenant, user: UserRecord, q: EventFilter & { q?: s
     if (title !== null && !foldText(e.title).includes(title)) return false;
     if (q.title_exact !== undefined && q.title_exact !== '' && e.title !== q.title_exact) return false;
     if (!matchesText(q.q, [e.title])) return false;
-    if (typeof q.type === 'number') {
-      const code = typeRecord(tenant, e).code;
-      if (code !== q.type) return false;
-    } else if (typeof q.type === 'string' && e.typeId !== q.type) return false;
+    if (typeof q.type === 'number' && typeRecord(tenant, e).code !== q.type) return false;
+    if (typeof q.type === 'string' && e.typeId !== q.type) return false;
     if (q.calendar_event_entity_item_id !== undefined && q.calendar_event_entity_item_id !== '' && e.meetingPlaceId !== q.calendar_event_entity_item_id) return false;
     if (q.entity_id === MEETING_PLACE_ENTITY && e.meetingPlaceId === null) return false;
     if (groups && !e.visibleToGroupIds.some((g) => groups.has(g))) return false;

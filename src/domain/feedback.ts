@@ -6,19 +6,11 @@ import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
 
-const texts = {
-  ru: { thanks: 'Спасибо за отзыв!' },
-  en: { thanks: 'Thank you for your feedback!' },
-};
+const thanks = { ru: 'Спасибо за отзыв!', en: 'Thank you for your feedback!' };
 
 function toFeedback(ctx: DomainContext, tenant: Tenant, f: FeedbackRecord): Feedback {
-  let entity: Feedback['entity'];
-  if (f.targetType === 'user') {
-    entity = personBrief(ctx, tenant, f.targetId);
-  } else {
-    const d = tenant.departments.find((x) => x.id === f.targetId);
-    entity = { id: f.targetId, name: d?.name ?? '—', faceUrl: null };
-  }
+  const entity: Feedback['entity'] = f.targetType === 'user' ? personBrief(ctx, tenant, f.targetId)
+    : { id: f.targetId, name: tenant.departments.find((x) => x.id === f.targetId)?.name ?? '—', faceUrl: null };
   const author = f.isAnonymous ? null : tenant.users.find((u) => u.id === f.authorId);
   return {
     id: f.id, type: f.targetType, entity_id: f.targetId, entity, score: f.score, text: f.text, isAnonymous: f.isAnonymous,
@@ -41,7 +33,7 @@ export function feedbackAdd(ctx: DomainContext, tenant: Tenant, user: UserRecord
     text: body.text.trim(), isAnonymous: body.isAnonymous ?? false, createdAt: ctx.now.toISOString(),
   };
   ctx.store.insert(tenant, 'feedback', record);
-  return { success: true, feedback: toFeedback(ctx, tenant, record), message: texts[tenant.tenant.locale].thanks };
+  return { success: true, feedback: toFeedback(ctx, tenant, record), message: thanks[tenant.tenant.locale] };
 }
 
 export function feedbackView(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): Feedback {

@@ -33,9 +33,8 @@ export function listProcessing(ctx: DomainContext, tenant: Tenant, user: UserRec
 }
 
 export function viewProcessing(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { id: string; seeAll: boolean }): FileProcessing {
-  const id = q.id;
-  const r = visible(tenant, user, q.seeAll).find((x) => x.id === id);
-  if (!r) throw fail.notFound(`file processing ${id} not found`);
+  const r = visible(tenant, user, q.seeAll).find((x) => x.id === q.id);
+  if (!r) throw fail.notFound(`file processing ${q.id} not found`);
   return processingView(ctx, tenant, r);
 }
 

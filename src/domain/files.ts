@@ -13,8 +13,6 @@ import { absolute, type DomainContext } from './context.js';
 import { matchesText, pageOf, sortBy } from './lists.js';
 import { detectMime, extOf, fileTypeOf } from '../shared/file-types.js';
 
-export { detectMime, extOf, fileTypeOf };
-
 /** Lifetimes of signed addresses (assumed; documented). */
 export const signedLifetimes = { uploadSeconds: 15 * 60, downloadSeconds: 3600 };
 
@@ -83,7 +81,7 @@ export function prepareUpload(ctx: DomainContext, tenant: Tenant, user: UserReco
     file = ctx.store.update(tenant, 'files', file, { name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType), isPublic: body.is_public, size: body.size ?? file.size });
   } else {
     file = {
-      id: body.id ?? newFileId(ctx), userId: user.id, name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType),
+      id: body.id ?? newUuid(ctx.store, 'file'), userId: user.id, name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType),
       size: body.size ?? 0, isPublic: body.is_public, status: 'PREPARED', createdAt: ctx.now.toISOString(), uploadedAt: null, contentBase64: null,
     };
     ctx.store.insert(tenant, 'files', file);
@@ -91,8 +89,6 @@ export function prepareUpload(ctx: DomainContext, tenant: Tenant, user: UserReco
   const { url, expires } = signedUrl(ctx, 'upload', tenant.tenant.id, file.id, signedLifetimes.uploadSeconds);
   return { id: file.id, uploadUrl: url, method: 'PUT', expiresAt: new Date(expires * 1000).toISOString(), maxSize: uploadLimitBytes, status: file.status };
 }
-
-const newFileId = (ctx: DomainContext) => newUuid(ctx.store, 'file');
 
 /** PUT of the raw bytes to a signed upload address; a repeated PUT before finish-upload replaces them. */
 export function uploadBytes(ctx: DomainContext, fileId: string, q: Signed, bytes: Buffer, contentType: string | undefined) {

@@ -12,14 +12,11 @@ import { absolute, type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, pageOf, parseDayRange, sortBy, type ListQuery } from './lists.js';
 import { purposeTexts } from '../shared/idea-purposes.js';
 
-type Locale = 'ru' | 'en';
-
-const statusTexts: Record<Locale, string[]> = {
+const statusTexts: Record<'ru' | 'en', string[]> = {
   ru: ['На модерации', 'Новая', 'На рассмотрении', 'Принята', 'В работе', 'Реализована', 'Отклонена'],
   en: ['On moderation', 'New', 'Under review', 'Accepted', 'In progress', 'Implemented', 'Rejected'],
 };
 const statusColors = ['#9E9E9E', '#2196F3', '#FFC107', '#8BC34A', '#FF9800', '#4CAF50', '#F44336'];
-
 
 export const ideaStatuses = (tenant: Tenant): IdeaStatus[] =>
   statusTexts[tenant.tenant.locale].map((name, i) => ({
@@ -171,8 +168,7 @@ export const ideaParticipate = (ctx: DomainContext, tenant: Tenant, user: UserRe
 
 /** The company widget updIdeas: the newest published ideas (first 5), count of all published ones. */
 export function ideasWidget(ctx: DomainContext, tenant: Tenant, _user: UserRecord): DashboardWidget {
-  const published = sortBy(tenant.ideas.filter((i) => i.statusId !== IdeaStatusCode.moderation && i.statusId !== IdeaStatusCode.rejected).reverse(),
-    '-created_at', { created_at: (i) => i.createdAt });
+  const published = sortBy(tenant.ideas.filter(open).reverse(), '-created_at', { created_at: (i) => i.createdAt });
   const statuses = ideaStatuses(tenant);
   return {
     key: 'updIdeas', title: messages[tenant.tenant.locale].widget, feed: 'company', count: published.length,

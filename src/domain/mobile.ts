@@ -32,10 +32,9 @@ const twoFactorOn = (user: UserRecord, policy: SignInPolicy) => policy.twoFactor
 /** Finds the account by e-mail and password; 403 for anything wrong, with no hint which part was wrong. */
 function checkCredentials(ctx: DomainContext, email: string, password: string, tenantId?: string): { tenant: Tenant; user: UserRecord } {
   const found = findTenantByEmail(ctx.store, email, tenantId);
-  const user = found?.tenant.users[found.index];
-  if (!found || !user || user.password !== password) throw fail.forbidden('invalid e-mail or password');
-  if (user.state !== 'active') throw fail.forbidden('this account is blocked');
-  return { tenant: found.tenant, user };
+  if (!found || found.user.password !== password) throw fail.forbidden('invalid e-mail or password');
+  if (found.user.state !== 'active') throw fail.forbidden('this account is blocked');
+  return found;
 }
 
 export function requestTwoFactor(ctx: DomainContext, policy: SignInPolicy, input: { email: string; password: string }, tenantId?: string) {
@@ -96,7 +95,7 @@ export function bindByLink(ctx: DomainContext, linkId: string, token: string, de
   for (const tenant of ctx.store.tenants()) {
     const link = tenant.bindLinks.find((l) => l.id === linkId);
     if (!link) continue;
-    if (!secretEquals(link.token, token)) break;
+    if (!secretMatches(link.token, hashSecret(token))) break;
     if (link.singleUse && link.usedAt) throw fail.forbidden('bind link already used');
     if (link.expiresAt && Date.parse(link.expiresAt) <= ctx.now.getTime()) throw fail.forbidden('bind link expired');
     const user = tenant.users.find((u) => u.id === link.userId);
@@ -107,8 +106,6 @@ export function bindByLink(ctx: DomainContext, linkId: string, token: string, de
   }
   throw fail.forbidden('invalid bind link id or token');
 }
-
-const secretEquals = (a: string, b: string) => secretMatches(a, hashSecret(b));
 
 export function authorize(ctx: DomainContext, policy: SignInPolicy, tenant: Tenant, input: { secret: string; userId: string; deviceId: string }): AuthResult {
   const device = tenant.devices.find((d) => d.id === input.deviceId);

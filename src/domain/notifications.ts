@@ -59,14 +59,14 @@ export function notificationsMarkSeenAll(ctx: DomainContext, tenant: Tenant, use
  */
 export function createNotification(ctx: DomainContext, tenant: Tenant, userId: string,
   input: { title: string; body: string; kind?: string; url?: string | null }): NotificationRecord {
-  if (!tenant.users.some((u) => u.id === userId)) throw fail.notFound(`user ${userId} not found`);
+  const user = tenant.users.find((u) => u.id === userId);
+  if (!user) throw fail.notFound(`user ${userId} not found`);
   const record: NotificationRecord = {
     id: newUuid(ctx.store, 'notification'), userId, title: input.title, body: input.body, kind: input.kind ?? 'system',
     url: input.url ?? null, createdAt: ctx.now.toISOString(), seenAt: null,
   };
   ctx.store.insert(tenant, 'notifications', record);
-  const user = tenant.users.find((u) => u.id === userId);
-  const badge = user ? unseenCount(tenant, user) : 1;
+  const badge = unseenCount(tenant, user);
   for (const token of tenant.pushTokens.filter((p) => p.userId === userId)) {
     ctx.outbox.add({
       at: record.createdAt, kind: 'push', tenantId: tenant.tenant.id, userId, to: token.token,

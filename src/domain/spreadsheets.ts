@@ -58,7 +58,6 @@ function cellText(v: ExcelJS.CellValue): string {
   if ('richText' in v) return v.richText.map((r) => r.text).join('');
   if ('text' in v && typeof v.text === 'string') return v.text;
   if ('result' in v) return v.result === undefined ? '' : cellText(v.result as ExcelJS.CellValue);
-  if ('error' in v) return '';
   return '';
 }
 

@@ -47,22 +47,19 @@ export function createToken(ctx: DomainContext, tenant: Tenant, user: UserRecord
   return { success: true, message: 'token created: copy it now, it is not shown again', errors: null, data };
 }
 
-function revoke(ctx: DomainContext, tenant: Tenant, record: PersonalTokenRecord) {
+function revoke(ctx: DomainContext, tenant: Tenant, id: string, record: PersonalTokenRecord | undefined) {
+  if (!record) throw fail.notFound(`personal token ${id} not found`);
   const revoked = record.revokedAt === null ? ctx.store.update(tenant, 'personalTokens', record, { revokedAt: ctx.now.toISOString() }) : record;
   return { success: true, message: 'token revoked', errors: null, data: tokenView(ctx, tenant, revoked) };
 }
 
 /** Revokes one of the caller's tokens; another user's or an unknown id is a 404. Revoking twice is harmless. */
 export function revokeOwnToken(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string) {
-  const record = tenant.personalTokens.find((t) => t.id === id && t.userId === user.id);
-  if (!record) throw fail.notFound(`personal token ${id} not found`);
-  return revoke(ctx, tenant, record);
+  return revoke(ctx, tenant, id, tenant.personalTokens.find((t) => t.id === id && t.userId === user.id));
 }
 
 export function adminRevokeToken(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, id: string) {
-  const record = tenant.personalTokens.find((t) => t.id === id);
-  if (!record) throw fail.notFound(`personal token ${id} not found`);
-  return revoke(ctx, tenant, record);
+  return revoke(ctx, tenant, id, tenant.personalTokens.find((t) => t.id === id));
 }
 
 export type AdminTokenQuery = PageRequest & { userId?: string | undefined; active?: string | undefined; name?: string | undefined; url: string };

@@ -8,8 +8,6 @@ import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
 import { subtreeIds } from './lists.js';
 
-export const emptySelection = (): UserListSelection => ({ usersId: [], departmentsId: [], userGroupsId: [], excludeUsersId: [] });
-
 export type UserListInput = { key?: string | undefined; userList?: Partial<UserListSelection> | undefined };
 
 /** Stores (or replaces) a selection under a key. An empty or missing key is a form error (200, success false). */

@@ -126,11 +126,9 @@ export function viewTransaction(ctx: DomainContext, tenant: Tenant, _user: UserR
 
 /** The user's wallet, opened on first use. */
 export function walletOf(ctx: DomainContext, tenant: Tenant, userId: string): WalletRecord {
-  let w = tenant.wallets.find((x) => x.userId === userId);
-  if (!w) {
-    w = ctx.store.insert(tenant, 'wallets', { id: newUuid(ctx.store, 'wallet'), userId, balance: 0, createdAt: ctx.now.toISOString(), updatedAt: ctx.now.toISOString() });
-  }
-  return w;
+  const at = ctx.now.toISOString();
+  return tenant.wallets.find((w) => w.userId === userId)
+    ?? ctx.store.insert(tenant, 'wallets', { id: newUuid(ctx.store, 'wallet'), userId, balance: 0, createdAt: at, updatedAt: at });
 }
 
 export type PostingLine = { userId: string; amount: number; comment: string; entityId: string | null; referenceId: string | null };
