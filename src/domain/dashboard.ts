@@ -80,7 +80,7 @@ function personItem(ctx: DomainContext, tenant: Tenant, u: UserRecord, date: str
   };
 }
 
-export function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord, key: WidgetKey, today = tenantToday(ctx, tenant)): DashboardWidget | null {
+function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord, key: WidgetKey, today: string): DashboardWidget | null {
   const now = ctx.now.toISOString();
   const ru = tenant.tenant.locale === 'ru';
   switch (key) {

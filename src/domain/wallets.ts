@@ -142,11 +142,11 @@ export function parseOperationType(v: number | string | undefined): OperationTyp
 }
 
 /** Parses an amount: > 0, at most 2 decimals; returns a number or an error text. */
-export function parseAmount(v: number | string | undefined | null, field = 'amount'): number | string {
+export function parseAmount(v: number | string | undefined | null): number | string {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+([.,]\d+)?\s*$/.test(v) ? Number(v.trim().replace(',', '.')) : NaN;
-  if (!Number.isFinite(n) || n <= 0) return `${field}: must be a number greater than 0`;
-  if (Math.abs(roundMoney(n) - n) > 1e-9) return `${field}: at most 2 decimals`;
-  if (n > 1_000_000_000) return `${field}: at most 1000000000`;
+  if (!Number.isFinite(n) || n <= 0) return 'amount: must be a number greater than 0';
+  if (Math.abs(roundMoney(n) - n) > 1e-9) return 'amount: at most 2 decimals';
+  if (n > 1_000_000_000) return 'amount: at most 1000000000';
   return n;
 }
 
