@@ -27,8 +27,8 @@ export const occurrenceId = (parentId: string, recDate: string) =>
 const occId = (o: Occurrence) => (o.recDate ? occurrenceId(o.event.id, o.recDate) : o.event.id);
 export const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
-function step(start: Date, r: NonNullable<CalendarEventRecord['recurrence']>, n: number): number {
-  const d = new Date(start.getTime());
+function step(start: number, r: NonNullable<CalendarEventRecord['recurrence']>, n: number): number {
+  const d = new Date(start);
   if (r.freq === 'daily') d.setUTCDate(d.getUTCDate() + n * r.interval);
   else if (r.freq === 'weekly') d.setUTCDate(d.getUTCDate() + 7 * n * r.interval);
   else d.setUTCMonth(d.getUTCMonth() + n * r.interval);
@@ -43,12 +43,11 @@ function expand(event: CalendarEventRecord, from: number, to: number): Occurrenc
   if (!r) return start <= to && start + length >= from ? [{ event, recDate: null, start, end: start + length }] : [];
   const until = r.until ? Date.parse(`${r.until}T23:59:59.999Z`) : Infinity;
   const out: Occurrence[] = [];
-  for (let n = 0, found = 0; found < maxOccurrences && n < 100_000; n++) {
-    const s = step(new Date(start), r, n);
+  for (let n = 0; out.length < maxOccurrences && n < 100_000; n++) {
+    const s = step(start, r, n);
     if (s > to || s > until) break;
     if (s + length < from) continue;
     out.push({ event, recDate: new Date(s).toISOString().slice(0, 10), start: s, end: s + length });
-    found++;
   }
   return out;
 }

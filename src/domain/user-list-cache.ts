@@ -7,6 +7,7 @@ import type { UserListData } from '../schemas/admin-api.js';
 import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
 import { subtreeIds } from './lists.js';
+import { peopleIndex } from './people-index.js';
 
 export type UserListInput = { key?: string | undefined; userList?: Partial<UserListSelection> | undefined };
 
@@ -50,8 +51,7 @@ export function userIdsOfKey(tenant: Tenant, key: string | undefined): Set<strin
 export function userListData(ctx: DomainContext, tenant: Tenant, _user: UserRecord, key: string): UserListData {
   const record = findUserList(tenant, key);
   if (!record) throw fail.notFound(`no user list is cached under the key "${key.slice(0, 100)}"`);
-  const depById = new Map(tenant.departments.map((d) => [d.id, d]));
-  const userById = new Map(tenant.users.map((u) => [u.id, u]));
+  const { byId: userById, departmentById: depById } = peopleIndex(tenant);
   const users = expandSelection(tenant, record.userList);
   return {
     key,
