@@ -21,16 +21,14 @@ type InfoKey = (typeof InfoKeys)[number];
 export const widgetItemLimit = 5;
 const day = 86400_000;
 
-const titles: Record<WidgetKey, { ru: string; en: string }> = {
+// myPostcards, updNews and updIdeas are built (and titled) by their own groups: content and ideas
+const titles: Record<Exclude<WidgetKey, 'myPostcards' | 'updNews' | 'updIdeas'>, { ru: string; en: string }> = {
   myLms: { ru: 'Мои курсы и тесты', en: 'My courses and tests' },
   mySurvey: { ru: 'Мои опросы', en: 'My surveys' },
   myAchievements: { ru: 'Мои достижения', en: 'My achievements' },
   myTeam: { ru: 'Моя команда', en: 'My team' },
   myFavorites: { ru: 'Избранное', en: 'Favorites' },
-  myPostcards: { ru: 'Мои открытки', en: 'My postcards' },
-  updNews: { ru: 'Новости', en: 'News' },
   updVoting: { ru: 'Конкурсы', en: 'Contests' },
-  updIdeas: { ru: 'Новые идеи', en: 'New ideas' },
   updAchievements: { ru: 'Новые достижения коллег', en: 'Achievements of colleagues' },
   updBirthday: { ru: 'Дни рождения', en: 'Birthdays' },
   updNewbies: { ru: 'Новые сотрудники', en: 'New colleagues' },
@@ -61,7 +59,7 @@ export function dashboard(ctx: DomainContext, tenant: Tenant, user: UserRecord, 
 }
 
 /** The widget of `key` over every entry `all` holds, building the items of the entries shown only. */
-function widget<T>(tenant: Tenant, key: WidgetKey, all: readonly T[], item: (x: T) => DashboardWidgetItem): DashboardWidget {
+function widget<T>(tenant: Tenant, key: keyof typeof titles, all: readonly T[], item: (x: T) => DashboardWidgetItem): DashboardWidget {
   return {
     key, title: titles[key][tenant.tenant.locale], feed: key.startsWith('my') ? 'personal' : 'company',
     count: all.length, items: all.slice(0, widgetItemLimit).map(item),
