@@ -23,11 +23,7 @@ const byUser = (n: NotificationRecord) => n.userId;
 const own = (tenant: Tenant, user: UserRecord) => groupedBy(tenant.notifications, byUser, user.id);
 
 /** Unseen notifications of the user. */
-export const unseenCount = (tenant: Tenant, user: UserRecord) => {
-  let count = 0;
-  for (const n of own(tenant, user)) if (n.seenAt === null) count++;
-  return count;
-};
+export const unseenCount = (tenant: Tenant, user: UserRecord) => own(tenant, user).filter((n) => n.seenAt === null).length;
 
 const view = (ctx: DomainContext, n: NotificationRecord): Notification => ({
   id: n.id, title: n.title, body: n.body, kind: n.kind, url: n.url === null ? null : absolute(ctx, n.url), isSeen: n.seenAt !== null, createdAt: n.createdAt,

@@ -69,11 +69,8 @@ function currentCategory(tenant: Tenant, c: WfCategoryRecord): WorkflowCurrentCa
 
 export function workflowCatalog(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { q?: string | undefined; id?: string | undefined }): WorkflowCatalog {
   const q = input.q?.trim() ?? '';
-  let current: WfCategoryRecord | null = null;
-  if (input.id) {
-    current = tenant.wfCategories.find((c) => c.id === input.id) ?? null;
-    if (!current) throw fail.notFound(`workflow category ${input.id.slice(0, 80)} not found`);
-  }
+  const current = input.id ? tenant.wfCategories.find((c) => c.id === input.id) ?? null : null;
+  if (input.id && !current) throw fail.notFound(`workflow category ${input.id.slice(0, 80)} not found`);
   const visible = listedProcesses(tenant, user);
   const scope = current ? subtreeIds(tenant.wfCategories, [current.id]) : null;
   const workflows = visible
