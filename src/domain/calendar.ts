@@ -197,7 +197,7 @@ export function calendarItems(_ctx: DomainContext, tenant: Tenant, user: UserRec
 export type EventAddress = { id: string; parent_id?: string | undefined; rec_date?: string | undefined };
 
 /** Finds the event or occurrence addressed by id (or parent_id and rec_date); 404 when unknown or not visible. */
-function resolve(tenant: Tenant, user: UserRecord, a: EventAddress, names = { id: 'query.id', parent: 'query.parent_id', rec: 'query.rec_date' }): Occurrence {
+function resolve(tenant: Tenant, user: UserRecord, a: EventAddress, names = { parent: 'query.parent_id', rec: 'query.rec_date' }): Occurrence {
   const notFound = () => fail.notFound(`calendar event ${a.id}${a.rec_date ? ` on ${a.rec_date}` : ''} not found`);
   if (a.rec_date !== undefined && !isDay(a.rec_date)) {
     throw fail.validation(`${names.rec} must be a date YYYY-MM-DD`, [{ field: names.rec, message: 'must be YYYY-MM-DD' }]);
@@ -290,7 +290,7 @@ export type BidInput = { calendar_event_id: string; calendar_event_parent_id?: s
 
 export function calendarEventRequestCreate(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: BidInput) {
   const o = resolve(tenant, user, { id: input.calendar_event_id, parent_id: input.calendar_event_parent_id, rec_date: input.calendar_event_rec_date },
-    { id: 'body.calendar_event_id', parent: 'body.calendar_event_parent_id', rec: 'body.calendar_event_rec_date' });
+    { parent: 'body.calendar_event_parent_id', rec: 'body.calendar_event_rec_date' });
   const ru = tenant.tenant.locale === 'ru';
   const errors = bidObstacles(ctx, tenant, user, o);
   if (errors.length > 0) {
