@@ -91,8 +91,8 @@ export function postcardsWidget(ctx: DomainContext, tenant: Tenant, user: UserRe
   return {
     key: 'myPostcards', title: tenant.tenant.locale === 'ru' ? 'Мои открытки' : 'My postcards', feed: 'personal', count: all.length,
     items: all.slice(0, widgetSize).map((p) => ({
-      id: p.id, title: p.title, subtitle: personBrief(ctx, tenant, p.senderId).name, imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`),
-      url: absolute(ctx, `/postcard/user-view?id=${p.id}`), date: p.sentAt,
+      id: p.id, title: p.title, subtitle: personBrief(ctx, tenant, p.senderId).name,
+      imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`), url: absolute(ctx, `/postcard/user-view?id=${p.id}`), date: p.sentAt,
     })),
   };
 }

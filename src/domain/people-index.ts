@@ -91,7 +91,8 @@ export class PeopleIndex {
   }
   /** folded texts of `byName`, as matchesText would build them from the given fields */
   hay(fields: 'name-position-email' | 'name-position'): string[] {
-    return this.memo(`hay:${fields}`, () => this.byName.map((u) => (fields === 'name-position' ? foldedHay([u.name, u.position]) : foldedHay([u.name, u.position, u.email]))));
+    const texts = fields === 'name-position' ? (u: UserRecord) => [u.name, u.position] : (u: UserRecord) => [u.name, u.position, u.email];
+    return this.memo(`hay:${fields}`, () => this.byName.map((u) => foldedHay(texts(u))));
   }
   /** one folded field per user, in store order */
   folded(field: 'email' | 'name' | 'firstName' | 'lastName' | 'position'): string[] {
