@@ -2,7 +2,7 @@
 // articles, and received postcards. Texts in the tenant's language.
 import type { ArticleRecord, ContentCategoryRecord, PostcardRecord } from '../../schemas/content.js';
 import type { SeedContext } from './context.js';
-import { FastRandom, fakerUsers } from './fast-random.js';
+import { FastRandom, fakerRandom, fakerUsers, type Random } from './fast-random.js';
 
 const words = {
   ru: {
@@ -140,40 +140,24 @@ export function seedContent(ctx: SeedContext): void {
 
   // Postcards: the first demo account receives five; about a third of the others one to three.
   const postcards: PostcardRecord[] = [];
-  // faker.helpers.arrayElement(users without the recipient), without copying the array per postcard
-  const anyoneBut = (recipientIndex: number) => {
+  // active users beyond the first `fakerUsers` draw from FastRandom (see fast-random.ts)
+  const fromFaker = fakerRandom(faker);
+  const fast = new FastRandom(ctx.seed, fixture.id, 'postcards');
+  const send = (random: Random, recipientId: string, recipientIndex: number) => {
+    const k = random.int(0, w.postcardTitles.length - 1);
+    // any user but the recipient, without copying the array per postcard
     const n = users.length - 1;
-    const k = n > 1 ? faker.number.int({ max: n - 1 }) : 0;
-    return users[k < recipientIndex ? k : k + 1]!;
-  };
-  const send = (recipientId: string, recipientIndex: number) => {
-    const k = faker.number.int({ min: 0, max: w.postcardTitles.length - 1 });
-    const sender = anyoneBut(recipientIndex);
-    postcards.push({
-      id: faker.string.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
-      sentAt: faker.date.between({ from: refDate.getTime() - 120 * day, to: refDate.getTime() - 60_000 }).toISOString(),
-    });
-  };
-  // active users beyond the first `fakerUsers`: the same postcards from FastRandom (see fast-random.ts)
-  const r = new FastRandom(ctx.seed, fixture.id, 'postcards');
-  const sendFast = (recipientId: string, recipientIndex: number) => {
-    const k = r.int(0, w.postcardTitles.length - 1);
-    const n = users.length - 1;
-    const j = r.int(0, n - 1);
+    const j = n > 1 ? random.int(0, n - 1) : 0;
     const sender = users[j < recipientIndex ? j : j + 1]!;
     postcards.push({
-      id: r.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
-      sentAt: r.between(refDate.getTime() - 120 * day, refDate.getTime() - 60_000).toISOString(),
+      id: random.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
+      sentAt: random.between(refDate.getTime() - 120 * day, refDate.getTime() - 60_000).toISOString(),
     });
   };
   users.forEach((u, i) => {
-    if (i >= fakerUsers) {
-      const n = r.boolean(0.33) ? r.int(1, 3) : 0;
-      for (let k = 0; k < n; k++) sendFast(u.id, i);
-      return;
-    }
-    const n = i === 0 ? 5 : faker.datatype.boolean(0.33) ? faker.number.int({ min: 1, max: 3 }) : 0;
-    for (let k = 0; k < n; k++) send(u.id, i);
+    const random = i < fakerUsers ? fromFaker : fast;
+    const n = i === 0 ? 5 : random.boolean(0.33) ? random.int(1, 3) : 0;
+    for (let k = 0; k < n; k++) send(random, u.id, i);
   });
 
   data.articleTags = tags;
