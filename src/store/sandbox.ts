@@ -161,10 +161,6 @@ export class SandboxRegistry {
     sandbox.commit();
   }
 
-  get startScenario(): string {
-    return this.options.scenario;
-  }
-
   delete(name: string): boolean {
     const sandbox = this.sandboxes.get(name);
     if (!sandbox) return false;
