@@ -49,9 +49,8 @@ export function seedCalendar(ctx: SeedContext): void {
   const faker = ctx.faker('calendar');
   const active = data.users.filter((u) => u.state === 'active');
   const me = data.users[0]!;
-  // participants come from the first `fakerUsers` active users: the whole list at the default size, and no copy and
-  // filter of 100 000 users per event at --users 100000
-  const crowd = active.length > fakerUsers ? active.slice(0, fakerUsers) : active;
+  // participants come from the first `fakerUsers` active users (all at the default size): no filter of 100 000 per event
+  const crowd = active.slice(0, fakerUsers);
 
   const types: CalendarEventTypeRecord[] = [1, 2, 3, 4, 6].map((code) => ({
     id: faker.string.uuid(), code, name: w.builtIn[code]!, backgroundColor: colours[code]![0], textColor: colours[code]![1],

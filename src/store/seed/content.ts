@@ -126,15 +126,15 @@ export function seedContent(ctx: SeedContext): void {
       });
     }
   };
+  const addCategory = (parentId: string, title: string, sort: number) => {
+    const category: ContentCategoryRecord = { id: faker.string.uuid(), parentId, title, description: faker.helpers.arrayElement(w.sentences), sort };
+    categories.push(category);
+    return category;
+  };
   w.categories.forEach(([title, subs], i) => {
-    const top: ContentCategoryRecord = { id: faker.string.uuid(), parentId: root.id, title, description: faker.helpers.arrayElement(w.sentences), sort: i };
-    categories.push(top);
+    const top = addCategory(root.id, title, i);
     addPages(top, 1);
-    subs.forEach((sub, j) => {
-      const child: ContentCategoryRecord = { id: faker.string.uuid(), parentId: top.id, title: sub, description: faker.helpers.arrayElement(w.sentences), sort: j };
-      categories.push(child);
-      addPages(child, faker.number.int({ min: 2, max: 4 }));
-    });
+    subs.forEach((sub, j) => addPages(addCategory(top.id, sub, j), faker.number.int({ min: 2, max: 4 })));
   });
   addPages(root, 1);
 
