@@ -1,7 +1,7 @@
 // One sandbox's data: the shared base world plus what the sandbox changed (see docs/store.md).
 import { createHash } from 'node:crypto';
 import { TenantData, type Data } from './data.js';
-import { deepFreeze, type BaseWorld, type WorldStamp } from './world.js';
+import { cached, deepFreeze, type BaseWorld, type WorldStamp } from './world.js';
 
 /** The collections of a tenant (every field of TenantData but the tenant record itself). */
 export type CollectionName = { [K in keyof TenantData]: TenantData[K] extends unknown[] ? K : never }[keyof TenantData];
@@ -329,14 +329,7 @@ function decodeCollection(base: readonly unknown[], encoded: EncodedCollection, 
 
 // Texts of base collections, to tell an imported collection equal to the base (and share it again) cheaply.
 const baseTexts = new WeakMap<readonly unknown[], string>();
-const textOf = (list: readonly unknown[]) => {
-  let text = baseTexts.get(list);
-  if (text === undefined) {
-    text = JSON.stringify(list);
-    baseTexts.set(list, text);
-  }
-  return text;
-};
+const textOf = (list: readonly unknown[]) => cached(baseTexts, list, () => JSON.stringify(list));
 
 /** Whole data (an import) relative to a base: collections equal to the base's are left out, so they are shared. */
 function encodeData(world: BaseWorld, data: Data): EncodedState {

@@ -3,6 +3,7 @@
 import type { DepartmentRecord, UserRecord } from '../../schemas/records.js';
 import type { Right } from '../../schemas/common.js';
 import { hashSecret } from '../ids.js';
+import { cached } from '../world.js';
 import { isoDay, type SeedContext } from './context.js';
 import { FastRandom, IsoFormat, fakerUsers, localeWords } from './fast-random.js';
 
@@ -75,11 +76,7 @@ export function seedPeople(ctx: SeedContext): void {
   const users: UserRecord[] = [];
   const emails = new Set<string>();
   const translit = new Map<string, string>();
-  const translitOf = (word: string) => {
-    let t = translit.get(word);
-    if (t === undefined) { t = transliterate(word); translit.set(word, t); }
-    return t;
-  };
+  const translitOf = (word: string) => cached(translit, word, () => transliterate(word));
   const domainPart = fixture.domain.split('.')[0];
   const uniqueEmail = (first: string, last: string) => {
     // join() gives flat strings (a long template literal keeps cons strings: memory at 100 000 users)
