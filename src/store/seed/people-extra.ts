@@ -4,7 +4,7 @@ import type {
   AchievementAwardRecord, NotificationRecord, OrgEmploymentFileRecord, OrgEmploymentFileTypeId,
 } from '../../schemas/people-records.js';
 import { OrgEmploymentFileTypeIds } from '../../schemas/people-records.js';
-import { isoDay, type SeedContext } from './context.js';
+import type { SeedContext } from './context.js';
 import { FastRandom, IsoFormat, compareIso, fakerRandom, fakerUsers } from './fast-random.js';
 
 const texts = {
@@ -117,16 +117,16 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   const dr = new FastRandom(ctx.seed, fixture.id, 'dashboard');
   const someUsers = (share: number) => data.users
     .filter((u, j) => fixtureIds.has(u.id) || (j < fakerUsers ? df.datatype.boolean(share) : dr.boolean(share))).map((u) => u.id);
+  const inDays = (days: number) => new Date(ref + days * day).toISOString();
   data.learningCourses = w.courses.map((title, i) => ({
     id: df.string.uuid(), title, kind: i === 5 ? 'test' as const : 'course' as const, assigneeIds: someUsers(0.4),
-    dueDate: isoDay(new Date(ref + df.number.int({ min: 3, max: 60 }) * day)),
-    createdAt: new Date(ref - df.number.int({ min: 1, max: 90 }) * day).toISOString(),
+    dueDate: inDays(df.number.int({ min: 3, max: 60 })).slice(0, 10), createdAt: inDays(-df.number.int({ min: 1, max: 90 })),
   }));
   data.surveys = w.surveys.map((title, i) => ({
     id: df.string.uuid(), title, assigneeIds: someUsers(0.5),
     // the last one is already over
-    endsAt: new Date(ref + (i === w.surveys.length - 1 ? -5 : df.number.int({ min: 2, max: 30 })) * day).toISOString(),
-    createdAt: new Date(ref - df.number.int({ min: 1, max: 40 }) * day).toISOString(),
+    endsAt: inDays(i === w.surveys.length - 1 ? -5 : df.number.int({ min: 2, max: 30 })),
+    createdAt: inDays(-df.number.int({ min: 1, max: 40 })),
   }));
   data.achievements = w.achievements.map(([title, description]) => ({ id: df.string.uuid(), title: title ?? '', description: description ?? '' }));
   const awards: AchievementAwardRecord[] = [];
@@ -139,15 +139,15 @@ export function seedPeopleExtra(ctx: SeedContext): void {
     }
     const n = fixtureIds.has(user.id) ? 3 : df.datatype.boolean(0.15) ? 1 : 0;
     for (const a of df.helpers.arrayElements(data.achievements, n)) {
-      awards.push({ id: df.string.uuid(), achievementId: a.id, userId: user.id, awardedAt: new Date(ref - df.number.int({ min: 1, max: 120 }) * day).toISOString() });
+      awards.push({ id: df.string.uuid(), achievementId: a.id, userId: user.id, awardedAt: inDays(-df.number.int({ min: 1, max: 120 })) });
     }
   }
   data.achievementAwards = awards.sort((a, b) => compareIso(b.awardedAt, a.awardedAt));
   data.contests = w.contests.map((title, i) => ({
-    id: df.string.uuid(), title, createdAt: new Date(ref - df.number.int({ min: 1, max: 20 }) * day).toISOString(),
-    endsAt: new Date(ref + (i === w.contests.length - 1 ? -3 : df.number.int({ min: 5, max: 40 })) * day).toISOString(),
+    id: df.string.uuid(), title, createdAt: inDays(-df.number.int({ min: 1, max: 20 })),
+    endsAt: inDays(i === w.contests.length - 1 ? -3 : df.number.int({ min: 5, max: 40 })),
   }));
   data.libraryBooks = w.books.map(([title, author]) => ({
-    id: df.string.uuid(), title: title ?? '', author: author ?? '', addedAt: new Date(ref - df.number.int({ min: 1, max: 120 }) * day).toISOString(),
+    id: df.string.uuid(), title: title ?? '', author: author ?? '', addedAt: inDays(-df.number.int({ min: 1, max: 120 })),
   }));
 }
