@@ -164,10 +164,9 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
       end = at;
     };
     if (end < raw.length) dropTornLine(end, `${raw.length - end} bytes, a write cut short by a crash`);
-    const text = raw.subarray(0, end).toString('utf8');
+    // the complete lines: every one ends with a newline
+    const lines = raw.subarray(0, end).toString('utf8').split('\n').slice(0, -1);
     let offset = 0;
-    const lines = text.split('\n');
-    lines.pop();
     for (const [i, lineText] of lines.entries()) {
       let line: LogLine;
       try {

@@ -45,8 +45,6 @@ const makeView = (source: Readonly<Record<string, unknown>>): Tenant => {
   return view;
 };
 
-type Changes = { ops: Op[]; sequence: number };
-
 /**
  * The data of one sandbox. Reads see the base world's frozen collections until the sandbox writes one; a write
  * makes a new frozen array for that collection (records are shared, the changed one is new), so a sandbox costs
@@ -167,7 +165,7 @@ export class SandboxStore {
   }
 
   /** The changes since the last call, for the log; null when nothing changed. */
-  takeChanges(): Changes | null {
+  takeChanges(): { ops: Op[]; sequence: number } | null {
     if (!this.pending || (this.pending.length === 0 && this.meta.sequence === this.takenSequence)) return null;
     const changes = { ops: this.pending, sequence: this.meta.sequence };
     this.pending = [];
