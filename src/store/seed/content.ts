@@ -100,31 +100,29 @@ export function seedContent(ctx: SeedContext): void {
   const fill = (t: string, x = '') => t.replace('{n}', String(faker.number.int({ min: 2, max: 40 }))).replace('{x}', x);
 
   const articles: ArticleRecord[] = [];
+  // a news item's publication date is drawn first and given; a page's is drawn last, within the last 400 to 30 days
+  const addArticle = (category: ContentCategoryRecord | null, title: string, tagCount: { min: number; max: number }, published?: Date) => {
+    const lead = faker.helpers.arrayElements(w.sentences, 2).join(' ');
+    articles.push({
+      id: faker.string.uuid(), kind: category ? 'page' : 'news', categoryId: category?.id ?? null, title: fill(title, category?.title), lead,
+      body: body(lead), tagIds: faker.helpers.arrayElements(tags, tagCount).map((t) => t.id), authorId: faker.helpers.arrayElement(authors).id,
+      publishedAt: (published ?? faker.date.between({ from: refDate.getTime() - 400 * day, to: refDate.getTime() - 30 * day })).toISOString(),
+      ...counters(),
+    });
+  };
   // 28 published news over the last 90 days (the newest on the reference day), 2 scheduled ahead.
   for (let i = 0; i < 30; i++) {
     const published = i === 0 ? new Date(refDate.getTime() - 3600_000)
       : i >= 28 ? new Date(refDate.getTime() + (i === 28 ? 2 : 10) * day)
       : faker.date.between({ from: refDate.getTime() - 90 * day, to: refDate.getTime() - 3600_000 });
-    const lead = faker.helpers.arrayElements(w.sentences, 2).join(' ');
-    articles.push({
-      id: faker.string.uuid(), kind: 'news', categoryId: null, title: fill(w.newsTitles[i % w.newsTitles.length]!), lead, body: body(lead),
-      tagIds: faker.helpers.arrayElements(tags, { min: 1, max: 3 }).map((t) => t.id), authorId: faker.helpers.arrayElement(authors).id,
-      publishedAt: published.toISOString(), ...counters(),
-    });
+    addArticle(null, w.newsTitles[i % w.newsTitles.length]!, { min: 1, max: 3 }, published);
   }
 
   const categories: ContentCategoryRecord[] = [];
   const root: ContentCategoryRecord = { id: faker.string.uuid(), parentId: null, title: w.root, description: w.rootDescription, sort: 0 };
   categories.push(root);
   const addPages = (cat: ContentCategoryRecord, n: number) => {
-    for (let i = 0; i < n; i++) {
-      const lead = faker.helpers.arrayElements(w.sentences, 2).join(' ');
-      articles.push({
-        id: faker.string.uuid(), kind: 'page', categoryId: cat.id, title: fill(w.pages[i % w.pages.length]!, cat.title), lead, body: body(lead),
-        tagIds: faker.helpers.arrayElements(tags, { min: 0, max: 2 }).map((t) => t.id), authorId: faker.helpers.arrayElement(authors).id,
-        publishedAt: faker.date.between({ from: refDate.getTime() - 400 * day, to: refDate.getTime() - 30 * day }).toISOString(), ...counters(),
-      });
-    }
+    for (let i = 0; i < n; i++) addArticle(cat, w.pages[i % w.pages.length]!, { min: 0, max: 2 });
   };
   const addCategory = (parentId: string, title: string, sort: number) => {
     const category: ContentCategoryRecord = { id: faker.string.uuid(), parentId, title, description: faker.helpers.arrayElement(w.sentences), sort };
