@@ -1,6 +1,5 @@
 import type { ClockState } from '../schemas/admin.js';
 
-
 /** A sandbox's time: real, frozen at an instant, or real shifted by an offset. */
 export class Clock {
   state: ClockState;

@@ -52,7 +52,6 @@ export const Fixtures = Type.Object({
 });
 export type Fixtures = Static<typeof Fixtures>;
 export type FixtureTenant = Static<typeof FixtureTenant>;
-export type FixtureAccount = Static<typeof FixtureAccount>;
 
 export const defaultFixturesPath = join(packageRoot, 'fixtures', 'tenants.json');
 

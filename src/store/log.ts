@@ -1,5 +1,5 @@
 // Persistence of one sandbox under --data: an append-only log of changes and a compacted snapshot (docs/store.md).
-import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { Low, LowSync } from 'lowdb';
@@ -20,6 +20,10 @@ export class DataError extends Error {}
 
 const corrupt = (file: string, what: string) =>
   new DataError(`${file}: ${what}; move it away or delete it to start that sandbox fresh`);
+
+const snapshotOf = (world: WorldStamp, upTo: number, state: EncodedState): SnapshotDoc =>
+  ({ format: 'portal-mock-sandbox', version: 2, world, upTo, state });
+const writeSnapshot = (file: string, doc: SnapshotDoc) => new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(file), doc).write();
 
 /**
  * The files of one persisted sandbox: NAME.json (a lowdb snapshot of its changes) and NAME.log (one line per
@@ -65,7 +69,7 @@ export class SandboxLog {
     if (this.tail || this.closed) return;
     this.tail = [];
     try {
-      const doc: SnapshotDoc = { format: 'portal-mock-sandbox', version: 2, world: store.base.stamp, upTo: this.lastLine, state: store.encode() };
+      const doc = snapshotOf(store.base.stamp, this.lastLine, store.encode());
       await new Low<SnapshotDoc>(new JSONFile<SnapshotDoc>(this.snapshotFile), doc).write();
       if (this.closed) { rmSync(this.snapshotFile, { force: true }); return; }
       const kept = this.tail.join('');
@@ -83,8 +87,7 @@ export class SandboxLog {
   /** A new sandbox's first snapshot: the world it was made from, before the changes about to be logged. */
   private writeFirstSnapshot(origin: BaseWorld): void {
     const tenants = Object.fromEntries(Object.keys(origin.data.tenants).map((id) => [id, { collections: {} }]));
-    const doc: SnapshotDoc = { format: 'portal-mock-sandbox', version: 2, world: origin.stamp, upTo: this.lastLine, state: { meta: { ...origin.data.meta }, tenants } };
-    new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(this.snapshotFile), doc).write();
+    writeSnapshot(this.snapshotFile, snapshotOf(origin.stamp, this.lastLine, { meta: { ...origin.data.meta }, tenants }));
     this.origin = null;
   }
 
@@ -112,43 +115,42 @@ export const persistedNames = (files: string[]): string[] =>
 export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (message: string) => void): { store: SandboxStore; log: SandboxLog } {
   const snapshotFile = join(dir, `${name}.json`);
   const logFile = join(dir, `${name}.log`);
-  let store: SandboxStore;
-  let upTo = 0;
-  if (existsSync(snapshotFile)) {
-    let doc: unknown;
-    try {
-      doc = new JSONFileSync<unknown>(snapshotFile).read();
-    } catch (err) {
-      throw corrupt(snapshotFile, `not valid JSON (${(err as Error).message})`);
-    }
-    const snapshot = doc as Partial<SnapshotDoc> & { meta?: unknown; tenants?: unknown };
-    if (snapshot.format === 'portal-mock-sandbox' && snapshot.version === 2 && snapshot.world && snapshot.state && Number.isInteger(snapshot.upTo)) {
-      let world;
-      try {
-        world = worlds.forStamp(snapshot.world, snapshotFile);
-      } catch (err) {
-        throw new DataError((err as Error).message);
-      }
-      store = new SandboxStore(name, world, { recordChanges: true });
-      try {
-        store.applyState(snapshot.state);
-      } catch (err) {
-        throw corrupt(snapshotFile, (err as Error).message);
-      }
-      upTo = snapshot.upTo!;
-    } else if (snapshot.meta !== undefined && snapshot.tenants !== undefined) {
-      // a data file of portal-mock before the log (the whole data): taken as an import over today's base
-      const data = checkOrThrow(Data, doc, `${snapshotFile} (move it away or delete it to start that sandbox fresh)`);
-      store = new SandboxStore(name, worlds.get(data.meta.seed), { recordChanges: true });
-      store.replace(data);
-      store.takeChanges();
-      new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(snapshotFile), { format: 'portal-mock-sandbox', version: 2, world: store.base.stamp, upTo: 0, state: store.encode() }).write();
-    } else {
-      throw corrupt(snapshotFile, 'not a portal-mock sandbox snapshot');
-    }
-  } else {
+  if (!existsSync(snapshotFile)) {
     if (!existsSync(logFile)) throw new DataError(`${dir}: no files for sandbox ${name}`);
     throw corrupt(logFile, 'a log without its snapshot (NAME.json)');
+  }
+  let store: SandboxStore;
+  let upTo = 0;
+  let doc: unknown;
+  try {
+    doc = new JSONFileSync<unknown>(snapshotFile).read();
+  } catch (err) {
+    throw corrupt(snapshotFile, `not valid JSON (${(err as Error).message})`);
+  }
+  const snapshot = doc as Partial<SnapshotDoc> & { meta?: unknown; tenants?: unknown };
+  if (snapshot.format === 'portal-mock-sandbox' && snapshot.version === 2 && snapshot.world && snapshot.state && Number.isInteger(snapshot.upTo)) {
+    let world;
+    try {
+      world = worlds.forStamp(snapshot.world, snapshotFile);
+    } catch (err) {
+      throw new DataError((err as Error).message);
+    }
+    store = new SandboxStore(name, world, { recordChanges: true });
+    try {
+      store.applyState(snapshot.state);
+    } catch (err) {
+      throw corrupt(snapshotFile, (err as Error).message);
+    }
+    upTo = snapshot.upTo!;
+  } else if (snapshot.meta !== undefined && snapshot.tenants !== undefined) {
+    // a data file of portal-mock before the log (the whole data): taken as an import over today's base
+    const data = checkOrThrow(Data, doc, `${snapshotFile} (move it away or delete it to start that sandbox fresh)`);
+    store = new SandboxStore(name, worlds.get(data.meta.seed), { recordChanges: true });
+    store.replace(data);
+    store.takeChanges();
+    writeSnapshot(snapshotFile, snapshotOf(store.base.stamp, 0, store.encode()));
+  } else {
+    throw corrupt(snapshotFile, 'not a portal-mock sandbox snapshot');
   }
 
   let lastLine = upTo;
@@ -156,14 +158,15 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
   if (existsSync(logFile)) {
     const raw = readFileSync(logFile);
     let end = raw.lastIndexOf(10) + 1;
-    if (end < raw.length) {
-      warn(`${logFile}: dropped a torn last line at byte ${end} (${raw.length - end} bytes, a write cut short by a crash); it was never acknowledged`);
-      truncate(logFile, end);
-    }
-    const text = raw.subarray(0, end).toString('utf8');
+    const dropTornLine = (at: number, what: string) => {
+      warn(`${logFile}: dropped a torn last line at byte ${at} (${what}); it was never acknowledged`);
+      truncateSync(logFile, at);
+      end = at;
+    };
+    if (end < raw.length) dropTornLine(end, `${raw.length - end} bytes, a write cut short by a crash`);
+    // the complete lines: every one ends with a newline
+    const lines = raw.subarray(0, end).toString('utf8').split('\n').slice(0, -1);
     let offset = 0;
-    const lines = text.split('\n');
-    lines.pop();
     for (const [i, lineText] of lines.entries()) {
       let line: LogLine;
       try {
@@ -171,9 +174,7 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
         if (!Number.isInteger(line.n) || !Number.isInteger(line.seq) || !Array.isArray(line.ops)) throw new Error('not a log line');
       } catch (err) {
         if (i === lines.length - 1) {
-          warn(`${logFile}: dropped a torn last line at byte ${offset} (${(err as Error).message}); it was never acknowledged`);
-          truncate(logFile, offset);
-          end = offset;
+          dropTornLine(offset, (err as Error).message);
           break;
         }
         throw corrupt(logFile, `line ${i + 1} (byte ${offset}) is damaged: ${(err as Error).message}`);
@@ -202,7 +203,7 @@ function checkOwnRecords(store: SandboxStore, source: string): void {
   for (const tenant of store.tenants()) {
     const base = store.base.data.tenants[tenant.tenant.id];
     for (const [key, schema] of Object.entries(TenantData.properties)) {
-      if (key === 'tenant' || !isCollectionName(key)) continue;
+      if (!isCollectionName(key)) continue;
       const list = tenant[key] as readonly unknown[];
       if (base && list === base[key]) continue;
       const itemSchema = (schema as unknown as { items: TSchema }).items;
@@ -216,14 +217,5 @@ function checkOwnRecords(store: SandboxStore, source: string): void {
         }
       }
     }
-  }
-}
-
-function truncate(file: string, length: number): void {
-  const fd = openSync(file, 'r+');
-  try {
-    ftruncateSync(fd, length);
-  } finally {
-    closeSync(fd);
   }
 }

@@ -1,18 +1,15 @@
 import type { OutboxMessage } from '../schemas/admin.js';
 
+const limit = 500;
 
 /** What the mock "sent" (e-mails with codes, pushes), bounded: oldest dropped first. */
 export class Outbox {
-  readonly limit: number;
   private messages: OutboxMessage[] = [];
   private nextId = 1;
-  constructor(limit = 500) {
-    this.limit = limit;
-  }
   add(message: Omit<OutboxMessage, 'id'>): OutboxMessage {
     const full = { id: this.nextId++, ...message };
     this.messages.push(full);
-    if (this.messages.length > this.limit) this.messages.splice(0, this.messages.length - this.limit);
+    if (this.messages.length > limit) this.messages.shift();
     return full;
   }
   list(): OutboxMessage[] {

@@ -21,8 +21,8 @@ export class Sandbox {
   readonly name: string;
   readonly store: SandboxStore;
   readonly clock: Clock;
-  readonly outbox: Outbox;
-  readonly createdAt: string;
+  readonly outbox = new Outbox();
+  readonly createdAt = new Date().toISOString();
   /** the log of its changes under --data, else null */
   readonly log: SandboxLog | null;
   scenario: string;
@@ -43,9 +43,7 @@ export class Sandbox {
     this.scenario = init.scenario;
     this.log = init.log;
     this.journal = new Journal(init.journalLimit);
-    this.outbox = new Outbox();
     this.random = new SeededRandom(seedFrom(init.store.meta.seed, init.name));
-    this.createdAt = new Date().toISOString();
   }
   get findings(): FindingLog {
     return (this.findingLog ??= new FindingLog(Math.max(100, this.journal.limit)));
@@ -159,10 +157,6 @@ export class SandboxRegistry {
     sandbox.stubUses.clear();
     sandbox.random = new SeededRandom(seedFrom(seed, sandbox.name));
     sandbox.commit();
-  }
-
-  get startScenario(): string {
-    return this.options.scenario;
   }
 
   delete(name: string): boolean {

@@ -1,7 +1,7 @@
 // One sandbox's data: the shared base world plus what the sandbox changed (see docs/store.md).
 import { createHash } from 'node:crypto';
 import { TenantData, type Data } from './data.js';
-import { deepFreeze, type BaseWorld, type WorldStamp } from './world.js';
+import { cached, deepFreeze, type BaseWorld, type WorldStamp } from './world.js';
 
 /** The collections of a tenant (every field of TenantData but the tenant record itself). */
 export type CollectionName = { [K in keyof TenantData]: TenantData[K] extends unknown[] ? K : never }[keyof TenantData];
@@ -37,15 +37,13 @@ export type EncodedTenant = { tenant?: object; collections: Record<string, Encod
 /** A sandbox's data relative to its base: meta, and per tenant present only the collections that differ. */
 export type EncodedState = { meta: Data['meta']; tenants: Record<string, EncodedTenant> };
 
-const makeView = (source: Readonly<Record<string, unknown>>): Tenant => {
-  const view: Record<string, unknown> = {};
-  for (const key of tenantKeys) Object.defineProperty(view, key, { value: source[key], enumerable: true, writable: false, configurable: true });
-  return view as Tenant;
-};
 const setField = (view: Tenant, key: keyof TenantData, value: unknown) =>
   Object.defineProperty(view, key, { value, enumerable: true, writable: false, configurable: true });
-
-type Changes = { ops: Op[]; sequence: number };
+const makeView = (source: Readonly<Record<string, unknown>>): Tenant => {
+  const view = {} as Tenant;
+  for (const key of tenantKeys) setField(view, key, source[key]);
+  return view;
+};
 
 /**
  * The data of one sandbox. Reads see the base world's frozen collections until the sandbox writes one; a write
@@ -77,8 +75,7 @@ export class SandboxStore {
   tenant(id: string): Tenant | undefined {
     let view = this.views.get(id);
     if (view) return view;
-    if (!this.ids.includes(id)) return undefined;
-    const source = this.base.data.tenants[id];
+    const source = this.ids.includes(id) ? this.base.data.tenants[id] : undefined;
     if (!source) return undefined;
     view = makeView(source);
     this.views.set(id, view);
@@ -121,19 +118,19 @@ export class SandboxStore {
   updateWhere<K extends RecordCollection>(tenant: Tenant, name: K, matches: (r: Item<K>) => boolean, patch: (r: Item<K>) => Partial<Item<K>>): number {
     const list = tenant[name] as readonly Item<K>[];
     let copy: Item<K>[] | null = null;
-    const ops: Op[] = [];
+    const changed: number[] = [];
     for (let i = 0; i < list.length; i++) {
       const r = list[i]!;
       if (!matches(r)) continue;
       copy ??= list.slice();
       copy[i] = deepFreeze({ ...r, ...patch(r) } as Item<K>);
-      ops.push(['u', tenant.tenant.id, name, i, copy[i]!]);
+      changed.push(i);
     }
     if (!copy) return 0;
     this.setCollection(tenant, name, copy);
-    updates.set(copy, { from: list, changed: ops.map((op) => op[3] as number) });
-    for (const op of ops) this.record(op);
-    return ops.length;
+    updates.set(copy, { from: list, changed });
+    for (const i of changed) this.record(['u', tenant.tenant.id, name, i, copy[i]!]);
+    return changed.length;
   }
 
   /** Removes every record that `matches`; answers how many were removed. */
@@ -142,8 +139,7 @@ export class SandboxStore {
     const at: number[] = [];
     for (let i = 0; i < list.length; i++) if (matches(list[i]!)) at.push(i);
     if (at.length === 0) return 0;
-    const gone = new Set(at);
-    this.setCollection(tenant, name, list.filter((_, i) => !gone.has(i)));
+    this.removeAt(tenant, name, at);
     this.record(['r', tenant.tenant.id, name, at]);
     return at.length;
   }
@@ -169,7 +165,7 @@ export class SandboxStore {
   }
 
   /** The changes since the last call, for the log; null when nothing changed. */
-  takeChanges(): Changes | null {
+  takeChanges(): { ops: Op[]; sequence: number } | null {
     if (!this.pending || (this.pending.length === 0 && this.meta.sequence === this.takenSequence)) return null;
     const changes = { ops: this.pending, sequence: this.meta.sequence };
     this.pending = [];
@@ -190,12 +186,8 @@ export class SandboxStore {
   /** The whole data, as a snapshot exports it (plain objects in the schema's key order). */
   toData(): Data {
     const tenants: Data['tenants'] = {};
-    for (const id of this.ids) {
-      const view = this.tenant(id)!;
-      const plain: Record<string, unknown> = {};
-      for (const key of tenantKeys) plain[key] = view[key];
-      tenants[id] = plain as TenantData;
-    }
+    // a view's properties are in the schema's key order
+    for (const id of this.ids) tenants[id] = { ...this.tenant(id)! } as TenantData;
     return { meta: { ...this.meta }, tenants };
   }
 
@@ -241,8 +233,7 @@ export class SandboxStore {
         const tenant = this.replayTenant(op[1]);
         const length = tenant[op[2]].length;
         if (op[3].some((i) => !(i >= 0 && i < length))) throw new Error(`no ${op[2]} record at ${op[3].join(',')}`);
-        const gone = new Set(op[3]);
-        this.setCollection(tenant, op[2], (tenant[op[2]] as readonly unknown[]).filter((_, i) => !gone.has(i)));
+        this.removeAt(tenant, op[2], op[3]);
         break;
       }
       default: throw new Error(`unknown change ${JSON.stringify(op).slice(0, 80)}`);
@@ -281,6 +272,11 @@ export class SandboxStore {
     const tenant = this.tenant(id);
     if (!tenant) throw new Error(`no tenant ${id}`);
     return tenant;
+  }
+
+  private removeAt(tenant: Tenant, name: CollectionName, at: readonly number[]): void {
+    const gone = new Set(at);
+    this.setCollection(tenant, name, (tenant[name] as readonly unknown[]).filter((_, i) => !gone.has(i)));
   }
 
   private setCollection(tenant: Tenant, name: CollectionName, list: readonly unknown[]): void {
@@ -331,14 +327,7 @@ function decodeCollection(base: readonly unknown[], encoded: EncodedCollection, 
 
 // Texts of base collections, to tell an imported collection equal to the base (and share it again) cheaply.
 const baseTexts = new WeakMap<readonly unknown[], string>();
-const textOf = (list: readonly unknown[]) => {
-  let text = baseTexts.get(list);
-  if (text === undefined) {
-    text = JSON.stringify(list);
-    baseTexts.set(list, text);
-  }
-  return text;
-};
+const textOf = (list: readonly unknown[]) => cached(baseTexts, list, () => JSON.stringify(list));
 
 /** Whole data (an import) relative to a base: collections equal to the base's are left out, so they are shared. */
 function encodeData(world: BaseWorld, data: Data): EncodedState {

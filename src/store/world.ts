@@ -15,6 +15,16 @@ export function deepFreeze<T>(value: T): T {
   return Object.freeze(value);
 }
 
+/** The value `map` keeps for `key`, made by `make` on first use. */
+export function cached<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = make();
+    map.set(key, value);
+  }
+  return value;
+}
+
 /** What identifies a base world: the same stamp regenerates the same data, byte for byte. */
 export type WorldStamp = { seed: number; refDate: string; users: number; digest: string };
 
@@ -45,12 +55,7 @@ export class BaseWorld {
     this.stamp = { seed: data.meta.seed, refDate: data.meta.refDate, users, digest: digestOf(data) };
   }
   positionsOf(collection: readonly unknown[]): Map<unknown, number> {
-    let map = this.positions.get(collection);
-    if (!map) {
-      map = new Map(collection.map((record, i) => [record, i]));
-      this.positions.set(collection, map);
-    }
-    return map;
+    return cached(this.positions, collection, () => new Map(collection.map((record, i) => [record, i])));
   }
 }
 
@@ -67,13 +72,7 @@ export class Worlds {
   }
   /** The world of `seed` at `refDate` (default: this app's reference date). */
   get(seed: number, refDate: Date = this.refDate): BaseWorld {
-    const key = `${seed}@${refDate.toISOString()}`;
-    let world = this.worlds.get(key);
-    if (!world) {
-      world = new BaseWorld(this.generate(seed, refDate), this.users);
-      this.worlds.set(key, world);
-    }
-    return world;
+    return cached(this.worlds, `${seed}@${refDate.toISOString()}`, () => new BaseWorld(this.generate(seed, refDate), this.users));
   }
   /** The world a persisted sandbox was made from; a stamp this app cannot regenerate is an error. */
   forStamp(stamp: WorldStamp, source: string): BaseWorld {

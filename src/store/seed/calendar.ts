@@ -49,16 +49,13 @@ export function seedCalendar(ctx: SeedContext): void {
   const faker = ctx.faker('calendar');
   const active = data.users.filter((u) => u.state === 'active');
   const me = data.users[0]!;
-  // participants come from the first `fakerUsers` active users: the whole list at the default size, and no copy and
-  // filter of 100 000 users per event at --users 100000
-  const crowd = active.length > fakerUsers ? active.slice(0, fakerUsers) : active;
+  // participants come from the first `fakerUsers` active users (all at the default size): no filter of 100 000 per event
+  const crowd = active.slice(0, fakerUsers);
 
-  const types: CalendarEventTypeRecord[] = [1, 2, 3, 4, 6].map((code) => ({
-    id: faker.string.uuid(), code, name: w.builtIn[code]!, backgroundColor: colours[code]![0], textColor: colours[code]![1],
-  }));
-  w.custom.forEach((name, i) => types.push({
-    id: faker.string.uuid(), code: 5, name, backgroundColor: customColours[i]![0], textColor: customColours[i]![1],
-  }));
+  const eventType = (code: number, name: string, [backgroundColor, textColor]: [string, string]): CalendarEventTypeRecord =>
+    ({ id: faker.string.uuid(), code, name, backgroundColor, textColor });
+  const types = [1, 2, 3, 4, 6].map((code) => eventType(code, w.builtIn[code]!, colours[code]!));
+  w.custom.forEach((name, i) => types.push(eventType(5, name, customColours[i]!)));
   const typeOf = (code: number) => types.find((t) => t.code === code)!;
   // The last custom type stays unused (for is_used=false).
   const usedCustom = types.filter((t) => t.code === 5).slice(0, -1);

@@ -2,7 +2,7 @@
 // articles, and received postcards. Texts in the tenant's language.
 import type { ArticleRecord, ContentCategoryRecord, PostcardRecord } from '../../schemas/content.js';
 import type { SeedContext } from './context.js';
-import { FastRandom, fakerUsers } from './fast-random.js';
+import { FastRandom, fakerRandom, fakerUsers, type Random } from './fast-random.js';
 
 const words = {
   ru: {
@@ -100,80 +100,62 @@ export function seedContent(ctx: SeedContext): void {
   const fill = (t: string, x = '') => t.replace('{n}', String(faker.number.int({ min: 2, max: 40 }))).replace('{x}', x);
 
   const articles: ArticleRecord[] = [];
+  // a news item's publication date is drawn first and given; a page's is drawn last, within the last 400 to 30 days
+  const addArticle = (category: ContentCategoryRecord | null, title: string, tagCount: { min: number; max: number }, published?: Date) => {
+    const lead = faker.helpers.arrayElements(w.sentences, 2).join(' ');
+    articles.push({
+      id: faker.string.uuid(), kind: category ? 'page' : 'news', categoryId: category?.id ?? null, title: fill(title, category?.title), lead,
+      body: body(lead), tagIds: faker.helpers.arrayElements(tags, tagCount).map((t) => t.id), authorId: faker.helpers.arrayElement(authors).id,
+      publishedAt: (published ?? faker.date.between({ from: refDate.getTime() - 400 * day, to: refDate.getTime() - 30 * day })).toISOString(),
+      ...counters(),
+    });
+  };
   // 28 published news over the last 90 days (the newest on the reference day), 2 scheduled ahead.
   for (let i = 0; i < 30; i++) {
     const published = i === 0 ? new Date(refDate.getTime() - 3600_000)
       : i >= 28 ? new Date(refDate.getTime() + (i === 28 ? 2 : 10) * day)
       : faker.date.between({ from: refDate.getTime() - 90 * day, to: refDate.getTime() - 3600_000 });
-    const lead = faker.helpers.arrayElements(w.sentences, 2).join(' ');
-    articles.push({
-      id: faker.string.uuid(), kind: 'news', categoryId: null, title: fill(w.newsTitles[i % w.newsTitles.length]!), lead, body: body(lead),
-      tagIds: faker.helpers.arrayElements(tags, { min: 1, max: 3 }).map((t) => t.id), authorId: faker.helpers.arrayElement(authors).id,
-      publishedAt: published.toISOString(), ...counters(),
-    });
+    addArticle(null, w.newsTitles[i % w.newsTitles.length]!, { min: 1, max: 3 }, published);
   }
 
   const categories: ContentCategoryRecord[] = [];
   const root: ContentCategoryRecord = { id: faker.string.uuid(), parentId: null, title: w.root, description: w.rootDescription, sort: 0 };
   categories.push(root);
   const addPages = (cat: ContentCategoryRecord, n: number) => {
-    for (let i = 0; i < n; i++) {
-      const lead = faker.helpers.arrayElements(w.sentences, 2).join(' ');
-      articles.push({
-        id: faker.string.uuid(), kind: 'page', categoryId: cat.id, title: fill(w.pages[i % w.pages.length]!, cat.title), lead, body: body(lead),
-        tagIds: faker.helpers.arrayElements(tags, { min: 0, max: 2 }).map((t) => t.id), authorId: faker.helpers.arrayElement(authors).id,
-        publishedAt: faker.date.between({ from: refDate.getTime() - 400 * day, to: refDate.getTime() - 30 * day }).toISOString(), ...counters(),
-      });
-    }
+    for (let i = 0; i < n; i++) addArticle(cat, w.pages[i % w.pages.length]!, { min: 0, max: 2 });
+  };
+  const addCategory = (parentId: string, title: string, sort: number) => {
+    const category: ContentCategoryRecord = { id: faker.string.uuid(), parentId, title, description: faker.helpers.arrayElement(w.sentences), sort };
+    categories.push(category);
+    return category;
   };
   w.categories.forEach(([title, subs], i) => {
-    const top: ContentCategoryRecord = { id: faker.string.uuid(), parentId: root.id, title, description: faker.helpers.arrayElement(w.sentences), sort: i };
-    categories.push(top);
+    const top = addCategory(root.id, title, i);
     addPages(top, 1);
-    subs.forEach((sub, j) => {
-      const child: ContentCategoryRecord = { id: faker.string.uuid(), parentId: top.id, title: sub, description: faker.helpers.arrayElement(w.sentences), sort: j };
-      categories.push(child);
-      addPages(child, faker.number.int({ min: 2, max: 4 }));
-    });
+    subs.forEach((sub, j) => addPages(addCategory(top.id, sub, j), faker.number.int({ min: 2, max: 4 })));
   });
   addPages(root, 1);
 
   // Postcards: the first demo account receives five; about a third of the others one to three.
   const postcards: PostcardRecord[] = [];
-  // faker.helpers.arrayElement(users without the recipient), without copying the array per postcard
-  const anyoneBut = (recipientIndex: number) => {
+  // active users beyond the first `fakerUsers` draw from FastRandom (see fast-random.ts)
+  const fromFaker = fakerRandom(faker);
+  const fast = new FastRandom(ctx.seed, fixture.id, 'postcards');
+  const send = (random: Random, recipientId: string, recipientIndex: number) => {
+    const k = random.int(0, w.postcardTitles.length - 1);
+    // any user but the recipient, without copying the array per postcard
     const n = users.length - 1;
-    const k = n > 1 ? faker.number.int({ max: n - 1 }) : 0;
-    return users[k < recipientIndex ? k : k + 1]!;
-  };
-  const send = (recipientId: string, recipientIndex: number) => {
-    const k = faker.number.int({ min: 0, max: w.postcardTitles.length - 1 });
-    const sender = anyoneBut(recipientIndex);
-    postcards.push({
-      id: faker.string.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
-      sentAt: faker.date.between({ from: refDate.getTime() - 120 * day, to: refDate.getTime() - 60_000 }).toISOString(),
-    });
-  };
-  // active users beyond the first `fakerUsers`: the same postcards from FastRandom (see fast-random.ts)
-  const r = new FastRandom(ctx.seed, fixture.id, 'postcards');
-  const sendFast = (recipientId: string, recipientIndex: number) => {
-    const k = r.int(0, w.postcardTitles.length - 1);
-    const n = users.length - 1;
-    const j = r.int(0, n - 1);
+    const j = n > 1 ? random.int(0, n - 1) : 0;
     const sender = users[j < recipientIndex ? j : j + 1]!;
     postcards.push({
-      id: r.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
-      sentAt: r.between(refDate.getTime() - 120 * day, refDate.getTime() - 60_000).toISOString(),
+      id: random.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
+      sentAt: random.between(refDate.getTime() - 120 * day, refDate.getTime() - 60_000).toISOString(),
     });
   };
   users.forEach((u, i) => {
-    if (i >= fakerUsers) {
-      const n = r.boolean(0.33) ? r.int(1, 3) : 0;
-      for (let k = 0; k < n; k++) sendFast(u.id, i);
-      return;
-    }
-    const n = i === 0 ? 5 : faker.datatype.boolean(0.33) ? faker.number.int({ min: 1, max: 3 }) : 0;
-    for (let k = 0; k < n; k++) send(u.id, i);
+    const random = i < fakerUsers ? fromFaker : fast;
+    const n = i === 0 ? 5 : random.boolean(0.33) ? random.int(1, 3) : 0;
+    for (let k = 0; k < n; k++) send(random, u.id, i);
   });
 
   data.articleTags = tags;

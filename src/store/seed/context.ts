@@ -9,7 +9,6 @@ import { seedFrom } from '../ids.js';
 
 /** How much data to generate per tenant. */
 export type SizeOptions = { users: number };
-export const defaultSize: SizeOptions = { users: 200 };
 
 export type SeedContext = {
   seed: number;

@@ -65,9 +65,8 @@ export function seedEngage(ctx: SeedContext): void {
   const plain = active.filter((u) => !moderators.has(u.id));
   const fixtureIds = fixture.accounts.map((a) => a.userId);
   const ref = refDate.getTime();
-  // voters, participants and feedback targets come from the first `fakerUsers` active users: all of them at the
-  // default size, and no copy of 100 000 users per idea at --users 100000
-  const crowd = active.length > fakerUsers ? active.slice(0, fakerUsers) : active;
+  // voters, participants and feedback targets come from the first `fakerUsers` active users (all at the default size)
+  const crowd = active.slice(0, fakerUsers);
 
   // Ideas: the demo accounts author some; statuses cycle so each one appears; the last three wait for moderation.
   const fi = ctx.faker('ideas');

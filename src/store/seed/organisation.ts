@@ -1,7 +1,7 @@
 // Shared organisation data several groups read: employments, user groups, meeting places.
 import type { EmploymentRecord, UserGroupRecord } from '../../schemas/records.js';
 import { isoDay, type SeedContext } from './context.js';
-import { FastRandom, fakerUsers } from './fast-random.js';
+import { FastRandom, fakerRandom, fakerUsers } from './fast-random.js';
 
 const words = {
   ru: {
@@ -22,51 +22,34 @@ export function seedOrganisation(ctx: SeedContext): void {
   const { fixture, data, refDate } = ctx;
   const w = words[fixture.locale];
   const faker = ctx.faker('organisation');
-  const depById = new Map(data.departments.map((d) => [d.id, d]));
+  const fromFaker = fakerRandom(faker);
+  const fast = new FastRandom(ctx.seed, fixture.id, 'organisation');
 
   const employments: EmploymentRecord[] = [];
   const secondDepartments = data.departments.filter((d) => d.level >= 2);
-  const r = new FastRandom(ctx.seed, fixture.id, 'organisation');
   const refMs = refDate.getTime();
   data.users.forEach((user, i) => {
+    const random = i < fakerUsers ? fromFaker : fast;
     const origin = (n: number) => `${fixture.locale === 'ru' ? 'ТН' : 'EMP'}-${String(100000 + i * 3 + n)}`;
-    if (i >= fakerUsers) {
-      // the same records as below, from FastRandom (see fast-random.ts)
-      employments.push({
-        id: r.uuid(), userId: user.id, departmentId: user.departmentId, position: user.position, isMain: true,
-        statusId: 1, employmentDate: user.hiredAt, firedDate: null, originId: origin(0), originOrganizationId: 'ORG-1',
-        organizationName: w.org, rate: 1, createdAt: user.createdAt,
-      });
-      if (r.boolean(0.1)) {
-        const dep = r.pick(secondDepartments);
-        const since = r.between(Date.parse(user.createdAt), refMs);
-        employments.push({
-          id: r.uuid(), userId: user.id, departmentId: dep.id, position: r.boolean() ? user.position : `${w.department}: ${dep.name}`,
-          isMain: false, statusId: r.boolean(0.9) ? 1 : 2, employmentDate: isoDay(since), firedDate: null,
-          originId: origin(1), originOrganizationId: 'ORG-2', organizationName: w.org2, rate: 0.5, createdAt: since.toISOString(),
-        });
-      }
-      return;
-    }
     employments.push({
-      id: faker.string.uuid(), userId: user.id, departmentId: user.departmentId, position: user.position, isMain: true,
+      id: random.uuid(), userId: user.id, departmentId: user.departmentId, position: user.position, isMain: true,
       statusId: 1, employmentDate: user.hiredAt, firedDate: null, originId: origin(0), originOrganizationId: 'ORG-1',
       organizationName: w.org, rate: 1, createdAt: user.createdAt,
     });
     // About one in ten holds a second, part-time employment in the sister company.
-    if (i < 3 || faker.datatype.boolean(0.1)) {
-      const dep = faker.helpers.arrayElement(secondDepartments);
-      const since = faker.date.between({ from: user.createdAt, to: refDate });
+    if (i < 3 || random.boolean(0.1)) {
+      const dep = random.pick(secondDepartments);
+      const since = random.between(Date.parse(user.createdAt), refMs);
       employments.push({
-        id: faker.string.uuid(), userId: user.id, departmentId: dep.id, position: faker.helpers.arrayElement([user.position, `${w.department}: ${depById.get(dep.id)?.name ?? ''}`]),
-        isMain: false, statusId: faker.datatype.boolean(0.9) ? 1 : 2, employmentDate: isoDay(since), firedDate: null,
+        id: random.uuid(), userId: user.id, departmentId: dep.id, position: random.pick([user.position, `${w.department}: ${dep.name}`]),
+        isMain: false, statusId: random.boolean(0.9) ? 1 : 2, employmentDate: isoDay(since), firedDate: null,
         originId: origin(1), originOrganizationId: 'ORG-2', organizationName: w.org2, rate: 0.5, createdAt: since.toISOString(),
       });
     }
   });
 
   const recent = isoDay(new Date(refDate.getTime() - 90 * 86400_000));
-  const chance = (j: number, p: number) => (j < fakerUsers ? faker.datatype.boolean(p) : r.boolean(p));
+  const chance = (j: number, p: number) => (j < fakerUsers ? fromFaker : fast).boolean(p);
   const members: Array<(u: (typeof data.users)[number], j: number) => boolean> = [
     () => true,
     (u) => u.isBoss,

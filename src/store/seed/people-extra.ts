@@ -4,8 +4,8 @@ import type {
   AchievementAwardRecord, NotificationRecord, OrgEmploymentFileRecord, OrgEmploymentFileTypeId,
 } from '../../schemas/people-records.js';
 import { OrgEmploymentFileTypeIds } from '../../schemas/people-records.js';
-import { isoDay, type SeedContext } from './context.js';
-import { FastRandom, IsoFormat, fakerUsers } from './fast-random.js';
+import type { SeedContext } from './context.js';
+import { FastRandom, IsoFormat, compareIso, fakerRandom, fakerUsers } from './fast-random.js';
 
 const texts = {
   ru: {
@@ -53,40 +53,29 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   const fixtureIds = new Set(fixture.accounts.map((a) => a.userId));
 
   // Notifications: ~25 per demo account, a few per generated user; newest first; mixed seen/unseen.
-  const nf = ctx.faker('notifications');
+  const notificationsFaker = fakerRandom(ctx.faker('notifications'));
+  const notificationsFast = new FastRandom(ctx.seed, fixture.id, 'notifications');
   const notifications: NotificationRecord[] = [];
-  const nr = new FastRandom(ctx.seed, fixture.id, 'notifications');
   const iso = new IsoFormat();
   for (const [j, user] of data.users.entries()) {
-    if (j >= fakerUsers) {
-      // the same records as below, from FastRandom (see fast-random.ts)
-      for (let i = 0, count = nr.int(1, 4); i < count; i++) {
-        const t = nr.pick(w.pushes);
-        const created = ref - (i * 7 + nr.int(0, 6)) * 3600_000 - nr.int(60, 3000) * 1000;
-        const seen = i >= 6 && nr.boolean(0.85);
-        notifications.push({
-          id: nr.uuid(), userId: user.id, title: t.title, body: t.body, kind: t.kind, url: t.url,
-          createdAt: iso.time(created), seenAt: seen ? iso.time(created + 600_000) : null,
-        });
-      }
-      continue;
-    }
-    const count = fixtureIds.has(user.id) ? 25 : nf.number.int({ min: 1, max: 4 });
+    const random = j < fakerUsers ? notificationsFaker : notificationsFast;
+    const count = fixtureIds.has(user.id) ? 25 : random.int(1, 4);
     for (let i = 0; i < count; i++) {
-      const t = nf.helpers.arrayElement(w.pushes);
-      const created = new Date(ref - (i * 7 + nf.number.int({ min: 0, max: 6 })) * 3600_000 - nf.number.int({ min: 60, max: 3000 }) * 1000);
+      const t = random.pick(w.pushes);
+      const created = ref - (i * 7 + random.int(0, 6)) * 3600_000 - random.int(60, 3000) * 1000;
       // the newest few are unseen, older ones mostly seen
-      const seen = i >= 6 && nf.datatype.boolean(0.85);
+      const seen = i >= 6 && random.boolean(0.85);
       notifications.push({
-        id: nf.string.uuid(), userId: user.id, title: t.title, body: t.body, kind: t.kind, url: t.url,
-        createdAt: created.toISOString(), seenAt: seen ? new Date(created.getTime() + 600_000).toISOString() : null,
+        id: random.uuid(), userId: user.id, title: t.title, body: t.body, kind: t.kind, url: t.url,
+        createdAt: iso.time(created), seenAt: seen ? iso.time(created + 600_000) : null,
       });
     }
   }
   data.notifications = notifications;
 
   // Employment documents: a few per user, all ready or rejected (requests made at runtime move on by the clock).
-  const ff = ctx.faker('orgEmploymentFiles');
+  const filesFaker = fakerRandom(ctx.faker('orgEmploymentFiles'));
+  const filesFast = new FastRandom(ctx.seed, fixture.id, 'orgEmploymentFiles');
   const files: OrgEmploymentFileRecord[] = [];
   let seq = 1;
   const employmentsOf = new Map<string, typeof data.employments>();
@@ -94,45 +83,27 @@ export function seedPeopleExtra(ctx: SeedContext): void {
     const list = employmentsOf.get(e.userId);
     if (list) list.push(e); else employmentsOf.set(e.userId, [e]);
   }
-  const fr = new FastRandom(ctx.seed, fixture.id, 'orgEmploymentFiles');
   for (const [j, user] of data.users.entries()) {
     const employments = employmentsOf.get(user.id) ?? [];
-    // users beyond the first `fakerUsers`: the same records from FastRandom (see fast-random.ts)
-    const fast = j >= fakerUsers;
-    const count = fixtureIds.has(user.id) ? 6 : fast ? fr.int(1, 3) : ff.number.int({ min: 1, max: 3 });
+    const random = j < fakerUsers ? filesFaker : filesFast;
+    const count = fixtureIds.has(user.id) ? 6 : random.int(1, 3);
     for (let i = 0; i < count; i++) {
-      const employment = fast ? fr.pick(employments) : ff.helpers.arrayElement(employments);
-      const typeId: OrgEmploymentFileTypeId = i === 0 ? 'payroll-statement' : fast ? fr.pick(OrgEmploymentFileTypeIds) : ff.helpers.arrayElement(OrgEmploymentFileTypeIds);
-      const created = fast ? new Date(ref - fr.int(2, 180) * day - fr.int(0, 86_000) * 1000)
-        : new Date(ref - ff.number.int({ min: 2, max: 180 }) * day - ff.number.int({ min: 0, max: 86_000 }) * 1000);
-      const periodic = typeId === 'payroll-statement' || typeId === 'income-statement-2ndfl';
-      if (fast) {
-        const rejected = fr.boolean(0.08);
-        const at = iso.time(created.getTime());
-        const ready = iso.time(created.getTime() + fr.int(10, 2880) * 60_000);
-        const year = created.getUTCFullYear();
-        const payroll = typeId === 'payroll-statement';
-        files.push({
-          id: fr.uuid(), userId: user.id, employmentId: employment.id,
-          customId: `${fixture.locale === 'ru' ? 'ЗД' : 'REQ'}-${String(seq++).padStart(6, '0')}`,
-          typeId, statusId: rejected ? 'rejected' : 'ready', fileId: fr.uuid(),
-          dateFrom: periodic ? (payroll ? iso.day(Date.UTC(year, created.getUTCMonth() - 1, 1)) : `${year - 1}-01-01`) : null,
-          dateTo: periodic ? (payroll ? iso.day(Date.UTC(year, created.getUTCMonth(), 0)) : `${year - 1}-12-31`) : null,
-          createdAt: at, updatedAt: ready, readyAt: rejected ? null : ready,
-        });
-        continue;
-      }
-      const monthStart = new Date(Date.UTC(created.getUTCFullYear(), created.getUTCMonth() - 1, 1));
-      const monthEnd = new Date(Date.UTC(created.getUTCFullYear(), created.getUTCMonth(), 0));
-      const rejected = ff.datatype.boolean(0.08);
-      const ready = new Date(created.getTime() + ff.number.int({ min: 10, max: 2880 }) * 60_000);
+      const employment = random.pick(employments);
+      const typeId: OrgEmploymentFileTypeId = i === 0 ? 'payroll-statement' : random.pick(OrgEmploymentFileTypeIds);
+      const created = ref - random.int(2, 180) * day - random.int(0, 86_000) * 1000;
+      const rejected = random.boolean(0.08);
+      const ready = iso.time(created + random.int(10, 2880) * 60_000);
+      const year = new Date(created).getUTCFullYear();
+      const month = new Date(created).getUTCMonth();
+      const payroll = typeId === 'payroll-statement';
+      const periodic = payroll || typeId === 'income-statement-2ndfl';
       files.push({
-        id: ff.string.uuid(), userId: user.id, employmentId: employment.id,
+        id: random.uuid(), userId: user.id, employmentId: employment.id,
         customId: `${fixture.locale === 'ru' ? 'ЗД' : 'REQ'}-${String(seq++).padStart(6, '0')}`,
-        typeId, statusId: rejected ? 'rejected' : 'ready', fileId: ff.string.uuid(),
-        dateFrom: periodic ? (typeId === 'payroll-statement' ? isoDay(monthStart) : `${created.getUTCFullYear() - 1}-01-01`) : null,
-        dateTo: periodic ? (typeId === 'payroll-statement' ? isoDay(monthEnd) : `${created.getUTCFullYear() - 1}-12-31`) : null,
-        createdAt: created.toISOString(), updatedAt: ready.toISOString(), readyAt: rejected ? null : ready.toISOString(),
+        typeId, statusId: rejected ? 'rejected' : 'ready', fileId: random.uuid(),
+        dateFrom: periodic ? (payroll ? iso.day(Date.UTC(year, month - 1, 1)) : `${year - 1}-01-01`) : null,
+        dateTo: periodic ? (payroll ? iso.day(Date.UTC(year, month, 0)) : `${year - 1}-12-31`) : null,
+        createdAt: iso.time(created), updatedAt: ready, readyAt: rejected ? null : ready,
       });
     }
   }
@@ -146,16 +117,16 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   const dr = new FastRandom(ctx.seed, fixture.id, 'dashboard');
   const someUsers = (share: number) => data.users
     .filter((u, j) => fixtureIds.has(u.id) || (j < fakerUsers ? df.datatype.boolean(share) : dr.boolean(share))).map((u) => u.id);
+  const inDays = (days: number) => new Date(ref + days * day).toISOString();
   data.learningCourses = w.courses.map((title, i) => ({
     id: df.string.uuid(), title, kind: i === 5 ? 'test' as const : 'course' as const, assigneeIds: someUsers(0.4),
-    dueDate: isoDay(new Date(ref + df.number.int({ min: 3, max: 60 }) * day)),
-    createdAt: new Date(ref - df.number.int({ min: 1, max: 90 }) * day).toISOString(),
+    dueDate: inDays(df.number.int({ min: 3, max: 60 })).slice(0, 10), createdAt: inDays(-df.number.int({ min: 1, max: 90 })),
   }));
   data.surveys = w.surveys.map((title, i) => ({
     id: df.string.uuid(), title, assigneeIds: someUsers(0.5),
     // the last one is already over
-    endsAt: new Date(ref + (i === w.surveys.length - 1 ? -5 : df.number.int({ min: 2, max: 30 })) * day).toISOString(),
-    createdAt: new Date(ref - df.number.int({ min: 1, max: 40 }) * day).toISOString(),
+    endsAt: inDays(i === w.surveys.length - 1 ? -5 : df.number.int({ min: 2, max: 30 })),
+    createdAt: inDays(-df.number.int({ min: 1, max: 40 })),
   }));
   data.achievements = w.achievements.map(([title, description]) => ({ id: df.string.uuid(), title: title ?? '', description: description ?? '' }));
   const awards: AchievementAwardRecord[] = [];
@@ -168,17 +139,15 @@ export function seedPeopleExtra(ctx: SeedContext): void {
     }
     const n = fixtureIds.has(user.id) ? 3 : df.datatype.boolean(0.15) ? 1 : 0;
     for (const a of df.helpers.arrayElements(data.achievements, n)) {
-      awards.push({ id: df.string.uuid(), achievementId: a.id, userId: user.id, awardedAt: new Date(ref - df.number.int({ min: 1, max: 120 }) * day).toISOString() });
+      awards.push({ id: df.string.uuid(), achievementId: a.id, userId: user.id, awardedAt: inDays(-df.number.int({ min: 1, max: 120 })) });
     }
   }
-  // ISO times of one format: code-unit order is their localeCompare order (cheaper at 100 000 users)
-  data.achievementAwards = data.users.length > fakerUsers ? awards.sort((a, b) => (a.awardedAt < b.awardedAt ? 1 : a.awardedAt > b.awardedAt ? -1 : 0))
-    : awards.sort((a, b) => b.awardedAt.localeCompare(a.awardedAt));
+  data.achievementAwards = awards.sort((a, b) => compareIso(b.awardedAt, a.awardedAt));
   data.contests = w.contests.map((title, i) => ({
-    id: df.string.uuid(), title, createdAt: new Date(ref - df.number.int({ min: 1, max: 20 }) * day).toISOString(),
-    endsAt: new Date(ref + (i === w.contests.length - 1 ? -3 : df.number.int({ min: 5, max: 40 })) * day).toISOString(),
+    id: df.string.uuid(), title, createdAt: inDays(-df.number.int({ min: 1, max: 20 })),
+    endsAt: inDays(i === w.contests.length - 1 ? -3 : df.number.int({ min: 5, max: 40 })),
   }));
   data.libraryBooks = w.books.map(([title, author]) => ({
-    id: df.string.uuid(), title: title ?? '', author: author ?? '', addedAt: new Date(ref - df.number.int({ min: 1, max: 120 }) * day).toISOString(),
+    id: df.string.uuid(), title: title ?? '', author: author ?? '', addedAt: inDays(-df.number.int({ min: 1, max: 120 })),
   }));
 }
