@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorBody, ref } from '../schemas/common.js';
 import { AdminEmployment, AdminEmploymentPage, AdminEmploymentQuery, IdQuery } from '../schemas/admin-api.js';
-import { caller, domainContext } from '../http/context.js';
-import { absolute } from '../domain/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { listEmployments, viewEmployment } from '../domain/admin-employment.js';
 
 const err = ref(ErrorBody);
@@ -18,11 +17,7 @@ export const adminEmploymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(AdminEmploymentPage), 400: err, 401: err, 403: err, 422: err },
     },
     config: { auth: 'session', rights: ['user-edit'] },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return listEmployments(ctx, tenant, user, { ...req.query, url: absolute(ctx, req.url) });
-  });
+  }, async (req) => listEmployments(...callerArgs(req), { ...req.query, url: listUrl(req) }));
 
   app.get('/admin/employment/view', {
     schema: {
@@ -32,8 +27,5 @@ export const adminEmploymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(AdminEmployment), 400: err, 401: err, 403: err, 404: err },
     },
     config: { auth: 'session', rights: ['user-edit'] },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return viewEmployment(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => viewEmployment(...callerArgs(req), req.query.id));
 };

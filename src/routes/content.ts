@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorBody, PageQuery, Page, ref } from '../schemas/common.js';
 import { Article, CatalogAnswer, UserPostcard } from '../schemas/content.js';
-import { baseUrl, caller, domainContext } from '../http/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { articleCategory, articleNews, postcardUserView } from '../domain/content.js';
 
 const err = ref(ErrorBody);
@@ -18,10 +18,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(UserPostcard), 400: err, 401: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return postcardUserView(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => postcardUserView(...callerArgs(req), req.query.id));
 
   app.get('/article/news', {
     schema: {
@@ -36,10 +33,9 @@ export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: 'session' },
   }, async (req) => {
-    const { tenant, user } = caller(req);
     const q = req.query;
     const tagIds = [...(q.tag_id ?? []), ...(q['tag_id[]'] ?? [])];
-    return articleNews(domainContext(req), tenant, user, { tagIds, page: q.page, perPage: q['per-page'], url: `${baseUrl(req)}${req.url}` });
+    return articleNews(...callerArgs(req), { tagIds, page: q.page, perPage: q['per-page'], url: listUrl(req) });
   });
 
   app.get('/article/category', {
@@ -53,8 +49,5 @@ export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(CatalogAnswer), 400: err, 401: err, 403: err, 500: err },
     },
     config: { auth: 'session', rights: ['show-content-categories'] },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return articleCategory(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => articleCategory(...callerArgs(req), req.query));
 };

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorBody, ref } from '../schemas/common.js';
 import { Feedback, FeedbackAdd, FeedbackAddResult } from '../schemas/feedback.js';
-import { caller, domainContext } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { feedbackAdd, feedbackView } from '../domain/feedback.js';
 
 const tags = ['feedback'];
@@ -18,10 +18,7 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(FeedbackAddResult), 400: err, 401: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return feedbackAdd(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => feedbackAdd(...callerArgs(req), req.body));
 
   app.get('/feedback/view', {
     schema: {
@@ -31,8 +28,5 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(Feedback), 400: err, 401: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return feedbackView(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => feedbackView(...callerArgs(req), req.query.id));
 };

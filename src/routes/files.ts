@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorBody, Page, ref } from '../schemas/common.js';
 import { FileCount, FileIndex, FileIndexQuery, PreparedUpload, PrepareUpload, SignedQuery, UploadResult, uploadLimitBytes } from '../schemas/files.js';
-import { caller, domainContext } from '../http/context.js';
+import { domainContext } from '../http/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { downloadFile, fileCount, fileIndex, finishUpload, prepareUpload, uploadBytes } from '../domain/files.js';
 
 const tags = ['file'];
@@ -38,11 +39,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Page(ref(FileIndex)), 400: err, 401: err, 403: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return fileIndex(ctx, tenant, user, req.query, `${ctx.baseUrl}${req.url}`);
-  });
+  }, async (req) => fileIndex(...callerArgs(req), req.query, listUrl(req)));
 
   app.get('/file/count', {
     schema: {
@@ -52,10 +49,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(FileCount), 400: err, 401: err, 403: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return fileCount(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => fileCount(...callerArgs(req), req.query));
 
   app.post('/file/prepare-upload', {
     schema: {
@@ -65,10 +59,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(PreparedUpload), 400: err, 401: err, 403: err, 409: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return prepareUpload(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => prepareUpload(...callerArgs(req), req.body));
 
   app.post('/file/finish-upload', {
     schema: {
@@ -78,10 +69,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(FileIndex), 400: err, 401: err, 403: err, 404: err, 409: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return finishUpload(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => finishUpload(...callerArgs(req), req.query.id));
 
   app.get('/files/:id/download', {
     schema: {

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorBody, Page, PageQuery, ref } from '../schemas/common.js';
 import { IdeaEdit, IdeaIndex, IdeaPurposes, IdeaStatuses, IdeaToggleResult, IdeaView } from '../schemas/ideas.js';
-import { caller, domainContext } from '../http/context.js';
+import { caller } from '../http/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import {
   ideaEdit, ideaIndex, ideaParticipate, ideaPurposes, ideaStatuses, ideaView, ideaVote, isModerator,
 } from '../domain/ideas.js';
@@ -36,19 +37,12 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Page(ref(IdeaIndex)), 400: err, 401: err, 403: err, 422: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return ideaIndex(ctx, tenant, user, req.query, `${ctx.baseUrl}${req.url}`);
-  });
+  }, async (req) => ideaIndex(...callerArgs(req), req.query, listUrl(req)));
 
   app.get('/idea/view', {
     schema: { operationId: 'ideaView', tags, summary: 'An idea with voters, participants and comments', description: 'An idea with its author, voters, participants and comments. Ideas of others on moderation are a 404; the tenant option enableIdeas off is a 403.', querystring: idQuery, response: { 200: ref(IdeaView), 400: err, 401: err, 403: err, 404: err, 500: err } },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return ideaView(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => ideaView(...callerArgs(req), req.query.id));
 
   app.post('/idea/edit', {
     schema: {
@@ -59,10 +53,7 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(IdeaIndex), 400: err, 401: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return ideaEdit(domainContext(req), tenant, user, isModerator(req.auth.rights), req.query.id, req.body);
-  });
+  }, async (req) => ideaEdit(...callerArgs(req), isModerator(req.auth.rights), req.query.id, req.body));
 
   app.post('/idea/vote', {
     schema: {
@@ -71,10 +62,7 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: idQuery, response: { 200: ref(IdeaToggleResult), 400: err, 401: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return ideaVote(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => ideaVote(...callerArgs(req), req.query.id));
 
   app.post('/idea/participate', {
     schema: {
@@ -83,8 +71,5 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: idQuery, response: { 200: ref(IdeaToggleResult), 400: err, 401: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return ideaParticipate(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => ideaParticipate(...callerArgs(req), req.query.id));
 };

@@ -5,7 +5,8 @@ import {
   AuthRequest, AuthResult, BindResult, Device, ManualBindRequest, OauthList, SavePushTokenRequest, TenantInfo,
   TwoFactorRequest, TwoFactorResult,
 } from '../schemas/mobile.js';
-import { caller, callerTenant, domainContext } from '../http/context.js';
+import { callerTenant, domainContext } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { answerCache, answerKey } from '../http/answer-cache.js';
 import { authorize, bindByLink, manualBind, oauthList, requestTwoFactor, savePushToken, tenantInfo, unbind } from '../domain/mobile.js';
 import { signInPolicy } from '../scenarios/effects.js';
@@ -70,10 +71,7 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.Object({ success: Type.Boolean({ default: true }) }), 400: err, 401: err, 403: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return savePushToken(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => savePushToken(...callerArgs(req), req.body));
 
   app.post('/mobile/unbind', {
     schema: {
@@ -83,10 +81,7 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(TenantInfo), 400: err, 401: err, 403: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return unbind(domainContext(req), tenant, user, req.query.deviceId);
-  });
+  }, async (req) => unbind(...callerArgs(req), req.query.deviceId));
 
   app.get('/mobile/tenant-info', {
     schema: {

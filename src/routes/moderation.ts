@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorBody, ref } from '../schemas/common.js';
 import { ArrayOfIds, Moderation, ModerationResult } from '../schemas/ideas.js';
-import { caller, domainContext } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { isModerator } from '../domain/ideas.js';
 import { moderationDecide, moderationIndex } from '../domain/moderation.js';
 
@@ -25,24 +25,15 @@ export const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(Moderation), 400: err, 401: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return moderationIndex(domainContext(req), tenant, user, isModerator(req.auth.rights), req.query.id);
-  });
+  }, async (req) => moderationIndex(...callerArgs(req), isModerator(req.auth.rights), req.query.id));
 
   app.post('/moderation/accept', {
     schema: decideSchema('moderationAccept', 'Accept items: ideas are published, comments shown'),
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return moderationDecide(domainContext(req), tenant, user, isModerator(req.auth.rights), req.body, 'accept');
-  });
+  }, async (req) => moderationDecide(...callerArgs(req), isModerator(req.auth.rights), req.body, 'accept'));
 
   app.post('/moderation/reject', {
     schema: decideSchema('moderationReject', 'Reject items: ideas get the status rejected, comments stay hidden'),
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return moderationDecide(domainContext(req), tenant, user, isModerator(req.auth.rights), req.body, 'reject');
-  });
+  }, async (req) => moderationDecide(...callerArgs(req), isModerator(req.auth.rights), req.body, 'reject'));
 };

@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { ErrorBody, PageQuery, Page, ref } from '../schemas/common.js';
 import {
   BadgeResult, DashboardResult, DepartmentSearchResult, DepartmentTreeNode, FullEmployment, LookupItem, MeetingPlaceItem, Notification,
@@ -8,6 +7,7 @@ import {
 } from '../schemas/people.js';
 import { OrgEmploymentFileStatusIds, OrgEmploymentFileTypeIds } from '../schemas/people-records.js';
 import { caller, domainContext } from '../http/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import {
   accountStatusActiveTypes, accountStatusText, departmentSearch, departmentTreeNode, employmentIndex, employmentSetMain, meetingPlaceItems,
   statusTypeNames, userGroupItems, userIndex, userItems, userProfile, userSearch,
@@ -25,9 +25,6 @@ const Q = Type.Optional(Type.String({ maxLength: 200, description: 'search text 
 const Day = Type.String({ format: 'date' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty; a time of day gives 422)` }));
 
-/** The absolute address of the list the client called, for `_links`. */
-const listUrl = (req: FastifyRequest) => `${domainContext(req).baseUrl}${req.url}`;
-
 /** Users, employments, account, employment documents, lookups, notifications, structure and the dashboard. */
 export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const kept = answerCache();
@@ -40,10 +37,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(UserProfile), 400: err, 404: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userProfile(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => userProfile(...callerArgs(req), req.query));
 
   app.get('/user/items', {
     schema: {
@@ -53,10 +47,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userItems(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => userItems(...callerArgs(req), req.query));
 
   app.get('/user/index', {
     schema: {
@@ -80,10 +71,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Page(ref(UserListItem)), 400: err, 422: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userIndex(domainContext(req), tenant, user, req.query, listUrl(req));
-  });
+  }, async (req) => userIndex(...callerArgs(req), req.query, listUrl(req)));
 
   app.get('/user/search', {
     schema: {
@@ -95,10 +83,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(UserSearchResult), 400: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userSearch(domainContext(req), tenant, user, req.auth.rights.includes('show-structure-names'), req.query);
-  });
+  }, async (req) => userSearch(...callerArgs(req), req.auth.rights.includes('show-structure-names'), req.query));
 
   // ---- employment and account
   app.get('/employment/index', {
@@ -109,10 +94,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Page(ref(FullEmployment)), 404: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return employmentIndex(domainContext(req), tenant, user, req.query, listUrl(req));
-  });
+  }, async (req) => employmentIndex(...callerArgs(req), req.query, listUrl(req)));
 
   app.post('/employment/set-main', {
     schema: {
@@ -122,10 +104,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(SetMainResult), 400: err, 404: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return employmentSetMain(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => employmentSetMain(...callerArgs(req), req.body));
 
   app.post('/account/status-text', {
     schema: {
@@ -135,10 +114,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.Object({ activeTypes: Type.String() }), 400: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return accountStatusText(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => accountStatusText(...callerArgs(req), req.body));
 
   app.post('/account/status-active-types', {
     schema: {
@@ -148,10 +124,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.Object({ statusTypes: Type.Array(Type.String()) }), 400: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return accountStatusActiveTypes(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => accountStatusActiveTypes(...callerArgs(req), req.body));
 
   // ---- employment documents
   const typeId = Type.Union(OrgEmploymentFileTypeIds.map((t) => Type.Literal(t)));
@@ -177,10 +150,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Page(ref(OrgEmploymentFile)), 400: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return orgEmploymentFileIndex(domainContext(req), tenant, user, req.query, listUrl(req));
-  });
+  }, async (req) => orgEmploymentFileIndex(...callerArgs(req), req.query, listUrl(req)));
 
   app.post('/org-employment-file/request', {
     schema: {
@@ -193,10 +163,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(OrgEmploymentFileRequestResult), 400: err, 404: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return orgEmploymentFileRequest(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => orgEmploymentFileRequest(...callerArgs(req), req.body));
 
   // ---- lookups
   app.get('/user-group/items', {
@@ -207,10 +174,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userGroupItems(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => userGroupItems(...callerArgs(req), req.query));
 
   app.get('/meeting-place/items', {
     schema: {
@@ -220,10 +184,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.Object({ data: Type.Array(ref(MeetingPlaceItem)) }), 400: err, 404: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return meetingPlaceItems(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => meetingPlaceItems(...callerArgs(req), req.query));
 
   // ---- notifications
   app.get('/notifications/pushes', {
@@ -234,10 +195,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Page(ref(Notification)), 400: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return notificationsPushes(domainContext(req), tenant, user, req.query, listUrl(req));
-  });
+  }, async (req) => notificationsPushes(...callerArgs(req), req.query, listUrl(req)));
 
   app.post('/notifications/mark-seen', {
     schema: {
@@ -247,10 +205,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(BadgeResult), 400: err, 404: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return notificationsMarkSeen(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => notificationsMarkSeen(...callerArgs(req), req.query));
 
   app.post('/notifications/mark-seen-all', {
     schema: {
@@ -259,10 +214,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(BadgeResult), 400: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return notificationsMarkSeenAll(domainContext(req), tenant, user);
-  });
+  }, async (req) => notificationsMarkSeenAll(...callerArgs(req)));
 
   // ---- structure
   app.get('/department/tree-node', {
@@ -273,10 +225,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(DepartmentTreeNode), 400: err, 404: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return departmentTreeNode(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => departmentTreeNode(...callerArgs(req), req.query));
 
   app.get('/department/search', {
     schema: {
@@ -286,10 +235,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(DepartmentSearchResult), 400: err, ...common },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return departmentSearch(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => departmentSearch(...callerArgs(req), req.query));
 
   // ---- dashboard
   app.get('/dashboard', {

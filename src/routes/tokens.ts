@@ -4,8 +4,7 @@ import { ErrorBody, PageQuery, ref } from '../schemas/common.js';
 import {
   PersonalTokenCreateBody, PersonalTokenCreateResult, PersonalTokenList, PersonalTokenPage, PersonalTokenRevokeResult,
 } from '../schemas/admin-api.js';
-import { caller, domainContext } from '../http/context.js';
-import { absolute } from '../domain/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { adminListTokens, adminRevokeToken, createToken, listOwnTokens, revokeOwnToken } from '../domain/tokens.js';
 
 const err = ref(ErrorBody);
@@ -21,10 +20,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(PersonalTokenList), 401: err, 403: err },
     },
     config: { auth: 'session-only' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return listOwnTokens(domainContext(req), tenant, user);
-  });
+  }, async (req) => listOwnTokens(...callerArgs(req)));
 
   app.post('/user-api-token/create', {
     schema: {
@@ -34,10 +30,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(PersonalTokenCreateResult), 400: err, 401: err, 403: err },
     },
     config: { auth: 'session-only' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return createToken(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => createToken(...callerArgs(req), req.body));
 
   app.post('/user-api-token/revoke', {
     schema: {
@@ -46,10 +39,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(PersonalTokenRevokeResult), 400: err, 401: err, 403: err, 404: err },
     },
     config: { auth: 'session-only' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return revokeOwnToken(domainContext(req), tenant, user, req.body.id);
-  });
+  }, async (req) => revokeOwnToken(...callerArgs(req), req.body.id));
 
   app.get('/admin/user-api-token', {
     schema: {
@@ -64,11 +54,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: 'session-only', rights: ['user-edit'] },
   }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return adminListTokens(ctx, tenant, user, {
-      page: req.query.page, perPage: req.query['per-page'], userId: req.query.user_id, active: req.query.active, name: req.query.name, url: absolute(ctx, req.url),
-    });
+    const { page, 'per-page': perPage, user_id: userId, active, name } = req.query;
+    return adminListTokens(...callerArgs(req), { page, perPage, userId, active, name, url: listUrl(req) });
   });
 
   app.post('/admin/user-api-token/revoke', {
@@ -78,8 +65,5 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(PersonalTokenRevokeResult), 400: err, 401: err, 403: err, 404: err },
     },
     config: { auth: 'session-only', rights: ['user-edit'] },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return adminRevokeToken(domainContext(req), tenant, user, req.body.id);
-  });
+  }, async (req) => adminRevokeToken(...callerArgs(req), req.body.id));
 };

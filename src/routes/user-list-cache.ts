@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ErrorBody, ref } from '../schemas/common.js';
 import { UserListData, UserListSetBody, UserListSetResult } from '../schemas/admin-api.js';
-import { caller, domainContext } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { setUserList, userListData } from '../domain/user-list-cache.js';
 
 const err = ref(ErrorBody);
@@ -41,10 +41,7 @@ export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(UserListSetResult), 400: err, 401: err, 403: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return setUserList(domainContext(req), tenant, user, req.body ?? {});
-  });
+  }, async (req) => setUserList(...callerArgs(req), req.body ?? {}));
 
   app.get('/user-list-cache/user-list-data', {
     schema: {
@@ -54,8 +51,5 @@ export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(UserListData), 400: err, 401: err, 403: err, 404: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userListData(domainContext(req), tenant, user, req.query.key);
-  });
+  }, async (req) => userListData(...callerArgs(req), req.query.key));
 };

@@ -8,7 +8,7 @@ import {
   WalletTransactionPage, WalletTransactionQuery,
 } from '../schemas/admin-api.js';
 import { caller, domainContext } from '../http/context.js';
-import { absolute } from '../domain/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { fail } from '../errors.js';
 import { tenantOptions } from '../scenarios/effects.js';
 import {
@@ -43,11 +43,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(WalletPage), 400: err, 401: err, 403: err },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return listWallets(ctx, tenant, user, { ...req.query, url: absolute(ctx, req.url) });
-  });
+  }, async (req) => listWallets(...callerArgs(req), { ...req.query, url: listUrl(req) }));
 
   app.get('/admin/wallet/view', {
     schema: {
@@ -56,10 +52,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(Wallet), 400: err, 401: err, 403: err, 404: err },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return viewWallet(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => viewWallet(...callerArgs(req), req.query.id));
 
   app.post('/admin/wallet/export-excel', {
     schema: {
@@ -83,11 +76,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(WalletTransactionPage), 400: err, 401: err, 403: err, 422: err },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return listTransactions(ctx, tenant, user, { ...req.query, url: absolute(ctx, req.url) });
-  });
+  }, async (req) => listTransactions(...callerArgs(req), { ...req.query, url: listUrl(req) }));
 
   app.get('/admin/wallet-transaction/view', {
     schema: {
@@ -96,10 +85,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(WalletTransaction), 400: err, 401: err, 403: err, 404: err },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return viewTransaction(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => viewTransaction(...callerArgs(req), req.query.id));
 
   app.post('/admin/wallet-transaction/create', {
     schema: {
@@ -109,10 +95,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(TransactionBatchResult), 400: err, 401: err, 403: err },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return createTransactions(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => createTransactions(...callerArgs(req), req.body));
 
   app.post('/admin/wallet-transaction/export-excel', {
     schema: {
@@ -158,10 +141,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(TransactionBatchResult), 400: err, 401: err, 403: err },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return createFromExcel(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => createFromExcel(...callerArgs(req), req.body));
 };
 
 /** Polling of file processing: the caller's own records (all of the tenant with the right wallets-transactions). */
@@ -176,10 +156,8 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     config: { auth: 'session' },
   }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
     const seeAll = req.auth.rights.includes('wallets-transactions');
-    return listProcessing(ctx, tenant, user, { page: req.query.page, perPage: req.query['per-page'], url: absolute(ctx, req.url), seeAll });
+    return listProcessing(...callerArgs(req), { page: req.query.page, perPage: req.query['per-page'], url: listUrl(req), seeAll });
   });
 
   app.get('/file-processing/view', {
@@ -190,8 +168,5 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(FileProcessing), 400: err, 401: err, 403: err, 404: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return viewProcessing(domainContext(req), tenant, user, { id: req.query.id, seeAll: req.auth.rights.includes('wallets-transactions') });
-  });
+  }, async (req) => viewProcessing(...callerArgs(req), { id: req.query.id, seeAll: req.auth.rights.includes('wallets-transactions') }));
 };

@@ -5,7 +5,8 @@ import { ErrorBody, PageQuery, ref } from '../schemas/common.js';
 import {
   WorkflowCatalog, WorkflowStartForm, WorkflowStartRequest, WorkflowStartResult, WorkflowTicketDetails, WorkflowTicketPage,
 } from '../schemas/workflow.js';
-import { baseUrl, caller, callerTenant, domainContext } from '../http/context.js';
+import { baseUrl, callerTenant, domainContext } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { workflowCatalog, workflowStart, workflowStartForm, workflowTicketIndex, workflowTicketView, type Viewer } from '../domain/workflow.js';
 import { ticketsHeld } from '../scenarios/effects.js';
 
@@ -37,10 +38,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(WorkflowCatalog), 400: err, 401: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return workflowCatalog(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => workflowCatalog(...callerArgs(req), req.query));
 
   app.get('/workflow/start/:processId', {
     schema: {
@@ -50,10 +48,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: ref(WorkflowStartForm), 400: err, 401: err, 403: err, 404: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return workflowStartForm(domainContext(req), tenant, user, req.params.processId);
-  });
+  }, async (req) => workflowStartForm(...callerArgs(req), req.params.processId));
 
   app.post('/workflow/start/:processId', {
     schema: {
@@ -64,10 +59,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: ref(WorkflowStartResult), 400: err, 401: err, 403: err, 404: err, 422: err, 500: err },
     },
     config: { auth: 'session' },
-  }, async (req, reply) => {
-    const { tenant, user } = caller(req);
-    return reply.status(201).send(workflowStart(domainContext(req), tenant, user, req.params.processId, req.body));
-  });
+  }, async (req, reply) => reply.status(201).send(workflowStart(...callerArgs(req), req.params.processId, req.body)));
 
   app.get('/workflow-ticket/', {
     schema: {
