@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { AdminEmployment, AdminEmploymentPage, AdminEmploymentQuery, IdQuery } from '../schemas/admin-api.js';
 import { callerArgs, listUrl } from './handler.js';
 import { listEmployments, viewEmployment } from '../domain/admin-employment.js';
 
-const err = ref(ErrorBody);
 const tags = ['admin-employment'];
 
 /** Read-only employments for integrations (right user-edit). */
@@ -14,7 +13,7 @@ export const adminEmploymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'adminEmploymentIndex', tags, summary: 'Employments of the tenant; maps origin id + origin organization id to a user id',
       description: 'Requires the right user-edit. per-page is clamped to 100. Date ranges are yyyy-MM-dd|yyyy-MM-dd; a time of day gives 422.',
       querystring: AdminEmploymentQuery,
-      response: { 200: ref(AdminEmploymentPage), 400: err, 401: err, 403: err, 422: err },
+      response: { 200: ref(AdminEmploymentPage), ...errors(400, 401, 403, 422) },
     },
     config: { auth: 'session', rights: ['user-edit'] },
   }, async (req) => listEmployments(...callerArgs(req), { ...req.query, url: listUrl(req) }));
@@ -24,7 +23,7 @@ export const adminEmploymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'adminEmploymentView', tags, summary: 'One employment',
       description: 'Requires the right user-edit.',
       querystring: IdQuery,
-      response: { 200: ref(AdminEmployment), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(AdminEmployment), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session', rights: ['user-edit'] },
   }, async (req) => viewEmployment(...callerArgs(req), req.query.id));

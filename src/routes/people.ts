@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, PageQuery, Page, ref } from '../schemas/common.js';
+import { errors, Page, PageQuery, ref } from '../schemas/common.js';
 import {
   BadgeResult, DashboardResult, DepartmentSearchResult, DepartmentTreeNode, FullEmployment, LookupItem, MeetingPlaceItem, Notification,
   OrgEmploymentFile, OrgEmploymentFileRequestResult, SetMainResult, UserListItem, UserProfile, UserSearchResult,
@@ -18,9 +18,7 @@ import { dashboard, InfoKeys } from '../domain/dashboard.js';
 import { WidgetKeys } from '../schemas/dashboard-widget.js';
 import { answerCache, answerKey } from '../http/answer-cache.js';
 
-const err = ref(ErrorBody);
 const session = { auth: 'session' as const };
-const common = { 401: err, 403: err, 500: err };
 const Q = Type.Optional(Type.String({ maxLength: 200, description: 'search text (case-insensitive, every word must match)' }));
 const Day = Type.String({ format: 'date' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty; a time of day gives 422)` }));
@@ -34,7 +32,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'userProfile', tags: ['user'], summary: 'Profile of a user',
       description: 'The public profile of any visible user of the tenant, with department, main employment and statuses. A malformed id is a 400, an unknown or hidden user a 404.',
       querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
-      response: { 200: ref(UserProfile), 400: err, 404: err, ...common },
+      response: { 200: ref(UserProfile), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
   }, async (req) => userProfile(...callerArgs(req), req.query));
@@ -44,7 +42,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'userItems', tags: ['user'], summary: 'Users for a picker (first 50 matches by name or e-mail)',
       description: 'Matches `q` against names and e-mails (case-insensitive) and answers at most 50 users, sorted by name.',
       querystring: Type.Object({ q: Q }),
-      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
+      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
   }, async (req) => userItems(...callerArgs(req), req.query));
@@ -68,7 +66,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         created_at: Range('creation day'),
         last_login_at: Range('last sign-in day'),
       }),
-      response: { 200: Page(ref(UserListItem)), 400: err, 422: err, ...common },
+      response: { 200: Page(ref(UserListItem)), ...errors(400, 401, 403, 422, 500) },
     },
     config: session,
   }, async (req) => userIndex(...callerArgs(req), req.query, listUrl(req)));
@@ -80,7 +78,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: Type.Object({
         q: Q, limit: Type.Optional(Type.Integer({ minimum: 0, default: 10 })), offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
       }),
-      response: { 200: ref(UserSearchResult), 400: err, ...common },
+      response: { 200: ref(UserSearchResult), ...errors(400, 401, 403, 500) },
     },
     config: session,
   }, async (req) => userSearch(...callerArgs(req), req.auth.rights.includes('show-structure-names'), req.query));
@@ -91,7 +89,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'employmentIndex', tags: ['employment'], summary: 'Employments of the current user (main first)',
       description: 'The caller\'s employments, main first, paged (per-page default 20, at most 100).',
       querystring: Type.Object({ ...PageQuery }),
-      response: { 200: Page(ref(FullEmployment)), 404: err, ...common },
+      response: { 200: Page(ref(FullEmployment)), ...errors(401, 403, 404, 500) },
     },
     config: session,
   }, async (req) => employmentIndex(...callerArgs(req), req.query, listUrl(req)));
@@ -101,7 +99,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'employmentSetMain', tags: ['employment'], summary: 'Make one of the current user\'s employments the main one',
       description: 'Makes one of the caller\'s employments the main one; the user\'s department and position follow it. A terminated employment answers success false with a message; an employment of another user is a 404.',
       body: Type.Object({ employment_id: Type.String({ format: 'uuid' }) }),
-      response: { 200: ref(SetMainResult), 400: err, 404: err, ...common },
+      response: { 200: ref(SetMainResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
   }, async (req) => employmentSetMain(...callerArgs(req), req.body));
@@ -111,7 +109,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'accountStatusText', tags: ['account'], summary: 'Set the status text of the current user',
       description: 'Sets the free status text shown on the caller\'s profile (the field is named activeTypes in the API description); an empty text clears it.',
       body: Type.Object({ activeTypes: Type.String({ maxLength: 255, description: 'the status text (empty clears it)' }) }),
-      response: { 200: Type.Object({ activeTypes: Type.String() }), 400: err, ...common },
+      response: { 200: Type.Object({ activeTypes: Type.String() }), ...errors(400, 401, 403, 500) },
     },
     config: session,
   }, async (req) => accountStatusText(...callerArgs(req), req.body));
@@ -121,7 +119,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'accountStatusActiveTypes', tags: ['account'], summary: 'Set the active statuses of the current user',
       description: `Known status types: ${Object.keys(statusTypeNames).join(', ')}. An unknown one is a 400 naming it; an empty list clears them.`,
       body: Type.Object({ activeTypes: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 }) }),
-      response: { 200: Type.Object({ statusTypes: Type.Array(Type.String()) }), 400: err, ...common },
+      response: { 200: Type.Object({ statusTypes: Type.Array(Type.String()) }), ...errors(400, 401, 403, 500) },
     },
     config: session,
   }, async (req) => accountStatusActiveTypes(...callerArgs(req), req.body));
@@ -147,7 +145,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         org_employment_file_status_id: Type.Optional(statusId),
         date_from: Type.Optional(Day), date_to: Type.Optional(Day),
       }),
-      response: { 200: Page(ref(OrgEmploymentFile)), 400: err, ...common },
+      response: { 200: Page(ref(OrgEmploymentFile)), ...errors(400, 401, 403, 500) },
     },
     config: session,
   }, async (req) => orgEmploymentFileIndex(...callerArgs(req), req.query, listUrl(req)));
@@ -160,7 +158,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         org_employment_id: Type.String({ format: 'uuid' }), org_employment_file_type_id: typeId,
         date_from: Type.Optional(Day), date_to: Type.Optional(Day),
       }),
-      response: { 200: ref(OrgEmploymentFileRequestResult), 400: err, 404: err, ...common },
+      response: { 200: ref(OrgEmploymentFileRequestResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
   }, async (req) => orgEmploymentFileRequest(...callerArgs(req), req.body));
@@ -171,7 +169,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'userGroupItems', tags: ['lookup'], summary: 'User groups for a picker',
       description: 'User groups matching `q`; only_with_calendar_events=1 keeps the groups that calendar events are visible to.',
       querystring: Type.Object({ q: Q, only_with_calendar_events: Type.Optional(Type.Integer({ minimum: 0, maximum: 1 })) }),
-      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
+      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
   }, async (req) => userGroupItems(...callerArgs(req), req.query));
@@ -181,7 +179,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'meetingPlaceItems', tags: ['lookup'], summary: 'Meeting places for a picker',
       description: 'Meeting places matching `q`, for the place of a calendar event.',
       querystring: Type.Object({ q: Q }),
-      response: { 200: Type.Object({ data: Type.Array(ref(MeetingPlaceItem)) }), 400: err, 404: err, ...common },
+      response: { 200: Type.Object({ data: Type.Array(ref(MeetingPlaceItem)) }), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
   }, async (req) => meetingPlaceItems(...callerArgs(req), req.query));
@@ -192,7 +190,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'notificationsPushes', tags: ['notifications'], summary: 'Delivered push notifications, newest first (infinite scroll by page)',
       description: 'The caller\'s delivered notifications, newest first; page through them with `page` (per-page default 10).',
       querystring: Type.Object({ ...PageQuery }),
-      response: { 200: Page(ref(Notification)), 400: err, ...common },
+      response: { 200: Page(ref(Notification)), ...errors(400, 401, 403, 500) },
     },
     config: session,
   }, async (req) => notificationsPushes(...callerArgs(req), req.query, listUrl(req)));
@@ -202,7 +200,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'notificationsMarkSeen', tags: ['notifications'], summary: 'Mark one notification seen; returns the unseen count',
       description: 'Marks one of the caller\'s notifications seen and answers the new badge (unseen count). An unknown notification is a 404.',
       querystring: Type.Object({ notificationId: Type.String({ minLength: 1, maxLength: 128 }) }),
-      response: { 200: ref(BadgeResult), 400: err, 404: err, ...common },
+      response: { 200: ref(BadgeResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
   }, async (req) => notificationsMarkSeen(...callerArgs(req), req.query));
@@ -211,7 +209,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'notificationsMarkSeenAll', tags: ['notifications'], summary: 'Mark every notification seen',
       description: 'Marks all of the caller\'s notifications seen; the badge becomes 0.',
-      response: { 200: ref(BadgeResult), 400: err, ...common },
+      response: { 200: ref(BadgeResult), ...errors(400, 401, 403, 500) },
     },
     config: session,
   }, async (req) => notificationsMarkSeenAll(...callerArgs(req)));
@@ -222,7 +220,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'departmentTreeNode', tags: ['department'], summary: 'A department with its sub-departments and people (the root without id)',
       description: 'One level of the organisation tree: the department with its sub-departments and its people (bosses first). Without id the root; a malformed id is a 400, an unknown one a 404.',
       querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
-      response: { 200: ref(DepartmentTreeNode), 400: err, 404: err, ...common },
+      response: { 200: ref(DepartmentTreeNode), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
   }, async (req) => departmentTreeNode(...callerArgs(req), req.query));
@@ -232,7 +230,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'departmentSearch', tags: ['department'], summary: 'Search departments (first 20) and people (first 50)',
       description: 'Searches department names (first 20) and people by name or position (first 50); answers both as structure items.',
       querystring: Type.Object({ q: Q }),
-      response: { 200: ref(DepartmentSearchResult), 400: err, ...common },
+      response: { 200: ref(DepartmentSearchResult), ...errors(400, 401, 403, 500) },
     },
     config: session,
   }, async (req) => departmentSearch(...callerArgs(req), req.query));
@@ -243,7 +241,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'dashboard', tags: ['dashboard'], summary: 'Dashboard: widgets and brief info of the current user',
       description: `widgets: comma-separated of ${WidgetKeys.join(', ')}. info: comma-separated of ${InfoKeys.join(', ')}. Unknown keys: 400. An unavailable widget is null.`,
       querystring: Type.Object({ widgets: Type.Optional(Type.String({ maxLength: 500 })), info: Type.Optional(Type.String({ maxLength: 200 })) }),
-      response: { 200: ref(DashboardResult), 400: err, ...common },
+      response: { 200: ref(DashboardResult), ...errors(400, 401, 403, 500) },
     },
     config: session,
   }, (req, reply) => {

@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, PageQuery, ref } from '../schemas/common.js';
+import { errors, PageQuery, ref } from '../schemas/common.js';
 import {
   PersonalTokenCreateBody, PersonalTokenCreateResult, PersonalTokenList, PersonalTokenPage, PersonalTokenRevokeResult,
 } from '../schemas/admin-api.js';
 import { callerArgs, listUrl } from './handler.js';
 import { adminListTokens, adminRevokeToken, createToken, listOwnTokens, revokeOwnToken } from '../domain/tokens.js';
 
-const err = ref(ErrorBody);
 const tags = ['user-api-token'];
 const IdBody = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const sessionOnly = 'Requires session authorization: a Bearer (personal token) caller gets 403.';
@@ -17,7 +16,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/user-api-token', {
     schema: {
       operationId: 'userApiTokenIndex', tags, summary: 'My personal API tokens (never the clear value)', description: sessionOnly,
-      response: { 200: ref(PersonalTokenList), 401: err, 403: err },
+      response: { 200: ref(PersonalTokenList), ...errors(401, 403) },
     },
     config: { auth: 'session-only' },
   }, async (req) => listOwnTokens(...callerArgs(req)));
@@ -27,7 +26,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'userApiTokenCreate', tags, summary: 'Create a personal API token; the clear value is answered once',
       description: `${sessionOnly} The clear value \`pmt_<id>_<secret>\` is in data.token of this answer only; the mock keeps a hash. A failed form validation answers 200 with success false.`,
       body: PersonalTokenCreateBody,
-      response: { 200: ref(PersonalTokenCreateResult), 400: err, 401: err, 403: err },
+      response: { 200: ref(PersonalTokenCreateResult), ...errors(400, 401, 403) },
     },
     config: { auth: 'session-only' },
   }, async (req) => createToken(...callerArgs(req), req.body));
@@ -36,7 +35,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'userApiTokenRevoke', tags, summary: 'Revoke one of my personal API tokens', description: sessionOnly,
       body: IdBody,
-      response: { 200: ref(PersonalTokenRevokeResult), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(PersonalTokenRevokeResult), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session-only' },
   }, async (req) => revokeOwnToken(...callerArgs(req), req.body.id));
@@ -50,7 +49,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         active: Type.Optional(Type.Union(['0', '1', 'true', 'false'].map((v) => Type.Literal(v)), { description: 'assumed' })),
         name: Type.Optional(Type.String({ description: 'text search in the token and owner name (assumed)' })),
       }),
-      response: { 200: ref(PersonalTokenPage), 400: err, 401: err, 403: err },
+      response: { 200: ref(PersonalTokenPage), ...errors(400, 401, 403) },
     },
     config: { auth: 'session-only', rights: ['user-edit'] },
   }, async (req) => {
@@ -62,7 +61,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'adminUserApiTokenRevoke', tags, summary: 'Revoke any personal API token of the tenant', description: `${sessionOnly} Requires the right user-edit.`,
       body: IdBody,
-      response: { 200: ref(PersonalTokenRevokeResult), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(PersonalTokenRevokeResult), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session-only', rights: ['user-edit'] },
   }, async (req) => adminRevokeToken(...callerArgs(req), req.body.id));

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, PageQuery, ref } from '../schemas/common.js';
+import { errors, PageQuery, ref } from '../schemas/common.js';
 import {
   WorkflowCatalog, WorkflowStartForm, WorkflowStartRequest, WorkflowStartResult, WorkflowTicketDetails, WorkflowTicketPage,
 } from '../schemas/workflow.js';
@@ -11,7 +11,6 @@ import { workflowCatalog, workflowStart, workflowStartForm, workflowTicketIndex,
 import { ticketsHeld } from '../scenarios/effects.js';
 
 const tags = ['workflow'];
-const err = ref(ErrorBody);
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 
 /** A session user, or an API key of the tenant (no user). */
@@ -35,7 +34,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         q: Type.Optional(Type.String({ maxLength: 200, description: 'search in process name, brief, description and tags' })),
         id: Type.Optional(Type.String({ maxLength: 64, description: 'category id; the root when absent' })),
       }),
-      response: { 200: ref(WorkflowCatalog), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(WorkflowCatalog), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
   }, async (req) => workflowCatalog(...callerArgs(req), req.query));
@@ -45,7 +44,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'workflowStartForm', tags, summary: 'The start form of a process',
       description: 'The fields to fill in to start a process (POST to the same path). A hidden process, or one the caller\'s user groups may not see, is a 404.',
       params: Type.Object({ processId: Id }),
-      response: { 200: ref(WorkflowStartForm), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(WorkflowStartForm), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
   }, async (req) => workflowStartForm(...callerArgs(req), req.params.processId));
@@ -56,7 +55,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Invalid field values answer 422 with `details` naming each field as `fieldValues.<fieldId>`.',
       params: Type.Object({ processId: Id }),
       body: ref(WorkflowStartRequest),
-      response: { 201: ref(WorkflowStartResult), 400: err, 401: err, 403: err, 404: err, 422: err, 500: err },
+      response: { 201: ref(WorkflowStartResult), ...errors(400, 401, 403, 404, 422, 500) },
     },
     config: { auth: 'session' },
   }, async (req, reply) => reply.status(201).send(workflowStart(...callerArgs(req), req.params.processId, req.body)));
@@ -71,7 +70,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         wf_status_id: Type.Optional(Type.Integer({ description: '1 in progress, 2 solved, 3 rejected, 4 cancelled' })),
         ...PageQuery,
       }),
-      response: { 200: ref(WorkflowTicketPage), 400: err, 401: err, 403: err, 500: err },
+      response: { 200: ref(WorkflowTicketPage), ...errors(400, 401, 403, 500) },
     },
     config: { auth: 'session-or-apikey' },
   }, async (req) => workflowTicketIndex(domainContext(req), viewer(req), ticketsHeld(req), req.query, listUrl(req)));
@@ -80,7 +79,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'workflowTicketView', tags, summary: 'A ticket with its stages', description: ticketAuth,
       querystring: Type.Object({ id: Id }),
-      response: { 200: ref(WorkflowTicketDetails), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(WorkflowTicketDetails), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session-or-apikey' },
   }, async (req) => workflowTicketView(domainContext(req), viewer(req), ticketsHeld(req), req.query.id));

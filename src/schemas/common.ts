@@ -43,6 +43,10 @@ export const ErrorBody = Type.Object(
 );
 export type ErrorBody = Static<typeof ErrorBody>;
 
+/** The error answers of a route, each the one ErrorBody: `response: { 200: Answer, ...errors(400, 401, 404) }`. */
+export const errors = <C extends number>(...codes: C[]) =>
+  Object.fromEntries(codes.map((code) => [code, ref(ErrorBody)])) as Record<C, TUnsafe<ErrorBody>>;
+
 /** `_meta` of a paged list (field names as given for the workflow ticket list; used by every list). */
 export const PageMeta = Type.Object(
   {
