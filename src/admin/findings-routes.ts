@@ -2,14 +2,12 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
 import { Finding, FindingCode } from '../schemas/admin.js';
-import { findingsOf } from '../findings/plugin.js';
-import { adminSandbox } from './sandbox.js';
+import { adminSandbox, sandboxFindings } from './sandbox.js';
 
 const tags = ['admin'];
 
 /** The findings of a sandbox (docs/findings.md): what the app did that the real portal answers differently. */
 export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const off = (scenario: string) => app.scenarios.get(scenario)?.findings?.off;
   app.get('/__admin/findings', {
     schema: {
       operationId: 'adminFindings', tags, summary: 'Findings on the app\'s traffic, newest first (docs/findings.md)',
@@ -22,10 +20,7 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
       response: { 200: Type.Array(ref(Finding)), ...errors(400, 401) },
     },
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    return findingsOf(sandbox, off(sandbox.scenario)).list(req.query);
-  });
+  }, async (req) => sandboxFindings(req, adminSandbox(req)).list(req.query));
 
   app.delete('/__admin/findings', {
     schema: {

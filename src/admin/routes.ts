@@ -5,7 +5,7 @@ import { fail } from '../errors.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
 import { FixturesAnswer } from '../schemas/admin.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
-import { adminSandbox, SandboxQuery } from './sandbox.js';
+import { adminSandbox, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,6 @@ import { adminUserRoutes } from './user-routes.js';
 import { adminCaRoute } from './ca-route.js';
 import { adminProxyRoutes } from './proxy-routes.js';
 import { adminFindingRoutes } from './findings-routes.js';
-import { findingsOf } from '../findings/plugin.js';
 
 const tags = ['admin'];
 
@@ -84,7 +83,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       status: 'ok' as const, instance: app.instance.name, version: opts.version, scenario: sandbox.scenario, seed: sandbox.store.meta.seed,
       uptimeMs: Math.round(performance.now() - opts.startedAt), sandbox: sandbox.name, sandboxes: app.sandboxes.size,
       sandboxLimit: app.sandboxes.limit, memory: { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed },
-      findings: findingsOf(sandbox, app.scenarios.get(sandbox.scenario)?.findings?.off).counts(),
+      findings: sandboxFindings(req, sandbox).counts(),
     };
   });
 

@@ -8,11 +8,10 @@ import { ClockState, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } f
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
-import { adminSandbox, adminSandboxName, findUser, SandboxQuery } from './sandbox.js';
+import { adminSandbox, adminSandboxName, findUser, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { clusterSandboxes, forwardToOwner } from './peers.js';
-import { bindLinkContent, bindUrl, callerBase } from './fixtures.js';
+import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
-import { findingsOf } from '../findings/plugin.js';
 import { version } from '../version.js';
 
 const tags = ['admin'];
@@ -162,7 +161,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const entries = sandbox.journal.list(req.query);
     reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
     if (req.query.format !== 'har') return reply.send(entries);
-    const findings = findingsOf(sandbox, app.scenarios.get(sandbox.scenario)?.findings?.off).list();
+    const findings = sandboxFindings(req, sandbox).list();
     const har = journalToHar(entries, { protocol: req.protocol, fallbackHost: req.host, version, sandbox: sandbox.name, findings });
     return reply.header('content-disposition', `attachment; filename="portal-mock-${sandbox.name}.har"`).send(har);
   });
@@ -263,8 +262,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const expiresAt = req.body.ttlSeconds ? new Date(now.getTime() + req.body.ttlSeconds * 1000).toISOString() : null;
     sandbox.store.insert(tenant, 'bindLinks', { id, token, userId: user.id, singleUse, usedAt: null, createdAt: now.toISOString(), expiresAt });
     sandbox.commit();
-    const url = bindUrl(callerBase(req, sandbox.name), id, token);
-    const sandboxQuery = sandbox.name === 'default' ? '' : `?sandbox=${encodeURIComponent(sandbox.name)}`;
-    return { id, token, tenantId: tenant.tenant.id, userId: user.id, url, link: bindLinkContent(url), qr: `${req.protocol}://${req.host}/__admin/bind-links/${id}/qr.svg${sandboxQuery}`, singleUse, expiresAt };
+    return { id, token, tenantId: tenant.tenant.id, userId: user.id, ...bindLinkAddresses(req, sandbox.name, id, token), singleUse, expiresAt };
   });
 };
