@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, Page, PageQuery, ref } from '../schemas/common.js';
+import { Day, errors, Page, PageQuery, ref } from '../schemas/common.js';
 import {
   BadgeResult, DashboardResult, DepartmentSearchResult, DepartmentTreeNode, FullEmployment, LookupItem, MeetingPlaceItem, Notification,
   OrgEmploymentFile, OrgEmploymentFileRequestResult, SetMainResult, UserListItem, UserProfile, UserSearchResult,
@@ -20,7 +20,6 @@ import { answerCache, answerKey } from '../http/answer-cache.js';
 
 const session = { auth: 'session' as const };
 const Q = Type.Optional(Type.String({ maxLength: 200, description: 'search text (case-insensitive, every word must match)' }));
-const Day = Type.String({ format: 'date' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty; a time of day gives 422)` }));
 
 /** Users, employments, account, employment documents, lookups, notifications, structure and the dashboard. */

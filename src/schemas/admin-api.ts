@@ -1,11 +1,10 @@
 // API shapes of the administrative and integration operations: personal tokens, the user list cache,
 // wallets and their transactions, file processing, and the administrative employment index.
 import { Type, type Static } from '@sinclair/typebox';
-import { ActionResult, assumed, Nullable, Page, PageQuery, PersonBrief, ref } from './common.js';
+import { ActionResult, assumed, Nullable, Page, PageQuery, PersonBrief, ref, Stamp } from './common.js';
 import { ColumnMapping } from './integration-records.js';
 
 const Uuid = Type.String({ format: 'uuid' });
-const Stamp = Type.String({ format: 'date-time' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty); a time of day gives 422` }));
 
 

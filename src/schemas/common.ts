@@ -19,6 +19,9 @@ export const Uuid = Type.String({ format: 'uuid', $id: 'Uuid', description: 'A U
 export type Uuid = Static<typeof Uuid>;
 export const DateTime = Type.String({ format: 'date-time', $id: 'DateTime', description: 'ISO 8601 date-time' });
 export const DateOnly = Type.String({ format: 'date', $id: 'DateOnly', description: 'ISO 8601 date (yyyy-MM-dd)' });
+/** The plain field types of records and API shapes (no $id: they stay inline in the document). */
+export const Stamp = Type.String({ format: 'date-time' });
+export const Day = Type.String({ format: 'date' });
 
 export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) =>
   Type.Union([schema, Type.Null()], options);

@@ -1,9 +1,8 @@
 // Workflow (business processes): the records the store keeps and the API shapes built from them.
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, Page, PersonBrief, ref } from './common.js';
+import { assumed, Nullable, Page, PersonBrief, ref, Stamp } from './common.js';
 
 const Uuid = Type.String({ format: 'uuid' });
-const Stamp = Type.String({ format: 'date-time' });
 
 // ---------------------------------------------------------------- records (no $id)
 
