@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
 
 /**
  * A `$ref` to a shared record registered with `app.addSchema`, typed as the record itself.
@@ -74,9 +74,9 @@ export const PageLinks = Type.Object(
 );
 export type PageLinks = Static<typeof PageLinks>;
 
-/** A paged answer: `data`, `_meta`, `_links`. */
-export const Page = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), _meta: ref(PageMeta), _links: ref(PageLinks) });
+/** A paged answer: `data`, `_meta`, `_links`; named with `{ $id }` in options. */
+export const Page = <T extends TSchema>(item: T, options?: ObjectOptions) =>
+  Type.Object({ data: Type.Array(item), _meta: ref(PageMeta), _links: ref(PageLinks) }, options);
 
 /** The action result of set-main, calendar requests, moderation … */
 export const ActionResult = <T extends TSchema>(data: T, message: TSchema = Nullable(Type.String())) =>

@@ -7,7 +7,6 @@ const Uuid = Type.String({ format: 'uuid' });
 // ---------------------------------------------------------------- records (no $id)
 
 export const WorkflowFieldTypes = ['text', 'textarea', 'select', 'date', 'number', 'file', 'checkbox'] as const;
-export type WorkflowFieldType = (typeof WorkflowFieldTypes)[number];
 
 export const WfFieldRecord = Type.Object({
   id: Type.String({ minLength: 1 }),
@@ -200,7 +199,7 @@ export const WorkflowTicketItem = Type.Object({
 }, { $id: 'WorkflowTicketItem' });
 export type WorkflowTicketItem = Static<typeof WorkflowTicketItem>;
 
-export const WorkflowTicketPage = Type.Object(Page(ref(WorkflowTicketItem)).properties, { $id: 'WorkflowTicketPage' });
+export const WorkflowTicketPage = Page(ref(WorkflowTicketItem), { $id: 'WorkflowTicketPage' });
 export type WorkflowTicketPage = Static<typeof WorkflowTicketPage>;
 
 export const WorkflowTicketStage = Type.Object({
