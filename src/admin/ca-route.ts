@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors } from '../schemas/common.js';
 import { fail } from '../errors.js';
 
 declare module 'fastify' {
@@ -18,7 +18,7 @@ export const adminCaRoute: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'The local certificate authority (PEM) that signed the HTTPS certificate: install it on the phone and trust it',
       description: 'iOS: open this address in Safari, install the profile (Settings › General › VPN & Device Management), then turn on full trust in Settings › General › About › Certificate Trust Settings. Android: Settings › Security › Encryption & credentials › Install a certificate › CA certificate; debug builds also need a network_security_config with <certificates src="user"/>. 404 when the server does not run with --https on the local CA.',
       produces: ['application/x-x509-ca-cert'],
-      response: { 200: Type.String({ description: 'the CA certificate, PEM' }), 401: ref(ErrorBody), 404: ref(ErrorBody) },
+      response: { 200: Type.String({ description: 'the CA certificate, PEM' }), ...errors(401, 404) },
     },
   }, async (_req, reply) => {
     if (!app.caCertificate) throw fail.notFound('no local CA: start portal-mock with --https (without --tls-cert) to get one');

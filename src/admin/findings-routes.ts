@@ -1,16 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { Finding, FindingCode } from '../schemas/admin.js';
-import { findingsOf } from '../findings/plugin.js';
-import { adminSandbox } from './sandbox.js';
+import { adminSandbox, sandboxFindings } from './sandbox.js';
 
 const tags = ['admin'];
-const err = ref(ErrorBody);
 
 /** The findings of a sandbox (docs/findings.md): what the app did that the real portal answers differently. */
 export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const off = (scenario: string) => app.scenarios.get(scenario)?.findings?.off;
   app.get('/__admin/findings', {
     schema: {
       operationId: 'adminFindings', tags, summary: 'Findings on the app\'s traffic, newest first (docs/findings.md)',
@@ -21,19 +18,16 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         severity: Type.Optional(Type.Union([Type.Literal('warning'), Type.Literal('error')])),
         since: Type.Optional(Type.String({ format: 'date-time', description: 'sandbox-clock time' })),
       }),
-      response: { 200: Type.Array(ref(Finding)), 400: err, 401: err },
+      response: { 200: Type.Array(ref(Finding)), ...errors(400, 401) },
     },
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    return findingsOf(sandbox, off(sandbox.scenario)).list(req.query);
-  });
+  }, async (req) => sandboxFindings(req, adminSandbox(req)).list(req.query));
 
   app.delete('/__admin/findings', {
     schema: {
       operationId: 'adminFindingsClear', tags, summary: 'Forget the findings of the sandbox (the detectors keep what they know of earlier requests)',
       description: 'Clears the findings list of the sandbox, e.g. between two tests; a reset clears them too.',
       querystring: Type.Object({ sandbox: Type.Optional(Type.String()) }),
-      response: { 200: Type.Object({ cleared: Type.Integer({ description: 'how many findings were dropped' }) }), 400: err, 401: err },
+      response: { 200: Type.Object({ cleared: Type.Integer({ description: 'how many findings were dropped' }) }), ...errors(400, 401) },
     },
   }, async (req) => ({ cleared: adminSandbox(req).findings.clear() }));
 };

@@ -5,25 +5,26 @@ import type { Fixtures } from '../store/fixtures.js';
 import { isLoopbackHost, lanAddresses } from '../shared/lan.js';
 
 
+const sandboxPrefix = (sandboxName: string) => (sandboxName === 'default' ? '' : `/sandbox/${sandboxName}`);
+
 /** The address a phone should use: the caller's, unless that is loopback, then the first LAN address. */
 export function phoneBase(req: FastifyRequest, sandboxName: string): string {
-  const prefix = sandboxName === 'default' ? '' : `/sandbox/${sandboxName}`;
   const lan = lanAddresses()[0];
   const host = isLoopbackHost(req.hostname) && lan ? `${lan}${req.port ? `:${req.port}` : ''}` : req.host;
-  return `${req.protocol}://${host}${prefix}`;
-}
-
-export function callerBase(req: FastifyRequest, sandboxName: string): string {
-  const prefix = sandboxName === 'default' ? '' : `/sandbox/${sandboxName}`;
-  return `${req.protocol}://${req.host}${prefix}`;
+  return `${req.protocol}://${host}${sandboxPrefix(sandboxName)}`;
 }
 
 export const bindUrl = (base: string, id: string, token: string) => `${base}/mobile/bind/${encodeURIComponent(id)}/${encodeURIComponent(token)}`;
 export const bindLinkContent = (url: string) => `service://bind/?url=${encodeURIComponent(url)}`;
 
+/** The addresses of a bind link as the caller reaches us: the bind operation, what its QR code carries, the QR image. */
+export function bindLinkAddresses(req: FastifyRequest, sandboxName: string, id: string, token: string) {
+  const url = bindUrl(`${req.protocol}://${req.host}${sandboxPrefix(sandboxName)}`, id, token);
+  const sandboxQuery = sandboxName === 'default' ? '' : `?sandbox=${encodeURIComponent(sandboxName)}`;
+  return { url, link: bindLinkContent(url), qr: `${req.protocol}://${req.host}/__admin/bind-links/${encodeURIComponent(id)}/qr.svg${sandboxQuery}` };
+}
+
 export function describeFixtures(fixtures: Fixtures, req: FastifyRequest, sandboxName: string): FixturesAnswer {
-  const base = callerBase(req, sandboxName);
-  const admin = `${req.protocol}://${req.host}`;
   const users = new Map(fixtures.tenants.flatMap((t) => t.accounts.map((a) => [a.userId, a] as const)));
   return {
     tenants: fixtures.tenants.map((t) => ({ id: t.id, name: t.name, domain: t.domain, locale: t.locale, options: t.options })),
@@ -33,11 +34,9 @@ export function describeFixtures(fixtures: Fixtures, req: FastifyRequest, sandbo
     }))),
     devices: fixtures.tenants.flatMap((t) => t.devices.map((d) => ({ tenantId: t.id, userId: d.userId, id: d.id, secret: d.secret, name: d.name, note: d.note }))),
     apiKeys: fixtures.tenants.flatMap((t) => t.apiKeys.map((k) => ({ tenantId: t.id, ...k }))),
-    bindLinks: fixtures.tenants.flatMap((t) => t.bindLinks.filter((b) => users.has(b.userId)).map((b) => {
-      const url = bindUrl(base, b.id, b.token);
-      const sandboxQuery = sandboxName === 'default' ? '' : `?sandbox=${encodeURIComponent(sandboxName)}`;
-      return { tenantId: t.id, userId: b.userId, id: b.id, token: b.token, url, link: bindLinkContent(url), qr: `${admin}/__admin/bind-links/${encodeURIComponent(b.id)}/qr.svg${sandboxQuery}` };
-    })),
+    bindLinks: fixtures.tenants.flatMap((t) => t.bindLinks.filter((b) => users.has(b.userId)).map((b) => ({
+      tenantId: t.id, userId: b.userId, id: b.id, token: b.token, ...bindLinkAddresses(req, sandboxName, b.id, b.token),
+    }))),
     generatedPassword: 'demo1234',
   };
 }

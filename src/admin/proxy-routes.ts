@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { adminSandbox, SandboxQuery } from './sandbox.js';
 import { Recorder } from '../proxy/recorder.js';
@@ -9,7 +9,6 @@ import { Comparison, compareAnswers } from '../proxy/compare.js';
 import { upstreamName, userInfoProblem } from '../proxy/upstream.js';
 
 const tags = ['admin'];
-const err = ref(ErrorBody);
 
 const ProxyInfo = Type.Object({
   sandbox: Type.String(),
@@ -40,7 +39,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/proxy', {
     schema: { operationId: 'adminProxyGet', tags, summary: 'The upstream requests are forwarded to, for the sandbox', querystring: SandboxQuery,
       description: 'The upstream portal that requests without a stub are forwarded to, for the sandbox (null: none).',
-      response: { 200: ProxyInfo, 400: err, 401: err } },
+      response: { 200: ProxyInfo, ...errors(400, 401) } },
   }, async (req) => proxyInfo(app, adminSandbox(req).name));
 
   app.put('/__admin/proxy', {
@@ -50,7 +49,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         url: Type.Union([Type.String({ pattern: '^https?://', maxLength: 2000 }), Type.Null()]),
         sandbox: Type.Optional(Type.String()),
       }),
-      response: { 200: ProxyInfo, 400: err, 401: err } },
+      response: { 200: ProxyInfo, ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req).name;
     const problem = req.body.url === null ? null : userInfoProblem(req.body.url);
@@ -62,7 +61,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/__admin/proxy', {
     schema: { operationId: 'adminProxyReset', tags, summary: 'The sandbox goes back to the upstream of --proxy', querystring: SandboxQuery,
       description: 'The sandbox forgets its own upstream and uses the one of --proxy again.',
-      response: { 200: ProxyInfo, 400: err, 401: err } },
+      response: { 200: ProxyInfo, ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req).name;
     app.proxy.setUpstream(sandbox, undefined);
@@ -70,7 +69,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/__admin/recording', {
-    schema: { operationId: 'adminRecordingGet', tags, summary: 'Whether forwarded exchanges are being recorded, and where', description: 'Whether forwarded exchanges are being recorded into a scenario file, and which one.', response: { 200: RecordingInfo, 401: err } },
+    schema: { operationId: 'adminRecordingGet', tags, summary: 'Whether forwarded exchanges are being recorded, and where', description: 'Whether forwarded exchanges are being recorded into a scenario file, and which one.', response: { 200: RecordingInfo, ...errors(401) } },
   }, async () => recordingInfo(app));
 
   app.post('/__admin/recording', {
@@ -81,7 +80,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         dir: Type.Optional(Type.String({ minLength: 1, description: 'directory of the scenario file (default: --record)' })),
         name: Type.Optional(Type.String({ pattern: '^recorded-[a-z0-9-]{1,54}$', description: 'scenario name (default recorded-<time>)' })),
       }),
-      response: { 200: RecordingInfo, 400: err, 401: err } },
+      response: { 200: RecordingInfo, ...errors(400, 401) } },
   }, async (req) => {
     if (req.body.action === 'stop') {
       const info = recordingInfo(app);
@@ -99,7 +98,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The differences between the mock\'s answers and the upstream\'s, collected while a scenario with `compare` is active, oldest first.',
       summary: 'Differences between the mock and the upstream, collected while a scenario with `compare` is active (oldest first)',
       querystring: Type.Object({ sandbox: Type.Optional(Type.String()), operationId: Type.Optional(Type.String()), differentOnly: Type.Optional(Type.Boolean()) }),
-      response: { 200: Type.Object({ sandbox: Type.String(), comparisons: Type.Array(Comparison) }), 400: err, 401: err } },
+      response: { 200: Type.Object({ sandbox: Type.String(), comparisons: Type.Array(Comparison) }), ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req).name;
     const all = await app.proxy.comparisons(sandbox);
@@ -111,7 +110,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/__admin/compare', {
     schema: { operationId: 'adminCompareClear', tags, summary: 'Forget the collected comparisons of the sandbox', querystring: SandboxQuery,
       description: 'Forgets the comparisons collected for the sandbox.',
-      response: { 200: Type.Object({ sandbox: Type.String() }), 400: err, 401: err } },
+      response: { 200: Type.Object({ sandbox: Type.String() }), ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req).name;
     app.proxy.clearComparisons(sandbox);
@@ -128,7 +127,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Type.Optional(Type.Unknown({ description: 'a JSON body' })),
         sandbox: Type.Optional(Type.String()),
       }),
-      response: { 200: Comparison, 400: err, 401: err } },
+      response: { 200: Comparison, ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const { url: base } = app.proxy.upstreamFor(sandbox.name);

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
 import { FixturesAnswer } from '../schemas/admin.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
-import { adminSandbox, SandboxQuery } from './sandbox.js';
+import { adminSandbox, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,10 +14,8 @@ import { adminUserRoutes } from './user-routes.js';
 import { adminCaRoute } from './ca-route.js';
 import { adminProxyRoutes } from './proxy-routes.js';
 import { adminFindingRoutes } from './findings-routes.js';
-import { findingsOf } from '../findings/plugin.js';
 
 const tags = ['admin'];
-const err = ref(ErrorBody);
 
 
 /** The side routes QA scripts rely on; see the admin contract in the README. */
@@ -56,7 +54,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   // One self-contained page over the admin JSON routes (public/console.html): no build step, read once.
   const consoleHtml = readFileSync(join(packageRoot, 'public/console.html'), 'utf8');
   app.get('/__admin', {
-    schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', description: 'The web console: scenarios, QR codes of the demo accounts, the outbox and the request journal, in a browser.', response: { 200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } }, 401: err } },
+    schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', description: 'The web console: scenarios, QR codes of the demo accounts, the outbox and the request journal, in a browser.', response: { 200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } }, ...errors(401) } },
   }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml));
 
   app.get('/__admin/health', {
@@ -76,7 +74,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
           }),
           findings: Type.Object({ warning: Type.Integer(), error: Type.Integer() }, { description: 'findings of the sandbox by severity (GET /__admin/findings)' }),
         }),
-        400: err, 401: err,
+        ...errors(400, 401),
       },
     },
   }, async (req) => {
@@ -85,7 +83,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       status: 'ok' as const, instance: app.instance.name, version: opts.version, scenario: sandbox.scenario, seed: sandbox.store.meta.seed,
       uptimeMs: Math.round(performance.now() - opts.startedAt), sandbox: sandbox.name, sandboxes: app.sandboxes.size,
       sandboxLimit: app.sandboxes.limit, memory: { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed },
-      findings: findingsOf(sandbox, app.scenarios.get(sandbox.scenario)?.findings?.off).counts(),
+      findings: sandboxFindings(req, sandbox).counts(),
     };
   });
 
@@ -94,7 +92,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       operationId: 'adminFixtures', tags, summary: 'Demo tenants, accounts, devices, API keys and bind links',
       description: 'The demo data to sign in with: tenants, accounts and their passwords, devices, API keys and bind links with their QR codes.',
       querystring: SandboxQuery,
-      response: { 200: ref(FixturesAnswer), 400: err, 401: err },
+      response: { 200: ref(FixturesAnswer), ...errors(400, 401) },
     },
   }, async (req) => describeFixtures(app.fixtures, req, adminSandbox(req).name));
 
@@ -104,7 +102,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       description: 'The QR code of a bind link as SVG: scan it with the app to bind a device.',
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
       querystring: SandboxQuery,
-      response: { 200: { description: 'the QR code', content: { 'image/svg+xml': { schema: Type.String() } } }, 400: err, 401: err, 404: err },
+      response: { 200: { description: 'the QR code', content: { 'image/svg+xml': { schema: Type.String() } } }, ...errors(400, 401, 404) },
     },
   }, async (req, reply) => {
     const sandbox = adminSandbox(req);

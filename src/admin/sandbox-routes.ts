@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { Data } from '../store/data.js';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
@@ -8,15 +8,13 @@ import { ClockState, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } f
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
-import { adminSandbox, adminSandboxName, findUser, SandboxQuery } from './sandbox.js';
+import { adminSandbox, adminSandboxName, findUser, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { clusterSandboxes, forwardToOwner } from './peers.js';
-import { bindLinkContent, bindUrl, callerBase } from './fixtures.js';
+import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
-import { findingsOf } from '../findings/plugin.js';
 import { version } from '../version.js';
 
 const tags = ['admin'];
-const err = ref(ErrorBody);
 
 const describe = (s: Sandbox, instance: string) => ({
   instance, name: s.name, scenario: s.scenario, createdAt: s.createdAt, clock: s.clock.state, now: s.clock.iso(),
@@ -45,13 +43,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/scenarios', {
     schema: { operationId: 'adminScenarios', tags, summary: 'Available scenarios',
       description: 'The scenario names the mock knows (bundled and from --scenarios directories), each with its description and the scenarios it extends.',
-      response: { 200: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), extends: Type.Array(Type.String()) })), 401: err } },
+      response: { 200: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), extends: Type.Array(Type.String()) })), ...errors(401) } },
   }, async () => scenarioList());
 
   app.get('/__admin/scenario', {
     schema: { operationId: 'adminScenarioGet', tags, summary: 'The active scenario of the sandbox', querystring: SandboxQuery,
       description: 'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default).',
-      response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), 400: err, 401: err } },
+      response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     return { sandbox: sandbox.name, name: sandbox.scenario, description: app.scenarios.get(sandbox.scenario)?.description ?? '' };
@@ -61,7 +59,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { operationId: 'adminScenarioSet', tags, summary: 'Activate a scenario in the sandbox (its data effects apply now)',
       description: 'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next request. An unknown name is a 404.',
       querystring: SandboxQuery, body: Type.Object({ name: Type.String({ minLength: 1 }), sandbox: Type.Optional(Type.String()) }),
-      response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), 400: err, 401: err, 404: err } },
+      response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), ...errors(400, 401, 404) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const scenario = app.scenarios.get(req.body.name);
@@ -76,7 +74,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/sandboxes', {
     schema: { operationId: 'adminSandboxes', tags, summary: 'Every sandbox, of this instance and of its --peers', querystring: Scope,
       description: 'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes; each names its instance. Peers that do not answer within 1.5 s are left out and named in the x-mock-unreachable-peers header.',
-      response: { 200: Type.Array(ref(SandboxInfo)), 400: err, 401: err } },
+      response: { 200: Type.Array(ref(SandboxInfo)), ...errors(400, 401) } },
   }, async (req, reply) => {
     if (req.query.scope === 'local' || app.config.peers.length === 0) return local();
     const { sandboxes, unreachable } = await clusterSandboxes(app, local());
@@ -87,7 +85,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/sandboxes/:name', {
     schema: { operationId: 'adminSandboxGet', tags, summary: 'One sandbox (asked of the --peers when this instance does not hold it)',
       description: 'One existing sandbox: its scenario, clock, journal and outbox sizes. An unknown name is a 404.',
-      params: Type.Object({ name: Type.String() }), querystring: Scope, response: { 200: ref(SandboxInfo), 400: err, 401: err, 404: err, 502: err } },
+      params: Type.Object({ name: Type.String() }), querystring: Scope, response: { 200: ref(SandboxInfo), ...errors(400, 401, 404, 502) } },
   }, async (req, reply) => {
     if (req.query.scope !== 'local' && await forwardToOwner(req, reply, req.params.name)) return reply;
     const sandbox = app.sandboxes.find(req.params.name);
@@ -98,7 +96,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.delete('/__admin/sandboxes/:name', {
     schema: { operationId: 'adminSandboxDelete', tags, summary: 'Delete a sandbox (default cannot be deleted: reset it)',
       description: 'Deletes a sandbox and its data. The default sandbox always exists: deleting it is a 400 (reset it instead). With --peers, a sandbox another instance holds is deleted there.',
-      params: Type.Object({ name: Type.String() }), response: { 200: Type.Object({ deleted: Type.String() }), 400: err, 401: err, 404: err, 502: err } },
+      params: Type.Object({ name: Type.String() }), response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 502) } },
   }, async (req, reply) => {
     if (req.params.name === 'default') throw fail.badRequest('the default sandbox always exists; use POST /__admin/reset');
     if (await forwardToOwner(req, reply, req.params.name)) return reply;
@@ -111,7 +109,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: SandboxQuery,
       body: Type.Optional(Type.Object({ seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })), sandbox: Type.Optional(Type.String()) })),
       description: 'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. The body is optional; `seed` reseeds with another seed. With --peers, a sandbox another instance holds is reset there.',
-      response: { 200: ref(SandboxInfo), 400: err, 401: err, 502: err } },
+      response: { 200: ref(SandboxInfo), ...errors(400, 401, 502) } },
   }, async (req, reply) => {
     if (await forwardToOwner(req, reply, adminSandboxName(req))) return reply;
     const sandbox = adminSandbox(req);
@@ -125,7 +123,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/state', {
     schema: { operationId: 'adminStateExport', tags, summary: 'Export the sandbox as a snapshot', querystring: SandboxQuery,
       description: 'The whole data of the sandbox as a snapshot (JSON), to save and import later with PUT /__admin/state or --state.',
-      response: { 200: ref(Snapshot), 400: err, 401: err } },
+      response: { 200: ref(Snapshot), ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     return { format: 'portal-mock-state' as const, version: 1 as const, sandbox: sandbox.name, seed: sandbox.store.meta.seed, scenario: sandbox.scenario, clock: sandbox.clock.state, data: sandbox.store.toData() };
@@ -134,7 +132,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.put('/__admin/state', {
     schema: { operationId: 'adminStateImport', tags, summary: 'Import a snapshot (validated; an invalid one changes nothing)',
       description: 'Replaces the data of the sandbox with a snapshot of GET /__admin/state. The snapshot is checked first: an invalid one is a 422 and changes nothing.',
-      querystring: SandboxQuery, body: ref(Snapshot), response: { 200: ref(SandboxInfo), 400: err, 401: err, 422: err } },
+      querystring: SandboxQuery, body: ref(Snapshot), response: { 200: ref(SandboxInfo), ...errors(400, 401, 422) } },
     bodyLimit: 256 * 1024 * 1024,
   }, async (req) => {
     const sandbox = adminSandbox(req);
@@ -157,13 +155,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/requests', {
     schema: { operationId: 'adminRequests', tags, summary: 'The request journal, newest first (or as HAR 1.2 with format=har)', querystring: JournalListQuery,
       description: 'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, status or since, or get a HAR 1.2 log with format=har.',
-      response: { 200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]), 400: err, 401: err } },
+      response: { 200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]), ...errors(400, 401) } },
   }, async (req, reply) => {
     const sandbox = adminSandbox(req);
     const entries = sandbox.journal.list(req.query);
     reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
     if (req.query.format !== 'har') return reply.send(entries);
-    const findings = findingsOf(sandbox, app.scenarios.get(sandbox.scenario)?.findings?.off).list();
+    const findings = sandboxFindings(req, sandbox).list();
     const har = journalToHar(entries, { protocol: req.protocol, fallbackHost: req.host, version, sandbox: sandbox.name, findings });
     return reply.header('content-disposition', `attachment; filename="portal-mock-${sandbox.name}.har"`).send(har);
   });
@@ -171,13 +169,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/requests/count', {
     schema: { operationId: 'adminRequestsCount', tags, summary: 'How many journal entries match', querystring: JournalQuery,
       description: 'How many journal entries match the filters of GET /__admin/requests: for assertions in tests.',
-      response: { 200: Type.Object({ count: Type.Integer() }), 400: err, 401: err } },
+      response: { 200: Type.Object({ count: Type.Integer() }), ...errors(400, 401) } },
   }, async (req) => ({ count: adminSandbox(req).journal.count(req.query) }));
 
   app.delete('/__admin/requests', {
     schema: { operationId: 'adminRequestsClear', tags, summary: 'Empty the journal', querystring: SandboxQuery,
       description: 'Empties the request journal of the sandbox.',
-      response: { 200: Type.Object({ cleared: Type.Boolean() }), 400: err, 401: err } },
+      response: { 200: Type.Object({ cleared: Type.Boolean() }), ...errors(400, 401) } },
   }, async (req) => {
     adminSandbox(req).journal.clear();
     return { cleared: true };
@@ -190,7 +188,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         sandbox: Type.Optional(Type.String()), kind: Type.Optional(Type.Union([Type.Literal('two-factor-code'), Type.Literal('push')])),
         to: Type.Optional(Type.String()), userId: Type.Optional(Type.String()),
       }),
-      response: { 200: Type.Array(ref(OutboxMessage)), 400: err, 401: err } },
+      response: { 200: Type.Array(ref(OutboxMessage)), ...errors(400, 401) } },
   }, async (req) => {
     const { kind, to, userId } = req.query;
     return adminSandbox(req).outbox.list().filter((m) =>
@@ -200,7 +198,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/clock', {
     schema: { operationId: 'adminClockGet', tags, summary: 'The sandbox clock', querystring: SandboxQuery,
       description: 'The sandbox clock: its state (real, offset or frozen) and the time it shows now.',
-      response: { 200: Type.Object({ now: Type.String(), state: ref(ClockState) }), 400: err, 401: err } },
+      response: { 200: Type.Object({ now: Type.String(), state: ref(ClockState) }), ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     return { now: sandbox.clock.iso(), state: sandbox.clock.state };
@@ -214,7 +212,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         freeze: Type.Optional(Type.String({ format: 'date-time' })), offsetMs: Type.Optional(Type.Integer()),
         advanceMs: Type.Optional(Type.Integer()), mode: Type.Optional(Type.Literal('real')), sandbox: Type.Optional(Type.String()),
       }),
-      response: { 200: Type.Object({ now: Type.String(), state: ref(ClockState) }), 400: err, 401: err } },
+      response: { 200: Type.Object({ now: Type.String(), state: ref(ClockState) }), ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const b = req.body;
@@ -236,7 +234,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { operationId: 'adminSessionsExpire', tags, summary: 'Expire every session of the sandbox now', querystring: SandboxQuery,
       description: 'Every session of the sandbox expires now: the apps\' next calls answer 401 and they must call /mobile/auth again.',
       body: Type.Optional(Type.Object({ sandbox: Type.Optional(Type.String()) })),
-      response: { 200: Type.Object({ expired: Type.Integer() }), 400: err, 401: err } },
+      response: { 200: Type.Object({ expired: Type.Integer() }), ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const expired = expireSessions(sandbox);
@@ -253,7 +251,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         singleUse: Type.Optional(Type.Boolean({ default: true })), ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
         sandbox: Type.Optional(Type.String()),
       }),
-      response: { 200: Type.Object({ id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(), qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Type.Union([Type.String(), Type.Null()]) }), 400: err, 401: err, 404: err } },
+      response: { 200: Type.Object({ id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(), qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 404) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const { tenant, user } = findUser(sandbox, req.body);
@@ -264,8 +262,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const expiresAt = req.body.ttlSeconds ? new Date(now.getTime() + req.body.ttlSeconds * 1000).toISOString() : null;
     sandbox.store.insert(tenant, 'bindLinks', { id, token, userId: user.id, singleUse, usedAt: null, createdAt: now.toISOString(), expiresAt });
     sandbox.commit();
-    const url = bindUrl(callerBase(req, sandbox.name), id, token);
-    const sandboxQuery = sandbox.name === 'default' ? '' : `?sandbox=${encodeURIComponent(sandbox.name)}`;
-    return { id, token, tenantId: tenant.tenant.id, userId: user.id, url, link: bindLinkContent(url), qr: `${req.protocol}://${req.host}/__admin/bind-links/${id}/qr.svg${sandboxQuery}`, singleUse, expiresAt };
+    return { id, token, tenantId: tenant.tenant.id, userId: user.id, ...bindLinkAddresses(req, sandbox.name, id, token), singleUse, expiresAt };
   });
 };

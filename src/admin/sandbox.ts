@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
 import { isSandboxName, type Sandbox } from '../store/sandbox.js';
 import { sandboxKey } from '../http/context.js';
+import { findingsOf } from '../findings/plugin.js';
 
 /**
  * The name an admin call is about: the sandbox key (header, path prefix, `sandbox` query, default); a `sandbox`
@@ -22,6 +23,10 @@ export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
   if (!create) throw fail.notFound(`sandbox "${name}" not found`);
   return req.server.sandboxes.get(name);
 }
+
+/** The findings of a sandbox, less the codes its scenario turns off. */
+export const sandboxFindings = (req: FastifyRequest, sandbox: Sandbox) =>
+  findingsOf(sandbox, req.server.scenarios.get(sandbox.scenario)?.findings?.off);
 
 export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ description: 'the sandbox, when neither x-mock-sandbox nor a /sandbox/NAME prefix names one (else default)' })) });
 

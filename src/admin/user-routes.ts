@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors } from '../schemas/common.js';
 import { domainContext } from '../http/context.js';
 import { createNotification } from '../domain/notifications.js';
 import { blockUser } from '../domain/tokens.js';
 import { adminSandbox, findUser, SandboxQuery } from './sandbox.js';
 
 const tags = ['admin'];
-const err = ref(ErrorBody);
 const Who = {
   email: Type.Optional(Type.String({ description: 'the user, by e-mail …' })),
   userId: Type.Optional(Type.String({ description: '… or by id' })),
@@ -27,7 +26,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
       response: {
         200: Type.Object({ id: Type.String(), userId: Type.String(), tenantId: Type.String(), pushes: Type.Integer({ description: 'push messages sent to the outbox' }) }),
-        400: err, 401: err, 404: err,
+        ...errors(400, 401, 404),
       },
     },
   }, async (req) => {
@@ -44,7 +43,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'adminUserBlock', tags, summary: 'Block a user: sessions and personal tokens stop working (tokens are revoked)',
       description: 'Blocks a user: their sessions end, their personal tokens are revoked, and sign-in answers 403.',
       querystring: SandboxQuery, body: Type.Object(Who),
-      response: { 200: Type.Object({ userId: Type.String(), state: Type.String() }), 400: err, 401: err, 404: err },
+      response: { 200: Type.Object({ userId: Type.String(), state: Type.String() }), ...errors(400, 401, 404) },
     },
   }, async (req) => {
     const sandbox = adminSandbox(req);

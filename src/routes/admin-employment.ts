@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { AdminEmployment, AdminEmploymentPage, AdminEmploymentQuery, IdQuery } from '../schemas/admin-api.js';
-import { caller, domainContext } from '../http/context.js';
-import { absolute } from '../domain/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { listEmployments, viewEmployment } from '../domain/admin-employment.js';
 
-const err = ref(ErrorBody);
 const tags = ['admin-employment'];
 
 /** Read-only employments for integrations (right user-edit). */
@@ -15,25 +13,18 @@ export const adminEmploymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'adminEmploymentIndex', tags, summary: 'Employments of the tenant; maps origin id + origin organization id to a user id',
       description: 'Requires the right user-edit. per-page is clamped to 100. Date ranges are yyyy-MM-dd|yyyy-MM-dd; a time of day gives 422.',
       querystring: AdminEmploymentQuery,
-      response: { 200: ref(AdminEmploymentPage), 400: err, 401: err, 403: err, 422: err },
+      response: { 200: ref(AdminEmploymentPage), ...errors(400, 401, 403, 422) },
     },
     config: { auth: 'session', rights: ['user-edit'] },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return listEmployments(ctx, tenant, user, { ...req.query, url: absolute(ctx, req.url) });
-  });
+  }, async (req) => listEmployments(...callerArgs(req), { ...req.query, url: listUrl(req) }));
 
   app.get('/admin/employment/view', {
     schema: {
       operationId: 'adminEmploymentView', tags, summary: 'One employment',
       description: 'Requires the right user-edit.',
       querystring: IdQuery,
-      response: { 200: ref(AdminEmployment), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(AdminEmployment), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session', rights: ['user-edit'] },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return viewEmployment(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => viewEmployment(...callerArgs(req), req.query.id));
 };

@@ -1,18 +1,16 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ActionResult, ErrorBody, Page, PageQuery, ref } from '../schemas/common.js';
+import { ActionResult, errors, Page, PageQuery, ref } from '../schemas/common.js';
 import {
   CalendarEventBid, CalendarEventItems, CalendarEventList, CalendarEventType, CalendarEventView, CalendarList, CalendarView,
 } from '../schemas/calendar.js';
-import { baseUrl, caller, domainContext } from '../http/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import {
   calendarEventList, calendarEventRequestCancel, calendarEventRequestCreate, calendarEventTypeList, calendarEventView, calendarItems,
   calendarList, calendarView, type EventFilter,
 } from '../domain/calendar.js';
 
 const tags = ['calendar'];
-const err = ref(ErrorBody);
-const errors = { 400: err, 401: err, 403: err, 404: err, 500: err };
 const config = { auth: 'session' as const };
 const str = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
 
@@ -53,36 +51,24 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
     { path: '/calendar', op: 'calendar', type: typeUuid, list: ref(CalendarList), view: ref(CalendarView), what: 'calendar family: type uuids, events extended with their type' },
   ] as const) {
     const extended = family.op === 'calendar';
+    const list = extended ? calendarList : calendarEventList;
+    const view = extended ? calendarView : calendarEventView;
     app.get(family.path, {
-      schema: { operationId: `${family.op}List`, tags, summary: `Events and occurrences in a window (${family.what})`, description: 'The events visible to the caller between start_date_time and end_date_time (default: this month to three months on), recurring events expanded into occurrences; filter by title, type, place, participant or user groups.', querystring: listParams(family.type), response: { 200: family.list, ...errors } },
+      schema: { operationId: `${family.op}List`, tags, summary: `Events and occurrences in a window (${family.what})`, description: 'The events visible to the caller between start_date_time and end_date_time (default: this month to three months on), recurring events expanded into occurrences; filter by title, type, place, participant or user groups.', querystring: listParams(family.type), response: { 200: family.list, ...errors(400, 401, 403, 404, 500) } },
       config,
-    }, async (req) => {
-      const { tenant, user } = caller(req);
-      const q = filter(req.query as RawQuery);
-      return extended ? calendarList(domainContext(req), tenant, user, q) : calendarEventList(domainContext(req), tenant, user, q);
-    });
+    }, async (req) => list(...callerArgs(req), filter(req.query as RawQuery)));
     app.get(`${family.path}/my`, {
-      schema: { operationId: `${family.op}My`, tags, summary: `Events the current user organises, takes part in or has requested (${family.what})`, description: 'Like the list, restricted to the events the caller organises, takes part in or has a participation request for.', querystring: listParams(family.type), response: { 200: family.list, ...errors } },
+      schema: { operationId: `${family.op}My`, tags, summary: `Events the current user organises, takes part in or has requested (${family.what})`, description: 'Like the list, restricted to the events the caller organises, takes part in or has a participation request for.', querystring: listParams(family.type), response: { 200: family.list, ...errors(400, 401, 403, 404, 500) } },
       config,
-    }, async (req) => {
-      const { tenant, user } = caller(req);
-      const q = filter(req.query as RawQuery);
-      return extended ? calendarList(domainContext(req), tenant, user, q, true) : calendarEventList(domainContext(req), tenant, user, q, true);
-    });
+    }, async (req) => list(...callerArgs(req), filter(req.query as RawQuery), true));
     app.get(`${family.path}/items`, {
-      schema: { operationId: `${family.op}Items`, tags, summary: `Event lookup items by title (${family.what})`, description: 'Id and title of the visible events whose title matches `q`, for pickers.', querystring: itemsParams(family.type), response: { 200: ref(CalendarEventItems), ...errors } },
+      schema: { operationId: `${family.op}Items`, tags, summary: `Event lookup items by title (${family.what})`, description: 'Id and title of the visible events whose title matches `q`, for pickers.', querystring: itemsParams(family.type), response: { 200: ref(CalendarEventItems), ...errors(400, 401, 403, 404, 500) } },
       config,
-    }, async (req) => {
-      const { tenant, user } = caller(req);
-      return calendarItems(domainContext(req), tenant, user, filter(req.query as RawQuery));
-    });
+    }, async (req) => calendarItems(...callerArgs(req), filter(req.query as RawQuery)));
     app.get(`${family.path}/view`, {
-      schema: { operationId: `${family.op}View`, tags, summary: `One event or occurrence with the current user's part in it (${family.what})`, description: 'An event, or one occurrence of a recurring one (parent_id and rec_date), with the caller\'s role, open request and whether one can be made. An event the caller may not see is a 404.', querystring: viewParams, response: { 200: family.view, ...errors } },
+      schema: { operationId: `${family.op}View`, tags, summary: `One event or occurrence with the current user's part in it (${family.what})`, description: 'An event, or one occurrence of a recurring one (parent_id and rec_date), with the caller\'s role, open request and whether one can be made. An event the caller may not see is a 404.', querystring: viewParams, response: { 200: family.view, ...errors(400, 401, 403, 404, 500) } },
       config,
-    }, async (req) => {
-      const { tenant, user } = caller(req);
-      return extended ? calendarView(domainContext(req), tenant, user, req.query) : calendarEventView(domainContext(req), tenant, user, req.query);
-    });
+    }, async (req) => view(...callerArgs(req), req.query));
   }
 
   app.get('/calendar-event-type', {
@@ -95,13 +81,12 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
         type_id: Type.Optional(typeCode),
         ...PageQuery,
       }),
-      response: { 200: Page(ref(CalendarEventType)), ...errors },
+      response: { 200: Page(ref(CalendarEventType)), ...errors(400, 401, 403, 404, 500) },
     },
     config,
   }, async (req) => {
-    const { tenant, user } = caller(req);
     const { 'per-page': perPage, page, ...q } = req.query;
-    return calendarEventTypeList(domainContext(req), tenant, user, { ...q, page, perPage, url: `${baseUrl(req)}${req.url}` });
+    return calendarEventTypeList(...callerArgs(req), { ...q, page, perPage, url: listUrl(req) });
   });
 
   app.post('/calendar-event-request', {
@@ -113,24 +98,18 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
         calendar_event_parent_id: Type.Optional(Type.String({ format: 'uuid' })),
         calendar_event_rec_date: Type.Optional(Type.String({ format: 'date' })),
       }),
-      response: { 200: ActionResult(ref(CalendarEventBid)), ...errors },
+      response: { 200: ActionResult(ref(CalendarEventBid)), ...errors(400, 401, 403, 404, 500) },
     },
     config,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return calendarEventRequestCreate(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => calendarEventRequestCreate(...callerArgs(req), req.body));
 
   app.post('/calendar-event-request/cancel', {
     schema: {
       operationId: 'calendarEventRequestCancel', tags, summary: 'Cancel one of the current user\'s participation requests',
       description: 'Cancels an open participation request of the caller; one already decided answers success false. A request of another user is a 404.',
       body: Type.Object({ id: Type.String({ format: 'uuid', description: 'request id' }) }),
-      response: { 200: Type.Omit(ActionResult(Type.Null()), ['data']), ...errors },
+      response: { 200: Type.Omit(ActionResult(Type.Null()), ['data']), ...errors(400, 401, 403, 404, 500) },
     },
     config,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return calendarEventRequestCancel(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => calendarEventRequestCancel(...callerArgs(req), req.body));
 };

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, PageQuery, Page, ref } from '../schemas/common.js';
+import { errors, Page, PageQuery, ref } from '../schemas/common.js';
 import { Article, CatalogAnswer, UserPostcard } from '../schemas/content.js';
-import { baseUrl, caller, domainContext } from '../http/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { articleCategory, articleNews, postcardUserView } from '../domain/content.js';
 
-const err = ref(ErrorBody);
 const uuidArray = Type.Array(Type.String({ format: 'uuid' }), { maxItems: 100 });
 
 /** Postcards, news and the catalog. */
@@ -15,13 +14,10 @@ export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'postcardUserView', tags: ['postcard'], summary: 'A postcard the current user received',
       description: 'A postcard the caller received, with its sender and picture. A postcard of another recipient is a 404.',
       querystring: Type.Object({ id: Type.String({ format: 'uuid', description: 'received postcard id' }) }),
-      response: { 200: ref(UserPostcard), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(UserPostcard), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return postcardUserView(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => postcardUserView(...callerArgs(req), req.query.id));
 
   app.get('/article/news', {
     schema: {
@@ -32,14 +28,13 @@ export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'tag_id[]': Type.Optional(uuidArray),
         ...PageQuery,
       }),
-      response: { 200: Page(ref(Article)), 400: err, 401: err, 403: err, 500: err },
+      response: { 200: Page(ref(Article)), ...errors(400, 401, 403, 500) },
     },
     config: { auth: 'session' },
   }, async (req) => {
-    const { tenant, user } = caller(req);
     const q = req.query;
     const tagIds = [...(q.tag_id ?? []), ...(q['tag_id[]'] ?? [])];
-    return articleNews(domainContext(req), tenant, user, { tagIds, page: q.page, perPage: q['per-page'], url: `${baseUrl(req)}${req.url}` });
+    return articleNews(...callerArgs(req), { tagIds, page: q.page, perPage: q['per-page'], url: listUrl(req) });
   });
 
   app.get('/article/category', {
@@ -50,11 +45,8 @@ export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         id: Type.Optional(Type.String({ format: 'uuid', description: 'category id' })),
         q: Type.Optional(Type.String({ maxLength: 200, description: 'search below the category' })),
       }),
-      response: { 200: ref(CatalogAnswer), 400: err, 401: err, 403: err, 500: err },
+      response: { 200: ref(CatalogAnswer), ...errors(400, 401, 403, 500) },
     },
     config: { auth: 'session', rights: ['show-content-categories'] },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return articleCategory(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => articleCategory(...callerArgs(req), req.query));
 };

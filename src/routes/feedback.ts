@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { Feedback, FeedbackAdd, FeedbackAddResult } from '../schemas/feedback.js';
-import { caller, domainContext } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { feedbackAdd, feedbackView } from '../domain/feedback.js';
 
 const tags = ['feedback'];
-const err = ref(ErrorBody);
 
 /** Feedback about users and departments. */
 export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -15,24 +14,18 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'feedbackAdd', tags, summary: 'Give feedback (score 1 to 5) about a user or a department',
       description: 'userId, when sent, must be the current user (else 403). An unknown user or department is a 404.',
       body: ref(FeedbackAdd),
-      response: { 200: ref(FeedbackAddResult), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(FeedbackAddResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return feedbackAdd(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => feedbackAdd(...callerArgs(req), req.body));
 
   app.get('/feedback/view', {
     schema: {
       operationId: 'feedbackView', tags, summary: 'A feedback entry; anonymous entries never show the author',
       description: 'One feedback entry about a user or a department, with its score and text; an anonymous entry never shows its author. An unknown id is a 404.',
       querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
-      response: { 200: ref(Feedback), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(Feedback), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return feedbackView(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => feedbackView(...callerArgs(req), req.query.id));
 };

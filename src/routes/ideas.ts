@@ -1,26 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, Page, PageQuery, ref } from '../schemas/common.js';
+import { errors, Page, PageQuery, ref } from '../schemas/common.js';
 import { IdeaEdit, IdeaIndex, IdeaPurposes, IdeaStatuses, IdeaToggleResult, IdeaView } from '../schemas/ideas.js';
-import { caller, domainContext } from '../http/context.js';
+import { caller } from '../http/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import {
   ideaEdit, ideaIndex, ideaParticipate, ideaPurposes, ideaStatuses, ideaView, ideaVote, isModerator,
 } from '../domain/ideas.js';
 
 const tags = ['idea'];
-const err = ref(ErrorBody);
 const idQuery = Type.Object({ id: Type.String({ format: 'uuid', description: 'idea id' }) });
 const ids = (what: string) => Type.Optional(Type.String({ maxLength: 4000, description: `${what}: one or several comma-separated ids` }));
 
 /** Ideas: statuses, purposes, list, view, create/edit, vote, participate. */
 export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/idea/statuses', {
-    schema: { operationId: 'ideaStatuses', tags, summary: 'Idea statuses', description: 'The statuses an idea can have, for filters (idea_status_id).', response: { 200: ref(IdeaStatuses), 401: err, 403: err, 500: err } },
+    schema: { operationId: 'ideaStatuses', tags, summary: 'Idea statuses', description: 'The statuses an idea can have, for filters (idea_status_id).', response: { 200: ref(IdeaStatuses), ...errors(401, 403, 500) } },
     config: { auth: 'session' },
   }, async (req) => ({ data: ideaStatuses(caller(req).tenant) }));
 
   app.get('/idea/purposes', {
-    schema: { operationId: 'ideaPurposes', tags, summary: 'Idea purposes', description: 'The purposes an idea can have, for the edit form and filters (idea_purpose_id).', response: { 200: ref(IdeaPurposes), 401: err, 403: err, 500: err } },
+    schema: { operationId: 'ideaPurposes', tags, summary: 'Idea purposes', description: 'The purposes an idea can have, for the edit form and filters (idea_purpose_id).', response: { 200: ref(IdeaPurposes), ...errors(401, 403, 500) } },
     config: { auth: 'session' },
   }, async (req) => ({ data: ideaPurposes(caller(req).tenant) }));
 
@@ -33,22 +33,15 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
         created_user_id: ids('authors'), idea_status_id: ids('statuses'), idea_purpose_id: ids('purposes'), performer_id: ids('performers'),
         ...PageQuery,
       }),
-      response: { 200: Page(ref(IdeaIndex)), 400: err, 401: err, 403: err, 422: err, 500: err },
+      response: { 200: Page(ref(IdeaIndex)), ...errors(400, 401, 403, 422, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return ideaIndex(ctx, tenant, user, req.query, `${ctx.baseUrl}${req.url}`);
-  });
+  }, async (req) => ideaIndex(...callerArgs(req), req.query, listUrl(req)));
 
   app.get('/idea/view', {
-    schema: { operationId: 'ideaView', tags, summary: 'An idea with voters, participants and comments', description: 'An idea with its author, voters, participants and comments. Ideas of others on moderation are a 404; the tenant option enableIdeas off is a 403.', querystring: idQuery, response: { 200: ref(IdeaView), 400: err, 401: err, 403: err, 404: err, 500: err } },
+    schema: { operationId: 'ideaView', tags, summary: 'An idea with voters, participants and comments', description: 'An idea with its author, voters, participants and comments. Ideas of others on moderation are a 404; the tenant option enableIdeas off is a 403.', querystring: idQuery, response: { 200: ref(IdeaView), ...errors(400, 401, 403, 404, 500) } },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return ideaView(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => ideaView(...callerArgs(req), req.query.id));
 
   app.post('/idea/edit', {
     schema: {
@@ -56,35 +49,26 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Ideas of users without the right user-edit go to moderation first. Field problems answer 400 with details naming each field.',
       querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
       body: ref(IdeaEdit),
-      response: { 200: ref(IdeaIndex), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(IdeaIndex), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return ideaEdit(domainContext(req), tenant, user, isModerator(req.auth.rights), req.query.id, req.body);
-  });
+  }, async (req) => ideaEdit(...callerArgs(req), isModerator(req.auth.rights), req.query.id, req.body));
 
   app.post('/idea/vote', {
     schema: {
       operationId: 'ideaVote', tags, summary: 'Vote for an idea, or withdraw the vote (toggle)',
       description: '`status` is the new state. An idea on moderation or rejected answers success false.',
-      querystring: idQuery, response: { 200: ref(IdeaToggleResult), 400: err, 401: err, 403: err, 404: err, 500: err },
+      querystring: idQuery, response: { 200: ref(IdeaToggleResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return ideaVote(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => ideaVote(...callerArgs(req), req.query.id));
 
   app.post('/idea/participate', {
     schema: {
       operationId: 'ideaParticipate', tags, summary: 'Take part in an idea, or stop (toggle)',
       description: '`status` is the new state. An idea on moderation or rejected answers success false.',
-      querystring: idQuery, response: { 200: ref(IdeaToggleResult), 400: err, 401: err, 403: err, 404: err, 500: err },
+      querystring: idQuery, response: { 200: ref(IdeaToggleResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return ideaParticipate(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => ideaParticipate(...callerArgs(req), req.query.id));
 };

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors } from '../schemas/common.js';
 import { badgeSvg, coverSvg, missingSvg } from '../pages/svg.js';
 import { imageSubject, type ImageKindName } from '../domain/images.js';
 import { domainContext } from '../http/context.js';
@@ -39,7 +39,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Public (no session): addressed by the record id. 404 answers a grey placeholder image.',
         params: Type.Object({ file: Type.String({ pattern: '^[0-9A-Za-z-]{1,64}\\.svg$', description: '<id>.svg' }) }),
         produces: ['image/svg+xml'],
-        response: { 200: svgBody('the image'), 400: ref(ErrorBody), 404: svgBody('a placeholder: no such record in this sandbox') },
+        response: { 200: svgBody('the image'), ...errors(400), 404: svgBody('a placeholder: no such record in this sandbox') },
       },
       config: { auth: 'none' },
     }, async (req, reply) => {

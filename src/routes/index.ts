@@ -16,21 +16,11 @@ import { pageRoutes } from './pages.js';
 import { imageRoutes } from './images.js';
 
 /** Every API group, one encapsulated plugin each, in the order of the API description. */
+const groups = [
+  mobileRoutes, workflowRoutes, peopleRoutes, contentRoutes, calendarRoutes, feedbackRoutes, moderationRoutes, ideaRoutes, fileRoutes,
+  tokenRoutes, userListCacheRoutes, walletRoutes, fileProcessingRoutes, adminEmploymentRoutes, pageRoutes, imageRoutes,
+];
+
 export async function registerRoutes(app: FastifyInstance) {
-  await app.register(mobileRoutes);
-  await app.register(workflowRoutes);
-  await app.register(peopleRoutes);
-  await app.register(contentRoutes);
-  await app.register(calendarRoutes);
-  await app.register(feedbackRoutes);
-  await app.register(moderationRoutes);
-  await app.register(ideaRoutes);
-  await app.register(fileRoutes);
-  await app.register(tokenRoutes);
-  await app.register(userListCacheRoutes);
-  await app.register(walletRoutes);
-  await app.register(fileProcessingRoutes);
-  await app.register(adminEmploymentRoutes);
-  await app.register(pageRoutes);
-  await app.register(imageRoutes);
+  for (const group of groups) await app.register(group);
 }

@@ -1,18 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { ArrayOfIds, Moderation, ModerationResult } from '../schemas/ideas.js';
-import { caller, domainContext } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { isModerator } from '../domain/ideas.js';
 import { moderationDecide, moderationIndex } from '../domain/moderation.js';
 
 const tags = ['moderation'];
-const err = ref(ErrorBody);
 const decideSchema = (operationId: string, summary: string) => ({
   operationId, tags, summary,
   description: 'Body: {"ids": [uuid, …]} or a bare array of uuids (1 to 100). All or nothing: an id not waiting for moderation is a 404. Only moderators (right user-edit): 403 otherwise.',
   body: ref(ArrayOfIds),
-  response: { 200: ref(ModerationResult), 400: err, 401: err, 403: err, 404: err, 500: err },
+  response: { 200: ref(ModerationResult), ...errors(400, 401, 403, 404, 500) },
 });
 
 /** Moderation of ideas and comments. */
@@ -22,27 +21,18 @@ export const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'moderationIndex', tags, summary: 'Items waiting for the current user\'s decision',
       description: 'Moderators (right user-edit) see ideas on moderation and pending comments; anybody else an empty queue. `id` picks one item (404 when it is not in the queue).',
       querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
-      response: { 200: ref(Moderation), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(Moderation), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return moderationIndex(domainContext(req), tenant, user, isModerator(req.auth.rights), req.query.id);
-  });
+  }, async (req) => moderationIndex(...callerArgs(req), isModerator(req.auth.rights), req.query.id));
 
   app.post('/moderation/accept', {
     schema: decideSchema('moderationAccept', 'Accept items: ideas are published, comments shown'),
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return moderationDecide(domainContext(req), tenant, user, isModerator(req.auth.rights), req.body, 'accept');
-  });
+  }, async (req) => moderationDecide(...callerArgs(req), isModerator(req.auth.rights), req.body, 'accept'));
 
   app.post('/moderation/reject', {
     schema: decideSchema('moderationReject', 'Reject items: ideas get the status rejected, comments stay hidden'),
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return moderationDecide(domainContext(req), tenant, user, isModerator(req.auth.rights), req.body, 'reject');
-  });
+  }, async (req) => moderationDecide(...callerArgs(req), isModerator(req.auth.rights), req.body, 'reject'));
 };

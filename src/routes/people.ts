@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { ErrorBody, PageQuery, Page, ref } from '../schemas/common.js';
+import { Day, errors, Page, PageQuery, ref } from '../schemas/common.js';
 import {
   BadgeResult, DashboardResult, DepartmentSearchResult, DepartmentTreeNode, FullEmployment, LookupItem, MeetingPlaceItem, Notification,
   OrgEmploymentFile, OrgEmploymentFileRequestResult, SetMainResult, UserListItem, UserProfile, UserSearchResult,
 } from '../schemas/people.js';
 import { OrgEmploymentFileStatusIds, OrgEmploymentFileTypeIds } from '../schemas/people-records.js';
 import { caller, domainContext } from '../http/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import {
   accountStatusActiveTypes, accountStatusText, departmentSearch, departmentTreeNode, employmentIndex, employmentSetMain, meetingPlaceItems,
   statusTypeNames, userGroupItems, userIndex, userItems, userProfile, userSearch,
@@ -18,15 +18,9 @@ import { dashboard, InfoKeys } from '../domain/dashboard.js';
 import { WidgetKeys } from '../schemas/dashboard-widget.js';
 import { answerCache, answerKey } from '../http/answer-cache.js';
 
-const err = ref(ErrorBody);
 const session = { auth: 'session' as const };
-const common = { 401: err, 403: err, 500: err };
 const Q = Type.Optional(Type.String({ maxLength: 200, description: 'search text (case-insensitive, every word must match)' }));
-const Day = Type.String({ format: 'date' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty; a time of day gives 422)` }));
-
-/** The absolute address of the list the client called, for `_links`. */
-const listUrl = (req: FastifyRequest) => `${domainContext(req).baseUrl}${req.url}`;
 
 /** Users, employments, account, employment documents, lookups, notifications, structure and the dashboard. */
 export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -37,26 +31,20 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'userProfile', tags: ['user'], summary: 'Profile of a user',
       description: 'The public profile of any visible user of the tenant, with department, main employment and statuses. A malformed id is a 400, an unknown or hidden user a 404.',
       querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
-      response: { 200: ref(UserProfile), 400: err, 404: err, ...common },
+      response: { 200: ref(UserProfile), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userProfile(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => userProfile(...callerArgs(req), req.query));
 
   app.get('/user/items', {
     schema: {
       operationId: 'userItems', tags: ['user'], summary: 'Users for a picker (first 50 matches by name or e-mail)',
       description: 'Matches `q` against names and e-mails (case-insensitive) and answers at most 50 users, sorted by name.',
       querystring: Type.Object({ q: Q }),
-      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
+      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userItems(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => userItems(...callerArgs(req), req.query));
 
   app.get('/user/index', {
     schema: {
@@ -77,13 +65,10 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         created_at: Range('creation day'),
         last_login_at: Range('last sign-in day'),
       }),
-      response: { 200: Page(ref(UserListItem)), 400: err, 422: err, ...common },
+      response: { 200: Page(ref(UserListItem)), ...errors(400, 401, 403, 422, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userIndex(domainContext(req), tenant, user, req.query, listUrl(req));
-  });
+  }, async (req) => userIndex(...callerArgs(req), req.query, listUrl(req)));
 
   app.get('/user/search', {
     schema: {
@@ -92,13 +77,10 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: Type.Object({
         q: Q, limit: Type.Optional(Type.Integer({ minimum: 0, default: 10 })), offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
       }),
-      response: { 200: ref(UserSearchResult), 400: err, ...common },
+      response: { 200: ref(UserSearchResult), ...errors(400, 401, 403, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userSearch(domainContext(req), tenant, user, req.auth.rights.includes('show-structure-names'), req.query);
-  });
+  }, async (req) => userSearch(...callerArgs(req), req.auth.rights.includes('show-structure-names'), req.query));
 
   // ---- employment and account
   app.get('/employment/index', {
@@ -106,52 +88,40 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'employmentIndex', tags: ['employment'], summary: 'Employments of the current user (main first)',
       description: 'The caller\'s employments, main first, paged (per-page default 20, at most 100).',
       querystring: Type.Object({ ...PageQuery }),
-      response: { 200: Page(ref(FullEmployment)), 404: err, ...common },
+      response: { 200: Page(ref(FullEmployment)), ...errors(401, 403, 404, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return employmentIndex(domainContext(req), tenant, user, req.query, listUrl(req));
-  });
+  }, async (req) => employmentIndex(...callerArgs(req), req.query, listUrl(req)));
 
   app.post('/employment/set-main', {
     schema: {
       operationId: 'employmentSetMain', tags: ['employment'], summary: 'Make one of the current user\'s employments the main one',
       description: 'Makes one of the caller\'s employments the main one; the user\'s department and position follow it. A terminated employment answers success false with a message; an employment of another user is a 404.',
       body: Type.Object({ employment_id: Type.String({ format: 'uuid' }) }),
-      response: { 200: ref(SetMainResult), 400: err, 404: err, ...common },
+      response: { 200: ref(SetMainResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return employmentSetMain(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => employmentSetMain(...callerArgs(req), req.body));
 
   app.post('/account/status-text', {
     schema: {
       operationId: 'accountStatusText', tags: ['account'], summary: 'Set the status text of the current user',
       description: 'Sets the free status text shown on the caller\'s profile (the field is named activeTypes in the API description); an empty text clears it.',
       body: Type.Object({ activeTypes: Type.String({ maxLength: 255, description: 'the status text (empty clears it)' }) }),
-      response: { 200: Type.Object({ activeTypes: Type.String() }), 400: err, ...common },
+      response: { 200: Type.Object({ activeTypes: Type.String() }), ...errors(400, 401, 403, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return accountStatusText(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => accountStatusText(...callerArgs(req), req.body));
 
   app.post('/account/status-active-types', {
     schema: {
       operationId: 'accountStatusActiveTypes', tags: ['account'], summary: 'Set the active statuses of the current user',
       description: `Known status types: ${Object.keys(statusTypeNames).join(', ')}. An unknown one is a 400 naming it; an empty list clears them.`,
       body: Type.Object({ activeTypes: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 }) }),
-      response: { 200: Type.Object({ statusTypes: Type.Array(Type.String()) }), 400: err, ...common },
+      response: { 200: Type.Object({ statusTypes: Type.Array(Type.String()) }), ...errors(400, 401, 403, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return accountStatusActiveTypes(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => accountStatusActiveTypes(...callerArgs(req), req.body));
 
   // ---- employment documents
   const typeId = Type.Union(OrgEmploymentFileTypeIds.map((t) => Type.Literal(t)));
@@ -174,13 +144,10 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         org_employment_file_status_id: Type.Optional(statusId),
         date_from: Type.Optional(Day), date_to: Type.Optional(Day),
       }),
-      response: { 200: Page(ref(OrgEmploymentFile)), 400: err, ...common },
+      response: { 200: Page(ref(OrgEmploymentFile)), ...errors(400, 401, 403, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return orgEmploymentFileIndex(domainContext(req), tenant, user, req.query, listUrl(req));
-  });
+  }, async (req) => orgEmploymentFileIndex(...callerArgs(req), req.query, listUrl(req)));
 
   app.post('/org-employment-file/request', {
     schema: {
@@ -190,13 +157,10 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         org_employment_id: Type.String({ format: 'uuid' }), org_employment_file_type_id: typeId,
         date_from: Type.Optional(Day), date_to: Type.Optional(Day),
       }),
-      response: { 200: ref(OrgEmploymentFileRequestResult), 400: err, 404: err, ...common },
+      response: { 200: ref(OrgEmploymentFileRequestResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return orgEmploymentFileRequest(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => orgEmploymentFileRequest(...callerArgs(req), req.body));
 
   // ---- lookups
   app.get('/user-group/items', {
@@ -204,26 +168,20 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'userGroupItems', tags: ['lookup'], summary: 'User groups for a picker',
       description: 'User groups matching `q`; only_with_calendar_events=1 keeps the groups that calendar events are visible to.',
       querystring: Type.Object({ q: Q, only_with_calendar_events: Type.Optional(Type.Integer({ minimum: 0, maximum: 1 })) }),
-      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), 400: err, 404: err, ...common },
+      response: { 200: Type.Object({ data: Type.Array(ref(LookupItem)) }), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userGroupItems(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => userGroupItems(...callerArgs(req), req.query));
 
   app.get('/meeting-place/items', {
     schema: {
       operationId: 'meetingPlaceItems', tags: ['lookup'], summary: 'Meeting places for a picker',
       description: 'Meeting places matching `q`, for the place of a calendar event.',
       querystring: Type.Object({ q: Q }),
-      response: { 200: Type.Object({ data: Type.Array(ref(MeetingPlaceItem)) }), 400: err, 404: err, ...common },
+      response: { 200: Type.Object({ data: Type.Array(ref(MeetingPlaceItem)) }), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return meetingPlaceItems(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => meetingPlaceItems(...callerArgs(req), req.query));
 
   // ---- notifications
   app.get('/notifications/pushes', {
@@ -231,38 +189,29 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'notificationsPushes', tags: ['notifications'], summary: 'Delivered push notifications, newest first (infinite scroll by page)',
       description: 'The caller\'s delivered notifications, newest first; page through them with `page` (per-page default 10).',
       querystring: Type.Object({ ...PageQuery }),
-      response: { 200: Page(ref(Notification)), 400: err, ...common },
+      response: { 200: Page(ref(Notification)), ...errors(400, 401, 403, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return notificationsPushes(domainContext(req), tenant, user, req.query, listUrl(req));
-  });
+  }, async (req) => notificationsPushes(...callerArgs(req), req.query, listUrl(req)));
 
   app.post('/notifications/mark-seen', {
     schema: {
       operationId: 'notificationsMarkSeen', tags: ['notifications'], summary: 'Mark one notification seen; returns the unseen count',
       description: 'Marks one of the caller\'s notifications seen and answers the new badge (unseen count). An unknown notification is a 404.',
       querystring: Type.Object({ notificationId: Type.String({ minLength: 1, maxLength: 128 }) }),
-      response: { 200: ref(BadgeResult), 400: err, 404: err, ...common },
+      response: { 200: ref(BadgeResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return notificationsMarkSeen(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => notificationsMarkSeen(...callerArgs(req), req.query));
 
   app.post('/notifications/mark-seen-all', {
     schema: {
       operationId: 'notificationsMarkSeenAll', tags: ['notifications'], summary: 'Mark every notification seen',
       description: 'Marks all of the caller\'s notifications seen; the badge becomes 0.',
-      response: { 200: ref(BadgeResult), 400: err, ...common },
+      response: { 200: ref(BadgeResult), ...errors(400, 401, 403, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return notificationsMarkSeenAll(domainContext(req), tenant, user);
-  });
+  }, async (req) => notificationsMarkSeenAll(...callerArgs(req)));
 
   // ---- structure
   app.get('/department/tree-node', {
@@ -270,26 +219,20 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'departmentTreeNode', tags: ['department'], summary: 'A department with its sub-departments and people (the root without id)',
       description: 'One level of the organisation tree: the department with its sub-departments and its people (bosses first). Without id the root; a malformed id is a 400, an unknown one a 404.',
       querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
-      response: { 200: ref(DepartmentTreeNode), 400: err, 404: err, ...common },
+      response: { 200: ref(DepartmentTreeNode), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return departmentTreeNode(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => departmentTreeNode(...callerArgs(req), req.query));
 
   app.get('/department/search', {
     schema: {
       operationId: 'departmentSearch', tags: ['department'], summary: 'Search departments (first 20) and people (first 50)',
       description: 'Searches department names (first 20) and people by name or position (first 50); answers both as structure items.',
       querystring: Type.Object({ q: Q }),
-      response: { 200: ref(DepartmentSearchResult), 400: err, ...common },
+      response: { 200: ref(DepartmentSearchResult), ...errors(400, 401, 403, 500) },
     },
     config: session,
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return departmentSearch(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => departmentSearch(...callerArgs(req), req.query));
 
   // ---- dashboard
   app.get('/dashboard', {
@@ -297,7 +240,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'dashboard', tags: ['dashboard'], summary: 'Dashboard: widgets and brief info of the current user',
       description: `widgets: comma-separated of ${WidgetKeys.join(', ')}. info: comma-separated of ${InfoKeys.join(', ')}. Unknown keys: 400. An unavailable widget is null.`,
       querystring: Type.Object({ widgets: Type.Optional(Type.String({ maxLength: 500 })), info: Type.Optional(Type.String({ maxLength: 200 })) }),
-      response: { 200: ref(DashboardResult), 400: err, ...common },
+      response: { 200: ref(DashboardResult), ...errors(400, 401, 403, 500) },
     },
     config: session,
   }, (req, reply) => {

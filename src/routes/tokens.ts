@@ -1,14 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, PageQuery, ref } from '../schemas/common.js';
+import { errors, PageQuery, ref } from '../schemas/common.js';
 import {
   PersonalTokenCreateBody, PersonalTokenCreateResult, PersonalTokenList, PersonalTokenPage, PersonalTokenRevokeResult,
 } from '../schemas/admin-api.js';
-import { caller, domainContext } from '../http/context.js';
-import { absolute } from '../domain/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { adminListTokens, adminRevokeToken, createToken, listOwnTokens, revokeOwnToken } from '../domain/tokens.js';
 
-const err = ref(ErrorBody);
 const tags = ['user-api-token'];
 const IdBody = Type.Object({ id: Type.String({ format: 'uuid' }) });
 const sessionOnly = 'Requires session authorization: a Bearer (personal token) caller gets 403.';
@@ -18,38 +16,29 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/user-api-token', {
     schema: {
       operationId: 'userApiTokenIndex', tags, summary: 'My personal API tokens (never the clear value)', description: sessionOnly,
-      response: { 200: ref(PersonalTokenList), 401: err, 403: err },
+      response: { 200: ref(PersonalTokenList), ...errors(401, 403) },
     },
     config: { auth: 'session-only' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return listOwnTokens(domainContext(req), tenant, user);
-  });
+  }, async (req) => listOwnTokens(...callerArgs(req)));
 
   app.post('/user-api-token/create', {
     schema: {
       operationId: 'userApiTokenCreate', tags, summary: 'Create a personal API token; the clear value is answered once',
       description: `${sessionOnly} The clear value \`pmt_<id>_<secret>\` is in data.token of this answer only; the mock keeps a hash. A failed form validation answers 200 with success false.`,
       body: PersonalTokenCreateBody,
-      response: { 200: ref(PersonalTokenCreateResult), 400: err, 401: err, 403: err },
+      response: { 200: ref(PersonalTokenCreateResult), ...errors(400, 401, 403) },
     },
     config: { auth: 'session-only' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return createToken(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => createToken(...callerArgs(req), req.body));
 
   app.post('/user-api-token/revoke', {
     schema: {
       operationId: 'userApiTokenRevoke', tags, summary: 'Revoke one of my personal API tokens', description: sessionOnly,
       body: IdBody,
-      response: { 200: ref(PersonalTokenRevokeResult), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(PersonalTokenRevokeResult), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session-only' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return revokeOwnToken(domainContext(req), tenant, user, req.body.id);
-  });
+  }, async (req) => revokeOwnToken(...callerArgs(req), req.body.id));
 
   app.get('/admin/user-api-token', {
     schema: {
@@ -60,26 +49,20 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         active: Type.Optional(Type.Union(['0', '1', 'true', 'false'].map((v) => Type.Literal(v)), { description: 'assumed' })),
         name: Type.Optional(Type.String({ description: 'text search in the token and owner name (assumed)' })),
       }),
-      response: { 200: ref(PersonalTokenPage), 400: err, 401: err, 403: err },
+      response: { 200: ref(PersonalTokenPage), ...errors(400, 401, 403) },
     },
     config: { auth: 'session-only', rights: ['user-edit'] },
   }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return adminListTokens(ctx, tenant, user, {
-      page: req.query.page, perPage: req.query['per-page'], userId: req.query.user_id, active: req.query.active, name: req.query.name, url: absolute(ctx, req.url),
-    });
+    const { page, 'per-page': perPage, user_id: userId, active, name } = req.query;
+    return adminListTokens(...callerArgs(req), { page, perPage, userId, active, name, url: listUrl(req) });
   });
 
   app.post('/admin/user-api-token/revoke', {
     schema: {
       operationId: 'adminUserApiTokenRevoke', tags, summary: 'Revoke any personal API token of the tenant', description: `${sessionOnly} Requires the right user-edit.`,
       body: IdBody,
-      response: { 200: ref(PersonalTokenRevokeResult), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(PersonalTokenRevokeResult), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session-only', rights: ['user-edit'] },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return adminRevokeToken(domainContext(req), tenant, user, req.body.id);
-  });
+  }, async (req) => adminRevokeToken(...callerArgs(req), req.body.id));
 };

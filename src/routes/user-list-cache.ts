@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, ref } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { UserListData, UserListSetBody, UserListSetResult } from '../schemas/admin-api.js';
-import { caller, domainContext } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { setUserList, userListData } from '../domain/user-list-cache.js';
 
-const err = ref(ErrorBody);
 const tags = ['user-list-cache'];
 
 /**
@@ -38,24 +37,18 @@ export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'userListCacheSet', tags, summary: 'Store a selection of users under a key',
       description: 'Must be sent as application/json: any other content type silently stores an EMPTY selection under the key (a reproduced quirk of the portal) and answers 200. A missing key answers 200 with success false.',
       body: UserListSetBody,
-      response: { 200: ref(UserListSetResult), 400: err, 401: err, 403: err },
+      response: { 200: ref(UserListSetResult), ...errors(400, 401, 403) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return setUserList(domainContext(req), tenant, user, req.body ?? {});
-  });
+  }, async (req) => setUserList(...callerArgs(req), req.body ?? {}));
 
   app.get('/user-list-cache/user-list-data', {
     schema: {
       operationId: 'userListCacheData', tags, summary: 'The expanded selection stored under a key',
       description: 'The users, departments and user groups of the selection stored under `key`, expanded to users. An unknown key is a 404.',
       querystring: Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }),
-      response: { 200: ref(UserListData), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(UserListData), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return userListData(domainContext(req), tenant, user, req.query.key);
-  });
+  }, async (req) => userListData(...callerArgs(req), req.query.key));
 };

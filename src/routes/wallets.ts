@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { ErrorBody, PageQuery, ref } from '../schemas/common.js';
+import { errors, PageQuery, ref } from '../schemas/common.js';
 import {
   CreateFromExcelBody, ExcelProcessingBody, FileProcessing, FileProcessingPage, FileProcessingResult, IdQuery,
   TransactionBatchResult, Wallet, WalletPage, WalletQuery, WalletTransaction, WalletTransactionCreateBody,
   WalletTransactionPage, WalletTransactionQuery,
 } from '../schemas/admin-api.js';
 import { caller, domainContext } from '../http/context.js';
-import { absolute } from '../domain/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { fail } from '../errors.js';
 import { tenantOptions } from '../scenarios/effects.js';
 import {
@@ -17,7 +17,6 @@ import {
 import { exportTransactions, exportWallets, xlsxMime } from '../domain/spreadsheets.js';
 import { createFromExcel, listProcessing, runExcelProcessing, startExcelProcessing, viewProcessing } from '../domain/file-processing.js';
 
-const err = ref(ErrorBody);
 const tags = ['wallet'];
 const rights = ['wallets-transactions' as const];
 const needs = 'Requires the tenant option enableWallet (else 403) and the right wallets-transactions.';
@@ -40,33 +39,26 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'adminWalletIndex', tags, summary: 'Wallets of employees (read-only)', description: `${needs} per-page is clamped to 100.`,
       querystring: WalletQuery,
-      response: { 200: ref(WalletPage), 400: err, 401: err, 403: err },
+      response: { 200: ref(WalletPage), ...errors(400, 401, 403) },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return listWallets(ctx, tenant, user, { ...req.query, url: absolute(ctx, req.url) });
-  });
+  }, async (req) => listWallets(...callerArgs(req), { ...req.query, url: listUrl(req) }));
 
   app.get('/admin/wallet/view', {
     schema: {
       operationId: 'adminWalletView', tags, summary: 'One wallet', description: needs,
       querystring: IdQuery,
-      response: { 200: ref(Wallet), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(Wallet), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return viewWallet(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => viewWallet(...callerArgs(req), req.query.id));
 
   app.post('/admin/wallet/export-excel', {
     schema: {
       operationId: 'adminWalletExportExcel', tags, summary: 'Export wallets as an .xlsx file',
       description: `${needs} Takes the filters of /admin/wallet in the query string; answers the file itself. Columns: Wallet ID, User ID, Employee, E-mail, Department, Balance, Created at, Updated at.`,
       querystring: WalletQuery,
-      response: { 200: xlsx, 400: err, 401: err, 403: err },
+      response: { 200: xlsx, ...errors(400, 401, 403) },
     },
     config: { auth: 'session', rights },
   }, async (req, reply) => {
@@ -80,46 +72,36 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'adminWalletTransactionIndex', tags, summary: 'Wallet transactions, newest first',
       description: `${needs} per-page is clamped to 100; created_at with a time of day gives 422; a user-list-cache key that is not cached matches nothing.`,
       querystring: WalletTransactionQuery,
-      response: { 200: ref(WalletTransactionPage), 400: err, 401: err, 403: err, 422: err },
+      response: { 200: ref(WalletTransactionPage), ...errors(400, 401, 403, 422) },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
-    return listTransactions(ctx, tenant, user, { ...req.query, url: absolute(ctx, req.url) });
-  });
+  }, async (req) => listTransactions(...callerArgs(req), { ...req.query, url: listUrl(req) }));
 
   app.get('/admin/wallet-transaction/view', {
     schema: {
       operationId: 'adminWalletTransactionView', tags, summary: 'One wallet transaction', description: needs,
       querystring: IdQuery,
-      response: { 200: ref(WalletTransaction), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(WalletTransaction), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return viewTransaction(domainContext(req), tenant, user, req.query.id);
-  });
+  }, async (req) => viewTransaction(...callerArgs(req), req.query.id));
 
   app.post('/admin/wallet-transaction/create', {
     schema: {
       operationId: 'adminWalletTransactionCreate', tags, summary: 'Mass credit or debit of the users of a user-list-cache key',
       description: `${needs} All or nothing: a debit that would take a wallet below zero refuses the whole batch. A failed form validation answers 200 with success false and errors.`,
       body: WalletTransactionCreateBody,
-      response: { 200: ref(TransactionBatchResult), 400: err, 401: err, 403: err },
+      response: { 200: ref(TransactionBatchResult), ...errors(400, 401, 403) },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return createTransactions(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => createTransactions(...callerArgs(req), req.body));
 
   app.post('/admin/wallet-transaction/export-excel', {
     schema: {
       operationId: 'adminWalletTransactionExportExcel', tags, summary: 'Export transactions as an .xlsx file',
       description: `${needs} Takes the filters of /admin/wallet-transaction in the query string; answers the file itself. Columns: Transaction ID, Created at, Operation type ID, Operation type, Sender wallet ID, Sender, Recipient wallet ID, Recipient, Amount, Comment, Entity ID, Reference ID.`,
       querystring: WalletTransactionQuery,
-      response: { 200: xlsx, 400: err, 401: err, 403: err, 422: err },
+      response: { 200: xlsx, ...errors(400, 401, 403, 422) },
     },
     config: { auth: 'session', rights },
   }, async (req, reply) => {
@@ -133,7 +115,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'adminWalletTransactionExcelProcessing', tags, summary: 'Parse an uploaded .xlsx or .csv in the background',
       description: `${needs} Queues a file-processing record and answers it; poll /file-processing/view until finished is set. A failed form validation answers 200 with success false.`,
       body: ExcelProcessingBody,
-      response: { 200: ref(FileProcessingResult), 400: err, 401: err, 403: err },
+      response: { 200: ref(FileProcessingResult), ...errors(400, 401, 403) },
     },
     config: { auth: 'session', rights },
   }, async (req) => {
@@ -155,13 +137,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'adminWalletTransactionCreateFromExcel', tags, summary: 'Post the transactions of the valid rows of a parse result',
       description: `${needs} An unknown, unfinished or already posted file_processing_id answers 200 with success false and a warning message.`,
       body: CreateFromExcelBody,
-      response: { 200: ref(TransactionBatchResult), 400: err, 401: err, 403: err },
+      response: { 200: ref(TransactionBatchResult), ...errors(400, 401, 403) },
     },
     config: { auth: 'session', rights },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return createFromExcel(domainContext(req), tenant, user, req.body);
-  });
+  }, async (req) => createFromExcel(...callerArgs(req), req.body));
 };
 
 /** Polling of file processing: the caller's own records (all of the tenant with the right wallets-transactions). */
@@ -172,14 +151,12 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'fileProcessingIndex', tags: fpTags, summary: 'File processing records, newest first',
       description: 'The caller\'s file processing records (spreadsheet parses of /admin/wallet-transaction/excel-processing), newest first; paged (per-page default 20, at most 100).',
       querystring: Type.Object({ ...PageQuery }),
-      response: { 200: ref(FileProcessingPage), 400: err, 401: err, 403: err },
+      response: { 200: ref(FileProcessingPage), ...errors(400, 401, 403) },
     },
     config: { auth: 'session' },
   }, async (req) => {
-    const { tenant, user } = caller(req);
-    const ctx = domainContext(req);
     const seeAll = req.auth.rights.includes('wallets-transactions');
-    return listProcessing(ctx, tenant, user, { page: req.query.page, perPage: req.query['per-page'], url: absolute(ctx, req.url), seeAll });
+    return listProcessing(...callerArgs(req), { page: req.query.page, perPage: req.query['per-page'], url: listUrl(req), seeAll });
   });
 
   app.get('/file-processing/view', {
@@ -187,11 +164,8 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'fileProcessingView', tags: fpTags, summary: 'One file processing record, for polling',
       description: 'Poll it after excel-processing: `finished` is set and `result` holds the parsed rows when the background parse is done. An unknown id is a 404.',
       querystring: IdQuery,
-      response: { 200: ref(FileProcessing), 400: err, 401: err, 403: err, 404: err },
+      response: { 200: ref(FileProcessing), ...errors(400, 401, 403, 404) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return viewProcessing(domainContext(req), tenant, user, { id: req.query.id, seeAll: req.auth.rights.includes('wallets-transactions') });
-  });
+  }, async (req) => viewProcessing(...callerArgs(req), { id: req.query.id, seeAll: req.auth.rights.includes('wallets-transactions') }));
 };

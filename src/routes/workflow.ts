@@ -1,16 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ErrorBody, PageQuery, ref } from '../schemas/common.js';
+import { errors, PageQuery, ref } from '../schemas/common.js';
 import {
   WorkflowCatalog, WorkflowStartForm, WorkflowStartRequest, WorkflowStartResult, WorkflowTicketDetails, WorkflowTicketPage,
 } from '../schemas/workflow.js';
-import { baseUrl, caller, callerTenant, domainContext } from '../http/context.js';
+import { baseUrl, callerTenant, domainContext } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { workflowCatalog, workflowStart, workflowStartForm, workflowTicketIndex, workflowTicketView, type Viewer } from '../domain/workflow.js';
 import { ticketsHeld } from '../scenarios/effects.js';
 
 const tags = ['workflow'];
-const err = ref(ErrorBody);
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 
 /** A session user, or an API key of the tenant (no user). */
@@ -34,26 +34,20 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         q: Type.Optional(Type.String({ maxLength: 200, description: 'search in process name, brief, description and tags' })),
         id: Type.Optional(Type.String({ maxLength: 64, description: 'category id; the root when absent' })),
       }),
-      response: { 200: ref(WorkflowCatalog), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(WorkflowCatalog), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return workflowCatalog(domainContext(req), tenant, user, req.query);
-  });
+  }, async (req) => workflowCatalog(...callerArgs(req), req.query));
 
   app.get('/workflow/start/:processId', {
     schema: {
       operationId: 'workflowStartForm', tags, summary: 'The start form of a process',
       description: 'The fields to fill in to start a process (POST to the same path). A hidden process, or one the caller\'s user groups may not see, is a 404.',
       params: Type.Object({ processId: Id }),
-      response: { 200: ref(WorkflowStartForm), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(WorkflowStartForm), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },
-  }, async (req) => {
-    const { tenant, user } = caller(req);
-    return workflowStartForm(domainContext(req), tenant, user, req.params.processId);
-  });
+  }, async (req) => workflowStartForm(...callerArgs(req), req.params.processId));
 
   app.post('/workflow/start/:processId', {
     schema: {
@@ -61,13 +55,10 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Invalid field values answer 422 with `details` naming each field as `fieldValues.<fieldId>`.',
       params: Type.Object({ processId: Id }),
       body: ref(WorkflowStartRequest),
-      response: { 201: ref(WorkflowStartResult), 400: err, 401: err, 403: err, 404: err, 422: err, 500: err },
+      response: { 201: ref(WorkflowStartResult), ...errors(400, 401, 403, 404, 422, 500) },
     },
     config: { auth: 'session' },
-  }, async (req, reply) => {
-    const { tenant, user } = caller(req);
-    return reply.status(201).send(workflowStart(domainContext(req), tenant, user, req.params.processId, req.body));
-  });
+  }, async (req, reply) => reply.status(201).send(workflowStart(...callerArgs(req), req.params.processId, req.body)));
 
   app.get('/workflow-ticket/', {
     schema: {
@@ -79,7 +70,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         wf_status_id: Type.Optional(Type.Integer({ description: '1 in progress, 2 solved, 3 rejected, 4 cancelled' })),
         ...PageQuery,
       }),
-      response: { 200: ref(WorkflowTicketPage), 400: err, 401: err, 403: err, 500: err },
+      response: { 200: ref(WorkflowTicketPage), ...errors(400, 401, 403, 500) },
     },
     config: { auth: 'session-or-apikey' },
   }, async (req) => workflowTicketIndex(domainContext(req), viewer(req), ticketsHeld(req), req.query, listUrl(req)));
@@ -88,7 +79,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'workflowTicketView', tags, summary: 'A ticket with its stages', description: ticketAuth,
       querystring: Type.Object({ id: Id }),
-      response: { 200: ref(WorkflowTicketDetails), 400: err, 401: err, 403: err, 404: err, 500: err },
+      response: { 200: ref(WorkflowTicketDetails), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session-or-apikey' },
   }, async (req) => workflowTicketView(domainContext(req), viewer(req), ticketsHeld(req), req.query.id));

@@ -1,11 +1,10 @@
 // API shapes of the administrative and integration operations: personal tokens, the user list cache,
 // wallets and their transactions, file processing, and the administrative employment index.
 import { Type, type Static } from '@sinclair/typebox';
-import { ActionResult, assumed, Nullable, Page, PageQuery, PersonBrief, ref } from './common.js';
+import { ActionResult, assumed, Nullable, Page, PageQuery, PersonBrief, ref, Stamp } from './common.js';
 import { ColumnMapping } from './integration-records.js';
 
 const Uuid = Type.String({ format: 'uuid' });
-const Stamp = Type.String({ format: 'date-time' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty); a time of day gives 422` }));
 
 
@@ -34,7 +33,7 @@ export const PersonalTokenCreateBody = Type.Object({
   expiresAt: Type.Optional(Nullable(Type.String({ description: 'ISO 8601 date-time in the future; absent or null: never expires' }))),
 }, assumed());
 export const PersonalTokenList = Type.Object({ data: Type.Array(ref(PersonalToken)) }, { $id: 'PersonalTokenList', ...assumed() });
-export const PersonalTokenPage = Type.Object({ ...Page(ref(PersonalToken)).properties }, { $id: 'PersonalTokenPage' });
+export const PersonalTokenPage = Page(ref(PersonalToken), { $id: 'PersonalTokenPage' });
 export const PersonalTokenCreateResult = Type.Object({ ...ActionResult(ref(CreatedPersonalToken)).properties }, { $id: 'PersonalTokenCreateResult', ...assumed() });
 export const PersonalTokenRevokeResult = Type.Object({ ...ActionResult(ref(PersonalToken)).properties }, { $id: 'PersonalTokenRevokeResult', ...assumed() });
 
@@ -82,7 +81,7 @@ export const Wallet = Type.Object({
   updated_at: Stamp,
 }, { $id: 'Wallet', ...assumed('A wallet of an employee (one per user).') });
 export type Wallet = Static<typeof Wallet>;
-export const WalletPage = Type.Object({ ...Page(ref(Wallet)).properties }, { $id: 'WalletPage' });
+export const WalletPage = Page(ref(Wallet), { $id: 'WalletPage' });
 
 export const WalletTransaction = Type.Object({
   id: Uuid,
@@ -100,7 +99,7 @@ export const WalletTransaction = Type.Object({
   created_at: Stamp,
 }, { $id: 'WalletTransaction', ...assumed('A transaction: a debit has only a sender, a credit only a recipient, a transfer both.') });
 export type WalletTransaction = Static<typeof WalletTransaction>;
-export const WalletTransactionPage = Type.Object({ ...Page(ref(WalletTransaction)).properties }, { $id: 'WalletTransactionPage' });
+export const WalletTransactionPage = Page(ref(WalletTransaction), { $id: 'WalletTransactionPage' });
 
 export const WalletQuery = Type.Object({
   ...PageQuery,
@@ -168,7 +167,7 @@ export const FileProcessing = Type.Object({
   }, assumed('parsed rows with per-row problems'))),
 }, { $id: 'FileProcessing', description: 'A background processing of an uploaded file, for polling' });
 export type FileProcessing = Static<typeof FileProcessing>;
-export const FileProcessingPage = Type.Object({ ...Page(ref(FileProcessing)).properties }, { $id: 'FileProcessingPage' });
+export const FileProcessingPage = Page(ref(FileProcessing), { $id: 'FileProcessingPage' });
 export const FileProcessingResult = Type.Object({ ...ActionResult(ref(FileProcessing)).properties }, { $id: 'FileProcessingResult' });
 
 export const ExcelProcessingBody = Type.Object({
@@ -212,7 +211,7 @@ export const AdminEmployment = Type.Object({
   created_at: Stamp,
 }, { $id: 'AdminEmployment', ...assumed('An employment as the administrative index shows it.') });
 export type AdminEmployment = Static<typeof AdminEmployment>;
-export const AdminEmploymentPage = Type.Object({ ...Page(ref(AdminEmployment)).properties }, { $id: 'AdminEmploymentPage' });
+export const AdminEmploymentPage = Page(ref(AdminEmployment), { $id: 'AdminEmploymentPage' });
 
 const Bool = Type.Optional(Type.Union(['0', '1', 'true', 'false'].map((v) => Type.Literal(v))));
 export const AdminEmploymentQuery = Type.Object({

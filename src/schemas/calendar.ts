@@ -1,10 +1,8 @@
 // Calendar: event types, events (with recurrence), participation requests (bids).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, PersonBrief, ref } from './common.js';
+import { assumed, Day, Nullable, PersonBrief, ref, Stamp } from './common.js';
 
 const Uuid = Type.String({ format: 'uuid' });
-const Stamp = Type.String({ format: 'date-time' });
-const Day = Type.String({ format: 'date' });
 
 // ---- records the store keeps ----
 

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
 
 /**
  * A `$ref` to a shared record registered with `app.addSchema`, typed as the record itself.
@@ -19,6 +19,9 @@ export const Uuid = Type.String({ format: 'uuid', $id: 'Uuid', description: 'A U
 export type Uuid = Static<typeof Uuid>;
 export const DateTime = Type.String({ format: 'date-time', $id: 'DateTime', description: 'ISO 8601 date-time' });
 export const DateOnly = Type.String({ format: 'date', $id: 'DateOnly', description: 'ISO 8601 date (yyyy-MM-dd)' });
+/** The plain field types of records and API shapes (no $id: they stay inline in the document). */
+export const Stamp = Type.String({ format: 'date-time' });
+export const Day = Type.String({ format: 'date' });
 
 export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = {}) =>
   Type.Union([schema, Type.Null()], options);
@@ -42,6 +45,10 @@ export const ErrorBody = Type.Object(
   { $id: 'ErrorBody', ...assumed('One error body for every 4xx/5xx answer.') },
 );
 export type ErrorBody = Static<typeof ErrorBody>;
+
+/** The error answers of a route, each the one ErrorBody: `response: { 200: Answer, ...errors(400, 401, 404) }`. */
+export const errors = <C extends number>(...codes: C[]) =>
+  Object.fromEntries(codes.map((code) => [code, ref(ErrorBody)])) as Record<C, TUnsafe<ErrorBody>>;
 
 /** `_meta` of a paged list (field names as given for the workflow ticket list; used by every list). */
 export const PageMeta = Type.Object(
@@ -67,9 +74,9 @@ export const PageLinks = Type.Object(
 );
 export type PageLinks = Static<typeof PageLinks>;
 
-/** A paged answer: `data`, `_meta`, `_links`. */
-export const Page = <T extends TSchema>(item: T) =>
-  Type.Object({ data: Type.Array(item), _meta: ref(PageMeta), _links: ref(PageLinks) });
+/** A paged answer: `data`, `_meta`, `_links`; named with `{ $id }` in options. */
+export const Page = <T extends TSchema>(item: T, options?: ObjectOptions) =>
+  Type.Object({ data: Type.Array(item), _meta: ref(PageMeta), _links: ref(PageLinks) }, options);
 
 /** The action result of set-main, calendar requests, moderation … */
 export const ActionResult = <T extends TSchema>(data: T, message: TSchema = Nullable(Type.String())) =>

@@ -1,9 +1,8 @@
 // Content: postcards, news and catalog articles, catalog categories. Store records (no $id) and API shapes ($id).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, PersonBrief, ref } from './common.js';
+import { assumed, Nullable, PersonBrief, ref, Stamp } from './common.js';
 
 const Uuid = Type.String({ format: 'uuid' });
-const Stamp = Type.String({ format: 'date-time' });
 
 // ---- records the store keeps ----
 

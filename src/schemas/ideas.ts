@@ -1,9 +1,8 @@
 // Ideas and moderation: the records the store keeps (no $id) and the API shapes (with $id).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, PersonBrief, ref } from './common.js';
+import { assumed, Nullable, PersonBrief, ref, Stamp } from './common.js';
 import { FeedbackRecord } from './feedback.js';
 
-const Stamp = Type.String({ format: 'date-time' });
 const UuidField = Type.String({ format: 'uuid' });
 
 // ---------------------------------------------------------------- records

@@ -1,10 +1,9 @@
 // Records of the administrative and integration group as the store keeps them:
 // user list cache entries, wallets, wallet transactions and file-processing jobs.
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from './common.js';
+import { Nullable, Stamp } from './common.js';
 
 const Uuid = Type.String({ format: 'uuid' });
-const Stamp = Type.String({ format: 'date-time' });
 
 export const UserListSelection = Type.Object({
   usersId: Type.Array(Uuid),

@@ -1,11 +1,9 @@
 // Records as the store keeps them. API answers are built from these by domain functions;
 // credentials are kept as hashes so a snapshot never carries a usable secret.
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Right } from './common.js';
+import { Day, Nullable, Right, Stamp } from './common.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 128 });
-const Stamp = Type.String({ format: 'date-time' });
-const Day = Type.String({ format: 'date' });
 
 export const TenantOptions = Type.Object({
   enableWallet: Type.Boolean({ description: 'wallet operations are available' }),

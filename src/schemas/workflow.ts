@@ -1,14 +1,12 @@
 // Workflow (business processes): the records the store keeps and the API shapes built from them.
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, Page, PersonBrief, ref } from './common.js';
+import { assumed, Nullable, Page, PersonBrief, ref, Stamp } from './common.js';
 
 const Uuid = Type.String({ format: 'uuid' });
-const Stamp = Type.String({ format: 'date-time' });
 
 // ---------------------------------------------------------------- records (no $id)
 
 export const WorkflowFieldTypes = ['text', 'textarea', 'select', 'date', 'number', 'file', 'checkbox'] as const;
-export type WorkflowFieldType = (typeof WorkflowFieldTypes)[number];
 
 export const WfFieldRecord = Type.Object({
   id: Type.String({ minLength: 1 }),
@@ -201,7 +199,7 @@ export const WorkflowTicketItem = Type.Object({
 }, { $id: 'WorkflowTicketItem' });
 export type WorkflowTicketItem = Static<typeof WorkflowTicketItem>;
 
-export const WorkflowTicketPage = Type.Object(Page(ref(WorkflowTicketItem)).properties, { $id: 'WorkflowTicketPage' });
+export const WorkflowTicketPage = Page(ref(WorkflowTicketItem), { $id: 'WorkflowTicketPage' });
 export type WorkflowTicketPage = Static<typeof WorkflowTicketPage>;
 
 export const WorkflowTicketStage = Type.Object({

@@ -1,0 +1,11 @@
+import type { FastifyRequest } from 'fastify';
+import { baseUrl, caller, domainContext } from '../http/context.js';
+
+/** The arguments a domain function over a signed-in caller starts with: `fn(...callerArgs(req), input)`. */
+export function callerArgs(req: FastifyRequest) {
+  const { tenant, user } = caller(req);
+  return [domainContext(req), tenant, user] as const;
+}
+
+/** The absolute address of the list the client called, for the `_links` of a page. */
+export const listUrl = (req: FastifyRequest) => `${baseUrl(req)}${req.url}`;
