@@ -124,11 +124,16 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   return resolveOptions(raw);
 }
 
-/** --state FILE starts with the snapshot's seed and scenario unless given, so banner, health and data agree. */
+/**
+ * --state FILE starts with the snapshot's seed and scenario unless given, so banner, health and data agree. The file
+ * is read only while one is missing: options resolved once (the CLI's) have both, and a snapshot can be large.
+ */
 function snapshotStart(partial: Record<string, unknown>): Record<string, unknown> {
   let snap: { seed?: unknown; scenario?: unknown; data?: { meta?: { seed?: unknown } } } = {};
   try {
-    if (typeof partial.state === 'string') snap = JSON.parse(readFileSync(partial.state, 'utf8')) as typeof snap;
+    if (typeof partial.state === 'string' && (partial.seed === undefined || partial.scenario === undefined)) {
+      snap = JSON.parse(readFileSync(partial.state, 'utf8')) as typeof snap;
+    }
   } catch {
     // an unreadable snapshot is reported by the snapshot loader, with the file's name
   }

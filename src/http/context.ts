@@ -51,6 +51,8 @@ declare module 'fastify' {
     sandboxPrefix: string;
     /** the sandbox the /sandbox/NAME prefix names, if any */
     prefixSandbox: string | null;
+    /** "/api/v2" when the client put it before the operation's path, else "" */
+    apiPrefix: string;
     auth: AuthContext;
     /**
      * the route's config and operationId, read once per request by the first hook: Fastify builds a new
@@ -76,7 +78,7 @@ export const isSideRoute = (url: string) => url.startsWith('/__admin') || url.st
 /** Prefixes a client may put before any operation: `/sandbox/NAME` (picks the sandbox) and `/api/v2`. */
 const prefixRe = /^(\/sandbox\/([^/?#]*))?(\/api\/v2(?=[/?#]|$))?/;
 
-export type PrefixInfo = { sandbox: string | null; sandboxPrefix: string };
+export type PrefixInfo = { sandbox: string | null; sandboxPrefix: string; apiPrefix: string };
 
 /**
  * The sandbox key, also the routing key of a balancer (deploy/haproxy.cfg applies the same rule): the
@@ -100,7 +102,7 @@ export function makeUrlRewriter(seen: WeakMap<IncomingMessage, PrefixInfo>) {
     const url = raw.url ?? '/';
     const m = prefixRe.exec(url);
     if (!m || m[0] === '') return url;
-    seen.set(raw, { sandbox: m[2] !== undefined ? decodeOrRaw(m[2]) : null, sandboxPrefix: m[1] ?? '' });
+    seen.set(raw, { sandbox: m[2] !== undefined ? decodeOrRaw(m[2]) : null, sandboxPrefix: m[1] ?? '', apiPrefix: m[3] ?? '' });
     const rest = url.slice(m[0].length);
     return rest.startsWith('/') ? rest : `/${rest}`;
   };

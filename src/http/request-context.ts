@@ -15,6 +15,7 @@ export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { pref
   app.decorateRequest('sandbox', null as never);
   app.decorateRequest('sandboxPrefix', '');
   app.decorateRequest('prefixSandbox', null);
+  app.decorateRequest('apiPrefix', '');
   app.decorateRequest('routeConfig', null);
   app.decorateRequest('operationId', null);
   app.decorateRequest('arrivedAt', 0);
@@ -32,6 +33,7 @@ export const requestContextPlugin = fp(async (app: FastifyInstance, opts: { pref
     }
     req.sandboxPrefix = prefix?.sandboxPrefix ?? '';
     req.prefixSandbox = prefix?.sandbox ?? null;
+    req.apiPrefix = prefix?.apiPrefix ?? '';
     req.sandbox = isSideRoute(req.url) ? app.sandboxes.find(name) ?? app.sandboxes.get('default') : app.sandboxes.get(name);
   });
   app.addHook('onSend', async (req, reply, payload) => {

@@ -7,5 +7,5 @@ export function callerArgs(req: FastifyRequest) {
   return [domainContext(req), tenant, user] as const;
 }
 
-/** The absolute address of the list the client called, for the `_links` of a page. */
-export const listUrl = (req: FastifyRequest) => `${baseUrl(req)}${req.url}`;
+/** The absolute address of the list as the client called it (prefixes included), for the `_links` of a page. */
+export const listUrl = (req: FastifyRequest) => `${baseUrl(req)}${req.apiPrefix}${req.url}`;

@@ -5,8 +5,8 @@ import { errors, PageQuery, ref } from '../schemas/common.js';
 import {
   WorkflowCatalog, WorkflowStartForm, WorkflowStartRequest, WorkflowStartResult, WorkflowTicketDetails, WorkflowTicketPage,
 } from '../schemas/workflow.js';
-import { baseUrl, callerTenant, domainContext } from '../http/context.js';
-import { callerArgs } from './handler.js';
+import { callerTenant, domainContext } from '../http/context.js';
+import { callerArgs, listUrl } from './handler.js';
 import { workflowCatalog, workflowStart, workflowStartForm, workflowTicketIndex, workflowTicketView, type Viewer } from '../domain/workflow.js';
 import { ticketsHeld } from '../scenarios/effects.js';
 
@@ -15,12 +15,6 @@ const Id = Type.String({ minLength: 1, maxLength: 64 });
 
 /** A session user, or an API key of the tenant (no user). */
 const viewer = (req: FastifyRequest): Viewer => ({ tenant: callerTenant(req), user: req.auth.user });
-
-/** The list's address as the client called it (with /api/v2 when it was there), for the page links. */
-const listUrl = (req: FastifyRequest) => {
-  const api = /^(\/sandbox\/[^/?#]*)?\/api\/v2(?=[/?#]|$)/.test(req.originalUrl) ? '/api/v2' : '';
-  return `${baseUrl(req)}${api}${req.url}`;
-};
 
 const ticketAuth = 'Session headers, a Bearer personal token, or the API key headers X-Service-Client-Id / X-Service-Client-Secret (all tickets of the key\'s tenant).';
 
