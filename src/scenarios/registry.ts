@@ -55,19 +55,16 @@ function stubMatcherProblem(s: ScenarioFile): string | null {
 
 /** Resolves `extends`: lists concatenated parents first, flags overridden by the child. */
 function resolve(files: Map<string, { file: string; scenario: ScenarioFile }>, name: string, seen: string[] = []): Scenario {
-  const entry = files.get(name);
-  if (!entry) throw new ScenarioError(`scenario "${name}" not found (extended by ${seen.at(-1) ?? '?'})`);
+  const entry = files.get(name)!; // a known name: parents are checked before they are resolved
   if (seen.includes(name)) throw new ScenarioError(`${entry.file}: at /extends: scenarios extend each other in a cycle: ${[...seen, name].join(' → ')}`);
   const { extends: parents, $schema: _s, ...own } = entry.scenario;
   const parentNames = parents === undefined ? [] : Array.isArray(parents) ? parents : [parents];
   let merged: Scenario = { name, description: own.description, file: entry.file, chain: [] };
   for (const parentName of parentNames) {
     if (!files.has(parentName)) throw new ScenarioError(`${entry.file}: at /extends: unknown scenario "${parentName}"`);
-    const parent = resolve(files, parentName, [...seen, name]);
-    merged = merge(merged, parent);
+    merged = merge(merged, resolve(files, parentName, [...seen, name]));
   }
-  merged = merge(merged, { ...own, file: entry.file, chain: [] });
-  return { ...merged, name, description: own.description, file: entry.file, chain: [...merged.chain, name] };
+  return merge(merged, { ...own, file: entry.file, chain: [name] });
 }
 
 function merge(base: Scenario, over: Scenario): Scenario {
