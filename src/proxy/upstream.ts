@@ -37,22 +37,15 @@ export function upstreamRequestHeaders(client: IncomingHttpHeaders, extra: reado
 
 /** Credentials belong in --proxy-header: a URL with user-info is refused (fetch would refuse it too, quoting it). */
 export function userInfoProblem(url: string): string | null {
-  try {
-    const u = new URL(url);
-    return u.username || u.password ? 'put the upstream\'s credentials in --proxy-header, not in the URL' : null;
-  } catch {
-    return 'not a URL';
-  }
+  const u = URL.parse(url);
+  if (!u) return 'not a URL';
+  return u.username || u.password ? 'put the upstream\'s credentials in --proxy-header, not in the URL' : null;
 }
 
 /** The upstream's address for messages and logs: no user-info, no query. */
 export function upstreamName(base: string): string {
-  try {
-    const u = new URL(base);
-    return `${u.origin}${u.pathname.replace(/\/$/, '')}`;
-  } catch {
-    return '(invalid upstream URL)';
-  }
+  const u = URL.parse(base);
+  return u ? `${u.origin}${u.pathname.replace(/\/$/, '')}` : '(invalid upstream URL)';
 }
 
 /** `base` keeps its own path: `http://portal/api/v2` + `/goals/list?x=1`. */
