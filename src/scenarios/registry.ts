@@ -10,20 +10,15 @@ export const bundledScenariosDir = join(packageRoot, 'scenarios');
 export class ScenarioError extends Error {}
 
 function readScenarioFile(file: string): ScenarioFile {
-  let raw: unknown;
+  let parsed: ScenarioFile;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = checkOrThrow(ScenarioFile, JSON.parse(readFileSync(file, 'utf8')), file);
   } catch (err) {
-    throw new ScenarioError(`${file}: not valid JSON: ${(err as Error).message}`);
+    // a CheckError's message is already "FILE: at PATH: expected"
+    throw new ScenarioError(err instanceof CheckError ? err.message : `${file}: not valid JSON: ${(err as Error).message}`);
   }
-  try {
-    const parsed = checkOrThrow(ScenarioFile, raw, file);
-    if (`${parsed.name}.json` !== basename(file)) throw new ScenarioError(`${file}: at /name: expected "${basename(file, '.json')}" (the file name), found "${parsed.name}"`);
-    return parsed;
-  } catch (err) {
-    if (err instanceof CheckError) throw new ScenarioError(`${err.source}: at ${err.path || '/'}: ${err.expected}`);
-    throw err;
-  }
+  if (`${parsed.name}.json` !== basename(file)) throw new ScenarioError(`${file}: at /name: expected "${basename(file, '.json')}" (the file name), found "${parsed.name}"`);
+  return parsed;
 }
 
 /** Every operationId a scenario file names, with where it names it, for checking against the routes. */

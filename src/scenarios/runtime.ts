@@ -52,19 +52,20 @@ function pickFault(faults: Fault[] | undefined, op: string | null, random: Seede
 }
 
 /** Whether a stub is for this request: by operationId (known operations), or by method and exact path (any path). */
-function stubMatches(stub: Stub, op: string | null, target: { method: string; path: string } | undefined): boolean {
-  if (stub.path !== undefined) return target !== undefined && stub.path === target.path && stub.method?.toUpperCase() === target.method.toUpperCase();
+function stubMatches(stub: Stub, op: string | null, target: { method: string; path: string }): boolean {
+  if (stub.path !== undefined) return stub.path === target.path && stub.method?.toUpperCase() === target.method.toUpperCase();
   if (op === null || stub.operationId === undefined) return false;
   return stub.operationId === '*' ? !stub.except?.includes(op) : stub.operationId === op;
 }
 
-function pickStub(scenario: Scenario, op: string | null, random: SeededRandom, uses: Map<string, number>, target?: { method: string; path: string }): Stub | null {
+function pickStub(scenario: Scenario, op: string | null, random: SeededRandom, uses: Map<string, number>, target: { method: string; path: string }): Stub | null {
   for (const [i, stub] of (scenario.stubs ?? []).entries()) {
     if (!stubMatches(stub, op, target)) continue;
     const key = `${scenario.name}#${i}`;
-    if (stub.times !== undefined && (uses.get(key) ?? 0) >= stub.times) continue;
+    const used = uses.get(key) ?? 0;
+    if (stub.times !== undefined && used >= stub.times) continue;
     if (!chance(stub.probability, random)) continue;
-    if (stub.times !== undefined) uses.set(key, (uses.get(key) ?? 0) + 1);
+    if (stub.times !== undefined) uses.set(key, used + 1);
     return stub;
   }
   return null;
