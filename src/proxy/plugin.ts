@@ -151,19 +151,15 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     const mark = marks.get(req);
     if (!mark) return payload;
     mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    reply.raw.once('finish', () => compareLater(req, reply, mark));
+    reply.raw.once('finish', () => state.track(compareLater(req, reply, mark)));
     return payload;
   });
-  const compareLater = (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
-    const sandbox = req.sandbox.name;
+  const compareLater = async (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
+    const at = req.sandbox.clock.iso(); // when the mock answered, not when the upstream did
+    const answer = await state.call(mark.base, { method: req.method, url: req.url, headers: req.headers, body: mark.body });
+    const upstream = answer.ok ? { status: answer.status, body: answer.body.toString('utf8') } : { status: answer.status, body: '', error: answer.reason };
     const who = { operationId: req.operationId, method: req.method, path: pathOf(req) };
-    const at = req.sandbox.clock.iso();
-    const mockStatus = reply.statusCode;
-    state.track((async () => {
-      const answer = await state.call(mark.base, { method: req.method, url: req.url, headers: req.headers, body: mark.body });
-      const upstream = answer.ok ? { status: answer.status, body: answer.body.toString('utf8') } : { status: answer.status, body: '', error: answer.reason };
-      state.addComparison(sandbox, compareAnswers(at, who, { status: mockStatus, body: mark.mockBody }, upstream));
-    })());
+    state.addComparison(req.sandbox.name, compareAnswers(at, who, { status: reply.statusCode, body: mark.mockBody }, upstream));
   };
 
   // Paths no operation answers: a stub by method+path (scenario plugin) or the upstream (above) answers first;
