@@ -26,7 +26,7 @@ export const Comparison = Type.Object({
 export type Comparison = Static<typeof Comparison>;
 
 const jsonType = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
-const compatible = (a: string, b: string) => a === b || (a !== b && ['integer', 'number'].includes(a) && ['integer', 'number'].includes(b));
+const compatible = (a: string, b: string) => a === b || (['integer', 'number'].includes(a) && ['integer', 'number'].includes(b));
 
 /** Shape differences by JSON path; arrays are compared item shape against item shape (every item of both sides merged). */
 export function shapeDiff(mock: unknown, upstream: unknown, path = '$', out: ShapeDifference[] = [], depth = 0): ShapeDifference[] {
@@ -64,7 +64,7 @@ function mergeItems(items: unknown[]): unknown {
 }
 
 /** Parses an answer body for comparison: JSON, else the text itself (compared as a string). */
-export function parseForCompare(body: string): unknown {
+function parseForCompare(body: string): unknown {
   if (body === '') return null;
   try {
     return JSON.parse(body);

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import { UsageError } from '../config.js';
+import { UsageError, type Options } from '../config.js';
 import { isSideRoute } from '../http/context.js';
 import { Recorder } from './recorder.js';
 import { callUpstream, parseProxyHeaders, upstreamName, userInfoProblem, type UpstreamAnswer, type UpstreamHeader } from './upstream.js';
@@ -34,12 +34,12 @@ export class ProxyState {
   private readonly reports = new Map<string, Comparison[]>();
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(o: { url: string | null; headers: readonly string[]; timeoutMs: number; recordDir: string | null }) {
-    this.defaultUrl = o.url;
-    this.headers = parseProxyHeaders(o.headers);
-    this.timeoutMs = o.timeoutMs;
-    this.defaultRecordDir = o.recordDir;
-    if (o.recordDir) this.recorder = new Recorder(o.recordDir);
+  constructor(config: Pick<Options, 'proxy' | 'proxyHeaders' | 'proxyTimeout' | 'record'>) {
+    this.defaultUrl = config.proxy;
+    this.headers = parseProxyHeaders(config.proxyHeaders);
+    this.timeoutMs = config.proxyTimeout;
+    this.defaultRecordDir = config.record;
+    if (config.record) this.recorder = new Recorder(config.record);
   }
 
   upstreamFor(sandbox: string): { url: string | null; source: 'sandbox' | 'flag' | 'none' } {
@@ -103,9 +103,7 @@ type CompareMark = { base: string; body: Buffer | undefined; mockBody: string };
 export const proxyPlugin = fp(async (app: FastifyInstance) => {
   const problem = app.config.proxy ? userInfoProblem(app.config.proxy) : null;
   if (problem) throw new UsageError(`--proxy: ${problem}`);
-  const state = new ProxyState({
-    url: app.config.proxy, headers: app.config.proxyHeaders, timeoutMs: app.config.proxyTimeout, recordDir: app.config.record,
-  });
+  const state = new ProxyState(app.config);
   app.decorate('proxy', state);
   const marks = new WeakMap<FastifyRequest, CompareMark>();
 
@@ -119,30 +117,26 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
       return;
     }
     if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return;
-    // forwarded: answered here, unless the upstream is not used after all
-    if (await forward(req, reply, op, unmatched, base)) return reply;
-  });
-  const forward = async (req: FastifyRequest, reply: FastifyReply, op: string | null, unmatched: boolean, base: string | null | undefined): Promise<boolean> => {
     if (!base) {
-      if (unmatched) return false; // the catch-all answers the usual 404
+      if (unmatched) return; // the catch-all answers the usual 404
       throw new ApiError('badGateway', `scenario "${req.scenario?.name ?? ''}" forwards ${op ?? ''} but no upstream is configured (--proxy or PUT /__admin/proxy)`);
     }
+    await forward(req, reply, op, base);
+    return reply;
+  });
+  const forward = async (req: FastifyRequest, reply: FastifyReply, op: string | null, base: string) => {
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readAll(req.raw, app.config.bodyLimit);
     const answer = await state.call(base, { method: req.method, url: req.url, headers: req.headers, body });
     if (!answer.ok) {
       req.log.warn({ upstream: upstreamName(base), status: answer.status }, answer.reason);
-      throw new ApiError(answer.status === 504 ? 'gatewayTimeout' : 'badGateway', answer.body.message);
+      throw new ApiError(answer.status === 504 ? 'gatewayTimeout' : 'badGateway', answer.reason);
     }
-    state.recorder?.add({
-      operationId: op, method: req.method, path: pathOf(req), status: answer.status, headers: answer.headers,
-      contentType: answer.contentType, body: answer.body,
-    });
+    state.recorder?.add({ ...answer, operationId: op, method: req.method, path: pathOf(req) });
     reply.code(answer.status);
     for (const [k, v] of answer.headers) reply.header(k, v);
     // JSON and text go out as strings (the journal keeps JSON answers, redacted); anything else as bytes
     const textual = /json|^text\//i.test(answer.contentType);
     reply.send(textual ? answer.body.toString('utf8') : answer.body);
-    return true;
   };
 
   // compare: keep the raw body for the upstream (validation may change the parsed one), the mock's answer, then ask upstream
@@ -157,19 +151,15 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     const mark = marks.get(req);
     if (!mark) return payload;
     mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    reply.raw.once('finish', () => compareLater(req, reply, mark));
+    reply.raw.once('finish', () => state.track(compareLater(req, reply, mark)));
     return payload;
   });
-  const compareLater = (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
-    const sandbox = req.sandbox.name;
+  const compareLater = async (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
+    const at = req.sandbox.clock.iso(); // when the mock answered, not when the upstream did
+    const answer = await state.call(mark.base, { method: req.method, url: req.url, headers: req.headers, body: mark.body });
+    const upstream = answer.ok ? { status: answer.status, body: answer.body.toString('utf8') } : { status: answer.status, body: '', error: answer.reason };
     const who = { operationId: req.operationId, method: req.method, path: pathOf(req) };
-    const at = req.sandbox.clock.iso();
-    const mockStatus = reply.statusCode;
-    state.track((async () => {
-      const answer = await state.call(mark.base, { method: req.method, url: req.url, headers: req.headers, body: mark.body });
-      const upstream = answer.ok ? { status: answer.status, body: answer.body.toString('utf8') } : { status: answer.status, body: '', error: answer.reason };
-      state.addComparison(sandbox, compareAnswers(at, who, { status: mockStatus, body: mark.mockBody }, upstream));
-    })());
+    state.addComparison(req.sandbox.name, compareAnswers(at, who, { status: reply.statusCode, body: mark.mockBody }, upstream));
   };
 
   // Paths no operation answers: a stub by method+path (scenario plugin) or the upstream (above) answers first;

@@ -3,24 +3,18 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Stub } from '../scenarios/schema.js';
 import { recordedHeaderAllowList, redactRecorded, redactText } from './redact.js';
+import type { UpstreamAnswer } from './upstream.js';
 
-export type Exchange = {
-  operationId: string | null;
-  method: string;
-  path: string;
-  status: number;
-  headers: Array<[string, string]>;
-  contentType: string;
-  body: Buffer;
-};
+/** A forwarded request and the upstream's answer to it. */
+type Exchange = Extract<UpstreamAnswer, { ok: true }> & { operationId: string | null; method: string; path: string };
 
 /** A default name from the time: recorded-20260302-090000. */
-export function recordingName(now = new Date()): string {
-  return `recorded-${now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15).toLowerCase()}`;
+function recordingName(): string {
+  return `recorded-${new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}`;
 }
 
 /** One stub from one exchange: matched by operationId when the mock implements it, else by method and path. */
-export function stubOf(x: Exchange): Stub {
+function stubOf(x: Exchange): Stub {
   const headers: Record<string, string> = {};
   for (const [k, v] of x.headers) if (recordedHeaderAllowList.has(k)) headers[k] = v;
   const matcher = x.operationId ? { operationId: x.operationId } : { method: x.method.toUpperCase(), path: x.path };

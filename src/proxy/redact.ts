@@ -12,7 +12,7 @@ const emailValue = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const phoneValue = /^\+\d[\d\s()-]{6,}$/;
 const bearerValue = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 
-export const placeholders = { secret: '[redacted]', email: 'user@example.test', phone: '+10000000000' } as const;
+const placeholders = { secret: '[redacted]', email: 'user@example.test', phone: '+10000000000' } as const;
 
 function redactString(value: string): string {
   if (phoneValue.test(value)) return placeholders.phone;

@@ -1,8 +1,6 @@
 // Forwarding one request to the upstream (the real portal) with Node's fetch: credentials of the mock stripped,
 // the upstream's own credentials (--proxy-header) added, a hard timeout, faults mapped to 502/504.
 import type { IncomingHttpHeaders } from 'node:http';
-import { ErrorKinds, errorBody } from '../errors.js';
-import type { ErrorBody } from '../schemas/common.js';
 
 /** Hop-by-hop and transport headers: never copied in either direction (fetch sets its own). */
 const hopByHop = new Set([
@@ -15,7 +13,7 @@ const mockSecrets = new Set([
   'x-service-session-code', 'x-service-session-id', 'x-service-device-id', 'authorization', 'x-service-client-secret', 'cookie',
 ]);
 
-export function isMockSecretHeader(name: string): boolean {
+function isMockSecretHeader(name: string): boolean {
   const n = name.toLowerCase();
   return mockSecrets.has(n) || n.startsWith('x-mock-');
 }
@@ -43,26 +41,19 @@ export function upstreamRequestHeaders(client: IncomingHttpHeaders, extra: reado
 
 /** Credentials belong in --proxy-header: a URL with user-info is refused (fetch would refuse it too, quoting it). */
 export function userInfoProblem(url: string): string | null {
-  try {
-    const u = new URL(url);
-    return u.username || u.password ? 'put the upstream\'s credentials in --proxy-header, not in the URL' : null;
-  } catch {
-    return 'not a URL';
-  }
+  const u = URL.parse(url);
+  if (!u) return 'not a URL';
+  return u.username || u.password ? 'put the upstream\'s credentials in --proxy-header, not in the URL' : null;
 }
 
 /** The upstream's address for messages and logs: no user-info, no query. */
 export function upstreamName(base: string): string {
-  try {
-    const u = new URL(base);
-    return `${u.origin}${u.pathname.replace(/\/$/, '')}`;
-  } catch {
-    return '(invalid upstream URL)';
-  }
+  const u = URL.parse(base);
+  return u ? `${u.origin}${u.pathname.replace(/\/$/, '')}` : '(invalid upstream URL)';
 }
 
 /** `base` keeps its own path: `http://portal/api/v2` + `/goals/list?x=1`. */
-export function upstreamUrl(base: string, pathAndQuery: string): string {
+function upstreamUrl(base: string, pathAndQuery: string): string {
   return `${base.replace(/\/+$/, '')}${pathAndQuery.startsWith('/') ? pathAndQuery : `/${pathAndQuery}`}`;
 }
 
@@ -79,18 +70,18 @@ export type UpstreamRequest = {
 
 export type UpstreamAnswer =
   | { ok: true; status: number; headers: Array<[string, string]>; body: Buffer; contentType: string }
-  | { ok: false; status: 502 | 504; body: ErrorBody; reason: string };
+  | { ok: false; status: 502 | 504; reason: string };
 
 /** Sends the request; never throws and never waits past timeoutMs (the body read included). */
 export async function callUpstream(r: UpstreamRequest): Promise<UpstreamAnswer> {
   const name = upstreamName(r.base);
   const signal = AbortSignal.timeout(r.timeoutMs);
   try {
-    const hasBody = r.method !== 'GET' && r.method !== 'HEAD' && r.body !== undefined && r.body.length > 0;
+    const payload = r.method !== 'GET' && r.method !== 'HEAD' && r.body?.length ? new Uint8Array(r.body) : undefined;
     const res = await fetch(upstreamUrl(r.base, r.url), {
       method: r.method,
       headers: upstreamRequestHeaders(r.headers, r.extraHeaders),
-      ...(hasBody && r.body ? { body: new Uint8Array(r.body) } : {}),
+      body: payload,
       redirect: 'manual',
       signal,
     });
@@ -106,13 +97,9 @@ export async function callUpstream(r: UpstreamRequest): Promise<UpstreamAnswer> 
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
     if (signal.aborted || e.name === 'TimeoutError') {
-      const { status, code } = ErrorKinds.gatewayTimeout;
-      const message = `upstream ${name} did not answer within ${r.timeoutMs} ms (--proxy-timeout)`;
-      return { ok: false, status: 504, body: errorBody(status, code, message), reason: message };
+      return { ok: false, status: 504, reason: `upstream ${name} did not answer within ${r.timeoutMs} ms (--proxy-timeout)` };
     }
-    const { status, code } = ErrorKinds.badGateway;
     const why = String(e.cause?.code ?? e.cause?.message ?? e.message).replace(/\/\/[^/@\s]+@/g, '//[redacted]@');
-    const message = `upstream ${name} is unreachable: ${why}`;
-    return { ok: false, status: 502, body: errorBody(status, code, message), reason: message };
+    return { ok: false, status: 502, reason: `upstream ${name} is unreachable: ${why}` };
   }
 }

@@ -5,11 +5,14 @@ import type { Right } from '../schemas/common.js';
 import { lifetimes, type SignInPolicy } from '../domain/mobile.js';
 import type { AuthPolicy } from '../auth/plugin.js';
 import type { Scenario } from './schema.js';
+import type { TenantOptions } from '../schemas/records.js';
+import type { Tenant } from '../store/store.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** the scenario that applies to this request: x-mock-scenario header, else the sandbox's */
     scenario: Scenario | null;
+    scenarioFromHeader: boolean;
   }
 }
 
@@ -29,15 +32,6 @@ export const authPolicy: AuthPolicy = {
     return req.scenarioFromHeader === true && req.scenario?.sessions?.expired === true;
   },
 };
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    scenarioFromHeader: boolean;
-  }
-}
-
-import type { TenantOptions } from '../schemas/records.js';
-import type { Tenant } from '../store/store.js';
 
 /** The tenant's options as the active scenario presents them (e.g. wallet-disabled turns enableWallet off). */
 export function tenantOptions(req: FastifyRequest, tenant: Tenant): TenantOptions {

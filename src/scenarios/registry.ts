@@ -10,20 +10,15 @@ export const bundledScenariosDir = join(packageRoot, 'scenarios');
 export class ScenarioError extends Error {}
 
 function readScenarioFile(file: string): ScenarioFile {
-  let raw: unknown;
+  let parsed: ScenarioFile;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    parsed = checkOrThrow(ScenarioFile, JSON.parse(readFileSync(file, 'utf8')), file);
   } catch (err) {
-    throw new ScenarioError(`${file}: not valid JSON: ${(err as Error).message}`);
+    // a CheckError's message is already "FILE: at PATH: expected"
+    throw new ScenarioError(err instanceof CheckError ? err.message : `${file}: not valid JSON: ${(err as Error).message}`);
   }
-  try {
-    const parsed = checkOrThrow(ScenarioFile, raw, file);
-    if (`${parsed.name}.json` !== basename(file)) throw new ScenarioError(`${file}: at /name: expected "${basename(file, '.json')}" (the file name), found "${parsed.name}"`);
-    return parsed;
-  } catch (err) {
-    if (err instanceof CheckError) throw new ScenarioError(`${err.source}: at ${err.path || '/'}: ${err.expected}`);
-    throw err;
-  }
+  if (`${parsed.name}.json` !== basename(file)) throw new ScenarioError(`${file}: at /name: expected "${basename(file, '.json')}" (the file name), found "${parsed.name}"`);
+  return parsed;
 }
 
 /** Every operationId a scenario file names, with where it names it, for checking against the routes. */
@@ -55,19 +50,16 @@ function stubMatcherProblem(s: ScenarioFile): string | null {
 
 /** Resolves `extends`: lists concatenated parents first, flags overridden by the child. */
 function resolve(files: Map<string, { file: string; scenario: ScenarioFile }>, name: string, seen: string[] = []): Scenario {
-  const entry = files.get(name);
-  if (!entry) throw new ScenarioError(`scenario "${name}" not found (extended by ${seen.at(-1) ?? '?'})`);
+  const entry = files.get(name)!; // a known name: parents are checked before they are resolved
   if (seen.includes(name)) throw new ScenarioError(`${entry.file}: at /extends: scenarios extend each other in a cycle: ${[...seen, name].join(' → ')}`);
   const { extends: parents, $schema: _s, ...own } = entry.scenario;
   const parentNames = parents === undefined ? [] : Array.isArray(parents) ? parents : [parents];
   let merged: Scenario = { name, description: own.description, file: entry.file, chain: [] };
   for (const parentName of parentNames) {
     if (!files.has(parentName)) throw new ScenarioError(`${entry.file}: at /extends: unknown scenario "${parentName}"`);
-    const parent = resolve(files, parentName, [...seen, name]);
-    merged = merge(merged, parent);
+    merged = merge(merged, resolve(files, parentName, [...seen, name]));
   }
-  merged = merge(merged, { ...own, file: entry.file, chain: [] });
-  return { ...merged, name, description: own.description, file: entry.file, chain: [...merged.chain, name] };
+  return merge(merged, { ...own, file: entry.file, chain: [name] });
 }
 
 function merge(base: Scenario, over: Scenario): Scenario {

@@ -46,27 +46,26 @@ export function delayOf(rule: Latency, random: SeededRandom): number {
 
 const chance = (p: number | undefined, random: SeededRandom) => p === undefined || p >= 1 || random.next() < p;
 
-export function pickFault(faults: Fault[] | undefined, op: string | null, random: SeededRandom): Fault | null {
+function pickFault(faults: Fault[] | undefined, op: string | null, random: SeededRandom): Fault | null {
   for (const fault of faults ?? []) if (applies(fault.operations, op) && chance(fault.probability, random)) return fault;
   return null;
 }
 
 /** Whether a stub is for this request: by operationId (known operations), or by method and exact path (any path). */
-function stubMatches(stub: Stub, op: string | null, target: { method: string; path: string } | undefined): boolean {
-  if (stub.path !== undefined) return target !== undefined && stub.path === target.path && stub.method?.toUpperCase() === target.method.toUpperCase();
+function stubMatches(stub: Stub, op: string | null, target: { method: string; path: string }): boolean {
+  if (stub.path !== undefined) return stub.path === target.path && stub.method?.toUpperCase() === target.method.toUpperCase();
   if (op === null || stub.operationId === undefined) return false;
   return stub.operationId === '*' ? !stub.except?.includes(op) : stub.operationId === op;
 }
 
-export function pickStub(scenario: Scenario, op: string | null, random: SeededRandom, uses: Map<string, number>, target?: { method: string; path: string }): Stub | null {
-  const stubs = scenario.stubs ?? [];
-  for (let i = 0; i < stubs.length; i++) {
-    const stub = stubs[i]!;
+function pickStub(scenario: Scenario, op: string | null, random: SeededRandom, uses: Map<string, number>, target: { method: string; path: string }): Stub | null {
+  for (const [i, stub] of (scenario.stubs ?? []).entries()) {
     if (!stubMatches(stub, op, target)) continue;
     const key = `${scenario.name}#${i}`;
-    if (stub.times !== undefined && (uses.get(key) ?? 0) >= stub.times) continue;
+    const used = uses.get(key) ?? 0;
+    if (stub.times !== undefined && used >= stub.times) continue;
     if (!chance(stub.probability, random)) continue;
-    if (stub.times !== undefined) uses.set(key, (uses.get(key) ?? 0) + 1);
+    if (stub.times !== undefined) uses.set(key, used + 1);
     return stub;
   }
   return null;
@@ -79,9 +78,8 @@ export const actsOnRequests = (scenario: Scenario | null): boolean =>
 /** The onRequest part: delay, then a connection fault, then a stub. Returns true when the request was answered. */
 export async function applyScenario(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   const scenario = req.scenario;
-  if (!scenario) return false;
+  if (!scenario || !scenarioActsOn(req)) return false;
   const op = req.operationId;
-  if (!scenarioActsOn(req)) return false;
   const { random, stubUses } = req.sandbox;
 
   let delay = 0;
@@ -96,11 +94,11 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
     // a broken answer goes out uncompressed, so the half that arrives is the answer's own text (the compression
     // plugin's documented opt-out); compressed, a truncated stream would fail before its headers and answer 500
     req.headers['x-no-compression'] = 'scenario fault';
-  }
-  if (fault && !req.faultAfterCommit) {
-    reply.hijack();
-    drop(reply, fault.kind);
-    return true;
+    if (!req.faultAfterCommit) {
+      reply.hijack();
+      drop(reply, fault.kind);
+      return true;
+    }
   }
 
   const stub = pickStub(scenario, op, random, stubUses, { method: req.method, path: req.url.split('?')[0] ?? req.url });
