@@ -33,14 +33,12 @@ export function answerCache() {
     const fullKey = `${at}|${key}`;
     let perStore = kept.get(store);
     if (!perStore) { perStore = new Map(); kept.set(store, perStore); }
-    const hit = perStore.get(fullKey);
-    if (hit && hit.version === store.version) {
-      reply.type('application/json; charset=utf-8').send(hit.text);
-      return;
+    let answer = perStore.get(fullKey);
+    if (answer?.version !== store.version) {
+      if (perStore.size >= keptPerStore) perStore.clear();
+      answer = { version: store.version, text: String(reply.serialize(build(new Date(at)))) };
+      perStore.set(fullKey, answer);
     }
-    if (perStore.size >= keptPerStore) perStore.clear();
-    const text = String(reply.serialize(build(new Date(at))));
-    perStore.set(fullKey, { version: store.version, text });
-    reply.type('application/json; charset=utf-8').send(text);
+    reply.type('application/json; charset=utf-8').send(answer.text);
   };
 }
