@@ -109,20 +109,14 @@ export function renderError(error: FastifyError | ApiError, request: FastifyRequ
   return reply.status(status).send(errorBody(status, fe.code ?? 'ERROR', fe.message));
 }
 
-/** Node's errors of a request that arrives too big or too slowly; any other is a malformed request. */
-const clientErrors: Record<string, [ErrorKind, string]> = {
-  HPE_HEADER_OVERFLOW: ['headersTooLarge', 'request line and headers exceed the size limit'],
-  ERR_HTTP_REQUEST_TIMEOUT: ['requestTimeout', 'the request did not arrive in time'],
-};
-
 /** Requests Node's HTTP parser refuses before Fastify sees them (an unencoded UTF-8 query, headers over the limit, a
  * slow client) get the one body shape too, instead of Fastify's own `{"message":"Client Error"}`. */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const [kind, message] = clientErrors[err.code ?? '']
-    ?? ['badRequest', `malformed HTTP request (${err.code ?? 'parse error'}); non-ASCII characters in a path or query must be percent-encoded`];
+  const kind: ErrorKind = err.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
   const { status, code } = ErrorKinds[kind];
-  const body = JSON.stringify(errorBody(status, code, message));
+  const body = JSON.stringify(errorBody(status, code, ({ headersTooLarge: 'request line and headers exceed the size limit', requestTimeout: 'the request did not arrive in time' } as Partial<Record<ErrorKind, string>>)[kind]
+    ?? `malformed HTTP request (${err.code ?? 'parse error'}); non-ASCII characters in a path or query must be percent-encoded`));
   if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
   socket.destroy(err);
 }
