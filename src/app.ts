@@ -71,8 +71,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     schemaController: { compilersFactory: { buildValidator: lazyValidatorBuilder() } },
     ajv: {
-      // Checking every schema against JSON Schema's meta-schema took ~45 ms of each start (~10%): a test does it once
-      // for every schema (test/schemas-meta.test.ts).
+      // no meta-schema check of every schema at each start: test/schemas-meta.test.ts does it once
       customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: true, formats: { password: true }, validateSchema: false },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -175,9 +174,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   await app.register(proxyPlugin); // after stubs, before auth: see src/proxy/plugin.ts
   await app.register(authPlugin, { policy: authPolicy });
   // after the journal, the body faults and the proxy, which see the answer as text; gzip and deflate are what mobile
-  // HTTP stacks send in Accept-Encoding on their own (brotli at its default quality costs more than it saves here).
-  // Level 1, nginx's default gzip_comp_level: on the 21 KB dashboard it costs ~40% less CPU than zlib's default 6
-  // for 7% more bytes.
+  // HTTP stacks accept on their own; level 1 as nginx, for less CPU (docs/performance.md, also why not brotli)
   await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'], zlibOptions: { level: 1 } });
   await app.register(bandwidthPlugin); // after compression: paces the compressed bytes
 
@@ -192,12 +189,11 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   if (watchScenarios) scenarios.watch((message) => app.log.error(message), (names) => app.log.info({ scenarios: names }, 'scenarios reloaded'));
   const defaultSandbox = sandboxes.get('default'); // seed now: a broken factory fails at start-up, and the first request is fast
   if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state, options.seed);
-  const registry = scenarios;
   const idleMs = options.sandboxIdleTtl ? durationMs(options.sandboxIdleTtl) : null;
   const sweep = idleMs ? setInterval(() => sandboxes.evictIdle(idleMs), Math.min(idleMs, 60_000)).unref() : null;
   app.addHook('onClose', async () => {
     if (sweep) clearInterval(sweep);
-    registry.close();
+    app.scenarios.close();
     sandboxes.close();
   });
   return app;

@@ -124,7 +124,6 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler(renderError);
   app.setNotFoundHandler((request, reply) => {
-    const status = 404;
-    reply.status(status).send(errorBody(status, 'ROUTE_NOT_FOUND', `no operation answers ${request.method} ${request.url.split('?')[0]}`));
+    reply.status(404).send(errorBody(404, 'ROUTE_NOT_FOUND', `no operation answers ${request.method} ${request.url.split('?')[0]}`));
   });
 }

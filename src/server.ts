@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     tls = resolveTls(options);
     app = await buildApp({ ...options, logger: cliLogger(options.logLevel, process.stdout.isTTY === true), tls: tls?.tls ?? null, caCertificate: tls?.caCertificate ?? null });
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ScenarioError || err instanceof CheckError || err instanceof DataError || (err as Error).message?.includes('move it away')) {
+    if (err instanceof UsageError || err instanceof ScenarioError || err instanceof CheckError || err instanceof DataError) {
       process.stderr.write(`portal-mock: ${(err as Error).message}\n`);
       process.exit(2);
     }

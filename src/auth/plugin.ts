@@ -29,10 +29,7 @@ export type AuthPolicy = {
 };
 
 function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy): AuthContext {
-  const tenantId = header(req, 'x-service-tenant-id');
-  const deviceId = header(req, 'x-service-device-id');
-  const sessionId = header(req, 'x-service-session-id');
-  const code = header(req, 'x-service-session-code');
+  const [tenantId, deviceId, sessionId, code] = sessionHeaders.map((name) => header(req, name));
   if (tenantId === undefined || deviceId === undefined || sessionId === undefined || code === undefined) {
     const missing = sessionHeaders.filter((name) => header(req, name) === undefined);
     throw fail.unauthorized(`missing session header(s): ${missing.join(', ')}`);
@@ -61,9 +58,8 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
       const record = tenant.personalTokens.find((t) => t.id === m[1]);
       if (!record) continue;
       if (!secretMatches(token, record.secretHash)) break;
-      const now = sandbox.clock.now().getTime();
       if (record.revokedAt) throw fail.unauthorized('personal token revoked');
-      if (record.expiresAt && Date.parse(record.expiresAt) <= now) throw fail.unauthorized('personal token expired');
+      if (record.expiresAt && Date.parse(record.expiresAt) <= sandbox.clock.nowMs()) throw fail.unauthorized('personal token expired');
       const user = activeUser(tenant, record.userId);
       sandbox.store.update(tenant, 'personalTokens', record, { lastUsedAt: sandbox.clock.iso() });
       return { kind: 'bearer', tenant, user, session: null, device: null, apiKeyClientId: null, rights: rightsOf(user, policy.revokedRights(req)) };
@@ -113,10 +109,7 @@ export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPo
     req.auth = noAuth;
     const config = req.routeConfig;
     req.auth = authenticate(req, config?.auth ?? 'none', opts.policy);
-    const rights = config?.rights;
-    if (rights && rights.length > 0) {
-      const missing = rights.filter((r) => !req.auth.rights.includes(r));
-      if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
-    }
+    const missing = (config?.rights ?? []).filter((r) => !req.auth.rights.includes(r));
+    if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
   });
 }, { name: 'auth', dependencies: ['request-context'] });

@@ -7,10 +7,10 @@ import { bindLinkContent, bindUrl } from '../admin/fixtures.js';
 import { lanAddresses } from '../shared/lan.js';
 import { defaultCaDir, ensureCa, issueServerCert, serverNames, type TlsMaterial } from '../tls/ca.js';
 
-export type TlsSetup = { tls: TlsMaterial; caCertificate: string | null; caDir: string | null; caCreated: boolean };
+export type TlsSetup = { tls: TlsMaterial; caCertificate: string | null; caDir: string | null };
 
 /** --tls-cert/--tls-key (your own), or --https (the local CA, created once), or nothing (plain HTTP). */
-export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' | 'tlsKey'>, env: NodeJS.ProcessEnv = process.env): TlsSetup | null {
+export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' | 'tlsKey'>): TlsSetup | null {
   if (options.tlsCert && options.tlsKey) {
     const read = (file: string, flag: string) => {
       try {
@@ -19,23 +19,21 @@ export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' 
         throw new UsageError(`${flag}: cannot read ${file}: ${(err as Error).message}`);
       }
     };
-    return { tls: { cert: read(options.tlsCert, '--tls-cert'), key: read(options.tlsKey, '--tls-key') }, caCertificate: null, caDir: null, caCreated: false };
+    return { tls: { cert: read(options.tlsCert, '--tls-cert'), key: read(options.tlsKey, '--tls-key') }, caCertificate: null, caDir: null };
   }
   if (!options.https) return null;
-  const dir = options.caDir ?? (env.PORTAL_MOCK_CA_DIR || defaultCaDir());
+  const dir = options.caDir ?? (process.env.PORTAL_MOCK_CA_DIR || defaultCaDir());
   let ca;
   try {
     ca = ensureCa(dir);
   } catch (err) {
     throw new UsageError(`--ca-dir: cannot use ${dir}: ${(err as Error).message}`);
   }
-  return { tls: issueServerCert(ca, serverNames()), caCertificate: ca.cert, caDir: dir, caCreated: ca.created };
+  return { tls: issueServerCert(ca, serverNames()), caCertificate: ca.cert, caDir: dir };
 }
 
-export type CliLogger = false | { level: string; transport?: { target: string; options: Record<string, unknown> } };
-
 /** JSON lines when stdout is not a terminal (pipelines parse them); pino-pretty on a terminal. */
-export function cliLogger(level: string, isTty: boolean): CliLogger {
+export function cliLogger(level: string, isTty: boolean) {
   if (level === 'silent') return false;
   if (!isTty) return { level };
   return { level, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true } } };
@@ -68,8 +66,9 @@ export function firstBindLink(fixtures: Fixtures, base: string): { email: string
 export async function bannerText(input: BannerInput): Promise<string> {
   const { protocol, port, host, options } = input;
   const lan = input.lan ?? lanAddresses();
-  const hosts = host === '0.0.0.0' || host === '::' ? ['localhost', ...lan] : [host];
-  const phoneHost = (host === '0.0.0.0' || host === '::' ? lan[0] : host) ?? 'localhost';
+  const anyAddress = host === '0.0.0.0' || host === '::';
+  const hosts = anyAddress ? ['localhost', ...lan] : [host];
+  const phoneHost = (anyAddress ? lan[0] : host) ?? 'localhost';
   const lines = [
     '',
     'portal-mock is running',

@@ -15,12 +15,10 @@ export function answerKey(req: FastifyRequest, ...parts: string[]): string {
 }
 
 /**
- * Answers of a costly read kept as JSON text per sandbox store (serialized by the route's schema), reused while
- * nothing can have changed them: the sandbox store's version is the same (every change moves it, see
- * src/store/store.ts) and so is the sandbox clock's second. The answer is built for the start of that second, so a
- * real clock shows time-driven changes (a survey whose end passes) within a second, and a frozen clock (tests,
- * replays) exactly. The key must hold everything else the answer depends on (tenant, user, query, base URL,
- * scenario options).
+ * Answers of a costly read kept as JSON text per sandbox store, reused while the store's version (every change moves
+ * it) and the sandbox clock's second are the same. Built for the start of that second: a real clock shows time-driven
+ * changes (a survey whose end passes) within a second, a frozen clock exactly. The key must hold everything else the
+ * answer depends on (answerKey and the route's parts).
  */
 export function answerCache() {
   const kept = new WeakMap<SandboxStore, Map<string, Kept>>();
@@ -33,14 +31,12 @@ export function answerCache() {
     const fullKey = `${at}|${key}`;
     let perStore = kept.get(store);
     if (!perStore) { perStore = new Map(); kept.set(store, perStore); }
-    const hit = perStore.get(fullKey);
-    if (hit && hit.version === store.version) {
-      reply.type('application/json; charset=utf-8').send(hit.text);
-      return;
+    let answer = perStore.get(fullKey);
+    if (answer?.version !== store.version) {
+      if (perStore.size >= keptPerStore) perStore.clear();
+      answer = { version: store.version, text: String(reply.serialize(build(new Date(at)))) };
+      perStore.set(fullKey, answer);
     }
-    if (perStore.size >= keptPerStore) perStore.clear();
-    const text = String(reply.serialize(build(new Date(at))));
-    perStore.set(fullKey, { version: store.version, text });
-    reply.type('application/json; charset=utf-8').send(text);
+    reply.type('application/json; charset=utf-8').send(answer.text);
   };
 }

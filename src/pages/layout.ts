@@ -1,7 +1,7 @@
 // The portal frame around a page: a header with the tenant's name and a footer; none in a web view (x-service-embed).
-import { html, trusted, type Html, type HtmlPart } from './html.js';
+import { html, trusted, type HtmlPart } from './html.js';
 
-export const stylesheet = `
+const stylesheet = trusted(`
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f4f6f9;overflow-wrap:anywhere;word-break:break-word}
@@ -31,9 +31,7 @@ table{border-collapse:collapse}td,th{border:1px solid #dfe3e8;padding:4px 8px}
 pre{overflow-x:auto;max-width:100%}
 .body{margin-top:12px}
 .error{text-align:center;padding:40px 16px}.error .code{font-size:3rem;color:#98a2b3;margin:0}
-`;
-
-const stylesheetHtml = trusted(stylesheet);
+`);
 
 export type PageFrame = {
   /** the tenant's name and logo address for the header; null when the tenant is not known (401 page) */
@@ -42,15 +40,12 @@ export type PageFrame = {
   embed: boolean;
 };
 
-/** The inner content of a page, between the header and the footer: what embed on and off have in common. */
-export const content = (body: HtmlPart): Html => html`<main id="content">${body}</main>`;
-
 export function page(frame: PageFrame, title: string, body: HtmlPart): string {
   const header = frame.embed ? '' : html`<header class="site-header">${frame.tenant ? html`<img src="${frame.tenant.logoUrl}" alt=""><span class="tenant">${frame.tenant.name}</span>` : html`<span class="tenant">Portal</span>`}</header>`;
   const footer = frame.embed ? '' : html`<footer class="site-footer">${frame.tenant?.name ?? 'Portal'} · portal-mock</footer>`;
   return html`<!doctype html>
 <html lang="${frame.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><style>${stylesheetHtml}</style></head>
-<body>${header}${content(body)}${footer}</body></html>
+<title>${title}</title><style>${stylesheet}</style></head>
+<body>${header}<main id="content">${body}</main>${footer}</body></html>
 `.value;
 }

@@ -16,14 +16,17 @@ import { sanitizeHtml } from './sanitize.js';
 export type PageInput = { ctx: DomainContext; tenant: Tenant; user: UserRecord; held: boolean; id: string; query: Record<string, string | undefined> };
 export type PageOut = { title: string; body: Html };
 
-type Words = {
-  status: string; created: string; updated: string; solved: string; author: string; stages: string; fields: string; responsible: string;
-  state: Record<string, string>; required: string; myTickets: string; none: string; position: string; department: string; email: string;
-  phone: string; statusText: string; votes: string; participants: string; comments: string; purpose: string; performer: string;
-  when: string; place: string; organizer: string; type: string; period: string; ready: string; due: string; ends: string; added: string;
-  by: string; achievement: string; course: string; survey: string; contest: string; book: string; published: string; description: string;
+const en = {
+  status: 'Status', created: 'Created', updated: 'Updated', solved: 'Solved', author: 'Author', stages: 'Stages', fields: 'Fields',
+  responsible: 'Responsible',
+  state: { done: 'done', current: 'current', pending: 'pending', stopped: 'stopped', skipped: 'skipped' } as Record<string, string>,
+  required: 'required', myTickets: 'My requests', none: 'Nothing here', position: 'Position', department: 'Department', email: 'Email',
+  phone: 'Phone', statusText: 'Status', votes: 'Votes', participants: 'Participants', comments: 'Comments', purpose: 'Purpose',
+  performer: 'Performer', when: 'When', place: 'Place', organizer: 'Organiser', type: 'Type', period: 'Period', ready: 'Ready',
+  due: 'Due', ends: 'Until', added: 'Added', by: 'Author', achievement: 'Achievement', course: 'Course', survey: 'Survey',
+  contest: 'Voting', book: 'Book', published: 'Published', description: 'Description',
 };
-const words: Record<'ru' | 'en', Words> = {
+const words: Record<'ru' | 'en', typeof en> = {
   ru: {
     status: 'Статус', created: 'Создана', updated: 'Обновлена', solved: 'Решена', author: 'Автор', stages: 'Этапы', fields: 'Поля заявки',
     responsible: 'Ответственные', state: { done: 'выполнен', current: 'текущий', pending: 'ожидает', stopped: 'остановлен', skipped: 'пропущен' },
@@ -33,15 +36,7 @@ const words: Record<'ru' | 'en', Words> = {
     due: 'Срок', ends: 'До', added: 'Добавлена', by: 'Автор', achievement: 'Достижение', course: 'Курс', survey: 'Опрос',
     contest: 'Голосование', book: 'Книга', published: 'Опубликовано', description: 'Описание',
   },
-  en: {
-    status: 'Status', created: 'Created', updated: 'Updated', solved: 'Solved', author: 'Author', stages: 'Stages', fields: 'Fields',
-    responsible: 'Responsible', state: { done: 'done', current: 'current', pending: 'pending', stopped: 'stopped', skipped: 'skipped' },
-    required: 'required', myTickets: 'My requests', none: 'Nothing here', position: 'Position', department: 'Department', email: 'Email',
-    phone: 'Phone', statusText: 'Status', votes: 'Votes', participants: 'Participants', comments: 'Comments', purpose: 'Purpose',
-    performer: 'Performer', when: 'When', place: 'Place', organizer: 'Organiser', type: 'Type', period: 'Period', ready: 'Ready',
-    due: 'Due', ends: 'Until', added: 'Added', by: 'Author', achievement: 'Achievement', course: 'Course', survey: 'Survey',
-    contest: 'Voting', book: 'Book', published: 'Published', description: 'Description',
-  },
+  en,
 };
 const w = (tenant: Tenant) => words[tenant.tenant.locale];
 

@@ -25,10 +25,7 @@ const optionsFor = (sanitize: Sanitize): sanitizeModule.IOptions => ({
   transformTags: { a: sanitize.simpleTransform('a', { rel: 'noopener noreferrer nofollow' }) },
 });
 
-/**
- * Sanitizes stored HTML: allowed tags keep allowed attributes (href/src only with safe schemes), other tags are
- * dropped but their text kept, scripts, styles and the like are dropped with their content.
- */
+/** Stored HTML through the allow-list above (href/src only with its schemes). */
 export function sanitizeHtml(input: string): Html {
   const sanitize = load();
   return new Html(sanitize(input, optionsFor(sanitize)));

@@ -5,20 +5,20 @@ import { escapeHtml } from './html.js';
 const palette = ['#1f77b4', '#2a9d8f', '#e76f51', '#8e44ad', '#d35400', '#16a085', '#c0392b', '#2c3e50', '#7f8c8d', '#6d597a', '#b5838d', '#3d5a80'];
 
 /** A colour picked deterministically from the id (and the seed, so another seed gives other colours). */
-export function colourOf(id: string, seed = 0): string {
+function colourOf(id: string, seed: number): string {
   const digest = createHash('sha256').update(`${seed}:${id}`).digest();
   return palette[digest[0]! % palette.length]!;
 }
 
 /** Up to two letters: the first letters of the first two words. */
-export function initials(label: string): string {
+function initials(label: string): string {
   const words = label.trim().split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
   const letters = words.slice(0, 2).map((w) => [...w.replace(/^[^\p{L}\p{N}]+/u, '')][0] ?? '').join('');
   return letters.toUpperCase() || '?';
 }
 
-export function badgeSvg(o: { id: string; seed: number; label: string; shape: 'circle' | 'square'; size?: number; colour?: string }): string {
-  const size = o.size ?? 128;
+export function badgeSvg(o: { id: string; seed: number; label: string; shape: 'circle' | 'square'; colour?: string }): string {
+  const size = 128;
   const fill = o.colour ?? colourOf(o.id, o.seed);
   const shape = o.shape === 'circle'
     ? `<circle cx="${size / 2}" cy="${size / 2}" r="${size / 2}" fill="${fill}"/>`

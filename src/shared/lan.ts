@@ -3,8 +3,8 @@ import { networkInterfaces } from 'node:os';
 /** IPv4 addresses of this machine that other devices on the network can reach. */
 export function lanAddresses(): string[] {
   return Object.values(networkInterfaces())
-    .flat()
-    .filter((i): i is NonNullable<typeof i> => Boolean(i) && i!.family === 'IPv4' && !i!.internal)
+    .flatMap((list) => list ?? [])
+    .filter((i) => i.family === 'IPv4' && !i.internal)
     .map((i) => i.address);
 }
 

@@ -18,7 +18,18 @@ export const defaultCaDir = () => join(homedir(), '.portal-mock', 'ca');
 const caCertFile = 'portal-mock-ca.pem';
 const caKeyFile = 'portal-mock-ca-key.pem';
 
-const serial = (forge: typeof Forge) => `01${forge.util.bytesToHex(forge.random.getBytesSync(15))}`;
+const dayMs = 24 * 3600 * 1000;
+
+/** A new RSA key pair and a certificate of its public key, valid from a day ago for `validMs`. */
+function newCertificate(forge: typeof Forge, validMs: number) {
+  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  cert.serialNumber = `01${forge.util.bytesToHex(forge.random.getBytesSync(15))}`;
+  cert.validity.notBefore = new Date(Date.now() - dayMs);
+  cert.validity.notAfter = new Date(Date.now() + validMs);
+  return { keys, cert };
+}
 
 function writeAtomic(path: string, content: string, mode: number): void {
   const tmp = `${path}.${process.pid}.tmp`;
@@ -27,7 +38,7 @@ function writeAtomic(path: string, content: string, mode: number): void {
 }
 
 /** The CA in `dir`: read when present, else created (key readable by the owner only). */
-export function ensureCa(dir: string = defaultCaDir()): LocalCa {
+export function ensureCa(dir: string): LocalCa {
   const certPath = join(dir, caCertFile);
   const keyPath = join(dir, caKeyFile);
   if (existsSync(certPath) && existsSync(keyPath)) {
@@ -35,12 +46,7 @@ export function ensureCa(dir: string = defaultCaDir()): LocalCa {
   }
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const forge = forgeLib();
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = serial(forge);
-  cert.validity.notBefore = new Date(Date.now() - 24 * 3600 * 1000);
-  cert.validity.notAfter = new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000);
+  const { keys, cert } = newCertificate(forge, 10 * 365 * dayMs);
   const attrs = [
     { name: 'commonName', value: `portal-mock local CA (${hostname()})` },
     { name: 'organizationName', value: 'portal-mock' },
@@ -62,9 +68,9 @@ export function ensureCa(dir: string = defaultCaDir()): LocalCa {
 }
 
 /** Names the server certificate covers: localhost, loopback, the host name and every LAN address. */
-export function serverNames(extra: string[] = []): string[] {
+export function serverNames(): string[] {
   const host = hostname();
-  const names = ['localhost', '127.0.0.1', '::1', host, ...(host.includes('.') ? [] : [`${host}.local`]), ...lanAddresses(), ...extra];
+  const names = ['localhost', '127.0.0.1', '::1', host, ...(host.includes('.') ? [] : [`${host}.local`]), ...lanAddresses()];
   return [...new Set(names.filter(Boolean))];
 }
 
@@ -73,12 +79,7 @@ export function issueServerCert(ca: TlsMaterial, names: string[] = serverNames()
   const forge = forgeLib();
   const caCert = forge.pki.certificateFromPem(ca.cert);
   const caKey = forge.pki.privateKeyFromPem(ca.key);
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048, e: 0x10001 });
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = keys.publicKey;
-  cert.serialNumber = serial(forge);
-  cert.validity.notBefore = new Date(Date.now() - 24 * 3600 * 1000);
-  cert.validity.notAfter = new Date(Date.now() + 397 * 24 * 3600 * 1000 - 48 * 3600 * 1000);
+  const { keys, cert } = newCertificate(forge, 397 * dayMs - 2 * dayMs);
   cert.setSubject([{ name: 'commonName', value: names[0] ?? 'localhost' }, { name: 'organizationName', value: 'portal-mock' }]);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([
