@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify from 'fastify';
 import { build, expectError, json, signIn, tenants } from './helper.js';
 import { parseOptions } from '../src/config.js';
 import { shapeDiff } from '../src/proxy/compare.js';

@@ -1,10 +1,11 @@
 // What the CLI adds around buildApp: TLS material, a readable logger on a terminal, the start banner with a bind QR
 // code, and the port file for pipelines. Kept apart from server.ts so each piece is tested directly.
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { UsageError, type Options } from '../config.js';
 import type { Fixtures } from '../store/fixtures.js';
 import { bindLinkContent, bindUrl } from '../admin/fixtures.js';
 import { lanAddresses } from '../shared/lan.js';
+import { writeAtomic } from '../shared/write-atomic.js';
 import { defaultCaDir, ensureCa, issueServerCert, serverNames, type TlsMaterial } from '../tls/ca.js';
 
 export type TlsSetup = { tls: TlsMaterial; caCertificate: string | null; caDir: string | null };
@@ -89,7 +90,5 @@ export async function bannerText(input: BannerInput): Promise<string> {
 
 /** Writes the port so a pipeline reads it once the server listens: a temporary file renamed into place. */
 export function writePortFile(file: string, port: number): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${port}\n`);
-  renameSync(tmp, file);
+  writeAtomic(file, `${port}\n`);
 }

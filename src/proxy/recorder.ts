@@ -1,9 +1,10 @@
 // Writes forwarded exchanges as stubs of a scenario file (recorded-<name>.json), loadable with --scenarios DIR.
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Stub } from '../scenarios/schema.js';
 import { recordedHeaderAllowList, redactRecorded, redactText } from './redact.js';
 import type { UpstreamAnswer } from './upstream.js';
+import { writeAtomic } from '../shared/write-atomic.js';
 
 /** A forwarded request and the upstream's answer to it. */
 type Exchange = Extract<UpstreamAnswer, { ok: true }> & { operationId: string | null; method: string; path: string };
@@ -63,8 +64,6 @@ export class Recorder {
       description: `Answers recorded from the upstream by portal-mock (${this.stubs.size} stubs); secrets and personal data replaced`,
       stubs: [...this.stubs.values()],
     };
-    const tmp = `${this.file}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(scenario, null, 2)}\n`);
-    renameSync(tmp, this.file);
+    writeAtomic(this.file, `${JSON.stringify(scenario, null, 2)}\n`);
   }
 }

@@ -1,5 +1,5 @@
 // Persistence of one sandbox under --data: an append-only log of changes and a compacted snapshot (docs/store.md).
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TSchema } from '@sinclair/typebox';
 import { Low, LowSync } from 'lowdb';
@@ -7,6 +7,7 @@ import { JSONFile, JSONFileSync } from 'lowdb/node';
 import { Data, TenantData } from './data.js';
 import { checkOrThrow } from '../schemas/check.js';
 import { isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
+import { writeAtomic } from '../shared/write-atomic.js';
 import type { BaseWorld, WorldStamp, Worlds } from './world.js';
 
 /** A sandbox's changes folded into one document: what the log held up to line `upTo`. */
@@ -73,9 +74,7 @@ export class SandboxLog {
       await new Low<SnapshotDoc>(new JSONFile<SnapshotDoc>(this.snapshotFile), doc).write();
       if (this.closed) { rmSync(this.snapshotFile, { force: true }); return; }
       const kept = this.tail.join('');
-      const tmp = `${this.logFile}.tmp`;
-      writeFileSync(tmp, kept);
-      renameSync(tmp, this.logFile);
+      writeAtomic(this.logFile, kept);
       if (this.fd !== null) closeSync(this.fd);
       this.fd = null;
       this.bytesSinceSnapshot = kept.length;
@@ -94,7 +93,7 @@ export class SandboxLog {
   /** Stops writing and removes the files (DELETE of the sandbox, idle eviction). */
   remove(): void {
     this.close();
-    for (const file of [this.logFile, this.snapshotFile, `${this.logFile}.tmp`]) rmSync(file, { force: true });
+    for (const file of [this.logFile, this.snapshotFile, `${this.logFile}.${process.pid}.tmp`]) rmSync(file, { force: true });
   }
 
   close(): void {

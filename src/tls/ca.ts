@@ -1,12 +1,13 @@
 // A local certificate authority for HTTPS on phones: created once (RSA 2048) in a directory outside the repo and
 // reused, so a phone trusts it once; the server's leaf certificate is issued at each start for this machine's names.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
 import { isIP } from 'node:net';
 import { createRequire } from 'node:module';
 import type Forge from 'node-forge';
 import { lanAddresses } from '../shared/lan.js';
+import { writeAtomic } from '../shared/write-atomic.js';
 
 // node-forge is loaded only when TLS is asked for: importing it costs ~30 ms of every start-up.
 const forgeLib = (): typeof Forge => createRequire(import.meta.url)('node-forge') as typeof Forge;
@@ -29,12 +30,6 @@ function newCertificate(forge: typeof Forge, validMs: number) {
   cert.validity.notBefore = new Date(Date.now() - dayMs);
   cert.validity.notAfter = new Date(Date.now() + validMs);
   return { keys, cert };
-}
-
-function writeAtomic(path: string, content: string, mode: number): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, content, { mode });
-  renameSync(tmp, path);
 }
 
 /** The CA in `dir`: read when present, else created (key readable by the owner only). */
