@@ -4,7 +4,6 @@ import type { FastifyRequest } from 'fastify';
 import type { Fixtures } from '../store/fixtures.js';
 import { isLoopbackHost, lanAddresses } from '../shared/lan.js';
 
-
 const sandboxPrefix = (sandboxName: string) => (sandboxName === 'default' ? '' : `/sandbox/${sandboxName}`);
 
 /** The address a phone should use: the caller's, unless that is loopback, then the first LAN address. */

@@ -21,7 +21,6 @@ const describe = (s: Sandbox, instance: string) => ({
   persistent: s.persistent, journalEntries: s.journal.size(), outboxMessages: s.outbox.list().length,
 });
 
-
 const JournalQuery = Type.Object({
   sandbox: Type.Optional(Type.String()),
   operationId: Type.Optional(Type.String()),

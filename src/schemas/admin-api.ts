@@ -1,12 +1,10 @@
 // API shapes of the administrative and integration operations: personal tokens, the user list cache,
 // wallets and their transactions, file processing, and the administrative employment index.
 import { Type, type Static } from '@sinclair/typebox';
-import { ActionResult, assumed, Nullable, Page, PageQuery, PersonBrief, ref, Stamp } from './common.js';
+import { ActionResult, assumed, Day, Nullable, Page, PageQuery, PersonBrief, ref, Stamp, Uuid } from './common.js';
 import { ColumnMapping } from './integration-records.js';
 
-const Uuid = Type.String({ format: 'uuid' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty); a time of day gives 422` }));
-
 
 // ---------- personal tokens ----------
 export const PersonalToken = Type.Object({
@@ -202,8 +200,8 @@ export const AdminEmployment = Type.Object({
   position: Type.String(),
   is_main: Type.Boolean(),
   status_id: Type.Integer({ description: '1 working, 2 on leave, 3 fired' }),
-  employment_date: Type.String({ format: 'date' }),
-  fired_date: Nullable(Type.String({ format: 'date' })),
+  employment_date: Day,
+  fired_date: Nullable(Day),
   origin_id: Type.String({ description: 'record number in the HR system' }),
   origin_organization_id: Type.String(),
   organization_name: Type.String(),
@@ -236,7 +234,7 @@ export const AdminEmploymentQuery = Type.Object({
 });
 export type AdminEmploymentQuery = Static<typeof AdminEmploymentQuery>;
 
-export const IdQuery = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const IdQuery = Type.Object({ id: Uuid });
 
 export const adminApiSchemas = [
   PersonalToken, CreatedPersonalToken, PersonalTokenList, PersonalTokenPage, PersonalTokenCreateResult,

@@ -1,8 +1,6 @@
 // Calendar: event types, events (with recurrence), participation requests (bids).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Day, Nullable, PersonBrief, ref, Stamp } from './common.js';
-
-const Uuid = Type.String({ format: 'uuid' });
+import { assumed, Day, Nullable, PersonBrief, ref, Stamp, Uuid } from './common.js';
 
 // ---- records the store keeps ----
 

@@ -1,8 +1,6 @@
 // Content: postcards, news and catalog articles, catalog categories. Store records (no $id) and API shapes ($id).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, PersonBrief, ref, Stamp } from './common.js';
-
-const Uuid = Type.String({ format: 'uuid' });
+import { assumed, Nullable, PersonBrief, ref, Stamp, Uuid } from './common.js';
 
 // ---- records the store keeps ----
 
@@ -56,7 +54,6 @@ export const ContentCollections = {
 };
 
 // ---- API shapes ----
-
 
 export const UserPostcard = Type.Object({
   id: Uuid,

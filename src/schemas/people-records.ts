@@ -1,9 +1,7 @@
 // Records the people group keeps in the store (plain TypeBox, no $id): notifications, employment documents and
 // the small collections behind the dashboard widgets (courses, surveys, achievements, contests, books).
 import { Type, type Static } from '@sinclair/typebox';
-import { Day, Nullable, Stamp } from './common.js';
-
-const Uuid = Type.String({ format: 'uuid' });
+import { Day, Nullable, Stamp, Uuid } from './common.js';
 
 export const OrgEmploymentFileTypeIds = ['payroll-statement', 'employment-certificate', 'income-statement-2ndfl', 'work-book-copy', 'vacation-balance'] as const;
 export type OrgEmploymentFileTypeId = (typeof OrgEmploymentFileTypeIds)[number];
