@@ -19,10 +19,8 @@ export const Recurrence = Type.Object({
   interval: Type.Integer({ minimum: 1, maximum: 12 }),
   until: Nullable(Day),
 });
-export type Recurrence = Static<typeof Recurrence>;
 
 export const BidMode = Type.Union([Type.Literal('none'), Type.Literal('auto'), Type.Literal('moderated')]);
-export type BidMode = Static<typeof BidMode>;
 
 export const CalendarEventRecord = Type.Object({
   id: Uuid,
@@ -46,7 +44,6 @@ export const CalendarEventRecord = Type.Object({
 export type CalendarEventRecord = Static<typeof CalendarEventRecord>;
 
 export const BidStatus = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('cancelled')]);
-export type BidStatus = Static<typeof BidStatus>;
 
 export const CalendarEventBidRecord = Type.Object({
   id: Uuid,

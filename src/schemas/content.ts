@@ -15,7 +15,6 @@ export const PostcardRecord = Type.Object({
 export type PostcardRecord = Static<typeof PostcardRecord>;
 
 export const ArticleTagRecord = Type.Object({ id: Uuid, name: Type.String() });
-export type ArticleTagRecord = Static<typeof ArticleTagRecord>;
 
 export const ArticleRecord = Type.Object({
   id: Uuid,
@@ -67,7 +66,6 @@ export const UserPostcard = Type.Object({
 export type UserPostcard = Static<typeof UserPostcard>;
 
 export const ArticleTag = Type.Object({ id: Uuid, name: Type.String() }, { $id: 'ArticleTag', ...assumed('A tag of articles.') });
-export type ArticleTag = Static<typeof ArticleTag>;
 
 export const Article = Type.Object({
   id: Uuid,

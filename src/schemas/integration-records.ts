@@ -79,7 +79,6 @@ export const ProcessingResult = Type.Object({
   postedAt: Nullable(Stamp),
   transactionIds: Type.Array(Uuid),
 });
-export type ProcessingResult = Static<typeof ProcessingResult>;
 
 export const FileProcessingRecord = Type.Object({
   id: Uuid,

@@ -42,7 +42,6 @@ export const DepartmentRecord = Type.Object({
 export type DepartmentRecord = Static<typeof DepartmentRecord>;
 
 export const UserState = Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('hidden')]);
-export type UserState = Static<typeof UserState>;
 
 export const UserRecord = Type.Object({
   id: Uuid,
@@ -105,7 +104,6 @@ export const PushTokenRecord = Type.Object({
   provider: Type.Literal('firebase'),
   registeredAt: Stamp,
 });
-export type PushTokenRecord = Static<typeof PushTokenRecord>;
 
 export const BindLinkRecord = Type.Object({
   id: Type.String(),
@@ -116,7 +114,6 @@ export const BindLinkRecord = Type.Object({
   createdAt: Stamp,
   expiresAt: Nullable(Stamp),
 });
-export type BindLinkRecord = Static<typeof BindLinkRecord>;
 
 export const TwoFactorChallengeRecord = Type.Object({
   userId: Uuid,
@@ -124,7 +121,6 @@ export const TwoFactorChallengeRecord = Type.Object({
   createdAt: Stamp,
   expiresAt: Stamp,
 });
-export type TwoFactorChallengeRecord = Static<typeof TwoFactorChallengeRecord>;
 
 export const ApiKeyRecord = Type.Object({
   clientId: Type.String(),
@@ -132,7 +128,6 @@ export const ApiKeyRecord = Type.Object({
   name: Type.String(),
   createdAt: Stamp,
 });
-export type ApiKeyRecord = Static<typeof ApiKeyRecord>;
 
 export const PersonalTokenRecord = Type.Object({
   id: Uuid,
@@ -185,7 +180,6 @@ export const MeetingPlaceRecord = Type.Object({
   address: Type.String(),
   capacity: Type.Integer({ minimum: 1 }),
 });
-export type MeetingPlaceRecord = Static<typeof MeetingPlaceRecord>;
 
 export const FileType = Type.Union(['image', 'video', 'document', 'archive', 'other', 'encrypted'].map((t) => Type.Literal(t)));
 export type FileType = 'image' | 'video' | 'document' | 'archive' | 'other' | 'encrypted';

@@ -37,7 +37,6 @@ export const WfStageRecord = Type.Object({
   /** default responsible users of the stage */
   responsibleIds: Type.Array(Uuid),
 });
-export type WfStageRecord = Static<typeof WfStageRecord>;
 
 export const WfProcessRecord = Type.Object({
   id: Uuid,
