@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, ref } from '../schemas/common.js';
+import { errors, Nullable, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { Data } from '../store/data.js';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
@@ -250,7 +250,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         singleUse: Type.Optional(Type.Boolean({ default: true })), ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
         sandbox: Type.Optional(Type.String()),
       }),
-      response: { 200: Type.Object({ id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(), qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 404) } },
+      response: { 200: Type.Object({ id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(), qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Nullable(Type.String()) }), ...errors(400, 401, 404) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const { tenant, user } = findUser(sandbox, req.body);

@@ -32,8 +32,8 @@ export const PersonalTokenCreateBody = Type.Object({
 }, assumed());
 export const PersonalTokenList = Type.Object({ data: Type.Array(ref(PersonalToken)) }, { $id: 'PersonalTokenList', ...assumed() });
 export const PersonalTokenPage = Page(ref(PersonalToken), { $id: 'PersonalTokenPage' });
-export const PersonalTokenCreateResult = Type.Object({ ...ActionResult(ref(CreatedPersonalToken)).properties }, { $id: 'PersonalTokenCreateResult', ...assumed() });
-export const PersonalTokenRevokeResult = Type.Object({ ...ActionResult(ref(PersonalToken)).properties }, { $id: 'PersonalTokenRevokeResult', ...assumed() });
+export const PersonalTokenCreateResult = ActionResult(ref(CreatedPersonalToken), { $id: 'PersonalTokenCreateResult', ...assumed() });
+export const PersonalTokenRevokeResult = ActionResult(ref(PersonalToken), { $id: 'PersonalTokenRevokeResult', ...assumed() });
 
 // ---------- user list cache ----------
 export const UserListBody = Type.Object({
@@ -141,7 +141,7 @@ export const TransactionBatch = Type.Object({
   transactions: Type.Array(ref(WalletTransaction)),
 }, { $id: 'TransactionBatch', ...assumed() });
 export type TransactionBatch = Static<typeof TransactionBatch>;
-export const TransactionBatchResult = Type.Object({ ...ActionResult(ref(TransactionBatch)).properties }, { $id: 'TransactionBatchResult' });
+export const TransactionBatchResult = ActionResult(ref(TransactionBatch), { $id: 'TransactionBatchResult' });
 
 // ---------- file processing ----------
 export const FileProcessing = Type.Object({
@@ -166,14 +166,13 @@ export const FileProcessing = Type.Object({
 }, { $id: 'FileProcessing', description: 'A background processing of an uploaded file, for polling' });
 export type FileProcessing = Static<typeof FileProcessing>;
 export const FileProcessingPage = Page(ref(FileProcessing), { $id: 'FileProcessingPage' });
-export const FileProcessingResult = Type.Object({ ...ActionResult(ref(FileProcessing)).properties }, { $id: 'FileProcessingResult' });
+export const FileProcessingResult = ActionResult(ref(FileProcessing), { $id: 'FileProcessingResult' });
 
 export const ExcelProcessingBody = Type.Object({
   file_id: Type.Optional(Type.String({ description: 'an UPLOADED file (.xlsx or .csv) from the upload flow' })),
-  mapping: Type.Optional(Type.Object({
-    email: Type.Optional(Type.String()), user_id: Type.Optional(Type.String()), amount: Type.Optional(Type.String()),
-    comment: Type.Optional(Type.String()), entity_id: Type.Optional(Type.String()), reference_id: Type.Optional(Type.String()),
-  }, { description: 'column of each field: a letter (A, B, … AA) or a 1-based number; email or user_id, and amount, are required' })),
+  mapping: Type.Optional(Type.Object(Type.Partial(ColumnMapping).properties, {
+    description: 'column of each field: a letter (A, B, … AA) or a 1-based number; email or user_id, and amount, are required',
+  })),
   first_row: Type.Optional(Type.Integer({ minimum: 1, description: 'first data row, 1-based; default 2 (row 1 holds headers)' })),
   file_processing_id: Type.Optional(Type.String({ description: 'when given instead of file_id: answers the state of that processing; an unknown id answers success false with a warning message' })),
 }, assumed('Only file_id and "column mappings" are named by the API description.'));

@@ -75,14 +75,14 @@ export type PageLinks = Static<typeof PageLinks>;
 export const Page = <T extends TSchema>(item: T, options?: ObjectOptions) =>
   Type.Object({ data: Type.Array(item), _meta: ref(PageMeta), _links: ref(PageLinks) }, options);
 
-/** The action result of set-main, calendar requests, moderation … */
-export const ActionResult = <T extends TSchema>(data: T, message: TSchema = Nullable(Type.String())) =>
+/** The action result of set-main, calendar requests, moderation …; named with `{ $id }` in options. */
+export const ActionResult = <T extends TSchema>(data: T, options?: ObjectOptions, message: TSchema = Nullable(Type.String())) =>
   Type.Object({
     success: Type.Boolean(),
     message: Type.Optional(message),
     errors: Type.Optional(Nullable(Type.Array(Type.String()))),
     data: Type.Optional(Nullable(data)),
-  });
+  }, options);
 
 /** The common query of paged lists; `per-page` and `page` are strings in the API description. */
 export const PageQuery = {

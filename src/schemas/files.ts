@@ -1,13 +1,13 @@
 // Files of the user: API shapes. The record is FileRecord in records.ts (collection `files`).
 import { Type, type Static } from '@sinclair/typebox';
 import { assumed, Nullable, PageQuery, Stamp, Uuid } from './common.js';
+import { fileTypes, type FileType } from './records.js';
 
 /** Upload size limit of PUT /files/<id>/upload (the API description gives none). */
 export const uploadLimitBytes = 10 * 1024 * 1024;
 
-export const fileTypes = ['image', 'video', 'document', 'archive', 'other', 'encrypted'] as const;
 /** An enum (not a union of literals) so a wrong value gets one readable validation message. */
-export const FileTypeName = Type.Unsafe<(typeof fileTypes)[number]>({ type: 'string', enum: [...fileTypes] });
+export const FileTypeName = Type.Unsafe<FileType>({ type: 'string', enum: [...fileTypes] });
 
 export const FileIndex = Type.Object({
   id: Uuid,

@@ -133,12 +133,9 @@ export const OrgEmploymentFile = Type.Object({
 }, { $id: 'OrgEmploymentFile', ...assumed('An employment document (payroll statement, certificate …).') });
 export type OrgEmploymentFile = Static<typeof OrgEmploymentFile>;
 
-export const SetMainResult = Type.Object({
-  ...ActionResult(ref(FullEmployment), Type.Object({ type: Type.String(), text: Type.String() })).properties,
-}, { $id: 'SetMainResult' });
-export const OrgEmploymentFileRequestResult = Type.Object({
-  ...ActionResult(ref(OrgEmploymentFile)).properties,
-}, { $id: 'OrgEmploymentFileRequestResult', ...assumed('httpJsonResponse: the common action response.') });
+export const SetMainResult = ActionResult(ref(FullEmployment), { $id: 'SetMainResult' }, Type.Object({ type: Type.String(), text: Type.String() }));
+export const OrgEmploymentFileRequestResult = ActionResult(ref(OrgEmploymentFile),
+  { $id: 'OrgEmploymentFileRequestResult', ...assumed('httpJsonResponse: the common action response.') });
 
 export const Notification = Type.Object({
   id: Uuid,

@@ -181,8 +181,9 @@ export const MeetingPlaceRecord = Type.Object({
   capacity: Type.Integer({ minimum: 1 }),
 });
 
-export const FileType = Type.Union(['image', 'video', 'document', 'archive', 'other', 'encrypted'].map((t) => Type.Literal(t)));
-export type FileType = 'image' | 'video' | 'document' | 'archive' | 'other' | 'encrypted';
+export const fileTypes = ['image', 'video', 'document', 'archive', 'other', 'encrypted'] as const;
+export const FileType = Type.Union(fileTypes.map((t) => Type.Literal(t)));
+export type FileType = Static<typeof FileType>;
 
 /** A user's file. The bytes live in the store (base64) so they persist with --data and travel in snapshots. */
 export const FileRecord = Type.Object({
