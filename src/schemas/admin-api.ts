@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ActionResult, assumed, Day, Nullable, Page, PageQuery, PersonBrief, ref, Stamp, Uuid } from './common.js';
 import { ColumnMapping } from './integration-records.js';
+import { employmentHrFields } from './people.js';
 
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty); a time of day gives 422` }));
 
@@ -198,11 +199,7 @@ export const AdminEmployment = Type.Object({
   chief_id: Nullable(Uuid, { description: 'head of the department' }),
   position: Type.String(),
   is_main: Type.Boolean(),
-  status_id: Type.Integer({ description: '1 working, 2 on leave, 3 fired' }),
-  employment_date: Day,
-  fired_date: Nullable(Day),
-  origin_id: Type.String({ description: 'record number in the HR system' }),
-  origin_organization_id: Type.String(),
+  ...employmentHrFields,
   organization_name: Type.String(),
   rate: Type.Number(),
   created_at: Stamp,

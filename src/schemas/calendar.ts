@@ -129,7 +129,7 @@ export const CalendarEventBid = Type.Object({
   calendar_event_parent_id: Nullable(Uuid),
   calendar_event_rec_date: Nullable(Day),
   user_id: Uuid,
-  status: Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('cancelled')]),
+  status: BidStatus,
   created_at: Stamp,
   updated_at: Stamp,
 }, { $id: 'CalendarEventBid', ...assumed('A participation request.') });

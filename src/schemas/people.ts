@@ -18,17 +18,21 @@ export const StatusType = Type.Object({
 }, { $id: 'StatusType', ...assumed('An active status of a user (vacation, sick leave …).') });
 export type StatusType = Static<typeof StatusType>;
 
+export const employmentHrFields = {
+  status_id: Type.Integer({ description: '1 working, 2 on leave, 3 fired' }),
+  employment_date: Day,
+  fired_date: Nullable(Day),
+  origin_id: Type.String({ description: 'record number in the HR system' }),
+  origin_organization_id: Type.String(),
+};
+
 export const FullEmployment = Type.Object({
   id: Uuid,
   user_id: Uuid,
   is_main: Type.Boolean(),
   position: Type.String(),
   department: ref(DepartmentRef),
-  status_id: Type.Integer({ description: '1 working, 2 on leave, 3 fired' }),
-  employment_date: Day,
-  fired_date: Nullable(Day),
-  origin_id: Type.String({ description: 'record number in the HR system' }),
-  origin_organization_id: Type.String(),
+  ...employmentHrFields,
   organizationName: Type.String(),
   rate: Type.Number({ description: 'share of a full-time position' }),
 }, { $id: 'FullEmployment', ...assumed('An employment of the current user.') });
