@@ -1,9 +1,7 @@
 import type { FixturesAnswer } from '../schemas/admin.js';
-// qrcode is loaded on first use: importing it costs ~0.1 s of start-up
 import type { FastifyRequest } from 'fastify';
 import type { Fixtures } from '../store/fixtures.js';
 import { isLoopbackHost, lanAddresses } from '../shared/lan.js';
-
 
 const sandboxPrefix = (sandboxName: string) => (sandboxName === 'default' ? '' : `/sandbox/${sandboxName}`);
 
@@ -41,4 +39,5 @@ export function describeFixtures(fixtures: Fixtures, req: FastifyRequest, sandbo
   };
 }
 
+// qrcode is loaded on first use: importing it costs ~0.1 s of start-up
 export const qrSvg = async (content: string) => (await import('qrcode')).default.toString(content, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });

@@ -3,7 +3,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Finding, Har, JournalEntry } from '../schemas/admin.js';
 
-
 const bytes = (text: string) => Buffer.byteLength(text);
 
 /** Entries oldest first (as a browser records them); URLs made absolute with the Host the client used; findings as notes. */

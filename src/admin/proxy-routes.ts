@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { errors } from '../schemas/common.js';
+import { errors, Nullable } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { adminSandbox, SandboxQuery } from './sandbox.js';
 import { Recorder } from '../proxy/recorder.js';
@@ -12,16 +12,16 @@ const tags = ['admin'];
 
 const ProxyInfo = Type.Object({
   sandbox: Type.String(),
-  url: Type.Union([Type.String(), Type.Null()], { description: 'the upstream of this sandbox; null: nothing is forwarded' }),
+  url: Nullable(Type.String(), { description: 'the upstream of this sandbox; null: nothing is forwarded' }),
   source: Type.Union([Type.Literal('sandbox'), Type.Literal('flag'), Type.Literal('none')], { description: 'set for this sandbox, from --proxy, or none' }),
   timeoutMs: Type.Integer(),
   headerNames: Type.Array(Type.String(), { description: 'names of the --proxy-header headers (values are never shown)' }),
 });
 const RecordingInfo = Type.Object({
   recording: Type.Boolean(),
-  dir: Type.Union([Type.String(), Type.Null()]),
-  file: Type.Union([Type.String(), Type.Null()]),
-  scenario: Type.Union([Type.String(), Type.Null()], { description: 'the name of the recorded scenario' }),
+  dir: Nullable(Type.String()),
+  file: Nullable(Type.String()),
+  scenario: Nullable(Type.String(), { description: 'the name of the recorded scenario' }),
   stubs: Type.Integer(),
 });
 
@@ -46,7 +46,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { operationId: 'adminProxySet', tags, summary: 'Set the upstream of the sandbox (null: forward nothing)', querystring: SandboxQuery,
       description: 'Sets the upstream portal for the sandbox: requests the mock does not stub are forwarded to it. null forwards nothing.',
       body: Type.Object({
-        url: Type.Union([Type.String({ pattern: '^https?://', maxLength: 2000 }), Type.Null()]),
+        url: Nullable(Type.String({ pattern: '^https?://', maxLength: 2000 })),
         sandbox: Type.Optional(Type.String()),
       }),
       response: { 200: ProxyInfo, ...errors(400, 401) } },

@@ -17,7 +17,6 @@ import { adminFindingRoutes } from './findings-routes.js';
 
 const tags = ['admin'];
 
-
 /** The side routes QA scripts rely on; see the admin contract in the README. */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
   const token = app.config.adminToken;

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, ref } from '../schemas/common.js';
+import { errors, Nullable, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { Data } from '../store/data.js';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
@@ -8,7 +8,7 @@ import { ClockState, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } f
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
-import { adminSandbox, adminSandboxName, findUser, sandboxFindings, SandboxQuery } from './sandbox.js';
+import { adminSandbox, adminSandboxName, adminUser, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { clusterSandboxes, forwardToOwner } from './peers.js';
 import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
@@ -20,7 +20,6 @@ const describe = (s: Sandbox, instance: string) => ({
   instance, name: s.name, scenario: s.scenario, createdAt: s.createdAt, clock: s.clock.state, now: s.clock.iso(),
   persistent: s.persistent, journalEntries: s.journal.size(), outboxMessages: s.outbox.list().length,
 });
-
 
 const JournalQuery = Type.Object({
   sandbox: Type.Optional(Type.String()),
@@ -38,13 +37,11 @@ const JournalListQuery = Type.Object({
 
 /** Sandboxes, scenario switching, reset, state, journal, outbox, clock, sessions and bind links. */
 export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const scenarioList = () => app.scenarios.list().map((s) => ({ name: s.name, description: s.description, extends: s.chain.slice(0, -1) }));
-
   app.get('/__admin/scenarios', {
     schema: { operationId: 'adminScenarios', tags, summary: 'Available scenarios',
       description: 'The scenario names the mock knows (bundled and from --scenarios directories), each with its description and the scenarios it extends.',
       response: { 200: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), extends: Type.Array(Type.String()) })), ...errors(401) } },
-  }, async () => scenarioList());
+  }, async () => app.scenarios.list().map((s) => ({ name: s.name, description: s.description, extends: s.chain.slice(0, -1) })));
 
   app.get('/__admin/scenario', {
     schema: { operationId: 'adminScenarioGet', tags, summary: 'The active scenario of the sandbox', querystring: SandboxQuery,
@@ -251,10 +248,9 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         singleUse: Type.Optional(Type.Boolean({ default: true })), ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
         sandbox: Type.Optional(Type.String()),
       }),
-      response: { 200: Type.Object({ id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(), qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Type.Union([Type.String(), Type.Null()]) }), ...errors(400, 401, 404) } },
+      response: { 200: Type.Object({ id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(), qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Nullable(Type.String()) }), ...errors(400, 401, 404) } },
   }, async (req) => {
-    const sandbox = adminSandbox(req);
-    const { tenant, user } = findUser(sandbox, req.body);
+    const { sandbox, tenant, user } = adminUser(req, req.body);
     const now = sandbox.clock.now();
     const id = `bind-${newUuid(sandbox.store, 'bind-link').slice(0, 8)}`;
     const token = newSecret(sandbox.store, 'bind-token');

@@ -30,13 +30,14 @@ export const sandboxFindings = (req: FastifyRequest, sandbox: Sandbox) =>
 
 export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ description: 'the sandbox, when neither x-mock-sandbox nor a /sandbox/NAME prefix names one (else default)' })) });
 
-/** A user of the sandbox by id or e-mail, with their tenant; 404 when there is none. */
-export function findUser(sandbox: Sandbox, who: { email?: string | undefined; userId?: string | undefined }) {
+/** The sandbox of an admin call and its user named by id or e-mail, with their tenant; 404 when there is none. */
+export function adminUser(req: FastifyRequest, who: { email?: string | undefined; userId?: string | undefined }) {
+  const sandbox = adminSandbox(req);
   const { email, userId } = who;
   if (!email && !userId) throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
   for (const tenant of sandbox.store.tenants()) {
     const user = tenant.users.find((u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()));
-    if (user) return { tenant, user };
+    if (user) return { sandbox, tenant, user };
   }
   throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);
 }

@@ -4,7 +4,7 @@ import { errors } from '../schemas/common.js';
 import { domainContext } from '../http/context.js';
 import { createNotification } from '../domain/notifications.js';
 import { blockUser } from '../domain/tokens.js';
-import { adminSandbox, findUser, SandboxQuery } from './sandbox.js';
+import { adminUser, SandboxQuery } from './sandbox.js';
 
 const tags = ['admin'];
 const Who = {
@@ -30,8 +30,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
   }, async (req) => {
-    const sandbox = adminSandbox(req);
-    const { tenant, user } = findUser(sandbox, req.body);
+    const { sandbox, tenant, user } = adminUser(req, req.body);
     const before = sandbox.outbox.list().length;
     const record = createNotification(domainContext(req, undefined, sandbox), tenant, user.id, { title: req.body.title, body: req.body.body, kind: req.body.kind, url: req.body.url ?? null });
     sandbox.commit();
@@ -46,8 +45,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Type.Object({ userId: Type.String(), state: Type.String() }), ...errors(400, 401, 404) },
     },
   }, async (req) => {
-    const sandbox = adminSandbox(req);
-    const { tenant, user } = findUser(sandbox, req.body);
+    const { sandbox, tenant, user } = adminUser(req, req.body);
     const blocked = blockUser(sandbox.store, tenant, user.id, sandbox.clock.now());
     sandbox.commit();
     return { userId: blocked.id, state: blocked.state };

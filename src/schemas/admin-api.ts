@@ -1,12 +1,11 @@
 // API shapes of the administrative and integration operations: personal tokens, the user list cache,
 // wallets and their transactions, file processing, and the administrative employment index.
 import { Type, type Static } from '@sinclair/typebox';
-import { ActionResult, assumed, Nullable, Page, PageQuery, PersonBrief, ref, Stamp } from './common.js';
+import { ActionResult, assumed, Day, Nullable, Page, PageQuery, PersonBrief, ref, Stamp, Uuid } from './common.js';
 import { ColumnMapping } from './integration-records.js';
+import { employmentHrFields } from './people.js';
 
-const Uuid = Type.String({ format: 'uuid' });
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty); a time of day gives 422` }));
-
 
 // ---------- personal tokens ----------
 export const PersonalToken = Type.Object({
@@ -34,8 +33,8 @@ export const PersonalTokenCreateBody = Type.Object({
 }, assumed());
 export const PersonalTokenList = Type.Object({ data: Type.Array(ref(PersonalToken)) }, { $id: 'PersonalTokenList', ...assumed() });
 export const PersonalTokenPage = Page(ref(PersonalToken), { $id: 'PersonalTokenPage' });
-export const PersonalTokenCreateResult = Type.Object({ ...ActionResult(ref(CreatedPersonalToken)).properties }, { $id: 'PersonalTokenCreateResult', ...assumed() });
-export const PersonalTokenRevokeResult = Type.Object({ ...ActionResult(ref(PersonalToken)).properties }, { $id: 'PersonalTokenRevokeResult', ...assumed() });
+export const PersonalTokenCreateResult = ActionResult(ref(CreatedPersonalToken), { $id: 'PersonalTokenCreateResult', ...assumed() });
+export const PersonalTokenRevokeResult = ActionResult(ref(PersonalToken), { $id: 'PersonalTokenRevokeResult', ...assumed() });
 
 // ---------- user list cache ----------
 export const UserListBody = Type.Object({
@@ -143,7 +142,7 @@ export const TransactionBatch = Type.Object({
   transactions: Type.Array(ref(WalletTransaction)),
 }, { $id: 'TransactionBatch', ...assumed() });
 export type TransactionBatch = Static<typeof TransactionBatch>;
-export const TransactionBatchResult = Type.Object({ ...ActionResult(ref(TransactionBatch)).properties }, { $id: 'TransactionBatchResult' });
+export const TransactionBatchResult = ActionResult(ref(TransactionBatch), { $id: 'TransactionBatchResult' });
 
 // ---------- file processing ----------
 export const FileProcessing = Type.Object({
@@ -168,14 +167,13 @@ export const FileProcessing = Type.Object({
 }, { $id: 'FileProcessing', description: 'A background processing of an uploaded file, for polling' });
 export type FileProcessing = Static<typeof FileProcessing>;
 export const FileProcessingPage = Page(ref(FileProcessing), { $id: 'FileProcessingPage' });
-export const FileProcessingResult = Type.Object({ ...ActionResult(ref(FileProcessing)).properties }, { $id: 'FileProcessingResult' });
+export const FileProcessingResult = ActionResult(ref(FileProcessing), { $id: 'FileProcessingResult' });
 
 export const ExcelProcessingBody = Type.Object({
   file_id: Type.Optional(Type.String({ description: 'an UPLOADED file (.xlsx or .csv) from the upload flow' })),
-  mapping: Type.Optional(Type.Object({
-    email: Type.Optional(Type.String()), user_id: Type.Optional(Type.String()), amount: Type.Optional(Type.String()),
-    comment: Type.Optional(Type.String()), entity_id: Type.Optional(Type.String()), reference_id: Type.Optional(Type.String()),
-  }, { description: 'column of each field: a letter (A, B, … AA) or a 1-based number; email or user_id, and amount, are required' })),
+  mapping: Type.Optional(Type.Object(Type.Partial(ColumnMapping).properties, {
+    description: 'column of each field: a letter (A, B, … AA) or a 1-based number; email or user_id, and amount, are required',
+  })),
   first_row: Type.Optional(Type.Integer({ minimum: 1, description: 'first data row, 1-based; default 2 (row 1 holds headers)' })),
   file_processing_id: Type.Optional(Type.String({ description: 'when given instead of file_id: answers the state of that processing; an unknown id answers success false with a warning message' })),
 }, assumed('Only file_id and "column mappings" are named by the API description.'));
@@ -201,11 +199,7 @@ export const AdminEmployment = Type.Object({
   chief_id: Nullable(Uuid, { description: 'head of the department' }),
   position: Type.String(),
   is_main: Type.Boolean(),
-  status_id: Type.Integer({ description: '1 working, 2 on leave, 3 fired' }),
-  employment_date: Type.String({ format: 'date' }),
-  fired_date: Nullable(Type.String({ format: 'date' })),
-  origin_id: Type.String({ description: 'record number in the HR system' }),
-  origin_organization_id: Type.String(),
+  ...employmentHrFields,
   organization_name: Type.String(),
   rate: Type.Number(),
   created_at: Stamp,
@@ -236,7 +230,7 @@ export const AdminEmploymentQuery = Type.Object({
 });
 export type AdminEmploymentQuery = Static<typeof AdminEmploymentQuery>;
 
-export const IdQuery = Type.Object({ id: Type.String({ format: 'uuid' }) });
+export const IdQuery = Type.Object({ id: Uuid });
 
 export const adminApiSchemas = [
   PersonalToken, CreatedPersonalToken, PersonalTokenList, PersonalTokenPage, PersonalTokenCreateResult,

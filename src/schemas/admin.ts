@@ -1,11 +1,11 @@
 // Records the admin side answers (/__admin): sandboxes, snapshots, the request journal and its HAR form, the
 // outbox, the clock, the fixtures and the findings. The store and the admin routes use them; so does the typed admin client.
 import { Type, type Static } from '@sinclair/typebox';
-import { ref } from './common.js';
+import { Nullable, ref, Stamp } from './common.js';
 
 export const ClockState = Type.Union([
   Type.Object({ mode: Type.Literal('real') }),
-  Type.Object({ mode: Type.Literal('frozen'), at: Type.String({ format: 'date-time' }) }),
+  Type.Object({ mode: Type.Literal('frozen'), at: Stamp }),
   Type.Object({ mode: Type.Literal('offset'), offsetMs: Type.Integer() }),
 ], { $id: 'ClockState' });
 export type ClockState = Static<typeof ClockState>;
@@ -20,10 +20,10 @@ export const JournalEntry = Type.Object({
   method: Type.String(),
   url: Type.String({ description: 'as the client sent it, prefixes included' }),
   path: Type.String({ description: 'the path without query and prefixes' }),
-  operationId: Type.Union([Type.String(), Type.Null()]),
+  operationId: Nullable(Type.String()),
   status: Type.Integer(),
   durationMs: Type.Number(),
-  scenario: Type.Union([Type.String(), Type.Null()]),
+  scenario: Nullable(Type.String()),
   stubbed: Type.Boolean({ description: 'answered by a scenario stub or fault' }),
   fault: Type.Optional(FaultKind),
   afterCommit: Type.Optional(Type.Boolean({ description: 'the fault broke the answer after the handler ran and its changes were committed: the client never saw a change that happened' })),
@@ -89,7 +89,7 @@ export type Snapshot = Static<typeof Snapshot>;
 const NameValue = Type.Object({ name: Type.String(), value: Type.String() });
 
 export const HarEntry = Type.Object({
-  startedDateTime: Type.String({ format: 'date-time' }),
+  startedDateTime: Stamp,
   time: Type.Number({ minimum: 0 }),
   request: Type.Object({
     method: Type.String(), url: Type.String(), httpVersion: Type.String(),

@@ -1,8 +1,6 @@
 // Calendar: event types, events (with recurrence), participation requests (bids).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Day, Nullable, PersonBrief, ref, Stamp } from './common.js';
-
-const Uuid = Type.String({ format: 'uuid' });
+import { assumed, Day, Nullable, PersonBrief, ref, Stamp, Uuid } from './common.js';
 
 // ---- records the store keeps ----
 
@@ -21,10 +19,8 @@ export const Recurrence = Type.Object({
   interval: Type.Integer({ minimum: 1, maximum: 12 }),
   until: Nullable(Day),
 });
-export type Recurrence = Static<typeof Recurrence>;
 
 export const BidMode = Type.Union([Type.Literal('none'), Type.Literal('auto'), Type.Literal('moderated')]);
-export type BidMode = Static<typeof BidMode>;
 
 export const CalendarEventRecord = Type.Object({
   id: Uuid,
@@ -48,7 +44,6 @@ export const CalendarEventRecord = Type.Object({
 export type CalendarEventRecord = Static<typeof CalendarEventRecord>;
 
 export const BidStatus = Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('cancelled')]);
-export type BidStatus = Static<typeof BidStatus>;
 
 export const CalendarEventBidRecord = Type.Object({
   id: Uuid,
@@ -134,7 +129,7 @@ export const CalendarEventBid = Type.Object({
   calendar_event_parent_id: Nullable(Uuid),
   calendar_event_rec_date: Nullable(Day),
   user_id: Uuid,
-  status: Type.Union([Type.Literal('pending'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('cancelled')]),
+  status: BidStatus,
   created_at: Stamp,
   updated_at: Stamp,
 }, { $id: 'CalendarEventBid', ...assumed('A participation request.') });

@@ -15,11 +15,8 @@ export const assumed = (text = ''): { description: string } => ({
   description: `${text}${text ? ' ' : ''}(assumed: the API description does not show this field)`,
 });
 
-export const Uuid = Type.String({ format: 'uuid', $id: 'Uuid', description: 'A UUID' });
-export type Uuid = Static<typeof Uuid>;
-export const DateTime = Type.String({ format: 'date-time', $id: 'DateTime', description: 'ISO 8601 date-time' });
-export const DateOnly = Type.String({ format: 'date', $id: 'DateOnly', description: 'ISO 8601 date (yyyy-MM-dd)' });
 /** The plain field types of records and API shapes (no $id: they stay inline in the document). */
+export const Uuid = Type.String({ format: 'uuid' });
 export const Stamp = Type.String({ format: 'date-time' });
 export const Day = Type.String({ format: 'date' });
 
@@ -78,14 +75,14 @@ export type PageLinks = Static<typeof PageLinks>;
 export const Page = <T extends TSchema>(item: T, options?: ObjectOptions) =>
   Type.Object({ data: Type.Array(item), _meta: ref(PageMeta), _links: ref(PageLinks) }, options);
 
-/** The action result of set-main, calendar requests, moderation … */
-export const ActionResult = <T extends TSchema>(data: T, message: TSchema = Nullable(Type.String())) =>
+/** The action result of set-main, calendar requests, moderation …; named with `{ $id }` in options. */
+export const ActionResult = <T extends TSchema>(data: T, options?: ObjectOptions, message: TSchema = Nullable(Type.String())) =>
   Type.Object({
     success: Type.Boolean(),
     message: Type.Optional(message),
     errors: Type.Optional(Nullable(Type.Array(Type.String()))),
     data: Type.Optional(Nullable(data)),
-  });
+  }, options);
 
 /** The common query of paged lists; `per-page` and `page` are strings in the API description. */
 export const PageQuery = {
@@ -105,4 +102,4 @@ export const PersonBrief = Type.Object({
 }, { $id: 'PersonBrief' });
 export type PersonBrief = Static<typeof PersonBrief>;
 
-export const commonSchemas = [Uuid, DateTime, DateOnly, ErrorDetail, ErrorBody, PageMeta, PageLinks, Right, PersonBrief];
+export const commonSchemas = [ErrorDetail, ErrorBody, PageMeta, PageLinks, Right, PersonBrief];

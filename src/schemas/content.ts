@@ -1,8 +1,6 @@
 // Content: postcards, news and catalog articles, catalog categories. Store records (no $id) and API shapes ($id).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, PersonBrief, ref, Stamp } from './common.js';
-
-const Uuid = Type.String({ format: 'uuid' });
+import { assumed, Nullable, PersonBrief, ref, Stamp, Uuid } from './common.js';
 
 // ---- records the store keeps ----
 
@@ -17,7 +15,6 @@ export const PostcardRecord = Type.Object({
 export type PostcardRecord = Static<typeof PostcardRecord>;
 
 export const ArticleTagRecord = Type.Object({ id: Uuid, name: Type.String() });
-export type ArticleTagRecord = Static<typeof ArticleTagRecord>;
 
 export const ArticleRecord = Type.Object({
   id: Uuid,
@@ -57,7 +54,6 @@ export const ContentCollections = {
 
 // ---- API shapes ----
 
-
 export const UserPostcard = Type.Object({
   id: Uuid,
   title: Type.String(),
@@ -70,7 +66,6 @@ export const UserPostcard = Type.Object({
 export type UserPostcard = Static<typeof UserPostcard>;
 
 export const ArticleTag = Type.Object({ id: Uuid, name: Type.String() }, { $id: 'ArticleTag', ...assumed('A tag of articles.') });
-export type ArticleTag = Static<typeof ArticleTag>;
 
 export const Article = Type.Object({
   id: Uuid,

@@ -1,16 +1,16 @@
 // Feedback about users or departments: the record the store keeps (no $id) and the API shapes.
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, ref } from './common.js';
+import { assumed, Nullable, ref, Stamp, Uuid } from './common.js';
 
 export const FeedbackRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  authorId: Type.String({ format: 'uuid' }),
+  id: Uuid,
+  authorId: Uuid,
   targetType: Type.Union([Type.Literal('user'), Type.Literal('department')]),
-  targetId: Type.String({ format: 'uuid' }),
+  targetId: Uuid,
   score: Type.Integer({ minimum: 1, maximum: 5 }),
   text: Type.String(),
   isAnonymous: Type.Boolean(),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: Stamp,
 });
 export type FeedbackRecord = Static<typeof FeedbackRecord>;
 
@@ -27,15 +27,15 @@ export type FeedbackAdd = Static<typeof FeedbackAdd>;
 const Brief = Type.Object({ id: Type.String(), name: Type.String(), faceUrl: Nullable(Type.String()) });
 
 export const Feedback = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   type: Type.Union([Type.Literal('department'), Type.Literal('user')]),
-  entity_id: Type.String({ format: 'uuid' }),
+  entity_id: Uuid,
   entity: Type.Object({ id: Type.String(), name: Type.String(), faceUrl: Nullable(Type.String({ description: 'avatar of a user; null for a department' })) }),
   score: Type.Integer({ minimum: 1, maximum: 5 }),
   text: Type.String(),
   isAnonymous: Type.Boolean(),
   author: Nullable(Brief, { description: 'null when anonymous' }),
-  created_at: Type.String({ format: 'date-time' }),
+  created_at: Stamp,
 }, { $id: 'Feedback', ...assumed('A feedback entry. The author is never shown for anonymous feedback.') });
 export type Feedback = Static<typeof Feedback>;
 

@@ -1,16 +1,16 @@
 // Files of the user: API shapes. The record is FileRecord in records.ts (collection `files`).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, PageQuery } from './common.js';
+import { assumed, Nullable, PageQuery, Stamp, Uuid } from './common.js';
+import { fileTypes, type FileType } from './records.js';
 
 /** Upload size limit of PUT /files/<id>/upload (the API description gives none). */
 export const uploadLimitBytes = 10 * 1024 * 1024;
 
-export const fileTypes = ['image', 'video', 'document', 'archive', 'other', 'encrypted'] as const;
 /** An enum (not a union of literals) so a wrong value gets one readable validation message. */
-export const FileTypeName = Type.Unsafe<(typeof fileTypes)[number]>({ type: 'string', enum: [...fileTypes] });
+export const FileTypeName = Type.Unsafe<FileType>({ type: 'string', enum: [...fileTypes] });
 
 export const FileIndex = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
   ext: Type.String({ description: 'extension without the dot, lower case' }),
   file_type: FileTypeName,
@@ -18,8 +18,8 @@ export const FileIndex = Type.Object({
   size: Type.Integer({ minimum: 0, description: 'bytes' }),
   is_public: Type.Boolean(),
   status: Type.String({ description: 'UPLOADED (the list shows only uploaded files)' }),
-  created_at: Type.String({ format: 'date-time' }),
-  uploaded_at: Nullable(Type.String({ format: 'date-time' })),
+  created_at: Stamp,
+  uploaded_at: Nullable(Stamp),
   url: Type.String({ description: 'signed download address, valid for one hour' }),
 }, { $id: 'FileIndex', ...assumed('A file of the user.') });
 export type FileIndex = Static<typeof FileIndex>;
@@ -51,7 +51,7 @@ export const PrepareUpload = Type.Object({
 export type PrepareUpload = Static<typeof PrepareUpload>;
 
 export const PreparedUpload = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   uploadUrl: Type.String({ description: 'PUT the raw bytes here (any content type), then call finish-upload' }),
   method: Type.Literal('PUT'),
   expiresAt: Type.String({ format: 'date-time', description: 'the address works until then (15 minutes)' }),
@@ -61,14 +61,14 @@ export const PreparedUpload = Type.Object({
 export type PreparedUpload = Static<typeof PreparedUpload>;
 
 export const SignedQuery = Type.Object({
-  tenant: Type.String({ format: 'uuid' }),
+  tenant: Uuid,
   expires: Type.String({ pattern: '^[0-9]{1,12}$', description: 'unix seconds' }),
   signature: Type.String({ maxLength: 128, description: 'HMAC-SHA256, hex' }),
 });
 
 export const UploadResult = Type.Object({
   success: Type.Boolean(),
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   size: Type.Integer({ minimum: 0 }),
 }, { $id: 'UploadResult', ...assumed('Answer of the upload address.') });
 

@@ -1,9 +1,7 @@
 // Ideas and moderation: the records the store keeps (no $id) and the API shapes (with $id).
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, PersonBrief, ref, Stamp } from './common.js';
+import { assumed, Nullable, PersonBrief, ref, Stamp, Uuid } from './common.js';
 import { FeedbackRecord } from './feedback.js';
-
-const UuidField = Type.String({ format: 'uuid' });
 
 // ---------------------------------------------------------------- records
 
@@ -11,27 +9,27 @@ const UuidField = Type.String({ format: 'uuid' });
 export const IdeaStatusCode = { moderation: 1, new: 2, review: 3, accepted: 4, inProgress: 5, implemented: 6, rejected: 7 } as const;
 
 export const IdeaRecord = Type.Object({
-  id: UuidField,
+  id: Uuid,
   title: Type.String(),
   description: Type.String(),
-  authorId: UuidField,
+  authorId: Uuid,
   purposeId: Type.Integer({ minimum: 1 }),
   statusId: Type.Integer({ minimum: 1, maximum: 7 }),
-  performerId: Nullable(UuidField),
+  performerId: Nullable(Uuid),
   createdAt: Stamp,
   updatedAt: Stamp,
-  voterIds: Type.Array(UuidField),
-  participantIds: Type.Array(UuidField),
+  voterIds: Type.Array(Uuid),
+  participantIds: Type.Array(Uuid),
   /** who accepted or rejected it in moderation, and when */
-  moderatedBy: Nullable(UuidField),
+  moderatedBy: Nullable(Uuid),
   moderatedAt: Nullable(Stamp),
 });
 export type IdeaRecord = Static<typeof IdeaRecord>;
 
 export const IdeaCommentRecord = Type.Object({
-  id: UuidField,
-  ideaId: UuidField,
-  userId: UuidField,
+  id: Uuid,
+  ideaId: Uuid,
+  userId: Uuid,
   text: Type.String(),
   createdAt: Stamp,
   /** pending until a moderator accepts (published) or rejects it */
@@ -47,7 +45,6 @@ export const EngageCollections = {
 };
 
 // ---------------------------------------------------------------- API shapes
-
 
 export const IdeaStatus = Type.Object({
   id: Type.Integer({ description: '1 on moderation, 2 new, 3 under review, 4 accepted, 5 in progress, 6 implemented, 7 rejected' }),
@@ -69,15 +66,15 @@ export type IdeaPurpose = Static<typeof IdeaPurpose>;
 export const IdeaPurposes = Type.Object({ data: Type.Array(ref(IdeaPurpose)) }, { $id: 'IdeaPurposes', ...assumed('The idea purposes.') });
 
 const ideaFields = {
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   title: Type.String(),
   description: Type.String(),
   idea_status_id: Type.Integer(),
   idea_purpose_id: Type.Integer(),
   created_user_id: Type.String(),
   performer_id: Nullable(Type.String()),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  created_at: Stamp,
+  updated_at: Stamp,
   status: ref(IdeaStatus),
   purpose: ref(IdeaPurpose),
   user: ref(PersonBrief),
@@ -96,7 +93,7 @@ export type IdeaIndex = Static<typeof IdeaIndex>;
 export const IdeaComment = Type.Object({
   id: Type.String(),
   text: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
+  created_at: Stamp,
   user: ref(PersonBrief),
 }, { $id: 'IdeaComment', ...assumed('A published comment of an idea.') });
 
@@ -106,7 +103,7 @@ export const IdeaView = Type.Object({
   participants: Type.Array(ref(PersonBrief)),
   comments: Type.Array(ref(IdeaComment)),
   canEdit: Type.Boolean({ description: 'the current user is the author' }),
-  moderated_at: Nullable(Type.String({ format: 'date-time' })),
+  moderated_at: Nullable(Stamp),
 }, { $id: 'IdeaView', ...assumed('An idea with its voters, participants and comments.') });
 export type IdeaView = Static<typeof IdeaView>;
 
@@ -134,7 +131,7 @@ export const ModerationItem = Type.Object({
   title: Type.String({ description: 'idea title (for a comment: the title of its idea)' }),
   text: Type.String({ description: 'idea description or comment text' }),
   idea_id: Type.String({ format: 'uuid', description: 'the idea itself, or the idea a comment belongs to' }),
-  created_at: Type.String({ format: 'date-time' }),
+  created_at: Stamp,
   user: ref(PersonBrief),
   url: Type.String(),
 }, { $id: 'ModerationItem', ...assumed('An item waiting for a moderator.') });
@@ -146,7 +143,7 @@ export const Moderation = Type.Object({
 }, { $id: 'Moderation', ...assumed('The moderation queue of the current user (oldest first).') });
 export type Moderation = Static<typeof Moderation>;
 
-const IdsArray = Type.Array(Type.String({ format: 'uuid' }), { minItems: 1, maxItems: 100, uniqueItems: true });
+const IdsArray = Type.Array(Uuid, { minItems: 1, maxItems: 100, uniqueItems: true });
 export const ArrayOfIds = Type.Union([
   Type.Object({ ids: IdsArray }),
   IdsArray,

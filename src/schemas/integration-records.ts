@@ -1,9 +1,7 @@
 // Records of the administrative and integration group as the store keeps them:
 // user list cache entries, wallets, wallet transactions and file-processing jobs.
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Stamp } from './common.js';
-
-const Uuid = Type.String({ format: 'uuid' });
+import { Nullable, Stamp, Uuid } from './common.js';
 
 export const UserListSelection = Type.Object({
   usersId: Type.Array(Uuid),
@@ -81,7 +79,6 @@ export const ProcessingResult = Type.Object({
   postedAt: Nullable(Stamp),
   transactionIds: Type.Array(Uuid),
 });
-export type ProcessingResult = Static<typeof ProcessingResult>;
 
 export const FileProcessingRecord = Type.Object({
   id: Uuid,

@@ -39,7 +39,6 @@ export const AccountSecret = Type.Object({
 export type AccountSecret = Static<typeof AccountSecret>;
 
 export const BindResult = Type.Object({ accountSecret: ref(AccountSecret), tenantInfo: ref(TenantInfo) }, { $id: 'BindResult' });
-export type BindResult = Static<typeof BindResult>;
 
 export const Credentials = {
   email: Type.String({ format: 'email', maxLength: 320 }),

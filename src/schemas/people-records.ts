@@ -1,9 +1,7 @@
 // Records the people group keeps in the store (plain TypeBox, no $id): notifications, employment documents and
 // the small collections behind the dashboard widgets (courses, surveys, achievements, contests, books).
 import { Type, type Static } from '@sinclair/typebox';
-import { Day, Nullable, Stamp } from './common.js';
-
-const Uuid = Type.String({ format: 'uuid' });
+import { Day, Nullable, Stamp, Uuid } from './common.js';
 
 export const OrgEmploymentFileTypeIds = ['payroll-statement', 'employment-certificate', 'income-statement-2ndfl', 'work-book-copy', 'vacation-balance'] as const;
 export type OrgEmploymentFileTypeId = (typeof OrgEmploymentFileTypeIds)[number];
@@ -50,12 +48,7 @@ export const AchievementRecord = Type.Object({ id: Uuid, title: Type.String(), d
 export const AchievementAwardRecord = Type.Object({ id: Uuid, achievementId: Uuid, userId: Uuid, awardedAt: Stamp });
 export const ContestRecord = Type.Object({ id: Uuid, title: Type.String(), createdAt: Stamp, endsAt: Stamp });
 export const LibraryBookRecord = Type.Object({ id: Uuid, title: Type.String(), author: Type.String(), addedAt: Stamp });
-export type LearningCourseRecord = Static<typeof LearningCourseRecord>;
-export type SurveyRecord = Static<typeof SurveyRecord>;
-export type AchievementRecord = Static<typeof AchievementRecord>;
 export type AchievementAwardRecord = Static<typeof AchievementAwardRecord>;
-export type ContestRecord = Static<typeof ContestRecord>;
-export type LibraryBookRecord = Static<typeof LibraryBookRecord>;
 
 /** The people group's collections in TenantData. */
 export const PeopleCollections = {

@@ -1,12 +1,12 @@
 // API shapes of the people group: users, employments, account statuses, employment documents, lookups,
 // notifications, organisation structure and the dashboard.
 import { Type, type Static } from '@sinclair/typebox';
-import { ActionResult, assumed, Nullable, ref } from './common.js';
+import { ActionResult, assumed, Day, Nullable, ref, Stamp, Uuid } from './common.js';
 import { DashboardWidget, WidgetKeys } from './dashboard-widget.js';
 import { OrgEmploymentFileStatusIds, OrgEmploymentFileTypeIds } from './people-records.js';
 
 export const DepartmentRef = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
   path: Type.String({ description: 'names from the root down, joined by " / "' }),
 }, { $id: 'DepartmentRef', ...assumed('A department as other records show it.') });
@@ -18,24 +18,28 @@ export const StatusType = Type.Object({
 }, { $id: 'StatusType', ...assumed('An active status of a user (vacation, sick leave …).') });
 export type StatusType = Static<typeof StatusType>;
 
+export const employmentHrFields = {
+  status_id: Type.Integer({ description: '1 working, 2 on leave, 3 fired' }),
+  employment_date: Day,
+  fired_date: Nullable(Day),
+  origin_id: Type.String({ description: 'record number in the HR system' }),
+  origin_organization_id: Type.String(),
+};
+
 export const FullEmployment = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  user_id: Type.String({ format: 'uuid' }),
+  id: Uuid,
+  user_id: Uuid,
   is_main: Type.Boolean(),
   position: Type.String(),
   department: ref(DepartmentRef),
-  status_id: Type.Integer({ description: '1 working, 2 on leave, 3 fired' }),
-  employment_date: Type.String({ format: 'date' }),
-  fired_date: Nullable(Type.String({ format: 'date' })),
-  origin_id: Type.String({ description: 'record number in the HR system' }),
-  origin_organization_id: Type.String(),
+  ...employmentHrFields,
   organizationName: Type.String(),
   rate: Type.Number({ description: 'share of a full-time position' }),
 }, { $id: 'FullEmployment', ...assumed('An employment of the current user.') });
 export type FullEmployment = Static<typeof FullEmployment>;
 
 export const UserProfile = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
   firstName: Type.String(),
   lastName: Type.String(),
@@ -46,8 +50,8 @@ export const UserProfile = Type.Object({
   department: ref(DepartmentRef),
   isBoss: Type.Boolean(),
   faceUrl: Type.String({ description: 'absolute address of the avatar' }),
-  birthday: Type.String({ format: 'date' }),
-  hiredAt: Type.String({ format: 'date' }),
+  birthday: Day,
+  hiredAt: Day,
   statusText: Type.String(),
   activeStatusTypes: Type.Array(ref(StatusType)),
   mainEmployment: Nullable(ref(FullEmployment)),
@@ -56,7 +60,7 @@ export const UserProfile = Type.Object({
 export type UserProfile = Static<typeof UserProfile>;
 
 export const ProfileBrief = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
   position: Type.String(),
   departmentName: Type.String(),
@@ -67,31 +71,31 @@ export const ProfileBrief = Type.Object({
 export type ProfileBrief = Static<typeof ProfileBrief>;
 
 export const LookupItem = Type.Object({
-  id: Type.String({ format: 'uuid' }), name: Type.String(), faceUrl: Type.String(),
+  id: Uuid, name: Type.String(), faceUrl: Type.String(),
 }, { $id: 'LookupItem' });
 export type LookupItem = Static<typeof LookupItem>;
 
-export const MeetingPlaceItem = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String() }, { $id: 'MeetingPlaceItem' });
+export const MeetingPlaceItem = Type.Object({ id: Uuid, name: Type.String() }, { $id: 'MeetingPlaceItem' });
 
 export const UserListItem = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   email: Type.String(),
   name: Type.String(),
   first_name: Type.String(),
   last_name: Type.String(),
-  department_id: Type.String({ format: 'uuid' }),
+  department_id: Uuid,
   departmentName: Type.String(),
   position: Type.String(),
   isBoss: Type.Boolean(),
   reg_status_id: Type.Integer({ description: '1 invited, 2 registered, 3 registration declined' }),
-  created_at: Type.String({ format: 'date-time' }),
-  last_login_at: Nullable(Type.String({ format: 'date-time' })),
+  created_at: Stamp,
+  last_login_at: Nullable(Stamp),
   faceUrl: Type.String(),
 }, { $id: 'UserListItem', ...assumed('A user of the paged user list.') });
 export type UserListItem = Static<typeof UserListItem>;
 
 export const UserSearchItem = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
   position: Type.String(),
   departmentName: Type.String(),
@@ -113,9 +117,9 @@ export const OrgEmploymentFileStatus = Type.Object({
 }, { $id: 'OrgEmploymentFileStatus', ...assumed('Status of an employment document.') });
 
 export const OrgEmploymentFile = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   custom_id: Type.String(),
-  user_id: Type.String({ format: 'uuid' }),
+  user_id: Uuid,
   org_employment_id: Type.String({ format: 'uuid', description: 'the employment the document is about' }),
   org_employment_origin_id: Type.String({ description: 'record number of the employment in the HR system' }),
   organization_id: Type.String(),
@@ -125,41 +129,38 @@ export const OrgEmploymentFile = Type.Object({
   org_employment_file_status_id: Type.Union(OrgEmploymentFileStatusIds.map((t) => Type.Literal(t))),
   orgEmploymentFileType: ref(OrgEmploymentFileType),
   orgEmploymentFileStatus: ref(OrgEmploymentFileStatus),
-  date_from: Nullable(Type.String({ format: 'date' })),
-  date_to: Nullable(Type.String({ format: 'date' })),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-  ready_at: Nullable(Type.String({ format: 'date-time' })),
+  date_from: Nullable(Day),
+  date_to: Nullable(Day),
+  created_at: Stamp,
+  updated_at: Stamp,
+  ready_at: Nullable(Stamp),
 }, { $id: 'OrgEmploymentFile', ...assumed('An employment document (payroll statement, certificate …).') });
 export type OrgEmploymentFile = Static<typeof OrgEmploymentFile>;
 
-export const SetMainResult = Type.Object({
-  ...ActionResult(ref(FullEmployment), Type.Object({ type: Type.String(), text: Type.String() })).properties,
-}, { $id: 'SetMainResult' });
-export const OrgEmploymentFileRequestResult = Type.Object({
-  ...ActionResult(ref(OrgEmploymentFile)).properties,
-}, { $id: 'OrgEmploymentFileRequestResult', ...assumed('httpJsonResponse: the common action response.') });
+export const SetMainResult = ActionResult(ref(FullEmployment), { $id: 'SetMainResult' }, Type.Object({ type: Type.String(), text: Type.String() }));
+export const OrgEmploymentFileRequestResult = ActionResult(ref(OrgEmploymentFile),
+  { $id: 'OrgEmploymentFileRequestResult', ...assumed('httpJsonResponse: the common action response.') });
 
 export const Notification = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   title: Type.String(),
   body: Type.String(),
   kind: Type.String({ description: 'what the notification is about: news, ticket, calendar, birthday, system …' }),
   url: Nullable(Type.String({ description: 'absolute address to open' })),
   isSeen: Type.Boolean(),
-  createdAt: Type.String({ format: 'date-time' }),
+  createdAt: Stamp,
 }, { $id: 'Notification', ...assumed('A push notification delivered to the user.') });
 export type Notification = Static<typeof Notification>;
 
 export const BadgeResult = Type.Object({
   badge: Type.Integer({ minimum: 0, description: 'unseen notification count' }),
-  date: Type.String({ format: 'date' }),
+  date: Day,
 }, { $id: 'BadgeResult' });
 export type BadgeResult = Static<typeof BadgeResult>;
 
 export const StructureItem = Type.Object({
   type: Type.Union([Type.Literal('department'), Type.Literal('user')]),
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
   path: Type.Optional(Type.String(assumed('department nodes'))),
   employmentsCount: Type.Optional(Type.Integer({ minimum: 0, description: 'department nodes: employments in it and below' })),
@@ -172,7 +173,7 @@ export const StructureItem = Type.Object({
 export type StructureItem = Static<typeof StructureItem>;
 
 export const DepartmentTreeNode = Type.Object({
-  id: Nullable(Type.String({ format: 'uuid' })), name: Type.String(), path: Type.String(), items: Type.Array(ref(StructureItem)),
+  id: Nullable(Uuid), name: Type.String(), path: Type.String(), items: Type.Array(ref(StructureItem)),
 }, { $id: 'DepartmentTreeNode' });
 export const DepartmentSearchResult = Type.Object({ q: Type.String(), items: Type.Array(ref(StructureItem)) }, { $id: 'DepartmentSearchResult' });
 

@@ -1,7 +1,7 @@
 // Records as the store keeps them. API answers are built from these by domain functions;
 // credentials are kept as hashes so a snapshot never carries a usable secret.
 import { Type, type Static } from '@sinclair/typebox';
-import { Day, Nullable, Right, Stamp } from './common.js';
+import { Day, Nullable, Right, Stamp, Uuid } from './common.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 128 });
 
@@ -20,7 +20,7 @@ export const OauthProvider = Type.Object({
 });
 
 export const TenantRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
   domain: Type.String(),
   locale: Type.Union([Type.Literal('ru'), Type.Literal('en')]),
@@ -31,21 +31,20 @@ export const TenantRecord = Type.Object({
 export type TenantRecord = Static<typeof TenantRecord>;
 
 export const DepartmentRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
-  parentId: Nullable(Type.String({ format: 'uuid' })),
+  parentId: Nullable(Uuid),
   /** names from the root down, joined by " / " */
   path: Type.String(),
   level: Type.Integer({ minimum: 0 }),
-  headId: Nullable(Type.String({ format: 'uuid' })),
+  headId: Nullable(Uuid),
 });
 export type DepartmentRecord = Static<typeof DepartmentRecord>;
 
 export const UserState = Type.Union([Type.Literal('active'), Type.Literal('blocked'), Type.Literal('hidden')]);
-export type UserState = Static<typeof UserState>;
 
 export const UserRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   email: Type.String({ format: 'email' }),
   /** clear text on purpose: demo credentials are listed by /__admin/fixtures */
   password: Type.String(),
@@ -57,7 +56,7 @@ export const UserRecord = Type.Object({
   name: Type.String(),
   gender: Type.Union([Type.Literal('male'), Type.Literal('female')]),
   position: Type.String(),
-  departmentId: Type.String({ format: 'uuid' }),
+  departmentId: Uuid,
   isBoss: Type.Boolean(),
   phone: Type.String(),
   birthday: Day,
@@ -76,7 +75,7 @@ export type UserRecord = Static<typeof UserRecord>;
 
 export const DeviceRecord = Type.Object({
   id: Id,
-  userId: Type.String({ format: 'uuid' }),
+  userId: Uuid,
   secretHash: Type.String(),
   name: Type.String(),
   platform: Type.String(),
@@ -89,10 +88,10 @@ export const DeviceRecord = Type.Object({
 export type DeviceRecord = Static<typeof DeviceRecord>;
 
 export const SessionRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   secretHash: Type.String(),
   deviceId: Id,
-  userId: Type.String({ format: 'uuid' }),
+  userId: Uuid,
   createdAt: Stamp,
   expiresAt: Stamp,
 });
@@ -100,31 +99,28 @@ export type SessionRecord = Static<typeof SessionRecord>;
 
 export const PushTokenRecord = Type.Object({
   deviceId: Id,
-  userId: Type.String({ format: 'uuid' }),
+  userId: Uuid,
   token: Type.String(),
   provider: Type.Literal('firebase'),
   registeredAt: Stamp,
 });
-export type PushTokenRecord = Static<typeof PushTokenRecord>;
 
 export const BindLinkRecord = Type.Object({
   id: Type.String(),
   token: Type.String(),
-  userId: Type.String({ format: 'uuid' }),
+  userId: Uuid,
   singleUse: Type.Boolean(),
   usedAt: Nullable(Stamp),
   createdAt: Stamp,
   expiresAt: Nullable(Stamp),
 });
-export type BindLinkRecord = Static<typeof BindLinkRecord>;
 
 export const TwoFactorChallengeRecord = Type.Object({
-  userId: Type.String({ format: 'uuid' }),
+  userId: Uuid,
   code: Type.String(),
   createdAt: Stamp,
   expiresAt: Stamp,
 });
-export type TwoFactorChallengeRecord = Static<typeof TwoFactorChallengeRecord>;
 
 export const ApiKeyRecord = Type.Object({
   clientId: Type.String(),
@@ -132,11 +128,10 @@ export const ApiKeyRecord = Type.Object({
   name: Type.String(),
   createdAt: Stamp,
 });
-export type ApiKeyRecord = Static<typeof ApiKeyRecord>;
 
 export const PersonalTokenRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  userId: Type.String({ format: 'uuid' }),
+  id: Uuid,
+  userId: Uuid,
   name: Type.String(),
   secretHash: Type.String(),
   createdAt: Stamp,
@@ -148,9 +143,9 @@ export type PersonalTokenRecord = Static<typeof PersonalTokenRecord>;
 
 /** An employment of a user (a user may hold several; one is main). Shared by the people and admin groups. */
 export const EmploymentRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  userId: Type.String({ format: 'uuid' }),
-  departmentId: Type.String({ format: 'uuid' }),
+  id: Uuid,
+  userId: Uuid,
+  departmentId: Uuid,
   position: Type.String(),
   isMain: Type.Boolean(),
   /** 1 working, 2 on leave, 3 fired */
@@ -168,32 +163,32 @@ export const EmploymentRecord = Type.Object({
 export type EmploymentRecord = Static<typeof EmploymentRecord>;
 
 export const UserGroupRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
   description: Type.String(),
   /** path below base_url */
   iconUrl: Type.String(),
   /** a human-readable membership rule, e.g. "Department: Sales" */
   conditionsReadable: Type.String(),
-  memberIds: Type.Array(Type.String({ format: 'uuid' })),
+  memberIds: Type.Array(Uuid),
 });
 export type UserGroupRecord = Static<typeof UserGroupRecord>;
 
 export const MeetingPlaceRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
+  id: Uuid,
   name: Type.String(),
   address: Type.String(),
   capacity: Type.Integer({ minimum: 1 }),
 });
-export type MeetingPlaceRecord = Static<typeof MeetingPlaceRecord>;
 
-export const FileType = Type.Union(['image', 'video', 'document', 'archive', 'other', 'encrypted'].map((t) => Type.Literal(t)));
-export type FileType = 'image' | 'video' | 'document' | 'archive' | 'other' | 'encrypted';
+export const fileTypes = ['image', 'video', 'document', 'archive', 'other', 'encrypted'] as const;
+export const FileType = Type.Union(fileTypes.map((t) => Type.Literal(t)));
+export type FileType = Static<typeof FileType>;
 
 /** A user's file. The bytes live in the store (base64) so they persist with --data and travel in snapshots. */
 export const FileRecord = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  userId: Type.String({ format: 'uuid' }),
+  id: Uuid,
+  userId: Uuid,
   name: Type.String(),
   ext: Type.String(),
   mimeType: Type.String(),

@@ -1,8 +1,6 @@
 // Workflow (business processes): the records the store keeps and the API shapes built from them.
 import { Type, type Static } from '@sinclair/typebox';
-import { assumed, Nullable, Page, PersonBrief, ref, Stamp } from './common.js';
-
-const Uuid = Type.String({ format: 'uuid' });
+import { assumed, Nullable, Page, PersonBrief, ref, Stamp, Uuid } from './common.js';
 
 // ---------------------------------------------------------------- records (no $id)
 
@@ -39,7 +37,6 @@ export const WfStageRecord = Type.Object({
   /** default responsible users of the stage */
   responsibleIds: Type.Array(Uuid),
 });
-export type WfStageRecord = Static<typeof WfStageRecord>;
 
 export const WfProcessRecord = Type.Object({
   id: Uuid,
@@ -189,9 +186,9 @@ export const WorkflowTicketItem = Type.Object({
   wf_ticket_stage_id: Type.String(),
   wf_status_id: Type.Integer({ description: '1 in progress, 2 solved, 3 rejected, 4 cancelled (values other than 1 assumed)' }),
   user_id: Type.String(),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
-  solved_at: Nullable(Type.String({ format: 'date-time' })),
+  created_at: Stamp,
+  updated_at: Stamp,
+  solved_at: Nullable(Stamp),
   url: Type.String(),
   wfStatus: Type.String(),
   wfWorkflow: Type.Object({ id: Type.String(), name: Type.String(), is_hidden: Type.Boolean() }),
@@ -217,8 +214,8 @@ export const WorkflowTicketDetails = Type.Object({
   user_id: Type.String(),
   wf_category_id: Nullable(Type.String()),
   wf_status_id: Type.Integer({ description: '1 in progress, 2 solved, 3 rejected, 4 cancelled (values other than 1 assumed)' }),
-  created_at: Type.String({ format: 'date-time' }),
-  updated_at: Type.String({ format: 'date-time' }),
+  created_at: Stamp,
+  updated_at: Stamp,
   solved_at: Nullable(Type.String({ format: 'date-time', ...assumed() })),
   wfStatus: Type.String(),
   wfWorkflow: Type.Object({ id: Type.String(), name: Type.String(), brief: Type.String(), is_hidden: Type.Boolean() }),
