@@ -53,7 +53,7 @@ export const finishDocument: SwaggerTransformObject = (input) => {
     if (request && captured?.request !== undefined) request.example = captured.request;
     if (answer && captured?.response !== undefined) answer.example = captured.response;
   }
-  // shared schemas that TypeBox inlines where they are used (Uuid, DateTime …): unreferenced components are noise
+  // shared schemas that TypeBox inlines where they are used (Right …): unreferenced components are noise
   for (let pruned = true; pruned;) {
     const text = JSON.stringify(doc);
     const unused = Object.keys(doc.components.schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
