@@ -4,6 +4,7 @@
 //   a new sandbox's first request, and memory per sandbox until it writes;
 //   10,000 sandboxes each signed in once with 5 writes: RSS, and the light read in one of them against a fresh
 //   single-sandbox instance;
+//   a light read in a sandbox that collected many sign-ins (a shared sandbox of a pipeline: sessions live 24 h);
 //   a persisted write (--data) at default data and at --users 100000, with the longest event-loop stall meanwhile;
 //   a sandbox reset.
 // Writes bench/results/store.json and store.md. The machine is shared and noisy: compare ratios of one sitting.
@@ -19,7 +20,9 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const quick = process.argv.includes('--quick');
 const skipLarge = process.argv.includes('--no-large');
-const cfg = quick ? { starts: 3, sandboxes: 2000, many: 2000, writes: 200, readSeconds: 2 } : { starts: 5, sandboxes: 5000, many: 10_000, writes: 1000, readSeconds: 5 };
+const cfg = quick
+  ? { starts: 3, sandboxes: 2000, many: 2000, writes: 200, readSeconds: 2, signIns: 5000 }
+  : { starts: 5, sandboxes: 5000, many: 10_000, writes: 1000, readSeconds: 5, signIns: 20_000 };
 const demo = { email: 'ivan.petrov@romashka.test', password: 'demo1234' };
 const log = (...m) => process.stderr.write(`${m.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -144,6 +147,28 @@ async function manySandboxes(results) {
   await stop(m);
 }
 
+/** A light read before and after one device signed in many times in one sandbox (its sessions all stay valid). */
+async function manySignIns(results) {
+  log(`a light read after ${cfg.signIns} sign-ins in one sandbox`);
+  const m = await startMock();
+  const bind = JSON.parse((await call(m.port, 'POST', '/mobile/manual-bind', {}, { ...demo, device: { id: 'signing-in' } })).body);
+  const { secret, userId, deviceId, tenantId } = bind.accountSecret;
+  const authorize = async () => {
+    const r = await call(m.port, 'POST', '/mobile/auth', { 'x-service-tenant-id': tenantId }, { secret, userId, deviceId });
+    if (r.status !== 200) throw new Error(`sign-in: ${r.status} ${r.body}`);
+    const a = JSON.parse(r.body);
+    return { 'x-service-tenant-id': tenantId, 'x-service-device-id': deviceId, 'x-service-session-id': a.sessionId, 'x-service-session-code': a.sessionSecret };
+  };
+  const profile = `/user/profile?id=${userId}`;
+  const before = await readRate(m.port, profile, await authorize(), cfg.readSeconds);
+  const began = performance.now();
+  for (let i = 0; i < cfg.signIns; i++) await authorize();
+  const signInMs = (performance.now() - began) / cfg.signIns;
+  const after = await readRate(m.port, profile, await authorize(), cfg.readSeconds);
+  results.signIns = { count: cfg.signIns, signInMs: round(signInMs, 3), readPerSecBefore: round(before, 0), readPerSecAfter: round(after, 0), ratio: round(after / before, 3) };
+  await stop(m);
+}
+
 /** Persisted writes in-process (the server's own cost), with the event loop's longest stall meanwhile; resets too. */
 async function persistedWrites(results, users) {
   log(`persisted writes, --users ${users}`);
@@ -194,6 +219,7 @@ const results = { date: new Date().toISOString(), quick, machine: { cpus: os.cpu
 await startupAndIdle(results);
 await newSandboxes(results);
 await manySandboxes(results);
+await manySignIns(results);
 results.persisted = { defaultData: await persistedWrites(results, 200) };
 if (!skipLarge) results.persisted.users100k = await persistedWrites(results, 100_000);
 
@@ -207,6 +233,7 @@ const md = [
   `| memory per sandbox until it writes | ${round(results.newSandbox.bytesPerSandbox / 1024, 1)} KB | ≤ 100 KB |`,
   `| ${results.many.sandboxes} sandboxes, each signed in with 5 writes | RSS ${results.many.rssMB} MB (set up in ${results.many.setUpSeconds} s) | ≤ 1.5 GB |`,
   `| light read in one of them | ${results.many.readPerSecInOne} req/s vs ${results.many.singleSandboxReadPerSec} in a single-sandbox instance (${round(results.many.readRatio * 100, 1)}%) | within 10% |`,
+  `| light read with the newest of ${results.signIns.count} sessions of one device | ${results.signIns.readPerSecAfter} req/s vs ${results.signIns.readPerSecBefore} with the first (${round(results.signIns.ratio * 100, 1)}%); a sign-in took ${results.signIns.signInMs} ms on average | within 10% |`,
   `| persisted write, default data | median ${p.defaultData.statusTextWriteMs.median} ms (p90 ${p.defaultData.statusTextWriteMs.p90}, max ${p.defaultData.statusTextWriteMs.max}); idea create ${p.defaultData.ideaCreateMs.median} ms | ≤ 2 ms |`,
   p.users100k ? `| persisted write, --users 100000 | median ${p.users100k.statusTextWriteMs.median} ms (p90 ${p.users100k.statusTextWriteMs.p90}, max ${p.users100k.statusTextWriteMs.max}); idea create ${p.users100k.ideaCreateMs.median} ms | ≤ 5 ms |` : '| persisted write, --users 100000 | not run (--no-large) | ≤ 5 ms |',
   `| longest event-loop stall during persisted writes | ${p.defaultData.longestStallMs} ms${p.users100k ? `; ${p.users100k.longestStallMs} ms at 100k users` : ''} | ≤ 50 ms |`,

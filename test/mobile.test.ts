@@ -183,3 +183,23 @@ t.test('unknown routes and bad sandbox names answer with the error body', async 
   expectError(t, await app.inject({ url: '/no/such/operation' }), 404);
   expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: { 'x-mock-sandbox': '../etc' } }), 400);
 });
+
+t.test('every session of a device works until the device is bound again, however many sign-ins it made', async (t) => {
+  const app = await build(t);
+  const bind = async (account: { email: string; password: string }) => json(await app.inject({
+    method: 'POST', url: '/mobile/manual-bind', payload: { email: account.email, password: account.password, device: { id: 'shared-phone' } },
+  })).accountSecret as { secret: string; userId: string; deviceId: string; tenantId: string };
+  const authorize = async (a: { secret: string; userId: string; deviceId: string }) => {
+    const body = json(await app.inject({ method: 'POST', url: '/mobile/auth', headers: romashka, payload: { secret: a.secret, userId: a.userId, deviceId: a.deviceId } }));
+    return { ...romashka, 'x-service-device-id': a.deviceId, 'x-service-session-id': body.sessionId, 'x-service-session-code': body.sessionSecret };
+  };
+  const admin = await bind(accounts.admin);
+  const sessions = [];
+  for (let i = 0; i < 60; i++) sessions.push(await authorize(admin));
+  for (const i of [0, 30, 59]) t.equal((await app.inject({ url: '/mobile/tenant-info', headers: sessions[i] })).statusCode, 200, `session ${i + 1} of 60`);
+
+  const other = await bind(accounts.noRights); // the same device id, bound by another user: its sessions end
+  for (const i of [0, 59]) expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: sessions[i] }), 401);
+  const mine = await authorize(other);
+  t.equal(json(await app.inject({ url: `/user/profile?id=${accounts.noRights.userId}`, headers: mine })).id, accounts.noRights.userId);
+});
