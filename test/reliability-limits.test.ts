@@ -94,12 +94,12 @@ t.test('short soak: moderate load for a while, memory stays flat', async (t) => 
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   const s = await signIn(app, accounts.admin);
   const paths = ['/dashboard', '/user/index?per-page=20', '/workflow-ticket/', '/idea/index', '/notifications/pushes'];
-  const warm = async (ms: number) => {
+  const warm = async (ms: number, atLeast = 0) => {
     const end = Date.now() + ms;
     let n = 0;
     let errors = 0;
     await Promise.all(Array.from({ length: 8 }, async () => {
-      while (Date.now() < end) {
+      while (Date.now() < end || n < atLeast) {
         const r = await fetch(base + paths[n++ % paths.length]!, { headers: s.headers });
         await r.arrayBuffer();
         if (r.status !== 200) errors++;
@@ -116,7 +116,9 @@ t.test('short soak: moderate load for a while, memory stays flat', async (t) => 
   v8.setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
   const measure = () => { gc(); gc(); return process.memoryUsage(); };
-  await warm(1_500);
+  // Until the journal is full (1000 entries by default, some holding the 21 KB dashboard): what it holds is bounded
+  // and not a leak, but on a loaded machine 1.5 s did not fill it and the soak then counted its growth.
+  await warm(1_500, 1_200);
   const before = measure();
   const { n, errors } = await warm(seconds * 1000);
   const after = measure();

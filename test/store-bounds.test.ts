@@ -1,6 +1,9 @@
 // Sandboxes are bounded: past --max-sandboxes a new name gets 429 and existing sandboxes keep working; idle ones
 // go with --sandbox-idle-ttl; any client sending thousands of names cannot exhaust the process.
 import t from 'tap';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { updatedFrom } from '../src/store/store.js';
 import { accounts, build, expectError, json, signIn } from './helper.js';
 import { start } from './support/process.js';
 
@@ -76,4 +79,35 @@ t.test('20,000 distinct sandbox names from one client: the process stays up and 
   t.equal(health.sandboxLimit, 10_000);
   t.ok(health.memory.rssBytes < 1.5 * 2 ** 30, `RSS ${Math.round(health.memory.rssBytes / 2 ** 20)} MB with 10,000 sandboxes`);
   t.comment(`RSS with 10,000 sandboxes: ${Math.round(health.memory.rssBytes / 2 ** 20)} MB`);
+});
+
+t.test('writes do not keep earlier versions of a collection alive: live memory stays flat over 1,500 writes', async (t) => {
+  const app = await build(t, { journalLimit: 0 }); // the journal's own bounded growth is not what this measures
+  const s = await signIn(app, accounts.admin);
+  const round = async (n: number) => {
+    for (let i = 0; i < n; i++) {
+      const w = await app.inject({ method: 'POST', url: '/account/status-text', headers: s.headers, payload: { activeTypes: `write ${i}` } });
+      if (w.statusCode !== 200) throw new Error(w.body);
+      await app.inject({ url: '/user/index?per-page=5', headers: s.headers }); // builds the people index of each version
+    }
+  };
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heap = () => { gc(); gc(); return process.memoryUsage().heapUsed / 1048576; };
+  await round(100);
+  const before = heap();
+  await round(1500);
+  const grew = heap() - before;
+  t.comment(`live heap grew by ${grew.toFixed(1)} MB over 1,500 writes`);
+  // each write replaces the users array; when every version stayed reachable this grew by ~80 MB
+  t.ok(grew < 10, `live heap grew by ${grew.toFixed(1)} MB (< 10)`);
+
+  const users = () => app.sandboxes.get('default').store.tenant(s.tenantId)!.users;
+  const first = users();
+  await round(1);
+  const second = users();
+  await round(1);
+  t.equal(updatedFrom(users())?.from, second, 'a version knows the one it came from');
+  t.equal(updatedFrom(second), undefined, 'but that one no longer knows its own: one step, not a chain');
+  t.not(first, second);
 });

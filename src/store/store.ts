@@ -15,6 +15,11 @@ export type RecordCollection = { [K in CollectionName]: Item<K> extends object ?
  */
 const updates = new WeakMap<readonly unknown[], { from: readonly unknown[]; changed: readonly number[] }>();
 export const updatedFrom = (list: readonly unknown[]) => updates.get(list);
+/** One step only: `from`'s own step is dropped, else the chain kept every version of the collection alive. */
+function noteUpdate(copy: readonly unknown[], from: readonly unknown[], changed: readonly number[]): void {
+  updates.delete(from);
+  updates.set(copy, { from, changed });
+}
 
 /** A tenant as one sandbox sees it. Read-only: every change goes through the store (insert, update, remove). */
 export type Tenant = { readonly [K in keyof TenantData]: TenantData[K] extends Array<infer R> ? readonly R[] : TenantData[K] };
@@ -109,7 +114,7 @@ export class SandboxStore {
     const copy = list.slice();
     copy[at] = next;
     this.setCollection(tenant, name, copy);
-    updates.set(copy, { from: list, changed: [at] });
+    noteUpdate(copy, list, [at]);
     this.record(['u', tenant.tenant.id, name, at, next]);
     return next;
   }
@@ -128,7 +133,7 @@ export class SandboxStore {
     }
     if (!copy) return 0;
     this.setCollection(tenant, name, copy);
-    updates.set(copy, { from: list, changed });
+    noteUpdate(copy, list, changed);
     for (const i of changed) this.record(['u', tenant.tenant.id, name, i, copy[i]!]);
     return changed.length;
   }
