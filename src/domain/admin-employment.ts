@@ -1,11 +1,10 @@
 // The administrative employment index: read-only, used by integrations to map an HR record number
 // (origin id + origin organization id) to a portal user id.
-import { fail } from '../errors.js';
 import type { EmploymentRecord, UserRecord } from '../schemas/records.js';
 import type { AdminEmployment, AdminEmploymentQuery } from '../schemas/admin-api.js';
 import type { Tenant } from '../store/store.js';
 import { type DomainContext, personBrief } from './context.js';
-import { idList, inDayRange, matchesText, pageOf, parseDayRange } from './lists.js';
+import { idList, inDayRange, matchesText, pageOf, parseDayRange, recordById } from './lists.js';
 import { userIdsOfKey } from './user-list-cache.js';
 
 function view(ctx: DomainContext, tenant: Tenant, e: EmploymentRecord): AdminEmployment {
@@ -70,7 +69,5 @@ export function listEmployments(ctx: DomainContext, tenant: Tenant, _admin: User
 }
 
 export function viewEmployment(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, id: string): AdminEmployment {
-  const e = tenant.employments.find((x) => x.id === id);
-  if (!e) throw fail.notFound(`employment ${id} not found`);
-  return view(ctx, tenant, e);
+  return view(ctx, tenant, recordById(tenant.employments, id, 'employment'));
 }

@@ -1,4 +1,4 @@
-// Pagination, per-page clamping, range filters, sorting and text search: once, for every list.
+// Pagination, per-page clamping, range filters, sorting, text search and lookup by id: once, for every list.
 import { fail } from '../errors.js';
 import type { PageLinks, PageMeta } from '../schemas/common.js';
 import { compareRuEnBaseNumeric } from './collate.js';
@@ -152,6 +152,13 @@ export function subtreeIds(records: ReadonlyArray<{ id: string; parentId: string
     }
   }
   return out;
+}
+
+/** The record of `id`, or a 404 "<what> <id> not found". */
+export function recordById<T extends { id: string }>(records: readonly T[], id: string, what: string): T {
+  const found = records.find((r) => r.id === id);
+  if (!found) throw fail.notFound(`${what} ${id} not found`);
+  return found;
 }
 
 /** Splits a comma-separated list of ids (`a,b,c`); empty → null (no filter). */

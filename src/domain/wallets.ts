@@ -1,13 +1,12 @@
 // Wallets of employees and their transactions. A wallet's balance is always the sum of its transactions
 // (credits in, debits out); every change goes through postTransactions so the two never disagree.
-import { fail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { WalletRecord, WalletTransactionRecord } from '../schemas/integration-records.js';
 import type { TransactionBatch, Wallet, WalletQuery, WalletTransaction, WalletTransactionCreateBody, WalletTransactionQuery } from '../schemas/admin-api.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
-import { idList, inDayRange, matchesText, pageOf, parseDayRange, subtreeIds } from './lists.js';
+import { idList, inDayRange, matchesText, pageOf, parseDayRange, recordById, subtreeIds } from './lists.js';
 import { expandSelection, findUserList, userIdsOfKey } from './user-list-cache.js';
 
 /** Operation types; only 9 (purchase cancellation) is named by the API description. */
@@ -78,9 +77,7 @@ export function listWallets(ctx: DomainContext, tenant: Tenant, _user: UserRecor
 }
 
 export function viewWallet(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): Wallet {
-  const w = tenant.wallets.find((x) => x.id === id);
-  if (!w) throw fail.notFound(`wallet ${id} not found`);
-  return walletView(ctx, tenant, w);
+  return walletView(ctx, tenant, recordById(tenant.wallets, id, 'wallet'));
 }
 
 export function filterTransactions(tenant: Tenant, q: Omit<WalletTransactionQuery, 'page' | 'per-page'>): WalletTransactionRecord[] {
@@ -119,9 +116,7 @@ export function listTransactions(ctx: DomainContext, tenant: Tenant, _user: User
 }
 
 export function viewTransaction(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): WalletTransaction {
-  const t = tenant.walletTransactions.find((x) => x.id === id);
-  if (!t) throw fail.notFound(`wallet transaction ${id} not found`);
-  return transactionView(ctx, tenant, t);
+  return transactionView(ctx, tenant, recordById(tenant.walletTransactions, id, 'wallet transaction'));
 }
 
 /** The user's wallet, opened on first use. */
