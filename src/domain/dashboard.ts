@@ -115,8 +115,8 @@ function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord, key: 
     case 'updVoting':
       return widget(tenant, key, tenant.contests
         .filter((c) => c.createdAt <= now && c.endsAt >= now)
-        .sort((a, b) => compareStamp(b.createdAt, a.createdAt)), (c) =>
-        pageItem(ctx, 'contest', c.id, c.title, ru ? `Голосование до ${c.endsAt.slice(0, 10)}` : `Voting until ${c.endsAt.slice(0, 10)}`, c.createdAt));
+        .sort((a, b) => compareStamp(b.createdAt, a.createdAt)), (c) => pageItem(ctx, 'contest', c.id, c.title,
+          ru ? `Голосование до ${c.endsAt.slice(0, 10)}` : `Voting until ${c.endsAt.slice(0, 10)}`, c.createdAt));
     case 'updBooks':
       return widget(tenant, key, tenant.libraryBooks
         .filter((b) => b.addedAt <= now)

@@ -100,8 +100,7 @@ export const inDayRange = (stamp: string | null | undefined, range: DayRange | n
  * Sorts by `sort` written `field`, `+field` or `-field` (descending), over the allowed fields; unknown is a 400.
  * @example sortBy(files, '-created_at', { created_at: (f) => f.createdAt, name: (f) => f.name })
  */
-export function sortBy<T>(items: readonly T[], sort: string | undefined, keys: Record<string, (item: T) => string | number | null>): T[] {
-  if (!sort) return [...items];
+export function sortBy<T>(items: readonly T[], sort: string, keys: Record<string, (item: T) => string | number | null>): T[] {
   const desc = sort.startsWith('-');
   const field = sort.replace(/^[+-]/, '');
   const key = Object.hasOwn(keys, field) ? keys[field] : undefined;

@@ -7,6 +7,7 @@ import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, matchesText, pageOf, parseDayRange, recordById, subtreeIds } from './lists.js';
+import { peopleIndex } from './people-index.js';
 import { expandSelection, findUserList, userIdsOfKey } from './user-list-cache.js';
 
 /** Operation types; only 9 (purchase cancellation) is named by the API description. */
@@ -62,7 +63,7 @@ export function filterWallets(tenant: Tenant, q: Omit<WalletQuery, 'page' | 'per
   const deps = idList(q.department_id);
   const tree = deps ? subtreeIds(tenant.departments, deps) : null;
   const listed = userIdsOfKey(tenant, q.user_list_key);
-  const byId = new Map(tenant.users.map((u) => [u.id, u]));
+  const { byId } = peopleIndex(tenant);
   return tenant.wallets.filter((w) => {
     const owner = byId.get(w.userId);
     return (users === null || users.has(w.userId))
@@ -93,8 +94,8 @@ export function filterTransactions(tenant: Tenant, q: Omit<WalletTransactionQuer
   const walletUsers = userIdsOfKey(tenant, q.wallet_user_list_key);
   const deps = idList(q.department_id);
   const tree = deps ? subtreeIds(tenant.departments, deps) : null;
-  const depOf = new Map(tenant.users.map((u) => [u.id, u.departmentId]));
-  const inTree = (userId: string | undefined) => userId !== undefined && tree !== null && tree.has(depOf.get(userId) ?? '');
+  const { byId } = peopleIndex(tenant);
+  const inTree = (userId: string | undefined) => userId !== undefined && tree !== null && tree.has(byId.get(userId)?.departmentId ?? '');
   const has = (set: Set<string> | null, v: string | undefined | null) => set === null || (v != null && set.has(v));
   return tenant.walletTransactions.filter((t) => {
     const s = owner(t.senderWalletId);

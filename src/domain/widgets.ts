@@ -32,5 +32,5 @@ export function widget<T>(tenant: Tenant, key: WidgetKey, all: readonly T[], ite
 }
 
 /** An entry showing the image of the record `kind`/`id` and linking to its web page. */
-export const pageItem = (ctx: DomainContext, kind: string, id: string, title: string, subtitle: string | null, date: string): DashboardWidgetItem =>
+export const pageItem = (ctx: DomainContext, kind: string, id: string, title: string, subtitle: string | null, date: string) =>
   ({ id, title, subtitle, imageUrl: absolute(ctx, `/images/${kind}/${id}.svg`), url: absolute(ctx, `/pages/${kind}/${id}`), date });
