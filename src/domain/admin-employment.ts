@@ -1,11 +1,11 @@
 // The administrative employment index: read-only, used by integrations to map an HR record number
 // (origin id + origin organization id) to a portal user id.
-import { fail } from '../errors.js';
 import type { EmploymentRecord, UserRecord } from '../schemas/records.js';
 import type { AdminEmployment, AdminEmploymentQuery } from '../schemas/admin-api.js';
 import type { Tenant } from '../store/store.js';
 import { type DomainContext, personBrief } from './context.js';
-import { idList, inDayRange, matchesText, pageOf, parseDayRange } from './lists.js';
+import { idList, inDayRange, matchesText, pageOf, parseDayRange, recordById } from './lists.js';
+import { peopleIndex } from './people-index.js';
 import { userIdsOfKey } from './user-list-cache.js';
 
 function view(ctx: DomainContext, tenant: Tenant, e: EmploymentRecord): AdminEmployment {
@@ -43,8 +43,7 @@ export function listEmployments(ctx: DomainContext, tenant: Tenant, _admin: User
   const isMain = flag(q.is_main);
   const multiple = flag(q.multipleEmployment);
   const listed = userIdsOfKey(tenant, q.user_list_key);
-  const userById = new Map(tenant.users.map((u) => [u.id, u]));
-  const headOf = new Map(tenant.departments.map((d) => [d.id, d.headId]));
+  const { byId: userById, departmentById } = peopleIndex(tenant);
   const count = new Map<string, number>();
   for (const e of tenant.employments) count.set(e.userId, (count.get(e.userId) ?? 0) + 1);
   const rows = tenant.employments.filter((e) => {
@@ -54,7 +53,7 @@ export function listEmployments(ctx: DomainContext, tenant: Tenant, _admin: User
       && (!q.origin_organization_id || e.originOrganizationId === q.origin_organization_id)
       && (users === null || users.has(e.userId))
       && (deps === null || deps.has(e.departmentId))
-      && (!q.chief_id || headOf.get(e.departmentId) === q.chief_id)
+      && (!q.chief_id || departmentById.get(e.departmentId)?.headId === q.chief_id)
       && (isMain === null || e.isMain === isMain)
       && (statuses === null || statuses.has(String(e.statusId)))
       && (regStatuses === null || regStatuses.has(String(u.regStatusId)))
@@ -70,7 +69,5 @@ export function listEmployments(ctx: DomainContext, tenant: Tenant, _admin: User
 }
 
 export function viewEmployment(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, id: string): AdminEmployment {
-  const e = tenant.employments.find((x) => x.id === id);
-  if (!e) throw fail.notFound(`employment ${id} not found`);
-  return view(ctx, tenant, e);
+  return view(ctx, tenant, recordById(tenant.employments, id, 'employment'));
 }

@@ -115,7 +115,6 @@ export type EventFilter = {
   visible_to?: string | undefined;
 };
 
-
 function parseStamp(value: string | undefined, field: string): number | null {
   if (value === undefined || value === '') return null;
   const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(value);

@@ -7,6 +7,7 @@ import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { matchesText, paginate, type Paged } from './lists.js';
 import { compareStamp, groupedBy } from './grouped.js';
+import { pageItem, widget } from './widgets.js';
 
 const byRecipient = (p: Tenant['postcards'][number]) => p.recipientId;
 const received = (tenant: Tenant, user: UserRecord) =>
@@ -83,28 +84,15 @@ export function articleCategory(ctx: DomainContext, tenant: Tenant, _user: UserR
   return { category: { id: category.id, title: category.title }, q: text, items };
 }
 
-const widgetSize = 5;
-
 /** The "myPostcards" dashboard widget: postcards the user received, newest first. */
 export function postcardsWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord): DashboardWidget {
-  const all = received(tenant, user);
-  return {
-    key: 'myPostcards', title: tenant.tenant.locale === 'ru' ? 'Мои открытки' : 'My postcards', feed: 'personal', count: all.length,
-    items: all.slice(0, widgetSize).map((p) => ({
-      id: p.id, title: p.title, subtitle: personBrief(ctx, tenant, p.senderId).name,
-      imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`), url: absolute(ctx, `/postcard/user-view?id=${p.id}`), date: p.sentAt,
-    })),
-  };
+  return widget(tenant, 'myPostcards', received(tenant, user), (p) => ({
+    id: p.id, title: p.title, subtitle: personBrief(ctx, tenant, p.senderId).name,
+    imageUrl: absolute(ctx, `/images/postcard/${p.id}.svg`), url: absolute(ctx, `/postcard/user-view?id=${p.id}`), date: p.sentAt,
+  }));
 }
 
 /** The "updNews" dashboard widget: the newest published news. */
 export function newsWidget(ctx: DomainContext, tenant: Tenant, _user: UserRecord): DashboardWidget {
-  const all = newsOf(ctx, tenant);
-  return {
-    key: 'updNews', title: tenant.tenant.locale === 'ru' ? 'Новости' : 'News', feed: 'company', count: all.length,
-    items: all.slice(0, widgetSize).map((a) => ({
-      id: a.id, title: a.title, subtitle: a.lead, imageUrl: absolute(ctx, `/images/article/${a.id}.svg`),
-      url: absolute(ctx, `/pages/article/${a.id}`), date: a.publishedAt,
-    })),
-  };
+  return widget(tenant, 'updNews', newsOf(ctx, tenant), (a) => pageItem(ctx, 'article', a.id, a.title, a.lead, a.publishedAt));
 }

@@ -1,6 +1,6 @@
 import type { SandboxStore, Tenant } from '../store/store.js';
 import type { Outbox } from '../store/outbox.js';
-import type { TenantOptions, UserRecord } from '../schemas/records.js';
+import type { TenantOptions } from '../schemas/records.js';
 import type { PersonBrief } from '../schemas/common.js';
 import { peopleIndex } from './people-index.js';
 
@@ -19,16 +19,6 @@ export type DomainContext = {
 export const absolute = (ctx: Pick<DomainContext, 'baseUrl'>, path: string) =>
   // a stored path starts with '/' (no regular expression for those: the dashboard makes dozens per request)
   path.charCodeAt(0) === 47 ? ctx.baseUrl + path : /^[a-z]+:\/\//i.test(path) ? path : `${ctx.baseUrl}/${path}`;
-
-export const findTenantByEmail = (store: SandboxStore, email: string, tenantId?: string): { tenant: Tenant; user: UserRecord } | null => {
-  const wanted = email.trim().toLowerCase();
-  for (const tenant of store.tenants()) {
-    if (tenantId && tenant.tenant.id !== tenantId) continue;
-    const user = tenant.users.find((u) => u.email.toLowerCase() === wanted);
-    if (user) return { tenant, user };
-  }
-  return null;
-};
 
 /**
  * A user as other records show them ({id, name, faceUrl}); one no longer in the tenant shows as deleted.

@@ -12,28 +12,13 @@ import { birthdaysOn, departmentOf, listed, myTeam, profileBrief } from './peopl
 import { peopleIndex } from './people-index.js';
 import { idList } from './lists.js';
 import { compareStamp, groupedBy, includesId, newestWithin } from './grouped.js';
+import { pageItem, widget, widgetItemLimit } from './widgets.js';
 import type { AchievementAwardRecord } from '../schemas/people-records.js';
 
 export const InfoKeys = ['profileBrief', 'notificationsBadge'] as const;
 type InfoKey = (typeof InfoKeys)[number];
 
-/** Entries a widget shows; `count` tells the total. */
-export const widgetItemLimit = 5;
 const day = 86400_000;
-
-// myPostcards, updNews and updIdeas are built (and titled) by their own groups: content and ideas
-const titles: Record<Exclude<WidgetKey, 'myPostcards' | 'updNews' | 'updIdeas'>, { ru: string; en: string }> = {
-  myLms: { ru: 'Мои курсы и тесты', en: 'My courses and tests' },
-  mySurvey: { ru: 'Мои опросы', en: 'My surveys' },
-  myAchievements: { ru: 'Мои достижения', en: 'My achievements' },
-  myTeam: { ru: 'Моя команда', en: 'My team' },
-  myFavorites: { ru: 'Избранное', en: 'Favorites' },
-  updVoting: { ru: 'Конкурсы', en: 'Contests' },
-  updAchievements: { ru: 'Новые достижения коллег', en: 'Achievements of colleagues' },
-  updBirthday: { ru: 'Дни рождения', en: 'Birthdays' },
-  updNewbies: { ru: 'Новые сотрудники', en: 'New colleagues' },
-  updBooks: { ru: 'Новинки библиотеки', en: 'New in the library' },
-};
 
 function parseKeys<K extends string>(value: string | undefined, known: readonly K[], field: string): K[] {
   const keys = [...(idList(value) ?? [])];
@@ -56,14 +41,6 @@ export function dashboard(ctx: DomainContext, tenant: Tenant, user: UserRecord, 
   const result: DashboardResult = { notificationsBadge: info.has('notificationsBadge') ? unseenCount(tenant, user) : 0, widgets };
   if (info.has('profileBrief')) result.profileBrief = profileBrief(ctx, tenant, user);
   return result;
-}
-
-/** The widget of `key` over every entry `all` holds, building the items of the entries shown only. */
-function widget<T>(tenant: Tenant, key: keyof typeof titles, all: readonly T[], item: (x: T) => DashboardWidgetItem): DashboardWidget {
-  return {
-    key, title: titles[key][tenant.tenant.locale], feed: key.startsWith('my') ? 'personal' : 'company',
-    count: all.length, items: all.slice(0, widgetItemLimit).map(item),
-  };
 }
 
 const byUser = (a: AchievementAwardRecord) => a.userId;
@@ -105,10 +82,8 @@ function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord, key: 
     case 'myLms':
       return widget(tenant, key, tenant.learningCourses
         .filter((c) => includesId(c.assigneeIds, user.id) && c.dueDate >= today)
-        .sort((a, b) => compareStamp(a.dueDate, b.dueDate)), (c) => ({
-          id: c.id, title: c.title, subtitle: c.kind === 'test' ? (ru ? 'Тест' : 'Test') : (ru ? 'Курс' : 'Course'),
-          imageUrl: absolute(ctx, `/images/course/${c.id}.svg`), url: absolute(ctx, `/pages/course/${c.id}`), date: c.dueDate,
-        }));
+        .sort((a, b) => compareStamp(a.dueDate, b.dueDate)), (c) =>
+        pageItem(ctx, 'course', c.id, c.title, c.kind === 'test' ? (ru ? 'Тест' : 'Test') : (ru ? 'Курс' : 'Course'), c.dueDate));
     case 'mySurvey':
       return widget(tenant, key, tenant.surveys
         .filter((s) => includesId(s.assigneeIds, user.id) && s.endsAt >= now && s.createdAt <= now)
@@ -121,10 +96,8 @@ function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord, key: 
         .filter((a) => a.awardedAt <= now)
         .sort((a, b) => compareStamp(b.awardedAt, a.awardedAt)), (a) => {
           const ach = tenant.achievements.find((x) => x.id === a.achievementId);
-          return {
-            id: a.id, title: ach?.title ?? '', subtitle: ach?.description ?? null,
-            imageUrl: absolute(ctx, `/images/achievement/${a.achievementId}.svg`), url: absolute(ctx, `/pages/achievement/${a.achievementId}`), date: a.awardedAt,
-          };
+          // the entry is the award; its image and page are the achievement's
+          return { ...pageItem(ctx, 'achievement', a.achievementId, ach?.title ?? '', ach?.description ?? null, a.awardedAt), id: a.id };
         });
     case 'updAchievements': {
       const since = new Date(ctx.now.getTime() - 30 * day).toISOString();
@@ -142,17 +115,12 @@ function buildWidget(ctx: DomainContext, tenant: Tenant, user: UserRecord, key: 
     case 'updVoting':
       return widget(tenant, key, tenant.contests
         .filter((c) => c.createdAt <= now && c.endsAt >= now)
-        .sort((a, b) => compareStamp(b.createdAt, a.createdAt)), (c) => ({
-          id: c.id, title: c.title, subtitle: ru ? `Голосование до ${c.endsAt.slice(0, 10)}` : `Voting until ${c.endsAt.slice(0, 10)}`,
-          imageUrl: absolute(ctx, `/images/contest/${c.id}.svg`), url: absolute(ctx, `/pages/contest/${c.id}`), date: c.createdAt,
-        }));
+        .sort((a, b) => compareStamp(b.createdAt, a.createdAt)), (c) => pageItem(ctx, 'contest', c.id, c.title,
+          ru ? `Голосование до ${c.endsAt.slice(0, 10)}` : `Voting until ${c.endsAt.slice(0, 10)}`, c.createdAt));
     case 'updBooks':
       return widget(tenant, key, tenant.libraryBooks
         .filter((b) => b.addedAt <= now)
-        .sort((a, b) => compareStamp(b.addedAt, a.addedAt)), (b) => ({
-          id: b.id, title: b.title, subtitle: b.author, imageUrl: absolute(ctx, `/images/book/${b.id}.svg`),
-          url: absolute(ctx, `/pages/book/${b.id}`), date: b.addedAt,
-        }));
+        .sort((a, b) => compareStamp(b.addedAt, a.addedAt)), (b) => pageItem(ctx, 'book', b.id, b.title, b.author, b.addedAt));
     case 'myFavorites':
       // "in development, unused": always an empty widget
       return widget(tenant, key, [], (item) => item);

@@ -5,6 +5,7 @@ import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
+import { recordById } from './lists.js';
 
 const thanks = { ru: 'Спасибо за отзыв!', en: 'Thank you for your feedback!' };
 
@@ -37,7 +38,5 @@ export function feedbackAdd(ctx: DomainContext, tenant: Tenant, user: UserRecord
 }
 
 export function feedbackView(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): Feedback {
-  const f = tenant.feedback.find((x) => x.id === id);
-  if (!f) throw fail.notFound(`feedback ${id} not found`);
-  return toFeedback(ctx, tenant, f);
+  return toFeedback(ctx, tenant, recordById(tenant.feedback, id, 'feedback'));
 }

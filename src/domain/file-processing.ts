@@ -12,7 +12,6 @@ import { columnIndex, readCsv, readXlsx, type SheetRows } from './spreadsheets.j
 import { parseAmount, parseOperationType, postTransactions, roundMoney } from './wallets.js';
 import { isUuid } from '../schemas/check.js';
 
-
 export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProcessingRecord): FileProcessing {
   const file = tenant.files.find((f) => f.id === r.fileId);
   const status = r.finished ? (r.result?.error ? 'failed' : 'finished') : r.started ? 'processing' : 'queued';

@@ -11,6 +11,7 @@ import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, pageOf, parseDayRange, sortBy, type ListQuery } from './lists.js';
 import { purposeTexts } from '../shared/idea-purposes.js';
+import { widget } from './widgets.js';
 
 const statusTexts: Record<'ru' | 'en', string[]> = {
   ru: ['На модерации', 'Новая', 'На рассмотрении', 'Принята', 'В работе', 'Реализована', 'Отклонена'],
@@ -30,11 +31,11 @@ export const ideaPurposes = (tenant: Tenant): IdeaPurpose[] =>
 const messages = {
   ru: {
     voted: 'Ваш голос учтён', unvoted: 'Ваш голос отозван', joined: 'Вы участвуете в реализации идеи', left: 'Вы больше не участвуете в реализации идеи',
-    closed: 'Идея ещё не опубликована или отклонена: голосовать и участвовать нельзя', widget: 'Новые идеи',
+    closed: 'Идея ещё не опубликована или отклонена: голосовать и участвовать нельзя',
   },
   en: {
     voted: 'Your vote is counted', unvoted: 'Your vote is withdrawn', joined: 'You take part in this idea', left: 'You no longer take part in this idea',
-    closed: 'The idea is not published yet or was rejected: voting and taking part are closed', widget: 'New ideas',
+    closed: 'The idea is not published yet or was rejected: voting and taking part are closed',
   },
 };
 
@@ -166,16 +167,13 @@ function toggle(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string
 export const ideaVote = (ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string) => toggle(ctx, tenant, user, id, 'vote');
 export const ideaParticipate = (ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string) => toggle(ctx, tenant, user, id, 'participate');
 
-/** The company widget updIdeas: the newest published ideas (first 5), count of all published ones. */
+/** The company widget updIdeas: the newest published ideas, count of all published ones. */
 export function ideasWidget(ctx: DomainContext, tenant: Tenant, _user: UserRecord): DashboardWidget {
   const published = sortBy(tenant.ideas.filter(open).reverse(), '-created_at', { created_at: (i) => i.createdAt });
   const statuses = ideaStatuses(tenant);
-  return {
-    key: 'updIdeas', title: messages[tenant.tenant.locale].widget, feed: 'company', count: published.length,
-    items: published.slice(0, 5).map((i) => ({
-      id: i.id, title: i.title,
-      subtitle: `${personBrief(ctx, tenant, i.authorId).name} · ${statuses[i.statusId - 1]?.name ?? ''}`,
-      imageUrl: absolute(ctx, `/images/avatar/${i.authorId}.svg`), url: absolute(ctx, `/pages/idea/${i.id}`), date: i.createdAt,
-    })),
-  };
+  return widget(tenant, 'updIdeas', published, (i) => ({
+    id: i.id, title: i.title,
+    subtitle: `${personBrief(ctx, tenant, i.authorId).name} · ${statuses[i.statusId - 1]?.name ?? ''}`,
+    imageUrl: absolute(ctx, `/images/avatar/${i.authorId}.svg`), url: absolute(ctx, `/pages/idea/${i.id}`), date: i.createdAt,
+  }));
 }

@@ -1,4 +1,4 @@
-// Pagination, per-page clamping, range filters, sorting and text search: once, for every list.
+// Pagination, per-page clamping, range filters, sorting, text search and lookup by id: once, for every list.
 import { fail } from '../errors.js';
 import type { PageLinks, PageMeta } from '../schemas/common.js';
 import { compareRuEnBaseNumeric } from './collate.js';
@@ -100,8 +100,7 @@ export const inDayRange = (stamp: string | null | undefined, range: DayRange | n
  * Sorts by `sort` written `field`, `+field` or `-field` (descending), over the allowed fields; unknown is a 400.
  * @example sortBy(files, '-created_at', { created_at: (f) => f.createdAt, name: (f) => f.name })
  */
-export function sortBy<T>(items: readonly T[], sort: string | undefined, keys: Record<string, (item: T) => string | number | null>): T[] {
-  if (!sort) return [...items];
+export function sortBy<T>(items: readonly T[], sort: string, keys: Record<string, (item: T) => string | number | null>): T[] {
   const desc = sort.startsWith('-');
   const field = sort.replace(/^[+-]/, '');
   const key = Object.hasOwn(keys, field) ? keys[field] : undefined;
@@ -152,6 +151,13 @@ export function subtreeIds(records: ReadonlyArray<{ id: string; parentId: string
     }
   }
   return out;
+}
+
+/** The record of `id`, or a 404 "<what> <id> not found". */
+export function recordById<T extends { id: string }>(records: readonly T[], id: string, what: string): T {
+  const found = records.find((r) => r.id === id);
+  if (!found) throw fail.notFound(`${what} ${id} not found`);
+  return found;
 }
 
 /** Splits a comma-separated list of ids (`a,b,c`); empty → null (no filter). */

@@ -4,7 +4,7 @@ import type { AccountSecret, AuthResult, Device, TenantInfo } from '../schemas/m
 import type { DeviceRecord, UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { hashSecret, newCode, newSecret, newUuid, secretMatches } from '../store/ids.js';
-import { absolute, findTenantByEmail, type DomainContext } from './context.js';
+import { absolute, type DomainContext } from './context.js';
 
 /** Assumed lifetimes (the API description does not give them); documented in docs/assumptions.md. */
 export const lifetimes = {
@@ -31,10 +31,16 @@ const twoFactorOn = (user: UserRecord, policy: SignInPolicy) => policy.twoFactor
 
 /** Finds the account by e-mail and password; 403 for anything wrong, with no hint which part was wrong. */
 function checkCredentials(ctx: DomainContext, email: string, password: string, tenantId?: string): { tenant: Tenant; user: UserRecord } {
-  const found = findTenantByEmail(ctx.store, email, tenantId);
-  if (!found || found.user.password !== password) throw fail.forbidden('invalid e-mail or password');
-  if (found.user.state !== 'active') throw fail.forbidden('this account is blocked');
-  return found;
+  const wanted = email.trim().toLowerCase();
+  for (const tenant of ctx.store.tenants()) {
+    if (tenantId && tenant.tenant.id !== tenantId) continue;
+    const user = tenant.users.find((u) => u.email.toLowerCase() === wanted);
+    if (!user) continue;
+    if (user.password !== password) break;
+    if (user.state !== 'active') throw fail.forbidden('this account is blocked');
+    return { tenant, user };
+  }
+  throw fail.forbidden('invalid e-mail or password');
 }
 
 export function requestTwoFactor(ctx: DomainContext, policy: SignInPolicy, input: { email: string; password: string }, tenantId?: string) {

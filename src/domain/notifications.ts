@@ -6,7 +6,7 @@ import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
-import { pageOf, type ListQuery, type Paged } from './lists.js';
+import { pageOf, recordById, type ListQuery, type Paged } from './lists.js';
 import { dayFormat } from './collate.js';
 import { groupedBy } from './grouped.js';
 
@@ -55,8 +55,7 @@ export function notificationsMarkSeenAll(ctx: DomainContext, tenant: Tenant, use
  */
 export function createNotification(ctx: DomainContext, tenant: Tenant, userId: string,
   input: { title: string; body: string; kind?: string; url?: string | null }): NotificationRecord {
-  const user = tenant.users.find((u) => u.id === userId);
-  if (!user) throw fail.notFound(`user ${userId} not found`);
+  const user = recordById(tenant.users, userId, 'user');
   const record: NotificationRecord = {
     id: newUuid(ctx.store, 'notification'), userId, title: input.title, body: input.body, kind: input.kind ?? 'system',
     url: input.url ?? null, createdAt: ctx.now.toISOString(), seenAt: null,

@@ -1,12 +1,13 @@
 // Real spreadsheets through exceljs: wallet and transaction exports (.xlsx), and reading an uploaded .xlsx or .csv
 // into rows of cell texts for file processing.
 import type ExcelJS from 'exceljs';
-
-/** exceljs is loaded on first use: importing it costs ~0.3–0.5 s of start-up. */
-const excel = async () => (await import('exceljs')).default;
 import type { Tenant } from '../store/store.js';
 import type { WalletRecord, WalletTransactionRecord } from '../schemas/integration-records.js';
 import { isOperationType, operationTypes } from './wallets.js';
+import { peopleIndex } from './people-index.js';
+
+/** exceljs is loaded on first use: importing it costs ~0.3–0.5 s of start-up. */
+const excel = async () => (await import('exceljs')).default;
 
 export const xlsxMime = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -31,8 +32,7 @@ async function workbookBytes(sheetName: string, headers: readonly string[], rows
 }
 
 export function exportWallets(tenant: Tenant, wallets: WalletRecord[]): Promise<Buffer> {
-  const users = new Map(tenant.users.map((u) => [u.id, u]));
-  const deps = new Map(tenant.departments.map((d) => [d.id, d]));
+  const { byId: users, departmentById: deps } = peopleIndex(tenant);
   return workbookBytes('Wallets', walletColumns, wallets.map((w) => {
     const u = users.get(w.userId);
     return [w.id, w.userId, u?.name ?? '', u?.email ?? '', deps.get(u?.departmentId ?? '')?.name ?? '', w.balance, w.createdAt, w.updatedAt];
@@ -40,7 +40,7 @@ export function exportWallets(tenant: Tenant, wallets: WalletRecord[]): Promise<
 }
 
 export function exportTransactions(tenant: Tenant, list: WalletTransactionRecord[]): Promise<Buffer> {
-  const users = new Map(tenant.users.map((u) => [u.id, u]));
+  const users = peopleIndex(tenant).byId;
   const owners = new Map(tenant.wallets.map((w) => [w.id, users.get(w.userId)?.name ?? '']));
   return workbookBytes('Transactions', transactionColumns, list.map((t) => [
     t.id, t.createdAt, t.operationTypeId, isOperationType(t.operationTypeId) ? operationTypes[t.operationTypeId].name : '',

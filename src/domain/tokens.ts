@@ -6,7 +6,7 @@ import type { CreatedPersonalToken, PersonalToken } from '../schemas/admin-api.j
 import type { SandboxStore, Tenant } from '../store/store.js';
 import { hashSecret, newSecret, newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
-import { idList, matchesText, paginate, type PageRequest } from './lists.js';
+import { idList, matchesText, paginate, recordById, type PageRequest } from './lists.js';
 
 export const tokenPrefix = 'pmt_';
 
@@ -80,8 +80,7 @@ export function adminListTokens(ctx: DomainContext, tenant: Tenant, _admin: User
  * as the API description says ("revoked automatically when its owner is blocked").
  */
 export function blockUser(store: SandboxStore, tenant: Tenant, userId: string, now: Date): UserRecord {
-  const user = tenant.users.find((u) => u.id === userId);
-  if (!user) throw fail.notFound(`user ${userId} not found`);
+  const user = recordById(tenant.users, userId, 'user');
   const at = now.toISOString();
   return store.transaction(() => {
     store.updateWhere(tenant, 'personalTokens', (t) => t.userId === userId && t.revokedAt === null, () => ({ revokedAt: at }));

@@ -1,13 +1,13 @@
 // Wallets of employees and their transactions. A wallet's balance is always the sum of its transactions
 // (credits in, debits out); every change goes through postTransactions so the two never disagree.
-import { fail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { WalletRecord, WalletTransactionRecord } from '../schemas/integration-records.js';
 import type { TransactionBatch, Wallet, WalletQuery, WalletTransaction, WalletTransactionCreateBody, WalletTransactionQuery } from '../schemas/admin-api.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
-import { idList, inDayRange, matchesText, pageOf, parseDayRange, subtreeIds } from './lists.js';
+import { idList, inDayRange, matchesText, pageOf, parseDayRange, recordById, subtreeIds } from './lists.js';
+import { peopleIndex } from './people-index.js';
 import { expandSelection, findUserList, userIdsOfKey } from './user-list-cache.js';
 
 /** Operation types; only 9 (purchase cancellation) is named by the API description. */
@@ -63,7 +63,7 @@ export function filterWallets(tenant: Tenant, q: Omit<WalletQuery, 'page' | 'per
   const deps = idList(q.department_id);
   const tree = deps ? subtreeIds(tenant.departments, deps) : null;
   const listed = userIdsOfKey(tenant, q.user_list_key);
-  const byId = new Map(tenant.users.map((u) => [u.id, u]));
+  const { byId } = peopleIndex(tenant);
   return tenant.wallets.filter((w) => {
     const owner = byId.get(w.userId);
     return (users === null || users.has(w.userId))
@@ -78,9 +78,7 @@ export function listWallets(ctx: DomainContext, tenant: Tenant, _user: UserRecor
 }
 
 export function viewWallet(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): Wallet {
-  const w = tenant.wallets.find((x) => x.id === id);
-  if (!w) throw fail.notFound(`wallet ${id} not found`);
-  return walletView(ctx, tenant, w);
+  return walletView(ctx, tenant, recordById(tenant.wallets, id, 'wallet'));
 }
 
 export function filterTransactions(tenant: Tenant, q: Omit<WalletTransactionQuery, 'page' | 'per-page'>): WalletTransactionRecord[] {
@@ -96,8 +94,8 @@ export function filterTransactions(tenant: Tenant, q: Omit<WalletTransactionQuer
   const walletUsers = userIdsOfKey(tenant, q.wallet_user_list_key);
   const deps = idList(q.department_id);
   const tree = deps ? subtreeIds(tenant.departments, deps) : null;
-  const depOf = new Map(tenant.users.map((u) => [u.id, u.departmentId]));
-  const inTree = (userId: string | undefined) => userId !== undefined && tree !== null && tree.has(depOf.get(userId) ?? '');
+  const { byId } = peopleIndex(tenant);
+  const inTree = (userId: string | undefined) => userId !== undefined && tree !== null && tree.has(byId.get(userId)?.departmentId ?? '');
   const has = (set: Set<string> | null, v: string | undefined | null) => set === null || (v != null && set.has(v));
   return tenant.walletTransactions.filter((t) => {
     const s = owner(t.senderWalletId);
@@ -119,9 +117,7 @@ export function listTransactions(ctx: DomainContext, tenant: Tenant, _user: User
 }
 
 export function viewTransaction(ctx: DomainContext, tenant: Tenant, _user: UserRecord, id: string): WalletTransaction {
-  const t = tenant.walletTransactions.find((x) => x.id === id);
-  if (!t) throw fail.notFound(`wallet transaction ${id} not found`);
-  return transactionView(ctx, tenant, t);
+  return transactionView(ctx, tenant, recordById(tenant.walletTransactions, id, 'wallet transaction'));
 }
 
 /** The user's wallet, opened on first use. */
