@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ActionResult, errors, Page, PageQuery, ref } from '../schemas/common.js';
+import { ActionResult, Day, errors, Page, PageQuery, ref, Uuid } from '../schemas/common.js';
 import {
   CalendarEventBid, CalendarEventItems, CalendarEventList, CalendarEventType, CalendarEventView, CalendarList, CalendarView,
 } from '../schemas/calendar.js';
@@ -94,9 +94,9 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'calendarEventRequestCreate', tags, summary: 'Request participation in an event (an occurrence: with parent id and date)',
       description: 'Asks to take part in an event, or in one occurrence of a recurring event (calendar_event_parent_id and calendar_event_rec_date). Approved at once when the event accepts automatically, else pending; an obstacle (full, over, already requested …) answers success false with errors.',
       body: Type.Object({
-        calendar_event_id: Type.String({ format: 'uuid' }),
-        calendar_event_parent_id: Type.Optional(Type.String({ format: 'uuid' })),
-        calendar_event_rec_date: Type.Optional(Type.String({ format: 'date' })),
+        calendar_event_id: Uuid,
+        calendar_event_parent_id: Type.Optional(Uuid),
+        calendar_event_rec_date: Type.Optional(Day),
       }),
       response: { 200: ActionResult(ref(CalendarEventBid)), ...errors(400, 401, 403, 404, 500) },
     },

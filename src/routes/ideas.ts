@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, Page, PageQuery, ref } from '../schemas/common.js';
+import { errors, Page, PageQuery, ref, Uuid } from '../schemas/common.js';
 import { IdeaEdit, IdeaIndex, IdeaPurposes, IdeaStatuses, IdeaToggleResult, IdeaView } from '../schemas/ideas.js';
 import { caller } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
@@ -47,7 +47,7 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'ideaEdit', tags, summary: 'Create an idea (no id) or edit one (its author only)',
       description: 'Ideas of users without the right user-edit go to moderation first. Field problems answer 400 with details naming each field.',
-      querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
+      querystring: Type.Object({ id: Type.Optional(Uuid) }),
       body: ref(IdeaEdit),
       response: { 200: ref(IdeaIndex), ...errors(400, 401, 403, 404, 500) },
     },
