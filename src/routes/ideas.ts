@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, Page, PageQuery, ref, Uuid } from '../schemas/common.js';
 import { IdeaEdit, IdeaIndex, IdeaPurposes, IdeaStatuses, IdeaToggleResult, IdeaView } from '../schemas/ideas.js';
-import { caller } from '../http/context.js';
+import { callerTenant } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
 import {
   ideaEdit, ideaIndex, ideaParticipate, ideaPurposes, ideaStatuses, ideaView, ideaVote, isModerator,
@@ -17,12 +17,12 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/idea/statuses', {
     schema: { operationId: 'ideaStatuses', tags, summary: 'Idea statuses', description: 'The statuses an idea can have, for filters (idea_status_id).', response: { 200: ref(IdeaStatuses), ...errors(401, 403, 500) } },
     config: { auth: 'session' },
-  }, async (req) => ({ data: ideaStatuses(caller(req).tenant) }));
+  }, async (req) => ({ data: ideaStatuses(callerTenant(req)) }));
 
   app.get('/idea/purposes', {
     schema: { operationId: 'ideaPurposes', tags, summary: 'Idea purposes', description: 'The purposes an idea can have, for the edit form and filters (idea_purpose_id).', response: { 200: ref(IdeaPurposes), ...errors(401, 403, 500) } },
     config: { auth: 'session' },
-  }, async (req) => ({ data: ideaPurposes(caller(req).tenant) }));
+  }, async (req) => ({ data: ideaPurposes(callerTenant(req)) }));
 
   app.get('/idea/index', {
     schema: {
