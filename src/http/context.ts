@@ -114,8 +114,7 @@ export function makeUrlRewriter(seen: WeakMap<IncomingMessage, PrefixInfo>) {
  * (Host and X-Forwarded-Proto/Host/Prefix are honoured).
  */
 export function baseUrl(req: FastifyRequest): string {
-  const forwardedPrefix = req.headers['x-forwarded-prefix'];
-  const prefix = typeof forwardedPrefix === 'string' ? forwardedPrefix.replace(/\/$/, '') : '';
+  const prefix = header(req, 'x-forwarded-prefix')?.replace(/\/$/, '') ?? '';
   return `${req.protocol}://${req.host}${prefix}${req.sandboxPrefix}`;
 }
 
