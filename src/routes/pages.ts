@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../errors.js';
-import { baseUrl, caller, domainContext, header } from '../http/context.js';
+import { baseUrl, header } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { ticketsHeld } from '../scenarios/effects.js';
 import { html } from '../pages/html.js';
 import { page, type PageFrame } from '../pages/layout.js';
@@ -85,9 +86,9 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'session' },
     }, async (req, reply) => {
-      const { tenant, user } = caller(req);
+      const [ctx, tenant, user] = callerArgs(req);
       const query = (req.query ?? {}) as Record<string, string | undefined>;
-      const out = kind.render({ ctx: domainContext(req), tenant, user, held: ticketsHeld(req), id: req.params.id, query });
+      const out = kind.render({ ctx, tenant, user, held: ticketsHeld(req), id: req.params.id, query });
       return reply.type('text/html; charset=utf-8').send(page(frameOf(req), out.title, out.body));
     });
   }
