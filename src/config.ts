@@ -92,9 +92,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
+      args: argv, // strict, no positionals: parseArgs' defaults
       options: {
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(flags.map((f) => [f.flag, f.kind === 'bool' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: f.kind === 'list' }])),

@@ -42,7 +42,6 @@ const viewParams = Type.Object({
 const filter = <Q extends { calendar_event_type_id?: EventFilter['type'] }>({ calendar_event_type_id: type, ...rest }: Q) =>
   ({ ...rest, type });
 
-/** The two calendar families, event types and participation requests. */
 export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const family of [
     { path: '/calendar-event', op: 'calendarEvent', type: typeCode, list: ref(CalendarEventList), view: ref(CalendarEventView), what: 'calendar-event family: integer type codes' },

@@ -7,7 +7,6 @@ import { articleCategory, articleNews, postcardUserView } from '../domain/conten
 
 const uuidArray = Type.Array(Uuid, { maxItems: 100 });
 
-/** Postcards, news and the catalog. */
 export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/postcard/user-view', {
     schema: {

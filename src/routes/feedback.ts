@@ -7,7 +7,6 @@ import { feedbackAdd, feedbackView } from '../domain/feedback.js';
 
 const tags = ['feedback'];
 
-/** Feedback about users and departments. */
 export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/feedback/add', {
     schema: {

@@ -28,7 +28,6 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-/** Files of the user: list, counts, upload flow, download. */
 export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/file/index', {
     schema: {

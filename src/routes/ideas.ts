@@ -12,7 +12,6 @@ const tags = ['idea'];
 const idQuery = Type.Object({ id: Type.String({ format: 'uuid', description: 'idea id' }) });
 const ids = (what: string) => Type.Optional(Type.String({ maxLength: 4000, description: `${what}: one or several comma-separated ids` }));
 
-/** Ideas: statuses, purposes, list, view, create/edit, vote, participate. */
 export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/idea/statuses', {
     schema: { operationId: 'ideaStatuses', tags, summary: 'Idea statuses', description: 'The statuses an idea can have, for filters (idea_status_id).', response: { 200: ref(IdeaStatuses), ...errors(401, 403, 500) } },

@@ -14,7 +14,6 @@ const decideSchema = (operationId: string, summary: string) => ({
   response: { 200: ref(ModerationResult), ...errors(400, 401, 403, 404, 500) },
 });
 
-/** Moderation of ideas and comments. */
 export const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/moderation', {
     schema: {
