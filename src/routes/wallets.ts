@@ -33,7 +33,8 @@ const sendXlsx = (req: FastifyRequest, reply: FastifyReply, name: string, bytes:
 /** Administrative wallet operations; every route needs enableWallet and the right wallets-transactions. */
 export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', async (req) => {
-    if (!tenantOptions(req, callerTenant(req)).enableWallet) throw fail.forbidden('wallets are disabled for this tenant (option enableWallet is off)');
+    const tenant = callerTenant(req);
+    if (!tenantOptions(req, tenant).enableWallet) throw fail.forbidden('wallets are disabled for this tenant (option enableWallet is off)');
   });
 
   app.get('/admin/wallet', {
