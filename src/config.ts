@@ -5,7 +5,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import './schemas/check.js'; // registers the string formats TypeBox checks
 
-export const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
+const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
 
 const durationPattern = '^\\d+(ms|s|m|h|d)$';
 
@@ -92,9 +92,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
+      args: argv, // strict, no positionals: parseArgs' defaults
       options: {
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(flags.map((f) => [f.flag, f.kind === 'bool' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: f.kind === 'list' }])),

@@ -3,7 +3,7 @@
 // `x-mock-finding`. Registered before the scenario plugin: its onSend runs before a fault breaks the answer.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { header, isSideRoute } from '../http/context.js';
+import { header, isSideRoute, pathOf } from '../http/context.js';
 import type { Sandbox } from '../store/sandbox.js';
 import type { FindingLog } from '../store/findings.js';
 import type { Finding, FindingCode } from '../schemas/admin.js';
@@ -118,7 +118,7 @@ export const findingsPlugin = fp(async (app: FastifyInstance) => {
       codes.push(code);
       report(log, code, message, {
         at: new Date(seen.now).toISOString(), requestId: req.journalId, operationId: op, method: req.method,
-        path: req.url.split('?')[0] ?? req.url, docs: docsOf(req.routeOptions.schema?.tags?.[0], op),
+        path: pathOf(req), docs: docsOf(req.routeOptions.schema?.tags?.[0], op),
       });
     }
     if (codes.length > 0) reply.header('x-mock-finding', codes.join(', '));

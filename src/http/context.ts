@@ -1,20 +1,13 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Right } from '../schemas/common.js';
 import type { DeviceRecord, SessionRecord, UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';
 import type { Options } from '../config.js';
 import type { Fixtures } from '../store/fixtures.js';
+import type { DomainContext } from '../domain/context.js';
 
-/**
- * How a route is authorized, declared in its config:
- * - none: binding operations and the docs;
- * - tenant: only the tenant header (POST /mobile/auth);
- * - session: session headers, or a personal token as Bearer;
- * - session-only: session headers; a Bearer caller gets 403 (token management);
- * - session-or-apikey: session headers, Bearer, or an API key (workflow tickets).
- */
 /** A request header as one non-empty string, else undefined (absent, empty or repeated). */
 export const header = (req: FastifyRequest, name: string): string | undefined => {
   const v = req.headers[name];
@@ -24,6 +17,14 @@ export const header = (req: FastifyRequest, name: string): string | undefined =>
 /** The four headers of a session, as /mobile/auth hands them out. */
 export const sessionHeaders = ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code'] as const;
 
+/**
+ * How a route is authorized, declared in its config:
+ * - none: binding operations and the docs;
+ * - tenant: only the tenant header (POST /mobile/auth);
+ * - session: session headers, or a personal token as Bearer;
+ * - session-only: session headers; a Bearer caller gets 403 (token management);
+ * - session-or-apikey: session headers, Bearer, or an API key (workflow tickets).
+ */
 export type AuthMode = 'none' | 'tenant' | 'session' | 'session-only' | 'session-or-apikey';
 
 export type AuthContext = {
@@ -54,10 +55,7 @@ declare module 'fastify' {
     /** "/api/v2" when the client put it before the operation's path, else "" */
     apiPrefix: string;
     auth: AuthContext;
-    /**
-     * the route's config and operationId, read once per request by the first hook: Fastify builds a new
-     * `routeOptions` object on every access, and each hook used to read it
-     */
+    /** the route's config and operationId, read once by the first hook (Fastify builds `routeOptions` on every access) */
     routeConfig: FastifyContextConfig | null;
     operationId: string | null;
     /** performance.now() when the first hook ran: the journal's duration */
@@ -74,6 +72,9 @@ declare module 'fastify' {
 
 /** The mock's own side routes (admin, API document): never journaled, stubbed, delayed or forwarded. */
 export const isSideRoute = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
+
+/** The path of a request as routed (prefixes stripped), without its query. */
+export const pathOf = (req: FastifyRequest) => req.url.split('?')[0] ?? req.url;
 
 /** Prefixes a client may put before any operation: `/sandbox/NAME` (picks the sandbox) and `/api/v2`. */
 const prefixRe = /^(\/sandbox\/([^/?#]*))?(\/api\/v2(?=[/?#]|$))?/;
@@ -113,8 +114,7 @@ export function makeUrlRewriter(seen: WeakMap<IncomingMessage, PrefixInfo>) {
  * (Host and X-Forwarded-Proto/Host/Prefix are honoured).
  */
 export function baseUrl(req: FastifyRequest): string {
-  const forwardedPrefix = req.headers['x-forwarded-prefix'];
-  const prefix = typeof forwardedPrefix === 'string' ? forwardedPrefix.replace(/\/$/, '') : '';
+  const prefix = header(req, 'x-forwarded-prefix')?.replace(/\/$/, '') ?? '';
   return `${req.protocol}://${req.host}${prefix}${req.sandboxPrefix}`;
 }
 
@@ -129,10 +129,6 @@ export function callerTenant(req: FastifyRequest): Tenant {
   if (!req.auth.tenant) throw new Error(`route ${req.routeOptions.url} reads a tenant but has no tenant auth mode`);
   return req.auth.tenant;
 }
-
-export type Handler = (req: FastifyRequest, reply: FastifyReply) => unknown;
-
-import type { DomainContext } from '../domain/context.js';
 
 /** The domain context of a request: its sandbox's store, clock, outbox and the client's base address. */
 export function domainContext(req: FastifyRequest, now?: Date, sandbox: Sandbox = req.sandbox): DomainContext {

@@ -6,7 +6,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { UsageError, type Options } from '../config.js';
-import { isSideRoute } from '../http/context.js';
+import { isSideRoute, pathOf } from '../http/context.js';
 import { Recorder } from './recorder.js';
 import { callUpstream, parseProxyHeaders, upstreamName, userInfoProblem, type UpstreamAnswer, type UpstreamHeader } from './upstream.js';
 import { compareAnswers, type Comparison } from './compare.js';
@@ -91,8 +91,6 @@ async function readAll(stream: AsyncIterable<Buffer | string>, limit: number): P
   }
   return Buffer.concat(chunks);
 }
-
-const pathOf = (req: FastifyRequest) => req.url.split('?')[0] ?? req.url;
 
 type CompareMark = { base: string; body: Buffer | undefined; mockBody: string };
 

@@ -6,7 +6,6 @@ import { listEmployments, viewEmployment } from '../domain/admin-employment.js';
 
 const tags = ['admin-employment'];
 
-/** Read-only employments for integrations (right user-edit). */
 export const adminEmploymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/admin/employment', {
     schema: {

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ActionResult, errors, Page, PageQuery, ref } from '../schemas/common.js';
+import { ActionResult, Day, errors, Page, PageQuery, ref, Uuid } from '../schemas/common.js';
 import {
   CalendarEventBid, CalendarEventItems, CalendarEventList, CalendarEventType, CalendarEventView, CalendarList, CalendarView,
 } from '../schemas/calendar.js';
@@ -17,34 +17,31 @@ const str = (description: string) => Type.Optional(Type.String({ maxLength: 200,
 const typeCode = Type.Integer({ minimum: 1, maximum: 6, description: '1 CORPORATE, 2 TRAINING, 3 MEET, 4 PUBLIC_HOLIDAY, 5 EVENT (all custom types), 6 WEBINAR' });
 const typeUuid = Type.String({ format: 'uuid', description: 'an id from GET /calendar-event-type' });
 
-const filterParams = (type: TSchema) => ({
+const filterParams = <T extends TSchema>(type: T) => ({
   calendar_event_type_id: Type.Optional(type),
   entity_id: Type.Optional(Type.Integer({ description: '1030: meeting place' })),
   calendar_event_entity_item_id: str('the item of that entity (meeting place id)'),
   user_id: Type.Optional(Type.String({ format: 'uuid', description: 'participant or organiser' })),
   visible_to: Type.Optional(Type.String({ maxLength: 4000, description: 'comma-separated user group ids' })),
 });
-const listParams = (type: TSchema) => Type.Object({
+const listParams = <T extends TSchema>(type: T) => Type.Object({
   title: str('substring of the title, case-insensitive'),
   title_exact: str('the whole title'),
   start_date_time: str('YYYY-MM-DD HH:MM:SS (UTC); default: the first day of the current month'),
   end_date_time: str('YYYY-MM-DD HH:MM:SS (UTC); default: start plus 3 months'),
   ...filterParams(type),
 });
-const itemsParams = (type: TSchema) => Type.Object({ q: str('search in the title'), ...filterParams(type) });
+const itemsParams = <T extends TSchema>(type: T) => Type.Object({ q: str('search in the title'), ...filterParams(type) });
 const viewParams = Type.Object({
   id: Type.String({ format: 'uuid', description: 'event id (or occurrence id, or parent id with rec_date)' }),
   parent_id: Type.Optional(Type.String({ format: 'uuid', description: 'the recurring event' })),
   rec_date: Type.Optional(Type.String({ format: 'date', description: 'the date of the occurrence, YYYY-MM-DD' })),
 });
 
-type RawQuery = Omit<EventFilter, 'type'> & { calendar_event_type_id?: unknown; q?: string | undefined };
-const filter = (q: RawQuery): EventFilter & { q?: string | undefined } => {
-  const { calendar_event_type_id: type, ...rest } = q;
-  return { ...rest, type: typeof type === 'number' || typeof type === 'string' ? type : undefined };
-};
+/** The query as the domain's filter: calendar_event_type_id is its `type`. */
+const filter = <Q extends { calendar_event_type_id?: EventFilter['type'] }>({ calendar_event_type_id: type, ...rest }: Q) =>
+  ({ ...rest, type });
 
-/** The two calendar families, event types and participation requests. */
 export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const family of [
     { path: '/calendar-event', op: 'calendarEvent', type: typeCode, list: ref(CalendarEventList), view: ref(CalendarEventView), what: 'calendar-event family: integer type codes' },
@@ -56,15 +53,15 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
     app.get(family.path, {
       schema: { operationId: `${family.op}List`, tags, summary: `Events and occurrences in a window (${family.what})`, description: 'The events visible to the caller between start_date_time and end_date_time (default: this month to three months on), recurring events expanded into occurrences; filter by title, type, place, participant or user groups.', querystring: listParams(family.type), response: { 200: family.list, ...errors(400, 401, 403, 404, 500) } },
       config,
-    }, async (req) => list(...callerArgs(req), filter(req.query as RawQuery)));
+    }, async (req) => list(...callerArgs(req), filter(req.query)));
     app.get(`${family.path}/my`, {
       schema: { operationId: `${family.op}My`, tags, summary: `Events the current user organises, takes part in or has requested (${family.what})`, description: 'Like the list, restricted to the events the caller organises, takes part in or has a participation request for.', querystring: listParams(family.type), response: { 200: family.list, ...errors(400, 401, 403, 404, 500) } },
       config,
-    }, async (req) => list(...callerArgs(req), filter(req.query as RawQuery), true));
+    }, async (req) => list(...callerArgs(req), filter(req.query), true));
     app.get(`${family.path}/items`, {
       schema: { operationId: `${family.op}Items`, tags, summary: `Event lookup items by title (${family.what})`, description: 'Id and title of the visible events whose title matches `q`, for pickers.', querystring: itemsParams(family.type), response: { 200: ref(CalendarEventItems), ...errors(400, 401, 403, 404, 500) } },
       config,
-    }, async (req) => calendarItems(...callerArgs(req), filter(req.query as RawQuery)));
+    }, async (req) => calendarItems(...callerArgs(req), filter(req.query)));
     app.get(`${family.path}/view`, {
       schema: { operationId: `${family.op}View`, tags, summary: `One event or occurrence with the current user's part in it (${family.what})`, description: 'An event, or one occurrence of a recurring one (parent_id and rec_date), with the caller\'s role, open request and whether one can be made. An event the caller may not see is a 404.', querystring: viewParams, response: { 200: family.view, ...errors(400, 401, 403, 404, 500) } },
       config,
@@ -94,9 +91,9 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'calendarEventRequestCreate', tags, summary: 'Request participation in an event (an occurrence: with parent id and date)',
       description: 'Asks to take part in an event, or in one occurrence of a recurring event (calendar_event_parent_id and calendar_event_rec_date). Approved at once when the event accepts automatically, else pending; an obstacle (full, over, already requested …) answers success false with errors.',
       body: Type.Object({
-        calendar_event_id: Type.String({ format: 'uuid' }),
-        calendar_event_parent_id: Type.Optional(Type.String({ format: 'uuid' })),
-        calendar_event_rec_date: Type.Optional(Type.String({ format: 'date' })),
+        calendar_event_id: Uuid,
+        calendar_event_parent_id: Type.Optional(Uuid),
+        calendar_event_rec_date: Type.Optional(Day),
       }),
       response: { 200: ActionResult(ref(CalendarEventBid)), ...errors(400, 401, 403, 404, 500) },
     },

@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, Page, PageQuery, ref } from '../schemas/common.js';
+import { errors, Page, PageQuery, ref, Uuid } from '../schemas/common.js';
 import { Article, CatalogAnswer, UserPostcard } from '../schemas/content.js';
 import { callerArgs, listUrl } from './handler.js';
 import { articleCategory, articleNews, postcardUserView } from '../domain/content.js';
 
-const uuidArray = Type.Array(Type.String({ format: 'uuid' }), { maxItems: 100 });
+const uuidArray = Type.Array(Uuid, { maxItems: 100 });
 
-/** Postcards, news and the catalog. */
 export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/postcard/user-view', {
     schema: {

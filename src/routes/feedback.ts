@@ -1,13 +1,12 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
 import { Feedback, FeedbackAdd, FeedbackAddResult } from '../schemas/feedback.js';
+import { IdQuery } from '../schemas/admin-api.js';
 import { callerArgs } from './handler.js';
 import { feedbackAdd, feedbackView } from '../domain/feedback.js';
 
 const tags = ['feedback'];
 
-/** Feedback about users and departments. */
 export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/feedback/add', {
     schema: {
@@ -23,7 +22,7 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'feedbackView', tags, summary: 'A feedback entry; anonymous entries never show the author',
       description: 'One feedback entry about a user or a department, with its score and text; an anonymous entry never shows its author. An unknown id is a 404.',
-      querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+      querystring: IdQuery,
       response: { 200: ref(Feedback), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, Page, ref } from '../schemas/common.js';
+import { errors, Page, ref, Uuid } from '../schemas/common.js';
 import { FileCount, FileIndex, FileIndexQuery, PreparedUpload, PrepareUpload, SignedQuery, UploadResult, uploadLimitBytes } from '../schemas/files.js';
 import { domainContext } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
 import { downloadFile, fileCount, fileIndex, finishUpload, prepareUpload, uploadBytes } from '../domain/files.js';
 
 const tags = ['file'];
-const fileParams = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const fileId = Type.Object({ id: Uuid });
 
 /** The signed upload address: raw bytes of any content type. Its own plugin, so the catch-all parser stays here. */
 const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
@@ -17,7 +17,7 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'fileUpload', tags, summary: 'Upload the bytes of a prepared file (the signed uploadUrl; not part of the portal API)',
       description: `Send the raw bytes as the body, any content type, at most ${uploadLimitBytes} bytes (413 beyond). No session needed: the signature authorizes. Expired or forged signature: 403.`,
-      params: fileParams, querystring: SignedQuery,
+      params: fileId, querystring: SignedQuery,
       response: { 200: ref(UploadResult), ...errors(400, 403, 404, 409, 413, 500) },
     },
     bodyLimit: uploadLimitBytes,
@@ -28,7 +28,6 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
   });
 };
 
-/** Files of the user: list, counts, upload flow, download. */
 export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/file/index', {
     schema: {
@@ -64,7 +63,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'fileFinishUpload', tags, summary: 'Mark a file UPLOADED once its bytes arrived',
       description: 'Call after PUTting the bytes to the uploadUrl of /file/prepare-upload: the file becomes UPLOADED and shows in /file/index. No bytes yet is a 409.',
-      querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+      querystring: fileId,
       response: { 200: ref(FileIndex), ...errors(400, 401, 403, 404, 409, 500) },
     },
     config: { auth: 'session' },
@@ -74,7 +73,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'fileDownload', tags, summary: 'The bytes of an uploaded file (the signed url of fileIndex; not part of the portal API)',
       description: 'No session needed: the signature authorizes (valid one hour). Expired or forged signature: 403.',
-      params: fileParams, querystring: SignedQuery,
+      params: fileId, querystring: SignedQuery,
       response: { 200: { description: 'the file bytes with their content type', content: { '*/*': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } } }, ...errors(400, 403, 404, 500) },
     },
     config: { auth: 'none' },

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, Page, PageQuery, ref } from '../schemas/common.js';
+import { errors, Page, PageQuery, ref, Uuid } from '../schemas/common.js';
 import { IdeaEdit, IdeaIndex, IdeaPurposes, IdeaStatuses, IdeaToggleResult, IdeaView } from '../schemas/ideas.js';
-import { caller } from '../http/context.js';
+import { callerTenant } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
 import {
   ideaEdit, ideaIndex, ideaParticipate, ideaPurposes, ideaStatuses, ideaView, ideaVote, isModerator,
@@ -12,17 +12,16 @@ const tags = ['idea'];
 const idQuery = Type.Object({ id: Type.String({ format: 'uuid', description: 'idea id' }) });
 const ids = (what: string) => Type.Optional(Type.String({ maxLength: 4000, description: `${what}: one or several comma-separated ids` }));
 
-/** Ideas: statuses, purposes, list, view, create/edit, vote, participate. */
 export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/idea/statuses', {
     schema: { operationId: 'ideaStatuses', tags, summary: 'Idea statuses', description: 'The statuses an idea can have, for filters (idea_status_id).', response: { 200: ref(IdeaStatuses), ...errors(401, 403, 500) } },
     config: { auth: 'session' },
-  }, async (req) => ({ data: ideaStatuses(caller(req).tenant) }));
+  }, async (req) => ({ data: ideaStatuses(callerTenant(req)) }));
 
   app.get('/idea/purposes', {
     schema: { operationId: 'ideaPurposes', tags, summary: 'Idea purposes', description: 'The purposes an idea can have, for the edit form and filters (idea_purpose_id).', response: { 200: ref(IdeaPurposes), ...errors(401, 403, 500) } },
     config: { auth: 'session' },
-  }, async (req) => ({ data: ideaPurposes(caller(req).tenant) }));
+  }, async (req) => ({ data: ideaPurposes(callerTenant(req)) }));
 
   app.get('/idea/index', {
     schema: {
@@ -47,7 +46,7 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'ideaEdit', tags, summary: 'Create an idea (no id) or edit one (its author only)',
       description: 'Ideas of users without the right user-edit go to moderation first. Field problems answer 400 with details naming each field.',
-      querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
+      querystring: Type.Object({ id: Type.Optional(Uuid) }),
       body: ref(IdeaEdit),
       response: { 200: ref(IdeaIndex), ...errors(400, 401, 403, 404, 500) },
     },

@@ -47,8 +47,7 @@ export const imageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const subject = imageSubject(domainContext(req), kind.path, id);
       reply.header('cache-control', 'public, max-age=300').type('image/svg+xml');
       if (!subject) return reply.status(404).send(missingSvg());
-      const { label, seed } = subject;
-      return reply.send(kind.shape === 'cover' ? coverSvg({ id, seed, label }) : badgeSvg({ id, seed, label, shape: kind.shape }));
+      return reply.send(kind.shape === 'cover' ? coverSvg({ id, ...subject }) : badgeSvg({ id, ...subject, shape: kind.shape }));
     });
   }
 };

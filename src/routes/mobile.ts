@@ -13,7 +13,6 @@ import { signInPolicy } from '../scenarios/effects.js';
 
 const tags = ['mobile'];
 
-/** Device binding, two-factor, sessions and push tokens. */
 export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const kept = answerCache();
   app.post('/mobile/bind/:id/:token', {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, ref } from '../schemas/common.js';
+import { errors, ref, Uuid } from '../schemas/common.js';
 import { ArrayOfIds, Moderation, ModerationResult } from '../schemas/ideas.js';
 import { callerArgs } from './handler.js';
 import { isModerator } from '../domain/ideas.js';
@@ -14,13 +14,12 @@ const decideSchema = (operationId: string, summary: string) => ({
   response: { 200: ref(ModerationResult), ...errors(400, 401, 403, 404, 500) },
 });
 
-/** Moderation of ideas and comments. */
 export const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/moderation', {
     schema: {
       operationId: 'moderationIndex', tags, summary: 'Items waiting for the current user\'s decision',
       description: 'Moderators (right user-edit) see ideas on moderation and pending comments; anybody else an empty queue. `id` picks one item (404 when it is not in the queue).',
-      querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
+      querystring: Type.Object({ id: Type.Optional(Uuid) }),
       response: { 200: ref(Moderation), ...errors(400, 401, 403, 404, 500) },
     },
     config: { auth: 'session' },

@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../errors.js';
-import { baseUrl, caller, domainContext } from '../http/context.js';
-import { absolute } from '../domain/context.js';
+import { baseUrl, header } from '../http/context.js';
+import { callerArgs } from './handler.js';
 import { ticketsHeld } from '../scenarios/effects.js';
 import { html } from '../pages/html.js';
 import { page, type PageFrame } from '../pages/layout.js';
@@ -24,15 +24,11 @@ const headers = Type.Object({
   'x-service-embed': Type.Optional(Type.String({ description: '"true" in a web view: the page comes without the portal header and footer' })),
 });
 
-/** True when the app shows the page inside its own screen: no portal header and footer. */
-const embedded = (req: FastifyRequest) => String(req.headers['x-service-embed'] ?? '').toLowerCase() === 'true';
-
 function frameOf(req: FastifyRequest): PageFrame {
   const tenant = req.auth?.tenant ?? null;
-  const ctx = { baseUrl: baseUrl(req) };
   return {
-    tenant: tenant ? { name: tenant.tenant.name, logoUrl: absolute(ctx, `/images/tenant/${tenant.tenant.id}.svg`) } : null,
-    lang: tenant?.tenant.locale ?? 'en', embed: embedded(req),
+    tenant: tenant ? { name: tenant.tenant.name, logoUrl: `${baseUrl(req)}/images/tenant/${tenant.tenant.id}.svg` } : null,
+    lang: tenant?.tenant.locale ?? 'en', embed: header(req, 'x-service-embed')?.toLowerCase() === 'true',
   };
 }
 
@@ -90,9 +86,9 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'session' },
     }, async (req, reply) => {
-      const { tenant, user } = caller(req);
+      const [ctx, tenant, user] = callerArgs(req);
       const query = (req.query ?? {}) as Record<string, string | undefined>;
-      const out = kind.render({ ctx: domainContext(req), tenant, user, held: ticketsHeld(req), id: req.params.id, query });
+      const out = kind.render({ ctx, tenant, user, held: ticketsHeld(req), id: req.params.id, query });
       return reply.type('text/html; charset=utf-8').send(page(frameOf(req), out.title, out.body));
     });
   }

@@ -1,11 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Day, errors, Page, PageQuery, ref } from '../schemas/common.js';
+import { Day, errors, Page, PageQuery, ref, Uuid } from '../schemas/common.js';
 import {
   BadgeResult, DashboardResult, DepartmentSearchResult, DepartmentTreeNode, FullEmployment, LookupItem, MeetingPlaceItem, Notification,
   OrgEmploymentFile, OrgEmploymentFileRequestResult, SetMainResult, UserListItem, UserProfile, UserSearchResult,
 } from '../schemas/people.js';
 import { OrgEmploymentFileStatusIds, OrgEmploymentFileTypeIds } from '../schemas/people-records.js';
+import { IdQuery } from '../schemas/admin-api.js';
 import { caller, domainContext } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
 import {
@@ -19,6 +20,7 @@ import { WidgetKeys } from '../schemas/dashboard-widget.js';
 import { answerCache, answerKey } from '../http/answer-cache.js';
 
 const session = { auth: 'session' as const };
+const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const Q = Type.Optional(Type.String({ maxLength: 200, description: 'search text (case-insensitive, every word must match)' }));
 const Range = (what: string) => Type.Optional(Type.String({ maxLength: 50, description: `${what}: range yyyy-MM-dd|yyyy-MM-dd (either side may be empty; a time of day gives 422)` }));
 
@@ -30,7 +32,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'userProfile', tags: ['user'], summary: 'Profile of a user',
       description: 'The public profile of any visible user of the tenant, with department, main employment and statuses. A malformed id is a 400, an unknown or hidden user a 404.',
-      querystring: Type.Object({ id: Type.String({ format: 'uuid' }) }),
+      querystring: IdQuery,
       response: { 200: ref(UserProfile), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
@@ -52,16 +54,11 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: '`per-page` 1 to 20 (default 20; out of range: 400). `sort`: id, email, name, first_name, last_name, position, reg_status_id, created_at, last_login_at with an optional +/- prefix (default name). Text filters match case-insensitively; `id` and `department_id` take comma-separated lists.',
       querystring: Type.Object({
         ...PageQuery,
-        sort: Type.Optional(Type.String({ maxLength: 40 })),
-        id: Type.Optional(Type.String({ maxLength: 4000 })),
-        email: Type.Optional(Type.String({ maxLength: 200 })),
-        name: Type.Optional(Type.String({ maxLength: 200 })),
-        first_name: Type.Optional(Type.String({ maxLength: 200 })),
-        last_name: Type.Optional(Type.String({ maxLength: 200 })),
-        department_id: Type.Optional(Type.String({ maxLength: 4000 })),
+        sort: text(40), id: text(4000), email: text(200), name: text(200), first_name: text(200), last_name: text(200),
+        department_id: text(4000),
         reg_status_id: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
-        group_id: Type.Optional(Type.String({ format: 'uuid' })),
-        position: Type.Optional(Type.String({ maxLength: 200 })),
+        group_id: Type.Optional(Uuid),
+        position: text(200),
         created_at: Range('creation day'),
         last_login_at: Range('last sign-in day'),
       }),
@@ -97,7 +94,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'employmentSetMain', tags: ['employment'], summary: 'Make one of the current user\'s employments the main one',
       description: 'Makes one of the caller\'s employments the main one; the user\'s department and position follow it. A terminated employment answers success false with a message; an employment of another user is a 404.',
-      body: Type.Object({ employment_id: Type.String({ format: 'uuid' }) }),
+      body: Type.Object({ employment_id: Uuid }),
       response: { 200: ref(SetMainResult), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
@@ -133,13 +130,11 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The caller\'s employment documents (certificates, payroll statements …), newest first, with the filters of the API description; paged.',
       querystring: Type.Object({
         ...PageQuery,
-        id: Type.Optional(Type.String({ format: 'uuid' })),
+        id: Type.Optional(Uuid),
         created_at: stampFilter, updated_at: stampFilter, ready_at: stampFilter,
-        custom_id: Type.Optional(Type.String({ maxLength: 64 })),
-        organization_id: Type.Optional(Type.String({ maxLength: 64 })),
+        custom_id: text(64), organization_id: text(64),
         org_employment_id: Type.Optional(Type.String({ maxLength: 64, description: 'the employment id or its record number (origin id)' })),
-        user_id: Type.Optional(Type.String({ format: 'uuid' })),
-        file_id: Type.Optional(Type.String({ format: 'uuid' })),
+        user_id: Type.Optional(Uuid), file_id: Type.Optional(Uuid),
         org_employment_file_type_id: Type.Optional(typeId),
         org_employment_file_status_id: Type.Optional(statusId),
         date_from: Type.Optional(Day), date_to: Type.Optional(Day),
@@ -154,7 +149,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'orgEmploymentFileRequest', tags: ['employment'], summary: 'Request an employment document',
       description: 'The document starts "requested", is "in-progress" after 1 minute and "ready" after 5 minutes by the sandbox clock.',
       body: Type.Object({
-        org_employment_id: Type.String({ format: 'uuid' }), org_employment_file_type_id: typeId,
+        org_employment_id: Uuid, org_employment_file_type_id: typeId,
         date_from: Type.Optional(Day), date_to: Type.Optional(Day),
       }),
       response: { 200: ref(OrgEmploymentFileRequestResult), ...errors(400, 401, 403, 404, 500) },
@@ -218,7 +213,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'departmentTreeNode', tags: ['department'], summary: 'A department with its sub-departments and people (the root without id)',
       description: 'One level of the organisation tree: the department with its sub-departments and its people (bosses first). Without id the root; a malformed id is a 400, an unknown one a 404.',
-      querystring: Type.Object({ id: Type.Optional(Type.String({ format: 'uuid' })) }),
+      querystring: Type.Object({ id: Type.Optional(Uuid) }),
       response: { 200: ref(DepartmentTreeNode), ...errors(400, 401, 403, 404, 500) },
     },
     config: session,
@@ -239,7 +234,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'dashboard', tags: ['dashboard'], summary: 'Dashboard: widgets and brief info of the current user',
       description: `widgets: comma-separated of ${WidgetKeys.join(', ')}. info: comma-separated of ${InfoKeys.join(', ')}. Unknown keys: 400. An unavailable widget is null.`,
-      querystring: Type.Object({ widgets: Type.Optional(Type.String({ maxLength: 500 })), info: Type.Optional(Type.String({ maxLength: 200 })) }),
+      querystring: Type.Object({ widgets: text(500), info: text(200) }),
       response: { 200: ref(DashboardResult), ...errors(400, 401, 403, 500) },
     },
     config: session,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, PageQuery, ref } from '../schemas/common.js';
+import { errors, PageQuery, ref, Uuid } from '../schemas/common.js';
 import {
   PersonalTokenCreateBody, PersonalTokenCreateResult, PersonalTokenList, PersonalTokenPage, PersonalTokenRevokeResult,
 } from '../schemas/admin-api.js';
@@ -8,7 +8,7 @@ import { callerArgs, listUrl } from './handler.js';
 import { adminListTokens, adminRevokeToken, createToken, listOwnTokens, revokeOwnToken } from '../domain/tokens.js';
 
 const tags = ['user-api-token'];
-const IdBody = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const IdBody = Type.Object({ id: Uuid });
 const sessionOnly = 'Requires session authorization: a Bearer (personal token) caller gets 403.';
 
 /** Personal API tokens: management needs a session (auth 'session-only'); the tokens work as Bearer elsewhere. */

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errors, PageQuery, ref } from '../schemas/common.js';
 import {
   CreateFromExcelBody, ExcelProcessingBody, FileProcessing, FileProcessingPage, FileProcessingResult, IdQuery,
   TransactionBatchResult, Wallet, WalletPage, WalletQuery, WalletTransaction, WalletTransactionCreateBody,
   WalletTransactionPage, WalletTransactionQuery,
 } from '../schemas/admin-api.js';
-import { caller, domainContext } from '../http/context.js';
+import { callerTenant } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
 import { fail } from '../errors.js';
 import { tenantOptions } from '../scenarios/effects.js';
@@ -18,20 +18,22 @@ import { exportTransactions, exportWallets, xlsxMime } from '../domain/spreadshe
 import { createFromExcel, listProcessing, runExcelProcessing, startExcelProcessing, viewProcessing } from '../domain/file-processing.js';
 
 const tags = ['wallet'];
-const rights = ['wallets-transactions' as const];
+const config = { auth: 'session' as const, rights: ['wallets-transactions' as const] };
 const needs = 'Requires the tenant option enableWallet (else 403) and the right wallets-transactions.';
 const xlsx = {
   description: 'the .xlsx file, with a Content-Disposition file name',
   content: { [xlsxMime]: { schema: Type.String({ format: 'binary' }) } },
 };
 
-const sendXlsx = (reply: FastifyReply, name: string, bytes: Buffer) =>
-  reply.header('content-type', xlsxMime).header('content-disposition', `attachment; filename="${name}"`).send(bytes);
+const sendXlsx = (req: FastifyRequest, reply: FastifyReply, name: string, bytes: Buffer) => {
+  const day = req.sandbox.clock.iso().slice(0, 10);
+  return reply.header('content-type', xlsxMime).header('content-disposition', `attachment; filename="${name}-${day}.xlsx"`).send(bytes);
+};
 
 /** Administrative wallet operations; every route needs enableWallet and the right wallets-transactions. */
 export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', async (req) => {
-    const { tenant } = caller(req);
+    const tenant = callerTenant(req);
     if (!tenantOptions(req, tenant).enableWallet) throw fail.forbidden('wallets are disabled for this tenant (option enableWallet is off)');
   });
 
@@ -41,7 +43,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: WalletQuery,
       response: { 200: ref(WalletPage), ...errors(400, 401, 403) },
     },
-    config: { auth: 'session', rights },
+    config,
   }, async (req) => listWallets(...callerArgs(req), { ...req.query, url: listUrl(req) }));
 
   app.get('/admin/wallet/view', {
@@ -50,7 +52,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: IdQuery,
       response: { 200: ref(Wallet), ...errors(400, 401, 403, 404) },
     },
-    config: { auth: 'session', rights },
+    config,
   }, async (req) => viewWallet(...callerArgs(req), req.query.id));
 
   app.post('/admin/wallet/export-excel', {
@@ -60,11 +62,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: WalletQuery,
       response: { 200: xlsx, ...errors(400, 401, 403) },
     },
-    config: { auth: 'session', rights },
+    config,
   }, async (req, reply) => {
-    const { tenant } = caller(req);
-    const day = domainContext(req).now.toISOString().slice(0, 10);
-    return sendXlsx(reply, `wallets-${day}.xlsx`, await exportWallets(tenant, filterWallets(tenant, req.query)));
+    const tenant = callerTenant(req);
+    return sendXlsx(req, reply, 'wallets', await exportWallets(tenant, filterWallets(tenant, req.query)));
   });
 
   app.get('/admin/wallet-transaction', {
@@ -74,7 +75,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: WalletTransactionQuery,
       response: { 200: ref(WalletTransactionPage), ...errors(400, 401, 403, 422) },
     },
-    config: { auth: 'session', rights },
+    config,
   }, async (req) => listTransactions(...callerArgs(req), { ...req.query, url: listUrl(req) }));
 
   app.get('/admin/wallet-transaction/view', {
@@ -83,7 +84,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: IdQuery,
       response: { 200: ref(WalletTransaction), ...errors(400, 401, 403, 404) },
     },
-    config: { auth: 'session', rights },
+    config,
   }, async (req) => viewTransaction(...callerArgs(req), req.query.id));
 
   app.post('/admin/wallet-transaction/create', {
@@ -93,7 +94,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: WalletTransactionCreateBody,
       response: { 200: ref(TransactionBatchResult), ...errors(400, 401, 403) },
     },
-    config: { auth: 'session', rights },
+    config,
   }, async (req) => createTransactions(...callerArgs(req), req.body));
 
   app.post('/admin/wallet-transaction/export-excel', {
@@ -103,11 +104,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: WalletTransactionQuery,
       response: { 200: xlsx, ...errors(400, 401, 403, 422) },
     },
-    config: { auth: 'session', rights },
+    config,
   }, async (req, reply) => {
-    const { tenant } = caller(req);
-    const day = domainContext(req).now.toISOString().slice(0, 10);
-    return sendXlsx(reply, `wallet-transactions-${day}.xlsx`, await exportTransactions(tenant, filterTransactions(tenant, req.query)));
+    const tenant = callerTenant(req);
+    return sendXlsx(req, reply, 'wallet-transactions', await exportTransactions(tenant, filterTransactions(tenant, req.query)));
   });
 
   app.post('/admin/wallet-transaction/excel-processing', {
@@ -117,10 +117,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: ExcelProcessingBody,
       response: { 200: ref(FileProcessingResult), ...errors(400, 401, 403) },
     },
-    config: { auth: 'session', rights },
+    config,
   }, async (req) => {
-    const { tenant, user } = caller(req);
-    const { record, answer } = startExcelProcessing(domainContext(req), tenant, user, req.body);
+    const [ctx, tenant, user] = callerArgs(req);
+    const { record, answer } = startExcelProcessing(ctx, tenant, user, req.body);
     const sandbox = req.sandbox;
     // parsed after the answer, as the real portal queues it; the job logs its own changes
     if (record) {
@@ -139,7 +139,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateFromExcelBody,
       response: { 200: ref(TransactionBatchResult), ...errors(400, 401, 403) },
     },
-    config: { auth: 'session', rights },
+    config,
   }, async (req) => createFromExcel(...callerArgs(req), req.body));
 };
 

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SeededRandom } from '../store/random.js';
-import { isSideRoute } from '../http/context.js';
+import { isSideRoute, pathOf } from '../http/context.js';
 import type { Fault, Latency, Scenario, Stub } from './schema.js';
 
 declare module 'fastify' {
@@ -101,7 +101,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
     }
   }
 
-  const stub = pickStub(scenario, op, random, stubUses, { method: req.method, path: req.url.split('?')[0] ?? req.url });
+  const stub = pickStub(scenario, op, random, stubUses, { method: req.method, path: pathOf(req) });
   if (stub) {
     req.stubbed = true;
     reply.code(stub.status).headers(stub.headers ?? {});
