@@ -6,7 +6,7 @@ import { Low, LowSync } from 'lowdb';
 import { JSONFile, JSONFileSync } from 'lowdb/node';
 import { Data, TenantData } from './data.js';
 import { checkOrThrow } from '../schemas/check.js';
-import { isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
+import { collectionNames, isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
 import { writeAtomic } from '../shared/write-atomic.js';
 import type { BaseWorld, WorldStamp, Worlds } from './world.js';
 
@@ -196,11 +196,10 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
 function checkOwnRecords(store: SandboxStore): void {
   for (const tenant of store.tenants()) {
     const base = store.base.data.tenants[tenant.tenant.id];
-    for (const [key, schema] of Object.entries(TenantData.properties)) {
-      if (!isCollectionName(key)) continue;
+    for (const key of collectionNames) {
       const list = tenant[key] as readonly unknown[];
       if (base && list === base[key]) continue;
-      const itemSchema = (schema as unknown as { items: TSchema }).items;
+      const itemSchema: TSchema = TenantData.properties[key].items;
       const baseRecords = base ? store.base.positionsOf(base[key] as readonly unknown[]) : new Map<unknown, number>();
       for (const [i, record] of list.entries()) {
         if (!baseRecords.has(record)) checkOrThrow(itemSchema, record, `${tenant.tenant.id}.${key}[${i}]`);

@@ -20,8 +20,9 @@ export const updatedFrom = (list: readonly unknown[]) => updates.get(list);
 export type Tenant = { readonly [K in keyof TenantData]: TenantData[K] extends Array<infer R> ? readonly R[] : TenantData[K] };
 
 const tenantKeys = Object.keys(TenantData.properties) as Array<keyof TenantData>;
-const collectionNames = new Set<string>(tenantKeys.filter((k) => k !== 'tenant'));
-export const isCollectionName = (name: string): name is CollectionName => collectionNames.has(name);
+export const collectionNames = tenantKeys.filter((key): key is CollectionName => key !== 'tenant');
+const collectionSet = new Set<string>(collectionNames);
+export const isCollectionName = (name: string): name is CollectionName => collectionSet.has(name);
 
 /** A change as the log keeps it: positions are those of the collection when the change was made. */
 export type Op =
@@ -205,8 +206,8 @@ export class SandboxStore {
       const base = this.base.data.tenants[id];
       const encoded: EncodedTenant = { collections: {} };
       if (!base || view.tenant !== base.tenant) encoded.tenant = view.tenant;
-      for (const key of tenantKeys) {
-        if (key === 'tenant' || (base && view[key] === base[key])) continue;
+      for (const key of collectionNames) {
+        if (base && view[key] === base[key]) continue;
         encoded.collections[key] = encodeCollection(this.base, base?.[key] ?? [], view[key]);
       }
       tenants[id] = encoded;
@@ -257,8 +258,7 @@ export class SandboxStore {
       if (!tenantRecord) throw new Error(`tenant ${id} is not in the base world and has no tenant record`);
       const view = makeView(base ?? { tenant: tenantRecord });
       setField(view, 'tenant', tenantRecord);
-      for (const key of tenantKeys) {
-        if (key === 'tenant') continue;
+      for (const key of collectionNames) {
         const list = encoded.collections[key];
         if (list) setField(view, key, decodeCollection(base?.[key] ?? [], list, `${id}.${key}`));
         else if (!base) setField(view, key, Object.freeze([]));
@@ -336,8 +336,7 @@ function encodeData(world: BaseWorld, data: Data): EncodedState {
     const base = world.data.tenants[id];
     const encoded: EncodedTenant = { collections: {} };
     if (!base || JSON.stringify(tenant.tenant) !== JSON.stringify(base.tenant)) encoded.tenant = tenant.tenant;
-    for (const key of tenantKeys) {
-      if (key === 'tenant') continue;
+    for (const key of collectionNames) {
       const list = tenant[key] as unknown[];
       const baseList = base?.[key] as readonly unknown[] | undefined;
       if (baseList && baseList.length === list.length && textOf(baseList) === JSON.stringify(list)) continue;
