@@ -75,19 +75,15 @@ export class Journal {
     }
   }
 
-  /** Kept entries, newest first. */
-  private *newestFirst(): Generator<Kept> {
-    const n = this.entries.length;
-    for (let i = n - 1; i >= 0; i--) yield this.entries[(this.start + i) % n]!;
-  }
-
   /** The kept entries that match, newest first. */
   private matching(f: JournalFilter): Kept[] {
     const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
     const method = f.method?.toUpperCase();
     const prefix = f.path?.endsWith('*') ? f.path.slice(0, -1) : undefined;
     const out: Kept[] = [];
-    for (const e of this.newestFirst()) {
+    const n = this.entries.length;
+    for (let i = n - 1; i >= 0; i--) {
+      const e = this.entries[(this.start + i) % n]!;
       const { facts } = e;
       if (f.operationId !== undefined && facts.operationId !== f.operationId) continue;
       if (method !== undefined && facts.method !== method) continue;

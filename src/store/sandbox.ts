@@ -169,10 +169,7 @@ export class SandboxRegistry {
 
   /** Deletes the sandboxes (all but default) no request has named for `idleMs`; answers their names. */
   evictIdle(idleMs: number, nowMs = Date.now()): string[] {
-    const gone: string[] = [];
-    for (const sandbox of this.sandboxes.values()) {
-      if (sandbox.name !== 'default' && nowMs - sandbox.lastUsedMs >= idleMs) gone.push(sandbox.name);
-    }
+    const gone = this.list().filter((s) => s.name !== 'default' && nowMs - s.lastUsedMs >= idleMs).map((s) => s.name);
     for (const name of gone) this.delete(name);
     return gone;
   }

@@ -74,13 +74,8 @@ export class SandboxStore {
   }
 
   tenant(id: string): Tenant | undefined {
-    let view = this.views.get(id);
-    if (view) return view;
-    const source = this.ids.includes(id) ? this.base.data.tenants[id] : undefined;
-    if (!source) return undefined;
-    view = makeView(source);
-    this.views.set(id, view);
-    return view;
+    // a tenant the base does not have got its view in applyState
+    return this.ids.includes(id) ? cached(this.views, id, () => makeView(this.base.data.tenants[id]!)) : undefined;
   }
 
   tenants(): Tenant[] {

@@ -7,11 +7,7 @@ import type { Data } from './data.js';
  */
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  if (Array.isArray(value)) {
-    for (const item of value) deepFreeze(item);
-  } else {
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
+  for (const item of Object.values(value)) deepFreeze(item);
   return Object.freeze(value);
 }
 
