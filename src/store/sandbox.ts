@@ -12,8 +12,7 @@ import { loadSandbox, persistedNames, SandboxLog } from './log.js';
 import type { Worlds } from './world.js';
 import { fail } from '../errors.js';
 
-export const sandboxNamePattern = '^[A-Za-z0-9_-]{1,64}$';
-const sandboxNameRe = new RegExp(sandboxNamePattern);
+const sandboxNameRe = /^[A-Za-z0-9_-]{1,64}$/;
 export const isSandboxName = (name: string) => sandboxNameRe.test(name);
 
 /** One isolated world: its own data (over the shared base), clock, scenario, journal and outbox. */

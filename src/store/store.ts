@@ -182,7 +182,6 @@ export class SandboxStore {
   /** The whole data, as a snapshot exports it (plain objects in the schema's key order). */
   toData(): Data {
     const tenants: Data['tenants'] = {};
-    // a view's properties are in the schema's key order
     for (const id of this.ids) tenants[id] = { ...this.tenant(id)! } as TenantData;
     return { meta: { ...this.meta }, tenants };
   }

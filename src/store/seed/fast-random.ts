@@ -1,6 +1,5 @@
-// A small seeded generator for the records of users beyond the first `fakerUsers` (--users 100000): a faker call
-// costs microseconds and allocates, which made seeding 2 × 100 000 users take a minute. The first `fakerUsers`
-// users of a tenant (all of them at the default size) still come from faker, so the default data is unchanged.
+// A small seeded generator for the records of users beyond the first `fakerUsers`: faker allocates on every call,
+// too slow for --users 100000. The first `fakerUsers` users of a tenant (all at the default size) come from faker.
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
 import { isoDay } from './context.js';
