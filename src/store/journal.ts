@@ -1,13 +1,6 @@
 import type { FaultKind, JournalEntry } from '../schemas/admin.js';
 
-export type JournalFilter = {
-  operationId?: string | undefined;
-  method?: string | undefined;
-  path?: string | undefined;
-  status?: number | undefined;
-  since?: string | undefined;
-  limit?: number | undefined;
-};
+export type JournalFilter = { operationId?: string; method?: string; path?: string; status?: number; since?: string; limit?: number };
 
 /** The facts of a request the journal keeps. */
 export type JournalFacts = {
