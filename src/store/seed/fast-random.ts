@@ -2,6 +2,7 @@
 // too slow for --users 100000. The first `fakerUsers` users of a tenant (all at the default size) come from faker.
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
+import { cached } from '../world.js';
 import { isoDay } from './context.js';
 
 /** Users from this index on (per tenant) are generated with FastRandom instead of faker. */
@@ -113,9 +114,7 @@ export class IsoFormat {
   private readonly days = new Map<number, string>();
   day(ms: number): string {
     const d = Math.floor(ms / 86400_000);
-    let s = this.days.get(d);
-    if (s === undefined) { s = isoDay(new Date(d * 86400_000)); this.days.set(d, s); }
-    return s;
+    return cached(this.days, d, () => isoDay(new Date(d * 86400_000)));
   }
   time(ms: number): string {
     const t = ms - Math.floor(ms / 86400_000) * 86400_000;

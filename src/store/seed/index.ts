@@ -25,10 +25,9 @@ export const seeders: Seeder[] = [
 
 export type SeedOptions = { seed: number; refDate: Date; size: SizeOptions };
 
-/** A tenant with every collection of TenantData empty: arrays [], keyed records {}. */
+/** A tenant with every collection empty (every field of TenantData but the tenant is an array), in the schema's key order. */
 function emptyTenantData(tenant: TenantData['tenant']): TenantData {
-  const empty: Record<string, unknown> = {};
-  for (const [key, schema] of Object.entries(TenantData.properties)) empty[key] = schema.type === 'array' ? [] : {};
+  const empty = Object.fromEntries(Object.keys(TenantData.properties).map((key) => [key, []]));
   return { ...empty, tenant } as TenantData;
 }
 

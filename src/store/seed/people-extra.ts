@@ -4,6 +4,7 @@ import type {
   AchievementAwardRecord, NotificationRecord, OrgEmploymentFileRecord, OrgEmploymentFileTypeId,
 } from '../../schemas/people-records.js';
 import { OrgEmploymentFileTypeIds } from '../../schemas/people-records.js';
+import { cached } from '../world.js';
 import type { SeedContext } from './context.js';
 import { FastRandom, IsoFormat, compareIso, fakerRandom, fakerUsers } from './fast-random.js';
 
@@ -79,10 +80,7 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   const files: OrgEmploymentFileRecord[] = [];
   let seq = 1;
   const employmentsOf = new Map<string, typeof data.employments>();
-  for (const e of data.employments) {
-    const list = employmentsOf.get(e.userId);
-    if (list) list.push(e); else employmentsOf.set(e.userId, [e]);
-  }
+  for (const e of data.employments) cached(employmentsOf, e.userId, () => []).push(e);
   for (const [j, user] of data.users.entries()) {
     const employments = employmentsOf.get(user.id) ?? [];
     const random = j < fakerUsers ? filesFaker : filesFast;
