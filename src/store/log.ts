@@ -112,7 +112,7 @@ export class SandboxLog {
   }
 }
 
-/** Whether NAME.json / NAME.log exist for a sandbox. */
+/** The names of the sandboxes that have a NAME.json or NAME.log among `files`. */
 export const persistedNames = (files: string[]): string[] =>
   [...new Set(files.filter((f) => f.endsWith('.json') || f.endsWith('.log')).map((f) => f.replace(/\.(json|log)$/, '')))];
 
