@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
 import { cached } from '../world.js';
-import { isoDay } from './context.js';
+import { dayMs, isoDay } from './context.js';
 
 /** Users from this index on (per tenant) are generated with FastRandom instead of faker. */
 export const fakerUsers = 200;
@@ -113,11 +113,11 @@ const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
 export class IsoFormat {
   private readonly days = new Map<number, string>();
   day(ms: number): string {
-    const d = Math.floor(ms / 86400_000);
-    return cached(this.days, d, () => isoDay(new Date(d * 86400_000)));
+    const d = Math.floor(ms / dayMs);
+    return cached(this.days, d, () => isoDay(new Date(d * dayMs)));
   }
   time(ms: number): string {
-    const t = ms - Math.floor(ms / 86400_000) * 86400_000;
+    const t = ms - Math.floor(ms / dayMs) * dayMs;
     const h = Math.floor(t / 3600_000);
     const m = Math.floor((t % 3600_000) / 60_000);
     const s = Math.floor((t % 60_000) / 1000);
