@@ -91,7 +91,7 @@ export class SandboxStore {
   insert<K extends CollectionName>(tenant: Tenant, name: K, record: Item<K>): Item<K> {
     const frozen = deepFreeze(record);
     this.setCollection(tenant, name, [...tenant[name], frozen]);
-    this.record(['i', tenant.tenant.id, name, frozen]);
+    this.pending?.push(['i', tenant.tenant.id, name, frozen]);
     return frozen;
   }
 
@@ -106,7 +106,7 @@ export class SandboxStore {
     copy[at] = next;
     this.setCollection(tenant, name, copy);
     updates.set(copy, { from: list, changed: [at] });
-    this.record(['u', tenant.tenant.id, name, at, next]);
+    this.pending?.push(['u', tenant.tenant.id, name, at, next]);
     return next;
   }
 
@@ -125,7 +125,7 @@ export class SandboxStore {
     if (!copy) return 0;
     this.setCollection(tenant, name, copy);
     updates.set(copy, { from: list, changed });
-    for (const i of changed) this.record(['u', tenant.tenant.id, name, i, copy[i]!]);
+    for (const i of changed) this.pending?.push(['u', tenant.tenant.id, name, i, copy[i]!]);
     return changed.length;
   }
 
@@ -136,7 +136,7 @@ export class SandboxStore {
     for (let i = 0; i < list.length; i++) if (matches(list[i]!)) at.push(i);
     if (at.length === 0) return 0;
     this.removeAt(tenant, name, at);
-    this.record(['r', tenant.tenant.id, name, at]);
+    this.pending?.push(['r', tenant.tenant.id, name, at]);
     return at.length;
   }
 
@@ -176,7 +176,7 @@ export class SandboxStore {
     this.ids = Object.keys(base.data.tenants);
     this.views.clear();
     this.version++;
-    this.record(['reset', base.stamp]);
+    this.pending?.push(['reset', base.stamp]);
   }
 
   /** The whole data, as a snapshot exports it (plain objects in the schema's key order). */
@@ -189,7 +189,7 @@ export class SandboxStore {
   /** Takes another sandbox's data (a snapshot import): collections equal to the base's share them again. */
   replace(data: Data): void {
     this.applyState(encodeData(this.base, data));
-    this.record(['replace', this.encode()]);
+    this.pending?.push(['replace', this.encode()]);
   }
 
   /** This sandbox relative to its base: what a compacted snapshot stores. */
@@ -278,10 +278,6 @@ export class SandboxStore {
     setField(tenant, name, Object.freeze(list));
     this.undo?.push(() => setField(tenant, name, previous));
     this.version++;
-  }
-
-  private record(op: Op): void {
-    this.pending?.push(op);
   }
 }
 
