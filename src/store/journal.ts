@@ -123,14 +123,13 @@ function complete({ id, facts: f, texts: t }: Kept): JournalEntry {
     const name = t.rawHeaders[i]!.toLowerCase();
     headers[name] = headers[name] === undefined ? t.rawHeaders[i + 1]! : `${headers[name]}, ${t.rawHeaders[i + 1]!}`;
   }
-  const response = t.response ?? '';
   return {
     id, at: new Date(f.atMs).toISOString(), method: f.method, url: t.url, path: pathOf(t.routedUrl),
     operationId: f.operationId, status: f.status, durationMs: f.durationMs, scenario: f.scenario, stubbed: f.stubbed,
     ...(f.fault ? { fault: f.fault, afterCommit: f.afterCommit === true } : {}),
     requestHeaders: redactHeaders(headers),
     ...(t.requestBody ? { requestBody: redactBody(parse(t.requestBody)) } : {}),
-    ...(response !== '' ? { responseBody: redactBody(parse(response)) } : {}),
+    ...(t.response ? { responseBody: redactBody(parse(t.response)) } : {}),
   };
 }
 
