@@ -3,7 +3,7 @@ import type { ClockState } from '../schemas/admin.js';
 /** A sandbox's time: real, frozen at an instant, or real shifted by an offset. */
 export class Clock {
   state: ClockState;
-  constructor(state: ClockState = { mode: 'real' }) {
+  constructor(state: ClockState) {
     this.state = state;
   }
   // the last ISO text made, by its millisecond: under load many requests share one (toISOString is not cheap)

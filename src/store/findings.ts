@@ -1,6 +1,7 @@
 import type { Finding } from '../schemas/admin.js';
+import { NumberedList } from './outbox.js';
 
-export type FindingFilter = { code?: string | undefined; severity?: string | undefined; since?: string | undefined };
+export type FindingFilter = { code?: string; severity?: string; since?: string };
 
 /** What a detector remembers of an earlier request: a time (sandbox ms), a count, a text, a request number. */
 export type Memo = { at?: number; n?: number; s?: string; id?: number };
@@ -9,27 +10,16 @@ const memoryKeys = 1000;
 
 /**
  * The findings of a sandbox (the last `limit`, oldest dropped first) and what the detectors remember between
- * requests (the last 1000 keys): both bounded like the journal, however long the app runs.
+ * requests (the last 1000 keys): both bounded like the journal, however long the app runs. A clear drops the
+ * findings only: the detectors keep their memory, so a protocol followed across the clear still counts.
  */
-export class FindingLog {
-  private items: Finding[] = [];
-  private nextId = 1;
+export class FindingLog extends NumberedList<Finding> {
   private readonly memory = new Map<string, Memo>();
   /** counts the requests seen, to order events when the clock is frozen */
   seq = 0;
-  readonly limit: number;
-  constructor(limit: number) {
-    this.limit = limit;
-  }
 
-  add(finding: Omit<Finding, 'id'>): Finding {
-    const kept = { id: this.nextId++, ...finding };
-    this.items.push(kept);
-    if (this.items.length > this.limit) this.items.shift();
-    return kept;
-  }
   /** Newest first. */
-  list(f: FindingFilter = {}): Finding[] {
+  override list(f: FindingFilter = {}): Finding[] {
     const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
     return this.items.filter((x) => (f.code === undefined || x.code === f.code) && (f.severity === undefined || x.severity === f.severity)
       && (sinceMs === undefined || Date.parse(x.at) >= sinceMs)).reverse();
@@ -38,12 +28,6 @@ export class FindingLog {
     const out = { warning: 0, error: 0 };
     for (const x of this.items) out[x.severity]++;
     return out;
-  }
-  /** Drops the findings (ids go on); the detectors keep their memory, so a protocol followed across the clear still counts. */
-  clear(): number {
-    const n = this.items.length;
-    this.items = [];
-    return n;
   }
 
   get(key: string): Memo | undefined {

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Right } from '../schemas/common.js';
-import { OauthProvider, TenantOptions } from '../schemas/records.js';
+import { BindLinkRecord, DeviceRecord, TenantRecord, UserRecord } from '../schemas/records.js';
 import { checkOrThrow } from '../schemas/check.js';
 import { packageRoot } from '../paths.js';
 
@@ -11,12 +10,7 @@ const FixtureAccount = Type.Object({
   email: Type.String({ format: 'email' }),
   password: Type.String({ minLength: 1 }),
   twoFactor: Type.Boolean(),
-  firstName: Type.String(),
-  lastName: Type.String(),
-  middleName: Nullable(Type.String()),
-  gender: Type.Union([Type.Literal('male'), Type.Literal('female')]),
-  position: Type.String(),
-  rights: Type.Array(Right),
+  ...Type.Pick(UserRecord, ['firstName', 'lastName', 'middleName', 'gender', 'position', 'rights']).properties,
   note: Type.String(),
 });
 
@@ -24,26 +18,16 @@ const FixtureDevice = Type.Object({
   id: Type.String({ minLength: 1 }),
   userId: Type.String({ format: 'uuid' }),
   secret: Type.String({ minLength: 1 }),
-  name: Type.String(),
-  platform: Type.String(),
-  model: Type.String(),
-  osVersion: Type.String(),
-  appVersion: Type.String(),
+  ...Type.Pick(DeviceRecord, ['name', 'platform', 'model', 'osVersion', 'appVersion']).properties,
   note: Type.String(),
 });
 
 const FixtureTenant = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  name: Type.String(),
-  domain: Type.String(),
-  locale: Type.Union([Type.Literal('ru'), Type.Literal('en')]),
-  timezone: Type.String(),
-  options: TenantOptions,
-  oauth: Type.Array(OauthProvider),
+  ...TenantRecord.properties,
   accounts: Type.Array(FixtureAccount, { minItems: 1 }),
   devices: Type.Array(FixtureDevice),
   apiKeys: Type.Array(Type.Object({ clientId: Type.String(), clientSecret: Type.String(), name: Type.String() })),
-  bindLinks: Type.Array(Type.Object({ id: Type.String(), token: Type.String(), userId: Type.String({ format: 'uuid' }) })),
+  bindLinks: Type.Array(Type.Pick(BindLinkRecord, ['id', 'token', 'userId'])),
 });
 
 export const Fixtures = Type.Object({

@@ -20,7 +20,7 @@ export const newSecret = (minter: Minter, purpose = 'secret') => minter.mint(pur
 export const newCode = (minter: Minter, digits = 6) =>
   String(minter.mint('code').readUInt32BE(0) % 10 ** digits).padStart(digits, '0');
 
-// the one-shot hash: a Hash object per call cost several µs of every authenticated request (docs/performance.md)
+// the one-shot hash, cheaper than a Hash object per call: every authenticated request hashes (docs/performance.md)
 export const hashSecret = (secret: string) => hash('sha256', secret);
 
 /** Compares a presented secret with a stored hash in constant time. */

@@ -1,13 +1,6 @@
 import type { FaultKind, JournalEntry } from '../schemas/admin.js';
 
-export type JournalFilter = {
-  operationId?: string | undefined;
-  method?: string | undefined;
-  path?: string | undefined;
-  status?: number | undefined;
-  since?: string | undefined;
-  limit?: number | undefined;
-};
+export type JournalFilter = { operationId?: string; method?: string; path?: string; status?: number; since?: string; limit?: number };
 
 /** The facts of a request the journal keeps. */
 export type JournalFacts = {
@@ -75,19 +68,15 @@ export class Journal {
     }
   }
 
-  /** Kept entries, newest first. */
-  private *newestFirst(): Generator<Kept> {
-    const n = this.entries.length;
-    for (let i = n - 1; i >= 0; i--) yield this.entries[(this.start + i) % n]!;
-  }
-
   /** The kept entries that match, newest first. */
   private matching(f: JournalFilter): Kept[] {
     const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
     const method = f.method?.toUpperCase();
     const prefix = f.path?.endsWith('*') ? f.path.slice(0, -1) : undefined;
     const out: Kept[] = [];
-    for (const e of this.newestFirst()) {
+    const n = this.entries.length;
+    for (let i = n - 1; i >= 0; i--) {
+      const e = this.entries[(this.start + i) % n]!;
       const { facts } = e;
       if (f.operationId !== undefined && facts.operationId !== f.operationId) continue;
       if (method !== undefined && facts.method !== method) continue;
@@ -134,14 +123,13 @@ function complete({ id, facts: f, texts: t }: Kept): JournalEntry {
     const name = t.rawHeaders[i]!.toLowerCase();
     headers[name] = headers[name] === undefined ? t.rawHeaders[i + 1]! : `${headers[name]}, ${t.rawHeaders[i + 1]!}`;
   }
-  const response = t.response ?? '';
   return {
     id, at: new Date(f.atMs).toISOString(), method: f.method, url: t.url, path: pathOf(t.routedUrl),
     operationId: f.operationId, status: f.status, durationMs: f.durationMs, scenario: f.scenario, stubbed: f.stubbed,
     ...(f.fault ? { fault: f.fault, afterCommit: f.afterCommit === true } : {}),
     requestHeaders: redactHeaders(headers),
     ...(t.requestBody ? { requestBody: redactBody(parse(t.requestBody)) } : {}),
-    ...(response !== '' ? { responseBody: redactBody(parse(response)) } : {}),
+    ...(t.response ? { responseBody: redactBody(parse(t.response)) } : {}),
   };
 }
 

@@ -6,7 +6,7 @@ import { Low, LowSync } from 'lowdb';
 import { JSONFile, JSONFileSync } from 'lowdb/node';
 import { Data, TenantData } from './data.js';
 import { checkOrThrow } from '../schemas/check.js';
-import { isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
+import { collectionNames, isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
 import { writeAtomic } from '../shared/write-atomic.js';
 import type { BaseWorld, WorldStamp, Worlds } from './world.js';
 
@@ -21,6 +21,15 @@ export class DataError extends Error {}
 
 const corrupt = (file: string, what: string) =>
   new DataError(`${file}: ${what}; move it away or delete it to start that sandbox fresh`);
+
+/** Runs `work`; an error it throws means damaged files and becomes the DataError `toError` makes of its message. */
+function orDataError<T>(work: () => T, toError: (message: string) => DataError): T {
+  try {
+    return work();
+  } catch (err) {
+    throw toError((err as Error).message);
+  }
+}
 
 const snapshotOf = (world: WorldStamp, upTo: number, state: EncodedState): SnapshotDoc =>
   ({ format: 'portal-mock-sandbox', version: 2, world, upTo, state });
@@ -103,7 +112,7 @@ export class SandboxLog {
   }
 }
 
-/** Whether NAME.json / NAME.log exist for a sandbox. */
+/** The names of the sandboxes that have a NAME.json or NAME.log among `files`. */
 export const persistedNames = (files: string[]): string[] =>
   [...new Set(files.filter((f) => f.endsWith('.json') || f.endsWith('.log')).map((f) => f.replace(/\.(json|log)$/, '')))];
 
@@ -120,26 +129,14 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
   }
   let store: SandboxStore;
   let upTo = 0;
-  let doc: unknown;
-  try {
-    doc = new JSONFileSync<unknown>(snapshotFile).read();
-  } catch (err) {
-    throw corrupt(snapshotFile, `not valid JSON (${(err as Error).message})`);
-  }
+  const doc = orDataError(() => new JSONFileSync<unknown>(snapshotFile).read(),
+    (message) => corrupt(snapshotFile, `not valid JSON (${message})`));
   const snapshot = doc as Partial<SnapshotDoc> & { meta?: unknown; tenants?: unknown };
-  if (snapshot.format === 'portal-mock-sandbox' && snapshot.version === 2 && snapshot.world && snapshot.state && Number.isInteger(snapshot.upTo)) {
-    let world;
-    try {
-      world = worlds.forStamp(snapshot.world, snapshotFile);
-    } catch (err) {
-      throw new DataError((err as Error).message);
-    }
+  const { world: stamp, state } = snapshot;
+  if (snapshot.format === 'portal-mock-sandbox' && snapshot.version === 2 && stamp && state && Number.isInteger(snapshot.upTo)) {
+    const world = orDataError(() => worlds.forStamp(stamp, snapshotFile), (message) => new DataError(message));
     store = new SandboxStore(name, world, { recordChanges: true });
-    try {
-      store.applyState(snapshot.state);
-    } catch (err) {
-      throw corrupt(snapshotFile, (err as Error).message);
-    }
+    orDataError(() => store.applyState(state), (message) => corrupt(snapshotFile, message));
     upTo = snapshot.upTo!;
   } else if (snapshot.meta !== undefined && snapshot.tenants !== undefined) {
     // a data file of portal-mock before the log (the whole data): taken as an import over today's base
@@ -180,40 +177,32 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
       }
       offset += Buffer.byteLength(lineText) + 1;
       if (line.n <= upTo) continue;
-      try {
+      orDataError(() => {
         for (const op of line.ops) {
           if ((op[0] === 'i' || op[0] === 'u' || op[0] === 'r') && !isCollectionName(op[2])) throw new Error(`unknown collection ${String(op[2]).slice(0, 40)}`);
           store.apply(op, worlds);
         }
-      } catch (err) {
-        throw corrupt(logFile, `line ${i + 1} (byte ${offset}) does not fit the data: ${(err as Error).message}`);
-      }
+      }, (message) => corrupt(logFile, `line ${i + 1} (byte ${offset}) does not fit the data: ${message}`));
       store.replayedSequence(line.seq);
       lastLine = line.n;
     }
     bytes = end;
   }
-  checkOwnRecords(store, logFile);
+  orDataError(() => checkOwnRecords(store), (message) => corrupt(logFile, message));
   return { store, log: new SandboxLog(dir, name, { lastLine, bytes }) };
 }
 
 /** Records the files brought in (not the base's) must match their schema, as seeded ones do. */
-function checkOwnRecords(store: SandboxStore, source: string): void {
+function checkOwnRecords(store: SandboxStore): void {
   for (const tenant of store.tenants()) {
     const base = store.base.data.tenants[tenant.tenant.id];
-    for (const [key, schema] of Object.entries(TenantData.properties)) {
-      if (!isCollectionName(key)) continue;
+    for (const key of collectionNames) {
       const list = tenant[key] as readonly unknown[];
       if (base && list === base[key]) continue;
-      const itemSchema = (schema as unknown as { items: TSchema }).items;
+      const itemSchema: TSchema = TenantData.properties[key].items;
       const baseRecords = base ? store.base.positionsOf(base[key] as readonly unknown[]) : new Map<unknown, number>();
       for (const [i, record] of list.entries()) {
-        if (baseRecords.has(record)) continue;
-        try {
-          checkOrThrow(itemSchema, record, `${tenant.tenant.id}.${key}[${i}]`);
-        } catch (err) {
-          throw corrupt(source, (err as Error).message);
-        }
+        if (!baseRecords.has(record)) checkOrThrow(itemSchema, record, `${tenant.tenant.id}.${key}[${i}]`);
       }
     }
   }

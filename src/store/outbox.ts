@@ -1,21 +1,33 @@
 import type { OutboxMessage } from '../schemas/admin.js';
 
-const limit = 500;
-
-/** What the mock "sent" (e-mails with codes, pushes), bounded: oldest dropped first. */
-export class Outbox {
-  private messages: OutboxMessage[] = [];
+/** The last `limit` items, numbered as they arrive (numbers go on after a clear): oldest dropped first. */
+export class NumberedList<T extends { id: number }> {
+  protected items: T[] = [];
   private nextId = 1;
-  add(message: Omit<OutboxMessage, 'id'>): OutboxMessage {
-    const full = { id: this.nextId++, ...message };
-    this.messages.push(full);
-    if (this.messages.length > limit) this.messages.shift();
-    return full;
+  readonly limit: number;
+  constructor(limit: number) {
+    this.limit = limit;
   }
-  list(): OutboxMessage[] {
-    return this.messages;
+  add(item: Omit<T, 'id'>): T {
+    const kept = { id: this.nextId++, ...item } as T;
+    this.items.push(kept);
+    if (this.items.length > this.limit) this.items.shift();
+    return kept;
   }
-  clear(): void {
-    this.messages = [];
+  list(): T[] {
+    return this.items;
+  }
+  /** Drops every item; answers how many there were. */
+  clear(): number {
+    const n = this.items.length;
+    this.items = [];
+    return n;
+  }
+}
+
+/** What the mock "sent" (e-mails with codes, pushes), bounded. */
+export class Outbox extends NumberedList<OutboxMessage> {
+  constructor() {
+    super(500);
   }
 }

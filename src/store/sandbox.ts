@@ -12,8 +12,7 @@ import { loadSandbox, persistedNames, SandboxLog } from './log.js';
 import type { Worlds } from './world.js';
 import { fail } from '../errors.js';
 
-export const sandboxNamePattern = '^[A-Za-z0-9_-]{1,64}$';
-const sandboxNameRe = new RegExp(sandboxNamePattern);
+const sandboxNameRe = /^[A-Za-z0-9_-]{1,64}$/;
 export const isSandboxName = (name: string) => sandboxNameRe.test(name);
 
 /** One isolated world: its own data (over the shared base), clock, scenario, journal and outbox. */
@@ -169,10 +168,7 @@ export class SandboxRegistry {
 
   /** Deletes the sandboxes (all but default) no request has named for `idleMs`; answers their names. */
   evictIdle(idleMs: number, nowMs = Date.now()): string[] {
-    const gone: string[] = [];
-    for (const sandbox of this.sandboxes.values()) {
-      if (sandbox.name !== 'default' && nowMs - sandbox.lastUsedMs >= idleMs) gone.push(sandbox.name);
-    }
+    const gone = this.list().filter((s) => s.name !== 'default' && nowMs - s.lastUsedMs >= idleMs).map((s) => s.name);
     for (const name of gone) this.delete(name);
     return gone;
   }

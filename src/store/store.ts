@@ -25,8 +25,9 @@ function noteUpdate(copy: readonly unknown[], from: readonly unknown[], changed:
 export type Tenant = { readonly [K in keyof TenantData]: TenantData[K] extends Array<infer R> ? readonly R[] : TenantData[K] };
 
 const tenantKeys = Object.keys(TenantData.properties) as Array<keyof TenantData>;
-const collectionNames = new Set<string>(tenantKeys.filter((k) => k !== 'tenant'));
-export const isCollectionName = (name: string): name is CollectionName => collectionNames.has(name);
+export const collectionNames = tenantKeys.filter((key): key is CollectionName => key !== 'tenant');
+const collectionSet = new Set<string>(collectionNames);
+export const isCollectionName = (name: string): name is CollectionName => collectionSet.has(name);
 
 /** A change as the log keeps it: positions are those of the collection when the change was made. */
 export type Op =
@@ -78,13 +79,8 @@ export class SandboxStore {
   }
 
   tenant(id: string): Tenant | undefined {
-    let view = this.views.get(id);
-    if (view) return view;
-    const source = this.ids.includes(id) ? this.base.data.tenants[id] : undefined;
-    if (!source) return undefined;
-    view = makeView(source);
-    this.views.set(id, view);
-    return view;
+    // a tenant the base does not have got its view in applyState
+    return this.ids.includes(id) ? cached(this.views, id, () => makeView(this.base.data.tenants[id]!)) : undefined;
   }
 
   tenants(): Tenant[] {
@@ -100,7 +96,7 @@ export class SandboxStore {
   insert<K extends CollectionName>(tenant: Tenant, name: K, record: Item<K>): Item<K> {
     const frozen = deepFreeze(record);
     this.setCollection(tenant, name, [...tenant[name], frozen]);
-    this.record(['i', tenant.tenant.id, name, frozen]);
+    this.pending?.push(['i', tenant.tenant.id, name, frozen]);
     return frozen;
   }
 
@@ -115,7 +111,7 @@ export class SandboxStore {
     copy[at] = next;
     this.setCollection(tenant, name, copy);
     noteUpdate(copy, list, [at]);
-    this.record(['u', tenant.tenant.id, name, at, next]);
+    this.pending?.push(['u', tenant.tenant.id, name, at, next]);
     return next;
   }
 
@@ -134,7 +130,7 @@ export class SandboxStore {
     if (!copy) return 0;
     this.setCollection(tenant, name, copy);
     noteUpdate(copy, list, changed);
-    for (const i of changed) this.record(['u', tenant.tenant.id, name, i, copy[i]!]);
+    for (const i of changed) this.pending?.push(['u', tenant.tenant.id, name, i, copy[i]!]);
     return changed.length;
   }
 
@@ -145,7 +141,7 @@ export class SandboxStore {
     for (let i = 0; i < list.length; i++) if (matches(list[i]!)) at.push(i);
     if (at.length === 0) return 0;
     this.removeAt(tenant, name, at);
-    this.record(['r', tenant.tenant.id, name, at]);
+    this.pending?.push(['r', tenant.tenant.id, name, at]);
     return at.length;
   }
 
@@ -185,13 +181,12 @@ export class SandboxStore {
     this.ids = Object.keys(base.data.tenants);
     this.views.clear();
     this.version++;
-    this.record(['reset', base.stamp]);
+    this.pending?.push(['reset', base.stamp]);
   }
 
   /** The whole data, as a snapshot exports it (plain objects in the schema's key order). */
   toData(): Data {
     const tenants: Data['tenants'] = {};
-    // a view's properties are in the schema's key order
     for (const id of this.ids) tenants[id] = { ...this.tenant(id)! } as TenantData;
     return { meta: { ...this.meta }, tenants };
   }
@@ -199,7 +194,7 @@ export class SandboxStore {
   /** Takes another sandbox's data (a snapshot import): collections equal to the base's share them again. */
   replace(data: Data): void {
     this.applyState(encodeData(this.base, data));
-    this.record(['replace', this.encode()]);
+    this.pending?.push(['replace', this.encode()]);
   }
 
   /** This sandbox relative to its base: what a compacted snapshot stores. */
@@ -210,8 +205,8 @@ export class SandboxStore {
       const base = this.base.data.tenants[id];
       const encoded: EncodedTenant = { collections: {} };
       if (!base || view.tenant !== base.tenant) encoded.tenant = view.tenant;
-      for (const key of tenantKeys) {
-        if (key === 'tenant' || (base && view[key] === base[key])) continue;
+      for (const key of collectionNames) {
+        if (base && view[key] === base[key]) continue;
         encoded.collections[key] = encodeCollection(this.base, base?.[key] ?? [], view[key]);
       }
       tenants[id] = encoded;
@@ -262,8 +257,7 @@ export class SandboxStore {
       if (!tenantRecord) throw new Error(`tenant ${id} is not in the base world and has no tenant record`);
       const view = makeView(base ?? { tenant: tenantRecord });
       setField(view, 'tenant', tenantRecord);
-      for (const key of tenantKeys) {
-        if (key === 'tenant') continue;
+      for (const key of collectionNames) {
         const list = encoded.collections[key];
         if (list) setField(view, key, decodeCollection(base?.[key] ?? [], list, `${id}.${key}`));
         else if (!base) setField(view, key, Object.freeze([]));
@@ -289,10 +283,6 @@ export class SandboxStore {
     setField(tenant, name, Object.freeze(list));
     this.undo?.push(() => setField(tenant, name, previous));
     this.version++;
-  }
-
-  private record(op: Op): void {
-    this.pending?.push(op);
   }
 }
 
@@ -341,8 +331,7 @@ function encodeData(world: BaseWorld, data: Data): EncodedState {
     const base = world.data.tenants[id];
     const encoded: EncodedTenant = { collections: {} };
     if (!base || JSON.stringify(tenant.tenant) !== JSON.stringify(base.tenant)) encoded.tenant = tenant.tenant;
-    for (const key of tenantKeys) {
-      if (key === 'tenant') continue;
+    for (const key of collectionNames) {
       const list = tenant[key] as unknown[];
       const baseList = base?.[key] as readonly unknown[] | undefined;
       if (baseList && baseList.length === list.length && textOf(baseList) === JSON.stringify(list)) continue;

@@ -7,11 +7,7 @@ import type { Data } from './data.js';
  */
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  if (Array.isArray(value)) {
-    for (const item of value) deepFreeze(item);
-  } else {
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
-  }
+  for (const item of Object.values(value)) deepFreeze(item);
   return Object.freeze(value);
 }
 
@@ -59,20 +55,19 @@ export class BaseWorld {
   }
 }
 
+type WorldsOptions = { refDate: Date; users: number; generate: (seed: number, refDate: Date) => Data };
+
 /** The base worlds of one app, by seed and reference date, each generated on first use. */
 export class Worlds {
   private readonly worlds = new Map<string, BaseWorld>();
-  readonly refDate: Date;
-  readonly users: number;
-  private readonly generate: (seed: number, refDate: Date) => Data;
-  constructor(options: { refDate: Date; users: number; generate: (seed: number, refDate: Date) => Data }) {
-    this.refDate = options.refDate;
-    this.users = options.users;
-    this.generate = options.generate;
+  private readonly options: WorldsOptions;
+  constructor(options: WorldsOptions) {
+    this.options = options;
   }
   /** The world of `seed` at `refDate` (default: this app's reference date). */
-  get(seed: number, refDate: Date = this.refDate): BaseWorld {
-    return cached(this.worlds, `${seed}@${refDate.toISOString()}`, () => new BaseWorld(this.generate(seed, refDate), this.users));
+  get(seed: number, refDate: Date = this.options.refDate): BaseWorld {
+    const { generate, users } = this.options;
+    return cached(this.worlds, `${seed}@${refDate.toISOString()}`, () => new BaseWorld(generate(seed, refDate), users));
   }
   /** The world a persisted sandbox was made from; a stamp this app cannot regenerate is an error. */
   forStamp(stamp: WorldStamp, source: string): BaseWorld {

@@ -2,7 +2,7 @@
 // (public holidays, a weekly recurring event, corporate events, trainings, meetings, webinars), and a few
 // participation requests.
 import type { CalendarEventBidRecord, CalendarEventRecord, CalendarEventTypeRecord } from '../../schemas/calendar.js';
-import { isoDay, type SeedContext } from './context.js';
+import { dayMs, isoDay, type SeedContext } from './context.js';
 import { fakerUsers } from './fast-random.js';
 
 const words = {
@@ -41,7 +41,6 @@ const colours: Record<number, [string, string]> = {
 };
 const customColours: Array<[string, string]> = [['#00897b', '#ffffff'], ['#f4511e', '#ffffff'], ['#6d4c41', '#ffffff'], ['#c0ca33', '#212121']];
 const hour = 3600_000;
-const day = 24 * hour;
 
 export function seedCalendar(ctx: SeedContext): void {
   const { data, refDate, fixture } = ctx;
@@ -65,23 +64,23 @@ export function seedCalendar(ctx: SeedContext): void {
   const base = (e: Partial<CalendarEventRecord> & Pick<CalendarEventRecord, 'title' | 'typeId' | 'startAt' | 'endAt'>): CalendarEventRecord => ({
     id: faker.string.uuid(), description: w.description, allDay: false, recurrence: null, organizerId: null, participantIds: [],
     meetingPlaceId: null, visibleToGroupIds: [], bidMode: 'none', maxParticipants: null,
-    createdAt: new Date(Date.parse(e.startAt) - 30 * day).toISOString(), ...e,
+    createdAt: new Date(Date.parse(e.startAt) - 30 * dayMs).toISOString(), ...e,
   });
 
   for (const [md, title] of w.holidays) {
     const start = `${refDate.getUTCFullYear()}-${md}T00:00:00.000Z`;
-    events.push(base({ title, typeId: typeOf(4).id, startAt: start, endAt: new Date(Date.parse(start) + day - 1000).toISOString(), allDay: true }));
+    events.push(base({ title, typeId: typeOf(4).id, startAt: start, endAt: new Date(Date.parse(start) + dayMs - 1000).toISOString(), allDay: true }));
   }
 
   // Weekly, on the weekday after the reference day, from four weeks before it, until three months after.
-  const yogaStart = new Date(monthStart - 28 * day + ((refDate.getUTCDay() + 1) % 7) * day);
+  const yogaStart = new Date(monthStart - 28 * dayMs + ((refDate.getUTCDay() + 1) % 7) * dayMs);
   const place = (i: number) => data.meetingPlaces[i % Math.max(data.meetingPlaces.length, 1)]?.id ?? null;
   events.push(base({
     title: w.recurring, description: w.recurringDescription, typeId: (usedCustom[0] ?? typeOf(1)).id,
     startAt: new Date(yogaStart.getTime() + 9 * hour).toISOString(), endAt: new Date(yogaStart.getTime() + 10 * hour).toISOString(),
-    recurrence: { freq: 'weekly', interval: 1, until: isoDay(new Date(refDate.getTime() + 120 * day)) },
+    recurrence: { freq: 'weekly', interval: 1, until: isoDay(new Date(refDate.getTime() + 120 * dayMs)) },
     organizerId: faker.helpers.arrayElement(active.slice(3)).id, participantIds: faker.helpers.arrayElements(crowd.slice(3), 6).map((u) => u.id),
-    meetingPlaceId: place(5), bidMode: 'auto', maxParticipants: 30, createdAt: new Date(yogaStart.getTime() - 14 * day).toISOString(),
+    meetingPlaceId: place(5), bidMode: 'auto', maxParticipants: 30, createdAt: new Date(yogaStart.getTime() - 14 * dayMs).toISOString(),
   }));
 
   const codes = [1, 2, 3, 5, 6];
@@ -90,7 +89,7 @@ export function seedCalendar(ctx: SeedContext): void {
     const type = code === 5 ? faker.helpers.arrayElement(usedCustom) : typeOf(code);
     const dayOffset = faker.number.int({ min: -45, max: 110 });
     const startHour = faker.number.int({ min: 7, max: 15 });
-    const start = new Date(monthStart + dayOffset * day + startHour * hour);
+    const start = new Date(monthStart + dayOffset * dayMs + startHour * hour);
     const length = faker.helpers.arrayElement([1, 1.5, 2, 3]) * hour;
     const organizer = faker.helpers.arrayElement(active);
     const participants = faker.helpers.arrayElements(crowd.filter((u) => u.id !== organizer.id && u.id !== me.id), { min: 2, max: 12 }).map((u) => u.id);
@@ -114,7 +113,7 @@ export function seedCalendar(ctx: SeedContext): void {
     const candidates = crowd.filter((x) => x.id !== me.id && x.id !== e.organizerId && !e.participantIds.includes(x.id));
     if (candidates.length === 0) continue; // a small tenant (--users 10): everyone already takes part
     const u = faker.helpers.arrayElement(candidates);
-    const at = new Date(Date.parse(e.startAt) - 10 * day).toISOString();
+    const at = new Date(Date.parse(e.startAt) - 10 * dayMs).toISOString();
     bids.push({ id: faker.string.uuid(), eventId: e.id, recDate: null, userId: u.id, status: 'pending', createdAt: at, updatedAt: at });
   }
 

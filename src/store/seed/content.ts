@@ -1,7 +1,7 @@
 // Content seeder: article tags, news (some scheduled after the reference day), the catalog tree with its
 // articles, and received postcards. Texts in the tenant's language.
 import type { ArticleRecord, ContentCategoryRecord, PostcardRecord } from '../../schemas/content.js';
-import type { SeedContext } from './context.js';
+import { dayMs, type SeedContext } from './context.js';
 import { FastRandom, fakerRandom, fakerUsers, type Random } from './fast-random.js';
 
 const words = {
@@ -81,8 +81,6 @@ const words = {
   },
 };
 
-const day = 86400_000;
-
 export function seedContent(ctx: SeedContext): void {
   const { data, refDate, fixture } = ctx;
   const w = words[fixture.locale];
@@ -106,15 +104,15 @@ export function seedContent(ctx: SeedContext): void {
     articles.push({
       id: faker.string.uuid(), kind: category ? 'page' : 'news', categoryId: category?.id ?? null, title: fill(title, category?.title), lead,
       body: body(lead), tagIds: faker.helpers.arrayElements(tags, tagCount).map((t) => t.id), authorId: faker.helpers.arrayElement(authors).id,
-      publishedAt: (published ?? faker.date.between({ from: refDate.getTime() - 400 * day, to: refDate.getTime() - 30 * day })).toISOString(),
+      publishedAt: (published ?? faker.date.between({ from: refDate.getTime() - 400 * dayMs, to: refDate.getTime() - 30 * dayMs })).toISOString(),
       ...counters(),
     });
   };
   // 28 published news over the last 90 days (the newest on the reference day), 2 scheduled ahead.
   for (let i = 0; i < 30; i++) {
     const published = i === 0 ? new Date(refDate.getTime() - 3600_000)
-      : i >= 28 ? new Date(refDate.getTime() + (i === 28 ? 2 : 10) * day)
-      : faker.date.between({ from: refDate.getTime() - 90 * day, to: refDate.getTime() - 3600_000 });
+      : i >= 28 ? new Date(refDate.getTime() + (i === 28 ? 2 : 10) * dayMs)
+      : faker.date.between({ from: refDate.getTime() - 90 * dayMs, to: refDate.getTime() - 3600_000 });
     addArticle(null, w.newsTitles[i % w.newsTitles.length]!, { min: 1, max: 3 }, published);
   }
 
@@ -149,7 +147,7 @@ export function seedContent(ctx: SeedContext): void {
     const sender = users[j < recipientIndex ? j : j + 1]!;
     postcards.push({
       id: random.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
-      sentAt: random.between(refDate.getTime() - 120 * day, refDate.getTime() - 60_000).toISOString(),
+      sentAt: random.between(refDate.getTime() - 120 * dayMs, refDate.getTime() - 60_000).toISOString(),
     });
   };
   users.forEach((u, i) => {

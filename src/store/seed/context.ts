@@ -32,3 +32,4 @@ export function fakerFor(seed: number, tenantId: string, locale: 'ru' | 'en', re
 }
 
 export const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+export const dayMs = 86_400_000;

@@ -5,7 +5,7 @@ import type { FeedbackRecord } from '../../schemas/feedback.js';
 import type { FileRecord } from '../../schemas/records.js';
 import { detectMime, extOf, fileTypeOf } from '../../shared/file-types.js';
 import { purposeTexts } from '../../shared/idea-purposes.js';
-import type { SeedContext } from './context.js';
+import { dayMs, type SeedContext } from './context.js';
 import { fakerUsers } from './fast-random.js';
 
 const words = {
@@ -135,7 +135,7 @@ export function seedEngage(ctx: SeedContext): void {
     contents.forEach(([name, text], k) => {
       const bytes = Buffer.from(text, 'utf8');
       const mimeType = detectMime(name);
-      const created = new Date(ref - (k + 1) * 86_400_000 - ffi.number.int({ min: 0, max: 3_600_000 }));
+      const created = new Date(ref - (k + 1) * dayMs - ffi.number.int({ min: 0, max: 3_600_000 }));
       files.push({
         id: ffi.string.uuid(), userId: user.id, name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType), size: bytes.length,
         isPublic: k === 2, status: 'UPLOADED', createdAt: created.toISOString(), uploadedAt: created.toISOString(), contentBase64: bytes.toString('base64'),

@@ -1,9 +1,9 @@
-// A small seeded generator for the records of users beyond the first `fakerUsers` (--users 100000): a faker call
-// costs microseconds and allocates, which made seeding 2 × 100 000 users take a minute. The first `fakerUsers`
-// users of a tenant (all of them at the default size) still come from faker, so the default data is unchanged.
+// A small seeded generator for the records of users beyond the first `fakerUsers`: faker allocates on every call,
+// too slow for --users 100000. The first `fakerUsers` users of a tenant (all at the default size) come from faker.
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
-import { isoDay } from './context.js';
+import { cached } from '../world.js';
+import { dayMs, isoDay } from './context.js';
 
 /** Users from this index on (per tenant) are generated with FastRandom instead of faker. */
 export const fakerUsers = 200;
@@ -113,13 +113,11 @@ const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : String(n));
 export class IsoFormat {
   private readonly days = new Map<number, string>();
   day(ms: number): string {
-    const d = Math.floor(ms / 86400_000);
-    let s = this.days.get(d);
-    if (s === undefined) { s = isoDay(new Date(d * 86400_000)); this.days.set(d, s); }
-    return s;
+    const d = Math.floor(ms / dayMs);
+    return cached(this.days, d, () => isoDay(new Date(d * dayMs)));
   }
   time(ms: number): string {
-    const t = ms - Math.floor(ms / 86400_000) * 86400_000;
+    const t = ms - Math.floor(ms / dayMs) * dayMs;
     const h = Math.floor(t / 3600_000);
     const m = Math.floor((t % 3600_000) / 60_000);
     const s = Math.floor((t % 60_000) / 1000);

@@ -1,6 +1,6 @@
 // Shared organisation data several groups read: employments, user groups, meeting places.
 import type { EmploymentRecord, UserGroupRecord } from '../../schemas/records.js';
-import { isoDay, type SeedContext } from './context.js';
+import { dayMs, isoDay, type SeedContext } from './context.js';
 import { FastRandom, fakerRandom, fakerUsers } from './fast-random.js';
 
 const words = {
@@ -48,7 +48,7 @@ export function seedOrganisation(ctx: SeedContext): void {
     }
   });
 
-  const recent = isoDay(new Date(refDate.getTime() - 90 * 86400_000));
+  const recent = isoDay(new Date(refDate.getTime() - 90 * dayMs));
   const chance = (j: number, p: number) => (j < fakerUsers ? fromFaker : fast).boolean(p);
   const members: Array<(u: (typeof data.users)[number], j: number) => boolean> = [
     () => true,

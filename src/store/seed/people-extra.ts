@@ -4,7 +4,8 @@ import type {
   AchievementAwardRecord, NotificationRecord, OrgEmploymentFileRecord, OrgEmploymentFileTypeId,
 } from '../../schemas/people-records.js';
 import { OrgEmploymentFileTypeIds } from '../../schemas/people-records.js';
-import type { SeedContext } from './context.js';
+import { cached } from '../world.js';
+import { dayMs, type SeedContext } from './context.js';
 import { FastRandom, IsoFormat, compareIso, fakerRandom, fakerUsers } from './fast-random.js';
 
 const texts = {
@@ -44,8 +45,6 @@ const texts = {
   },
 };
 
-const day = 86400_000;
-
 export function seedPeopleExtra(ctx: SeedContext): void {
   const { fixture, data, refDate } = ctx;
   const w = texts[fixture.locale];
@@ -79,10 +78,7 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   const files: OrgEmploymentFileRecord[] = [];
   let seq = 1;
   const employmentsOf = new Map<string, typeof data.employments>();
-  for (const e of data.employments) {
-    const list = employmentsOf.get(e.userId);
-    if (list) list.push(e); else employmentsOf.set(e.userId, [e]);
-  }
+  for (const e of data.employments) cached(employmentsOf, e.userId, () => []).push(e);
   for (const [j, user] of data.users.entries()) {
     const employments = employmentsOf.get(user.id) ?? [];
     const random = j < fakerUsers ? filesFaker : filesFast;
@@ -90,7 +86,7 @@ export function seedPeopleExtra(ctx: SeedContext): void {
     for (let i = 0; i < count; i++) {
       const employment = random.pick(employments);
       const typeId: OrgEmploymentFileTypeId = i === 0 ? 'payroll-statement' : random.pick(OrgEmploymentFileTypeIds);
-      const created = ref - random.int(2, 180) * day - random.int(0, 86_000) * 1000;
+      const created = ref - random.int(2, 180) * dayMs - random.int(0, 86_000) * 1000;
       const rejected = random.boolean(0.08);
       const ready = iso.time(created + random.int(10, 2880) * 60_000);
       const year = new Date(created).getUTCFullYear();
@@ -117,7 +113,7 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   const dr = new FastRandom(ctx.seed, fixture.id, 'dashboard');
   const someUsers = (share: number) => data.users
     .filter((u, j) => fixtureIds.has(u.id) || (j < fakerUsers ? df.datatype.boolean(share) : dr.boolean(share))).map((u) => u.id);
-  const inDays = (days: number) => new Date(ref + days * day).toISOString();
+  const inDays = (days: number) => new Date(ref + days * dayMs).toISOString();
   data.learningCourses = w.courses.map((title, i) => ({
     id: df.string.uuid(), title, kind: i === 5 ? 'test' as const : 'course' as const, assigneeIds: someUsers(0.4),
     dueDate: inDays(df.number.int({ min: 3, max: 60 })).slice(0, 10), createdAt: inDays(-df.number.int({ min: 1, max: 90 })),
@@ -133,7 +129,7 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   for (const [j, user] of data.users.entries()) {
     if (j >= fakerUsers) {
       if (dr.boolean(0.15)) {
-        awards.push({ id: dr.uuid(), achievementId: dr.pick(data.achievements).id, userId: user.id, awardedAt: iso.time(ref - dr.int(1, 120) * day) });
+        awards.push({ id: dr.uuid(), achievementId: dr.pick(data.achievements).id, userId: user.id, awardedAt: iso.time(ref - dr.int(1, 120) * dayMs) });
       }
       continue;
     }

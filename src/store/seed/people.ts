@@ -4,7 +4,7 @@ import type { DepartmentRecord, UserRecord } from '../../schemas/records.js';
 import type { Right } from '../../schemas/common.js';
 import { hashSecret } from '../ids.js';
 import { cached } from '../world.js';
-import { isoDay, type SeedContext } from './context.js';
+import { dayMs, isoDay, type SeedContext } from './context.js';
 import { FastRandom, IsoFormat, fakerUsers, localeWords } from './fast-random.js';
 
 const names = {
@@ -120,7 +120,6 @@ export function seedPeople(ctx: SeedContext): void {
   const r = new FastRandom(ctx.seed, fixture.id, 'people');
   const lw = localeWords(faker);
   const ref = refDate.getTime();
-  const dayMs = 86400_000;
   const iso = new IsoFormat();
   // one object literal, not makeUser's spread: 100 000 users built by spreading were slower to read in every later seeder
   const fastUser = (departmentId: string): UserRecord => {

@@ -1,7 +1,7 @@
 // A wallet per user with a few transactions (opening credit, bonuses, purchases, a cancellation, transfers).
 // Balances are computed from the transactions, so the two always agree.
 import type { WalletRecord, WalletTransactionRecord } from '../../schemas/integration-records.js';
-import type { SeedContext } from './context.js';
+import { dayMs, type SeedContext } from './context.js';
 import { FastRandom, IsoFormat, compareIso, fakerRandom, fakerUsers, type Random } from './fast-random.js';
 
 export function seedWallets(ctx: SeedContext): void {
@@ -11,12 +11,11 @@ export function seedWallets(ctx: SeedContext): void {
   const texts = ru
     ? { opening: 'Начисление за год', bonus: 'Бонус за проект', purchase: 'Покупка в магазине', cancel: 'Отмена покупки', thanks: 'Спасибо за помощь' }
     : { opening: 'Annual allowance', bonus: 'Project bonus', purchase: 'Shop purchase', cancel: 'Purchase cancelled', thanks: 'Thanks for the help' };
-  const day = 86400_000;
   // users beyond the first `fakerUsers` draw from FastRandom (see fast-random.ts)
   const fromFaker = fakerRandom(faker);
   const fast = new FastRandom(ctx.seed, fixture.id, 'wallets');
   const iso = new IsoFormat();
-  const at = (random: Random, daysAgo: number) => iso.time(refDate.getTime() - daysAgo * day - random.int(0, day - 1));
+  const at = (random: Random, daysAgo: number) => iso.time(refDate.getTime() - daysAgo * dayMs - random.int(0, dayMs - 1));
   const wallets: WalletRecord[] = data.users.map((u, j) => {
     if (j >= fakerUsers) {
       const opened = at(fast, 200);
