@@ -34,17 +34,14 @@ export type JournalTexts = {
 type Kept = { id: number; facts: JournalFacts; texts: JournalTexts };
 
 /**
- * The request journal of a sandbox: the last `limit` requests, oldest dropped first. A plain array used as a ring
- * (the newest goes where the oldest was once it is full), so a sandbox that never sees a request holds an empty array
- * and one that does holds at most `limit` small objects. Entries are completed and redacted only when read.
+ * The request journal of a sandbox: the last `limit` requests in a plain array, oldest dropped first, so a sandbox
+ * that never sees a request holds an empty array. Entries are completed and redacted only when read.
  */
 export class Journal {
   readonly limit: number;
   private entries: Kept[] = [];
   /** id of the next entry (ids go on after clear) */
   private nextId = 1;
-  /** where the oldest entry is once the array is full */
-  private start = 0;
 
   constructor(limit: number) {
     this.limit = limit;
@@ -60,12 +57,8 @@ export class Journal {
 
   add(facts: JournalFacts, texts: JournalTexts, id = this.reserveId()): void {
     if (!this.enabled) return;
-    const entry: Kept = { id, facts, texts };
-    if (this.entries.length < this.limit) this.entries.push(entry);
-    else {
-      this.entries[this.start] = entry;
-      this.start = (this.start + 1) % this.limit;
-    }
+    this.entries.push({ id, facts, texts });
+    if (this.entries.length > this.limit) this.entries.shift();
   }
 
   /** The kept entries that match, newest first. */
@@ -74,9 +67,8 @@ export class Journal {
     const method = f.method?.toUpperCase();
     const prefix = f.path?.endsWith('*') ? f.path.slice(0, -1) : undefined;
     const out: Kept[] = [];
-    const n = this.entries.length;
-    for (let i = n - 1; i >= 0; i--) {
-      const e = this.entries[(this.start + i) % n]!;
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const e = this.entries[i]!;
       const { facts } = e;
       if (f.operationId !== undefined && facts.operationId !== f.operationId) continue;
       if (method !== undefined && facts.method !== method) continue;
@@ -103,7 +95,6 @@ export class Journal {
   /** Drops every entry (ids go on). */
   clear(): void {
     this.entries = [];
-    this.start = 0;
   }
 }
 
