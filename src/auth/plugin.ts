@@ -4,19 +4,10 @@ import { fail } from '../errors.js';
 import type { Right } from '../schemas/common.js';
 import { header, noAuth, sessionHeaders, type AuthContext, type AuthMode } from '../http/context.js';
 import { secretMatches } from '../store/ids.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import type { Sandbox } from '../store/sandbox.js';
 import type { UserRecord } from '../schemas/records.js';
 import { peopleIndex } from '../domain/people-index.js';
-import { cached } from '../store/world.js';
-
-/**
- * Sessions and devices by id, per collection array: the store replaces an array on every write, so an entry never
- * goes stale, and a sandbox that collected thousands of sign-ins is not scanned on every request.
- */
-type ById = WeakMap<readonly { id: string }[], Map<string, { id: string }>>;
-const findById = <T extends { id: string }>(index: ById, list: readonly T[], id: string) =>
-  cached(index, list, () => new Map(list.map((r) => [r.id, r]))).get(id) as T | undefined;
 
 /** Effective rights: the user's, less what the active scenario revokes. */
 function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): readonly Right[] {
@@ -37,7 +28,7 @@ export type AuthPolicy = {
   sessionsExpired(req: FastifyRequest): boolean;
 };
 
-function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy, index: ById): AuthContext {
+function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy): AuthContext {
   const [tenantId, deviceId, sessionId, code] = sessionHeaders.map((name) => header(req, name));
   if (tenantId === undefined || deviceId === undefined || sessionId === undefined || code === undefined) {
     const missing = sessionHeaders.filter((name) => header(req, name) === undefined);
@@ -45,10 +36,10 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy, 
   }
   const tenant = sandbox.tenant(tenantId);
   // The same answer for an unknown tenant and a foreign session: a caller learns nothing about other tenants.
-  const session = tenant && findById(index, tenant.sessions, sessionId);
+  const session = tenant && findById(tenant.sessions, sessionId);
   if (!tenant || !session || !secretMatches(code, session.secretHash)) throw fail.unauthorized('session not found or session code invalid');
   if (session.deviceId !== deviceId) throw fail.unauthorized('session does not belong to this device');
-  const device = findById(index, tenant.devices, deviceId);
+  const device = findById(tenant.devices, deviceId);
   if (device?.userId !== session.userId) throw fail.unauthorized('device is no longer bound; bind it again');
   if (policy.sessionsExpired(req) || Date.parse(session.expiresAt) <= sandbox.clock.nowMs()) {
     throw fail.unauthorized('session expired; authorize again with POST /mobile/auth');
@@ -90,7 +81,7 @@ function apiKeyAuth(req: FastifyRequest, sandbox: Sandbox, clientId: string): Au
   throw fail.unauthorized('API key (X-Service-Client-Id / X-Service-Client-Secret) invalid');
 }
 
-function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy, index: ById): AuthContext {
+function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy): AuthContext {
   const sandbox = req.sandbox;
   if (mode === 'none') return noAuth;
   if (mode === 'tenant') {
@@ -107,18 +98,17 @@ function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy, i
   }
   const clientId = header(req, 'x-service-client-id');
   if (clientId && mode === 'session-or-apikey' && !header(req, 'x-service-session-id')) return apiKeyAuth(req, sandbox, clientId);
-  return sessionAuth(req, sandbox, policy, index);
+  return sessionAuth(req, sandbox, policy);
 }
 
 /** One place that authorizes every route from its config: `config: { auth: 'session', rights: [...] }`. */
 export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPolicy }) => {
   app.decorateRequest('auth', null as unknown as AuthContext);
-  const index: ById = new WeakMap();
   // every request, after its sandbox and scenario are known; a thrown error reaches the error handler
   app.addHook('onRequest', async (req) => {
     req.auth = noAuth;
     const config = req.routeConfig;
-    req.auth = authenticate(req, config?.auth ?? 'none', opts.policy, index);
+    req.auth = authenticate(req, config?.auth ?? 'none', opts.policy);
     const missing = (config?.rights ?? []).filter((r) => !req.auth.rights.includes(r));
     if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
   });

@@ -1,13 +1,12 @@
 // File processing: an uploaded spreadsheet is parsed in the background into rows for mass wallet transactions.
 // The job record lives in the tenant's data (no module-level queue); the client polls /file-processing/view.
-import { fail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { FileProcessingRecord, ParsedRow, ColumnMapping } from '../schemas/integration-records.js';
 import type { CreateFromExcelBody, ExcelProcessingBody, FileProcessing } from '../schemas/admin-api.js';
 import type { SandboxStore, Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
-import { paginate, type PageRequest } from './lists.js';
+import { paginate, recordById, type PageRequest } from './lists.js';
 import { columnIndex, readCsv, readXlsx, type SheetRows } from './spreadsheets.js';
 import { parseAmount, parseOperationType, postTransactions, roundMoney } from './wallets.js';
 import { isUuid } from '../schemas/check.js';
@@ -32,8 +31,7 @@ export function listProcessing(ctx: DomainContext, tenant: Tenant, user: UserRec
 }
 
 export function viewProcessing(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { id: string; seeAll: boolean }): FileProcessing {
-  const r = visible(tenant, user, q.seeAll).find((x) => x.id === q.id);
-  if (!r) throw fail.notFound(`file processing ${q.id} not found`);
+  const r = recordById(visible(tenant, user, q.seeAll), q.id, 'file processing');
   return processingView(ctx, tenant, r);
 }
 

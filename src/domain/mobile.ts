@@ -2,7 +2,7 @@
 import { fail } from '../errors.js';
 import type { AccountSecret, AuthResult, Device, TenantInfo } from '../schemas/mobile.js';
 import type { DeviceRecord, UserRecord } from '../schemas/records.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import { hashSecret, newCode, newSecret, newUuid, secretMatches } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 
@@ -114,7 +114,7 @@ export function bindByLink(ctx: DomainContext, linkId: string, token: string, de
 }
 
 export function authorize(ctx: DomainContext, policy: SignInPolicy, tenant: Tenant, input: { secret: string; userId: string; deviceId: string }): AuthResult {
-  const device = tenant.devices.find((d) => d.id === input.deviceId);
+  const device = findById(tenant.devices, input.deviceId);
   if (!device) throw fail.notFound(`device ${input.deviceId} not found; bind it first`);
   if (device.userId !== input.userId || !secretMatches(input.secret, device.secretHash)) throw fail.unauthorized('secret invalid');
   const user = tenant.users.find((u) => u.id === device.userId);
@@ -130,8 +130,8 @@ export function authorize(ctx: DomainContext, policy: SignInPolicy, tenant: Tena
 }
 
 function ownDevice(tenant: Tenant, user: UserRecord, deviceId: string): DeviceRecord {
-  const device = tenant.devices.find((d) => d.id === deviceId && d.userId === user.id);
-  if (!device) throw fail.forbidden(`device ${deviceId} is not bound to the current user`);
+  const device = findById(tenant.devices, deviceId);
+  if (device?.userId !== user.id) throw fail.forbidden(`device ${deviceId} is not bound to the current user`);
   return device;
 }
 

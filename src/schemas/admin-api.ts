@@ -1,7 +1,7 @@
 // API shapes of the administrative and integration operations: personal tokens, the user list cache,
 // wallets and their transactions, file processing, and the administrative employment index.
 import { Type, type Static } from '@sinclair/typebox';
-import { ActionResult, assumed, Day, Nullable, Page, PageQuery, PersonBrief, ref, Stamp, Uuid } from './common.js';
+import { ActionResult, assumed, Nullable, Page, PageQuery, PersonBrief, ref, Stamp, Uuid } from './common.js';
 import { ColumnMapping } from './integration-records.js';
 import { employmentHrFields } from './people.js';
 

@@ -15,6 +15,12 @@ export type RecordCollection = { [K in CollectionName]: Item<K> extends object ?
  */
 const updates = new WeakMap<readonly unknown[], { from: readonly unknown[]; changed: readonly number[] }>();
 export const updatedFrom = (list: readonly unknown[]) => updates.get(list);
+
+// Maps by id, per collection array: a write replaces the array, so a map never goes stale.
+const idMaps = new WeakMap<readonly unknown[], Map<string, unknown>>();
+/** The record with `id` in a collection of the store, without scanning it (sessions and devices pile up). */
+export const findById = <T extends { id: string }>(list: readonly T[], id: string) =>
+  cached(idMaps, list, () => new Map(list.map((r) => [r.id, r]))).get(id) as T | undefined;
 /** One step only: `from`'s own step is dropped, else the chain kept every version of the collection alive. */
 function noteUpdate(copy: readonly unknown[], from: readonly unknown[], changed: readonly number[]): void {
   updates.delete(from);
