@@ -142,7 +142,6 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const path = req.body.url.split('?')[0] ?? req.body.url;
     const operationId = sandbox.journal.list({ method, path, limit: 1 })[0]?.operationId ?? null;
     req.log.info({ upstream: upstreamName(base), path }, 'compared with the upstream');
-    return compareAnswers(sandbox.clock.iso(), { operationId, method, path }, { status: mock.statusCode, body: mock.body },
-      upstream.ok ? { status: upstream.status, body: upstream.body.toString('utf8') } : { status: upstream.status, body: '', error: upstream.reason });
+    return compareAnswers(sandbox.clock.iso(), { operationId, method, path }, { status: mock.statusCode, body: mock.body }, upstream);
   });
 };

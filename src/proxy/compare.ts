@@ -1,5 +1,6 @@
 // Where the mock's answer differs from the upstream's: status, and shape by JSON path (values are not compared).
 import { Type, type Static } from '@sinclair/typebox';
+import type { UpstreamAnswer } from './upstream.js';
 
 export const ShapeDifference = Type.Object({
   path: Type.String({ description: 'JSON path; [] stands for the items of an array' }),
@@ -75,12 +76,12 @@ function parseForCompare(body: string): unknown {
 
 export function compareAnswers(
   at: string, who: { operationId: string | null; method: string; path: string },
-  mock: { status: number; body: string }, upstream: { status: number; body: string; error?: string },
+  mock: { status: number; body: string }, upstream: UpstreamAnswer,
 ): Comparison {
-  const differences = upstream.error ? [] : shapeDiff(parseForCompare(mock.body), parseForCompare(upstream.body));
+  const differences = upstream.ok ? shapeDiff(parseForCompare(mock.body), parseForCompare(upstream.body.toString('utf8'))) : [];
   return {
     at, ...who, mockStatus: mock.status, upstreamStatus: upstream.status, sameStatus: mock.status === upstream.status,
-    sameShape: differences.length === 0 && !upstream.error, differences,
-    ...(upstream.error ? { upstreamError: upstream.error } : {}),
+    sameShape: differences.length === 0 && upstream.ok, differences,
+    ...(upstream.ok ? {} : { upstreamError: upstream.reason }),
   };
 }

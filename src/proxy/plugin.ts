@@ -155,9 +155,8 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
   const compareLater = async (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
     const at = req.sandbox.clock.iso(); // when the mock answered, not when the upstream did
     const answer = await state.call(mark.base, { method: req.method, url: req.url, headers: req.headers, body: mark.body });
-    const upstream = answer.ok ? { status: answer.status, body: answer.body.toString('utf8') } : { status: answer.status, body: '', error: answer.reason };
     const who = { operationId: req.operationId, method: req.method, path: pathOf(req) };
-    state.addComparison(req.sandbox.name, compareAnswers(at, who, { status: reply.statusCode, body: mark.mockBody }, upstream));
+    state.addComparison(req.sandbox.name, compareAnswers(at, who, { status: reply.statusCode, body: mark.mockBody }, answer));
   };
 
   // Paths no operation answers: a stub by method+path (scenario plugin) or the upstream (above) answers first;
