@@ -3,7 +3,8 @@
 // kept record after every operation fails if the journal ever drops, reorders or mixes up a kept record.
 import t from 'tap';
 import fc from 'fast-check';
-import { Journal, redactBody, redactHeaders, type JournalFacts, type JournalFilter, type JournalTexts } from '../src/store/journal.js';
+import { Journal, redactBody, redactHeaders, type JournalFacts, type JournalTexts } from '../src/store/journal.js';
+import type { JournalFilter } from '../src/schemas/admin.js';
 import type { JournalEntry } from '../src/schemas/admin.js';
 
 type ModelRecord = { id: number; entry: JournalEntry };

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
-import { Finding, FindingCode } from '../schemas/admin.js';
+import { Finding, FindingQuery } from '../schemas/admin.js';
 import { adminSandbox, sandboxFindings } from './sandbox.js';
 
 const tags = ['admin'];
@@ -12,12 +12,7 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'adminFindings', tags, summary: 'Findings on the app\'s traffic, newest first (docs/findings.md)',
       description: 'What the app did in this sandbox that the real portal answers differently or that breaks the sign-in protocol: each finding has a stable code, a severity, the journal id of the request and what to change in the app. Filters: code, severity, since.',
-      querystring: Type.Object({
-        sandbox: Type.Optional(Type.String()),
-        code: Type.Optional(FindingCode),
-        severity: Type.Optional(Type.Union([Type.Literal('warning'), Type.Literal('error')])),
-        since: Type.Optional(Type.String({ format: 'date-time', description: 'sandbox-clock time' })),
-      }),
+      querystring: FindingQuery,
       response: { 200: Type.Array(ref(Finding)), ...errors(400, 401) },
     },
   }, async (req) => sandboxFindings(req, adminSandbox(req)).list(req.query));

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, Nullable, ref } from '../schemas/common.js';
+import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { Data } from '../store/data.js';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
-import { ClockState, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } from '../schemas/admin.js';
+import {
+  ActiveScenario, BindLink, ClockAnswer, Har, JournalEntry, JournalQuery, OutboxMessage, OutboxQuery, ScenarioSummary, SandboxInfo, Snapshot,
+} from '../schemas/admin.js';
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
@@ -21,15 +23,6 @@ const describe = (s: Sandbox, instance: string) => ({
   persistent: s.persistent, journalEntries: s.journal.size(), outboxMessages: s.outbox.list().length,
 });
 
-const JournalQuery = Type.Object({
-  sandbox: Type.Optional(Type.String()),
-  operationId: Type.Optional(Type.String()),
-  method: Type.Optional(Type.String()),
-  path: Type.Optional(Type.String({ description: 'exact path, or a prefix ending in *' })),
-  status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
-  since: Type.Optional(Type.String({ format: 'date-time', description: 'sandbox-clock time' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 100 })),
-});
 const JournalListQuery = Type.Object({
   ...JournalQuery.properties,
   format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('har')], { description: 'har: a HAR 1.2 log (oldest first) that opens in browser devtools' })),
@@ -40,13 +33,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/scenarios', {
     schema: { operationId: 'adminScenarios', tags, summary: 'Available scenarios',
       description: 'The scenario names the mock knows (bundled and from --scenarios directories), each with its description and the scenarios it extends.',
-      response: { 200: Type.Array(Type.Object({ name: Type.String(), description: Type.String(), extends: Type.Array(Type.String()) })), ...errors(401) } },
+      response: { 200: Type.Array(ScenarioSummary), ...errors(401) } },
   }, async () => app.scenarios.list().map((s) => ({ name: s.name, description: s.description, extends: s.chain.slice(0, -1) })));
 
   app.get('/__admin/scenario', {
     schema: { operationId: 'adminScenarioGet', tags, summary: 'The active scenario of the sandbox', querystring: SandboxQuery,
       description: 'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default).',
-      response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), ...errors(400, 401) } },
+      response: { 200: ActiveScenario, ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     return { sandbox: sandbox.name, name: sandbox.scenario, description: app.scenarios.get(sandbox.scenario)?.description ?? '' };
@@ -56,7 +49,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { operationId: 'adminScenarioSet', tags, summary: 'Activate a scenario in the sandbox (its data effects apply now)',
       description: 'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next request. An unknown name is a 404.',
       querystring: SandboxQuery, body: Type.Object({ name: Type.String({ minLength: 1 }), sandbox: Type.Optional(Type.String()) }),
-      response: { 200: Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() }), ...errors(400, 401, 404) } },
+      response: { 200: ActiveScenario, ...errors(400, 401, 404) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const scenario = app.scenarios.get(req.body.name);
@@ -181,10 +174,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/outbox', {
     schema: { operationId: 'adminOutbox', tags, summary: 'What the mock sent: two-factor codes by e-mail, pushes',
       description: 'What the mock would have sent: two-factor codes by e-mail and pushes to registered tokens, newest first; filter by kind, recipient or user.',
-      querystring: Type.Object({
-        sandbox: Type.Optional(Type.String()), kind: Type.Optional(Type.Union([Type.Literal('two-factor-code'), Type.Literal('push')])),
-        to: Type.Optional(Type.String()), userId: Type.Optional(Type.String()),
-      }),
+      querystring: OutboxQuery,
       response: { 200: Type.Array(ref(OutboxMessage)), ...errors(400, 401) } },
   }, async (req) => {
     const { kind, to, userId } = req.query;
@@ -195,7 +185,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/__admin/clock', {
     schema: { operationId: 'adminClockGet', tags, summary: 'The sandbox clock', querystring: SandboxQuery,
       description: 'The sandbox clock: its state (real, offset or frozen) and the time it shows now.',
-      response: { 200: Type.Object({ now: Type.String(), state: ref(ClockState) }), ...errors(400, 401) } },
+      response: { 200: ClockAnswer, ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     return { now: sandbox.clock.iso(), state: sandbox.clock.state };
@@ -209,7 +199,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         freeze: Type.Optional(Type.String({ format: 'date-time' })), offsetMs: Type.Optional(Type.Integer()),
         advanceMs: Type.Optional(Type.Integer()), mode: Type.Optional(Type.Literal('real')), sandbox: Type.Optional(Type.String()),
       }),
-      response: { 200: Type.Object({ now: Type.String(), state: ref(ClockState) }), ...errors(400, 401) } },
+      response: { 200: ClockAnswer, ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
     const b = req.body;
@@ -248,7 +238,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         singleUse: Type.Optional(Type.Boolean({ default: true })), ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
         sandbox: Type.Optional(Type.String()),
       }),
-      response: { 200: Type.Object({ id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(), qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Nullable(Type.String()) }), ...errors(400, 401, 404) } },
+      response: { 200: BindLink, ...errors(400, 401, 404) } },
   }, async (req) => {
     const { sandbox, tenant, user } = adminUser(req, req.body);
     const now = sandbox.clock.now();

@@ -1,21 +1,18 @@
 // A typed client of the admin contract (/__admin) for QA code: `import { adminClient } from 'portal-mock/admin'`.
 // Types come from the server's own TypeBox schemas (type-only imports: nothing of the server is loaded at run time);
 // it uses the global fetch (Node.js ≥ 18, browsers).
-import type { ClockState, Finding, FindingCode, FixturesAnswer, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } from '../schemas/admin.js';
+import type {
+  ActiveScenario, BindLink, ClockAnswer, ClockState, Finding, FindingCode, FindingFilter, FixturesAnswer, Har, JournalEntry, JournalFilter,
+  OutboxFilter, OutboxMessage, SandboxInfo, Snapshot, ScenarioSummary,
+} from '../schemas/admin.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
-export type { SandboxInfo, Snapshot };
+export type { SandboxInfo, Snapshot, ActiveScenario, BindLink, FindingFilter, JournalFilter, OutboxFilter, ScenarioSummary };
+export type Clock = ClockAnswer;
 
 export type Health = { status: 'ok'; instance: string; version: string; scenario: string; seed: number; uptimeMs: number; sandbox: string; sandboxes: number; findings: { warning: number; error: number } };
-export type FindingFilter = { code?: FindingCode; severity?: Finding['severity']; since?: string };
-export type ScenarioSummary = { name: string; description: string; extends: string[] };
-export type ActiveScenario = { sandbox: string; name: string; description: string };
-export type Clock = { now: string; state: ClockState };
 export type ClockChange = { freeze: string } | { offsetMs: number } | { advanceMs: number } | { mode: 'real' };
-export type JournalFilter = { operationId?: string; method?: string; path?: string; status?: number; since?: string; limit?: number };
-export type OutboxFilter = { kind?: OutboxMessage['kind']; to?: string; userId?: string };
 export type Who = { email: string; userId?: never } | { userId: string; email?: never };
-export type BindLink = { id: string; token: string; tenantId: string; userId: string; url: string; link: string; qr: string; singleUse: boolean; expiresAt: string | null };
 
 export type AdminClientOptions = {
   /** where the mock runs, e.g. http://127.0.0.1:3000 (no trailing /__admin) */

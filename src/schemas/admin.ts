@@ -128,12 +128,13 @@ export const findingCodes = [
 ] as const;
 export const FindingCode = Type.Union(findingCodes.map((code) => Type.Literal(code)));
 export type FindingCode = Static<typeof FindingCode>;
+const Severity = Type.Union([Type.Literal('warning'), Type.Literal('error')]);
 
 export const Finding = Type.Object({
   id: Type.Integer({ description: 'increasing number within the sandbox' }),
   at: Type.String({ format: 'date-time', description: 'sandbox clock time of the request' }),
   code: FindingCode,
-  severity: Type.Union([Type.Literal('warning'), Type.Literal('error')]),
+  severity: Severity,
   requestId: Type.Integer({ description: 'the journal entry of the request (GET /__admin/requests); 0 when the journal is off' }),
   operationId: Type.String(),
   method: Type.String(),
@@ -142,3 +143,43 @@ export const Finding = Type.Object({
   docs: Type.String({ description: 'the operation in the API documentation (/docs)' }),
 }, { $id: 'AdminFinding', description: 'What the app did that the real portal answers differently (docs/findings.md)' });
 export type Finding = Static<typeof Finding>;
+
+// What the admin routes take and answer besides the records above. They have no $id, so the OpenAPI document shows
+// them inline; the store and the typed client take their types from here.
+const sandbox = Type.Optional(Type.String());
+const since = Type.Optional(Type.String({ format: 'date-time', description: 'sandbox-clock time' }));
+
+/** The filters of GET /__admin/requests and /__admin/requests/count. */
+export const JournalQuery = Type.Object({
+  sandbox,
+  operationId: Type.Optional(Type.String()),
+  method: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String({ description: 'exact path, or a prefix ending in *' })),
+  status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
+  since,
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 100 })),
+});
+export type JournalFilter = Omit<Static<typeof JournalQuery>, 'sandbox'>;
+
+export const FindingQuery = Type.Object({ sandbox, code: Type.Optional(FindingCode), severity: Type.Optional(Severity), since });
+export type FindingFilter = Omit<Static<typeof FindingQuery>, 'sandbox'>;
+
+export const OutboxQuery = Type.Object({
+  sandbox, kind: Type.Optional(OutboxMessage.properties.kind), to: Type.Optional(Type.String()), userId: Type.Optional(Type.String()),
+});
+export type OutboxFilter = Omit<Static<typeof OutboxQuery>, 'sandbox'>;
+
+export const ScenarioSummary = Type.Object({ name: Type.String(), description: Type.String(), extends: Type.Array(Type.String()) });
+export type ScenarioSummary = Static<typeof ScenarioSummary>;
+
+export const ActiveScenario = Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() });
+export type ActiveScenario = Static<typeof ActiveScenario>;
+
+export const ClockAnswer = Type.Object({ now: Type.String(), state: ref(ClockState) });
+export type ClockAnswer = Static<typeof ClockAnswer>;
+
+export const BindLink = Type.Object({
+  id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(),
+  qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Nullable(Type.String()),
+});
+export type BindLink = Static<typeof BindLink>;

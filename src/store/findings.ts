@@ -1,7 +1,5 @@
-import type { Finding } from '../schemas/admin.js';
+import type { Finding, FindingFilter } from '../schemas/admin.js';
 import { NumberedList } from './outbox.js';
-
-export type FindingFilter = { code?: string; severity?: string; since?: string };
 
 /** What a detector remembers of an earlier request: a time (sandbox ms), a count, a text, a request number. */
 export type Memo = { at?: number; n?: number; s?: string; id?: number };

@@ -1,6 +1,4 @@
-import type { FaultKind, JournalEntry } from '../schemas/admin.js';
-
-export type JournalFilter = { operationId?: string; method?: string; path?: string; status?: number; since?: string; limit?: number };
+import type { FaultKind, JournalEntry, JournalFilter } from '../schemas/admin.js';
 
 /** The facts of a request the journal keeps. */
 export type JournalFacts = {
@@ -98,10 +96,7 @@ export class Journal {
   }
 }
 
-function pathOf(url: string): string {
-  const query = url.indexOf('?');
-  return query < 0 ? url : url.slice(0, query);
-}
+const pathOf = (url: string): string => url.split('?')[0] ?? url;
 
 function parse(text: string): unknown {
   try { return JSON.parse(text); } catch { return text; }
