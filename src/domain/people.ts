@@ -10,7 +10,7 @@ import {
   hasWords, idList, inDayRange, matchesText, pageOf, paginate, parseDayRange, queryWords, sortBy, type ListQuery, type Paged,
 } from './lists.js';
 import { byNameFast, peopleIndex, type PeopleIndex } from './people-index.js';
-import { compareRuEn, compareRuEnNumeric } from './collate.js';
+import { compareRuEnNumeric } from './collate.js';
 
 /** Known active status types (assumed: the API description does not list them). */
 export const statusTypeNames: Record<string, { ru: string; en: string }> = {
@@ -70,11 +70,9 @@ export function userProfile(ctx: DomainContext, tenant: Tenant, _user: UserRecor
   };
 }
 
-const byName = (a: UserRecord, b: UserRecord) => compareRuEn(a.name, b.name);
-
 export function userItems(ctx: DomainContext, tenant: Tenant, _user: UserRecord, input: { q?: string | undefined }): { data: LookupItem[] } {
   const data = tenant.users.filter((u) => listed(u) && matchesText(input.q, [u.name, u.email]))
-    .sort(byName).slice(0, 50).map((u) => ({ id: u.id, name: u.name, faceUrl: faceUrl(ctx, u) }));
+    .sort(byNameFast).slice(0, 50).map((u) => ({ id: u.id, name: u.name, faceUrl: faceUrl(ctx, u) }));
   return { data };
 }
 
