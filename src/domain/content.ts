@@ -33,10 +33,10 @@ export function toArticle(ctx: DomainContext, tenant: Tenant, a: ArticleRecord):
   };
 }
 
-const published = (ctx: DomainContext, a: ArticleRecord) => Date.parse(a.publishedAt) <= ctx.now.getTime();
+export const published = (ctx: DomainContext, a: ArticleRecord) => Date.parse(a.publishedAt) <= ctx.now.getTime();
 
 /** Published news, newest first (news scheduled after the sandbox clock are not shown yet). */
-const newsOf = (ctx: DomainContext, tenant: Tenant) =>
+export const newsOf = (ctx: DomainContext, tenant: Tenant) =>
   tenant.articles.filter((a) => a.kind === 'news' && published(ctx, a)).sort((a, b) => compareStamp(b.publishedAt, a.publishedAt));
 
 export type NewsQuery = { tagIds?: string[] | undefined; page?: string | undefined; perPage?: string | undefined; url: string };
