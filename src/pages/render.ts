@@ -24,7 +24,7 @@ const en = {
   phone: 'Phone', statusText: 'Status', votes: 'Votes', participants: 'Participants', comments: 'Comments', purpose: 'Purpose',
   performer: 'Performer', when: 'When', place: 'Place', organizer: 'Organiser', type: 'Type', period: 'Period', ready: 'Ready',
   due: 'Due', ends: 'Until', added: 'Added', by: 'Author', achievement: 'Achievement', course: 'Course', survey: 'Survey',
-  contest: 'Voting', book: 'Book', published: 'Published', description: 'Description',
+  contest: 'Voting', published: 'Published', description: 'Description',
 };
 const words: Record<'ru' | 'en', typeof en> = {
   ru: {
@@ -34,7 +34,7 @@ const words: Record<'ru' | 'en', typeof en> = {
     phone: 'Телефон', statusText: 'Статус', votes: 'Голоса', participants: 'Участники', comments: 'Комментарии', purpose: 'Цель',
     performer: 'Исполнитель', when: 'Когда', place: 'Место', organizer: 'Организатор', type: 'Тип', period: 'Период', ready: 'Готов',
     due: 'Срок', ends: 'До', added: 'Добавлена', by: 'Автор', achievement: 'Достижение', course: 'Курс', survey: 'Опрос',
-    contest: 'Голосование', book: 'Книга', published: 'Опубликовано', description: 'Описание',
+    contest: 'Голосование', published: 'Опубликовано', description: 'Описание',
   },
   en,
 };
@@ -69,8 +69,7 @@ ${s.responsible.length > 0 ? html`<div class="meta">${l.responsible}:</div>${peo
   };
 }
 
-export function workflowPage(input: PageInput): PageOut {
-  const { ctx, tenant, user, held, id } = input;
+export function workflowPage({ ctx, tenant, user, held, id }: PageInput): PageOut {
   const l = w(tenant);
   if (id === 'my') {
     const list = workflowTicketIndex(ctx, { tenant, user }, held, { 'per-page': '100' }, absolute(ctx, '/workflow/ticket'));
