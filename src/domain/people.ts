@@ -37,8 +37,6 @@ export function departmentRef(tenant: Tenant, id: string): DepartmentRef {
   return { id, name: d?.name ?? '', path: d?.path ?? '' };
 }
 
-export const faceUrl = (ctx: DomainContext, user: UserRecord) => absolute(ctx, user.faceUrl);
-
 export function statusTypes(tenant: Tenant, ids: readonly string[]): StatusType[] {
   return ids.map((id) => ({ id, name: statusTypeNames[id]?.[locale(tenant)] ?? id }));
 }
@@ -54,7 +52,7 @@ export function fullEmployment(tenant: Tenant, e: EmploymentRecord): FullEmploym
 export function profileBrief(ctx: DomainContext, tenant: Tenant, user: UserRecord): ProfileBrief {
   return {
     id: user.id, name: user.name, position: user.position, departmentName: departmentOf(tenant, user.departmentId)?.name ?? '',
-    faceUrl: faceUrl(ctx, user), statusText: user.statusText, activeStatusTypes: statusTypes(tenant, user.activeStatusTypes),
+    faceUrl: absolute(ctx, user.faceUrl), statusText: user.statusText, activeStatusTypes: statusTypes(tenant, user.activeStatusTypes),
   };
 }
 
@@ -64,7 +62,7 @@ export function userProfile(ctx: DomainContext, tenant: Tenant, _user: UserRecor
   const main = tenant.employments.find((e) => e.userId === u.id && e.isMain);
   return {
     id: u.id, name: u.name, firstName: u.firstName, lastName: u.lastName, middleName: u.middleName, email: u.email, phone: u.phone,
-    position: u.position, department: departmentRef(tenant, u.departmentId), isBoss: u.isBoss, faceUrl: faceUrl(ctx, u),
+    position: u.position, department: departmentRef(tenant, u.departmentId), isBoss: u.isBoss, faceUrl: absolute(ctx, u.faceUrl),
     birthday: u.birthday, hiredAt: u.hiredAt, statusText: u.statusText, activeStatusTypes: statusTypes(tenant, u.activeStatusTypes),
     mainEmployment: main ? fullEmployment(tenant, main) : null, url: absolute(ctx, `/pages/user/${u.id}`),
   };
@@ -72,7 +70,7 @@ export function userProfile(ctx: DomainContext, tenant: Tenant, _user: UserRecor
 
 export function userItems(ctx: DomainContext, tenant: Tenant, _user: UserRecord, input: { q?: string | undefined }): { data: LookupItem[] } {
   const data = tenant.users.filter((u) => listed(u) && matchesText(input.q, [u.name, u.email]))
-    .sort(byNameFast).slice(0, 50).map((u) => ({ id: u.id, name: u.name, faceUrl: faceUrl(ctx, u) }));
+    .sort(byNameFast).slice(0, 50).map((u) => ({ id: u.id, name: u.name, faceUrl: absolute(ctx, u.faceUrl) }));
   return { data };
 }
 
@@ -87,7 +85,7 @@ export function userListItem(ctx: DomainContext, tenant: Tenant, u: UserRecord):
   return {
     id: u.id, email: u.email, name: u.name, first_name: u.firstName, last_name: u.lastName, department_id: u.departmentId,
     departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', position: u.position, isBoss: u.isBoss,
-    reg_status_id: u.regStatusId, created_at: u.createdAt, last_login_at: u.lastLoginAt, faceUrl: faceUrl(ctx, u),
+    reg_status_id: u.regStatusId, created_at: u.createdAt, last_login_at: u.lastLoginAt, faceUrl: absolute(ctx, u.faceUrl),
   };
 }
 
@@ -135,7 +133,7 @@ export function userSearch(ctx: DomainContext, tenant: Tenant, _user: UserRecord
   if (!canSeeNames) return { q, users: [] };
   const users = firstMatches(peopleIndex(tenant), 'name-position-email', q, input.offset ?? 0, input.limit ?? 10).map((u) => ({
     id: u.id, name: u.name, position: u.position, departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', isBoss: u.isBoss,
-    faceUrl: faceUrl(ctx, u), department_id: u.departmentId,
+    faceUrl: absolute(ctx, u.faceUrl), department_id: u.departmentId,
   }));
   return { q, users };
 }
@@ -201,7 +199,7 @@ export function meetingPlaceItems(_ctx: DomainContext, tenant: Tenant, _user: Us
 
 export function userItem(ctx: DomainContext, tenant: Tenant, u: UserRecord): StructureItem {
   return {
-    type: 'user', id: u.id, name: u.name, isBoss: u.isBoss, position: u.position, faceUrl: faceUrl(ctx, u),
+    type: 'user', id: u.id, name: u.name, isBoss: u.isBoss, position: u.position, faceUrl: absolute(ctx, u.faceUrl),
     departmentName: departmentOf(tenant, u.departmentId)?.name ?? '',
   };
 }
