@@ -21,8 +21,6 @@ export const statusTypeNames: Record<string, { ru: string; en: string }> = {
   'day-off': { ru: 'Выходной', en: 'Day off' },
 };
 
-const locale = (tenant: Tenant) => tenant.tenant.locale;
-
 /** Users a client may see: hidden users are left out everywhere. */
 export const visible = (u: UserRecord) => u.state !== 'hidden';
 /** Users shown in lookups, search and the structure: active only. */
@@ -38,7 +36,7 @@ export function departmentRef(tenant: Tenant, id: string): DepartmentRef {
 }
 
 export function statusTypes(tenant: Tenant, ids: readonly string[]): StatusType[] {
-  return ids.map((id) => ({ id, name: statusTypeNames[id]?.[locale(tenant)] ?? id }));
+  return ids.map((id) => ({ id, name: statusTypeNames[id]?.[tenant.tenant.locale] ?? id }));
 }
 
 export function fullEmployment(tenant: Tenant, e: EmploymentRecord): FullEmployment {
@@ -149,7 +147,7 @@ export function employmentIndex(_ctx: DomainContext, tenant: Tenant, user: UserR
 export function employmentSetMain(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { employment_id: string }) {
   const target = tenant.employments.find((e) => e.id === input.employment_id && e.userId === user.id);
   if (!target) throw fail.notFound(`employment ${input.employment_id} not found among the current user's employments`);
-  const ru = locale(tenant) === 'ru';
+  const ru = tenant.tenant.locale === 'ru';
   if (target.statusId === 3) {
     return { success: false, message: { type: 'error', text: ru ? 'Нельзя сделать основным завершённое место работы' : 'A terminated employment cannot be main' }, errors: ['employment_id: the employment is terminated'], data: null };
   }
