@@ -10,7 +10,7 @@ import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid, uuidFrom } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
-import { foldText, isDay, matchesText, paginate, idList, type Paged } from './lists.js';
+import { foldText, isDay, matchesText, pageOf, idList, type Paged } from './lists.js';
 import { isUuid } from '../schemas/check.js';
 
 export const MEETING_PLACE_ENTITY = 1030;
@@ -278,9 +278,8 @@ export function calendarEventTypeList(_ctx: DomainContext, tenant: Tenant, _user
     .filter((t) => name === null || foldText(t.name).includes(name))
     .filter((t) => q.is_used === undefined || used.has(t.id) === q.is_used)
     .filter((t) => q.type_id === undefined || t.code === q.type_id)
-    .sort((a, b) => a.code - b.code || a.name.localeCompare(b.name))
-    .map(toEventType);
-  return paginate(items, { page: q.page, perPage: q.perPage }, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
+    .sort((a, b) => a.code - b.code || a.name.localeCompare(b.name));
+  return pageOf(items, { page: q.page, 'per-page': q.perPage }, q.url, toEventType);
 }
 
 // ---- requests ----

@@ -5,7 +5,7 @@ import type { DashboardWidget } from '../schemas/dashboard-widget.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
-import { matchesText, paginate, type Paged } from './lists.js';
+import { matchesText, pageOf, type Paged } from './lists.js';
 import { compareStamp, groupedBy } from './grouped.js';
 import { pageItem, widget } from './widgets.js';
 
@@ -33,10 +33,10 @@ export function toArticle(ctx: DomainContext, tenant: Tenant, a: ArticleRecord):
   };
 }
 
-const published = (ctx: DomainContext, a: ArticleRecord) => Date.parse(a.publishedAt) <= ctx.now.getTime();
+export const published = (ctx: DomainContext, a: ArticleRecord) => Date.parse(a.publishedAt) <= ctx.now.getTime();
 
 /** Published news, newest first (news scheduled after the sandbox clock are not shown yet). */
-const newsOf = (ctx: DomainContext, tenant: Tenant) =>
+export const newsOf = (ctx: DomainContext, tenant: Tenant) =>
   tenant.articles.filter((a) => a.kind === 'news' && published(ctx, a)).sort((a, b) => compareStamp(b.publishedAt, a.publishedAt));
 
 export type NewsQuery = { tagIds?: string[] | undefined; page?: string | undefined; perPage?: string | undefined; url: string };
@@ -44,8 +44,7 @@ export type NewsQuery = { tagIds?: string[] | undefined; page?: string | undefin
 export function articleNews(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: NewsQuery): Paged<Article> {
   const tags = new Set(q.tagIds ?? []);
   const items = newsOf(ctx, tenant).filter((a) => tags.size === 0 || a.tagIds.some((t) => tags.has(t)));
-  const page = paginate(items, { page: q.page, perPage: q.perPage }, { defaultPerPage: 10, maxPerPage: 100 }, q.url);
-  return { ...page, data: page.data.map((a) => toArticle(ctx, tenant, a)) };
+  return pageOf(items, { page: q.page, 'per-page': q.perPage }, q.url, (a) => toArticle(ctx, tenant, a), 10);
 }
 
 export function articleCategory(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: { id?: string | undefined; q?: string | undefined }): CatalogAnswer {

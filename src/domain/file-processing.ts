@@ -25,7 +25,7 @@ const visible = (tenant: Tenant, user: UserRecord, seeAll: boolean) =>
   tenant.fileProcessing.filter((r) => seeAll || r.userId === user.id);
 
 export function listProcessing(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: PageRequest & { url: string; seeAll: boolean }) {
-  const list = [...visible(tenant, user, q.seeAll)].sort((a, b) => b.created.localeCompare(a.created) || a.id.localeCompare(b.id));
+  const list = visible(tenant, user, q.seeAll).sort((a, b) => b.created.localeCompare(a.created) || a.id.localeCompare(b.id));
   const page = paginate(list, q, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
   return { ...page, data: page.data.map((r) => processingView(ctx, tenant, r)) };
 }

@@ -11,23 +11,15 @@ const texts = {
 };
 
 function queue(ctx: DomainContext, tenant: Tenant): ModerationItem[] {
-  const items: ModerationItem[] = [];
-  for (const idea of tenant.ideas) {
-    if (idea.statusId !== IdeaStatusCode.moderation) continue;
-    items.push({
-      id: idea.id, type: 'idea', title: idea.title, text: idea.description, idea_id: idea.id, created_at: idea.createdAt,
-      user: personBrief(ctx, tenant, idea.authorId), url: absolute(ctx, `/pages/idea/${idea.id}`),
-    });
-  }
-  for (const c of tenant.ideaComments) {
-    if (c.status !== 'pending') continue;
-    const idea = tenant.ideas.find((i) => i.id === c.ideaId);
-    items.push({
-      id: c.id, type: 'comment', title: idea?.title ?? '', text: c.text, idea_id: c.ideaId, created_at: c.createdAt,
-      user: personBrief(ctx, tenant, c.userId), url: absolute(ctx, `/pages/idea/${c.ideaId}#comment-${c.id}`),
-    });
-  }
-  return items.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  const ideas = tenant.ideas.filter((i) => i.statusId === IdeaStatusCode.moderation).map((idea): ModerationItem => ({
+    id: idea.id, type: 'idea', title: idea.title, text: idea.description, idea_id: idea.id, created_at: idea.createdAt,
+    user: personBrief(ctx, tenant, idea.authorId), url: absolute(ctx, `/pages/idea/${idea.id}`),
+  }));
+  const comments = tenant.ideaComments.filter((c) => c.status === 'pending').map((c): ModerationItem => ({
+    id: c.id, type: 'comment', title: tenant.ideas.find((i) => i.id === c.ideaId)?.title ?? '', text: c.text, idea_id: c.ideaId,
+    created_at: c.createdAt, user: personBrief(ctx, tenant, c.userId), url: absolute(ctx, `/pages/idea/${c.ideaId}#comment-${c.id}`),
+  }));
+  return [...ideas, ...comments].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
 /** The queue of the current user: everything pending for a moderator, nothing for anybody else. `id` picks one item (404 when not in the queue). */
@@ -38,12 +30,10 @@ export function moderationIndex(ctx: DomainContext, tenant: Tenant, _user: UserR
   return { count: data.length, data };
 }
 
-export const idsOf = (body: ArrayOfIds): string[] => (Array.isArray(body) ? body : body.ids);
-
 /** Accepts or rejects items of the queue, all or none: an id not waiting for moderation is a 404 naming it. */
 export function moderationDecide(ctx: DomainContext, tenant: Tenant, user: UserRecord, moderator: boolean, body: ArrayOfIds, decision: 'accept' | 'reject') {
   if (!moderator) throw fail.forbidden('only moderators (right user-edit) accept or reject');
-  const ids = [...new Set(idsOf(body))];
+  const ids = [...new Set(Array.isArray(body) ? body : body.ids)];
   const ideas = tenant.ideas.filter((i) => i.statusId === IdeaStatusCode.moderation && ids.includes(i.id));
   const comments = tenant.ideaComments.filter((c) => c.status === 'pending' && ids.includes(c.id));
   const found = new Set([...ideas.map((i) => i.id), ...comments.map((c) => c.id)]);

@@ -164,12 +164,11 @@ export class UsersById {
   with(records: readonly UserRecord[]): UsersById {
     const own = new Map(records.map((u) => [u.id, u]));
     if (this.layers < UsersById.maxLayers) return new UsersById(own, this);
-    const flat = new Map<string, UserRecord>();
-    const chain: UsersById[] = [];
-    for (let layer: UsersById | null = this; layer; layer = layer.below) chain.push(layer);
-    for (let i = chain.length - 1; i >= 0; i--) for (const [id, u] of chain[i]!.own) flat.set(id, u);
-    for (const [id, u] of own) flat.set(id, u);
-    return new UsersById(flat, null);
+    // flattened from the top down: the first record met for an id is the newest
+    for (let layer: UsersById | null = this; layer; layer = layer.below) {
+      for (const [id, u] of layer.own) if (!own.has(id)) own.set(id, u);
+    }
+    return new UsersById(own, null);
   }
 }
 

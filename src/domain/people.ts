@@ -10,7 +10,7 @@ import {
   hasWords, idList, inDayRange, matchesText, pageOf, paginate, parseDayRange, queryWords, sortBy, type ListQuery, type Paged,
 } from './lists.js';
 import { byNameFast, peopleIndex, type PeopleIndex } from './people-index.js';
-import { compareRuEn, compareRuEnNumeric } from './collate.js';
+import { compareRuEnNumeric } from './collate.js';
 
 /** Known active status types (assumed: the API description does not list them). */
 export const statusTypeNames: Record<string, { ru: string; en: string }> = {
@@ -20,8 +20,6 @@ export const statusTypeNames: Record<string, { ru: string; en: string }> = {
   remote: { ru: 'Работает удалённо', en: 'Working remotely' },
   'day-off': { ru: 'Выходной', en: 'Day off' },
 };
-
-const locale = (tenant: Tenant) => tenant.tenant.locale;
 
 /** Users a client may see: hidden users are left out everywhere. */
 export const visible = (u: UserRecord) => u.state !== 'hidden';
@@ -37,10 +35,8 @@ export function departmentRef(tenant: Tenant, id: string): DepartmentRef {
   return { id, name: d?.name ?? '', path: d?.path ?? '' };
 }
 
-export const faceUrl = (ctx: DomainContext, user: UserRecord) => absolute(ctx, user.faceUrl);
-
 export function statusTypes(tenant: Tenant, ids: readonly string[]): StatusType[] {
-  return ids.map((id) => ({ id, name: statusTypeNames[id]?.[locale(tenant)] ?? id }));
+  return ids.map((id) => ({ id, name: statusTypeNames[id]?.[tenant.tenant.locale] ?? id }));
 }
 
 export function fullEmployment(tenant: Tenant, e: EmploymentRecord): FullEmployment {
@@ -54,7 +50,7 @@ export function fullEmployment(tenant: Tenant, e: EmploymentRecord): FullEmploym
 export function profileBrief(ctx: DomainContext, tenant: Tenant, user: UserRecord): ProfileBrief {
   return {
     id: user.id, name: user.name, position: user.position, departmentName: departmentOf(tenant, user.departmentId)?.name ?? '',
-    faceUrl: faceUrl(ctx, user), statusText: user.statusText, activeStatusTypes: statusTypes(tenant, user.activeStatusTypes),
+    faceUrl: absolute(ctx, user.faceUrl), statusText: user.statusText, activeStatusTypes: statusTypes(tenant, user.activeStatusTypes),
   };
 }
 
@@ -64,17 +60,15 @@ export function userProfile(ctx: DomainContext, tenant: Tenant, _user: UserRecor
   const main = tenant.employments.find((e) => e.userId === u.id && e.isMain);
   return {
     id: u.id, name: u.name, firstName: u.firstName, lastName: u.lastName, middleName: u.middleName, email: u.email, phone: u.phone,
-    position: u.position, department: departmentRef(tenant, u.departmentId), isBoss: u.isBoss, faceUrl: faceUrl(ctx, u),
+    position: u.position, department: departmentRef(tenant, u.departmentId), isBoss: u.isBoss, faceUrl: absolute(ctx, u.faceUrl),
     birthday: u.birthday, hiredAt: u.hiredAt, statusText: u.statusText, activeStatusTypes: statusTypes(tenant, u.activeStatusTypes),
     mainEmployment: main ? fullEmployment(tenant, main) : null, url: absolute(ctx, `/pages/user/${u.id}`),
   };
 }
 
-const byName = (a: UserRecord, b: UserRecord) => compareRuEn(a.name, b.name);
-
 export function userItems(ctx: DomainContext, tenant: Tenant, _user: UserRecord, input: { q?: string | undefined }): { data: LookupItem[] } {
   const data = tenant.users.filter((u) => listed(u) && matchesText(input.q, [u.name, u.email]))
-    .sort(byName).slice(0, 50).map((u) => ({ id: u.id, name: u.name, faceUrl: faceUrl(ctx, u) }));
+    .sort(byNameFast).slice(0, 50).map((u) => ({ id: u.id, name: u.name, faceUrl: absolute(ctx, u.faceUrl) }));
   return { data };
 }
 
@@ -89,7 +83,7 @@ export function userListItem(ctx: DomainContext, tenant: Tenant, u: UserRecord):
   return {
     id: u.id, email: u.email, name: u.name, first_name: u.firstName, last_name: u.lastName, department_id: u.departmentId,
     departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', position: u.position, isBoss: u.isBoss,
-    reg_status_id: u.regStatusId, created_at: u.createdAt, last_login_at: u.lastLoginAt, faceUrl: faceUrl(ctx, u),
+    reg_status_id: u.regStatusId, created_at: u.createdAt, last_login_at: u.lastLoginAt, faceUrl: absolute(ctx, u.faceUrl),
   };
 }
 
@@ -137,7 +131,7 @@ export function userSearch(ctx: DomainContext, tenant: Tenant, _user: UserRecord
   if (!canSeeNames) return { q, users: [] };
   const users = firstMatches(peopleIndex(tenant), 'name-position-email', q, input.offset ?? 0, input.limit ?? 10).map((u) => ({
     id: u.id, name: u.name, position: u.position, departmentName: departmentOf(tenant, u.departmentId)?.name ?? '', isBoss: u.isBoss,
-    faceUrl: faceUrl(ctx, u), department_id: u.departmentId,
+    faceUrl: absolute(ctx, u.faceUrl), department_id: u.departmentId,
   }));
   return { q, users };
 }
@@ -153,7 +147,7 @@ export function employmentIndex(_ctx: DomainContext, tenant: Tenant, user: UserR
 export function employmentSetMain(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { employment_id: string }) {
   const target = tenant.employments.find((e) => e.id === input.employment_id && e.userId === user.id);
   if (!target) throw fail.notFound(`employment ${input.employment_id} not found among the current user's employments`);
-  const ru = locale(tenant) === 'ru';
+  const ru = tenant.tenant.locale === 'ru';
   if (target.statusId === 3) {
     return { success: false, message: { type: 'error', text: ru ? 'Нельзя сделать основным завершённое место работы' : 'A terminated employment cannot be main' }, errors: ['employment_id: the employment is terminated'], data: null };
   }
@@ -203,7 +197,7 @@ export function meetingPlaceItems(_ctx: DomainContext, tenant: Tenant, _user: Us
 
 export function userItem(ctx: DomainContext, tenant: Tenant, u: UserRecord): StructureItem {
   return {
-    type: 'user', id: u.id, name: u.name, isBoss: u.isBoss, position: u.position, faceUrl: faceUrl(ctx, u),
+    type: 'user', id: u.id, name: u.name, isBoss: u.isBoss, position: u.position, faceUrl: absolute(ctx, u.faceUrl),
     departmentName: departmentOf(tenant, u.departmentId)?.name ?? '',
   };
 }

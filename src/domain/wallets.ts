@@ -56,8 +56,6 @@ export function transactionView(ctx: DomainContext, tenant: Tenant, t: WalletTra
   };
 }
 
-type Listed = { url: string };
-
 export function filterWallets(tenant: Tenant, q: Omit<WalletQuery, 'page' | 'per-page'>): WalletRecord[] {
   const users = idList(q.user_id);
   const deps = idList(q.department_id);
@@ -73,7 +71,7 @@ export function filterWallets(tenant: Tenant, q: Omit<WalletQuery, 'page' | 'per
   });
 }
 
-export function listWallets(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: WalletQuery & Listed) {
+export function listWallets(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: WalletQuery & { url: string }) {
   return pageOf(filterWallets(tenant, q), q, q.url, (w) => walletView(ctx, tenant, w));
 }
 
@@ -112,7 +110,7 @@ export function filterTransactions(tenant: Tenant, q: Omit<WalletTransactionQuer
   }).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
 }
 
-export function listTransactions(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: WalletTransactionQuery & Listed) {
+export function listTransactions(ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: WalletTransactionQuery & { url: string }) {
   return pageOf(filterTransactions(tenant, q), q, q.url, (t) => transactionView(ctx, tenant, t));
 }
 

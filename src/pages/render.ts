@@ -5,7 +5,7 @@ import type { PersonBrief } from '../schemas/common.js';
 import type { Tenant } from '../store/store.js';
 import { absolute, personBrief, type DomainContext } from '../domain/context.js';
 import { workflowStartForm, workflowTicketIndex, workflowTicketView } from '../domain/workflow.js';
-import { toArticle } from '../domain/content.js';
+import { newsOf, published, toArticle } from '../domain/content.js';
 import { userProfile } from '../domain/people.js';
 import { ideaView } from '../domain/ideas.js';
 import { calendarEventView } from '../domain/calendar.js';
@@ -24,7 +24,7 @@ const en = {
   phone: 'Phone', statusText: 'Status', votes: 'Votes', participants: 'Participants', comments: 'Comments', purpose: 'Purpose',
   performer: 'Performer', when: 'When', place: 'Place', organizer: 'Organiser', type: 'Type', period: 'Period', ready: 'Ready',
   due: 'Due', ends: 'Until', added: 'Added', by: 'Author', achievement: 'Achievement', course: 'Course', survey: 'Survey',
-  contest: 'Voting', book: 'Book', published: 'Published', description: 'Description',
+  contest: 'Voting', published: 'Published', description: 'Description',
 };
 const words: Record<'ru' | 'en', typeof en> = {
   ru: {
@@ -34,7 +34,7 @@ const words: Record<'ru' | 'en', typeof en> = {
     phone: 'Телефон', statusText: 'Статус', votes: 'Голоса', participants: 'Участники', comments: 'Комментарии', purpose: 'Цель',
     performer: 'Исполнитель', when: 'Когда', place: 'Место', organizer: 'Организатор', type: 'Тип', period: 'Период', ready: 'Готов',
     due: 'Срок', ends: 'До', added: 'Добавлена', by: 'Автор', achievement: 'Достижение', course: 'Курс', survey: 'Опрос',
-    contest: 'Голосование', book: 'Книга', published: 'Опубликовано', description: 'Описание',
+    contest: 'Голосование', published: 'Опубликовано', description: 'Описание',
   },
   en,
 };
@@ -69,8 +69,7 @@ ${s.responsible.length > 0 ? html`<div class="meta">${l.responsible}:</div>${peo
   };
 }
 
-export function workflowPage(input: PageInput): PageOut {
-  const { ctx, tenant, user, held, id } = input;
+export function workflowPage({ ctx, tenant, user, held, id }: PageInput): PageOut {
   const l = w(tenant);
   if (id === 'my') {
     const list = workflowTicketIndex(ctx, { tenant, user }, held, { 'per-page': '100' }, absolute(ctx, '/workflow/ticket'));
@@ -98,11 +97,7 @@ ${fields(form.fields.map((f) => [f.name, `${f.type}${f.required ? `, ${l.require
 // ---------------------------------------------------------------- content and people
 
 export function articlePage({ ctx, tenant, id }: PageInput): PageOut {
-  const now = ctx.now.toISOString();
-  const isPublished = (publishedAt: string) => publishedAt <= now;
-  const record = id === 'latest'
-    ? tenant.articles.filter((a) => a.kind === 'news' && isPublished(a.publishedAt)).sort((a, b) => b.publishedAt.localeCompare(a.publishedAt))[0]
-    : tenant.articles.find((a) => a.id === id && isPublished(a.publishedAt));
+  const record = id === 'latest' ? newsOf(ctx, tenant)[0] : tenant.articles.find((a) => a.id === id && published(ctx, a));
   if (!record) throw fail.notFound(`article ${id.slice(0, 80)} not found`);
   const a = toArticle(ctx, tenant, record);
   const l = w(tenant);
@@ -170,40 +165,38 @@ ${fields([[l.position, user.position], [l.period, `${f.date_from ?? '—'} – $
 
 // ---------------------------------------------------------------- dashboard records (courses, surveys, achievements, contests, books)
 
-function simple(title: string | undefined, id: string, kind: string, imageUrl: string | null, rows: ReadonlyArray<readonly [string, string]>): PageOut {
-  if (title === undefined) throw fail.notFound(`${kind} ${id.slice(0, 80)} not found`);
+/** The page of a record with a title (404 when undefined): its image unless `withImage` is false, and rows of fields. */
+function simple<T extends { title: string }>({ ctx, tenant, id }: PageInput, kind: string, record: T | undefined,
+  rows: (r: T, l: typeof en) => ReadonlyArray<readonly [string, string]>, withImage = true): PageOut {
+  if (record === undefined) throw fail.notFound(`${kind} ${id.slice(0, 80)} not found`);
+  const imageUrl = withImage ? absolute(ctx, `/images/${kind}/${id}.svg`) : null;
   return {
-    title,
-    body: html`<h1>${title}</h1>${imageUrl ? html`<img class="cover" src="${imageUrl}" alt="" width="128" height="128" style="width:96px">` : ''}${fields(rows)}`,
+    title: record.title,
+    body: html`<h1>${record.title}</h1>${imageUrl ? html`<img class="cover" src="${imageUrl}" alt="" width="128" height="128" style="width:96px">` : ''}${fields(rows(record, w(tenant)))}`,
   };
 }
 
-export function coursePage({ ctx, tenant, user, id }: PageInput): PageOut {
-  const c = tenant.learningCourses.find((x) => x.id === id && x.assigneeIds.includes(user.id));
-  const l = w(tenant);
-  return simple(c?.title, id, 'course', absolute(ctx, `/images/course/${id}.svg`), c ? [[l.type, c.kind === 'test' ? l.survey : l.course], [l.due, c.dueDate]] : []);
+export function coursePage(input: PageInput): PageOut {
+  const c = input.tenant.learningCourses.find((x) => x.id === input.id && x.assigneeIds.includes(input.user.id));
+  return simple(input, 'course', c, (r, l) => [[l.type, r.kind === 'test' ? l.survey : l.course], [l.due, r.dueDate]]);
 }
 
-export function surveyPage({ tenant, user, id }: PageInput): PageOut {
-  const s = tenant.surveys.find((x) => x.id === id && x.assigneeIds.includes(user.id));
-  const l = w(tenant);
-  return simple(s?.title, id, 'survey', null, s ? [[l.type, l.survey], [l.ends, when(s.endsAt)]] : []);
+export function surveyPage(input: PageInput): PageOut {
+  const s = input.tenant.surveys.find((x) => x.id === input.id && x.assigneeIds.includes(input.user.id));
+  return simple(input, 'survey', s, (r, l) => [[l.type, l.survey], [l.ends, when(r.endsAt)]], false);
 }
 
-export function achievementPage({ ctx, tenant, id }: PageInput): PageOut {
-  const a = tenant.achievements.find((x) => x.id === id);
-  const l = w(tenant);
-  return simple(a?.title, id, 'achievement', absolute(ctx, `/images/achievement/${id}.svg`), a ? [[l.type, l.achievement], [l.description, a.description]] : []);
+export function achievementPage(input: PageInput): PageOut {
+  const a = input.tenant.achievements.find((x) => x.id === input.id);
+  return simple(input, 'achievement', a, (r, l) => [[l.type, l.achievement], [l.description, r.description]]);
 }
 
-export function contestPage({ ctx, tenant, id }: PageInput): PageOut {
-  const c = tenant.contests.find((x) => x.id === id);
-  const l = w(tenant);
-  return simple(c?.title, id, 'contest', absolute(ctx, `/images/contest/${id}.svg`), c ? [[l.type, l.contest], [l.ends, when(c.endsAt)]] : []);
+export function contestPage(input: PageInput): PageOut {
+  const c = input.tenant.contests.find((x) => x.id === input.id);
+  return simple(input, 'contest', c, (r, l) => [[l.type, l.contest], [l.ends, when(r.endsAt)]]);
 }
 
-export function bookPage({ ctx, tenant, id }: PageInput): PageOut {
-  const b = tenant.libraryBooks.find((x) => x.id === id);
-  const l = w(tenant);
-  return simple(b?.title, id, 'book', absolute(ctx, `/images/book/${id}.svg`), b ? [[l.by, b.author], [l.added, when(b.addedAt)]] : []);
+export function bookPage(input: PageInput): PageOut {
+  const b = input.tenant.libraryBooks.find((x) => x.id === input.id);
+  return simple(input, 'book', b, (r, l) => [[l.by, r.author], [l.added, when(r.addedAt)]]);
 }
