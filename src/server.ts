@@ -66,11 +66,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'stopping');
-    const timer = setTimeout(() => {
+    setTimeout(() => {
       process.stderr.write('portal-mock: shutdown took longer than 10 s, exiting\n');
       process.exit(1);
-    }, 10_000);
-    timer.unref();
+    }, 10_000).unref();
     try {
       await app.close();
       process.exit(0);

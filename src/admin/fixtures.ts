@@ -23,7 +23,7 @@ export function bindLinkAddresses(req: FastifyRequest, sandboxName: string, id: 
 }
 
 export function describeFixtures(fixtures: Fixtures, req: FastifyRequest, sandboxName: string): FixturesAnswer {
-  const users = new Map(fixtures.tenants.flatMap((t) => t.accounts.map((a) => [a.userId, a] as const)));
+  const userIds = new Set(fixtures.tenants.flatMap((t) => t.accounts.map((a) => a.userId)));
   return {
     tenants: fixtures.tenants.map((t) => ({ id: t.id, name: t.name, domain: t.domain, locale: t.locale, options: t.options })),
     accounts: fixtures.tenants.flatMap((t) => t.accounts.map((a) => ({
@@ -32,7 +32,7 @@ export function describeFixtures(fixtures: Fixtures, req: FastifyRequest, sandbo
     }))),
     devices: fixtures.tenants.flatMap((t) => t.devices.map((d) => ({ tenantId: t.id, userId: d.userId, id: d.id, secret: d.secret, name: d.name, note: d.note }))),
     apiKeys: fixtures.tenants.flatMap((t) => t.apiKeys.map((k) => ({ tenantId: t.id, ...k }))),
-    bindLinks: fixtures.tenants.flatMap((t) => t.bindLinks.filter((b) => users.has(b.userId)).map((b) => ({
+    bindLinks: fixtures.tenants.flatMap((t) => t.bindLinks.filter((b) => userIds.has(b.userId)).map((b) => ({
       tenantId: t.id, userId: b.userId, id: b.id, token: b.token, ...bindLinkAddresses(req, sandboxName, b.id, b.token),
     }))),
     generatedPassword: 'demo1234',

@@ -6,9 +6,9 @@ import type { Finding, Har, JournalEntry } from '../schemas/admin.js';
 const bytes = (text: string) => Buffer.byteLength(text);
 
 /** Entries oldest first (as a browser records them); URLs made absolute with the Host the client used; findings as notes. */
-export function journalToHar(entries: JournalEntry[], opts: { protocol: string; fallbackHost: string; version: string; sandbox: string; findings?: Finding[] }): Har {
+export function journalToHar(entries: JournalEntry[], opts: { protocol: string; fallbackHost: string; version: string; sandbox: string; findings: Finding[] }): Har {
   const harEntries = entries.slice().sort((a, b) => a.id - b.id).map((e) => {
-    const findings = (opts.findings ?? []).filter((f) => f.requestId === e.id);
+    const findings = opts.findings.filter((f) => f.requestId === e.id);
     const host = e.requestHeaders.host ?? opts.fallbackHost;
     const url = new URL(e.url, `${opts.protocol}://${host}`);
     const headers = Object.entries(e.requestHeaders).map(([name, value]) => ({ name, value }));

@@ -31,9 +31,8 @@ export const sandboxFindings = (req: FastifyRequest, sandbox: Sandbox) =>
 export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ description: 'the sandbox, when neither x-mock-sandbox nor a /sandbox/NAME prefix names one (else default)' })) });
 
 /** The sandbox of an admin call and its user named by id or e-mail, with their tenant; 404 when there is none. */
-export function adminUser(req: FastifyRequest, who: { email?: string | undefined; userId?: string | undefined }) {
+export function adminUser(req: FastifyRequest, { email, userId }: { email?: string | undefined; userId?: string | undefined }) {
   const sandbox = adminSandbox(req);
-  const { email, userId } = who;
   if (!email && !userId) throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
   for (const tenant of sandbox.store.tenants()) {
     const user = tenant.users.find((u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()));

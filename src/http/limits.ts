@@ -1,26 +1,19 @@
 // Limits of the Node HTTP server against hostile or broken clients (documented in docs/reliability.md).
 import type { ServerOptions } from 'node:http';
 
-export type ServerLimits = {
+export const defaultServerLimits = {
   /** largest request line + headers in bytes; above it Node answers 431 */
-  maxHeaderSize: number;
-  /** a client must send all its headers within this time, else the connection is closed (408) */
-  headersTimeoutMs: number;
-  /** a whole request (headers and body) must arrive within this time */
-  requestTimeoutMs: number;
-  /** an idle keep-alive connection is closed after this time */
-  keepAliveTimeoutMs: number;
-  /** how often Node checks the two timeouts above */
-  connectionsCheckingIntervalMs: number;
-};
-
-export const defaultServerLimits: ServerLimits = {
   maxHeaderSize: 16 * 1024,
+  /** a client must send all its headers within this time, else the connection is closed (408) */
   headersTimeoutMs: 10_000,
+  /** a whole request (headers and body) must arrive within this time */
   requestTimeoutMs: 30_000,
+  /** an idle keep-alive connection is closed after this time */
   keepAliveTimeoutMs: 5_000,
+  /** how often Node checks the two timeouts above */
   connectionsCheckingIntervalMs: 1_000,
 };
+export type ServerLimits = typeof defaultServerLimits;
 
 /** The Fastify options that carry the limits to the Node server. */
 export function serverLimitOptions(input: Partial<ServerLimits> = {}) {

@@ -53,21 +53,17 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
     config: { auth: 'session' },
   }, async (req) => ideaEdit(...callerArgs(req), isModerator(req.auth.rights), req.query.id, req.body));
 
-  app.post('/idea/vote', {
-    schema: {
-      operationId: 'ideaVote', tags, summary: 'Vote for an idea, or withdraw the vote (toggle)',
-      description: '`status` is the new state. An idea on moderation or rejected answers success false.',
-      querystring: idQuery, response: { 200: ref(IdeaToggleResult), ...errors(400, 401, 403, 404, 500) },
-    },
-    config: { auth: 'session' },
-  }, async (req) => ideaVote(...callerArgs(req), req.query.id));
-
-  app.post('/idea/participate', {
-    schema: {
-      operationId: 'ideaParticipate', tags, summary: 'Take part in an idea, or stop (toggle)',
-      description: '`status` is the new state. An idea on moderation or rejected answers success false.',
-      querystring: idQuery, response: { 200: ref(IdeaToggleResult), ...errors(400, 401, 403, 404, 500) },
-    },
-    config: { auth: 'session' },
-  }, async (req) => ideaParticipate(...callerArgs(req), req.query.id));
+  for (const [path, operationId, summary, toggle] of [
+    ['vote', 'ideaVote', 'Vote for an idea, or withdraw the vote (toggle)', ideaVote],
+    ['participate', 'ideaParticipate', 'Take part in an idea, or stop (toggle)', ideaParticipate],
+  ] as const) {
+    app.post(`/idea/${path}`, {
+      schema: {
+        operationId, tags, summary,
+        description: '`status` is the new state. An idea on moderation or rejected answers success false.',
+        querystring: idQuery, response: { 200: ref(IdeaToggleResult), ...errors(400, 401, 403, 404, 500) },
+      },
+      config: { auth: 'session' },
+    }, async (req) => toggle(...callerArgs(req), req.query.id));
+  }
 };

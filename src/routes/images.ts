@@ -2,17 +2,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../schemas/common.js';
 import { badgeSvg, coverSvg, missingSvg } from '../pages/svg.js';
-import { imageSubject, type ImageKindName } from '../domain/images.js';
+import { imageSubject } from '../domain/images.js';
 import { domainContext } from '../http/context.js';
 
 const tags = ['images'];
 const svgBody = (what: string) => Type.String({ description: `image/svg+xml: ${what}` });
 
-type ImageKind = {
-  path: ImageKindName; operationId: string; summary: string; shape: 'circle' | 'square' | 'cover';
-};
-
-const kinds: ImageKind[] = [
+const kinds = [
   { path: 'avatar', operationId: 'imageAvatar', summary: 'A user\'s avatar: initials on a colour derived from the id', shape: 'circle' },
   { path: 'tenant', operationId: 'imageTenant', summary: 'A tenant\'s logo', shape: 'square' },
   { path: 'user-group', operationId: 'imageUserGroup', summary: 'A user group\'s icon', shape: 'square' },
@@ -24,7 +20,7 @@ const kinds: ImageKind[] = [
   { path: 'achievement', operationId: 'imageAchievement', summary: 'An achievement\'s badge', shape: 'circle' },
   { path: 'contest', operationId: 'imageContest', summary: 'A contest\'s image', shape: 'square' },
   { path: 'book', operationId: 'imageBook', summary: 'A library book\'s cover', shape: 'square' },
-];
+] as const;
 
 /**
  * Generated images of the addresses the API hands out (`/images/<kind>/<id>.svg`). Public: an <img> in a web view

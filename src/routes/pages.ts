@@ -9,7 +9,7 @@ import { html } from '../pages/html.js';
 import { page, type PageFrame } from '../pages/layout.js';
 import {
   achievementPage, articlePage, bookPage, calendarEventPage, contestPage, coursePage, ideaPage, orgEmploymentFilePage, surveyPage,
-  userPage, workflowPage, workflowTicketPage, type PageInput, type PageOut,
+  userPage, workflowPage, workflowTicketPage,
 } from '../pages/render.js';
 
 const tags = ['pages'];
@@ -50,9 +50,7 @@ function renderErrorPage(error: FastifyError | ApiError, req: FastifyRequest, re
     .send(page(frame, text, html`<div class="error"><p class="code">${status}</p><h1>${text}</h1><p class="meta">${error.message}</p></div>`));
 }
 
-type Kind = { path: string; operationId: string; summary: string; render: (input: PageInput) => PageOut; query?: boolean };
-
-const kinds: Kind[] = [
+const kinds = [
   { path: 'workflow-ticket', operationId: 'pagesWorkflowTicket', summary: 'A workflow ticket: details, stages with their state, fields, responsible people', render: workflowTicketPage },
   { path: 'workflow', operationId: 'pagesWorkflow', summary: 'A workflow process (or "my": the caller\'s tickets)', render: workflowPage },
   { path: 'article', operationId: 'pagesArticle', summary: 'An article or news item (or "latest": the newest news): title, cover, body', render: articlePage },

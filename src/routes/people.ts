@@ -5,7 +5,7 @@ import {
   BadgeResult, DashboardResult, DepartmentSearchResult, DepartmentTreeNode, FullEmployment, LookupItem, MeetingPlaceItem, Notification,
   OrgEmploymentFile, OrgEmploymentFileRequestResult, SetMainResult, UserListItem, UserProfile, UserSearchResult,
 } from '../schemas/people.js';
-import { OrgEmploymentFileStatusIds, OrgEmploymentFileTypeIds } from '../schemas/people-records.js';
+import { OrgEmploymentFileStatusId, OrgEmploymentFileTypeId } from '../schemas/people-records.js';
 import { IdQuery } from '../schemas/admin-api.js';
 import { caller, domainContext } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
@@ -121,8 +121,6 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => accountStatusActiveTypes(...callerArgs(req), req.body));
 
   // ---- employment documents
-  const typeId = Type.Union(OrgEmploymentFileTypeIds.map((t) => Type.Literal(t)));
-  const statusId = Type.Union(OrgEmploymentFileStatusIds.map((t) => Type.Literal(t)));
   const stampFilter = Type.Optional(Type.String({ anyOf: [{ format: 'date-time' }, { format: 'date' }], description: 'an exact date-time, or a day (yyyy-MM-dd)' }));
   app.get('/org-employment-file/index', {
     schema: {
@@ -135,8 +133,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         custom_id: text(64), organization_id: text(64),
         org_employment_id: Type.Optional(Type.String({ maxLength: 64, description: 'the employment id or its record number (origin id)' })),
         user_id: Type.Optional(Uuid), file_id: Type.Optional(Uuid),
-        org_employment_file_type_id: Type.Optional(typeId),
-        org_employment_file_status_id: Type.Optional(statusId),
+        org_employment_file_type_id: Type.Optional(OrgEmploymentFileTypeId),
+        org_employment_file_status_id: Type.Optional(OrgEmploymentFileStatusId),
         date_from: Type.Optional(Day), date_to: Type.Optional(Day),
       }),
       response: { 200: Page(ref(OrgEmploymentFile)), ...errors(400, 401, 403, 500) },
@@ -149,7 +147,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'orgEmploymentFileRequest', tags: ['employment'], summary: 'Request an employment document',
       description: 'The document starts "requested", is "in-progress" after 1 minute and "ready" after 5 minutes by the sandbox clock.',
       body: Type.Object({
-        org_employment_id: Uuid, org_employment_file_type_id: typeId,
+        org_employment_id: Uuid, org_employment_file_type_id: OrgEmploymentFileTypeId,
         date_from: Type.Optional(Day), date_to: Type.Optional(Day),
       }),
       response: { 200: ref(OrgEmploymentFileRequestResult), ...errors(400, 401, 403, 404, 500) },

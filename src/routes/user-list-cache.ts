@@ -7,29 +7,24 @@ import { setUserList, userListData } from '../domain/user-list-cache.js';
 
 const tags = ['user-list-cache'];
 
-/**
- * The key of a body that was not sent as application/json. Reproduced quirk: such a body stores an EMPTY selection
- * under its key (taken from a form field, or from the text if it happens to be JSON) and still answers 200.
- */
-function quirkBody(contentType: string | undefined, text: string): { key?: string; userList: Record<string, never> } {
-  let key: string | null = null;
-  if ((contentType ?? '').includes('application/x-www-form-urlencoded')) key = new URLSearchParams(text).get('key');
-  else {
-    try {
-      const parsed: unknown = JSON.parse(text);
-      if (parsed && typeof parsed === 'object' && 'key' in parsed && typeof parsed.key === 'string') key = parsed.key;
-    } catch {
-      key = new URLSearchParams(text).get('key');
-    }
+/** The key of a body not sent as application/json: a form field, or the text's `key` if it happens to be JSON. */
+function quirkKey(contentType: string | undefined, text: string): string | null {
+  if ((contentType ?? '').includes('application/x-www-form-urlencoded')) return new URLSearchParams(text).get('key');
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed && typeof parsed === 'object' && 'key' in parsed && typeof parsed.key === 'string' ? parsed.key : null;
+  } catch {
+    return new URLSearchParams(text).get('key');
   }
-  return key === null ? { userList: {} } : { key, userList: {} };
 }
 
 /** The user list cache; its parsers for non-JSON bodies live only in this plugin. */
 export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.removeContentTypeParser(['text/plain']);
+  // Reproduced quirk: a body of another content type stores an EMPTY selection under its key and still answers 200.
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
-    done(null, quirkBody(req.headers['content-type'], typeof body === 'string' ? body : body.toString('utf8')));
+    const key = quirkKey(req.headers['content-type'], typeof body === 'string' ? body : body.toString('utf8'));
+    done(null, key === null ? { userList: {} } : { key, userList: {} });
   });
 
   app.post('/user-list-cache/set-user-list', {

@@ -17,12 +17,10 @@ if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', (v) => emailRe.tes
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
 
 export class CheckError extends Error {
-  readonly source: string;
   readonly path: string;
   readonly expected: string;
   constructor(source: string, path: string, expected: string) {
     super(`${source}: at ${path || '/'}: ${expected}`);
-    this.source = source;
     this.path = path;
     this.expected = expected;
   }

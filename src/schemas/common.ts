@@ -5,9 +5,9 @@ import { Type, type ObjectOptions, type Static, type TSchema, type TUnsafe, type
  * Shared records then show as named components in the OpenAPI document.
  * @example response: { 200: ref(TenantInfo) }
  */
-export function ref<T extends TSchema & { $id?: string }>(schema: T, options: SchemaOptions = {}): TUnsafe<Static<T>> {
+export function ref<T extends TSchema & { $id?: string }>(schema: T): TUnsafe<Static<T>> {
   if (!schema.$id) throw new Error('ref() needs a schema with $id');
-  return Type.Unsafe<Static<T>>({ ...options, $ref: `${schema.$id}#` });
+  return Type.Unsafe<Static<T>>({ $ref: `${schema.$id}#` });
 }
 
 /** Marks a field the API description does not show, so client developers know it is our design. */

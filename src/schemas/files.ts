@@ -1,5 +1,5 @@
 // Files of the user: API shapes. The record is FileRecord in records.ts (collection `files`).
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TInteger } from '@sinclair/typebox';
 import { assumed, Nullable, PageQuery, Stamp, Uuid } from './common.js';
 import { fileTypes, type FileType } from './records.js';
 
@@ -24,14 +24,10 @@ export const FileIndex = Type.Object({
 }, { $id: 'FileIndex', ...assumed('A file of the user.') });
 export type FileIndex = Static<typeof FileIndex>;
 
-export const FileCount = Type.Object({
-  image: Type.Integer({ minimum: 0 }),
-  video: Type.Integer({ minimum: 0 }),
-  document: Type.Integer({ minimum: 0 }),
-  archive: Type.Integer({ minimum: 0 }),
-  other: Type.Integer({ minimum: 0 }),
-  encrypted: Type.Integer({ minimum: 0 }),
-}, { $id: 'FileCount', description: 'Uploaded files of the current user per type.' });
+export const FileCount = Type.Object(
+  Object.fromEntries(fileTypes.map((t) => [t, Type.Integer({ minimum: 0 })])) as Record<FileType, TInteger>,
+  { $id: 'FileCount', description: 'Uploaded files of the current user per type.' },
+);
 export type FileCount = Static<typeof FileCount>;
 
 export const FileIndexQuery = Type.Object({

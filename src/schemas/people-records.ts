@@ -4,9 +4,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Day, Nullable, Stamp, Uuid } from './common.js';
 
 export const OrgEmploymentFileTypeIds = ['payroll-statement', 'employment-certificate', 'income-statement-2ndfl', 'work-book-copy', 'vacation-balance'] as const;
-export type OrgEmploymentFileTypeId = (typeof OrgEmploymentFileTypeIds)[number];
+export const OrgEmploymentFileTypeId = Type.Union(OrgEmploymentFileTypeIds.map((t) => Type.Literal(t)));
+export type OrgEmploymentFileTypeId = Static<typeof OrgEmploymentFileTypeId>;
 export const OrgEmploymentFileStatusIds = ['requested', 'in-progress', 'ready', 'rejected'] as const;
-export type OrgEmploymentFileStatusId = (typeof OrgEmploymentFileStatusIds)[number];
+export const OrgEmploymentFileStatusId = Type.Union(OrgEmploymentFileStatusIds.map((t) => Type.Literal(t)));
+export type OrgEmploymentFileStatusId = Static<typeof OrgEmploymentFileStatusId>;
 
 export const OrgEmploymentFileRecord = Type.Object({
   id: Uuid,
@@ -14,9 +16,9 @@ export const OrgEmploymentFileRecord = Type.Object({
   employmentId: Uuid,
   /** number of the request in the HR system */
   customId: Type.String({ maxLength: 64 }),
-  typeId: Type.Union(OrgEmploymentFileTypeIds.map((t) => Type.Literal(t))),
+  typeId: OrgEmploymentFileTypeId,
   /** stored status; `requested` and `in-progress` move on by the clock when read (see domain/org-files.ts) */
-  statusId: Type.Union(OrgEmploymentFileStatusIds.map((t) => Type.Literal(t))),
+  statusId: OrgEmploymentFileStatusId,
   fileId: Uuid,
   dateFrom: Nullable(Day),
   dateTo: Nullable(Day),

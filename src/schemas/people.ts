@@ -3,7 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ActionResult, assumed, Day, Nullable, ref, Stamp, Uuid } from './common.js';
 import { DashboardWidget, WidgetKeys } from './dashboard-widget.js';
-import { OrgEmploymentFileStatusIds, OrgEmploymentFileTypeIds } from './people-records.js';
+import { OrgEmploymentFileStatusId, OrgEmploymentFileTypeId } from './people-records.js';
 
 export const DepartmentRef = Type.Object({
   id: Uuid,
@@ -107,14 +107,10 @@ export type UserSearchItem = Static<typeof UserSearchItem>;
 
 export const UserSearchResult = Type.Object({ q: Type.String(), users: Type.Array(ref(UserSearchItem)) }, { $id: 'UserSearchResult' });
 
-export const OrgEmploymentFileType = Type.Object({
-  id: Type.Union(OrgEmploymentFileTypeIds.map((t) => Type.Literal(t))),
-  name: Type.String(),
-}, { $id: 'OrgEmploymentFileType', ...assumed('Type of an employment document.') });
-export const OrgEmploymentFileStatus = Type.Object({
-  id: Type.Union(OrgEmploymentFileStatusIds.map((t) => Type.Literal(t))),
-  name: Type.String(),
-}, { $id: 'OrgEmploymentFileStatus', ...assumed('Status of an employment document.') });
+export const OrgEmploymentFileType = Type.Object({ id: OrgEmploymentFileTypeId, name: Type.String() },
+  { $id: 'OrgEmploymentFileType', ...assumed('Type of an employment document.') });
+export const OrgEmploymentFileStatus = Type.Object({ id: OrgEmploymentFileStatusId, name: Type.String() },
+  { $id: 'OrgEmploymentFileStatus', ...assumed('Status of an employment document.') });
 
 export const OrgEmploymentFile = Type.Object({
   id: Uuid,
@@ -125,8 +121,8 @@ export const OrgEmploymentFile = Type.Object({
   organization_id: Type.String(),
   file_id: Nullable(Type.String({ format: 'uuid', description: 'set once the document is ready' })),
   fileUrl: Nullable(Type.String({ description: 'absolute address of the document page, once ready' })),
-  org_employment_file_type_id: Type.Union(OrgEmploymentFileTypeIds.map((t) => Type.Literal(t))),
-  org_employment_file_status_id: Type.Union(OrgEmploymentFileStatusIds.map((t) => Type.Literal(t))),
+  org_employment_file_type_id: OrgEmploymentFileTypeId,
+  org_employment_file_status_id: OrgEmploymentFileStatusId,
   orgEmploymentFileType: ref(OrgEmploymentFileType),
   orgEmploymentFileStatus: ref(OrgEmploymentFileStatus),
   date_from: Nullable(Day),
