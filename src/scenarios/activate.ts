@@ -21,7 +21,7 @@ export function expireSessions(sandbox: Sandbox): number {
 function makeNewEmployees(sandbox: Sandbox, fixtures: Fixtures): void {
   const today = sandbox.clock.iso().slice(0, 10);
   for (const fixture of fixtures.tenants) {
-    const tenant = sandbox.tenant(fixture.id);
+    const tenant = sandbox.store.tenant(fixture.id);
     if (!tenant) continue;
     const ids = new Set(fixture.accounts.map((a) => a.userId));
     sandbox.store.updateWhere(tenant, 'users', (u) => ids.has(u.id), () => ({ hiredAt: today, statusText: '', activeStatusTypes: [] }));

@@ -7,7 +7,7 @@ import { Journal } from './journal.js';
 import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
 import { seedFrom } from './ids.js';
-import { SandboxStore, type Tenant } from './store.js';
+import { SandboxStore } from './store.js';
 import { loadSandbox, persistedNames, SandboxLog } from './log.js';
 import type { Worlds } from './world.js';
 import { fail } from '../errors.js';
@@ -49,9 +49,6 @@ export class Sandbox {
   }
   get persistent(): boolean {
     return this.log !== null;
-  }
-  tenant(id: string): Tenant | undefined {
-    return this.store.tenant(id);
   }
   /** Runs work outside the request that started it (a background job), then logs what it changed. */
   async background(work: (store: SandboxStore) => Promise<void>): Promise<void> {
