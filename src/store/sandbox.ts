@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import type { Data } from './data.js';
 import { Clock } from './clock.js';
 import type { ClockState } from '../schemas/admin.js';
-import { Outbox } from './outbox.js';
+import { newOutbox } from './outbox.js';
 import { Journal } from './journal.js';
 import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
@@ -20,7 +20,7 @@ export class Sandbox {
   readonly name: string;
   readonly store: SandboxStore;
   readonly clock: Clock;
-  readonly outbox = new Outbox();
+  readonly outbox = newOutbox();
   readonly createdAt = new Date().toISOString();
   /** the log of its changes under --data, else null */
   readonly log: SandboxLog | null;
