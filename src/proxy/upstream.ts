@@ -13,6 +13,11 @@ const mockSecrets = new Set([
   'x-service-session-code', 'x-service-session-id', 'x-service-device-id', 'authorization', 'x-service-client-secret', 'cookie',
 ]);
 
+function isMockSecretHeader(name: string): boolean {
+  const n = name.toLowerCase();
+  return mockSecrets.has(n) || n.startsWith('x-mock-');
+}
+
 export type UpstreamHeader = { name: string; value: string };
 
 /** Parses `--proxy-header "Name: value"` entries. */
@@ -27,8 +32,7 @@ export function parseProxyHeaders(list: readonly string[]): UpstreamHeader[] {
 export function upstreamRequestHeaders(client: IncomingHttpHeaders, extra: readonly UpstreamHeader[]): Headers {
   const out = new Headers();
   for (const [name, value] of Object.entries(client)) {
-    const secret = mockSecrets.has(name) || name.startsWith('x-mock-');
-    if (value === undefined || secret || hopByHop.has(name) || name === 'accept-encoding') continue;
+    if (value === undefined || hopByHop.has(name) || isMockSecretHeader(name) || name === 'accept-encoding') continue;
     out.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
   for (const h of extra) out.set(h.name, h.value);
