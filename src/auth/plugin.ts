@@ -34,7 +34,7 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy):
     const missing = sessionHeaders.filter((name) => header(req, name) === undefined);
     throw fail.unauthorized(`missing session header(s): ${missing.join(', ')}`);
   }
-  const tenant = sandbox.tenant(tenantId);
+  const tenant = sandbox.store.tenant(tenantId);
   // The same answer for an unknown tenant and a foreign session: a caller learns nothing about other tenants.
   const session = tenant && findById(tenant.sessions, sessionId);
   if (!tenant || !session || !secretMatches(code, session.secretHash)) throw fail.unauthorized('session not found or session code invalid');
@@ -87,7 +87,7 @@ function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy): 
   if (mode === 'tenant') {
     const tenantId = header(req, 'x-service-tenant-id');
     if (!tenantId) throw fail.validation('header x-service-tenant-id is required', [{ field: 'headers.x-service-tenant-id', message: 'is required' }]);
-    const tenant = sandbox.tenant(tenantId);
+    const tenant = sandbox.store.tenant(tenantId);
     if (!tenant) throw fail.notFound(`tenant ${tenantId} not found`);
     return { ...noAuth, kind: 'tenant', tenant };
   }

@@ -6,7 +6,7 @@ import type { Fixtures } from '../store/fixtures.js';
 import { bindLinkContent, bindUrl } from '../admin/fixtures.js';
 import { lanAddresses } from '../shared/lan.js';
 import { writeAtomic } from '../shared/write-atomic.js';
-import { defaultCaDir, ensureCa, issueServerCert, serverNames, type TlsMaterial } from '../tls/ca.js';
+import { defaultCaDir, ensureCa, issueServerCert, type TlsMaterial } from '../tls/ca.js';
 
 export type TlsSetup = { tls: TlsMaterial; caCertificate: string | null; caDir: string | null };
 
@@ -30,7 +30,7 @@ export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' 
   } catch (err) {
     throw new UsageError(`--ca-dir: cannot use ${dir}: ${(err as Error).message}`);
   }
-  return { tls: issueServerCert(ca, serverNames()), caCertificate: ca.cert, caDir: dir };
+  return { tls: issueServerCert(ca), caCertificate: ca.cert, caDir: dir };
 }
 
 /** JSON lines when stdout is not a terminal (pipelines parse them); pino-pretty on a terminal. */

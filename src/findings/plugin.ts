@@ -5,6 +5,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { header, isSideRoute, pathOf } from '../http/context.js';
 import type { Sandbox } from '../store/sandbox.js';
+import { cached } from '../store/world.js';
 import type { FindingLog } from '../store/findings.js';
 import type { Finding, FindingCode } from '../schemas/admin.js';
 import { signedLifetimes } from '../domain/files.js';
@@ -69,11 +70,7 @@ export const findingsPlugin = fp(async (app: FastifyInstance) => {
   const schemas = app.getSchemas() as Record<string, Json>;
   const refs = (ref: string) => schemas[ref.replace(/#$/, '')];
   const byOp = new Map<string, Entry[]>();
-  const rulesOf = (op: string): Entry[] => {
-    let found = byOp.get(op);
-    if (!found) byOp.set(op, found = [...entries.filter(([, r]) => r.ops?.includes(op)), ...everyOp]);
-    return found;
-  };
+  const rulesOf = (op: string) => cached(byOp, op, () => [...entries.filter(([, r]) => r.ops?.includes(op)), ...everyOp]);
   app.decorateRequest('findingTypes', null);
 
   // before validation converts them (coerceTypes): the body as the app sent it

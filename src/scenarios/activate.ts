@@ -3,10 +3,10 @@
 import type { Sandbox } from '../store/sandbox.js';
 import type { Fixtures } from '../store/fixtures.js';
 import type { Scenario } from './schema.js';
-import { isCollectionName } from '../store/store.js';
+import { collectionNames, type CollectionName } from '../store/store.js';
 
 /** Collections a fresh employee needs to sign in: never emptied. */
-const signInCollections = new Set(['tenant', 'departments', 'users', 'devices', 'sessions', 'pushTokens', 'bindLinks', 'twoFactorChallenges', 'apiKeys', 'personalTokens', 'employments', 'userGroups', 'meetingPlaces']);
+const signInCollections = new Set<CollectionName>(['departments', 'users', 'devices', 'sessions', 'pushTokens', 'bindLinks', 'twoFactorChallenges', 'apiKeys', 'personalTokens', 'employments', 'userGroups', 'meetingPlaces']);
 /** Fields by which a record belongs to a person. */
 const ownerFields = ['userId', 'user_id', 'recipientId', 'recipient_id', 'ownerId', 'createdUserId', 'created_user_id', 'authorId'];
 
@@ -21,13 +21,12 @@ export function expireSessions(sandbox: Sandbox): number {
 function makeNewEmployees(sandbox: Sandbox, fixtures: Fixtures): void {
   const today = sandbox.clock.iso().slice(0, 10);
   for (const fixture of fixtures.tenants) {
-    const tenant = sandbox.tenant(fixture.id);
+    const tenant = sandbox.store.tenant(fixture.id);
     if (!tenant) continue;
     const ids = new Set(fixture.accounts.map((a) => a.userId));
     sandbox.store.updateWhere(tenant, 'users', (u) => ids.has(u.id), () => ({ hiredAt: today, statusText: '', activeStatusTypes: [] }));
-    for (const key of Object.keys(tenant)) {
-      if (signInCollections.has(key) || !isCollectionName(key)) continue;
-      sandbox.store.remove(tenant, key, (record: unknown) => ownedBy(record, ids));
+    for (const key of collectionNames) {
+      if (!signInCollections.has(key)) sandbox.store.remove(tenant, key, (record: unknown) => ownedBy(record, ids));
     }
   }
 }

@@ -24,13 +24,9 @@ export function signInPolicy(req: FastifyRequest): SignInPolicy {
 const none: readonly Right[] = [];
 
 export const authPolicy: AuthPolicy = {
-  revokedRights(req) {
-    return req.scenario?.revokeRights ?? none;
-  },
-  sessionsExpired(req) {
-    // Only a per-request override expires every session; an active scenario expired them once, when applied.
-    return req.scenarioFromHeader === true && req.scenario?.sessions?.expired === true;
-  },
+  revokedRights: (req) => req.scenario?.revokeRights ?? none,
+  // Only a per-request override expires every session; an active scenario expired them once, when applied.
+  sessionsExpired: (req) => req.scenarioFromHeader === true && req.scenario?.sessions?.expired === true,
 };
 
 /** The tenant's options as the active scenario presents them (e.g. wallet-disabled turns enableWallet off). */

@@ -40,7 +40,6 @@ export type FixtureTenant = Static<typeof FixtureTenant>;
 export const defaultFixturesPath = join(packageRoot, 'fixtures', 'tenants.json');
 
 /** Reads and checks the fixtures file; a bad file stops start-up with the path of the problem. */
-export function loadFixtures(path: string | URL = defaultFixturesPath): Fixtures {
-  const raw: unknown = JSON.parse(readFileSync(path, 'utf8'));
-  return checkOrThrow(Fixtures, raw, String(path));
+export function loadFixtures(path: string | URL): Fixtures {
+  return checkOrThrow(Fixtures, JSON.parse(readFileSync(path, 'utf8')), String(path));
 }

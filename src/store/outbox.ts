@@ -26,8 +26,5 @@ export class NumberedList<T extends { id: number }> {
 }
 
 /** What the mock "sent" (e-mails with codes, pushes), bounded. */
-export class Outbox extends NumberedList<OutboxMessage> {
-  constructor() {
-    super(500);
-  }
-}
+export type Outbox = NumberedList<OutboxMessage>;
+export const newOutbox = (): Outbox => new NumberedList(500);

@@ -2,12 +2,12 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import type { Data } from './data.js';
 import { Clock } from './clock.js';
 import type { ClockState } from '../schemas/admin.js';
-import { Outbox } from './outbox.js';
+import { newOutbox } from './outbox.js';
 import { Journal } from './journal.js';
 import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
 import { seedFrom } from './ids.js';
-import { SandboxStore, type Tenant } from './store.js';
+import { SandboxStore } from './store.js';
 import { loadSandbox, persistedNames, SandboxLog } from './log.js';
 import type { Worlds } from './world.js';
 import { fail } from '../errors.js';
@@ -20,7 +20,7 @@ export class Sandbox {
   readonly name: string;
   readonly store: SandboxStore;
   readonly clock: Clock;
-  readonly outbox = new Outbox();
+  readonly outbox = newOutbox();
   readonly createdAt = new Date().toISOString();
   /** the log of its changes under --data, else null */
   readonly log: SandboxLog | null;
@@ -49,9 +49,6 @@ export class Sandbox {
   }
   get persistent(): boolean {
     return this.log !== null;
-  }
-  tenant(id: string): Tenant | undefined {
-    return this.store.tenant(id);
   }
   /** Runs work outside the request that started it (a background job), then logs what it changed. */
   async background(work: (store: SandboxStore) => Promise<void>): Promise<void> {

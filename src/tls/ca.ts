@@ -16,8 +16,6 @@ export type TlsMaterial = { key: string; cert: string };
 export type LocalCa = TlsMaterial & { dir: string; created: boolean };
 
 export const defaultCaDir = () => join(homedir(), '.portal-mock', 'ca');
-const caCertFile = 'portal-mock-ca.pem';
-const caKeyFile = 'portal-mock-ca-key.pem';
 
 const dayMs = 24 * 3600 * 1000;
 
@@ -34,8 +32,8 @@ function newCertificate(forge: typeof Forge, validMs: number) {
 
 /** The CA in `dir`: read when present, else created (key readable by the owner only). */
 export function ensureCa(dir: string): LocalCa {
-  const certPath = join(dir, caCertFile);
-  const keyPath = join(dir, caKeyFile);
+  const certPath = join(dir, 'portal-mock-ca.pem');
+  const keyPath = join(dir, 'portal-mock-ca-key.pem');
   if (existsSync(certPath) && existsSync(keyPath)) {
     return { dir, cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), created: false };
   }

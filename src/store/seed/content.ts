@@ -116,9 +116,8 @@ export function seedContent(ctx: SeedContext): void {
     addArticle(null, w.newsTitles[i % w.newsTitles.length]!, { min: 1, max: 3 }, published);
   }
 
-  const categories: ContentCategoryRecord[] = [];
   const root: ContentCategoryRecord = { id: faker.string.uuid(), parentId: null, title: w.root, description: w.rootDescription, sort: 0 };
-  categories.push(root);
+  const categories = [root];
   const addPages = (cat: ContentCategoryRecord, n: number) => {
     for (let i = 0; i < n; i++) addArticle(cat, w.pages[i % w.pages.length]!, { min: 0, max: 2 });
   };

@@ -132,21 +132,19 @@ export function seedEngage(ctx: SeedContext): void {
       [w.files.report, `month,revenue,orders\n${rows.join('\n')}\n`],
       [w.files.logo, svgLogo(`${user.firstName[0] ?? ''}${user.lastName[0] ?? ''}`, ffi.color.rgb())],
     ];
-    contents.forEach(([name, text], k) => {
-      const bytes = Buffer.from(text, 'utf8');
+    const file = (name: string, created: Date, bytes: Buffer | null, isPublic: boolean): FileRecord => {
       const mimeType = detectMime(name);
+      return {
+        id: ffi.string.uuid(), userId: user.id, name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType), size: bytes?.length ?? 0,
+        isPublic, status: bytes ? 'UPLOADED' : 'PREPARED', createdAt: created.toISOString(), uploadedAt: bytes ? created.toISOString() : null,
+        contentBase64: bytes?.toString('base64') ?? null,
+      };
+    };
+    contents.forEach(([name, text], k) => {
       const created = new Date(ref - (k + 1) * dayMs - ffi.number.int({ min: 0, max: 3_600_000 }));
-      files.push({
-        id: ffi.string.uuid(), userId: user.id, name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType), size: bytes.length,
-        isPublic: k === 2, status: 'UPLOADED', createdAt: created.toISOString(), uploadedAt: created.toISOString(), contentBase64: bytes.toString('base64'),
-      });
+      files.push(file(name, created, Buffer.from(text, 'utf8'), k === 2));
     });
-    const draft = w.files.draft;
-    const draftMime = detectMime(draft);
-    files.push({
-      id: ffi.string.uuid(), userId: user.id, name: draft, ext: extOf(draft), mimeType: draftMime, fileType: fileTypeOf(draft, draftMime), size: 0,
-      isPublic: false, status: 'PREPARED', createdAt: new Date(ref - 3_600_000).toISOString(), uploadedAt: null, contentBase64: null,
-    });
+    files.push(file(w.files.draft, new Date(ref - 3_600_000), null, false));
   }
 
   data.ideas = ideas;

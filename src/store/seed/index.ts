@@ -40,11 +40,8 @@ export function seedData(fixtures: Fixtures, options: SeedOptions): Data {
   for (const fixture of fixtures.tenants) {
     const { accounts: _a, devices: _d, apiKeys: _k, bindLinks: _b, ...tenant } = fixture;
     const tenantData = emptyTenantData(tenant);
-    const ctx = {
-      seed: options.seed, fixture, data: tenantData, refDate: options.refDate, size: options.size,
-      faker: (collection: string) => fakerFor(options.seed, fixture.id, fixture.locale, options.refDate, collection),
-    };
-    for (const seeder of seeders) seeder(ctx);
+    const faker = (collection: string) => fakerFor(options.seed, fixture.id, fixture.locale, options.refDate, collection);
+    for (const seeder of seeders) seeder({ ...options, fixture, data: tenantData, faker });
     data.tenants[fixture.id] = tenantData;
   }
   // A drifting factory fails here, at start-up, not in a client. Above `checkAllUpTo` users a full check takes seconds,

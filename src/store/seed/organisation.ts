@@ -27,7 +27,6 @@ export function seedOrganisation(ctx: SeedContext): void {
 
   const employments: EmploymentRecord[] = [];
   const secondDepartments = data.departments.filter((d) => d.level >= 2);
-  const refMs = refDate.getTime();
   data.users.forEach((user, i) => {
     const random = i < fakerUsers ? fromFaker : fast;
     const origin = (n: number) => `${fixture.locale === 'ru' ? 'ТН' : 'EMP'}-${String(100000 + i * 3 + n)}`;
@@ -39,7 +38,7 @@ export function seedOrganisation(ctx: SeedContext): void {
     // About one in ten holds a second, part-time employment in the sister company.
     if (i < 3 || random.boolean(0.1)) {
       const dep = random.pick(secondDepartments);
-      const since = random.between(Date.parse(user.createdAt), refMs);
+      const since = random.between(Date.parse(user.createdAt), refDate.getTime());
       employments.push({
         id: random.uuid(), userId: user.id, departmentId: dep.id, position: random.pick([user.position, `${w.department}: ${dep.name}`]),
         isMain: false, statusId: random.boolean(0.9) ? 1 : 2, employmentDate: isoDay(since), firedDate: null,
