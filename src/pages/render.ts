@@ -169,11 +169,9 @@ ${fields([[l.position, user.position], [l.period, `${f.date_from ?? '—'} – $
 function simple<T extends { title: string }>({ ctx, tenant, id }: PageInput, kind: string, record: T | undefined,
   rows: (r: T, l: typeof en) => ReadonlyArray<readonly [string, string]>, withImage = true): PageOut {
   if (record === undefined) throw fail.notFound(`${kind} ${id.slice(0, 80)} not found`);
-  const imageUrl = withImage ? absolute(ctx, `/images/${kind}/${id}.svg`) : null;
-  return {
-    title: record.title,
-    body: html`<h1>${record.title}</h1>${imageUrl ? html`<img class="cover" src="${imageUrl}" alt="" width="128" height="128" style="width:96px">` : ''}${fields(rows(record, w(tenant)))}`,
-  };
+  const image = withImage
+    ? html`<img class="cover" src="${absolute(ctx, `/images/${kind}/${id}.svg`)}" alt="" width="128" height="128" style="width:96px">` : '';
+  return { title: record.title, body: html`<h1>${record.title}</h1>${image}${fields(rows(record, w(tenant)))}` };
 }
 
 export function coursePage(input: PageInput): PageOut {
