@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { header, isSideRoute, pathOf } from '../http/context.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { cached } from '../store/world.js';
+import { jsonType } from '../shared/json-type.js';
 import type { FindingLog } from '../store/findings.js';
 import type { Finding, FindingCode } from '../schemas/admin.js';
 import { signedLifetimes } from '../domain/files.js';
@@ -44,7 +45,6 @@ export function findingsOf(sandbox: Sandbox, off: readonly string[] = []): Findi
 }
 
 type Json = { type?: string | string[]; $ref?: string; anyOf?: Json[]; oneOf?: Json[]; properties?: Record<string, Json>; items?: Json; additionalProperties?: Json | boolean };
-const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
 const typesOf = (s: Json | undefined): string[] => (s?.type === undefined ? [] : [s.type].flat());
 const fits = (types: string[], kind: string) => types.length === 0 || types.includes(kind) || (kind === 'integer' && types.includes('number'));
 
@@ -52,7 +52,7 @@ const fits = (types: string[], kind: string) => types.length === 0 || types.incl
 function wrongTypes(schema: Json | undefined, value: unknown, path: string, out: string[], refs: (ref: string) => Json | undefined, depth = 0): void {
   if (!schema || value === undefined || depth > 12 || out.length >= 5) return;
   if (schema.$ref) return wrongTypes(refs(schema.$ref), value, path, out, refs, depth + 1);
-  const kind = kindOf(value);
+  const kind = jsonType(value);
   const options = (schema.anyOf ?? schema.oneOf)?.map((b) => (b.$ref ? refs(b.$ref) : b)) ?? [schema];
   const fit = options.find((b) => fits(typesOf(b), kind));
   if (!fit) out.push(`${path || 'the body'} as ${kind} where the API takes ${[...new Set(options.flatMap(typesOf))].join(' or ')}`);

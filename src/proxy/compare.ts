@@ -1,6 +1,7 @@
 // Where the mock's answer differs from the upstream's: status, and shape by JSON path (values are not compared).
 import { Type, type Static } from '@sinclair/typebox';
 import type { UpstreamAnswer } from './upstream.js';
+import { jsonType } from '../shared/json-type.js';
 
 export const ShapeDifference = Type.Object({
   path: Type.String({ description: 'JSON path; [] stands for the items of an array' }),
@@ -26,7 +27,6 @@ export const Comparison = Type.Object({
 });
 export type Comparison = Static<typeof Comparison>;
 
-const jsonType = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
 const compatible = (a: string, b: string) => a === b || (['integer', 'number'].includes(a) && ['integer', 'number'].includes(b));
 
 /** Shape differences by JSON path; arrays are compared item shape against item shape (every item of both sides merged). */
