@@ -2,6 +2,7 @@ import type { FixturesAnswer } from '../schemas/admin.js';
 import type { FastifyRequest } from 'fastify';
 import type { Fixtures } from '../store/fixtures.js';
 import { isLoopbackHost, lanAddresses } from '../shared/lan.js';
+import { forwardedPrefix } from '../http/context.js';
 
 const sandboxPrefix = (sandboxName: string) => (sandboxName === 'default' ? '' : `/sandbox/${sandboxName}`);
 
@@ -9,7 +10,7 @@ const sandboxPrefix = (sandboxName: string) => (sandboxName === 'default' ? '' :
 export function phoneBase(req: FastifyRequest, sandboxName: string): string {
   const lan = lanAddresses()[0];
   const host = isLoopbackHost(req.hostname) && lan ? `${lan}${req.port ? `:${req.port}` : ''}` : req.host;
-  return `${req.protocol}://${host}${sandboxPrefix(sandboxName)}`;
+  return `${req.protocol}://${host}${forwardedPrefix(req)}${sandboxPrefix(sandboxName)}`;
 }
 
 export const bindUrl = (base: string, id: string, token: string) => `${base}/mobile/bind/${encodeURIComponent(id)}/${encodeURIComponent(token)}`;
@@ -17,9 +18,10 @@ export const bindLinkContent = (url: string) => `service://bind/?url=${encodeURI
 
 /** The addresses of a bind link as the caller reaches us: the bind operation, what its QR code carries, the QR image. */
 export function bindLinkAddresses(req: FastifyRequest, sandboxName: string, id: string, token: string) {
-  const url = bindUrl(`${req.protocol}://${req.host}${sandboxPrefix(sandboxName)}`, id, token);
+  const origin = `${req.protocol}://${req.host}${forwardedPrefix(req)}`;
+  const url = bindUrl(`${origin}${sandboxPrefix(sandboxName)}`, id, token);
   const sandboxQuery = sandboxName === 'default' ? '' : `?sandbox=${encodeURIComponent(sandboxName)}`;
-  return { url, link: bindLinkContent(url), qr: `${req.protocol}://${req.host}/__admin/bind-links/${encodeURIComponent(id)}/qr.svg${sandboxQuery}` };
+  return { url, link: bindLinkContent(url), qr: `${origin}/__admin/bind-links/${encodeURIComponent(id)}/qr.svg${sandboxQuery}` };
 }
 
 export function describeFixtures(fixtures: Fixtures, req: FastifyRequest, sandboxName: string): FixturesAnswer {

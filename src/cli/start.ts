@@ -23,7 +23,7 @@ export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' 
     return { tls: { cert: read(options.tlsCert, '--tls-cert'), key: read(options.tlsKey, '--tls-key') }, caCertificate: null, caDir: null };
   }
   if (!options.https) return null;
-  const dir = options.caDir ?? (process.env.PORTAL_MOCK_CA_DIR || defaultCaDir());
+  const dir = options.caDir ?? defaultCaDir(); // PORTAL_MOCK_CA_DIR is read by config.ts, into caDir
   let ca;
   try {
     ca = ensureCa(dir);

@@ -110,12 +110,20 @@ export function makeUrlRewriter(seen: WeakMap<IncomingMessage, PrefixInfo>) {
 }
 
 /**
+ * Where a reverse proxy serves us below a path (X-Forwarded-Prefix: /portal), without a trailing slash; a value that
+ * is not a path is ignored, so it cannot turn the host of the addresses we hand out into another one.
+ */
+export function forwardedPrefix(req: FastifyRequest): string {
+  const prefix = header(req, 'x-forwarded-prefix');
+  return prefix !== undefined && /^(\/[\w\-.~%]+)*\/?$/.test(prefix) ? prefix.replace(/\/+$/, '') : '';
+}
+
+/**
  * The address the client used to reach us, with the sandbox prefix, so answers hand out URLs a phone can reach
  * (Host and X-Forwarded-Proto/Host/Prefix are honoured).
  */
 export function baseUrl(req: FastifyRequest): string {
-  const prefix = header(req, 'x-forwarded-prefix')?.replace(/\/$/, '') ?? '';
-  return `${req.protocol}://${req.host}${prefix}${req.sandboxPrefix}`;
+  return `${req.protocol}://${req.host}${forwardedPrefix(req)}${req.sandboxPrefix}`;
 }
 
 /** The signed-in caller's tenant and user; for handlers of session routes, where the auth plugin guarantees both. */
