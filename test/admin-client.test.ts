@@ -12,6 +12,9 @@ t.test('QA code drives the mock through the typed client', async (t) => {
   const mock = adminClient({ baseUrl, adminToken: 'qa-token' });
 
   t.match(await mock.health(), { status: 'ok', sandbox: 'default', scenario: 'default' });
+  // typed from the route's schema: a field the client type lacked (memory, sandboxLimit) would not compile here
+  const health = await mock.health();
+  t.ok(health.memory.rssBytes > 0 && health.sandboxLimit > 0, 'health: memory and sandbox limit');
   const noToken = await adminClient({ baseUrl }).health().then(() => null, (e: unknown) => e);
   t.ok(noToken instanceof AdminError && noToken.status === 401, 'the admin token is sent when given');
 

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
-import { FixturesAnswer } from '../schemas/admin.js';
+import { FixturesAnswer, Health } from '../schemas/admin.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
 import { adminSandbox, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
@@ -62,17 +62,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       description: 'Liveness for scripts and container health checks: version, scenario and seed of the sandbox, uptime, sandbox count and memory.',
       querystring: SandboxQuery,
       response: {
-        200: Type.Object({
-          status: Type.Literal('ok'), instance: Type.String({ description: 'this instance (--instance-name, else hostname:port)' }),
-          version: Type.String(), scenario: Type.String(), seed: Type.Integer(),
-          uptimeMs: Type.Integer(), sandbox: Type.String(), sandboxes: Type.Integer({ description: 'sandboxes that exist now' }),
-          sandboxLimit: Type.Integer({ description: '--max-sandboxes: a request that would create one more gets 429' }),
-          memory: Type.Object({
-            rssBytes: Type.Integer({ description: 'resident memory of the process' }),
-            heapUsedBytes: Type.Integer({ description: 'JavaScript heap in use' }),
-          }),
-          findings: Type.Object({ warning: Type.Integer(), error: Type.Integer() }, { description: 'findings of the sandbox by severity (GET /__admin/findings)' }),
-        }),
+        200: Health,
         ...errors(400, 401),
       },
     },

@@ -2,15 +2,14 @@
 // Types come from the server's own TypeBox schemas (type-only imports: nothing of the server is loaded at run time);
 // it uses the global fetch (Node.js ≥ 18, browsers).
 import type {
-  ActiveScenario, BindLink, ClockAnswer, ClockState, Finding, FindingCode, FindingFilter, FixturesAnswer, Har, JournalEntry, JournalFilter,
-  OutboxFilter, OutboxMessage, SandboxInfo, Snapshot, ScenarioSummary,
+  ActiveScenario, BindLink, ClockAnswer, ClockState, Finding, FindingCode, FindingFilter, FixturesAnswer, Har, Health, JournalEntry,
+  JournalFilter, OutboxFilter, OutboxMessage, SandboxInfo, Snapshot, ScenarioSummary,
 } from '../schemas/admin.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
-export type { SandboxInfo, Snapshot, ActiveScenario, BindLink, FindingFilter, JournalFilter, OutboxFilter, ScenarioSummary };
+export type { SandboxInfo, Snapshot, ActiveScenario, BindLink, FindingFilter, Health, JournalFilter, OutboxFilter, ScenarioSummary };
 export type Clock = ClockAnswer;
 
-export type Health = { status: 'ok'; instance: string; version: string; scenario: string; seed: number; uptimeMs: number; sandbox: string; sandboxes: number; findings: { warning: number; error: number } };
 export type ClockChange = { freeze: string } | { offsetMs: number } | { advanceMs: number } | { mode: 'real' };
 export type Who = { email: string; userId?: never } | { userId: string; email?: never };
 

@@ -183,3 +183,17 @@ export const BindLink = Type.Object({
   qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Nullable(Type.String()),
 });
 export type BindLink = Static<typeof BindLink>;
+
+/** GET /__admin/health. */
+export const Health = Type.Object({
+  status: Type.Literal('ok'), instance: Type.String({ description: 'this instance (--instance-name, else hostname:port)' }),
+  version: Type.String(), scenario: Type.String(), seed: Type.Integer(),
+  uptimeMs: Type.Integer(), sandbox: Type.String(), sandboxes: Type.Integer({ description: 'sandboxes that exist now' }),
+  sandboxLimit: Type.Integer({ description: '--max-sandboxes: a request that would create one more gets 429' }),
+  memory: Type.Object({
+    rssBytes: Type.Integer({ description: 'resident memory of the process' }),
+    heapUsedBytes: Type.Integer({ description: 'JavaScript heap in use' }),
+  }),
+  findings: Type.Object({ warning: Type.Integer(), error: Type.Integer() }, { description: 'findings of the sandbox by severity (GET /__admin/findings)' }),
+});
+export type Health = Static<typeof Health>;
