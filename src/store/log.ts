@@ -102,7 +102,7 @@ export class SandboxLog {
   /** Stops writing and removes the files (DELETE of the sandbox, idle eviction). */
   remove(): void {
     this.close();
-    for (const file of [this.logFile, this.snapshotFile, `${this.logFile}.${process.pid}.tmp`]) rmSync(file, { force: true });
+    for (const file of [this.logFile, this.snapshotFile]) rmSync(file, { force: true });
   }
 
   close(): void {
