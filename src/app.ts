@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { durationMs, resolveOptions, UsageError, type Options } from './config.js';
 import { clientErrorHandler, registerErrorHandling, renderError } from './errors.js';
 import { sharedSchemas } from './schemas/index.js';
-import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
+import { makeUrlRewriter, markControlPlane, type PrefixInfo } from './http/context.js';
 import { requestContextPlugin } from './http/request-context.js';
 import cors from '@fastify/cors';
 import compress from '@fastify/compress';
@@ -39,7 +39,14 @@ export { version };
 
 export type AppOptions = Partial<Options> & {
   /** a pino logger config, or false; defaults to JSON logs at options.logLevel */
-  logger?: boolean | { level: string; transport?: { target: string; options: Record<string, unknown> } };
+  logger?:
+    | boolean
+    | {
+        level: string;
+        transport?: { target: string; options: Record<string, unknown> };
+        /** where the JSON lines go (tests read them) */
+        stream?: { write(line: string): void };
+      };
   /** reload scenario files when they change (the CLI turns this on) */
   watchScenarios?: boolean;
   /** serve TLS with this key and certificate (PEM); base_url handed to clients then starts with https */
@@ -181,7 +188,10 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   // 5. the API groups, then the admin side
   await registerRoutes(app);
   await app.register(adminRoutes, { version, startedAt });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  await app.register(async (docs) => {
+    markControlPlane(docs);
+    await docs.register(swaggerUi, { routePrefix: '/docs' });
+  });
 
   scenarios = new ScenarioRegistry([bundledScenariosDir, ...options.scenarios], operationIds);
   if (!scenarios.get(options.scenario)) throw new UsageError(`--scenario: unknown scenario "${options.scenario}"; known: ${scenarios.names().join(', ')}`);

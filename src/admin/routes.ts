@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
+import { markControlPlane } from '../http/context.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
 import { FixturesAnswer, Health } from '../schemas/admin.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
@@ -19,6 +20,7 @@ const tags = ['admin'];
 
 /** The side routes QA scripts rely on; see the admin contract in the README. */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
+  markControlPlane(app);
   const token = app.config.adminToken;
   if (token) {
     const tokenHash = hashSecret(token);
@@ -99,5 +101,12 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     if (!link) throw fail.notFound(`bind link ${req.params.id} not found in sandbox ${sandbox.name}`);
     const svg = await qrSvg(bindLinkContent(bindUrl(phoneBase(req, sandbox.name), link.id, link.token)));
     return reply.type('image/svg+xml').send(svg);
+  });
+
+  // A path under /__admin that no admin route answers is the control plane's own 404, so a typo in a QA script is
+  // never stubbed, faulted or passed through by the scenario of the sandbox it names.
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/__admin/*', schema: { hide: true },
+    handler: (_req, reply) => reply.callNotFound(),
   });
 };

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Right } from '../schemas/common.js';
 import type { DeviceRecord, SessionRecord, UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
@@ -45,6 +45,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: AuthMode;
     rights?: Right[];
+    /** set on every route the mock's control plane (/__admin) and docs contexts register: not a portal operation */
+    controlPlane?: boolean;
   }
   interface FastifyRequest {
     sandbox: Sandbox;
@@ -68,6 +70,16 @@ declare module 'fastify' {
     config: Options;
     fixtures: Fixtures;
   }
+}
+
+/**
+ * Marks every route registered in this context (and the contexts inside it) as the mock's own control plane: a
+ * scenario never acts on it. Called by the admin and docs contexts, so where a route is registered decides.
+ */
+export function markControlPlane(app: FastifyInstance): void {
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, controlPlane: true };
+  });
 }
 
 /** The mock's own side routes (admin, API document): never journaled, stubbed, delayed or forwarded. */

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SeededRandom } from '../store/random.js';
-import { isSideRoute, pathOf } from '../http/context.js';
+import { pathOf } from '../http/context.js';
 import type { Fault, Latency, Scenario, Stub } from './schema.js';
 
 declare module 'fastify' {
@@ -19,8 +19,11 @@ declare module 'fastify' {
   }
 }
 
-/** Whether the scenario acts on a request: not on the admin side, the console or the API document. */
-export const scenarioActsOn = (req: FastifyRequest): boolean => !(req.operationId?.startsWith('admin') || isSideRoute(req.url));
+/**
+ * Whether the scenario acts on a request: on every portal operation (and unknown paths, which a stub may answer),
+ * never on a route the control plane or the docs registered (they mark their routes where they are registered).
+ */
+export const scenarioActsOn = (req: FastifyRequest): boolean => req.routeConfig?.controlPlane !== true;
 
 /** Whether a fault leaves the client with no answer at all. */
 export const dropsConnection = (kind: Fault['kind'] | null): boolean => kind === 'reset' || kind === 'empty';
@@ -138,11 +141,14 @@ export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload
   let sent = false;
   return new Readable({
     read() {
-      if (!sent) {
-        sent = true;
-        this.push(half);
-        setImmediate(() => this.destroy(new Error('truncated by scenario fault')));
-      }
+      if (sent) return;
+      sent = true;
+      this.push(half);
+      // the connection is closed, not the stream failed: a deliberate fault is one warning line, not an error's stack
+      setImmediate(() => {
+        req.log.warn({ fault: 'truncated', sentChars: half.length }, 'scenario fault: answer truncated');
+        reply.raw.destroy();
+      });
     },
   });
 }
