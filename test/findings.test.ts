@@ -272,6 +272,10 @@ t.test('polling-too-fast and retry-storm: the sandbox clock says how far apart',
   t.same(codes(await view()), [poll], 'again at the same instant');
   await advance(app, 1000);
   t.same(codes(await view()), [], 'control: a second later');
+  const list = (query = '') => app.inject({ url: `/file-processing${query}`, headers: s.headers });
+  t.same(codes(await list()), []);
+  t.same(codes(await list()), [poll], 'the list polled again at the same instant');
+  t.same(codes(await list('?page=2')), [], 'control: the next page is no poll');
 
   const markAll = () => app.inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers });
   t.same(codes(await markAll()), []);

@@ -207,9 +207,12 @@ export const rules: Record<FindingCode, Rule> = {
     },
   },
   'polling-too-fast': {
-    severity: 'warning', ops: ['fileProcessingView'],
-    detect: (s) => (within(s, `poll:${s.who}|${query(s, 'id')}`, 1000)
-      ? 'Polled again less than a second after the last poll of this record: the real portal processes files in the background for seconds to minutes. Poll at most once a second, better with a growing interval (1 s, 2 s, 4 s …).'
+    severity: 'warning', ops: ['fileProcessingView', 'fileProcessingIndex'],
+    // the record by its id; the list by its address, so reading its pages one after another is no poll
+    detect: (s) => (within(s, `poll:${s.who}|${s.op}|${query(s, 'id') ?? s.req.url}`, 1000)
+      ? `Polled ${query(s, 'id') ? 'this record' : 'this list'} again less than a second after the last poll: the `
+        + 'real portal processes files in the background for seconds to minutes. Poll at most once a second, better '
+        + 'with a growing interval (1 s, 2 s, 4 s …).'
       : null),
   },
   'retry-storm': {
