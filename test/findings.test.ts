@@ -114,13 +114,32 @@ t.test('session-other-device and session-after-unbind', async (t) => {
   t.same(codes(mixed), [other]);
   t.same(codes(await app.inject({ url: '/mobile/tenant-info', headers: a.headers })), [], 'control: its own device');
 
-  t.equal((await app.inject({ method: 'POST', url: '/mobile/unbind?deviceId=phone-a', headers: a.headers })).statusCode, 200);
+  const unbind = await app.inject({ method: 'POST', url: '/mobile/unbind?deviceId=phone-a', headers: a.headers });
+  t.equal(unbind.statusCode, 200);
+  t.same(codes(unbind), [], 'control: the sign-out itself');
   const after = await app.inject({ url: '/mobile/tenant-info', headers: a.headers });
   t.equal(after.statusCode, 401);
   t.same(codes(after), [unbound]);
   t.same(codes(await app.inject({ url: '/mobile/tenant-info', headers: b.headers })), [], 'control: the other device\'s session');
-  const again = await signIn(app, accounts.admin, { deviceId: 'phone-a' });
-  t.same(codes(await app.inject({ url: '/mobile/tenant-info', headers: again.headers })), [], 'control: a new session after binding again');
+  await advance(app, 5000);
+  const retried = await app.inject({ method: 'POST', url: '/mobile/unbind?deviceId=phone-a', headers: a.headers });
+  t.equal(retried.statusCode, 401);
+  t.same(codes(retried), [], 'control: the unbind retried after a lost answer');
+  // an HTTP client that adds the last session headers to every call: the sign-in operations ignore them
+  const creds = { email: accounts.admin.email, password: 'demo1234' };
+  const stale = a.headers;
+  const post = (url: string, payload: object) => app.inject({ method: 'POST', url, headers: stale, payload });
+  t.same(codes(await post('/mobile/request-two-factor', creds)), [], 'control: old headers on sign-in');
+  const bound = await post('/mobile/manual-bind', { ...creds, device: { id: 'phone-a' } });
+  t.equal(bound.statusCode, 200);
+  t.same(codes(bound), [], 'control: old headers on manual-bind');
+  const { secret, userId, deviceId } = json(bound).accountSecret;
+  const auth = await post('/mobile/auth', { secret, userId, deviceId });
+  t.equal(auth.statusCode, 200);
+  t.same(codes(auth), [], 'control: old headers on /mobile/auth');
+  const { sessionId, sessionSecret } = json(auth);
+  const again = { ...a.headers, 'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret };
+  t.same(codes(await app.inject({ url: '/mobile/tenant-info', headers: again })), [], 'control: a new session after binding');
 });
 
 t.test('unauthorized-loop: a third 401 with no new /mobile/auth between', async (t) => {
@@ -137,6 +156,14 @@ t.test('unauthorized-loop: a third 401 with no new /mobile/auth between', async 
   const third = await call();
   t.equal(third.statusCode, 401);
   t.same(codes(third), [code]);
+
+  // a screen's calls sent together all meet the expired session: each is one 401, not a loop
+  const fresh = await signIn(app, accounts.admin, { deviceId: 'burst-phone' });
+  const expired = { ...fresh.headers, 'x-service-session-code': 'expired' };
+  const screen = ['/mobile/tenant-info', '/dashboard?info=notificationsBadge', '/notifications/pushes', '/user/items'];
+  const burst = await Promise.all(screen.map((url) => app.inject({ url, headers: expired })));
+  t.same(burst.map((r) => r.statusCode), [401, 401, 401, 401]);
+  t.same(burst.flatMap(codes), [], 'control: four different calls, one 401 each');
 });
 
 t.test('two-factor-code-missing: manual bind without the code while codeRequired is true', async (t) => {
@@ -153,6 +180,27 @@ t.test('two-factor-code-missing: manual bind without the code while codeRequired
   t.same(codes(withCode), [], 'control: with the code');
   const plain = await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: { email: accounts.admin.email, password: 'demo1234', device: { id: 'p2' } } });
   t.same(codes(plain), [], 'control: an account without two-factor');
+
+  // without request-two-factor: the first 403 says the code is missing; repeating the bind without it is the mistake
+  const bob = { email: accounts.nwTwoFactor.email, password: 'demo1234', device: { id: 'p3' } };
+  const first = await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: bob });
+  t.equal(first.statusCode, 403);
+  t.same(codes(first), []);
+  await advance(app, 3000);
+  const bind = (payload: object) => app.inject({ method: 'POST', url: '/mobile/manual-bind', payload });
+  const repeated = await bind({ ...bob, email: ` ${bob.email.toUpperCase()}` });
+  t.same(codes(repeated), [code], 'repeated without the code (the e-mail as typed, case and spaces aside)');
+  // a wrong password is a 403 too, which says nothing about a code
+  const mistyped = { email: accounts.noRights.email, password: 'demo12345', device: { id: 'p4' } };
+  for (let i = 0; i < 2; i++) {
+    await advance(app, 3000);
+    const wrong = await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: mistyped });
+    t.equal(wrong.statusCode, 403);
+    t.same(codes(wrong), [], `control: wrong password ${i + 1} on an account without two-factor`);
+  }
+  await advance(app, 3000);
+  const right = await bind({ ...mistyped, password: 'demo1234' });
+  t.same(codes(right), [], 'control: then the right one');
 });
 
 t.test('uploads: upload-never-finished, finish-before-upload, prepare-new-id', async (t) => {
@@ -203,6 +251,15 @@ t.test('push-token-repeated: the same token registered again', async (t) => {
   t.same(codes(await save('tok-1')), [code], 'next start, same token');
   await advance(app, 5000);
   t.same(codes(await save('tok-2')), [], 'control: a new token');
+
+  const unbind = await app.inject({ method: 'POST', url: `/mobile/unbind?deviceId=${s.deviceId}`, headers: s.headers });
+  t.equal(unbind.statusCode, 200);
+  await advance(app, 60_000);
+  const again = await signIn(app, accounts.admin, { deviceId: s.deviceId });
+  const payload = { token: 'tok-2', deviceId: s.deviceId };
+  const saved = await app.inject({ method: 'POST', url: '/mobile/save-push-token', headers: again.headers, payload });
+  t.equal(saved.statusCode, 200);
+  t.same(codes(saved), [], 'control: the same token for the device bound again (unbind removed it)');
 });
 
 t.test('polling-too-fast and retry-storm: the sandbox clock says how far apart', async (t) => {
@@ -215,6 +272,10 @@ t.test('polling-too-fast and retry-storm: the sandbox clock says how far apart',
   t.same(codes(await view()), [poll], 'again at the same instant');
   await advance(app, 1000);
   t.same(codes(await view()), [], 'control: a second later');
+  const list = (query = '') => app.inject({ url: `/file-processing${query}`, headers: s.headers });
+  t.same(codes(await list()), []);
+  t.same(codes(await list()), [poll], 'the list polled again at the same instant');
+  t.same(codes(await list('?page=2')), [], 'control: the next page is no poll');
 
   const markAll = () => app.inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers });
   t.same(codes(await markAll()), []);

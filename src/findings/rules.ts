@@ -36,6 +36,11 @@ function within(s: Seen, key: string, ms: number): boolean {
 }
 const bearer = (req: FastifyRequest) => /^bearer /i.test(header(req, 'authorization') ?? '');
 const sessionModes = new Set(['session', 'session-only', 'session-or-apikey']);
+/** Whether the operation authorizes by the session headers: sign-in, tenant-only and Bearer calls ignore them. */
+const readsSession = (s: Seen) => sessionModes.has(s.req.routeConfig?.auth ?? 'none') && !bearer(s.req);
+/** 403 is also the answer to a wrong e-mail or password: only the mock's message says that the code was missing. */
+const codeWasMissing = (s: Seen) =>
+  s.status === 403 && /two-factor code required/i.test(text(s.answer()?.message) ?? '');
 const timeOfDay = /\d[T ]\d{1,2}:\d{2}/;
 const rangeFields = ['created_at', 'last_login_at', 'employment_date', 'fired_date'];
 const creates: Record<string, string> = { workflowStart: 'ticket', ideaEdit: 'idea', feedbackAdd: 'feedback', calendarEventRequestCreate: 'calendar request' };
@@ -47,15 +52,22 @@ const createdId = (a: Record<string, unknown> | undefined) => {
 /** a retried create counts as a duplicate within this window (sandbox clock) */
 const duplicateWindowMs = 60_000;
 
-/** What several detectors need to know of the sign-in protocol: sessions issued, devices unbound, 401s reset. */
+/**
+ * What several detectors need to know of the sign-in protocol: sessions issued, devices unbound, 401s reset, and
+ * push tokens forgotten with their device (a bound-again device has none until the app registers it).
+ */
 export function track(s: Seen): void {
-  if (s.op === 'mobileAuth' && ok(s)) {
+  if (!ok(s)) return;
+  if (s.op === 'mobileAuth') {
     const device = body(s, 'deviceId') ?? '';
     s.log.set(`session:${text(s.answer()?.sessionId)}`, { s: device, n: s.log.seq });
     s.log.set('auth', {});
-    s.log.delete(`401:${device}`);
-  } else if (s.op === 'mobileUnbind' && ok(s)) {
+    for (const [key] of [...s.log.entries(`401:${device}|`)]) s.log.delete(key);
+  } else if (s.op === 'mobileUnbind') {
     s.log.set(`unbound:${query(s, 'deviceId')}`, { n: s.log.seq, id: s.req.journalId });
+    s.log.delete(`push:${query(s, 'deviceId')}`);
+  } else if (s.op === 'mobileManualBind' || s.op === 'mobileBind') {
+    s.log.delete(`push:${text((s.answer()?.accountSecret as Record<string, unknown> | undefined)?.deviceId)}`);
   }
 }
 
@@ -99,7 +111,7 @@ export const rules: Record<FindingCode, Rule> = {
   'session-headers-missing': {
     severity: 'error',
     detect: (s) => {
-      if (!sessionModes.has(s.req.routeConfig?.auth ?? 'none') || bearer(s.req) || header(s.req, 'x-service-client-id') || !s.log.get('auth')) return null;
+      if (!readsSession(s) || header(s.req, 'x-service-client-id') || !s.log.get('auth')) return null;
       const missing = sessionHeaders.filter((h) => header(s.req, h) === undefined);
       if (missing.length === 0) return null;
       return `${missing.length === sessionHeaders.length ? 'No session headers' : `Session header(s) ${missing.join(', ')} missing`} after /mobile/auth in this sandbox: the real portal answers 401. Send all four x-service-* headers from bind and /mobile/auth on every call.`;
@@ -108,6 +120,7 @@ export const rules: Record<FindingCode, Rule> = {
   'session-other-device': {
     severity: 'error',
     detect: (s) => {
+      if (!readsSession(s)) return null;
       const session = s.log.get(`session:${header(s.req, 'x-service-session-id')}`);
       const device = header(s.req, 'x-service-device-id');
       return session && device && session.s !== device
@@ -118,6 +131,8 @@ export const rules: Record<FindingCode, Rule> = {
   'session-after-unbind': {
     severity: 'error',
     detect: (s) => {
+      // the unbind itself (or its retry after a lost answer) ends the session: it is the sign-out, not a later use
+      if (!readsSession(s) || s.op === 'mobileUnbind') return null;
       const session = s.log.get(`session:${header(s.req, 'x-service-session-id')}`);
       const unbound = session && s.log.get(`unbound:${session.s}`);
       return unbound && (unbound.n ?? 0) > (session.n ?? 0)
@@ -129,15 +144,21 @@ export const rules: Record<FindingCode, Rule> = {
     severity: 'error',
     detect: (s) => {
       if (s.status !== 401 || s.op === 'mobileAuth') return null;
-      const n = (s.log.get(`401:${s.who}`)?.n ?? 0) + 1;
-      s.log.set(`401:${s.who}`, { n });
-      return n === 3 ? 'Third 401 in a row from this caller with no new /mobile/auth between: the real portal keeps answering 401 to these credentials. On 401, authorize again with POST /mobile/auth (bind again if that answers 404) instead of repeating the call.' : null;
+      // counted per call: the calls a screen sends together all meet the same expired session before the app can react
+      const key = `401:${s.who}|${s.req.method} ${s.req.url}`;
+      const n = (s.log.get(key)?.n ?? 0) + 1;
+      s.log.set(key, { n });
+      return n === 3
+        ? 'Third 401 in a row to the same call from this caller with no new /mobile/auth between: the real portal '
+          + 'keeps answering 401 to these credentials. On 401, authorize again with POST /mobile/auth (bind again if '
+          + 'that answers 404) instead of repeating the call.'
+        : null;
     },
   },
   'two-factor-code-missing': {
     severity: 'error', ops: ['mobileRequestTwoFactor', 'mobileManualBind'],
     detect: (s) => {
-      const key = `2fa:${body(s, 'email')?.toLowerCase()}`;
+      const key = `2fa:${body(s, 'email')?.trim().toLowerCase()}`;
       if (s.op === 'mobileRequestTwoFactor') {
         if (ok(s) && s.answer()?.codeRequired === true) s.log.set(key, {});
         else if (ok(s)) s.log.delete(key);
@@ -145,7 +166,7 @@ export const rules: Record<FindingCode, Rule> = {
       }
       const flagged = !body(s, 'code') && s.log.get(key) !== undefined;
       if (ok(s)) s.log.delete(key);
-      else if (!body(s, 'code') && s.status === 403) s.log.set(key, {});
+      else if (!body(s, 'code') && codeWasMissing(s)) s.log.set(key, {});
       return flagged ? 'Manual bind without the code although the account needs one (codeRequired: true): the real portal answers 403 every time. Ask the user for the e-mailed code and repeat manual-bind with it.' : null;
     },
   },
@@ -186,9 +207,12 @@ export const rules: Record<FindingCode, Rule> = {
     },
   },
   'polling-too-fast': {
-    severity: 'warning', ops: ['fileProcessingView'],
-    detect: (s) => (within(s, `poll:${s.who}|${query(s, 'id')}`, 1000)
-      ? 'Polled again less than a second after the last poll of this record: the real portal processes files in the background for seconds to minutes. Poll at most once a second, better with a growing interval (1 s, 2 s, 4 s …).'
+    severity: 'warning', ops: ['fileProcessingView', 'fileProcessingIndex'],
+    // the record by its id; the list by its address, so reading its pages one after another is no poll
+    detect: (s) => (within(s, `poll:${s.who}|${s.op}|${query(s, 'id') ?? s.req.url}`, 1000)
+      ? `Polled ${query(s, 'id') ? 'this record' : 'this list'} again less than a second after the last poll: the `
+        + 'real portal processes files in the background for seconds to minutes. Poll at most once a second, better '
+        + 'with a growing interval (1 s, 2 s, 4 s …).'
       : null),
   },
   'retry-storm': {
