@@ -7,10 +7,20 @@ import type { SandboxInfo } from '../schemas/admin.js';
 import { isSandboxName } from '../store/sandbox.js';
 import { header } from '../http/context.js';
 
-/** A peer that does not answer within this is reported, never waited for. */
+/** A peer that does not answer within this is reported as unreachable, not waited for any longer. */
 const peerTimeoutMs = 1500;
 
 type PeerAnswer = { peer: string; base?: string; status?: number; instance?: string; body?: unknown; error?: string };
+
+/** `work`, or after peerTimeoutMs an error whose code says so: a resolver that hangs must not hold the call either. */
+function withinPeerTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    const code = `no answer within ${peerTimeoutMs} ms`;
+    timer = setTimeout(() => reject(Object.assign(new Error(code), { code })), peerTimeoutMs);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
 
 /** The peers' base URLs now: dns:NAME:PORT is resolved on every call, as pods come and go. */
 async function peerBases(app: FastifyInstance): Promise<PeerAnswer[]> {
@@ -19,7 +29,7 @@ async function peerBases(app: FastifyInstance): Promise<PeerAnswer[]> {
     const dns = /^dns:(.+):(\d+)$/.exec(peer);
     if (!dns) return [{ peer, base: peer }];
     try {
-      const found = await lookup(dns[1]!, { all: true });
+      const found = await withinPeerTimeout(lookup(dns[1]!, { all: true }));
       return found.map((a) => ({ peer, base: `http://${a.family === 6 ? `[${a.address}]` : a.address}:${dns[2]}` }));
     } catch (err) {
       return [{ peer, error: `does not resolve (${(err as NodeJS.ErrnoException).code ?? String(err)})` }];
