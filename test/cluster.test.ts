@@ -6,6 +6,7 @@
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -267,6 +268,23 @@ t.test('a peer name that does not resolve: reset and GET of a sandbox not held h
   }
   const local = json(await app.inject({ url: '/__admin/sandboxes?scope=local' })).map((s: { name: string }) => s.name);
   t.same(local, ['default'], 'nothing was created');
+});
+
+t.test('an owner that breaks off its answer to a forwarded reset: 502, not 500', async (t) => {
+  // a stand-in peer: holds "elsewhere", and cuts the connection halfway through the reset's answer
+  const peer = createHttpServer((req, res) => {
+    const jsonType = { 'content-type': 'application/json' };
+    if (req.method === 'GET') return res.writeHead(200, { ...jsonType, 'x-mock-instance': 'owner' }).end('{}');
+    res.writeHead(200, { ...jsonType, 'content-length': '100' }).write('{"name":"else');
+    setImmediate(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => { peer.closeAllConnections(); peer.close(); });
+  const { port } = peer.address() as { port: number };
+  const app = await build(t, { instanceName: 'asked', peers: [`http://127.0.0.1:${port}`] });
+  const res = await app.inject({ method: 'POST', url: '/__admin/reset?sandbox=elsewhere' });
+  const message = /lives on instance owner, which did not answer/;
+  t.match([res.statusCode, json(res)], [502, { code: 'BAD_GATEWAY', message }], 'the one error body, naming the owner');
 });
 
 t.test('scripts/move-sandboxes.mjs moves each sandbox to the instance the balancer now picks, with its data', async (t) => {

@@ -115,12 +115,14 @@ export async function forwardToOwner(req: FastifyRequest, reply: FastifyReply, n
   }
   // the name travels as the sandbox key, except for DELETE /__admin/sandboxes/NAME, whose path names it
   const headers = { ...peerHeaders(app), 'content-type': 'application/json', ...(req.method === 'DELETE' ? {} : { 'x-mock-sandbox': name }) };
-  let res;
+  let res, answer;
   try {
     res = await fetch(owner.base + req.url, { method: req.method, headers, body: req.body === undefined ? null : JSON.stringify(req.body), signal: AbortSignal.timeout(10_000) });
+    answer = await res.json(); // inside: an owner that dies mid-answer is a 502 too
   } catch (err) {
     throw new ApiError('badGateway', `sandbox "${name}" lives on instance ${owner.instance}, which did not answer: ${(err as Error).message}`);
   }
-  await reply.code(res.status).header('x-mock-instance', res.headers.get('x-mock-instance') ?? owner.instance).send(await res.json());
+  const instance = res.headers.get('x-mock-instance') ?? owner.instance;
+  await reply.code(res.status).header('x-mock-instance', instance).send(answer);
   return true;
 }
