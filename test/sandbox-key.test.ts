@@ -44,5 +44,7 @@ t.test('--peers: URL and dns:NAME:PORT forms, a peer that does not answer is nam
   t.same(json(await app.inject({ url: '/__admin/sandboxes?scope=local' })).map((s: { name: string }) => s.name), ['default']);
   const one = await app.inject({ url: '/__admin/sandboxes/lives-there' });
   t.same([one.statusCode, json(one).instance, one.headers['x-mock-instance']], [200, 'other', 'other'], 'one sandbox is asked of the peer that holds it');
-  t.equal((await app.inject({ url: '/__admin/sandboxes/nowhere' })).statusCode, 404);
+  const nowhere = await app.inject({ url: '/__admin/sandboxes/nowhere' });
+  t.match([nowhere.statusCode, json(nowhere).code, json(nowhere).message], [503, 'INSTANCE_DOWN', `http://127.0.0.1:${closed}: ECONNREFUSED`],
+    'a name no peer that answered holds, while one peer cannot be asked: 503 naming that peer, not 404');
 });

@@ -10,7 +10,7 @@ import {
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
-import { adminSandbox, adminSandboxName, adminUser, sandboxFindings, SandboxQuery } from './sandbox.js';
+import { adminSandbox, adminUser, ownerFirst, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { clusterSandboxes, forwardToOwner } from './peers.js';
 import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
@@ -74,8 +74,11 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/__admin/sandboxes/:name', {
     schema: { operationId: 'adminSandboxGet', tags, summary: 'One sandbox (asked of the --peers when this instance does not hold it)',
-      description: 'One existing sandbox: its scenario, clock, journal and outbox sizes. An unknown name is a 404.',
-      params: Type.Object({ name: Type.String() }), querystring: Scope, response: { 200: ref(SandboxInfo), ...errors(400, 401, 404, 502) } },
+      description: 'One existing sandbox: its scenario, clock, journal and outbox sizes. An unknown name is a 404. '
+        + 'With --peers, a sandbox another instance holds is asked of it; while a peer that may hold it cannot be '
+        + 'asked, 503.',
+      params: Type.Object({ name: Type.String() }), querystring: Scope,
+      response: { 200: ref(SandboxInfo), ...errors(400, 401, 404, 502, 503) } },
   }, async (req, reply) => {
     if (req.query.scope !== 'local' && await forwardToOwner(req, reply, req.params.name)) return reply;
     const sandbox = app.sandboxes.find(req.params.name);
@@ -85,8 +88,11 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.delete('/__admin/sandboxes/:name', {
     schema: { operationId: 'adminSandboxDelete', tags, summary: 'Delete a sandbox (default cannot be deleted: reset it)',
-      description: 'Deletes a sandbox and its data. The default sandbox always exists: deleting it is a 400 (reset it instead). With --peers, a sandbox another instance holds is deleted there.',
-      params: Type.Object({ name: Type.String() }), response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 502) } },
+      description: 'Deletes a sandbox and its data. The default sandbox always exists: deleting it is a 400 (reset it '
+        + 'instead). With --peers, a sandbox another instance holds is deleted there; while a peer that may hold it '
+        + 'cannot be asked, 503.',
+      params: Type.Object({ name: Type.String() }),
+      response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 502, 503) } },
   }, async (req, reply) => {
     if (req.params.name === 'default') throw fail.badRequest('the default sandbox always exists; use POST /__admin/reset');
     if (await forwardToOwner(req, reply, req.params.name)) return reply;
@@ -98,10 +104,12 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { operationId: 'adminReset', tags, summary: 'Back to the seeded state: data, scenario, clock, journal, outbox',
       querystring: SandboxQuery,
       body: Type.Optional(Type.Object({ seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })), sandbox: Type.Optional(Type.String()) })),
-      description: 'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. The body is optional; `seed` reseeds with another seed. With --peers, a sandbox another instance holds is reset there.',
-      response: { 200: ref(SandboxInfo), ...errors(400, 401, 502) } },
-  }, async (req, reply) => {
-    if (await forwardToOwner(req, reply, adminSandboxName(req))) return reply;
+      description: 'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. '
+        + 'The body is optional; `seed` reseeds with another seed. With --peers, a sandbox another instance holds is '
+        + 'reset there; while a peer that may hold it cannot be asked, 503 and nothing is created.',
+      response: { 200: ref(SandboxInfo), ...errors(400, 401, 502, 503) } },
+    preHandler: ownerFirst,
+  }, async (req) => {
     const sandbox = adminSandbox(req);
     app.sandboxes.reset(sandbox, req.body?.seed);
     const scenario = app.scenarios.get(sandbox.scenario);

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
 import { isSandboxName, type Sandbox } from '../store/sandbox.js';
 import { sandboxKey } from '../http/context.js';
 import { findingsOf } from '../findings/plugin.js';
+import { forwardToOwner } from './peers.js';
 
 /**
  * The name an admin call is about: the sandbox key (header, path prefix, `sandbox` query, default); a `sandbox`
@@ -22,6 +23,15 @@ export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
   if (found) return found;
   if (!create) throw fail.notFound(`sandbox "${name}" not found`);
   return req.server.sandboxes.get(name);
+}
+
+/**
+ * preHandler of an admin route that acts on the sandbox of its key, so that with --peers it never makes a second copy
+ * of a sandbox another instance holds: the call is done by that instance, or is a 503 while a peer that may hold it
+ * cannot be asked (forwardToOwner). `app.post('/__admin/reset', { schema, preHandler: ownerFirst }, handler)`
+ */
+export async function ownerFirst(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  return (await forwardToOwner(req, reply, adminSandboxName(req))) ? reply : undefined;
 }
 
 /** The findings of a sandbox, less the codes its scenario turns off. */
