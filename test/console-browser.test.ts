@@ -3,7 +3,7 @@
 import t from 'tap';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser, needsChromium } from './support/browser.js';
+import { launchBrowser, needsChromium, newPage } from './support/browser.js';
 import { accounts, build, signIn } from './helper.js';
 
 
@@ -14,7 +14,7 @@ t.test('switch a scenario by clicking; the API answers accordingly', needsChromi
   await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: { email: accounts.twoFactor.email, password: 'demo1234' } });
 
   const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  const page = await newPage(browser, { viewport: { width: 1200, height: 900 } });
   await page.goto(`${address}/__admin`);
   await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'default');
   t.equal(await page.locator('#qr-list img').count(), 6, 'a bind QR code for each demo account');

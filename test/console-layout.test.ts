@@ -4,7 +4,7 @@
 import t from 'tap';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser, needsChromium } from './support/browser.js';
+import { launchBrowser, needsChromium, newPage } from './support/browser.js';
 import { accounts, build, signIn } from './helper.js';
 
 
@@ -25,7 +25,7 @@ t.test('at 1280 px: the picker shows the active scenario; the outbox code is not
   await app.inject({ method: 'POST', url: '/__admin/notifications', payload: { email: accounts.admin.email, title: 'A push with a long title that makes the payload column wide', body: 'and a body that is longer still, as real pushes are', url: 'https://portal.example/some/long/path/to/an/article?id=1234567890' } });
 
   const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await newPage(browser, { viewport: { width: 1280, height: 900 } });
   await page.goto(`${address}/__admin`);
   await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'wallet-disabled');
   t.equal(await page.locator('#scenario-select').inputValue(), 'wallet-disabled', 'the picker shows the scenario the server started with');
@@ -47,6 +47,11 @@ t.test('at 1280 px: the picker shows the active scenario; the outbox code is not
   await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'hold-tickets');
   t.equal(await page.locator('#scenario-select').inputValue(), 'hold-tickets', 'after PUT /__admin/scenario the picker follows');
   await page.selectOption('#scenario-select', 'flaky');
-  await page.waitForTimeout(2500); // a refresh passes: the user's choice is not overwritten before Apply
+  // a refresh passes: it writes #active-scenario, then (in the same task) would reset the picker; the observer
+  // hears of that write only after the task, so the choice below has met a whole refresh
+  await page.evaluate(() => new Promise<void>((resolve) => {
+    new MutationObserver((_records, observer) => { observer.disconnect(); resolve(); })
+      .observe(document.getElementById('active-scenario')!, { childList: true, characterData: true, subtree: true });
+  }));
   t.equal(await page.locator('#scenario-select').inputValue(), 'flaky', 'a choice not yet applied stays');
 });

@@ -2,7 +2,7 @@
 // Authorize once with the session of a real sign-in, then "Try it out" on GET /dashboard answers 200, because every
 // operation declares the security schemes it accepts.
 import t from 'tap';
-import { launchBrowser, needsChromium } from './support/browser.js';
+import { launchBrowser, needsChromium, newPage } from './support/browser.js';
 import { accounts, build, signIn } from './helper.js';
 
 
@@ -11,10 +11,10 @@ t.test('Swagger UI: Authorize with a session, Try it out on /dashboard answers 2
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const session = await signIn(app, accounts.admin);
   const browser = await launchBrowser(t);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  const page = await newPage(browser, { viewport: { width: 1280, height: 900 } });
   // the operation's deep link: Swagger UI expands it and scrolls to it
   await page.goto(`${address}/docs/#/dashboard/dashboard`);
-  await page.waitForSelector('#operations-dashboard-dashboard .try-out__btn', { timeout: 60_000 });
+  await page.waitForSelector('#operations-dashboard-dashboard .try-out__btn');
 
   const op = page.locator('#operations-dashboard-dashboard');
   // one Authorize dialog (the operation's lock opens it with the schemes the operation accepts): the four session

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { accounts, build, signIn, tenants } from './helper.js';
 import type { FileRecord } from '../src/schemas/records.js';
 import { balanceFromTransactions } from '../src/domain/wallets.js';
+import { waitFor } from './support/wait.js';
 
 type Json = Record<string, any>;
 const tenantOf = (app: FastifyInstance) => app.sandboxes.get('default').store.tenant(tenants.romashka)!;
@@ -26,12 +27,10 @@ function putFile(app: FastifyInstance, name: string, ext: string, bytes: Buffer,
   return file;
 }
 
+/** The processing's view once the background parse has finished. */
 async function poll(call: (url: string) => Promise<Json>, id: string): Promise<Json> {
-  for (let i = 0; i < 100; i++) {
-    const view = await call(`/file-processing/view?id=${id}`);
-    if (view.finished) return view;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  let view: Json = {};
+  if (await waitFor(async () => (view = await call(`/file-processing/view?id=${id}`)).finished)) return view;
   throw new Error('processing did not finish');
 }
 

@@ -6,9 +6,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitFor } from './support/wait.js';
 
 const root = new URL('..', import.meta.url).pathname;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
 /** Every process below `pid` (Linux /proc), so the test sees the shell and node that npm started. */
@@ -31,7 +31,7 @@ t.test('npm start is plain node: no build step before it', async (t) => {
   t.notOk(scripts.prestart ?? scripts.poststart, 'no prestart/poststart hook rebuilds');
 });
 
-t.test('stopping npm start with SIGTERM stops the server; the build is not touched', { skip: process.platform === 'linux' ? false : 'reads /proc', timeout: 120_000 }, async (t) => {
+t.test('stopping npm start with SIGTERM stops the server; the build is not touched', { skip: process.platform === 'linux' ? false : 'reads /proc' }, async (t) => {
   const built = ['dist/portal-mock.mjs', 'dist/server.js'].map((f) => statSync(join(root, f)).mtimeMs);
   const portFile = join(mkdtempSync(join(tmpdir(), 'pm-npm-start-')), 'port');
   const npm = spawn('npm', ['start', '--', '--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -41,7 +41,8 @@ t.test('stopping npm start with SIGTERM stops the server; the build is not touch
   const exited = new Promise<number | null>((resolve) => npm.on('exit', (code) => resolve(code)));
   let below: number[] = [];
   t.teardown(() => { for (const pid of below) if (alive(pid)) process.kill(pid, 'SIGKILL'); });
-  for (let i = 0; i < 600 && !existsSync(portFile) && npm.exitCode === null; i++) await sleep(100);
+  // the port file is written once the server listens
+  await waitFor(() => existsSync(portFile) || npm.exitCode !== null, { everyMs: 100 });
   t.ok(existsSync(portFile), `the server started: ${out}`);
   if (!existsSync(portFile)) return;
   const base = `http://127.0.0.1:${readFileSync(portFile, 'utf8').trim()}`;
@@ -51,13 +52,11 @@ t.test('stopping npm start with SIGTERM stops the server; the build is not touch
 
   npm.kill('SIGTERM');
   await exited;
-  let answering = true;
-  for (let i = 0; i < 100 && (answering || below.some(alive)); i++) {
-    answering = await fetch(`${base}/__admin/health`, { signal: AbortSignal.timeout(1000) }).then(() => true, () => false);
-    if (answering || below.some(alive)) await sleep(100);
-  }
-  t.notOk(answering, 'the port no longer answers');
+  await waitFor(() => !below.some(alive), { everyMs: 100 });
   t.same(below.filter(alive), [], 'no process npm started is left (no orphaned node)');
+  // refused at once when nothing listens: no time limit decides this
+  const answering = await fetch(`${base}/__admin/health`).then(() => true, () => false);
+  t.notOk(answering, 'the port no longer answers');
   t.same(['dist/portal-mock.mjs', 'dist/server.js'].map((f) => statSync(join(root, f)).mtimeMs), built, 'npm start rebuilt nothing');
 });
 

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { launchBrowser, needsChromium } from './support/browser.js';
+import { launchBrowser, needsChromium, newContext } from './support/browser.js';
 import { accounts, build, json, signIn } from './helper.js';
 
 const artifacts = resolve(import.meta.dirname, '..', 'test-artifacts');
@@ -29,7 +29,7 @@ t.test('a ticket page renders at 375 px without horizontal scroll', needsChromiu
   const url = new URL(list.data.find((x: { id: string }) => x.id === json(started).id).url as string);
 
   const browser = await launchBrowser(t);
-  const context = await browser.newContext({ viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+  const context = await newContext(browser, { viewport: { width: 375, height: 812 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
   // the session headers go with the page request (a web view adds them); images are public
   await context.setExtraHTTPHeaders(s.headers);
   const page = await context.newPage();

@@ -9,7 +9,7 @@ const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const block = /<!-- walkthrough[^\n]*\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
 const hasCurl = spawnSync('curl', ['--version']).status === 0;
 
-t.test('the curl walkthrough signs in with a two-factor code and gets the dashboard', { skip: hasCurl ? false : 'curl is not installed', timeout: 60_000 }, async (t) => {
+t.test('the curl walkthrough signs in with a two-factor code and gets the dashboard', { skip: hasCurl ? false : 'curl is not installed' }, async (t) => {
   t.ok(block, 'README.md has the walkthrough block');
   if (!block) return;
   for (const step of ['/mobile/request-two-factor', '/__admin/outbox', '/mobile/manual-bind', '/mobile/auth', '/dashboard?widgets=']) t.match(block, step, `it shows ${step}`);

@@ -2,10 +2,10 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { accounts, build, expectError, json, signIn } from './helper.js';
 import { ScenarioRegistry } from '../src/scenarios/registry.js';
 import { buildApp } from '../src/app.js';
+import { logCapture, waitFor } from './support/wait.js';
 
 const ops = new Set(['mobileTenantInfo', 'mobileAuth']);
 const dirWith = (files: Record<string, unknown>) => {
@@ -168,12 +168,15 @@ t.test('new-employee empties personal data but keeps sign-in working', async (t)
 
 t.test('a bad edit of a scenario file is reported and the last good version kept', async (t) => {
   const dir = dirWith({ 'live.json': { name: 'live', description: 'v1' } });
-  const app = await buildApp({ scenarios: [dir], watchScenarios: true });
+  const logs = logCapture('info');
+  const app = await buildApp({ scenarios: [dir], watchScenarios: true, logger: logs.logger });
   t.teardown(() => app.close());
   writeFileSync(join(dir, 'live.json'), JSON.stringify({ name: 'live', description: 'v2' }));
-  for (let i = 0; i < 40 && app.scenarios.get('live')?.description !== 'v2'; i++) await sleep(50);
+  await waitFor(() => app.scenarios.get('live')?.description === 'v2');
   t.equal(app.scenarios.get('live')?.description, 'v2', 'a change is reloaded');
+  const reported = logs.next(/scenario reload failed/);
   writeFileSync(join(dir, 'live.json'), '{"name": "live", "description": ');
-  await sleep(400);
+  // the reload of the bad edit has run once it is reported: only then does "kept" mean anything
+  t.match(await reported, /live\.json/, 'the bad edit is reported, naming the file');
   t.equal(app.scenarios.get('live')?.description, 'v2', 'the last good version is kept');
 });

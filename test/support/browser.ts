@@ -1,7 +1,8 @@
 // Debian's chromium driven by playwright-core (no browser download; every launch gets a fresh temporary profile).
 // The flags keep it quiet on a machine with a closed network.
 import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
+import { waitLimitMs } from './wait.js';
 
 const executablePath = '/usr/bin/chromium';
 
@@ -11,9 +12,24 @@ export const needsChromium = { skip: existsSync(executablePath) ? false : 'chrom
 /** A headless chromium, closed when the test ends. */
 export async function launchBrowser(t: { teardown: (fn: () => unknown) => void }): Promise<Browser> {
   const browser = await chromium.launch({
-    executablePath, headless: true,
+    executablePath, headless: true, timeout: waitLimitMs,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   t.teardown(() => browser.close());
   return browser;
+}
+
+/**
+ * A browser context whose waits (selectors, functions, navigations) may last as long as a loaded machine needs:
+ * playwright's default of 30 s is a speed check there.
+ */
+export async function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  context.setDefaultTimeout(waitLimitMs);
+  return context;
+}
+
+/** A page in a context of its own (as browser.newPage makes it), with the waits of newContext. */
+export async function newPage(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
+  return (await newContext(browser, options)).newPage();
 }

@@ -1,31 +1,73 @@
-// Starts the built server (node dist/portal-mock.mjs) as a real child process on loopback.
+// Starts the built server (node dist/portal-mock.mjs) as a real child process on loopback. Every wait is on what the
+// process prints or on its exit, never on a fixed time; the limits are generous guards against a hang.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { waitLimitMs } from './wait.js';
 
 export const serverJs = fileURLToPath(new URL('../../dist/portal-mock.mjs', import.meta.url));
 
-export type Child = { proc: ChildProcess; base: string; out: () => string; exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }> };
+export type Exit = { code: number | null; signal: NodeJS.Signals | null };
 
-export function start(args: string[], timeoutMs = 60_000): Promise<Child> {
-  const proc = spawn(process.execPath, [serverJs, '--port', '0', '--host', '127.0.0.1', '--log-level', 'silent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+export type Child = {
+  proc: ChildProcess;
+  base: string;
+  /** stdout and stderr so far */
+  out: () => string;
+  /** the exit, once all of the output has been read ('close', not 'exit', which may come before the last output) */
+  exited: Promise<Exit>;
+  /** Resolves once the output satisfies `test`; rejects if the process ends first. */
+  waitForOutput: (test: (out: string) => boolean) => Promise<void>;
+};
+
+// Under setpriv (util-linux) the server gets SIGKILL when the test process dies, even when tap kills a test file
+// that timed out before its teardown ran: an orphaned server would go on loading an already busy machine.
+const orphanGuard = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'] : [];
+
+// the banner's address line; the port is whole only when a character follows it (output arrives in chunks)
+const listening = /http:\/\/127\.0\.0\.1:(\d+)\D/;
+
+export function start(args: string[], limitMs = waitLimitMs): Promise<Child> {
+  const flags = ['--port', '0', '--host', '127.0.0.1', '--log-level', 'silent', ...args];
+  const [command, ...prefix] = [...orphanGuard, process.execPath];
+  const proc = spawn(command!, [...prefix, serverJs, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  proc.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  proc.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`server did not start: ${out}`)); }, timeoutMs);
-    const check = () => {
-      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve({ proc, base: `http://127.0.0.1:${m[1]}`, out: () => out, exited }); }
-    };
-    proc.stdout!.on('data', check);
-    void exited.then(({ code }) => { clearTimeout(timer); reject(Object.assign(new Error(`server exited with ${code}: ${out}`), { code, out })); });
+  const watchers = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += d.toString();
+    for (const check of watchers) check();
+  };
+  proc.stdout!.on('data', onData);
+  proc.stderr!.on('data', onData);
+  const exited = new Promise<Exit>((resolve) => proc.on('close', (code, signal) => resolve({ code, signal })));
+  const waitForOutput = (test: (out: string) => boolean) => new Promise<void>((resolve, reject) => {
+    const check = () => { if (test(out)) { watchers.delete(check); resolve(); } };
+    watchers.add(check);
+    check();
+    void exited.then(({ code, signal }) => {
+      if (!watchers.delete(check)) return;
+      const err = new Error(`server exited (${code ?? signal}) before the awaited output: ${out}`);
+      reject(Object.assign(err, { code, out }));
+    });
   });
+  let gaveUp = false;
+  const timer = setTimeout(() => { gaveUp = true; proc.kill('SIGKILL'); }, limitMs);
+  return waitForOutput((text) => listening.test(text)).then(
+    () => {
+      clearTimeout(timer);
+      return { proc, base: `http://127.0.0.1:${listening.exec(out)![1]}`, out: () => out, exited, waitForOutput };
+    },
+    (err: Error) => {
+      clearTimeout(timer);
+      if (!gaveUp) throw err;
+      throw Object.assign(new Error(`server did not start within ${limitMs} ms: ${out}`), { code: null, out });
+    },
+  );
 }
 
-/** Runs the server expecting it to refuse to start: its exit code and output. */
-export function startFails(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; out: string }> {
-  return start(args, timeoutMs).then(
+/** Runs the server expecting it to refuse to start: its exit code and all of its output. */
+export function startFails(args: string[], limitMs = waitLimitMs): Promise<{ code: number | null; out: string }> {
+  return start(args, limitMs).then(
     async (c) => { c.proc.kill('SIGKILL'); await c.exited; throw new Error('the server started'); },
     (err: { code?: number | null; out?: string }) => ({ code: err.code ?? null, out: err.out ?? String(err) }),
   );

@@ -2,6 +2,7 @@
 // Each entry prepares what it needs through the API itself and returns the request to check.
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { accounts, signIn, tenants, type Session } from '../helper.js';
+import { waitFor } from './wait.js';
 
 export type Ctx = {
   app: FastifyInstance; sandbox: string; s: Session; sb: Record<string, string>;
@@ -257,11 +258,12 @@ async function excelBody(ctx: Ctx) {
 async function processed(ctx: Ctx): Promise<{ id: string }> {
   const r = await call(ctx, { method: 'POST', url: '/admin/wallet-transaction/excel-processing', payload: await excelBody(ctx) });
   const id = r.id ?? r.data?.id ?? r.file_processing_id ?? r.fileProcessing?.id;
-  for (let i = 0; i < 50; i++) {
+  // the parse runs in the background: the operations that use it need it finished
+  const finished = await waitFor(async () => {
     const v = await call(ctx, { url: `/file-processing/view?id=${id}` });
-    if (v.finished ?? v.data?.finished) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    return v.finished ?? v.data?.finished;
+  });
+  if (!finished) throw new Error(`setup: file processing ${id} did not finish`);
   return { id };
 }
 
