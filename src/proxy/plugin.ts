@@ -23,6 +23,9 @@ declare module 'fastify' {
 
 const comparisonsKept = 200;
 
+/** The sandbox side of forwarding: its own upstream (null: none), undefined for the one of --proxy. */
+type UpstreamOwner = { readonly upstream: string | null | undefined };
+
 /** Upstream per sandbox, recording and compare reports of one app. */
 export class ProxyState {
   readonly defaultUrl: string | null;
@@ -30,7 +33,6 @@ export class ProxyState {
   readonly timeoutMs: number;
   readonly defaultRecordDir: string | null;
   recorder: Recorder | null = null;
-  private readonly overrides = new Map<string, string | null>();
   private readonly reports = new Map<string, Comparison[]>();
   private readonly pending = new Set<Promise<void>>();
 
@@ -42,15 +44,9 @@ export class ProxyState {
     if (config.record) this.recorder = new Recorder(config.record);
   }
 
-  upstreamFor(sandbox: string): { url: string | null; source: 'sandbox' | 'flag' | 'none' } {
-    if (this.overrides.has(sandbox)) return { url: this.overrides.get(sandbox) ?? null, source: 'sandbox' };
+  upstreamFor(sandbox: UpstreamOwner): { url: string | null; source: 'sandbox' | 'flag' | 'none' } {
+    if (sandbox.upstream !== undefined) return { url: sandbox.upstream, source: 'sandbox' };
     return this.defaultUrl ? { url: this.defaultUrl, source: 'flag' } : { url: null, source: 'none' };
-  }
-
-  /** A URL or null (no upstream) for one sandbox; undefined goes back to --proxy. */
-  setUpstream(sandbox: string, url: string | null | undefined): void {
-    if (url === undefined) this.overrides.delete(sandbox);
-    else this.overrides.set(sandbox, url);
   }
 
   call(base: string, req: { method: string; url: string; headers: FastifyRequest['headers']; body: Buffer | undefined }): Promise<UpstreamAnswer> {
@@ -109,7 +105,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     if (isSideRoute(req.url)) return;
     const op = req.operationId;
     const unmatched = req.routeConfig?.unmatched === true;
-    const { url: base } = state.upstreamFor(req.sandbox.name);
+    const { url: base } = state.upstreamFor(req.sandbox);
     if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
       marks.set(req, { base, body: undefined, mockBody: '' });
       return;

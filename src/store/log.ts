@@ -1,18 +1,35 @@
 // Persistence of one sandbox under --data: an append-only log of changes and a compacted snapshot (docs/store.md).
 import { closeSync, existsSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Low, LowSync } from 'lowdb';
 import { JSONFile, JSONFileSync } from 'lowdb/node';
 import { Data, TenantData } from './data.js';
 import { checkOrThrow } from '../schemas/check.js';
+import { ClockState } from '../schemas/admin.js';
+import { Nullable } from '../schemas/common.js';
 import { collectionNames, isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
 import { writeAtomic } from '../shared/write-atomic.js';
 import type { BaseWorld, WorldStamp, Worlds } from './world.js';
 
-/** A sandbox's changes folded into one document: what the log held up to line `upTo`. */
-export type SnapshotDoc = { format: 'portal-mock-sandbox'; version: 2; world: WorldStamp; upTo: number; state: EncodedState };
-type LogLine = { n: number; seq: number; ops: Op[] };
+/**
+ * What admin calls set on a sandbox besides its data: its own scenario, clock and upstream. One left out is the one
+ * the start flags give (--scenario, --now or a real clock, --proxy), so a sandbox nobody set follows the flags of
+ * the start that brings it back. Kept whole in the snapshot and in each log line that changed it.
+ */
+export const SandboxSettings = Type.Object({
+  scenario: Type.Optional(Type.String({ minLength: 1 })),
+  clock: Type.Optional(ClockState),
+  upstream: Type.Optional(Nullable(Type.String())),
+});
+export type SandboxSettings = Static<typeof SandboxSettings>;
+
+/** A sandbox's changes folded into one document: what the log held up to line `upTo` (settings: none before them). */
+export type SnapshotDoc = {
+  format: 'portal-mock-sandbox'; version: 2; world: WorldStamp; upTo: number; state: EncodedState;
+  settings?: SandboxSettings;
+};
+type LogLine = { n: number; seq: number; ops: Op[]; settings?: SandboxSettings };
 
 /** Compaction starts when the log holds this many bytes since the last snapshot. */
 const compactFromBytes = 1024 * 1024;
@@ -31,8 +48,8 @@ function orDataError<T>(work: () => T, toError: (message: string) => DataError):
   }
 }
 
-const snapshotOf = (world: WorldStamp, upTo: number, state: EncodedState): SnapshotDoc =>
-  ({ format: 'portal-mock-sandbox', version: 2, world, upTo, state });
+const snapshotOf = (world: WorldStamp, upTo: number, state: EncodedState, settings?: SandboxSettings): SnapshotDoc =>
+  ({ format: 'portal-mock-sandbox', version: 2, world, upTo, state, ...(settings ? { settings } : {}) });
 const writeSnapshot = (file: string, doc: SnapshotDoc) => new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(file), doc).write();
 
 /**
@@ -60,26 +77,40 @@ export class SandboxLog {
     this.origin = state.origin ?? null;
   }
 
-  /** Writes the store's changes since the last call as one line (and the first snapshot, once). */
-  commit(store: SandboxStore): void {
+  /** Whether the sandbox has no files yet (its first commit writes them). */
+  get isNew(): boolean {
+    return this.origin !== null;
+  }
+
+  /**
+   * Writes the store's changes since the last call as one line (and the first snapshot, once). `settings.before`
+   * are the sandbox's settings as of the last line, `settings.changed` the new ones when they changed since.
+   */
+  commit(store: SandboxStore, settings: { before: SandboxSettings; changed: SandboxSettings | null }): void {
+    if (this.closed) return;
     const changes = store.takeChanges();
-    if (!changes || this.closed) return;
-    if (this.origin) this.writeFirstSnapshot(this.origin);
-    const line: LogLine = { n: ++this.lastLine, seq: changes.sequence, ops: changes.ops };
+    if (!changes && !settings.changed) return;
+    if (this.origin) this.writeFirstSnapshot(this.origin, settings.before);
+    const seq = changes?.sequence ?? store.meta.sequence;
+    const line: LogLine = { n: ++this.lastLine, seq, ops: changes?.ops ?? [] };
+    if (settings.changed) line.settings = settings.changed;
     const text = `${JSON.stringify(line)}\n`;
     this.fd ??= openSync(this.logFile, 'a');
     writeSync(this.fd, text);
     this.bytesSinceSnapshot += text.length;
     this.tail?.push(text);
-    if (this.bytesSinceSnapshot >= compactFromBytes && !this.tail) void this.compact(store).catch(() => { /* the log still holds everything */ });
+    if (this.bytesSinceSnapshot >= compactFromBytes && !this.tail) {
+      const now = settings.changed ?? settings.before;
+      void this.compact(store, now).catch(() => { /* the log still holds everything */ });
+    }
   }
 
   /** Folds the log into a new snapshot, then drops the lines it covers; writes that arrive meanwhile are kept. */
-  async compact(store: SandboxStore): Promise<void> {
+  async compact(store: SandboxStore, settings: SandboxSettings): Promise<void> {
     if (this.tail || this.closed) return;
     this.tail = [];
     try {
-      const doc = snapshotOf(store.base.stamp, this.lastLine, store.encode());
+      const doc = snapshotOf(store.base.stamp, this.lastLine, store.encode(), settings);
       await new Low<SnapshotDoc>(new JSONFile<SnapshotDoc>(this.snapshotFile), doc).write();
       if (this.closed) { rmSync(this.snapshotFile, { force: true }); return; }
       const kept = this.tail.join('');
@@ -93,9 +124,10 @@ export class SandboxLog {
   }
 
   /** A new sandbox's first snapshot: the world it was made from, before the changes about to be logged. */
-  private writeFirstSnapshot(origin: BaseWorld): void {
+  private writeFirstSnapshot(origin: BaseWorld, settings: SandboxSettings): void {
     const tenants = Object.fromEntries(Object.keys(origin.data.tenants).map((id) => [id, { collections: {} }]));
-    writeSnapshot(this.snapshotFile, snapshotOf(origin.stamp, this.lastLine, { meta: { ...origin.data.meta }, tenants }));
+    const state = { meta: { ...origin.data.meta }, tenants };
+    writeSnapshot(this.snapshotFile, snapshotOf(origin.stamp, this.lastLine, state, settings));
     this.origin = null;
   }
 
@@ -116,11 +148,16 @@ export class SandboxLog {
 export const persistedNames = (files: string[]): string[] =>
   [...new Set(files.filter((f) => f.endsWith('.json') || f.endsWith('.log')).map((f) => f.replace(/\.(json|log)$/, '')))];
 
+/** A persisted sandbox rebuilt: data, log, settings (files of earlier versions have none). */
+export type LoadedSandbox = { store: SandboxStore; log: SandboxLog; settings: SandboxSettings };
+
+const checkSettings = (value: unknown, where: string): SandboxSettings => checkOrThrow(SandboxSettings, value, where);
+
 /**
  * Rebuilds a persisted sandbox: its snapshot, then the log lines after it. A torn last line (a crash in the middle
  * of writing it) is dropped with a warning and cut from the file; any other damage throws a DataError (exit 2).
  */
-export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (message: string) => void): { store: SandboxStore; log: SandboxLog } {
+export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (message: string) => void): LoadedSandbox {
   const snapshotFile = join(dir, `${name}.json`);
   const logFile = join(dir, `${name}.log`);
   if (!existsSync(snapshotFile)) {
@@ -129,6 +166,7 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
   }
   let store: SandboxStore;
   let upTo = 0;
+  let settings: SandboxSettings = {};
   const doc = orDataError(() => new JSONFileSync<unknown>(snapshotFile).read(),
     (message) => corrupt(snapshotFile, `not valid JSON (${message})`));
   const snapshot = doc as Partial<SnapshotDoc> & { meta?: unknown; tenants?: unknown };
@@ -138,13 +176,17 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
     store = new SandboxStore(name, world, { recordChanges: true });
     orDataError(() => store.applyState(state), (message) => corrupt(snapshotFile, message));
     upTo = snapshot.upTo!;
+    if (snapshot.settings !== undefined) {
+      const saved = snapshot.settings;
+      settings = orDataError(() => checkSettings(saved, 'settings'), (message) => corrupt(snapshotFile, message));
+    }
   } else if (snapshot.meta !== undefined && snapshot.tenants !== undefined) {
     // a data file of portal-mock before the log (the whole data): taken as an import over today's base
     const data = checkOrThrow(Data, doc, `${snapshotFile} (move it away or delete it to start that sandbox fresh)`);
     store = new SandboxStore(name, worlds.get(data.meta.seed), { recordChanges: true });
     store.replace(data);
     store.takeChanges();
-    writeSnapshot(snapshotFile, snapshotOf(store.base.stamp, 0, store.encode()));
+    writeSnapshot(snapshotFile, snapshotOf(store.base.stamp, 0, store.encode(), settings));
   } else {
     throw corrupt(snapshotFile, 'not a portal-mock sandbox snapshot');
   }
@@ -182,6 +224,7 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
           if ((op[0] === 'i' || op[0] === 'u' || op[0] === 'r') && !isCollectionName(op[2])) throw new Error(`unknown collection ${String(op[2]).slice(0, 40)}`);
           store.apply(op, worlds);
         }
+        if (line.settings !== undefined) settings = checkSettings(line.settings, 'settings');
       }, (message) => corrupt(logFile, `line ${i + 1} (byte ${offset}) does not fit the data: ${message}`));
       store.replayedSequence(line.seq);
       lastLine = line.n;
@@ -189,7 +232,7 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
     bytes = end;
   }
   orDataError(() => checkOwnRecords(store), (message) => corrupt(logFile, message));
-  return { store, log: new SandboxLog(dir, name, { lastLine, bytes }) };
+  return { store, log: new SandboxLog(dir, name, { lastLine, bytes }), settings };
 }
 
 /** Records the files brought in (not the base's) must match their schema, as seeded ones do. */

@@ -1,0 +1,116 @@
+// --data keeps everything acknowledged, through real processes and real files (docs/store.md): what admin calls set
+// on a sandbox (its existence, scenario, clock, upstream) survives SIGKILL and a clean stop.
+// Needs `npm run build` (dist/portal-mock.mjs).
+import t, { type Test } from 'tap';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { accounts } from './helper.js';
+import { httpSignIn, start, type Child } from './support/process.js';
+
+// several starts of the CLI, each seeding its world: minutes on a busy machine, past the runner's default limit
+t.setTimeout(900_000);
+
+const now = '2026-03-02T09:00:00.000Z';
+const startLimitMs = 120_000;
+
+const tempDir = (t: Test, prefix: string) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+/** Starts the CLI (ready once its banner names the port) and kills it when the test ends, whatever happens. */
+async function started(t: Test, args: string[]): Promise<Child> {
+  const c = await start(args, startLimitMs);
+  t.teardown(() => { c.proc.kill('SIGKILL'); });
+  return c;
+}
+
+async function stop(c: Child, signal: NodeJS.Signals): Promise<number | null> {
+  c.proc.kill(signal);
+  return (await c.exited).code;
+}
+
+async function call(c: Child, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const json: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+  const payload = body === undefined ? null : JSON.stringify(body);
+  const res = await fetch(c.base + path, { method, headers: { ...headers, ...json }, body: payload });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) as any : null };
+}
+const get = async (c: Child, path: string) => (await call(c, 'GET', path)).body;
+const sandboxHeader = (name: string) => ({ 'x-mock-sandbox': name });
+
+async function postIdea(c: Child, session: Record<string, string>, title: string): Promise<number> {
+  return (await call(c, 'POST', '/idea/edit', { title, description: 'd', idea_purpose_id: 1 }, session)).status;
+}
+
+t.test('scenario, clocks and upstream survive SIGKILL; after reset and SIGKILL, the start ones', async (t) => {
+  const dir = tempDir(t, 'pm-settings-');
+  const upstream = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ upstream: req.url }));
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => { upstream.close(); });
+  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const args = ['--data', dir, '--users', '20', '--now', now];
+  const frozen = { mode: 'frozen', at: '2026-05-01T12:00:00.000Z' };
+  const shifted = { mode: 'offset', offsetMs: 86_400_000 };
+
+  let c = await started(t, args);
+  t.equal((await call(c, 'PUT', '/__admin/scenario?sandbox=suite-a', { name: 'no-rights' })).status, 200);
+  t.equal((await call(c, 'PUT', '/__admin/clock?sandbox=suite-a', { freeze: frozen.at })).status, 200);
+  t.equal((await call(c, 'PUT', '/__admin/clock?sandbox=suite-o', { offsetMs: shifted.offsetMs })).status, 200);
+  t.equal((await call(c, 'PUT', '/__admin/proxy?sandbox=suite-a', { url: upstreamUrl })).status, 200);
+  t.same(await call(c, 'GET', '/durability/first', undefined, sandboxHeader('suite-a')),
+    { status: 200, body: { upstream: '/durability/first' } }, 'forwarded to the upstream');
+  await stop(c, 'SIGKILL');
+
+  c = await started(t, args);
+  t.match(await get(c, '/__admin/scenario?sandbox=suite-a'), { sandbox: 'suite-a', name: 'no-rights' });
+  t.same((await get(c, '/__admin/clock?sandbox=suite-a')).state, frozen);
+  t.same((await get(c, '/__admin/clock?sandbox=suite-o')).state, shifted);
+  t.match(await get(c, '/__admin/proxy?sandbox=suite-a'), { url: upstreamUrl, source: 'sandbox' });
+  t.same(await call(c, 'GET', '/durability/second', undefined, sandboxHeader('suite-a')),
+    { status: 200, body: { upstream: '/durability/second' } }, 'the upstream acts again');
+
+  t.equal((await call(c, 'POST', '/__admin/reset?sandbox=suite-a')).status, 200);
+  await stop(c, 'SIGKILL');
+
+  // what was not set on a sandbox (or was reset) follows the flags of the start that brings it back
+  c = await started(t, [...args, '--scenario', 'wallet-disabled']);
+  t.match(await get(c, '/__admin/scenario?sandbox=suite-a'), { name: 'wallet-disabled' }, 'reset: the start scenario');
+  t.same((await get(c, '/__admin/clock?sandbox=suite-a')).state, { mode: 'frozen', at: now }, 'the start clock (--now)');
+  t.match(await get(c, '/__admin/proxy?sandbox=suite-a'), { url: upstreamUrl, source: 'sandbox' },
+    'a reset keeps the upstream (docs/proxy.md)');
+  t.same((await get(c, '/__admin/clock?sandbox=suite-o')).state, shifted, 'other sandboxes keep theirs');
+  t.match(await get(c, '/__admin/scenario?sandbox=suite-o'), { name: 'wallet-disabled' }, 'the rest from the flags');
+  await stop(c, 'SIGTERM');
+});
+
+t.test('after a clean stop: a sandbox given only a scenario is back with its stubs; no activation twice', async (t) => {
+  const dir = tempDir(t, 'pm-scenario-');
+  const args = ['--data', dir, '--users', '20', '--now', now];
+  let c = await started(t, args);
+  // suite-b: made by a request, then only given a scenario that stubs every operation with a 500
+  t.equal((await call(c, 'GET', '/user/profile', undefined, sandboxHeader('suite-b'))).status, 401);
+  t.equal((await call(c, 'PUT', '/__admin/scenario?sandbox=suite-b', { name: 'server-errors' })).status, 200);
+  // suite-e: new-employee empties the demo accounts' own records once; what they write afterwards stays
+  t.equal((await call(c, 'PUT', '/__admin/scenario?sandbox=suite-e', { name: 'new-employee' })).status, 200);
+  const session = await httpSignIn(c.base, accounts.admin.email, 'durability', 'suite-e');
+  t.equal(await postIdea(c, session, 'after-activation'), 200);
+  const before = (await get(c, '/__admin/state?sandbox=suite-e')).data;
+  t.match(JSON.stringify(before), 'after-activation');
+  t.equal(await stop(c, 'SIGTERM'), 0, 'a clean stop');
+
+  c = await started(t, args);
+  t.match(await get(c, '/__admin/sandboxes/suite-b?scope=local'), { name: 'suite-b', scenario: 'server-errors' });
+  t.match(await call(c, 'GET', '/user/profile', undefined, sandboxHeader('suite-b')),
+    { status: 500, body: { message: 'internal error (scenario server-errors)' } }, 'its stubs answer again');
+  t.match(await get(c, '/__admin/scenario?sandbox=suite-e'), { name: 'new-employee' });
+  t.same((await get(c, '/__admin/state?sandbox=suite-e')).data, before, 'the same data: not activated again');
+  await stop(c, 'SIGTERM');
+});
