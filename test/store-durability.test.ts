@@ -1,10 +1,10 @@
 // --data keeps everything acknowledged, through real processes and real files (docs/store.md): what admin calls set
-// on a sandbox (its existence, scenario, clock, upstream) survives SIGKILL and a clean stop.
+// on a sandbox (its existence, scenario, clock, upstream) and the recording survive SIGKILL and a clean stop.
 // Needs `npm run build` (dist/portal-mock.mjs).
 import t, { type Test } from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accounts } from './helper.js';
@@ -48,8 +48,9 @@ async function postIdea(c: Child, session: Record<string, string>, title: string
   return (await call(c, 'POST', '/idea/edit', { title, description: 'd', idea_purpose_id: 1 }, session)).status;
 }
 
-t.test('scenario, clocks and upstream survive SIGKILL; after reset and SIGKILL, the start ones', async (t) => {
+t.test('scenario, clocks, upstream and recording survive SIGKILL; after reset and SIGKILL, the start ones', async (t) => {
   const dir = tempDir(t, 'pm-settings-');
+  const recordDir = tempDir(t, 'pm-recorded-');
   const upstream = createServer((req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ upstream: req.url }));
   });
@@ -59,14 +60,16 @@ t.test('scenario, clocks and upstream survive SIGKILL; after reset and SIGKILL, 
   const args = ['--data', dir, '--users', '20', '--now', now];
   const frozen = { mode: 'frozen', at: '2026-05-01T12:00:00.000Z' };
   const shifted = { mode: 'offset', offsetMs: 86_400_000 };
+  const recording = { action: 'start', dir: recordDir, name: 'recorded-durability' };
 
   let c = await started(t, args);
   t.equal((await call(c, 'PUT', '/__admin/scenario?sandbox=suite-a', { name: 'no-rights' })).status, 200);
   t.equal((await call(c, 'PUT', '/__admin/clock?sandbox=suite-a', { freeze: frozen.at })).status, 200);
   t.equal((await call(c, 'PUT', '/__admin/clock?sandbox=suite-o', { offsetMs: shifted.offsetMs })).status, 200);
   t.equal((await call(c, 'PUT', '/__admin/proxy?sandbox=suite-a', { url: upstreamUrl })).status, 200);
+  t.equal((await call(c, 'POST', '/__admin/recording', recording)).status, 200);
   t.same(await call(c, 'GET', '/durability/first', undefined, sandboxHeader('suite-a')),
-    { status: 200, body: { upstream: '/durability/first' } }, 'forwarded to the upstream');
+    { status: 200, body: { upstream: '/durability/first' } }, 'forwarded to the upstream and recorded');
   await stop(c, 'SIGKILL');
 
   c = await started(t, args);
@@ -74,10 +77,15 @@ t.test('scenario, clocks and upstream survive SIGKILL; after reset and SIGKILL, 
   t.same((await get(c, '/__admin/clock?sandbox=suite-a')).state, frozen);
   t.same((await get(c, '/__admin/clock?sandbox=suite-o')).state, shifted);
   t.match(await get(c, '/__admin/proxy?sandbox=suite-a'), { url: upstreamUrl, source: 'sandbox' });
+  t.match(await get(c, '/__admin/recording'), { recording: true, dir: recordDir, scenario: recording.name, stubs: 1 });
   t.same(await call(c, 'GET', '/durability/second', undefined, sandboxHeader('suite-a')),
     { status: 200, body: { upstream: '/durability/second' } }, 'the upstream acts again');
+  const file = readFileSync(join(recordDir, `${recording.name}.json`), 'utf8');
+  const paths = (JSON.parse(file) as { stubs: Array<{ path: string }> }).stubs.map((s) => s.path);
+  t.same(paths, ['/durability/first', '/durability/second'], 'the recording goes on in its file');
 
   t.equal((await call(c, 'POST', '/__admin/reset?sandbox=suite-a')).status, 200);
+  t.equal((await call(c, 'POST', '/__admin/recording', { action: 'stop' })).status, 200);
   await stop(c, 'SIGKILL');
 
   // what was not set on a sandbox (or was reset) follows the flags of the start that brings it back
@@ -86,6 +94,7 @@ t.test('scenario, clocks and upstream survive SIGKILL; after reset and SIGKILL, 
   t.same((await get(c, '/__admin/clock?sandbox=suite-a')).state, { mode: 'frozen', at: now }, 'the start clock (--now)');
   t.match(await get(c, '/__admin/proxy?sandbox=suite-a'), { url: upstreamUrl, source: 'sandbox' },
     'a reset keeps the upstream (docs/proxy.md)');
+  t.match(await get(c, '/__admin/recording'), { recording: false }, 'the stopped recording stays stopped');
   t.same((await get(c, '/__admin/clock?sandbox=suite-o')).state, shifted, 'other sandboxes keep theirs');
   t.match(await get(c, '/__admin/scenario?sandbox=suite-o'), { name: 'wallet-disabled' }, 'the rest from the flags');
   await stop(c, 'SIGTERM');

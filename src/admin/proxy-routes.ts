@@ -87,12 +87,12 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     if (req.body.action === 'stop') {
       const info = recordingInfo(app);
-      app.proxy.recorder = null;
+      app.proxy.setRecorder(null);
       return { ...info, recording: false };
     }
     const dir = req.body.dir ?? app.proxy.defaultRecordDir;
     if (!dir) throw fail.badRequest('give dir (or start the mock with --record DIR)');
-    app.proxy.recorder = new Recorder(dir, req.body.name);
+    app.proxy.setRecorder(new Recorder(dir, req.body.name));
     return recordingInfo(app);
   });
 
