@@ -1,16 +1,17 @@
-// --data keeps everything acknowledged, through real processes and real files (docs/store.md): what admin calls set
-// on a sandbox (its existence, scenario, clock, upstream) and the recording survive SIGKILL and a clean stop.
+// --data keeps everything acknowledged, through real processes and real files (docs/store.md): a log that lost a
+// line or went missing stops start-up (exit 2) naming the file and what is missing; what admin calls set on a
+// sandbox (its existence, scenario, clock, upstream) and the recording survive SIGKILL and a clean stop.
 // Needs `npm run build` (dist/portal-mock.mjs).
 import t, { type Test } from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accounts } from './helper.js';
-import { httpSignIn, start, type Child } from './support/process.js';
+import { httpSignIn, start, startFails, type Child } from './support/process.js';
 
-// several starts of the CLI, each seeding its world: minutes on a busy machine, past the runner's default limit
+// a dozen starts of the CLI, each seeding its world: minutes on a busy machine, past the runner's default limit
 t.setTimeout(900_000);
 
 const now = '2026-03-02T09:00:00.000Z';
@@ -47,6 +48,54 @@ const sandboxHeader = (name: string) => ({ 'x-mock-sandbox': name });
 async function postIdea(c: Child, session: Record<string, string>, title: string): Promise<number> {
   return (await call(c, 'POST', '/idea/edit', { title, description: 'd', idea_purpose_id: 1 }, session)).status;
 }
+
+/** Three acknowledged writes in the default sandbox, then SIGKILL: the log has a first, a middle and a last line. */
+async function threeWrites(t: Test, args: string[]): Promise<void> {
+  const c = await started(t, args);
+  const session = await httpSignIn(c.base, accounts.admin.email, 'durability');
+  for (const title of ['one', 'two', 'three']) t.equal(await postIdea(c, session, title), 200, `${title} acknowledged`);
+  await stop(c, 'SIGKILL');
+}
+
+t.test('a log that lost a middle line stops start-up with exit 2 naming the file and the missing line', async (t) => {
+  const dir = tempDir(t, 'pm-gap-');
+  const args = ['--data', dir, '--users', '20', '--now', now];
+  await threeWrites(t, args);
+  const log = join(dir, 'default.log');
+  const lines = readFileSync(log, 'utf8').split('\n');
+  t.ok(lines.length > 4, `${lines.length - 1} lines in the log`);
+  const gone = (JSON.parse(lines[1]!) as { n: number }).n;
+  lines.splice(1, 1);
+  const damaged = lines.join('\n');
+  writeFileSync(log, damaged);
+  const refused = await startFails(args, startLimitMs);
+  t.equal(refused.code, 2);
+  t.match(refused.out, new RegExp(`default\\.log: line ${gone} is missing`));
+  t.match(refused.out, /acknowledged writes are lost/);
+  t.equal(readFileSync(log, 'utf8'), damaged, 'the file is left as it was');
+});
+
+t.test('a snapshot whose log is gone stops start-up with exit 2, also for files written before settings', async (t) => {
+  const dir = tempDir(t, 'pm-nolog-');
+  const args = ['--data', dir, '--users', '20', '--now', now];
+  await threeWrites(t, args);
+  // as versions before this one wrote it: no settings in the snapshot; such a directory still loads
+  const snapshot = join(dir, 'default.json');
+  const doc = JSON.parse(readFileSync(snapshot, 'utf8')) as { upTo: number; settings?: unknown };
+  delete doc.settings;
+  writeFileSync(snapshot, JSON.stringify(doc));
+  const c = await started(t, args);
+  t.equal((await get(c, '/__admin/scenario')).name, 'default', 'an earlier snapshot loads with the start settings');
+  await stop(c, 'SIGKILL');
+
+  rmSync(join(dir, 'default.log'));
+  const refused = await startFails(args, startLimitMs);
+  t.equal(refused.code, 2);
+  const upTo = doc.upTo;
+  t.match(refused.out, new RegExp(`default\\.log is missing: .*default\\.json holds the changes up to line ${upTo}, `
+    + `so the writes from line ${upTo + 1} on are lost`));
+  t.notOk(existsSync(join(dir, 'default.log')), 'nothing was made up in its place');
+});
 
 t.test('scenario, clocks, upstream and recording survive SIGKILL; after reset and SIGKILL, the start ones', async (t) => {
   const dir = tempDir(t, 'pm-settings-');

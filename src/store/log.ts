@@ -1,5 +1,5 @@
 // Persistence of one sandbox under --data: an append-only log of changes and a compacted snapshot (docs/store.md).
-import { closeSync, existsSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Low, LowSync } from 'lowdb';
@@ -55,7 +55,8 @@ const writeSnapshot = (file: string, doc: SnapshotDoc) => new LowSync<SnapshotDo
 /**
  * The files of one persisted sandbox: NAME.json (a lowdb snapshot of its changes) and NAME.log (one line per
  * acknowledged write since). A line is written (one write call) before the answer leaves; compaction rewrites the
- * snapshot in the background and then keeps only the lines it does not cover.
+ * snapshot in the background and then keeps only the lines it does not cover. The log is created before the first
+ * snapshot and replaced by a rename in compaction, so a snapshot without its log always means a lost log.
  */
 export class SandboxLog {
   readonly logFile: string;
@@ -66,6 +67,8 @@ export class SandboxLog {
   /** lines written while a compaction runs: the ones its snapshot will not cover */
   private tail: string[] | null = null;
   private closed = false;
+  /** the files were deleted (the sandbox was): a compaction still running must not bring the snapshot back */
+  private removed = false;
   /** the world a sandbox without files yet was made from: its first snapshot is that world, unchanged */
   private origin: BaseWorld | null;
 
@@ -112,7 +115,9 @@ export class SandboxLog {
     try {
       const doc = snapshotOf(store.base.stamp, this.lastLine, store.encode(), settings);
       await new Low<SnapshotDoc>(new JSONFile<SnapshotDoc>(this.snapshotFile), doc).write();
-      if (this.closed) { rmSync(this.snapshotFile, { force: true }); return; }
+      if (this.removed) { rmSync(this.snapshotFile, { force: true }); return; }
+      // stopped meanwhile: the new snapshot with the whole log is consistent (its older lines are skipped)
+      if (this.closed) return;
       const kept = this.tail.join('');
       writeAtomic(this.logFile, kept);
       if (this.fd !== null) closeSync(this.fd);
@@ -123,8 +128,12 @@ export class SandboxLog {
     }
   }
 
-  /** A new sandbox's first snapshot: the world it was made from, before the changes about to be logged. */
+  /**
+   * A new sandbox's first snapshot: the world it was made from, before the changes about to be logged. The (empty)
+   * log comes first: a crash between the two leaves an empty log alone, which start-up drops as never acknowledged.
+   */
   private writeFirstSnapshot(origin: BaseWorld, settings: SandboxSettings): void {
+    this.fd ??= openSync(this.logFile, 'a');
     const tenants = Object.fromEntries(Object.keys(origin.data.tenants).map((id) => [id, { collections: {} }]));
     const state = { meta: { ...origin.data.meta }, tenants };
     writeSnapshot(this.snapshotFile, snapshotOf(origin.stamp, this.lastLine, state, settings));
@@ -133,8 +142,10 @@ export class SandboxLog {
 
   /** Stops writing and removes the files (DELETE of the sandbox, idle eviction). */
   remove(): void {
+    this.removed = true;
     this.close();
-    for (const file of [this.logFile, this.snapshotFile]) rmSync(file, { force: true });
+    // the snapshot first: a snapshot left without its log would read as a lost log
+    for (const file of [this.snapshotFile, this.logFile]) rmSync(file, { force: true });
   }
 
   close(): void {
@@ -154,15 +165,23 @@ export type LoadedSandbox = { store: SandboxStore; log: SandboxLog; settings: Sa
 const checkSettings = (value: unknown, where: string): SandboxSettings => checkOrThrow(SandboxSettings, value, where);
 
 /**
- * Rebuilds a persisted sandbox: its snapshot, then the log lines after it. A torn last line (a crash in the middle
- * of writing it) is dropped with a warning and cut from the file; any other damage throws a DataError (exit 2).
+ * Rebuilds a persisted sandbox: its snapshot, then the log lines after it, which must continue it without a gap.
+ * A torn last line (a crash in the middle of writing it) is dropped with a warning and cut from the file; any other
+ * damage, a missing line or a missing log throws a DataError (exit 2). Null: only an empty log, the trace of a first
+ * write cut short by a crash (nothing of it was acknowledged), which is removed with a warning.
  */
-export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (message: string) => void): LoadedSandbox {
+export function loadSandbox(
+  dir: string, name: string, worlds: Worlds, warn: (message: string) => void,
+): LoadedSandbox | null {
   const snapshotFile = join(dir, `${name}.json`);
   const logFile = join(dir, `${name}.log`);
   if (!existsSync(snapshotFile)) {
     if (!existsSync(logFile)) throw new DataError(`${dir}: no files for sandbox ${name}`);
-    throw corrupt(logFile, 'a log without its snapshot (NAME.json)');
+    if (statSync(logFile).size > 0) throw corrupt(logFile, 'a log without its snapshot (NAME.json)');
+    warn(`${logFile}: removed an empty log without its snapshot (a first write cut short by a crash, never `
+      + 'acknowledged)');
+    rmSync(logFile);
+    return null;
   }
   let store: SandboxStore;
   let upTo = 0;
@@ -180,12 +199,20 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
       const saved = snapshot.settings;
       settings = orDataError(() => checkSettings(saved, 'settings'), (message) => corrupt(snapshotFile, message));
     }
+    if (!existsSync(logFile) && isMigratedWithoutLog(snapshot as SnapshotDoc)) {
+      closeSync(openSync(logFile, 'a'));
+    } else if (!existsSync(logFile)) {
+      throw new DataError(`${logFile} is missing: ${snapshotFile} holds the changes up to line ${upTo}, so the writes `
+        + `from line ${upTo + 1} on are lost; put the log back, or move both files away to start sandbox ${name} `
+        + 'fresh');
+    }
   } else if (snapshot.meta !== undefined && snapshot.tenants !== undefined) {
     // a data file of portal-mock before the log (the whole data): taken as an import over today's base
     const data = checkOrThrow(Data, doc, `${snapshotFile} (move it away or delete it to start that sandbox fresh)`);
     store = new SandboxStore(name, worlds.get(data.meta.seed), { recordChanges: true });
     store.replace(data);
     store.takeChanges();
+    closeSync(openSync(logFile, 'a')); // from now on a snapshot has its log, as a new sandbox's first one
     writeSnapshot(snapshotFile, snapshotOf(store.base.stamp, 0, store.encode(), settings));
   } else {
     throw corrupt(snapshotFile, 'not a portal-mock sandbox snapshot');
@@ -205,27 +232,40 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
     // the complete lines: every one ends with a newline
     const lines = raw.subarray(0, end).toString('utf8').split('\n').slice(0, -1);
     let offset = 0;
+    let previous: number | null = null;
     for (const [i, lineText] of lines.entries()) {
+      const at = offset;
       let line: LogLine;
       try {
         line = JSON.parse(lineText) as LogLine;
         if (!Number.isInteger(line.n) || !Number.isInteger(line.seq) || !Array.isArray(line.ops)) throw new Error('not a log line');
       } catch (err) {
         if (i === lines.length - 1) {
-          dropTornLine(offset, (err as Error).message);
+          dropTornLine(at, (err as Error).message);
           break;
         }
-        throw corrupt(logFile, `line ${i + 1} (byte ${offset}) is damaged: ${(err as Error).message}`);
+        throw corrupt(logFile, `line ${i + 1} (byte ${at}) is damaged: ${(err as Error).message}`);
       }
       offset += Buffer.byteLength(lineText) + 1;
-      if (line.n <= upTo) continue;
+      // lines are numbered one by one; a number out of order or past the next one means lines were lost
+      if (previous !== null && line.n <= previous) {
+        throw corrupt(logFile, `line ${i + 1} (byte ${at}) is numbered ${line.n}, after ${previous}: out of order`);
+      }
+      previous = line.n;
+      if (line.n <= lastLine) continue;
+      if (line.n > lastLine + 1) {
+        const first = lastLine + 1;
+        const missing = line.n === first + 1 ? `line ${first} is` : `lines ${first} to ${line.n - 1} are`;
+        throw corrupt(logFile, `${missing} missing (the data holds up to line ${lastLine}, the next one in the file, `
+          + `at byte ${at}, is line ${line.n}): acknowledged writes are lost`);
+      }
       orDataError(() => {
         for (const op of line.ops) {
           if ((op[0] === 'i' || op[0] === 'u' || op[0] === 'r') && !isCollectionName(op[2])) throw new Error(`unknown collection ${String(op[2]).slice(0, 40)}`);
           store.apply(op, worlds);
         }
         if (line.settings !== undefined) settings = checkSettings(line.settings, 'settings');
-      }, (message) => corrupt(logFile, `line ${i + 1} (byte ${offset}) does not fit the data: ${message}`));
+      }, (message) => corrupt(logFile, `line ${i + 1} (byte ${at}) does not fit the data: ${message}`));
       store.replayedSequence(line.seq);
       lastLine = line.n;
     }
@@ -234,6 +274,13 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
   orDataError(() => checkOwnRecords(store), (message) => corrupt(logFile, message));
   return { store, log: new SandboxLog(dir, name, { lastLine, bytes }), settings };
 }
+
+/**
+ * Whether a snapshot is an earlier portal-mock data file as versions before settings rewrote it: those made no log
+ * until the next write (upTo 0, data of its own). A first snapshot holds no data of its own and always had a log.
+ */
+const isMigratedWithoutLog = (doc: SnapshotDoc) => doc.settings === undefined && doc.upTo === 0
+  && Object.values(doc.state.tenants).some((t) => t.tenant !== undefined || Object.keys(t.collections).length > 0);
 
 /** Records the files brought in (not the base's) must match their schema, as seeded ones do. */
 function checkOwnRecords(store: SandboxStore): void {

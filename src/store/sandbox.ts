@@ -190,11 +190,14 @@ export class SandboxRegistry {
     const dir = this.options.dataDir;
     if (!dir) return [];
     const names = persistedNames(readdirSync(dir)).filter(isSandboxName);
+    const loaded: string[] = [];
     for (const name of names) {
       const found = loadSandbox(dir, name, this.options.worlds, this.options.warn ?? (() => {}));
+      if (!found) continue;
       this.install(name, found.store, found.log, found.settings);
+      loaded.push(name);
     }
-    return names;
+    return loaded;
   }
 
   /**
