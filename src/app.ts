@@ -195,6 +195,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
 
   scenarios = new ScenarioRegistry([bundledScenariosDir, ...options.scenarios], operationIds);
   if (!scenarios.get(options.scenario)) throw new UsageError(`--scenario: unknown scenario "${options.scenario}"; known: ${scenarios.names().join(', ')}`);
+  sandboxes.checkScenarios(scenarios); // of the sandboxes --data brought back (their data side is in their log)
   app.decorate('scenarios', scenarios);
   if (watchScenarios) scenarios.watch((message) => app.log.error(message), (names) => app.log.info({ scenarios: names }, 'scenarios reloaded'));
   const defaultSandbox = sandboxes.get('default'); // seed now: a broken factory fails at start-up, and the first request is fast

@@ -7,6 +7,7 @@ import { adminSandbox, SandboxQuery } from './sandbox.js';
 import { Recorder } from '../proxy/recorder.js';
 import { Comparison, compareAnswers } from '../proxy/compare.js';
 import { upstreamName, userInfoProblem } from '../proxy/upstream.js';
+import type { Sandbox } from '../store/sandbox.js';
 
 const tags = ['admin'];
 
@@ -25,9 +26,10 @@ const RecordingInfo = Type.Object({
   stubs: Type.Integer(),
 });
 
-const proxyInfo = (app: FastifyInstance, sandbox: string) => {
+const proxyInfo = (app: FastifyInstance, sandbox: Sandbox) => {
   const { url, source } = app.proxy.upstreamFor(sandbox);
-  return { sandbox, url, source, timeoutMs: app.proxy.timeoutMs, headerNames: app.proxy.headers.map((h) => h.name) };
+  const headerNames = app.proxy.headers.map((h) => h.name);
+  return { sandbox: sandbox.name, url, source, timeoutMs: app.proxy.timeoutMs, headerNames };
 };
 const recordingInfo = (app: FastifyInstance) => {
   const r = app.proxy.recorder;
@@ -40,7 +42,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: { operationId: 'adminProxyGet', tags, summary: 'The upstream requests are forwarded to, for the sandbox', querystring: SandboxQuery,
       description: 'The upstream portal that requests without a stub are forwarded to, for the sandbox (null: none).',
       response: { 200: ProxyInfo, ...errors(400, 401) } },
-  }, async (req) => proxyInfo(app, adminSandbox(req).name));
+  }, async (req) => proxyInfo(app, adminSandbox(req)));
 
   app.put('/__admin/proxy', {
     schema: { operationId: 'adminProxySet', tags, summary: 'Set the upstream of the sandbox (null: forward nothing)', querystring: SandboxQuery,
@@ -51,10 +53,11 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
       response: { 200: ProxyInfo, ...errors(400, 401) } },
   }, async (req) => {
-    const sandbox = adminSandbox(req).name;
     const problem = req.body.url === null ? null : userInfoProblem(req.body.url);
     if (problem) throw fail.validation(`url: ${problem}`, [{ field: 'body.url', message: problem }]);
-    app.proxy.setUpstream(sandbox, req.body.url);
+    const sandbox = adminSandbox(req);
+    sandbox.upstream = req.body.url; // under --data written now, before the answer
+    sandbox.keep();
     return proxyInfo(app, sandbox);
   });
 
@@ -63,8 +66,8 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The sandbox forgets its own upstream and uses the one of --proxy again.',
       response: { 200: ProxyInfo, ...errors(400, 401) } },
   }, async (req) => {
-    const sandbox = adminSandbox(req).name;
-    app.proxy.setUpstream(sandbox, undefined);
+    const sandbox = adminSandbox(req);
+    sandbox.upstream = undefined;
     return proxyInfo(app, sandbox);
   });
 
@@ -84,12 +87,12 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   }, async (req) => {
     if (req.body.action === 'stop') {
       const info = recordingInfo(app);
-      app.proxy.recorder = null;
+      app.proxy.setRecorder(null);
       return { ...info, recording: false };
     }
     const dir = req.body.dir ?? app.proxy.defaultRecordDir;
     if (!dir) throw fail.badRequest('give dir (or start the mock with --record DIR)');
-    app.proxy.recorder = new Recorder(dir, req.body.name);
+    app.proxy.setRecorder(new Recorder(dir, req.body.name));
     return recordingInfo(app);
   });
 
@@ -130,7 +133,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: Comparison, ...errors(400, 401) } },
   }, async (req) => {
     const sandbox = adminSandbox(req);
-    const { url: base } = app.proxy.upstreamFor(sandbox.name);
+    const { url: base } = app.proxy.upstreamFor(sandbox);
     if (!base) throw fail.badRequest(`sandbox ${sandbox.name} has no upstream (--proxy or PUT /__admin/proxy)`);
     const method = req.body.method.toUpperCase();
     const payload = req.body.body === undefined ? undefined : JSON.stringify(req.body.body);

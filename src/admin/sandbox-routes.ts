@@ -54,8 +54,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const sandbox = adminSandbox(req);
     const scenario = app.scenarios.get(req.body.name);
     if (!scenario) throw fail.notFound(`unknown scenario "${req.body.name.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`);
-    activateScenario(sandbox, scenario, app.fixtures);
-    sandbox.commit();
+    activateScenario(sandbox, scenario, app.fixtures); // under --data written now, with the data it changed
+    sandbox.keep();
     return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
   });
 
@@ -222,6 +222,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       clock.state = s.mode === 'frozen' ? { mode: 'frozen', at: new Date(Date.parse(s.at) + b.advanceMs).toISOString() }
         : { mode: 'offset', offsetMs: (s.mode === 'offset' ? s.offsetMs : 0) + b.advanceMs };
     }
+    sandbox.keep(); // a changed clock is written as it is set; an unchanged one still makes the sandbox exist
     return { now: clock.iso(), state: clock.state };
   });
 

@@ -1,11 +1,15 @@
 // Pass-through: requests the mock does not implement (and operations a scenario lists in `forward`) go to the
 // upstream; answers come back unchanged and may be recorded as scenario stubs. Operations a scenario lists in
 // `compare` are answered by the mock and also sent upstream, and the differences are kept per sandbox.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { UsageError, type Options } from '../config.js';
+import { CheckError } from '../schemas/check.js';
+import { writeAtomic } from '../shared/write-atomic.js';
 import { isSideRoute, pathOf } from '../http/context.js';
 import { Recorder } from './recorder.js';
 import { callUpstream, parseProxyHeaders, upstreamName, userInfoProblem, type UpstreamAnswer, type UpstreamHeader } from './upstream.js';
@@ -23,34 +27,67 @@ declare module 'fastify' {
 
 const comparisonsKept = 200;
 
+/**
+ * Under --data, the recording an admin call started or stopped (app-wide, so not in a sandbox's files): a name no
+ * sandbox can have (a dot), so the sandbox loader passes it by.
+ */
+export const recordingFileName = 'portal-mock.recording.json';
+type RecordingSettings = { recording: { dir: string; name: string } | null };
+
+/** The recording an earlier run was told about, or undefined when none was (the file is ours: damage stops start). */
+function readRecordingSettings(file: string): RecordingSettings | undefined {
+  if (!existsSync(file)) return undefined;
+  let value: Partial<RecordingSettings> | null = null;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8')) as Partial<RecordingSettings>;
+  } catch { /* reported below */ }
+  const r = value?.recording;
+  if (r === null || (typeof r?.dir === 'string' && typeof r.name === 'string')) return { recording: r };
+  throw new CheckError(file, '/recording',
+    'null or { "dir", "name" }, as portal-mock writes it; move the file away to forget the recording');
+}
+
+/** The sandbox side of forwarding: its own upstream (null: none), undefined for the one of --proxy. */
+type UpstreamOwner = { readonly upstream: string | null | undefined };
+
 /** Upstream per sandbox, recording and compare reports of one app. */
 export class ProxyState {
   readonly defaultUrl: string | null;
   readonly headers: readonly UpstreamHeader[];
   readonly timeoutMs: number;
   readonly defaultRecordDir: string | null;
-  recorder: Recorder | null = null;
-  private readonly overrides = new Map<string, string | null>();
+  private current: Recorder | null = null;
+  private readonly recordingFile: string | null;
   private readonly reports = new Map<string, Comparison[]>();
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(config: Pick<Options, 'proxy' | 'proxyHeaders' | 'proxyTimeout' | 'record'>) {
+  constructor(config: Pick<Options, 'proxy' | 'proxyHeaders' | 'proxyTimeout' | 'record' | 'data'>) {
     this.defaultUrl = config.proxy;
     this.headers = parseProxyHeaders(config.proxyHeaders);
     this.timeoutMs = config.proxyTimeout;
     this.defaultRecordDir = config.record;
-    if (config.record) this.recorder = new Recorder(config.record);
+    this.recordingFile = config.data ? join(config.data, recordingFileName) : null;
+    // what an admin call said last outlives a restart, over --record; the recording goes on in the same file
+    const saved = this.recordingFile ? readRecordingSettings(this.recordingFile) : undefined;
+    const was = saved?.recording;
+    if (saved) this.current = was ? new Recorder(was.dir, was.name, { resume: true }) : null;
+    else if (config.record) this.current = new Recorder(config.record);
   }
 
-  upstreamFor(sandbox: string): { url: string | null; source: 'sandbox' | 'flag' | 'none' } {
-    if (this.overrides.has(sandbox)) return { url: this.overrides.get(sandbox) ?? null, source: 'sandbox' };
+  get recorder(): Recorder | null {
+    return this.current;
+  }
+
+  /** Starts (a new recorder) or stops (null) recording; under --data written before the admin call answers. */
+  setRecorder(recorder: Recorder | null): void {
+    this.current = recorder;
+    const settings: RecordingSettings = { recording: recorder ? { dir: recorder.dir, name: recorder.name } : null };
+    if (this.recordingFile) writeAtomic(this.recordingFile, `${JSON.stringify(settings)}\n`);
+  }
+
+  upstreamFor(sandbox: UpstreamOwner): { url: string | null; source: 'sandbox' | 'flag' | 'none' } {
+    if (sandbox.upstream !== undefined) return { url: sandbox.upstream, source: 'sandbox' };
     return this.defaultUrl ? { url: this.defaultUrl, source: 'flag' } : { url: null, source: 'none' };
-  }
-
-  /** A URL or null (no upstream) for one sandbox; undefined goes back to --proxy. */
-  setUpstream(sandbox: string, url: string | null | undefined): void {
-    if (url === undefined) this.overrides.delete(sandbox);
-    else this.overrides.set(sandbox, url);
   }
 
   call(base: string, req: { method: string; url: string; headers: FastifyRequest['headers']; body: Buffer | undefined }): Promise<UpstreamAnswer> {
@@ -109,7 +146,7 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     if (isSideRoute(req.url)) return;
     const op = req.operationId;
     const unmatched = req.routeConfig?.unmatched === true;
-    const { url: base } = state.upstreamFor(req.sandbox.name);
+    const { url: base } = state.upstreamFor(req.sandbox);
     if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
       marks.set(req, { base, body: undefined, mockBody: '' });
       return;

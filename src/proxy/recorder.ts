@@ -1,10 +1,11 @@
 // Writes forwarded exchanges as stubs of a scenario file (recorded-<name>.json), loadable with --scenarios DIR.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Stub } from '../scenarios/schema.js';
 import { recordedHeaderAllowList, redactRecorded, redactText } from './redact.js';
 import type { UpstreamAnswer } from './upstream.js';
 import { writeAtomic } from '../shared/write-atomic.js';
+import { CheckError } from '../schemas/check.js';
 
 /** A forwarded request and the upstream's answer to it. */
 type Exchange = Extract<UpstreamAnswer, { ok: true }> & { operationId: string | null; method: string; path: string };
@@ -34,16 +35,30 @@ function stubOf(x: Exchange): Stub {
   return stub;
 }
 
+const stubKey = (stub: Stub) => stub.operationId ?? `${stub.method} ${stub.path}`;
+
 /** Records into DIR/NAME.json; one stub per operation or method+path (the latest answer wins), file rewritten each time. */
 export class Recorder {
   readonly dir: string;
   readonly name: string;
   private readonly stubs = new Map<string, Stub>();
-  constructor(dir: string, name: string = recordingName()) {
+  /** `resume`: go on with the stubs the file already holds (a recording a restart brings back under --data). */
+  constructor(dir: string, name: string = recordingName(), options: { resume?: boolean } = {}) {
     this.dir = dir;
     this.name = name;
     mkdirSync(dir, { recursive: true });
+    if (options.resume && existsSync(this.file)) this.readStubs();
     this.write();
+  }
+  private readStubs(): void {
+    let stubs: unknown;
+    try {
+      stubs = (JSON.parse(readFileSync(this.file, 'utf8')) as { stubs?: unknown }).stubs;
+    } catch { /* reported below */ }
+    if (!Array.isArray(stubs)) {
+      throw new CheckError(this.file, '/stubs', 'the recorded stubs; move the file away to record afresh');
+    }
+    for (const stub of stubs as Stub[]) this.stubs.set(stubKey(stub), stub);
   }
   get file(): string {
     return join(this.dir, `${this.name}.json`);
@@ -53,7 +68,7 @@ export class Recorder {
   }
   add(x: Exchange): void {
     const stub = stubOf(x);
-    const key = stub.operationId ?? `${stub.method} ${stub.path}`;
+    const key = stubKey(stub);
     this.stubs.delete(key); // keep file order = order of the latest answers
     this.stubs.set(key, stub);
     this.write();

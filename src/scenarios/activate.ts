@@ -1,5 +1,6 @@
-// The data side of a scenario, applied once when it becomes active in a sandbox (at start, by the admin route,
-// after a reset). A per-request x-mock-scenario header applies only the behaviour side.
+// The data side of a scenario, applied once when it becomes active in a sandbox (when the sandbox is made, by the admin
+// route, after a reset; not when --data brings a sandbox back). A per-request x-mock-scenario header applies only the
+// behaviour side.
 import type { Sandbox } from '../store/sandbox.js';
 import type { Fixtures } from '../store/fixtures.js';
 import type { Scenario } from './schema.js';
@@ -34,10 +35,16 @@ function makeNewEmployees(sandbox: Sandbox, fixtures: Fixtures): void {
 const ownedBy = (record: unknown, ids: ReadonlySet<string>) =>
   typeof record === 'object' && record !== null && ownerFields.some((f) => ids.has(String((record as Record<string, unknown>)[f])));
 
+/**
+ * Makes `scenario` the sandbox's and applies its data side. Under --data the name and the data it changed are one
+ * log line: a restart sets the name again without applying the data side twice (it is in the log).
+ */
 export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures: Fixtures): void {
-  sandbox.scenario = scenario.name;
-  sandbox.stubUses.clear();
-  if (scenario.sessions?.expired) expireSessions(sandbox);
-  if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
+  sandbox.change(() => {
+    sandbox.scenario = scenario.name;
+    sandbox.stubUses.clear();
+    if (scenario.sessions?.expired) expireSessions(sandbox);
+    if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
+  });
 }
 

@@ -2,20 +2,31 @@ import type { ClockState } from '../schemas/admin.js';
 
 /** A sandbox's time: real, frozen at an instant, or real shifted by an offset. */
 export class Clock {
-  state: ClockState;
+  private current: ClockState;
+  /** told of every change of the state: the sandbox persists it under --data */
+  onChange: (() => void) | null = null;
   constructor(state: ClockState) {
-    this.state = state;
+    this.current = state;
+  }
+  get state(): ClockState {
+    return this.current;
+  }
+  set state(next: ClockState) {
+    const changed = JSON.stringify(next) !== JSON.stringify(this.current);
+    this.current = next;
+    if (changed) this.onChange?.();
   }
   // the last ISO text made, by its millisecond: under load many requests share one (toISOString is not cheap)
   private isoAt = Number.NaN;
   private isoText = '';
   get mode(): ClockState['mode'] {
-    return this.state.mode;
+    return this.current.mode;
   }
   nowMs(): number {
-    switch (this.state.mode) {
-      case 'frozen': return Date.parse(this.state.at);
-      case 'offset': return Date.now() + this.state.offsetMs;
+    const state = this.current;
+    switch (state.mode) {
+      case 'frozen': return Date.parse(state.at);
+      case 'offset': return Date.now() + state.offsetMs;
       default: return Date.now();
     }
   }

@@ -1,18 +1,35 @@
 // Persistence of one sandbox under --data: an append-only log of changes and a compacted snapshot (docs/store.md).
-import { closeSync, existsSync, openSync, readFileSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Low, LowSync } from 'lowdb';
 import { JSONFile, JSONFileSync } from 'lowdb/node';
 import { Data, TenantData } from './data.js';
 import { checkOrThrow } from '../schemas/check.js';
+import { ClockState } from '../schemas/admin.js';
+import { Nullable } from '../schemas/common.js';
 import { collectionNames, isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
 import { writeAtomic } from '../shared/write-atomic.js';
 import type { BaseWorld, WorldStamp, Worlds } from './world.js';
 
-/** A sandbox's changes folded into one document: what the log held up to line `upTo`. */
-export type SnapshotDoc = { format: 'portal-mock-sandbox'; version: 2; world: WorldStamp; upTo: number; state: EncodedState };
-type LogLine = { n: number; seq: number; ops: Op[] };
+/**
+ * What admin calls set on a sandbox besides its data: its own scenario, clock and upstream. One left out is the one
+ * the start flags give (--scenario, --now or a real clock, --proxy), so a sandbox nobody set follows the flags of
+ * the start that brings it back. Kept whole in the snapshot and in each log line that changed it.
+ */
+export const SandboxSettings = Type.Object({
+  scenario: Type.Optional(Type.String({ minLength: 1 })),
+  clock: Type.Optional(ClockState),
+  upstream: Type.Optional(Nullable(Type.String())),
+});
+export type SandboxSettings = Static<typeof SandboxSettings>;
+
+/** A sandbox's changes folded into one document: what the log held up to line `upTo` (settings: none before them). */
+export type SnapshotDoc = {
+  format: 'portal-mock-sandbox'; version: 2; world: WorldStamp; upTo: number; state: EncodedState;
+  settings?: SandboxSettings;
+};
+type LogLine = { n: number; seq: number; ops: Op[]; settings?: SandboxSettings };
 
 /** Compaction starts when the log holds this many bytes since the last snapshot. */
 const compactFromBytes = 1024 * 1024;
@@ -31,14 +48,15 @@ function orDataError<T>(work: () => T, toError: (message: string) => DataError):
   }
 }
 
-const snapshotOf = (world: WorldStamp, upTo: number, state: EncodedState): SnapshotDoc =>
-  ({ format: 'portal-mock-sandbox', version: 2, world, upTo, state });
+const snapshotOf = (world: WorldStamp, upTo: number, state: EncodedState, settings?: SandboxSettings): SnapshotDoc =>
+  ({ format: 'portal-mock-sandbox', version: 2, world, upTo, state, ...(settings ? { settings } : {}) });
 const writeSnapshot = (file: string, doc: SnapshotDoc) => new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(file), doc).write();
 
 /**
  * The files of one persisted sandbox: NAME.json (a lowdb snapshot of its changes) and NAME.log (one line per
  * acknowledged write since). A line is written (one write call) before the answer leaves; compaction rewrites the
- * snapshot in the background and then keeps only the lines it does not cover.
+ * snapshot in the background and then keeps only the lines it does not cover. The log is created before the first
+ * snapshot and replaced by a rename in compaction, so a snapshot without its log always means a lost log.
  */
 export class SandboxLog {
   readonly logFile: string;
@@ -49,6 +67,8 @@ export class SandboxLog {
   /** lines written while a compaction runs: the ones its snapshot will not cover */
   private tail: string[] | null = null;
   private closed = false;
+  /** the files were deleted (the sandbox was): a compaction still running must not bring the snapshot back */
+  private removed = false;
   /** the world a sandbox without files yet was made from: its first snapshot is that world, unchanged */
   private origin: BaseWorld | null;
 
@@ -60,28 +80,44 @@ export class SandboxLog {
     this.origin = state.origin ?? null;
   }
 
-  /** Writes the store's changes since the last call as one line (and the first snapshot, once). */
-  commit(store: SandboxStore): void {
+  /** Whether the sandbox has no files yet (its first commit writes them). */
+  get isNew(): boolean {
+    return this.origin !== null;
+  }
+
+  /**
+   * Writes the store's changes since the last call as one line (and the first snapshot, once). `settings.before`
+   * are the sandbox's settings as of the last line, `settings.changed` the new ones when they changed since.
+   */
+  commit(store: SandboxStore, settings: { before: SandboxSettings; changed: SandboxSettings | null }): void {
+    if (this.closed) return;
     const changes = store.takeChanges();
-    if (!changes || this.closed) return;
-    if (this.origin) this.writeFirstSnapshot(this.origin);
-    const line: LogLine = { n: ++this.lastLine, seq: changes.sequence, ops: changes.ops };
+    if (!changes && !settings.changed) return;
+    if (this.origin) this.writeFirstSnapshot(this.origin, settings.before);
+    const seq = changes?.sequence ?? store.meta.sequence;
+    const line: LogLine = { n: ++this.lastLine, seq, ops: changes?.ops ?? [] };
+    if (settings.changed) line.settings = settings.changed;
     const text = `${JSON.stringify(line)}\n`;
     this.fd ??= openSync(this.logFile, 'a');
     writeSync(this.fd, text);
     this.bytesSinceSnapshot += text.length;
     this.tail?.push(text);
-    if (this.bytesSinceSnapshot >= compactFromBytes && !this.tail) void this.compact(store).catch(() => { /* the log still holds everything */ });
+    if (this.bytesSinceSnapshot >= compactFromBytes && !this.tail) {
+      const now = settings.changed ?? settings.before;
+      void this.compact(store, now).catch(() => { /* the log still holds everything */ });
+    }
   }
 
   /** Folds the log into a new snapshot, then drops the lines it covers; writes that arrive meanwhile are kept. */
-  async compact(store: SandboxStore): Promise<void> {
+  async compact(store: SandboxStore, settings: SandboxSettings): Promise<void> {
     if (this.tail || this.closed) return;
     this.tail = [];
     try {
-      const doc = snapshotOf(store.base.stamp, this.lastLine, store.encode());
+      const doc = snapshotOf(store.base.stamp, this.lastLine, store.encode(), settings);
       await new Low<SnapshotDoc>(new JSONFile<SnapshotDoc>(this.snapshotFile), doc).write();
-      if (this.closed) { rmSync(this.snapshotFile, { force: true }); return; }
+      if (this.removed) { rmSync(this.snapshotFile, { force: true }); return; }
+      // stopped meanwhile: the new snapshot with the whole log is consistent (its older lines are skipped)
+      if (this.closed) return;
       const kept = this.tail.join('');
       writeAtomic(this.logFile, kept);
       if (this.fd !== null) closeSync(this.fd);
@@ -92,17 +128,24 @@ export class SandboxLog {
     }
   }
 
-  /** A new sandbox's first snapshot: the world it was made from, before the changes about to be logged. */
-  private writeFirstSnapshot(origin: BaseWorld): void {
+  /**
+   * A new sandbox's first snapshot: the world it was made from, before the changes about to be logged. The (empty)
+   * log comes first: a crash between the two leaves an empty log alone, which start-up drops as never acknowledged.
+   */
+  private writeFirstSnapshot(origin: BaseWorld, settings: SandboxSettings): void {
+    this.fd ??= openSync(this.logFile, 'a');
     const tenants = Object.fromEntries(Object.keys(origin.data.tenants).map((id) => [id, { collections: {} }]));
-    writeSnapshot(this.snapshotFile, snapshotOf(origin.stamp, this.lastLine, { meta: { ...origin.data.meta }, tenants }));
+    const state = { meta: { ...origin.data.meta }, tenants };
+    writeSnapshot(this.snapshotFile, snapshotOf(origin.stamp, this.lastLine, state, settings));
     this.origin = null;
   }
 
   /** Stops writing and removes the files (DELETE of the sandbox, idle eviction). */
   remove(): void {
+    this.removed = true;
     this.close();
-    for (const file of [this.logFile, this.snapshotFile]) rmSync(file, { force: true });
+    // the snapshot first: a snapshot left without its log would read as a lost log
+    for (const file of [this.snapshotFile, this.logFile]) rmSync(file, { force: true });
   }
 
   close(): void {
@@ -116,19 +159,33 @@ export class SandboxLog {
 export const persistedNames = (files: string[]): string[] =>
   [...new Set(files.filter((f) => f.endsWith('.json') || f.endsWith('.log')).map((f) => f.replace(/\.(json|log)$/, '')))];
 
+/** A persisted sandbox rebuilt: data, log, settings (files of earlier versions have none). */
+export type LoadedSandbox = { store: SandboxStore; log: SandboxLog; settings: SandboxSettings };
+
+const checkSettings = (value: unknown, where: string): SandboxSettings => checkOrThrow(SandboxSettings, value, where);
+
 /**
- * Rebuilds a persisted sandbox: its snapshot, then the log lines after it. A torn last line (a crash in the middle
- * of writing it) is dropped with a warning and cut from the file; any other damage throws a DataError (exit 2).
+ * Rebuilds a persisted sandbox: its snapshot, then the log lines after it, which must continue it without a gap.
+ * A torn last line (a crash in the middle of writing it) is dropped with a warning and cut from the file; any other
+ * damage, a missing line or a missing log throws a DataError (exit 2). Null: only an empty log, the trace of a first
+ * write cut short by a crash (nothing of it was acknowledged), which is removed with a warning.
  */
-export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (message: string) => void): { store: SandboxStore; log: SandboxLog } {
+export function loadSandbox(
+  dir: string, name: string, worlds: Worlds, warn: (message: string) => void,
+): LoadedSandbox | null {
   const snapshotFile = join(dir, `${name}.json`);
   const logFile = join(dir, `${name}.log`);
   if (!existsSync(snapshotFile)) {
     if (!existsSync(logFile)) throw new DataError(`${dir}: no files for sandbox ${name}`);
-    throw corrupt(logFile, 'a log without its snapshot (NAME.json)');
+    if (statSync(logFile).size > 0) throw corrupt(logFile, 'a log without its snapshot (NAME.json)');
+    warn(`${logFile}: removed an empty log without its snapshot (a first write cut short by a crash, never `
+      + 'acknowledged)');
+    rmSync(logFile);
+    return null;
   }
   let store: SandboxStore;
   let upTo = 0;
+  let settings: SandboxSettings = {};
   const doc = orDataError(() => new JSONFileSync<unknown>(snapshotFile).read(),
     (message) => corrupt(snapshotFile, `not valid JSON (${message})`));
   const snapshot = doc as Partial<SnapshotDoc> & { meta?: unknown; tenants?: unknown };
@@ -138,13 +195,25 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
     store = new SandboxStore(name, world, { recordChanges: true });
     orDataError(() => store.applyState(state), (message) => corrupt(snapshotFile, message));
     upTo = snapshot.upTo!;
+    if (snapshot.settings !== undefined) {
+      const saved = snapshot.settings;
+      settings = orDataError(() => checkSettings(saved, 'settings'), (message) => corrupt(snapshotFile, message));
+    }
+    if (!existsSync(logFile) && isMigratedWithoutLog(snapshot as SnapshotDoc)) {
+      closeSync(openSync(logFile, 'a'));
+    } else if (!existsSync(logFile)) {
+      throw new DataError(`${logFile} is missing: ${snapshotFile} holds the changes up to line ${upTo}, so the writes `
+        + `from line ${upTo + 1} on are lost; put the log back, or move both files away to start sandbox ${name} `
+        + 'fresh');
+    }
   } else if (snapshot.meta !== undefined && snapshot.tenants !== undefined) {
     // a data file of portal-mock before the log (the whole data): taken as an import over today's base
     const data = checkOrThrow(Data, doc, `${snapshotFile} (move it away or delete it to start that sandbox fresh)`);
     store = new SandboxStore(name, worlds.get(data.meta.seed), { recordChanges: true });
     store.replace(data);
     store.takeChanges();
-    writeSnapshot(snapshotFile, snapshotOf(store.base.stamp, 0, store.encode()));
+    closeSync(openSync(logFile, 'a')); // from now on a snapshot has its log, as a new sandbox's first one
+    writeSnapshot(snapshotFile, snapshotOf(store.base.stamp, 0, store.encode(), settings));
   } else {
     throw corrupt(snapshotFile, 'not a portal-mock sandbox snapshot');
   }
@@ -163,34 +232,55 @@ export function loadSandbox(dir: string, name: string, worlds: Worlds, warn: (me
     // the complete lines: every one ends with a newline
     const lines = raw.subarray(0, end).toString('utf8').split('\n').slice(0, -1);
     let offset = 0;
+    let previous: number | null = null;
     for (const [i, lineText] of lines.entries()) {
+      const at = offset;
       let line: LogLine;
       try {
         line = JSON.parse(lineText) as LogLine;
         if (!Number.isInteger(line.n) || !Number.isInteger(line.seq) || !Array.isArray(line.ops)) throw new Error('not a log line');
       } catch (err) {
         if (i === lines.length - 1) {
-          dropTornLine(offset, (err as Error).message);
+          dropTornLine(at, (err as Error).message);
           break;
         }
-        throw corrupt(logFile, `line ${i + 1} (byte ${offset}) is damaged: ${(err as Error).message}`);
+        throw corrupt(logFile, `line ${i + 1} (byte ${at}) is damaged: ${(err as Error).message}`);
       }
       offset += Buffer.byteLength(lineText) + 1;
-      if (line.n <= upTo) continue;
+      // lines are numbered one by one; a number out of order or past the next one means lines were lost
+      if (previous !== null && line.n <= previous) {
+        throw corrupt(logFile, `line ${i + 1} (byte ${at}) is numbered ${line.n}, after ${previous}: out of order`);
+      }
+      previous = line.n;
+      if (line.n <= lastLine) continue;
+      if (line.n > lastLine + 1) {
+        const first = lastLine + 1;
+        const missing = line.n === first + 1 ? `line ${first} is` : `lines ${first} to ${line.n - 1} are`;
+        throw corrupt(logFile, `${missing} missing (the data holds up to line ${lastLine}, the next one in the file, `
+          + `at byte ${at}, is line ${line.n}): acknowledged writes are lost`);
+      }
       orDataError(() => {
         for (const op of line.ops) {
           if ((op[0] === 'i' || op[0] === 'u' || op[0] === 'r') && !isCollectionName(op[2])) throw new Error(`unknown collection ${String(op[2]).slice(0, 40)}`);
           store.apply(op, worlds);
         }
-      }, (message) => corrupt(logFile, `line ${i + 1} (byte ${offset}) does not fit the data: ${message}`));
+        if (line.settings !== undefined) settings = checkSettings(line.settings, 'settings');
+      }, (message) => corrupt(logFile, `line ${i + 1} (byte ${at}) does not fit the data: ${message}`));
       store.replayedSequence(line.seq);
       lastLine = line.n;
     }
     bytes = end;
   }
   orDataError(() => checkOwnRecords(store), (message) => corrupt(logFile, message));
-  return { store, log: new SandboxLog(dir, name, { lastLine, bytes }) };
+  return { store, log: new SandboxLog(dir, name, { lastLine, bytes }), settings };
 }
+
+/**
+ * Whether a snapshot is an earlier portal-mock data file as versions before settings rewrote it: those made no log
+ * until the next write (upTo 0, data of its own). A first snapshot holds no data of its own and always had a log.
+ */
+const isMigratedWithoutLog = (doc: SnapshotDoc) => doc.settings === undefined && doc.upTo === 0
+  && Object.values(doc.state.tenants).some((t) => t.tenant !== undefined || Object.keys(t.collections).length > 0);
 
 /** Records the files brought in (not the base's) must match their schema, as seeded ones do. */
 function checkOwnRecords(store: SandboxStore): void {

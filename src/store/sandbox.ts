@@ -8,14 +8,21 @@ import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
 import { seedFrom } from './ids.js';
 import { SandboxStore } from './store.js';
-import { loadSandbox, persistedNames, SandboxLog } from './log.js';
+import { DataError, loadSandbox, persistedNames, SandboxLog, type SandboxSettings } from './log.js';
 import type { Worlds } from './world.js';
 import { fail } from '../errors.js';
 
 const sandboxNameRe = /^[A-Za-z0-9_-]{1,64}$/;
 export const isSandboxName = (name: string) => sandboxNameRe.test(name);
 
-/** One isolated world: its own data (over the shared base), clock, scenario, journal and outbox. */
+export type { SandboxSettings };
+/** The scenario and clock of the start flags: a new sandbox's, a reset's, and those of one that has none of its own. */
+export type StartSettings = { scenario: string; clock: ClockState };
+
+/**
+ * One isolated world: its own data (over the shared base), clock, scenario, upstream, journal and outbox. Under
+ * --data a change of the settings (scenario, clock, upstream) is written at once, unless inside `change`.
+ */
 export class Sandbox {
   readonly name: string;
   readonly store: SandboxStore;
@@ -24,7 +31,17 @@ export class Sandbox {
   readonly createdAt = new Date().toISOString();
   /** the log of its changes under --data, else null */
   readonly log: SandboxLog | null;
-  scenario: string;
+  private scenarioName: string;
+  /** whether scenario and clock were set on it (else they are the start ones) */
+  private ownScenario: boolean;
+  private ownClock: boolean;
+  /** its own upstream (null: forward nothing); undefined: the one of --proxy (src/proxy/) */
+  private upstreamUrl: string | null | undefined;
+  /** the settings as the log last wrote them (or as the sandbox was made): a first snapshot holds these */
+  private writtenSettings: SandboxSettings;
+  private settingsChanged = false;
+  /** nesting of `change`: settings are written when the outermost one ends */
+  private changing = 0;
   /** seeded randomness of scenario probabilities, delays and faults */
   random: SeededRandom;
   /** how often each limited stub (`times`) has answered, by "scenario#index" */
@@ -35,14 +52,87 @@ export class Sandbox {
   readonly journal: Journal;
   /** null until a detector first looks at a request (src/findings/) */
   findingLog: FindingLog | null = null;
-  constructor(init: { name: string; store: SandboxStore; clock: Clock; scenario: string; log: SandboxLog | null; journalLimit: number }) {
+  constructor(init: {
+    name: string; store: SandboxStore; log: SandboxLog | null; journalLimit: number;
+    /** the start flags' scenario and clock, and what was set on it (from its files) */
+    start: StartSettings; own: SandboxSettings;
+  }) {
+    const own = init.own;
     this.name = init.name;
     this.store = init.store;
-    this.clock = init.clock;
-    this.scenario = init.scenario;
+    this.clock = new Clock(own.clock ?? init.start.clock);
+    this.scenarioName = own.scenario ?? init.start.scenario;
+    this.ownScenario = own.scenario !== undefined;
+    this.ownClock = own.clock !== undefined;
+    this.upstreamUrl = own.upstream;
+    this.writtenSettings = own;
     this.log = init.log;
     this.journal = new Journal(init.journalLimit);
     this.random = new SeededRandom(seedFrom(init.store.meta.seed, init.name));
+    this.clock.onChange = () => {
+      this.ownClock = true;
+      this.noteSettings();
+    };
+  }
+  /** The scenario's name; setting another one (src/scenarios/activate.ts) makes it the sandbox's own. */
+  get scenario(): string {
+    return this.scenarioName;
+  }
+  set scenario(name: string) {
+    if (name === this.scenarioName) return;
+    this.scenarioName = name;
+    this.ownScenario = true;
+    this.noteSettings();
+  }
+  /** Back to the start scenario and clock (a reset), no longer its own: they follow the flags of later starts. */
+  startOver(start: StartSettings): void {
+    this.change(() => {
+      const wasOwn = this.ownScenario || this.ownClock;
+      this.scenario = start.scenario;
+      this.clock.state = start.clock;
+      this.ownScenario = false;
+      this.ownClock = false;
+      if (wasOwn) this.noteSettings();
+    });
+  }
+  get upstream(): string | null | undefined {
+    return this.upstreamUrl;
+  }
+  set upstream(url: string | null | undefined) {
+    if (url === this.upstreamUrl) return;
+    this.upstreamUrl = url;
+    this.noteSettings();
+  }
+  /** What was set on it, as the log keeps it: the rest is the start flags'. */
+  settings(): SandboxSettings {
+    const settings: SandboxSettings = {};
+    if (this.ownScenario) settings.scenario = this.scenarioName;
+    if (this.ownClock) settings.clock = this.clock.state;
+    if (this.upstreamUrl !== undefined) settings.upstream = this.upstreamUrl;
+    return settings;
+  }
+  /** Runs work that changes settings and data together (a scenario's activation, a reset): one log line at the end. */
+  change<T>(work: () => T): T {
+    this.changing++;
+    try {
+      return work();
+    } finally {
+      if (--this.changing === 0) this.commit();
+    }
+  }
+  /**
+   * Gives a sandbox without files its files now, even when nothing changed: an admin call that set something on it
+   * acknowledged that it exists.
+   */
+  keep(): void {
+    if (!this.log?.isNew) return;
+    this.settingsChanged = true;
+    this.commit();
+  }
+  private noteSettings(): void {
+    if (!this.log) return;
+    this.settingsChanged = true;
+    if (this.changing === 0) this.commit();
   }
   get findings(): FindingLog {
     return (this.findingLog ??= new FindingLog(Math.max(100, this.journal.limit)));
@@ -57,7 +147,11 @@ export class Sandbox {
   }
   /** Writes the changes made since the last commit to the log (a no-op in memory), before they are acknowledged. */
   commit(): void {
-    if (this.log) this.log.commit(this.store);
+    if (!this.log) return;
+    const changed = this.settingsChanged ? this.settings() : null;
+    this.settingsChanged = false;
+    this.log.commit(this.store, { before: this.writtenSettings, changed });
+    if (changed) this.writtenSettings = changed;
   }
 }
 
@@ -96,15 +190,37 @@ export class SandboxRegistry {
     const dir = this.options.dataDir;
     if (!dir) return [];
     const names = persistedNames(readdirSync(dir)).filter(isSandboxName);
+    const loaded: string[] = [];
     for (const name of names) {
-      const { store, log } = loadSandbox(dir, name, this.options.worlds, this.options.warn ?? (() => {}));
-      this.install(name, store, log);
+      const found = loadSandbox(dir, name, this.options.worlds, this.options.warn ?? (() => {}));
+      if (!found) continue;
+      this.install(name, found.store, found.log, found.settings);
+      loaded.push(name);
     }
-    return names;
+    return loaded;
   }
 
-  private install(name: string, store: SandboxStore, log: SandboxLog | null): Sandbox {
-    const sandbox = new Sandbox({ name, store, log, clock: new Clock(this.options.clock), scenario: this.options.scenario, journalLimit: this.options.journalLimit });
+  /**
+   * Refuses persisted sandboxes whose scenario this start does not know (a --scenarios directory left out): their
+   * stubs and faults would silently stop acting.
+   */
+  checkScenarios(scenarios: { get(name: string): unknown; names(): string[] }): void {
+    for (const sandbox of this.sandboxes.values()) {
+      if (!sandbox.log || scenarios.get(sandbox.scenario)) continue;
+      throw new DataError(`${sandbox.log.logFile}: sandbox ${sandbox.name} is set to scenario "${sandbox.scenario}", `
+        + `which this start does not know (known: ${scenarios.names().join(', ')}); start with the --scenarios `
+        + 'directory that has it, or move the sandbox\'s files away');
+    }
+  }
+
+  /** What a new sandbox starts with, and a reset goes back to: --scenario, --now (else real time). */
+  private startSettings(): StartSettings {
+    return { scenario: this.options.scenario, clock: this.options.clock };
+  }
+
+  private install(name: string, store: SandboxStore, log: SandboxLog | null, own: SandboxSettings = {}): Sandbox {
+    const start = this.startSettings();
+    const sandbox = new Sandbox({ name, store, log, start, own, journalLimit: this.options.journalLimit });
     this.sandboxes.set(name, sandbox);
     return sandbox;
   }
@@ -142,17 +258,20 @@ export class SandboxRegistry {
     sandbox.commit();
   }
 
-  /** Back to the seeded state: data (of `seed`, default the start seed), scenario, clock, journal, findings, outbox, randomness. */
+  /**
+   * Back to the seeded state: data (of `seed`, default the start seed), scenario, clock, journal, findings, outbox,
+   * randomness; one log line. The upstream stays (docs/proxy.md).
+   */
   reset(sandbox: Sandbox, seed = this.options.seed): void {
-    sandbox.store.reset(this.options.worlds.get(seed));
-    sandbox.scenario = this.options.scenario;
-    sandbox.clock.state = this.options.clock;
-    sandbox.journal.clear();
-    sandbox.findingLog = null;
-    sandbox.outbox.clear();
-    sandbox.stubUses.clear();
-    sandbox.random = new SeededRandom(seedFrom(seed, sandbox.name));
-    sandbox.commit();
+    sandbox.change(() => {
+      sandbox.store.reset(this.options.worlds.get(seed));
+      sandbox.startOver(this.startSettings());
+      sandbox.journal.clear();
+      sandbox.findingLog = null;
+      sandbox.outbox.clear();
+      sandbox.stubUses.clear();
+      sandbox.random = new SeededRandom(seedFrom(seed, sandbox.name));
+    });
   }
 
   delete(name: string): boolean {
