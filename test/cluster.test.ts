@@ -179,6 +179,17 @@ t.test('3 instances behind deploy/haproxy.cfg', { skip: existsSync(haproxy) ? fa
   t.notOk(afterDelete.some((s) => s.name === deleteOne || false), 'the deleted sandbox is gone from the listing');
   const live = sandboxes.filter((s) => s !== resetOne && s !== deleteOne);
 
+  // what an admin call told the instance about to be killed must come back with it: its sandboxes' scenario
+  const told = live.filter((s) => owner.get(s) === victim);
+  for (const name of told) {
+    const set = await fetch(`${balancer}/__admin/scenario`, {
+      method: 'PUT', headers: { 'content-type': 'application/json', 'x-mock-sandbox': name },
+      body: JSON.stringify({ name: 'wallet-disabled' }), signal: patience(),
+    });
+    if (set.status !== 200) throw new Error(`${name}: scenario ${set.status} ${await set.text()}`);
+    await set.body?.cancel();
+  }
+
   // SIGKILL one instance: its sandboxes get the balancer's error naming it, at once; the others keep working
   children[1]!.proc.kill('SIGKILL');
   await children[1]!.exited;
@@ -229,6 +240,12 @@ t.test('3 instances behind deploy/haproxy.cfg', { skip: existsSync(haproxy) ? fa
   const back = await Promise.all(victims.map(tokensOf));
   t.ok(victims.every((name, i) => back[i]![0] === `ci-${name}`), `the ${victims.length} sandboxes of ${victim} have their token after the restart`);
   await listedOnce(`after ${victim}'s restart`);
+  const scenarios = await Promise.all(told.map(async (name) => {
+    const res = await fetch(`${url(1)}/__admin/sandboxes/${name}?scope=local`, { signal: patience() });
+    return ((await res.json()) as { scenario?: string }).scenario;
+  }));
+  t.ok(told.length > 0 && scenarios.every((s) => s === 'wallet-disabled'),
+    `the ${told.length} sandboxes of ${victim} have their scenario after the kill and restart`);
 
   // SIGSTOP another instance: asked about its sandboxes, an instance waits the peer timeout (1.5 s), then 503
   const frozen = names[2]!;
