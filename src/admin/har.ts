@@ -5,6 +5,10 @@ import type { Finding, Har, JournalEntry } from '../schemas/admin.js';
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
+/** A body the journal gives as text (cut, malformed, nested too deep) is that text; a parsed one is JSON again. */
+const asText = (body: unknown): string | null =>
+  body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
+
 /** Entries oldest first (as a browser records them); URLs made absolute with the Host the client used; findings as notes. */
 export function journalToHar(entries: JournalEntry[], opts: { protocol: string; fallbackHost: string; version: string; sandbox: string; findings: Finding[] }): Har {
   const harEntries = entries.slice().sort((a, b) => a.id - b.id).map((e) => {
@@ -12,8 +16,8 @@ export function journalToHar(entries: JournalEntry[], opts: { protocol: string; 
     const host = e.requestHeaders.host ?? opts.fallbackHost;
     const url = new URL(e.url, `${opts.protocol}://${host}`);
     const headers = Object.entries(e.requestHeaders).map(([name, value]) => ({ name, value }));
-    const requestText = e.requestBody === undefined ? null : JSON.stringify(e.requestBody);
-    const responseText = e.responseBody === undefined ? null : typeof e.responseBody === 'string' ? e.responseBody : JSON.stringify(e.responseBody);
+    const requestText = asText(e.requestBody);
+    const responseText = asText(e.responseBody);
     const mimeType = responseText === null ? 'x-unknown' : 'application/json; charset=utf-8';
     return {
       startedDateTime: e.at,
