@@ -3,7 +3,10 @@
 // kept record after every operation fails if the journal ever drops, reorders or mixes up a kept record.
 import t from 'tap';
 import fc from 'fast-check';
-import { Journal, redactBody, redactHeaders, type JournalFacts, type JournalTexts } from '../src/store/journal.js';
+import {
+  Journal, keptChars, keptText, redactBody, redactHeaders, type JournalFacts, type JournalTexts,
+} from '../src/store/journal.js';
+import { build, signIn } from './helper.js';
 import type { JournalFilter } from '../src/schemas/admin.js';
 import type { JournalEntry } from '../src/schemas/admin.js';
 
@@ -215,4 +218,53 @@ t.test('a journal holds no more than its limit, however many requests', (t) => {
   t.equal((j as unknown as { entries: unknown[] }).entries.length, 100, 'the array stays at the limit');
   t.same(j.list({ limit: 2 }).map((e) => e.url), ['/x/9999', '/x/9998']);
   t.end();
+});
+
+// ---- bodies kept as text (issue 31): bounded, and read back without ever parsing something too deep to serialize
+
+t.test('a body is kept as its text, cut at keptChars with a note of its length', (t) => {
+  t.equal(keptText('{"a":1}'), '{"a":1}', 'a short text is kept as it is');
+  const long = `{"password":"hunter2","pad":"${'x'.repeat(100_000)}"}`;
+  const kept = keptText(long);
+  t.equal(kept, `${long.slice(0, keptChars)}…[cut: ${long.length} characters in all]`);
+  t.end();
+});
+
+t.test('what cannot be parsed back safely is given as text, its secrets masked', (t) => {
+  const j = new Journal(10);
+  const add = (requestBody: string) => {
+    j.add(f0(0), { url: '/x', routedUrl: '/x', rawHeaders: [], requestBody });
+    return j.list({ limit: 1 })[0]!.requestBody;
+  };
+  const deep = keptText(`${'['.repeat(50_000)}${']'.repeat(50_000)}`);
+  t.equal(add(deep), deep, 'a body nested thousands deep (cut or not) is its text');
+  t.doesNotThrow(() => JSON.stringify(j.list()), 'and the journal serializes');
+  const nested = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+  t.same(add(`{"a":${nested(63)}}`), { a: JSON.parse(nested(63)) }, '64 levels parse');
+  t.type(add(`{"a":${nested(64)}}`), 'string', '65 levels are text');
+  t.match(add(keptText(`{"password":"hunter2","code": 123456,"token":"abc\\"def","x":"${'y'.repeat(9000)}"}`)),
+    /^\{"password":"\[redacted\]","code":"\[redacted\]","token":"\[redacted\]","x":"y+…\[cut: \d+ characters/,
+    'a cut body: secrets masked in the text');
+  t.equal(add('{"name":"n","password":"hunt'), '{"name":"n","password":"[redacted]"', 'a secret cut short is masked');
+  t.equal(add('{"password":"p", oops}'), '{"password":"[redacted]", oops}', 'malformed JSON: masked text');
+  t.same(add('{"password":"p","name":"n"}'), { password: '[redacted]', name: 'n' }, 'whole JSON: parsed and redacted');
+  t.end();
+});
+
+t.test('the journal keeps the body as it arrived, not as validation left it', async (t) => {
+  const app = await build(t);
+  const text = '{"email":"nobody@example.test","password":"p","extra":[1,2]}';
+  const bodyOf = async (operationId: string) => {
+    const entries = (await app.inject({ url: `/__admin/requests?operationId=${operationId}` })).json();
+    return (entries as Array<{ requestBody: unknown }>)[0]!.requestBody;
+  };
+  const json = { 'content-type': 'application/json' };
+  await app.inject({ method: 'POST', url: '/mobile/request-two-factor', headers: json, payload: text });
+  t.same(await bodyOf('mobileRequestTwoFactor'), { email: 'nobody@example.test', password: '[redacted]', extra: [1, 2] },
+    'the field validation removed is there');
+  // a body of another type, read as text by its route's own parser (the set-user-list quirk)
+  const s = await signIn(app);
+  const plain = { ...s.headers, 'content-type': 'text/plain' };
+  await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', headers: plain, payload: 'key=k1' });
+  t.equal(await bodyOf('userListCacheSet'), 'key=k1', 'a text/plain body as it came');
 });

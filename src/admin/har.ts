@@ -5,15 +5,31 @@ import type { Finding, Har, JournalEntry } from '../schemas/admin.js';
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
+/**
+ * A journaled URL made absolute with the first base the URL parser takes: the journal keeps the Host as it came (two
+ * of them, bad bytes), and one entry must not break the export.
+ */
+function absoluteUrl(url: string, bases: string[]): URL {
+  for (const base of bases) {
+    const u = URL.parse(url, base);
+    if (u) return u;
+  }
+  return URL.parse(url, 'http://localhost') ?? new URL('http://localhost/');
+}
+
+/** A body the journal gives as text (cut, malformed, nested too deep) is that text; a parsed one is JSON again. */
+const asText = (body: unknown): string | null =>
+  body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
+
 /** Entries oldest first (as a browser records them); URLs made absolute with the Host the client used; findings as notes. */
 export function journalToHar(entries: JournalEntry[], opts: { protocol: string; fallbackHost: string; version: string; sandbox: string; findings: Finding[] }): Har {
   const harEntries = entries.slice().sort((a, b) => a.id - b.id).map((e) => {
     const findings = opts.findings.filter((f) => f.requestId === e.id);
     const host = e.requestHeaders.host ?? opts.fallbackHost;
-    const url = new URL(e.url, `${opts.protocol}://${host}`);
+    const url = absoluteUrl(e.url, [`${opts.protocol}://${host}`, `http://${opts.fallbackHost}`]);
     const headers = Object.entries(e.requestHeaders).map(([name, value]) => ({ name, value }));
-    const requestText = e.requestBody === undefined ? null : JSON.stringify(e.requestBody);
-    const responseText = e.responseBody === undefined ? null : typeof e.responseBody === 'string' ? e.responseBody : JSON.stringify(e.responseBody);
+    const requestText = asText(e.requestBody);
+    const responseText = asText(e.responseBody);
     const mimeType = responseText === null ? 'x-unknown' : 'application/json; charset=utf-8';
     return {
       startedDateTime: e.at,

@@ -7,6 +7,7 @@ import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';
 import type { Options } from '../config.js';
 import type { Fixtures } from '../store/fixtures.js';
 import type { DomainContext } from '../domain/context.js';
+import { fail } from '../errors.js';
 
 /** A request header as one non-empty string, else undefined (absent, empty or repeated). */
 export const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -130,12 +131,32 @@ export function forwardedPrefix(req: FastifyRequest): string {
   return prefix !== undefined && /^(\/[\w\-.~%]+)*\/?$/.test(prefix) ? prefix.replace(/\/+$/, '') : '';
 }
 
+/** A host[:port] the URL parser takes as it is: no user-info, path, space or bad escape hidden in it. */
+const isAuthority = (v: string | undefined): v is string =>
+  v !== undefined && /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(v) && URL.canParse(`http://${v}/`);
+
+/**
+ * The scheme and host the client used: X-Forwarded-Proto and X-Forwarded-Host when they are well-formed, else the
+ * connection's own. A Host header that is not host[:port] is refused (400, as HTTP/1.1 has it): the addresses built
+ * from it would not parse.
+ */
+export function clientOrigin(req: FastifyRequest): string {
+  const claimed = req.protocol.toLowerCase();
+  const encrypted = (req.raw.socket as { encrypted?: boolean } | null)?.encrypted === true;
+  const protocol = claimed === 'http' || claimed === 'https' ? claimed : encrypted ? 'https' : 'http';
+  const host = isAuthority(req.host) ? req.host : header(req, 'host');
+  if (!isAuthority(host)) {
+    throw fail.badRequest(`the Host header "${String(host ?? '').slice(0, 80)}" is not host[:port]`);
+  }
+  return `${protocol}://${host}`;
+}
+
 /**
  * The address the client used to reach us, with the sandbox prefix, so answers hand out URLs a phone can reach
  * (Host and X-Forwarded-Proto/Host/Prefix are honoured).
  */
 export function baseUrl(req: FastifyRequest): string {
-  return `${req.protocol}://${req.host}${forwardedPrefix(req)}${req.sandboxPrefix}`;
+  return `${clientOrigin(req)}${forwardedPrefix(req)}${req.sandboxPrefix}`;
 }
 
 /** The signed-in caller's tenant and user; for handlers of session routes, where the auth plugin guarantees both. */

@@ -111,6 +111,7 @@ export class ProxyState {
     this.reports.delete(sandbox);
   }
 
+  /** Keeps a running comparison until it settles; `p` must not reject (nothing would hear of it). */
   track(p: Promise<void>): void {
     this.pending.add(p);
     void p.finally(() => this.pending.delete(p));
@@ -186,7 +187,9 @@ export const proxyPlugin = fp(async (app: FastifyInstance) => {
     const mark = marks.get(req);
     if (!mark) return payload;
     mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    reply.raw.once('finish', () => state.track(compareLater(req, reply, mark)));
+    // outside Fastify's error handling: a failed comparison is logged, never left to end the process
+    reply.raw.once('finish', () => state.track(compareLater(req, reply, mark)
+      .catch((err: unknown) => req.log.error({ err }, 'the comparison with the upstream failed'))));
     return payload;
   });
   const compareLater = async (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {

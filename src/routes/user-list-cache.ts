@@ -4,6 +4,7 @@ import { errors, ref } from '../schemas/common.js';
 import { UserListData, UserListSetBody, UserListSetResult } from '../schemas/admin-api.js';
 import { callerArgs } from './handler.js';
 import { setUserList, userListData } from '../domain/user-list-cache.js';
+import { keepBodyText } from '../http/journal.js';
 
 const tags = ['user-list-cache'];
 
@@ -23,7 +24,9 @@ export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.removeContentTypeParser(['text/plain']);
   // Reproduced quirk: a body of another content type stores an EMPTY selection under its key and still answers 200.
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
-    const key = quirkKey(req.headers['content-type'], typeof body === 'string' ? body : body.toString('utf8'));
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    keepBodyText(req, text);
+    const key = quirkKey(req.headers['content-type'], text);
     done(null, key === null ? { userList: {} } : { key, userList: {} });
   });
 

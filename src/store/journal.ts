@@ -22,9 +22,9 @@ export type JournalTexts = {
   routedUrl: string;
   /** the request's headers as Node received them (name, value, name, value …); callers never change the array */
   rawHeaders: string[];
-  /** the request body as JSON text */
+  /** the request body's text as it arrived, cut to `keptChars` (keptText) */
   requestBody?: string | undefined;
-  /** the answer's JSON text when it was at most 8 KiB */
+  /** the answer's JSON text when it was at most `keptChars` */
   response?: string | undefined;
 };
 
@@ -98,8 +98,48 @@ export class Journal {
 
 const pathOf = (url: string): string => url.split('?')[0] ?? url;
 
-function parse(text: string): unknown {
-  try { return JSON.parse(text); } catch { return text; }
+/** A body text the journal keeps: up to this many characters. */
+export const keptChars = 8192;
+
+/**
+ * What the journal keeps of a body text: the text itself, or its first `keptChars` characters and a note of the
+ * length. The cut is copied into a string of its own, as a slice of a 1 MiB body would keep the whole body alive.
+ */
+export function keptText(text: string): string {
+  if (text.length <= keptChars) return text;
+  const head = Buffer.from(text.slice(0, keptChars), 'utf8').toString('utf8');
+  return `${head}…[cut: ${text.length} characters in all]`;
+}
+
+/** Kept texts nested deeper than this are given back as text: a parsed value that deep could not be serialized. */
+const maxParsedDepth = 64;
+
+/** Whether JSON text nests arrays and objects deeper than `max` (a scan, so it holds for text that is not JSON). */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * A kept text as the journal gives it: parsed with secrets redacted when it is JSON of a sane depth, else the text
+ * with the values of secret fields replaced (a cut, malformed or too deeply nested body).
+ */
+function readBack(text: string): unknown {
+  if (!nestedDeeperThan(text, maxParsedDepth)) {
+    try { return redactBody(JSON.parse(text)); } catch { /* not JSON: given as text */ }
+  }
+  return text.replace(secretFieldValue, '"$1":"[redacted]"');
 }
 
 /** The entry as the admin API gives it: headers joined per name, bodies parsed, secrets redacted. */
@@ -114,8 +154,8 @@ function complete({ id, facts: f, texts: t }: Kept): JournalEntry {
     operationId: f.operationId, status: f.status, durationMs: f.durationMs, scenario: f.scenario, stubbed: f.stubbed,
     ...(f.fault ? { fault: f.fault, afterCommit: f.afterCommit === true } : {}),
     requestHeaders: redactHeaders(headers),
-    ...(t.requestBody ? { requestBody: redactBody(parse(t.requestBody)) } : {}),
-    ...(t.response ? { responseBody: redactBody(parse(t.response)) } : {}),
+    ...(t.requestBody ? { requestBody: readBack(t.requestBody) } : {}),
+    ...(t.response ? { responseBody: readBack(t.response) } : {}),
   };
 }
 
@@ -128,6 +168,10 @@ const secretFields = new Set([
   'sessionCode', 'refreshToken', 'access_token', 'refresh_token', 'apiKey', 'api_key', 'apiSecret', 'newPassword', 'oldPassword',
   'currentPassword', 'passwordConfirmation', 'idToken', 'id_token', 'cookie',
 ]);
+
+/** A secret field and its value in JSON text: a string (perhaps cut short), or anything up to `,`, `}` or `]`. */
+const secretFieldValue = new RegExp(
+  `"(${[...secretFields].join('|')})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*(?:"|$)|[^,}\\]\\s]+)`, 'g');
 
 /** Headers as kept in the journal: secrets replaced, so a journal can be attached to a bug report. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
