@@ -268,3 +268,13 @@ t.test('the journal keeps the body as it arrived, not as validation left it', as
   await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', headers: plain, payload: 'key=k1' });
   t.equal(await bodyOf('userListCacheSet'), 'key=k1', 'a text/plain body as it came');
 });
+
+t.test('an admin body nested past 64 levels is a 400 naming the depth, before any route walks it', async (t) => {
+  const app = await build(t);
+  const deep = `{"seed":1,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+  const res = await app.inject({ method: 'POST', url: '/__admin/reset', headers: { 'content-type': 'application/json' }, payload: deep });
+  t.equal(res.statusCode, 400);
+  t.match(res.json(), { message: /nests 5001 levels deep; admin bodies may nest 64/ });
+  const ok = await app.inject({ method: 'POST', url: '/__admin/reset', payload: { seed: 1, x: [[['"]"']]] } });
+  t.equal(ok.statusCode, 200, 'a shallow body with brackets inside strings is fine');
+});

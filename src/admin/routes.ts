@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { markControlPlane } from '../http/context.js';
+import { jsonDepth } from '../shared/json-depth.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
 import { FixturesAnswer, Health } from '../schemas/admin.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
@@ -17,6 +18,7 @@ import { adminProxyRoutes } from './proxy-routes.js';
 import { adminFindingRoutes } from './findings-routes.js';
 
 const tags = ['admin'];
+const maxAdminBodyDepth = 64;
 
 /** The side routes QA scripts rely on; see the admin contract in the README. */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
@@ -40,6 +42,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    // admin bodies are records and scenarios, a few levels deep: a deeper one would only overflow what walks it
+    const depth = jsonDepth(String(body));
+    if (depth > maxAdminBodyDepth) {
+      return done(fail.badRequest(`the body nests ${depth} levels deep; admin bodies may nest ${maxAdminBodyDepth}`));
+    }
     json(req, String(body), done);
   });
   app.addHook('preValidation', async (req) => {

@@ -27,7 +27,16 @@ const query = (s: Seen, name: string) => text((s.req.query as Record<string, unk
 const body = (s: Seen, name: string) => text((s.req.body as Record<string, unknown> | undefined)?.[name]);
 const ok = (s: Seen) => s.status >= 200 && s.status < 300;
 /** "the same request": operation, caller, URL and body (hashed: bodies may be large) */
-const sameKey = (s: Seen) => hash('sha1', `${s.op}|${s.who}|${s.req.url}|${JSON.stringify(s.req.body ?? null)}`, 'base64');
+const sameKey = (s: Seen) => hash('sha1', `${s.op}|${s.who}|${s.req.url}|${bodyText(s.req)}`, 'base64');
+/** the body as it arrived (the journal keeps it); without a journal, serialized, where a deep one cannot be */
+function bodyText(req: FastifyRequest): string {
+  if (req.journalBody !== undefined) return req.journalBody;
+  try {
+    return JSON.stringify(req.body ?? null);
+  } catch {
+    return '';
+  }
+}
 /** Whether `key` was seen less than `ms` ago (sandbox clock); remembers now. */
 function within(s: Seen, key: string, ms: number): boolean {
   const last = s.log.get(key)?.at;
