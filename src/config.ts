@@ -8,6 +8,7 @@ import './schemas/check.js'; // registers the string formats TypeBox checks
 const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
 
 const durationPattern = '^\\d+(ms|s|m|h|d)$';
+const durationExpected = 'a duration: a whole number and a unit, ms, s, m, h or d (e.g. 500ms, 90s, 30m, 2h, 1d)';
 
 export const Options = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
@@ -23,7 +24,7 @@ export const Options = Type.Object({
   adminToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   journalLimit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
-  fixtures: Type.Union([Type.String(), Type.Null()], { default: null }),
+  fixtures: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   https: Type.Boolean({ default: false, description: 'serve TLS with a certificate of the local CA (or --tls-cert/--tls-key)' }),
   caDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null, description: 'directory of the local CA (default ~/.portal-mock/ca)' }),
   tlsCert: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
@@ -41,10 +42,47 @@ export const Options = Type.Object({
 });
 export type Options = Static<typeof Options>;
 
+/** What a valid value looks like, for error messages; whole numbers take their range from the schema. */
+const expected: Partial<Record<keyof Options, string>> = {
+  host: 'a host name or IP address',
+  scenario: 'a scenario name',
+  scenarios: 'a directory',
+  data: 'a directory',
+  state: 'a file',
+  now: 'an ISO 8601 date-time such as 2026-03-02T09:00:00Z',
+  logLevel: `one of ${LogLevel.anyOf.map((l) => l.const as string).join(', ')}`,
+  adminToken: 'a token',
+  fixtures: 'a file',
+  caDir: 'a directory',
+  tlsCert: 'a file',
+  tlsKey: 'a file',
+  portFile: 'a file',
+  proxy: 'an http:// or https:// URL',
+  proxyHeaders: '"Name: value"',
+  record: 'a directory',
+  sandboxIdleTtl: durationExpected,
+  instanceName: 'a name of 1 to 200 characters',
+  peers: 'a URL (http:// or https://) or dns:NAME:PORT',
+};
+
+/** A value as an error message quotes it: JSON, cut to a readable length. */
+const shown = (value: unknown) => {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text;
+};
+
+/** "a whole number from 0 to 65535" for an integer option, else the table's words. */
+function expectation(key: keyof Options): string {
+  const schema = Options.properties[key] as { type?: unknown; minimum?: number; maximum?: number } | undefined;
+  if (schema?.type !== 'integer') return expected[key] ?? 'a valid value';
+  const { minimum: min, maximum: max } = schema;
+  return `a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`;
+}
+
 /** Milliseconds of a duration such as 500ms, 90s, 30m, 2h or 1d. */
 export function durationMs(text: string): number {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
-  if (!m) throw new UsageError(`not a duration: "${text}" (examples: 90s, 30m, 2h)`);
+  if (!m) throw new UsageError(`not a duration: "${text}"; expected ${durationExpected}`);
   return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
 }
 
@@ -87,18 +125,39 @@ export function usage(): string {
 
 export class UsageError extends Error {}
 
+/**
+ * parseArgs takes "--port -1" for a missing value followed by the option -1: join a value that looks like a negative
+ * number to its flag, so the range check names it, and say plainly which flag lacks its value otherwise.
+ */
+function joinDashValues(argv: string[]): string[] {
+  const valueFlags = new Set(flags.filter((f) => f.kind !== 'bool').map((f) => `--${f.flag}`));
+  const options = new Set([...flags.map((f) => `--${f.flag}`), '--help', '-h']);
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    if (!valueFlags.has(arg) || (next !== undefined && !next.startsWith('-'))) out.push(arg);
+    else if (next === undefined || options.has(next.split('=')[0]!)) throw new UsageError(`${arg} needs a value`);
+    else if (/^-\d/.test(next)) out.push(`${arg}=${argv[++i]}`);
+    else throw new UsageError(`${arg} needs a value (if "${next}" is it, write ${arg}=${next})`);
+  }
+  return out;
+}
+
 /** Defaults, overridden by environment variables, overridden by flags; throws UsageError on anything unknown or invalid. */
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): Options | 'help' {
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv, // strict, no positionals: parseArgs' defaults
+      args: joinDashValues(argv), // strict, no positionals: parseArgs' defaults
       options: {
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(flags.map((f) => [f.flag, f.kind === 'bool' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: f.kind === 'list' }])),
       },
     });
   } catch (err) {
+    if (err instanceof UsageError) throw err;
     throw new UsageError((err as Error).message.split('\n')[0] ?? 'bad arguments');
   }
   if (parsed.values.help) return 'help';
@@ -114,10 +173,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       else if (/^(1|true|yes|on)$/i.test(String(value))) raw[f.key] = true;
       else if (/^(0|false|no|off)$/i.test(String(value))) raw[f.key] = false;
       else throw new UsageError(`${source} expects true or false, got "${String(value)}"`);
-    } else if (f.kind === 'int') {
-      if (typeof value !== 'string' || !/^\d+$/.test(value)) throw new UsageError(`${source} expects a whole number, got "${String(value)}"`);
-      raw[f.key] = Number(value);
-    } else raw[f.key] = value;
+      continue;
+    }
+    raw[f.key] = f.kind === 'int' && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+    // checked here, where the source is known, so the message names the environment variable when it came from there
+    const bad = Value.Errors(Options.properties[f.key], raw[f.key]).First();
+    if (bad) throw new UsageError(`${source} expects ${expectation(f.key)}, got ${shown(bad.value)}`);
   }
   return resolveOptions(raw);
 }
@@ -141,15 +202,11 @@ function snapshotStart(partial: Record<string, unknown>): Record<string, unknown
 /** Fills defaults and checks a partial options object (used by the CLI and by tests through buildApp). */
 export function resolveOptions(partial: Partial<Options> | Record<string, unknown> = {}): Options {
   const withDefaults = Value.Default(Options, { ...Value.Clone(partial), ...snapshotStart(partial) }) as Record<string, unknown>;
-  const now = withDefaults.now;
-  if (now !== null && now !== undefined && (typeof now !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(now) || Number.isNaN(Date.parse(now)))) {
-    throw new UsageError(`--now expects an ISO 8601 date-time such as 2026-03-02T09:00:00Z, got ${JSON.stringify(now)}`);
-  }
   const first = Value.Errors(Options, withDefaults).First();
   if (first) {
-    const key = first.path.split('/')[1] ?? '';
+    const key = (first.path.split('/')[1] ?? '') as keyof Options;
     const flag = flags.find((f) => f.key === key);
-    throw new UsageError(`${flag ? `--${flag.flag}` : key}: ${first.message} (got ${JSON.stringify(first.value)})`);
+    throw new UsageError(`${flag ? `--${flag.flag}` : key} expects ${expectation(key)}, got ${shown(first.value)}`);
   }
   if ((withDefaults.tlsCert === null) !== (withDefaults.tlsKey === null)) throw new UsageError('--tls-cert and --tls-key go together');
   return withDefaults as Options;

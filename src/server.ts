@@ -6,17 +6,28 @@ import { buildApp } from './app.js';
 import { ScenarioError } from './scenarios/registry.js';
 import { CheckError } from './schemas/check.js';
 import { bannerText, cliLogger, resolveTls, writePortFile } from './cli/start.js';
+import { checkStartInputs, fsReason } from './cli/inputs.js';
 
-/** Exit codes: 0 clean stop, 1 failure while running or listening, 2 bad flags, scenario files or data files. */
+/** The one line a failed start prints, and its exit code; a message may quote a file's text, newlines included. */
+function exitWith(code: 1 | 2, message: string): never {
+  process.stderr.write(`portal-mock: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+  process.exit(code);
+}
+
+/** Errors that mean a bad start-up input: a flag, a file or directory it names, a scenario or data file. */
+const isInputError = (err: unknown): err is Error =>
+  err instanceof UsageError || err instanceof ScenarioError || err instanceof CheckError || err instanceof DataError;
+
+/**
+ * Exit codes: 0 clean stop, 1 failure while running or listening, 2 bad start-up input (flags and what they name:
+ * files, directories, scenario and data files), always as one line on stderr.
+ */
 async function main(): Promise<void> {
   let options;
   try {
     options = parseOptions(process.argv.slice(2));
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`portal-mock: ${err.message} (portal-mock --help lists the options)\n`);
-      process.exit(2);
-    }
+    if (err instanceof UsageError) exitWith(2, `${err.message} (portal-mock --help lists the options)`);
     throw err;
   }
   if (options === 'help') {
@@ -27,13 +38,11 @@ async function main(): Promise<void> {
   let app;
   let tls;
   try {
+    await checkStartInputs(options); // before buildApp, which would fail on them with a stack, or spin (see inputs.ts)
     tls = resolveTls(options);
     app = await buildApp({ ...options, logger: cliLogger(options.logLevel, process.stdout.isTTY === true), tls: tls?.tls ?? null, caCertificate: tls?.caCertificate ?? null });
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ScenarioError || err instanceof CheckError || err instanceof DataError) {
-      process.stderr.write(`portal-mock: ${(err as Error).message}\n`);
-      process.exit(2);
-    }
+    if (isInputError(err)) exitWith(2, err.message);
     throw err;
   }
 
@@ -45,15 +54,22 @@ async function main(): Promise<void> {
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
       const why = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'needs privileges this user does not have' : 'is not an address of this machine';
       const fix = code === 'EADDRNOTAVAIL' ? 'choose another with --host' : 'choose another with --port N, or --port 0 for any free port (with --port-file FILE to learn which)';
-      process.stderr.write(`portal-mock: ${options.host}:${options.port} ${why}; ${fix}\n`);
       await app.close();
-      process.exit(1);
+      exitWith(1, `${options.host}:${options.port} ${why}; ${fix}`);
     }
     throw err;
   }
   const port = Number(new URL(address).port);
   if (!options.instanceName) app.instance.name = `${hostname()}:${port}`;
-  if (options.portFile) writePortFile(options.portFile, port);
+  if (options.portFile) {
+    try {
+      writePortFile(options.portFile, port);
+    } catch (err) {
+      // checked at start, so only a change since (the directory removed, the disk full) gets here
+      await app.close();
+      exitWith(1, `--port-file ${options.portFile}: cannot write it: ${fsReason(err)}`);
+    }
+  }
   if (!options.noBanner) {
     process.stdout.write(await bannerText({
       protocol: tls ? 'https' : 'http', port, host: options.host, options, fixtures: app.fixtures,

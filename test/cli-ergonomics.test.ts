@@ -38,6 +38,8 @@ t.test('the port file is written whole', async (t) => {
   const file = join(mkdtempSync(join(tmpdir(), 'pm-port-')), 'port');
   writePortFile(file, 41234);
   t.equal(readFileSync(file, 'utf8'), '41234\n');
+  // a file where its directory should be: the write's own error, not the clean-up's (which failed the same way)
+  t.throws(() => writePortFile(join(file, 'port'), 41234), { code: 'ENOTDIR', syscall: 'open' });
 });
 
 async function waitFor(check: () => boolean, what: () => string, ms = 25_000): Promise<void> {

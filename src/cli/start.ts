@@ -1,36 +1,74 @@
 // What the CLI adds around buildApp: TLS material, a readable logger on a terminal, the start banner with a bind QR
 // code, and the port file for pipelines. Kept apart from server.ts so each piece is tested directly.
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { UsageError, type Options } from '../config.js';
 import type { Fixtures } from '../store/fixtures.js';
 import { bindLinkContent, bindUrl } from '../admin/fixtures.js';
+import { fsReason } from './inputs.js';
 import { lanAddresses } from '../shared/lan.js';
 import { writeAtomic } from '../shared/write-atomic.js';
 import { defaultCaDir, ensureCa, issueServerCert, type TlsMaterial } from '../tls/ca.js';
 
 export type TlsSetup = { tls: TlsMaterial; caCertificate: string | null; caDir: string | null };
 
+/** One line of an error's message (OpenSSL's may span several). */
+const firstLine = (err: unknown) => String((err as Error).message).split('\n')[0]!;
+
+/** Reads a file a TLS flag names; a UsageError naming the flag when it cannot be read. */
+function readTlsFile(flag: string, file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${flag} ${file}: ${fsReason(err)}`);
+  }
+}
+
+/**
+ * Your own certificate and key, checked here so a wrong file is named (the HTTPS server would only say "no start
+ * line" or "key values mismatch", from nine frames down): each is PEM, and the key is the certificate's.
+ */
+function ownTls(certFile: string, keyFile: string): TlsMaterial {
+  const cert = readTlsFile('--tls-cert', certFile);
+  const key = readTlsFile('--tls-key', keyFile);
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch (err) {
+    throw new UsageError(`--tls-cert ${certFile}: not a PEM certificate (${firstLine(err)})`);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch (err) {
+    throw new UsageError(`--tls-key ${keyFile}: not a PEM private key (${firstLine(err)})`);
+  }
+  if (privateKey.type !== 'private' || !x509.checkPrivateKey(privateKey)) {
+    throw new UsageError(`--tls-key ${keyFile}: not the private key of the certificate in --tls-cert ${certFile}`);
+  }
+  try {
+    createSecureContext({ cert, key }); // what the server does with them: anything else TLS refuses, named here
+  } catch (err) {
+    throw new UsageError(`--tls-cert ${certFile}: refused with --tls-key ${keyFile}: ${firstLine(err)}`);
+  }
+  return { cert, key };
+}
+
 /** --tls-cert/--tls-key (your own), or --https (the local CA, created once), or nothing (plain HTTP). */
 export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' | 'tlsKey'>): TlsSetup | null {
   if (options.tlsCert && options.tlsKey) {
-    const read = (file: string, flag: string) => {
-      try {
-        return readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new UsageError(`${flag}: cannot read ${file}: ${(err as Error).message}`);
-      }
-    };
-    return { tls: { cert: read(options.tlsCert, '--tls-cert'), key: read(options.tlsKey, '--tls-key') }, caCertificate: null, caDir: null };
+    return { tls: ownTls(options.tlsCert, options.tlsKey), caCertificate: null, caDir: null };
   }
   if (!options.https) return null;
   const dir = options.caDir ?? defaultCaDir(); // PORTAL_MOCK_CA_DIR is read by config.ts, into caDir
-  let ca;
   try {
-    ca = ensureCa(dir);
+    const ca = ensureCa(dir);
+    return { tls: issueServerCert(ca), caCertificate: ca.cert, caDir: dir };
   } catch (err) {
-    throw new UsageError(`--ca-dir: cannot use ${dir}: ${(err as Error).message}`);
+    // a CA file there that is not PEM fails only when the server certificate is signed with it
+    throw new UsageError(`--ca-dir ${dir}: cannot use it: ${firstLine(err)}`);
   }
-  return { tls: issueServerCert(ca), caCertificate: ca.cert, caDir: dir };
 }
 
 /** JSON lines when stdout is not a terminal (pipelines parse them); pino-pretty on a terminal. */

@@ -10,7 +10,11 @@ export function writeAtomic(file: string, content: string, mode?: number): void 
     writeFileSync(tmp, content, mode === undefined ? undefined : { mode });
     renameSync(tmp, file);
   } catch (err) {
-    rmSync(tmp, { force: true });
+    try {
+      rmSync(tmp, { force: true });
+    } catch {
+      // nothing to remove where nothing could be written (its directory is missing or a file): keep the first error
+    }
     throw err;
   }
 }

@@ -39,7 +39,22 @@ export type FixtureTenant = Static<typeof FixtureTenant>;
 
 export const defaultFixturesPath = join(packageRoot, 'fixtures', 'tenants.json');
 
-/** Reads and checks the fixtures file; a bad file stops start-up with the path of the problem. */
-export function loadFixtures(path: string | URL): Fixtures {
-  return checkOrThrow(Fixtures, JSON.parse(readFileSync(path, 'utf8')), String(path));
+/**
+ * Reads and checks the fixtures file; a bad file stops start-up with one line: `source` (the file's name, or the flag
+ * and the file), then what is wrong (unreadable, not JSON, or the JSON path of the first mismatch).
+ */
+export function loadFixtures(path: string | URL, source = String(path)): Fixtures {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`${source}: cannot read it: ${(err as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${source}: not JSON: ${(err as Error).message.replace(/\s+/g, ' ')}`);
+  }
+  return checkOrThrow(Fixtures, value, source);
 }
