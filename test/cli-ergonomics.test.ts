@@ -42,7 +42,8 @@ t.test('the port file is written whole', async (t) => {
   t.throws(() => writePortFile(join(file, 'port'), 41234), { code: 'ENOTDIR', syscall: 'open' });
 });
 
-async function waitFor(check: () => boolean, what: () => string, ms = 25_000): Promise<void> {
+// a guard against a hang, not a speed check: with --https the CA's keys are made first, which a busy machine slows
+async function waitFor(check: () => boolean, what: () => string, ms = 180_000): Promise<void> {
   const until = Date.now() + ms;
   while (!check()) {
     if (Date.now() > until) throw new Error(`timed out waiting: ${what()}`);
