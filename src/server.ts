@@ -1,6 +1,6 @@
 // CLI entry: parse flags/env once, build, listen, print where to reach the mock, stop cleanly.
 import { hostname } from 'node:os';
-import { parseOptions, usage, UsageError } from './config.js';
+import { parseOptions, usage, UsageError, type Options } from './config.js';
 import { DataError } from './store/log.js';
 import { buildApp } from './app.js';
 import { ScenarioError } from './scenarios/registry.js';
@@ -17,6 +17,14 @@ function exitWith(code: 1 | 2, message: string): never {
 /** Errors that mean a bad start-up input: a flag, a file or directory it names, a scenario or data file. */
 const isInputError = (err: unknown): err is Error =>
   err instanceof UsageError || err instanceof ScenarioError || err instanceof CheckError || err instanceof DataError;
+
+/** The message with the flag in front when it names a file inside what a flag names (a data or scenario file). */
+function withFlag(err: Error, options: Options): string {
+  if (err instanceof DataError && options.data) return `--data ${options.data}: ${err.message}`;
+  const inside = (dir: string) => err.message.startsWith(`${dir.replace(/\/$/, '')}/`);
+  const dir = err instanceof ScenarioError ? options.scenarios.find(inside) : undefined;
+  return dir ? `--scenarios ${dir}: ${err.message}` : err.message;
+}
 
 /**
  * Exit codes: 0 clean stop, 1 failure while running or listening, 2 bad start-up input (flags and what they name:
@@ -42,7 +50,7 @@ async function main(): Promise<void> {
     tls = resolveTls(options);
     app = await buildApp({ ...options, logger: cliLogger(options.logLevel, process.stdout.isTTY === true), tls: tls?.tls ?? null, caCertificate: tls?.caCertificate ?? null });
   } catch (err) {
-    if (isInputError(err)) exitWith(2, err.message);
+    if (isInputError(err)) exitWith(2, withFlag(err, options));
     throw err;
   }
 

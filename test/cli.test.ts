@@ -2,7 +2,7 @@
 import t from 'tap';
 import { createServer, type AddressInfo } from 'node:net';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseOptions, UsageError } from '../src/config.js';
@@ -108,6 +108,13 @@ t.test('bad start-up input: one line naming the flag, the value and what is wron
   writeFileSync(cert, own.cert);
   writeFileSync(key, own.key);
   writeFileSync(otherKey, ca.key);
+  const badScenarios = join(dir, 'scenarios');
+  mkdirSync(badScenarios);
+  const broken = { name: 'broken', description: 'x', latency: [{ fixedMs: 'slow' }] };
+  writeFileSync(join(badScenarios, 'broken.json'), JSON.stringify(broken));
+  const damagedData = join(dir, 'data');
+  mkdirSync(damagedData);
+  writeFileSync(join(damagedData, 'default.json'), '{"meta": {"schemaVersion": 1, "seed": 4');
   const proc = existsSync('/proc/self'); // Linux: mkdir under /proc answers ENOENT, where a recursive mkdir spins
 
   const cases: Array<{ args: string[]; flag: string; value?: string; why: RegExp; skip?: boolean }> = [
@@ -115,6 +122,8 @@ t.test('bad start-up input: one line naming the flag, the value and what is wron
     { args: ['--data', join(file, 'sub')], flag: '--data', why: /a-file is a file, not a directory/ },
     { args: ['--data', '/proc/portal-mock-nope'], flag: '--data', why: /cannot create it/, skip: !proc },
     { args: ['--data', '/proc'], flag: '--data', why: /cannot write in it/, skip: !proc },
+    { args: ['--data', damagedData], flag: '--data', why: /default\.json: .*move it away or delete it/ },
+    { args: ['--scenarios', badScenarios], flag: '--scenarios', why: /broken\.json: at \/latency\/0\/fixedMs: Expected/ },
     { args: ['--fixtures', join(dir, 'missing.json')], flag: '--fixtures', why: /does not exist/ },
     { args: ['--fixtures', notJson], flag: '--fixtures', why: /not JSON/ },
     { args: ['--fixtures', wrongShape], flag: '--fixtures', why: /at \/tenants: Expected array length/ },
