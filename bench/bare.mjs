@@ -10,13 +10,18 @@ const app = Fastify({ logger: false });
 const body = { id: '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01', name: 'hello', locale: 'ru' };
 app.get('/mobile/tenant-info', async () => body);
 app.get('/__admin/health', async () => ({ status: 'ok' }));
-for (const [path, file] of [['/same/tenant-info', tenantInfoFile], ['/same/dashboard', dashboardFile]]) {
+for (const [path, file] of [
+  ['/same/tenant-info', tenantInfoFile],
+  ['/same/dashboard', dashboardFile],
+]) {
   if (!file) continue;
   const text = readFileSync(file, 'utf8');
   app.get(path, async (_req, reply) => reply.type('application/json; charset=utf-8').send(text));
 }
 if (dashboardGzipFile) {
   const bytes = readFileSync(dashboardGzipFile);
-  app.get('/same/dashboard-gzip', async (_req, reply) => reply.type('application/json; charset=utf-8').header('content-encoding', 'gzip').send(bytes));
+  app.get('/same/dashboard-gzip', async (_req, reply) =>
+    reply.type('application/json; charset=utf-8').header('content-encoding', 'gzip').send(bytes),
+  );
 }
 await app.listen({ port: Number(port), host: '127.0.0.1' });

@@ -16,7 +16,13 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const seconds = Number(process.argv[2] ?? 5);
 const shipped = readFileSync(join(root, 'deploy', 'haproxy.cfg'), 'utf8');
-const freePort = () => new Promise((resolve) => { const s = createNet().listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); }); });
+const freePort = () =>
+  new Promise((resolve) => {
+    const s = createNet().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -29,31 +35,67 @@ export function configFor(n, hashType = null, weights = 'shipped') {
   const line = shipped.slice(at, shipped.indexOf('\n', at)).replace(/ weight \d+.*/, '');
   const guard = shipped.slice(shipped.indexOf('listen m1'), shipped.indexOf('listen m2'));
   const ids = Array.from({ length: n }, (_, i) => `m${i + 1}`);
-  return head + ids.map((m) => `${line.replaceAll('m1', m)}${weights === 'default' ? '' : ' weight 256'}\n`).join('') + '\n'
-    + ids.map((m) => guard.replaceAll('m1', m).replaceAll('PM_M1', `PM_${m.toUpperCase()}`)).join('');
+  return (
+    head +
+    ids.map((m) => `${line.replaceAll('m1', m)}${weights === 'default' ? '' : ' weight 256'}\n`).join('') +
+    '\n' +
+    ids.map((m) => guard.replaceAll('m1', m).replaceAll('PM_M1', `PM_${m.toUpperCase()}`)).join('')
+  );
 }
 
 async function haproxy(cfgText, addresses) {
   const dir = mkdtempSync(join(tmpdir(), 'pm-bench-lb-'));
   writeFileSync(join(dir, 'haproxy.cfg'), cfgText);
   const port = await freePort();
-  const env = { ...process.env, PM_BIND: `127.0.0.1:${port}`, ...Object.fromEntries(addresses.map((a, i) => [`PM_M${i + 1}`, a])) };
-  const proc = spawn('/usr/sbin/haproxy', ['-f', join(dir, 'haproxy.cfg')], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+  const env = {
+    ...process.env,
+    PM_BIND: `127.0.0.1:${port}`,
+    ...Object.fromEntries(addresses.map((a, i) => [`PM_M${i + 1}`, a])),
+  };
+  const proc = spawn('/usr/sbin/haproxy', ['-f', join(dir, 'haproxy.cfg')], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   for (let i = 0; i < 100; i++) {
-    try { if ((await fetch(`http://127.0.0.1:${port}/__admin/health`)).status < 500) break; } catch { /* not yet */ }
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/__admin/health`)).status < 500) break;
+    } catch {
+      /* not yet */
+    }
     await sleep(100);
   }
-  return { port, pid: proc.pid, stop: () => { proc.kill('SIGTERM'); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    port,
+    pid: proc.pid,
+    stop: () => {
+      proc.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function spread(n, hashType, weight) {
-  const servers = await Promise.all(Array.from({ length: n }, (_, i) => new Promise((resolve) => {
-    const s = createServer((_req, res) => { res.setHeader('x-mock-instance', `m${i + 1}`); res.end('{}'); }).listen(0, '127.0.0.1', () => resolve(s));
-  })));
-  const lb = await haproxy(configFor(n, hashType, weight), servers.map((s) => `127.0.0.1:${s.address().port}`));
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      (_, i) =>
+        new Promise((resolve) => {
+          const s = createServer((_req, res) => {
+            res.setHeader('x-mock-instance', `m${i + 1}`);
+            res.end('{}');
+          }).listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
+  );
+  const lb = await haproxy(
+    configFor(n, hashType, weight),
+    servers.map((s) => `127.0.0.1:${s.address().port}`),
+  );
   const counts = {};
   for (let i = 0; i < 1000; i++) {
-    const res = await fetch(`http://127.0.0.1:${lb.port}/mobile/tenant-info`, { headers: { 'x-mock-sandbox': `pipeline-${i}` } });
+    const res = await fetch(`http://127.0.0.1:${lb.port}/mobile/tenant-info`, {
+      headers: { 'x-mock-sandbox': `pipeline-${i}` },
+    });
     await res.arrayBuffer();
     const who = res.headers.get('x-mock-instance');
     counts[who] = (counts[who] ?? 0) + 1;
@@ -61,14 +103,38 @@ async function spread(n, hashType, weight) {
   lb.stop();
   for (const s of servers) s.close();
   const values = Object.values(counts);
-  return { instances: n, hashType: `${hashType ?? 'shipped hash'}, ${weight} weights`, counts, maxOverMean: Math.max(...values) / (1000 / n) };
+  return {
+    instances: n,
+    hashType: `${hashType ?? 'shipped hash'}, ${weight} weights`,
+    counts,
+    maxOverMean: Math.max(...values) / (1000 / n),
+  };
 }
 
 async function startMock(name) {
   const port = await freePort();
-  const proc = spawn(process.execPath, [join(root, 'bin', 'portal-mock.js'), '--port', String(port), '--host', '127.0.0.1', '--log-level', 'silent', '--no-banner', '--instance-name', name], { stdio: 'ignore' });
+  const proc = spawn(
+    process.execPath,
+    [
+      join(root, 'bin', 'portal-mock.js'),
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--log-level',
+      'silent',
+      '--no-banner',
+      '--instance-name',
+      name,
+    ],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 300; i++) {
-    try { if ((await fetch(`http://127.0.0.1:${port}/__admin/health`)).ok) break; } catch { /* not yet */ }
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/__admin/health`)).ok) break;
+    } catch {
+      /* not yet */
+    }
     await sleep(100);
   }
   return { port, pid: proc.pid, address: `127.0.0.1:${port}`, stop: () => proc.kill('SIGTERM') };
@@ -77,34 +143,60 @@ async function startMock(name) {
 /** Signs in the demo device of each sandbox through `port`: the session headers of each. */
 async function sessions(port, names) {
   const T = '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01';
-  return Promise.all(names.map(async (sandbox) => {
-    const res = await fetch(`http://127.0.0.1:${port}/mobile/auth`, {
-      method: 'POST', headers: { 'x-mock-sandbox': sandbox, 'x-service-tenant-id': T, 'content-type': 'application/json' },
-      body: JSON.stringify({ secret: 'demo-device-secret-1', userId: 'a1000000-0000-4000-8000-000000000001', deviceId: 'demo-device-romashka' }),
-    });
-    const s = await res.json();
-    return { 'x-mock-sandbox': sandbox, 'x-service-tenant-id': T, 'x-service-device-id': 'demo-device-romashka', 'x-service-session-id': s.sessionId, 'x-service-session-code': s.sessionSecret };
-  }));
+  return Promise.all(
+    names.map(async (sandbox) => {
+      const res = await fetch(`http://127.0.0.1:${port}/mobile/auth`, {
+        method: 'POST',
+        headers: { 'x-mock-sandbox': sandbox, 'x-service-tenant-id': T, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          secret: 'demo-device-secret-1',
+          userId: 'a1000000-0000-4000-8000-000000000001',
+          deviceId: 'demo-device-romashka',
+        }),
+      });
+      const s = await res.json();
+      return {
+        'x-mock-sandbox': sandbox,
+        'x-service-tenant-id': T,
+        'x-service-device-id': 'demo-device-romashka',
+        'x-service-session-id': s.sessionId,
+        'x-service-session-code': s.sessionSecret,
+      };
+    }),
+  );
 }
 
 /** CPU seconds (user + system) a process has used: /proc/PID/stat, in clock ticks of 1/100 s. */
-const cpu = (pid) => { const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' '); return (Number(f[11]) + Number(f[12])) / 100; };
+const cpu = (pid) => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+};
 
 /** The load, with the CPU microseconds each process spent per request (the capacity model's inputs). */
 async function measured(port, headerSets, connections, pids) {
   const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpu(pid)]));
   const r = await load(port, headerSets, connections);
   const total = r.rps * seconds;
-  r.cpuMicrosPerRequest = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, Math.round(((cpu(pid) - before[k]) / total) * 1e6)]));
+  r.cpuMicrosPerRequest = Object.fromEntries(
+    Object.entries(pids).map(([k, pid]) => [k, Math.round(((cpu(pid) - before[k]) / total) * 1e6)]),
+  );
   return r;
 }
 
 async function load(port, headerSets, connections) {
   const r = await autocannon({
-    url: `http://127.0.0.1:${port}/mobile/tenant-info`, connections, duration: seconds,
+    url: `http://127.0.0.1:${port}/mobile/tenant-info`,
+    connections,
+    duration: seconds,
     requests: headerSets.map((headers) => ({ method: 'GET', path: '/mobile/tenant-info', headers })),
   });
-  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  return {
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
 }
 
 /** One request at a time over one kept-alive connection: p50 and p99 in ms, to the microsecond. */
@@ -114,10 +206,15 @@ async function sequential(port, headerSets, count = 4000) {
   for (let i = 0; i < count; i++) {
     const began = performance.now();
     await new Promise((resolve, reject) => {
-      request({ host: '127.0.0.1', port, path: '/mobile/tenant-info', headers: headerSets[i % headerSets.length], agent }, (res) => {
-        res.resume().on('end', resolve);
-        if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
-      }).on('error', reject).end();
+      request(
+        { host: '127.0.0.1', port, path: '/mobile/tenant-info', headers: headerSets[i % headerSets.length], agent },
+        (res) => {
+          res.resume().on('end', resolve);
+          if (res.statusCode !== 200) reject(new Error(`status ${res.statusCode}`));
+        },
+      )
+        .on('error', reject)
+        .end();
     });
     if (i >= count / 10) times.push(performance.now() - began); // the first tenth warms up
   }
@@ -127,9 +224,22 @@ async function sequential(port, headerSets, count = 4000) {
   return { requests: times.length, p50: at(0.5), p99: at(0.99) };
 }
 
-const out = { machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version }, seconds, spread: [], latency: {}, throughput: {} };
-const variants = process.env.SPREAD_VARIANTS ? JSON.parse(process.env.SPREAD_VARIANTS)
-  : [[null, 'default'], [null, 'shipped'], ['hash-type consistent djb2 avalanche', 'default'], ['hash-type consistent djb2 avalanche', 'shipped'], ['hash-type consistent crc32', 'shipped']];
+const out = {
+  machine: { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version },
+  seconds,
+  spread: [],
+  latency: {},
+  throughput: {},
+};
+const variants = process.env.SPREAD_VARIANTS
+  ? JSON.parse(process.env.SPREAD_VARIANTS)
+  : [
+      [null, 'default'],
+      [null, 'shipped'],
+      ['hash-type consistent djb2 avalanche', 'default'],
+      ['hash-type consistent djb2 avalanche', 'shipped'],
+      ['hash-type consistent crc32', 'shipped'],
+    ];
 for (const [hashType, weight] of variants) {
   for (const n of [2, 4, 8]) {
     const r = await spread(n, hashType, weight);
@@ -149,22 +259,45 @@ const names = Array.from({ length: 40 }, (_, i) => `load-${i}`);
   out.latency.balancer = await sequential(lb.port, direct);
   out.throughput.direct1 = await measured(a.port, direct, 32, { mock: a.pid });
   out.throughput.balancer1 = await measured(lb.port, direct, 32, { mock: a.pid, haproxy: lb.pid });
-  lb.stop(); a.stop();
+  lb.stop();
+  a.stop();
 }
 {
   const ms = [await startMock('m1'), await startMock('m2')];
-  const lb = await haproxy(configFor(2), ms.map((m) => m.address));
+  const lb = await haproxy(
+    configFor(2),
+    ms.map((m) => m.address),
+  );
   const through = await sessions(lb.port, names);
   out.throughput.balancer2 = await measured(lb.port, through, 32, { m1: ms[0].pid, m2: ms[1].pid, haproxy: lb.pid });
-  lb.stop(); for (const m of ms) m.stop();
+  lb.stop();
+  for (const m of ms) m.stop();
 }
 console.log(JSON.stringify({ latency: out.latency, throughput: out.throughput }, null, 1));
 writeFileSync(join(root, 'bench', 'results', 'cluster.json'), `${JSON.stringify(out, null, 2)}\n`);
-const md = ['| hash | 2 | 4 | 8 |', '|---|---|---|---|',
-  ...[...new Set(out.spread.map((r) => r.hashType))].map((h) => `| \`${h}\` | ${out.spread.filter((r) => r.hashType === h).map((r) => r.maxOverMean.toFixed(3)).join(' | ')} |`),
-  '', '| light read, one at a time | p50 ms | p99 ms |', '|---|---|---|',
+const md = [
+  '| hash | 2 | 4 | 8 |',
+  '|---|---|---|---|',
+  ...[...new Set(out.spread.map((r) => r.hashType))].map(
+    (h) =>
+      `| \`${h}\` | ${out.spread
+        .filter((r) => r.hashType === h)
+        .map((r) => r.maxOverMean.toFixed(3))
+        .join(' | ')} |`,
+  ),
+  '',
+  '| light read, one at a time | p50 ms | p99 ms |',
+  '|---|---|---|',
   ...Object.entries(out.latency).map(([k, v]) => `| ${k} | ${v.p50} | ${v.p99} |`),
-  '', '| light read, 32 connections | req/s | p50 ms | p99 ms | CPU µs per request |', '|---|---|---|---|---|',
-  ...Object.entries(out.throughput).map(([k, v]) => `| ${k} | ${v.rps} | ${v.p50} | ${v.p99} | ${Object.entries(v.cpuMicrosPerRequest).map(([p, us]) => `${p} ${us}`).join(', ')} |`)].join('\n');
+  '',
+  '| light read, 32 connections | req/s | p50 ms | p99 ms | CPU µs per request |',
+  '|---|---|---|---|---|',
+  ...Object.entries(out.throughput).map(
+    ([k, v]) =>
+      `| ${k} | ${v.rps} | ${v.p50} | ${v.p99} | ${Object.entries(v.cpuMicrosPerRequest)
+        .map(([p, us]) => `${p} ${us}`)
+        .join(', ')} |`,
+  ),
+].join('\n');
 writeFileSync(join(root, 'bench', 'results', 'cluster.md'), `${md}\n`);
 console.log(md);

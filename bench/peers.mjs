@@ -3,9 +3,15 @@ import { mkdirSync, writeFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const tenantInfoExample = {
-  id: '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01', name: 'Ромашка', domain: 'romashka.portal.test', base_url: 'http://127.0.0.1',
-  locale: 'ru', timezone: 'Europe/Moscow', logoUrl: 'http://127.0.0.1/images/tenant/7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01.svg',
-  apiVersion: '2.0.0', options: { enableWallet: true, enableIdeas: true, enableCalendar: true },
+  id: '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01',
+  name: 'Ромашка',
+  domain: 'romashka.portal.test',
+  base_url: 'http://127.0.0.1',
+  locale: 'ru',
+  timezone: 'Europe/Moscow',
+  logoUrl: 'http://127.0.0.1/images/tenant/7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01.svg',
+  apiVersion: '2.0.0',
+  options: { enableWallet: true, enableIdeas: true, enableCalendar: true },
 };
 
 /** A small OpenAPI document of GET /mobile/tenant-info with the session headers required. */
@@ -19,7 +25,12 @@ export function writePrismSpec(dir) {
       '/mobile/tenant-info': {
         get: {
           operationId: 'mobileTenantInfo',
-          parameters: ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code'].map(header),
+          parameters: [
+            'x-service-tenant-id',
+            'x-service-device-id',
+            'x-service-session-id',
+            'x-service-session-code',
+          ].map(header),
           responses: {
             200: {
               description: 'tenant',
@@ -27,7 +38,12 @@ export function writePrismSpec(dir) {
                 'application/json': {
                   schema: {
                     type: 'object',
-                    properties: Object.fromEntries(Object.entries(tenantInfoExample).map(([k, v]) => [k, { type: typeof v === 'object' ? 'object' : 'string' }])),
+                    properties: Object.fromEntries(
+                      Object.entries(tenantInfoExample).map(([k, v]) => [
+                        k,
+                        { type: typeof v === 'object' ? 'object' : 'string' },
+                      ]),
+                    ),
                   },
                   example: tenantInfoExample,
                 },
@@ -36,7 +52,11 @@ export function writePrismSpec(dir) {
           },
         },
       },
-      '/__admin/health': { get: { responses: { 200: { description: 'ok', content: { 'application/json': { example: { status: 'ok' } } } } } } },
+      '/__admin/health': {
+        get: {
+          responses: { 200: { description: 'ok', content: { 'application/json': { example: { status: 'ok' } } } } },
+        },
+      },
     },
   };
   const file = join(dir, 'prism-spec.json');
@@ -48,14 +68,28 @@ export function writePrismSpec(dir) {
 export function writeWiremockRoot(dir) {
   mkdirSync(join(dir, 'mappings'), { recursive: true });
   mkdirSync(join(dir, '__files'), { recursive: true });
-  writeFileSync(join(dir, 'mappings', 'tenant-info.json'), JSON.stringify({
-    request: { method: 'GET', urlPath: '/mobile/tenant-info', headers: { 'x-service-session-id': { matches: '.+' } } },
-    response: { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, jsonBody: tenantInfoExample },
-  }));
-  writeFileSync(join(dir, 'mappings', 'health.json'), JSON.stringify({
-    request: { method: 'GET', urlPath: '/__admin/health' },
-    response: { status: 200, jsonBody: { status: 'ok' } },
-  }));
+  writeFileSync(
+    join(dir, 'mappings', 'tenant-info.json'),
+    JSON.stringify({
+      request: {
+        method: 'GET',
+        urlPath: '/mobile/tenant-info',
+        headers: { 'x-service-session-id': { matches: '.+' } },
+      },
+      response: {
+        status: 200,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        jsonBody: tenantInfoExample,
+      },
+    }),
+  );
+  writeFileSync(
+    join(dir, 'mappings', 'health.json'),
+    JSON.stringify({
+      request: { method: 'GET', urlPath: '/__admin/health' },
+      response: { status: 200, jsonBody: { status: 'ok' } },
+    }),
+  );
   return dir;
 }
 

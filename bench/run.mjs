@@ -28,21 +28,46 @@ const scaleUsers = 100_000;
 const scaleStartLimitMs = quick ? 120_000 : 240_000;
 
 const T = '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01';
-const demo = { email: 'ivan.petrov@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000001' };
+const demo = {
+  email: 'ivan.petrov@romashka.test',
+  password: 'demo1234',
+  userId: 'a1000000-0000-4000-8000-000000000001',
+};
 const apiKey = { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' };
-const widgets = ['myLms', 'mySurvey', 'myAchievements', 'myTeam', 'myFavorites', 'myPostcards', 'updNews', 'updVoting', 'updIdeas', 'updAchievements', 'updBirthday', 'updNewbies', 'updBooks'];
+const widgets = [
+  'myLms',
+  'mySurvey',
+  'myAchievements',
+  'myTeam',
+  'myFavorites',
+  'myPostcards',
+  'updNews',
+  'updVoting',
+  'updIdeas',
+  'updAchievements',
+  'updBirthday',
+  'updNewbies',
+  'updBooks',
+];
 const dashboardPath = `/dashboard?widgets=${widgets.join(',')}&info=profileBrief,notificationsBadge`;
 
 const log = (...m) => process.stderr.write(`${m.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2; };
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
   });
 }
 
@@ -50,11 +75,26 @@ function freePort() {
 function call(port, method, path, headers = {}, body) {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...headers, ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}) } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => { const bytes = Buffer.concat(chunks); resolve({ status: res.statusCode, headers: res.headers, bytes, body: bytes.toString('utf8') }); });
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        headers: {
+          ...headers,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const bytes = Buffer.concat(chunks);
+          resolve({ status: res.statusCode, headers: res.headers, bytes, body: bytes.toString('utf8') });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -65,17 +105,26 @@ function memory(pid) {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
     return { rssMB: round(kb('VmRSS') / 1024, 1), hwmMB: round(kb('VmHWM') / 1024, 1) };
-  } catch { return { rssMB: null, hwmMB: null }; }
+  } catch {
+    return { rssMB: null, hwmMB: null };
+  }
 }
 
 /** Spawns a server and polls its health URL until the first 200; returns the process and the time it took. */
 async function start(name, cmd, argv, port, { healthPath = '/__admin/health', timeoutMs = 120_000 } = {}) {
   const t0 = performance.now();
-  const proc = spawn(cmd, argv, { cwd: name.startsWith('portal-mock') ? mockRoot : root, stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(cmd, argv, {
+    cwd: name.startsWith('portal-mock') ? mockRoot : root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
-  proc.stderr.on('data', (c) => { stderr = (stderr + c).slice(-4000); });
+  proc.stderr.on('data', (c) => {
+    stderr = (stderr + c).slice(-4000);
+  });
   let exited = false;
-  proc.once('exit', () => { exited = true; });
+  proc.once('exit', () => {
+    exited = true;
+  });
   while (performance.now() - t0 < timeoutMs) {
     if (exited) throw new Error(`${name} exited before answering: ${stderr}`);
     try {
@@ -84,7 +133,9 @@ async function start(name, cmd, argv, port, { healthPath = '/__admin/health', ti
         const startMs = performance.now() - t0;
         return { name, proc, port, pid: proc.pid, startMs, stop: () => stop(proc) };
       }
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     await sleep(5);
   }
   proc.kill('SIGKILL');
@@ -95,30 +146,55 @@ function stop(proc) {
   return new Promise((resolve) => {
     if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
     const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-    proc.once('exit', () => { clearTimeout(timer); resolve(); });
+    proc.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
     proc.kill('SIGTERM');
   });
 }
 
 // started as the installed CLI is: the bin (its shebang gives node its flags), which runs dist/portal-mock.mjs
 const mockBin = join(mockRoot, 'bin', 'portal-mock.js');
-const mockArgs = (port, extra = []) => ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
+const mockArgs = (port, extra = []) => [
+  '--port',
+  String(port),
+  '--host',
+  '127.0.0.1',
+  '--log-level',
+  'warn',
+  '--no-banner',
+  ...extra,
+];
 async function startMock(extra = [], name = 'portal-mock') {
   const port = await freePort();
   return start(name, mockBin, mockArgs(port, extra), port, { timeoutMs: 300_000 });
 }
 
 async function signIn(port) {
-  const res = await call(port, 'POST', '/mobile/auth', { 'x-service-tenant-id': T }, { secret: 'demo-device-secret-1', userId: demo.userId, deviceId: 'demo-device-romashka' });
+  const res = await call(
+    port,
+    'POST',
+    '/mobile/auth',
+    { 'x-service-tenant-id': T },
+    { secret: 'demo-device-secret-1', userId: demo.userId, deviceId: 'demo-device-romashka' },
+  );
   if (res.status !== 200) throw new Error(`auth: ${res.status} ${res.body}`);
   const { sessionId, sessionSecret } = JSON.parse(res.body);
-  return { 'x-service-tenant-id': T, 'x-service-device-id': 'demo-device-romashka', 'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret };
+  return {
+    'x-service-tenant-id': T,
+    'x-service-device-id': 'demo-device-romashka',
+    'x-service-session-id': sessionId,
+    'x-service-session-code': sessionSecret,
+  };
 }
 
 function cannon(opts) {
   return new Promise((resolve, reject) => {
     const { port, path = '/', ...rest } = opts;
-    autocannon({ ...rest, url: `http://127.0.0.1:${port}${path}` }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ ...rest, url: `http://127.0.0.1:${port}${path}` }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
   });
 }
 
@@ -126,14 +202,24 @@ function cannon(opts) {
  * Warm-up, then `rounds` rounds; req/s median and spread, p99 median. A sequence of n requests counts once
  * (`perRequest` = n), so the sign-in reports sequences per second.
  */
-async function load(label, opts, { connections = cfg.connections, rounds = cfg.rounds, duration = cfg.duration, perSequence = 1 } = {}) {
+async function load(
+  label,
+  opts,
+  { connections = cfg.connections, rounds = cfg.rounds, duration = cfg.duration, perSequence = 1 } = {},
+) {
   const base = { connections, pipelining: 1, ...opts };
   await cannon({ ...base, duration: cfg.warmup });
   const runs = [];
   for (let i = 0; i < rounds; i++) {
     const r = await cannon({ ...base, duration });
     const bad = r.errors + r.timeouts + (r.non2xx ?? 0);
-    runs.push({ rps: r.requests.average / perSequence, p50: r.latency.p50, p99: r.latency.p99, bad, total: r.requests.total });
+    runs.push({
+      rps: r.requests.average / perSequence,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      bad,
+      total: r.requests.total,
+    });
   }
   return summarize(label, runs, { connections, rounds, duration });
 }
@@ -142,26 +228,42 @@ async function load(label, opts, { connections = cfg.connections, rounds = cfg.r
 function summarize(label, runs, { connections, rounds, duration }) {
   const rps = runs.map((x) => x.rps);
   const out = {
-    label, connections, rounds, duration,
-    rps: round(median(rps), 0), rpsMin: round(Math.min(...rps), 0), rpsMax: round(Math.max(...rps), 0),
+    label,
+    connections,
+    rounds,
+    duration,
+    rps: round(median(rps), 0),
+    rpsMin: round(Math.min(...rps), 0),
+    rpsMax: round(Math.max(...rps), 0),
     spreadPct: round(((Math.max(...rps) - Math.min(...rps)) / median(rps)) * 100, 1),
-    p50ms: median(runs.map((x) => x.p50)), p99ms: median(runs.map((x) => x.p99)),
+    p50ms: median(runs.map((x) => x.p50)),
+    p99ms: median(runs.map((x) => x.p99)),
     errors: runs.reduce((a, x) => a + x.bad, 0),
   };
-  log(`  ${label}: ${out.rps} req/s (${out.rpsMin}–${out.rpsMax}), p99 ${out.p99ms} ms${out.errors ? `, ${out.errors} non-2xx/errors` : ''}`);
+  log(
+    `  ${label}: ${out.rps} req/s (${out.rpsMin}–${out.rpsMax}), p99 ${out.p99ms} ms${out.errors ? `, ${out.errors} non-2xx/errors` : ''}`,
+  );
   return out;
 }
 
 /** Whether Debian's wrk is installed: the cross-check load generator (C, epoll), optional. */
 function hasWrk() {
-  try { execFileSync('wrk', ['--version'], { stdio: 'ignore' }); return true; } catch (err) { return err?.code !== 'ENOENT'; } // it exits 1 after its usage
+  try {
+    execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch (err) {
+    return err?.code !== 'ENOENT';
+  } // it exits 1 after its usage
 }
 
 /** wrk's figures for one run: its own text output, parsed (latency units us, ms, s). */
 function parseWrk(text) {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
   const unit = { us: 0.001, ms: 1, s: 1000 };
-  const pct = (p) => { const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(text); return m ? round(Number(m[1]) * unit[m[2]], 2) : null; };
+  const pct = (p) => {
+    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(text);
+    return m ? round(Number(m[1]) * unit[m[2]], 2) : null;
+  };
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0);
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
   const errors = socket ? socket.slice(1).reduce((a, x) => a + Number(x), 0) : 0;
@@ -170,11 +272,23 @@ function parseWrk(text) {
 }
 
 /** The same rounds as load(), driven by wrk (one thread: the other core is the server's). */
-async function wrkLoad(label, { port, path, headers }, { connections = cfg.connections, rounds = cfg.rounds, duration = cfg.duration } = {}) {
-  const argv = (seconds) => ['-t1', `-c${connections}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), `http://127.0.0.1:${port}${path}`];
-  const wrk = (seconds) => new Promise((resolve, reject) => {
-    execFile('wrk', argv(seconds), { encoding: 'utf8' }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
-  });
+async function wrkLoad(
+  label,
+  { port, path, headers },
+  { connections = cfg.connections, rounds = cfg.rounds, duration = cfg.duration } = {},
+) {
+  const argv = (seconds) => [
+    '-t1',
+    `-c${connections}`,
+    `-d${seconds}s`,
+    '--latency',
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    `http://127.0.0.1:${port}${path}`,
+  ];
+  const wrk = (seconds) =>
+    new Promise((resolve, reject) => {
+      execFile('wrk', argv(seconds), { encoding: 'utf8' }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    });
   await wrk(cfg.warmup);
   const runs = [];
   for (let i = 0; i < rounds; i++) runs.push(parseWrk(await wrk(duration)));
@@ -184,25 +298,50 @@ async function wrkLoad(label, { port, path, headers }, { connections = cfg.conne
 function machine() {
   const cpus = os.cpus();
   return {
-    cpus: cpus.length, cpuModel: cpus[0]?.model ?? 'unknown', memoryGB: round(os.totalmem() / 2 ** 30, 1), node: process.version,
-    platform: `${os.type()} ${os.release()} ${os.arch()}`, java: javaVersion(),
+    cpus: cpus.length,
+    cpuModel: cpus[0]?.model ?? 'unknown',
+    memoryGB: round(os.totalmem() / 2 ** 30, 1),
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    java: javaVersion(),
   };
 }
 function javaVersion() {
-  try { return execFileSync('java', ['-version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim().split('\n')[0] || 'java'; } catch (err) {
+  try {
+    return (
+      execFileSync('java', ['-version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+        .trim()
+        .split('\n')[0] || 'java'
+    );
+  } catch (err) {
     const text = String(err?.stderr ?? '');
     return text ? text.split('\n')[0] : null;
   }
 }
 
 async function main() {
-  if (!existsSync(join(mockRoot, 'dist', 'portal-mock.mjs'))) throw new Error('dist/portal-mock.mjs is missing: run npm run build first');
+  if (!existsSync(join(mockRoot, 'dist', 'portal-mock.mjs')))
+    throw new Error('dist/portal-mock.mjs is missing: run npm run build first');
   const t0 = performance.now();
-  const results = { date: new Date().toISOString(), quick, settings: cfg, machine: machine(), throughput: {}, startup: {}, memory: {}, scale: {} };
+  const results = {
+    date: new Date().toISOString(),
+    quick,
+    settings: cfg,
+    machine: machine(),
+    throughput: {},
+    startup: {},
+    memory: {},
+    scale: {},
+  };
   const tmp = mkdtempSync(join(os.tmpdir(), 'portal-mock-bench-'));
   const running = [];
-  const cleanup = async () => { await Promise.all(running.map((s) => s.stop())); rmSync(tmp, { recursive: true, force: true }); };
-  process.once('SIGINT', () => { cleanup().finally(() => process.exit(130)); });
+  const cleanup = async () => {
+    await Promise.all(running.map((s) => s.stop()));
+    rmSync(tmp, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => {
+    cleanup().finally(() => process.exit(130));
+  });
   try {
     // ---- start-up with default data (median of several), idle memory
     log('start-up, default data');
@@ -211,7 +350,10 @@ async function main() {
       const s = await startMock();
       starts.push(s.startMs);
       if (i < cfg.startRuns - 1) await s.stop();
-      else { running.push(s); results.mockServer = s; }
+      else {
+        running.push(s);
+        results.mockServer = s;
+      }
     }
     results.startup.defaultMs = round(median(starts), 0);
     results.startup.defaultRunsMs = starts.map((x) => round(x, 0));
@@ -225,7 +367,10 @@ async function main() {
     log('throughput');
     const session = await signIn(mock.port);
     const sameFiles = [];
-    for (const [name, path] of [['tenant-info', '/mobile/tenant-info'], ['dashboard', dashboardPath]]) {
+    for (const [name, path] of [
+      ['tenant-info', '/mobile/tenant-info'],
+      ['dashboard', dashboardPath],
+    ]) {
       const res = await call(mock.port, 'GET', path, session);
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.slice(0, 200)}`);
       const file = join(tmp, `${name}.json`);
@@ -236,38 +381,88 @@ async function main() {
     // what the apps get: mobile HTTP stacks (OkHttp, URLSession) send Accept-Encoding: gzip on their own
     const gzipSession = { ...session, 'accept-encoding': 'gzip' };
     const gzipped = await call(mock.port, 'GET', dashboardPath, gzipSession);
-    if (gzipped.status !== 200 || gzipped.headers['content-encoding'] !== 'gzip') throw new Error(`dashboard with Accept-Encoding: gzip: ${gzipped.status} ${gzipped.headers['content-encoding']}`);
+    if (gzipped.status !== 200 || gzipped.headers['content-encoding'] !== 'gzip')
+      throw new Error(`dashboard with Accept-Encoding: gzip: ${gzipped.status} ${gzipped.headers['content-encoding']}`);
     const gzipFile = join(tmp, 'dashboard.json.gz');
     writeFileSync(gzipFile, gzipped.bytes);
     sameFiles.push(gzipFile);
     results.sizes.dashboardGzip = gzipped.bytes.length;
     const barePort = await freePort();
-    const bare = await start('bare', process.execPath, [join(root, 'bench', 'bare.mjs'), String(barePort), ...sameFiles], barePort);
+    const bare = await start(
+      'bare',
+      process.execPath,
+      [join(root, 'bench', 'bare.mjs'), String(barePort), ...sameFiles],
+      barePort,
+    );
     running.push(bare);
     const T0 = results.throughput;
     const C = (results.ceilings = {});
-    T0.bare = await load('bare Fastify, GET small JSON', { port: bare.port, path: '/mobile/tenant-info', headers: session });
-    C.tenantInfo = await load('bare Fastify, the same tenant-info bytes', { port: bare.port, path: '/same/tenant-info', headers: session });
-    C.dashboard = await load('bare Fastify, the same dashboard bytes', { port: bare.port, path: '/same/dashboard', headers: session });
-    C.dashboardGzip = await load('bare Fastify, the same gzipped dashboard bytes', { port: bare.port, path: '/same/dashboard-gzip', headers: gzipSession });
+    T0.bare = await load('bare Fastify, GET small JSON', {
+      port: bare.port,
+      path: '/mobile/tenant-info',
+      headers: session,
+    });
+    C.tenantInfo = await load('bare Fastify, the same tenant-info bytes', {
+      port: bare.port,
+      path: '/same/tenant-info',
+      headers: session,
+    });
+    C.dashboard = await load('bare Fastify, the same dashboard bytes', {
+      port: bare.port,
+      path: '/same/dashboard',
+      headers: session,
+    });
+    C.dashboardGzip = await load('bare Fastify, the same gzipped dashboard bytes', {
+      port: bare.port,
+      path: '/same/dashboard-gzip',
+      headers: gzipSession,
+    });
     // the cross-check: the same requests driven by wrk, which costs far less per byte read than autocannon
     const W = (results.wrk = hasWrk() ? {} : { error: 'wrk is not installed (Debian: apt-get install wrk)' });
     if (!W.error) {
       log('cross-check with wrk');
-      W.bare = await wrkLoad('bare Fastify, GET small JSON', { port: bare.port, path: '/mobile/tenant-info', headers: session });
-      W.tenantInfoCeiling = await wrkLoad('bare Fastify, the same tenant-info bytes', { port: bare.port, path: '/same/tenant-info', headers: session });
-      W.dashboardGzipCeiling = await wrkLoad('bare Fastify, the same gzipped dashboard bytes', { port: bare.port, path: '/same/dashboard-gzip', headers: gzipSession });
+      W.bare = await wrkLoad('bare Fastify, GET small JSON', {
+        port: bare.port,
+        path: '/mobile/tenant-info',
+        headers: session,
+      });
+      W.tenantInfoCeiling = await wrkLoad('bare Fastify, the same tenant-info bytes', {
+        port: bare.port,
+        path: '/same/tenant-info',
+        headers: session,
+      });
+      W.dashboardGzipCeiling = await wrkLoad('bare Fastify, the same gzipped dashboard bytes', {
+        port: bare.port,
+        path: '/same/dashboard-gzip',
+        headers: gzipSession,
+      });
     }
     await bare.stop();
 
     // ---- the mock's workloads
     const m = mock.port;
     T0.lightRead = await load('GET /mobile/tenant-info', { port: m, path: '/mobile/tenant-info', headers: session });
-    T0.dashboard = await load('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip as the apps send', { port: m, path: dashboardPath, headers: gzipSession });
-    T0.dashboardPlain = await load('GET /dashboard (13 widgets, 2 infos), no Accept-Encoding', { port: m, path: dashboardPath, headers: session });
+    T0.dashboard = await load('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip as the apps send', {
+      port: m,
+      path: dashboardPath,
+      headers: gzipSession,
+    });
+    T0.dashboardPlain = await load('GET /dashboard (13 widgets, 2 infos), no Accept-Encoding', {
+      port: m,
+      path: dashboardPath,
+      headers: session,
+    });
     if (!W.error) {
-      W.lightRead = await wrkLoad('GET /mobile/tenant-info', { port: m, path: '/mobile/tenant-info', headers: session });
-      W.dashboard = await wrkLoad('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip', { port: m, path: dashboardPath, headers: gzipSession });
+      W.lightRead = await wrkLoad('GET /mobile/tenant-info', {
+        port: m,
+        path: '/mobile/tenant-info',
+        headers: session,
+      });
+      W.dashboard = await wrkLoad('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip', {
+        port: m,
+        path: dashboardPath,
+        headers: gzipSession,
+      });
     }
     const now = new Date();
     const ym = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
@@ -277,32 +472,71 @@ async function main() {
     if (cal.status !== 200) throw new Error(`calendar: ${cal.status} ${cal.body.slice(0, 200)}`);
     T0.calendar = await load('GET /calendar (a month)', { port: m, path: calendarPath, headers: session });
     const tickets = await call(m, 'GET', '/api/v2/workflow-ticket/?page=3', apiKey);
-    if (tickets.status !== 200 || JSON.parse(tickets.body).data.length === 0) throw new Error(`tickets page 3: ${tickets.status} ${tickets.body.slice(0, 200)}`);
-    T0.tickets = await load('GET /api/v2/workflow-ticket/?page=3 (API key)', { port: m, path: '/api/v2/workflow-ticket/?page=3', headers: apiKey });
+    if (tickets.status !== 200 || JSON.parse(tickets.body).data.length === 0)
+      throw new Error(`tickets page 3: ${tickets.status} ${tickets.body.slice(0, 200)}`);
+    T0.tickets = await load('GET /api/v2/workflow-ticket/?page=3 (API key)', {
+      port: m,
+      path: '/api/v2/workflow-ticket/?page=3',
+      headers: apiKey,
+    });
     const pushes = JSON.parse((await call(m, 'GET', '/notifications/pushes', session)).body);
     const notificationId = pushes.data[0]?.id;
     const ideas = JSON.parse((await call(m, 'GET', '/idea/index', session)).body);
     const ideaId = ideas.data.find((i) => i.idea_status_id === 2)?.id ?? ideas.data[0]?.id;
-    T0.markSeen = await load('POST /notifications/mark-seen', { port: m, method: 'POST', path: `/notifications/mark-seen?notificationId=${notificationId}`, headers: session });
-    T0.ideaVote = await load('POST /idea/vote', { port: m, method: 'POST', path: `/idea/vote?id=${ideaId}`, headers: session });
-    let device = 0;
-    T0.signIn = await load('sign-in: POST /mobile/manual-bind + POST /mobile/auth (sequences/s)', {
+    T0.markSeen = await load('POST /notifications/mark-seen', {
       port: m,
-      requests: [
-        {
-          method: 'POST', path: '/mobile/manual-bind', headers: { 'content-type': 'application/json' },
-          setupRequest: (req, ctx) => {
-            ctx.deviceId ??= `bench-device-${device++}`; // one device per connection: a rebind replaces it, the data stays bounded
-            return { ...req, body: JSON.stringify({ email: demo.email, password: demo.password, device: { id: ctx.deviceId, platform: 'ios' } }) };
+      method: 'POST',
+      path: `/notifications/mark-seen?notificationId=${notificationId}`,
+      headers: session,
+    });
+    T0.ideaVote = await load('POST /idea/vote', {
+      port: m,
+      method: 'POST',
+      path: `/idea/vote?id=${ideaId}`,
+      headers: session,
+    });
+    let device = 0;
+    T0.signIn = await load(
+      'sign-in: POST /mobile/manual-bind + POST /mobile/auth (sequences/s)',
+      {
+        port: m,
+        requests: [
+          {
+            method: 'POST',
+            path: '/mobile/manual-bind',
+            headers: { 'content-type': 'application/json' },
+            setupRequest: (req, ctx) => {
+              ctx.deviceId ??= `bench-device-${device++}`; // one device per connection: a rebind replaces it, the data stays bounded
+              return {
+                ...req,
+                body: JSON.stringify({
+                  email: demo.email,
+                  password: demo.password,
+                  device: { id: ctx.deviceId, platform: 'ios' },
+                }),
+              };
+            },
+            onResponse: (status, body, ctx) => {
+              if (status === 200) ctx.accountSecret = JSON.parse(body).accountSecret;
+            },
           },
-          onResponse: (status, body, ctx) => { if (status === 200) ctx.accountSecret = JSON.parse(body).accountSecret; },
-        },
-        {
-          method: 'POST', path: '/mobile/auth', headers: { 'content-type': 'application/json', 'x-service-tenant-id': T },
-          setupRequest: (req, ctx) => ({ ...req, body: JSON.stringify({ secret: ctx.accountSecret?.secret ?? 'x', userId: demo.userId, deviceId: ctx.deviceId }) }),
-        },
-      ],
-    }, { perSequence: 2 });
+          {
+            method: 'POST',
+            path: '/mobile/auth',
+            headers: { 'content-type': 'application/json', 'x-service-tenant-id': T },
+            setupRequest: (req, ctx) => ({
+              ...req,
+              body: JSON.stringify({
+                secret: ctx.accountSecret?.secret ?? 'x',
+                userId: demo.userId,
+                deviceId: ctx.deviceId,
+              }),
+            }),
+          },
+        ],
+      },
+      { perSequence: 2 },
+    );
     results.memory.underLoadDefault = memory(mock.pid);
 
     await mock.stop();
@@ -310,7 +544,10 @@ async function main() {
     // ---- the journal's cost: two fresh instances with the same history (start, sign-in, load). The instance above
     // has served every workload and idled while bare Fastify ran; its light read is a few % slower than a fresh one's,
     // which would be counted as the journal's cost if compared with a fresh instance without it.
-    for (const [key, extra, label] of [['lightReadFresh', [], 'GET /mobile/tenant-info, fresh instance'], ['lightReadNoJournal', ['--journal-limit', '0'], 'GET /mobile/tenant-info, fresh instance, --journal-limit 0']]) {
+    for (const [key, extra, label] of [
+      ['lightReadFresh', [], 'GET /mobile/tenant-info, fresh instance'],
+      ['lightReadNoJournal', ['--journal-limit', '0'], 'GET /mobile/tenant-info, fresh instance, --journal-limit 0'],
+    ]) {
       const fresh = await startMock(extra, `portal-mock ${extra.join(' ')}`.trim());
       running.push(fresh);
       T0[key] = await load(label, { port: fresh.port, path: '/mobile/tenant-info', headers: await signIn(fresh.port) });
@@ -324,10 +561,16 @@ async function main() {
     await sleep(1500);
     const before = memory(idle.pid).rssMB;
     const sandboxes = 20;
-    for (let i = 0; i < sandboxes; i++) await call(idle.port, 'GET', '/mobile/tenant-info', { ...idleSession, 'x-mock-sandbox': `bench-sandbox-${i}` });
+    for (let i = 0; i < sandboxes; i++)
+      await call(idle.port, 'GET', '/mobile/tenant-info', { ...idleSession, 'x-mock-sandbox': `bench-sandbox-${i}` });
     await sleep(1500);
     const after = memory(idle.pid).rssMB;
-    results.memory.sandboxes = { count: sandboxes, rssBeforeMB: before, rssAfterMB: after, perSandboxMB: round((after - before) / sandboxes, 2) };
+    results.memory.sandboxes = {
+      count: sandboxes,
+      rssBeforeMB: before,
+      rssAfterMB: after,
+      perSandboxMB: round((after - before) / sandboxes, 2),
+    };
     log(`  ${sandboxes} sandboxes: RSS ${before} → ${after} MB (${results.memory.sandboxes.perSandboxMB} MB each)`);
     await idle.stop();
 
@@ -335,24 +578,62 @@ async function main() {
     const prismPort = await freePort();
     const spec = writePrismSpec(tmp);
     try {
-      const prism = await start('prism', join(root, 'bench', 'node_modules', '.bin', 'prism'), ['mock', '-h', '127.0.0.1', '-p', String(prismPort), spec], prismPort, { timeoutMs: 60_000 });
+      const prism = await start(
+        'prism',
+        join(root, 'bench', 'node_modules', '.bin', 'prism'),
+        ['mock', '-h', '127.0.0.1', '-p', String(prismPort), spec],
+        prismPort,
+        { timeoutMs: 60_000 },
+      );
       running.push(prism);
       results.startup.prismMs = round(prism.startMs, 0);
-      T0.prism = await load('Stoplight Prism, GET /mobile/tenant-info', { port: prismPort, path: '/mobile/tenant-info', headers: session });
+      T0.prism = await load('Stoplight Prism, GET /mobile/tenant-info', {
+        port: prismPort,
+        path: '/mobile/tenant-info',
+        headers: session,
+      });
       results.memory.prism = memory(prism.pid);
       await prism.stop();
-    } catch (err) { log(`  prism: ${err.message}`); T0.prism = { label: 'Stoplight Prism', error: String(err.message).slice(0, 300) }; }
+    } catch (err) {
+      log(`  prism: ${err.message}`);
+      T0.prism = { label: 'Stoplight Prism', error: String(err.message).slice(0, 300) };
+    }
     const jar = wiremockJar(root);
     try {
       if (!jar) throw new Error('wiremock jar not found');
       const wmPort = await freePort();
-      const wm = await start('wiremock', 'java', ['-jar', jar, '--port', String(wmPort), '--bind-address', '127.0.0.1', '--root-dir', writeWiremockRoot(join(tmp, 'wiremock')), '--disable-banner', '--max-request-journal-entries', '1000'], wmPort, { timeoutMs: 60_000 });
+      const wm = await start(
+        'wiremock',
+        'java',
+        [
+          '-jar',
+          jar,
+          '--port',
+          String(wmPort),
+          '--bind-address',
+          '127.0.0.1',
+          '--root-dir',
+          writeWiremockRoot(join(tmp, 'wiremock')),
+          '--disable-banner',
+          '--max-request-journal-entries',
+          '1000',
+        ],
+        wmPort,
+        { timeoutMs: 60_000 },
+      );
       running.push(wm);
       results.startup.wiremockMs = round(wm.startMs, 0);
-      T0.wiremock = await load('WireMock, GET /mobile/tenant-info', { port: wmPort, path: '/mobile/tenant-info', headers: session });
+      T0.wiremock = await load('WireMock, GET /mobile/tenant-info', {
+        port: wmPort,
+        path: '/mobile/tenant-info',
+        headers: session,
+      });
       results.memory.wiremock = memory(wm.pid);
       await wm.stop();
-    } catch (err) { log(`  wiremock: ${err.message}`); T0.wiremock = { label: 'WireMock', error: String(err.message).slice(0, 300) }; }
+    } catch (err) {
+      log(`  wiremock: ${err.message}`);
+      T0.wiremock = { label: 'WireMock', error: String(err.message).slice(0, 300) };
+    }
 
     // ---- scale: 100 000 users per tenant
     log(`scale: --users ${scaleUsers}`);
@@ -369,7 +650,13 @@ async function scalePhase(results, running) {
   let big;
   try {
     const port = await freePort();
-    big = await start(`portal-mock --users ${scaleUsers}`, mockBin, mockArgs(port, ['--users', String(scaleUsers)]), port, { timeoutMs: scaleStartLimitMs });
+    big = await start(
+      `portal-mock --users ${scaleUsers}`,
+      mockBin,
+      mockArgs(port, ['--users', String(scaleUsers)]),
+      port,
+      { timeoutMs: scaleStartLimitMs },
+    );
   } catch (err) {
     log(`  ${err.message.split('\n')[0]}`);
     results.startup.users100kMs = null;
@@ -384,10 +671,21 @@ async function scalePhase(results, running) {
     log(`  ${results.startup.users100kMs} ms to first 200; idle RSS ${results.memory.idleUsers100k.rssMB} MB`);
     const bigSession = await signIn(big.port);
     const S = results.scale;
-    const scaleLoad = (label, path) => load(label, { port: big.port, path, headers: bigSession }, { connections: 10, rounds: cfg.scaleRounds, duration: cfg.scaleDuration });
+    const scaleLoad = (label, path) =>
+      load(
+        label,
+        { port: big.port, path, headers: bigSession },
+        { connections: 10, rounds: cfg.scaleRounds, duration: cfg.scaleDuration },
+      );
     S.userSearch = await scaleLoad('GET /user/search?q=иван', `/user/search?q=${encodeURIComponent('иван')}`);
-    S.departmentSearch = await scaleLoad('GET /department/search?q=отдел', `/department/search?q=${encodeURIComponent('отдел')}`);
-    S.userIndex = await scaleLoad('GET /user/index?last_name=ов&reg_status_id=2&sort=-created_at&page=3', `/user/index?last_name=${encodeURIComponent('ов')}&reg_status_id=2&sort=-created_at&page=3`);
+    S.departmentSearch = await scaleLoad(
+      'GET /department/search?q=отдел',
+      `/department/search?q=${encodeURIComponent('отдел')}`,
+    );
+    S.userIndex = await scaleLoad(
+      'GET /user/index?last_name=ов&reg_status_id=2&sort=-created_at&page=3',
+      `/user/index?last_name=${encodeURIComponent('ов')}&reg_status_id=2&sort=-created_at&page=3`,
+    );
     S.treeNode = await scaleLoad('GET /department/tree-node (root)', '/department/tree-node');
     S.dashboard = await scaleLoad('GET /dashboard (13 widgets)', dashboardPath);
     results.memory.underLoadUsers100k = memory(big.pid);
@@ -407,8 +705,22 @@ function targets(r) {
   const w = r.wrk && !r.wrk.error ? r.wrk : {};
   const c = r.ceilings ?? {};
   const under = [
-    { name: 'autocannon', bare: tp.bare, light: tp.lightRead, dash: tp.dashboard, lightCeiling: c.tenantInfo, dashCeiling: c.dashboardGzip },
-    { name: 'wrk', bare: w.bare, light: w.lightRead, dash: w.dashboard, lightCeiling: w.tenantInfoCeiling, dashCeiling: w.dashboardGzipCeiling },
+    {
+      name: 'autocannon',
+      bare: tp.bare,
+      light: tp.lightRead,
+      dash: tp.dashboard,
+      lightCeiling: c.tenantInfo,
+      dashCeiling: c.dashboardGzip,
+    },
+    {
+      name: 'wrk',
+      bare: w.bare,
+      light: w.lightRead,
+      dash: w.dashboard,
+      lightCeiling: w.tenantInfoCeiling,
+      dashCeiling: w.dashboardGzipCeiling,
+    },
   ];
   const verdict = (checks) => (checks.length === 0 ? 'not measured' : checks.every(Boolean) ? 'yes' : 'no');
   const ratioTarget = (target, min, pick, ceilingOf) => {
@@ -420,7 +732,9 @@ function targets(r) {
       const pct = (mock.rps / g.bare.rps) * 100;
       const ceiling = ceilingOf(g)?.rps ? (ceilingOf(g).rps / g.bare.rps) * 100 : null;
       if (ceiling !== null && ceiling < min) {
-        figures.push(`${g.name} ${round(pct, 1)}% (not judged: bare Fastify sending the same bytes reaches ${round(ceiling, 1)}%)`);
+        figures.push(
+          `${g.name} ${round(pct, 1)}% (not judged: bare Fastify sending the same bytes reaches ${round(ceiling, 1)}%)`,
+        );
         continue;
       }
       figures.push(`${g.name} ${round(pct, 1)}%`);
@@ -436,17 +750,63 @@ function targets(r) {
   const prismTimes = tp.lightRead?.rps && tp.prism?.rps ? tp.lightRead.rps / tp.prism.rps : null;
   const check = (value, ok) => (value === null || value === undefined ? 'not measured' : ok(value) ? 'yes' : 'no');
   return [
-    ratioTarget('light read ≥ 60% of bare', 60, (g) => g.light, (g) => g.lightCeiling),
-    ratioTarget('dashboard (gzip, as the apps ask) ≥ 30% of bare', 30, (g) => g.dash, (g) => g.dashCeiling),
-    { target: 'p99 ≤ 10 ms at 50 connections (light read / dashboard)', figure: p99s.map((g) => `${g.name} ${g.light.p99ms} / ${g.dash.p99ms} ms`).join('; ') || '–', holds: verdict(p99s.map((g) => g.light.p99ms <= 10 && g.dash.p99ms <= 10)) },
-    { target: '≥ 10× Prism on the light read', figure: prismTimes ? `${round(prismTimes, 1)}×` : '–', holds: check(prismTimes, (x) => x >= 10) },
-    { target: 'start-up ≤ 0.6 s, default data', figure: `${r.startup.defaultMs} ms`, holds: check(r.startup.defaultMs, (x) => x <= 600) },
-    { target: `start-up ≤ 10 s, --users ${scaleUsers}`, figure: r.startup.users100kMs ? `${round(r.startup.users100kMs / 1000, 1)} s` : (r.startup.users100kError ?? '–'), holds: r.startup.users100kError ? 'no' : check(r.startup.users100kMs, (x) => x <= 10_000) },
-    { target: 'RSS ≤ 120 MB idle, default data', figure: `${r.memory.idleDefault?.rssMB} MB`, holds: check(r.memory.idleDefault?.rssMB, (x) => x <= 120) },
-    { target: 'each extra sandbox ≤ 5 MB', figure: `${r.memory.sandboxes?.perSandboxMB} MB`, holds: check(r.memory.sandboxes?.perSandboxMB, (x) => x <= 5) },
-    { target: `--users ${scaleUsers}: search, filtered lists, tree and dashboard p99 ≤ 20 ms at 10 connections`, figure: scaleP99.length ? `${Math.max(...scaleP99)} ms at most` : '–', holds: scaleP99.length ? check(Math.max(...scaleP99), (x) => x <= 20) : 'not measured' },
-    { target: 'the journal costs ≤ 10% of throughput', figure: journalPct === null ? '–' : `${round(journalPct, 1)}%`, holds: check(journalPct, (x) => x <= 10) },
-    { target: 'the whole benchmark < 10 minutes', figure: `${r.wallSeconds} s`, holds: check(r.wallSeconds, (x) => x < 600) },
+    ratioTarget(
+      'light read ≥ 60% of bare',
+      60,
+      (g) => g.light,
+      (g) => g.lightCeiling,
+    ),
+    ratioTarget(
+      'dashboard (gzip, as the apps ask) ≥ 30% of bare',
+      30,
+      (g) => g.dash,
+      (g) => g.dashCeiling,
+    ),
+    {
+      target: 'p99 ≤ 10 ms at 50 connections (light read / dashboard)',
+      figure: p99s.map((g) => `${g.name} ${g.light.p99ms} / ${g.dash.p99ms} ms`).join('; ') || '–',
+      holds: verdict(p99s.map((g) => g.light.p99ms <= 10 && g.dash.p99ms <= 10)),
+    },
+    {
+      target: '≥ 10× Prism on the light read',
+      figure: prismTimes ? `${round(prismTimes, 1)}×` : '–',
+      holds: check(prismTimes, (x) => x >= 10),
+    },
+    {
+      target: 'start-up ≤ 0.6 s, default data',
+      figure: `${r.startup.defaultMs} ms`,
+      holds: check(r.startup.defaultMs, (x) => x <= 600),
+    },
+    {
+      target: `start-up ≤ 10 s, --users ${scaleUsers}`,
+      figure: r.startup.users100kMs ? `${round(r.startup.users100kMs / 1000, 1)} s` : (r.startup.users100kError ?? '–'),
+      holds: r.startup.users100kError ? 'no' : check(r.startup.users100kMs, (x) => x <= 10_000),
+    },
+    {
+      target: 'RSS ≤ 120 MB idle, default data',
+      figure: `${r.memory.idleDefault?.rssMB} MB`,
+      holds: check(r.memory.idleDefault?.rssMB, (x) => x <= 120),
+    },
+    {
+      target: 'each extra sandbox ≤ 5 MB',
+      figure: `${r.memory.sandboxes?.perSandboxMB} MB`,
+      holds: check(r.memory.sandboxes?.perSandboxMB, (x) => x <= 5),
+    },
+    {
+      target: `--users ${scaleUsers}: search, filtered lists, tree and dashboard p99 ≤ 20 ms at 10 connections`,
+      figure: scaleP99.length ? `${Math.max(...scaleP99)} ms at most` : '–',
+      holds: scaleP99.length ? check(Math.max(...scaleP99), (x) => x <= 20) : 'not measured',
+    },
+    {
+      target: 'the journal costs ≤ 10% of throughput',
+      figure: journalPct === null ? '–' : `${round(journalPct, 1)}%`,
+      holds: check(journalPct, (x) => x <= 10),
+    },
+    {
+      target: 'the whole benchmark < 10 minutes',
+      figure: `${r.wallSeconds} s`,
+      holds: check(r.wallSeconds, (x) => x < 600),
+    },
   ];
 }
 
@@ -454,11 +814,11 @@ function markdown(r) {
   const bare = r.throughput.bare?.rps;
   const m = r.machine;
   const lines = [
-    `Measured ${r.date.slice(0, 16).replace('T', ' ')} UTC${r.quick ? ' (quick run)' : ''} on ${m.cpus} × ${m.cpuModel}, ${m.memoryGB} GB, Node ${m.node}, ${m.platform}. `
-      + `Load generators over loopback on the same machine: autocannon (every workload) and, when installed, wrk (Debian's, one thread: the light read, the dashboard and their ceilings); `
-      + `${r.settings.connections} connections, warm-up ${r.settings.warmup} s, then ${r.settings.rounds} rounds × ${r.settings.duration} s: median (min–max). `
-      + `Ratios are to the bare Fastify server of the same run under the same generator. `
-      + `A ratio target is judged under each generator except where bare Fastify sending the very same bytes stays below it (that generator's ceiling).`,
+    `Measured ${r.date.slice(0, 16).replace('T', ' ')} UTC${r.quick ? ' (quick run)' : ''} on ${m.cpus} × ${m.cpuModel}, ${m.memoryGB} GB, Node ${m.node}, ${m.platform}. ` +
+      `Load generators over loopback on the same machine: autocannon (every workload) and, when installed, wrk (Debian's, one thread: the light read, the dashboard and their ceilings); ` +
+      `${r.settings.connections} connections, warm-up ${r.settings.warmup} s, then ${r.settings.rounds} rounds × ${r.settings.duration} s: median (min–max). ` +
+      `Ratios are to the bare Fastify server of the same run under the same generator. ` +
+      `A ratio target is judged under each generator except where bare Fastify sending the very same bytes stays below it (that generator's ceiling).`,
     '',
     '| target | figures | holds |',
     '|---|---|---|',
@@ -470,35 +830,59 @@ function markdown(r) {
     '|---|---:|---:|---:|---:|',
   ];
   for (const [, t] of Object.entries(r.throughput)) {
-    if (t.error) { lines.push(`| ${t.label} | did not run: ${t.error.replace(/\|/g, '/').slice(0, 80)} | | | |`); continue; }
-    lines.push(`| ${t.label} | ${t.rps} (${t.rpsMin}–${t.rpsMax}) | ${ratio(t.rps, bare)} | ${t.p99ms} | ${t.spreadPct}% |`);
+    if (t.error) {
+      lines.push(`| ${t.label} | did not run: ${t.error.replace(/\|/g, '/').slice(0, 80)} | | | |`);
+      continue;
+    }
+    lines.push(
+      `| ${t.label} | ${t.rps} (${t.rpsMin}–${t.rpsMax}) | ${ratio(t.rps, bare)} | ${t.p99ms} | ${t.spreadPct}% |`,
+    );
   }
   const c = r.ceilings ?? {};
   if (c.tenantInfo && c.dashboard) {
-    lines.push('', 'The ceiling for answers of the same size: bare Fastify sending the very bytes the mock answers, ready-made (strings; the gzipped answer as bytes).', '',
-      '| workload | req/s | vs bare | p99 ms | the mock vs this ceiling |', '|---|---:|---:|---:|---:|',
+    lines.push(
+      '',
+      'The ceiling for answers of the same size: bare Fastify sending the very bytes the mock answers, ready-made (strings; the gzipped answer as bytes).',
+      '',
+      '| workload | req/s | vs bare | p99 ms | the mock vs this ceiling |',
+      '|---|---:|---:|---:|---:|',
       `| ${c.tenantInfo.label} (${r.sizes?.tenantInfo ?? '?'} B) | ${c.tenantInfo.rps} | ${ratio(c.tenantInfo.rps, bare)} | ${c.tenantInfo.p99ms} | ${ratio(r.throughput.lightRead?.rps, c.tenantInfo.rps)} |`,
-      `| ${c.dashboard.label} (${r.sizes?.dashboard ?? '?'} B) | ${c.dashboard.rps} | ${ratio(c.dashboard.rps, bare)} | ${c.dashboard.p99ms} | ${ratio((r.throughput.dashboardPlain ?? r.throughput.dashboard)?.rps, c.dashboard.rps)} |`);
+      `| ${c.dashboard.label} (${r.sizes?.dashboard ?? '?'} B) | ${c.dashboard.rps} | ${ratio(c.dashboard.rps, bare)} | ${c.dashboard.p99ms} | ${ratio((r.throughput.dashboardPlain ?? r.throughput.dashboard)?.rps, c.dashboard.rps)} |`,
+    );
     if (c.dashboardGzip) {
-      lines.push(`| ${c.dashboardGzip.label} (${r.sizes?.dashboardGzip ?? '?'} B) | ${c.dashboardGzip.rps} | ${ratio(c.dashboardGzip.rps, bare)} | ${c.dashboardGzip.p99ms} | ${ratio(r.throughput.dashboard?.rps, c.dashboardGzip.rps)} |`);
+      lines.push(
+        `| ${c.dashboardGzip.label} (${r.sizes?.dashboardGzip ?? '?'} B) | ${c.dashboardGzip.rps} | ${ratio(c.dashboardGzip.rps, bare)} | ${c.dashboardGzip.p99ms} | ${ratio(r.throughput.dashboard?.rps, c.dashboardGzip.rps)} |`,
+      );
     }
   }
   const w = r.wrk ?? { error: 'not measured in this run' };
-  lines.push('', `Cross-check with wrk (Debian's, one thread, ${r.settings.connections} connections, the same rounds), ratios to bare Fastify under wrk:`);
+  lines.push(
+    '',
+    `Cross-check with wrk (Debian's, one thread, ${r.settings.connections} connections, the same rounds), ratios to bare Fastify under wrk:`,
+  );
   if (w.error) lines.push('', `not run: ${w.error}.`);
   else {
     lines.push('', '| workload (wrk) | req/s | vs bare | p99 ms | spread |', '|---|---:|---:|---:|---:|');
     for (const t of [w.bare, w.tenantInfoCeiling, w.dashboardGzipCeiling, w.lightRead, w.dashboard]) {
-      if (t) lines.push(`| ${t.label} | ${t.rps} (${t.rpsMin}–${t.rpsMax}) | ${ratio(t.rps, w.bare?.rps)} | ${t.p99ms} | ${t.spreadPct}% |`);
+      if (t)
+        lines.push(
+          `| ${t.label} | ${t.rps} (${t.rpsMin}–${t.rpsMax}) | ${ratio(t.rps, w.bare?.rps)} | ${t.p99ms} | ${t.spreadPct}% |`,
+        );
     }
   }
   const lr = r.throughput.lightRead?.rps;
   const on = r.throughput.lightReadFresh?.rps;
   const nj = r.throughput.lightReadNoJournal?.rps;
   const prism = r.throughput.prism?.rps;
-  lines.push('', `Journal cost on the light read (two fresh instances, on and off): ${on && nj ? `${round((1 - on / nj) * 100, 1)}%` : '–'} of throughput. `
-    + `Light read vs Prism: ${lr && prism ? `${round(lr / prism, 1)}×` : '–'}.`);
-  lines.push('', '| start-up and memory | value |', '|---|---:|',
+  lines.push(
+    '',
+    `Journal cost on the light read (two fresh instances, on and off): ${on && nj ? `${round((1 - on / nj) * 100, 1)}%` : '–'} of throughput. ` +
+      `Light read vs Prism: ${lr && prism ? `${round(lr / prism, 1)}×` : '–'}.`,
+  );
+  lines.push(
+    '',
+    '| start-up and memory | value |',
+    '|---|---:|',
     `| start to first 200, default data (median of ${r.startup.defaultRunsMs?.length}) | ${r.startup.defaultMs} ms |`,
     `| start to first 200, --users ${scaleUsers} | ${r.startup.users100kMs !== null && r.startup.users100kMs !== undefined ? `${r.startup.users100kMs} ms` : r.startup.users100kError} |`,
     `| RSS idle, default data | ${r.memory.idleDefault?.rssMB} MB |`,
@@ -507,9 +891,15 @@ function markdown(r) {
     `| RSS idle, --users ${scaleUsers} | ${r.memory.idleUsers100k?.rssMB} MB |`,
     `| peak RSS (VmHWM), --users ${scaleUsers} under load | ${r.memory.underLoadUsers100k?.hwmMB} MB |`,
     `| Prism: start / RSS after load | ${r.startup.prismMs ?? '–'} ms / ${r.memory.prism?.rssMB ?? '–'} MB |`,
-    `| WireMock: start / RSS after load | ${r.startup.wiremockMs ?? '–'} ms / ${r.memory.wiremock?.rssMB ?? '–'} MB |`);
-  lines.push('', `With --users ${scaleUsers} per tenant, 10 connections, ${r.settings.scaleRounds} × ${r.settings.scaleDuration} s:`, '',
-    '| workload | req/s | p50 ms | p99 ms |', '|---|---:|---:|---:|');
+    `| WireMock: start / RSS after load | ${r.startup.wiremockMs ?? '–'} ms / ${r.memory.wiremock?.rssMB ?? '–'} MB |`,
+  );
+  lines.push(
+    '',
+    `With --users ${scaleUsers} per tenant, 10 connections, ${r.settings.scaleRounds} × ${r.settings.scaleDuration} s:`,
+    '',
+    '| workload | req/s | p50 ms | p99 ms |',
+    '|---|---:|---:|---:|',
+  );
   for (const [, s] of Object.entries(r.scale)) lines.push(`| ${s.label} | ${s.rps} | ${s.p50ms} | ${s.p99ms} |`);
   lines.push('', `Whole benchmark: ${r.wallSeconds} s.`);
   return lines.join('\n');
@@ -533,5 +923,10 @@ function finish(r) {
 }
 
 // --render: rewrite the Markdown (and the README section) from the saved JSON, without measuring
-if (args.includes('--render')) finish(JSON.parse(readFileSync(join(root, 'bench', 'results', `${outName}.json`), 'utf8')));
-else main().catch((err) => { log(err.stack ?? String(err)); process.exit(1); });
+if (args.includes('--render'))
+  finish(JSON.parse(readFileSync(join(root, 'bench', 'results', `${outName}.json`), 'utf8')));
+else
+  main().catch((err) => {
+    log(err.stack ?? String(err));
+    process.exit(1);
+  });

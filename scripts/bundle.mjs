@@ -21,7 +21,9 @@ const options = {
   // threads from their own files (pino transports), or are only needed for optional features loaded on demand.
   external: ['@fastify/swagger-ui', 'pino', 'pino-pretty', 'exceljs', 'qrcode', 'node-forge', 'sanitize-html'],
   // CommonJS dependencies inside an ES module bundle still call require()
-  banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
+  },
 };
 if (watch) {
   await (await context({ ...options, logLevel: 'info' })).watch();

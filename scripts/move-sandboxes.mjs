@@ -7,15 +7,25 @@
 // clock; the journal and outbox stay behind. Run it while no pipeline uses the sandboxes being moved.
 import { parseArgs } from 'node:util';
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { balancer: { type: 'string' }, token: { type: 'string' }, 'dry-run': { type: 'boolean' } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { balancer: { type: 'string' }, token: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+});
 if (!values.balancer || positionals.length === 0) {
-  process.stderr.write('usage: node scripts/move-sandboxes.mjs --balancer URL [--token T] [--dry-run] INSTANCE_URL...\n');
+  process.stderr.write(
+    'usage: node scripts/move-sandboxes.mjs --balancer URL [--token T] [--dry-run] INSTANCE_URL...\n',
+  );
   process.exit(2);
 }
-const headers = { accept: 'application/json', 'x-mock-forwarded': 'move-sandboxes', ...(values.token ? { authorization: `Bearer ${values.token}` } : {}) };
+const headers = {
+  accept: 'application/json',
+  'x-mock-forwarded': 'move-sandboxes',
+  ...(values.token ? { authorization: `Bearer ${values.token}` } : {}),
+};
 const call = async (url, init = {}) => {
   const res = await fetch(url, { ...init, headers: { ...headers, ...init.headers } });
-  if (!res.ok && res.status !== 404) throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
+  if (!res.ok && res.status !== 404)
+    throw new Error(`${init.method ?? 'GET'} ${url}: ${res.status} ${await res.text()}`);
   return res;
 };
 const balancer = values.balancer.replace(/\/+$/, '');
@@ -31,7 +41,11 @@ for (const base of positionals.map((u) => u.replace(/\/+$/, ''))) {
     process.stdout.write(`${name}: ${from} -> ${to}${values['dry-run'] ? ' (dry run)' : ''}\n`);
     if (values['dry-run']) continue;
     const snapshot = await (await call(`${base}/__admin/state?${key}`)).text();
-    await call(`${balancer}/__admin/state?${key}`, { method: 'PUT', headers: { 'content-type': 'application/json', 'x-mock-sandbox': name }, body: snapshot });
+    await call(`${balancer}/__admin/state?${key}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-mock-sandbox': name },
+      body: snapshot,
+    });
     await call(`${base}/__admin/sandboxes/${encodeURIComponent(name)}`, { method: 'DELETE' });
     moved++;
   }

@@ -5,8 +5,14 @@ import { build } from 'esbuild';
 
 const outfile = 'dist/capture-examples.mjs';
 await build({
-  entryPoints: ['test/support/examples.ts'], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20',
-  packages: 'external', logLevel: 'warning',
+  entryPoints: ['test/support/examples.ts'],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
 });
 const { captureExamples, examplesText } = await import(new URL(`../${outfile}`, import.meta.url).href);
 const text = examplesText(await captureExamples());

@@ -73,13 +73,21 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     trustProxy: true,
     bodyLimit: options.bodyLimit,
     ...serverLimitOptions(serverLimits),
-    clientErrorHandler, frameworkErrors: renderError, // bad URL encoding and the like: the one error body too
+    clientErrorHandler,
+    frameworkErrors: renderError, // bad URL encoding and the like: the one error body too
     rewriteUrl: makeUrlRewriter(prefixes),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     schemaController: { compilersFactory: { buildValidator: lazyValidatorBuilder() } },
     ajv: {
       // no meta-schema check of every schema at each start: test/schemas-meta.test.ts does it once
-      customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: true, allErrors: true, formats: { password: true }, validateSchema: false },
+      customOptions: {
+        coerceTypes: 'array',
+        useDefaults: true,
+        removeAdditional: true,
+        allErrors: true,
+        formats: { password: true },
+        validateSchema: false,
+      },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -93,11 +101,15 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
       info: {
         title: 'portal-mock: Mobile Client API of a multi-tenant corporate portal',
         version: '2.0.0',
-        description: 'A stateful mock. Every operation also answers under /api/v2 and under /sandbox/NAME. Fields marked "assumed" are not shown by the API description.',
+        description:
+          'A stateful mock. Every operation also answers under /api/v2 and under /sandbox/NAME. Fields marked "assumed" are not shown by the API description.',
         contact: { name: 'portal-mock maintainers' },
       },
       // relative: "Try it out" calls the mock that serves the document, whatever its address
-      servers: [{ url: '/', description: 'this mock' }, { url: '/api/v2', description: 'the same, under the portal\'s prefix' }],
+      servers: [
+        { url: '/', description: 'this mock' },
+        { url: '/api/v2', description: "the same, under the portal's prefix" },
+      ],
       components: { securitySchemes },
       tags: [
         { name: 'mobile', description: 'Device binding and session' },
@@ -119,7 +131,10 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
         { name: 'file', description: 'Files of the user, upload and download' },
         { name: 'user-api-token', description: 'Personal API tokens (Bearer); management needs a session' },
         { name: 'user-list-cache', description: 'Selections of users stored under a key' },
-        { name: 'wallet', description: 'Wallets of employees and their transactions (enableWallet, right wallets-transactions)' },
+        {
+          name: 'wallet',
+          description: 'Wallets of employees and their transactions (enableWallet, right wallets-transactions)',
+        },
         { name: 'file-processing', description: 'Background processing of uploaded files, for polling' },
         { name: 'admin-employment', description: 'Read-only employments for integrations (right user-edit)' },
         { name: 'pages', description: 'Web pages of the addresses answers hand out (HTML, session headers)' },
@@ -129,7 +144,9 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     },
     transform: describeRoute,
     transformObject: finishDocument,
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
   });
   for (const schema of sharedSchemas) app.addSchema(schema);
   useLazySerializers(app);
@@ -137,7 +154,8 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   // 3. store: one frozen base world per seed, shared by every sandbox (src/store/store.ts, docs/store.md)
   const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
   const worlds = new Worlds({
-    refDate, users: options.users,
+    refDate,
+    users: options.users,
     generate: (seed, at) => {
       const data = seedData(fixtures, { seed, refDate: at, size: { users: options.users } });
       // a large world's people indexes now, not in the first requests (see src/domain/people-index.ts)
@@ -145,10 +163,17 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
       return data;
     },
   });
-  const clock: ClockState = options.now ? { mode: 'frozen', at: new Date(options.now).toISOString() } : { mode: 'real' };
+  const clock: ClockState = options.now
+    ? { mode: 'frozen', at: new Date(options.now).toISOString() }
+    : { mode: 'real' };
   let scenarios: ScenarioRegistry | undefined;
   const sandboxes = new SandboxRegistry({
-    worlds, seed: options.seed, dataDir: options.data, clock, scenario: options.scenario, journalLimit: options.journalLimit,
+    worlds,
+    seed: options.seed,
+    dataDir: options.data,
+    clock,
+    scenario: options.scenario,
+    journalLimit: options.journalLimit,
     maxSandboxes: options.maxSandboxes,
     onCreate: (sandbox) => {
       const scenario = scenarios?.get(sandbox.scenario);
@@ -173,7 +198,13 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   // 4. per request, as hooks in this order: CORS → sandbox → journal → findings → scenario → proxy → auth, all from route config.
   // CORS first, so error answers carry its headers too: any origin, with credentials, as a development server allows
   // (web previews of React Native, Flutter or Ionic apps); every OPTIONS request is a preflight answered 204.
-  await app.register(cors, { origin: true, credentials: true, methods: 'GET,HEAD,PUT,PATCH,POST,DELETE', maxAge: 600, strictPreflight: false });
+  await app.register(cors, {
+    origin: true,
+    credentials: true,
+    methods: 'GET,HEAD,PUT,PATCH,POST,DELETE',
+    maxAge: 600,
+    strictPreflight: false,
+  });
   await app.register(requestContextPlugin, { prefixes });
   await app.register(journalPlugin);
   await app.register(findingsPlugin); // its onSend runs before a scenario fault breaks the answer
@@ -182,7 +213,12 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   await app.register(authPlugin, { policy: authPolicy });
   // after the journal, the body faults and the proxy, which see the answer as text; gzip and deflate are what mobile
   // HTTP stacks accept on their own; level 1 as nginx, for less CPU (docs/performance.md, also why not brotli)
-  await app.register(compress, { global: true, threshold: 1024, encodings: ['gzip', 'deflate'], zlibOptions: { level: 1 } });
+  await app.register(compress, {
+    global: true,
+    threshold: 1024,
+    encodings: ['gzip', 'deflate'],
+    zlibOptions: { level: 1 },
+  });
   await app.register(bandwidthPlugin); // after compression: paces the compressed bytes
 
   // 5. the API groups, then the admin side
@@ -194,10 +230,15 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   });
 
   scenarios = new ScenarioRegistry([bundledScenariosDir, ...options.scenarios], operationIds);
-  if (!scenarios.get(options.scenario)) throw new UsageError(`--scenario: unknown scenario "${options.scenario}"; known: ${scenarios.names().join(', ')}`);
+  if (!scenarios.get(options.scenario))
+    throw new UsageError(`--scenario: unknown scenario "${options.scenario}"; known: ${scenarios.names().join(', ')}`);
   sandboxes.checkScenarios(scenarios); // of the sandboxes --data brought back (their data side is in their log)
   app.decorate('scenarios', scenarios);
-  if (watchScenarios) scenarios.watch((message) => app.log.error(message), (names) => app.log.info({ scenarios: names }, 'scenarios reloaded'));
+  if (watchScenarios)
+    scenarios.watch(
+      (message) => app.log.error(message),
+      (names) => app.log.info({ scenarios: names }, 'scenarios reloaded'),
+    );
   const defaultSandbox = sandboxes.get('default'); // seed now: a broken factory fails at start-up, and the first request is fast
   if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state, options.seed);
   const idleMs = options.sandboxIdleTtl ? durationMs(options.sandboxIdleTtl) : null;

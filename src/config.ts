@@ -25,14 +25,20 @@ export const Options = Type.Object({
   journalLimit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   fixtures: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
-  https: Type.Boolean({ default: false, description: 'serve TLS with a certificate of the local CA (or --tls-cert/--tls-key)' }),
-  caDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null, description: 'directory of the local CA (default ~/.portal-mock/ca)' }),
+  https: Type.Boolean({
+    default: false,
+    description: 'serve TLS with a certificate of the local CA (or --tls-cert/--tls-key)',
+  }),
+  caDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
+    default: null,
+    description: 'directory of the local CA (default ~/.portal-mock/ca)',
+  }),
   tlsCert: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   tlsKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   portFile: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   noBanner: Type.Boolean({ default: false }),
   proxy: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()], { default: null }),
-  proxyHeaders: Type.Array(Type.String({ pattern: '^[A-Za-z0-9!#$%&\'*+.^_`|~-]+:' }), { default: [] }),
+  proxyHeaders: Type.Array(Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+:" }), { default: [] }),
   proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
@@ -83,44 +89,221 @@ function expectation(key: keyof Options): string {
 export function durationMs(text: string): number {
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
   if (!m) throw new UsageError(`not a duration: "${text}"; expected ${durationExpected}`);
-  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+  return (
+    Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd']
+  );
 }
 
-type Flag = { key: keyof Options; flag: string; env: string; kind: 'int' | 'string' | 'list' | 'bool'; help: string; envSeparator?: RegExp };
+type Flag = {
+  key: keyof Options;
+  flag: string;
+  env: string;
+  kind: 'int' | 'string' | 'list' | 'bool';
+  help: string;
+  envSeparator?: RegExp;
+};
 const flags: Flag[] = [
-  { key: 'port', flag: 'port', env: 'PORTAL_MOCK_PORT', kind: 'int', help: 'port to listen on; 0 picks a free one (default 3000)' },
-  { key: 'host', flag: 'host', env: 'PORTAL_MOCK_HOST', kind: 'string', help: 'address to bind (default 0.0.0.0, so phones on the LAN reach it)' },
+  {
+    key: 'port',
+    flag: 'port',
+    env: 'PORTAL_MOCK_PORT',
+    kind: 'int',
+    help: 'port to listen on; 0 picks a free one (default 3000)',
+  },
+  {
+    key: 'host',
+    flag: 'host',
+    env: 'PORTAL_MOCK_HOST',
+    kind: 'string',
+    help: 'address to bind (default 0.0.0.0, so phones on the LAN reach it)',
+  },
   { key: 'seed', flag: 'seed', env: 'PORTAL_MOCK_SEED', kind: 'int', help: 'seed of the generated data (default 42)' },
-  { key: 'scenario', flag: 'scenario', env: 'PORTAL_MOCK_SCENARIO', kind: 'string', help: 'scenario active at start in the default sandbox (default "default")' },
-  { key: 'scenarios', flag: 'scenarios', env: 'PORTAL_MOCK_SCENARIOS', kind: 'list', help: 'another directory of scenario files; repeatable (env: comma-separated)' },
-  { key: 'data', flag: 'data', env: 'PORTAL_MOCK_DATA', kind: 'string', help: 'keep the data in JSON files in DIR (survives restarts); in memory otherwise' },
-  { key: 'state', flag: 'state', env: 'PORTAL_MOCK_STATE', kind: 'string', help: 'start the default sandbox from a snapshot exported by GET /__admin/state' },
-  { key: 'now', flag: 'now', env: 'PORTAL_MOCK_NOW', kind: 'string', help: 'freeze the clock at this ISO date-time (e.g. 2026-03-02T09:00:00Z)' },
-  { key: 'logLevel', flag: 'log-level', env: 'PORTAL_MOCK_LOG_LEVEL', kind: 'string', help: 'fatal|error|warn|info|debug|trace|silent (default info)' },
-  { key: 'users', flag: 'users', env: 'PORTAL_MOCK_USERS', kind: 'int', help: 'generated users per tenant (default 200)' },
-  { key: 'adminToken', flag: 'admin-token', env: 'PORTAL_MOCK_ADMIN_TOKEN', kind: 'string', help: 'require "Authorization: Bearer TOKEN" on /__admin routes' },
-  { key: 'journalLimit', flag: 'journal-limit', env: 'PORTAL_MOCK_JOURNAL_LIMIT', kind: 'int', help: 'request journal entries kept per sandbox, oldest dropped first (default 1000; 0 turns the journal off)' },
-  { key: 'bodyLimit', flag: 'body-limit', env: 'PORTAL_MOCK_BODY_LIMIT', kind: 'int', help: 'largest accepted JSON body in bytes (default 1048576)' },
-  { key: 'proxy', flag: 'proxy', env: 'PORTAL_MOCK_PROXY', kind: 'string', help: 'forward operations the mock does not implement to this upstream URL (see docs/proxy.md)' },
-  { key: 'proxyHeaders', flag: 'proxy-header', env: 'PORTAL_MOCK_PROXY_HEADERS', kind: 'list', envSeparator: /[\n;]/, help: '"Name: value" added to every forwarded request (the upstream\'s own credentials); repeatable (env: newline- or ;-separated)' },
-  { key: 'proxyTimeout', flag: 'proxy-timeout', env: 'PORTAL_MOCK_PROXY_TIMEOUT', kind: 'int', help: 'ms to wait for the upstream before answering 504 (default 10000)' },
-  { key: 'record', flag: 'record', env: 'PORTAL_MOCK_RECORD', kind: 'string', help: 'write every forwarded exchange as a stub of a scenario file recorded-<time>.json in DIR' },
-  { key: 'fixtures', flag: 'fixtures', env: 'PORTAL_MOCK_FIXTURES', kind: 'string', help: 'fixtures file with tenants and demo accounts (default fixtures/tenants.json)' },
-  { key: 'https', flag: 'https', env: 'PORTAL_MOCK_HTTPS', kind: 'bool', help: 'serve HTTPS with a certificate signed by the local CA (created once in --ca-dir)' },
-  { key: 'caDir', flag: 'ca-dir', env: 'PORTAL_MOCK_CA_DIR', kind: 'string', help: 'directory of the local certificate authority (default ~/.portal-mock/ca)' },
-  { key: 'tlsCert', flag: 'tls-cert', env: 'PORTAL_MOCK_TLS_CERT', kind: 'string', help: 'your own certificate (PEM) instead of the local CA; needs --tls-key; implies HTTPS' },
-  { key: 'tlsKey', flag: 'tls-key', env: 'PORTAL_MOCK_TLS_KEY', kind: 'string', help: 'the private key (PEM) of --tls-cert' },
-  { key: 'portFile', flag: 'port-file', env: 'PORTAL_MOCK_PORT_FILE', kind: 'string', help: 'write the port to FILE (atomically) once listening; for --port 0 in pipelines' },
-  { key: 'maxSandboxes', flag: 'max-sandboxes', env: 'PORTAL_MOCK_MAX_SANDBOXES', kind: 'int', help: 'most sandboxes at once; a request that would create one more gets 429 (default 10000)' },
-  { key: 'sandboxIdleTtl', flag: 'sandbox-idle-ttl', env: 'PORTAL_MOCK_SANDBOX_IDLE_TTL', kind: 'string', help: 'delete a sandbox (not default) no request has named for this long, e.g. 30m, 2h (default: never)' },
-  { key: 'instanceName', flag: 'instance-name', env: 'PORTAL_MOCK_INSTANCE', kind: 'string', help: 'this instance\'s name in x-mock-instance, health and listings (default hostname:port)' },
-  { key: 'peers', flag: 'peers', env: 'PORTAL_MOCK_PEERS', kind: 'list', help: 'the other instances (URL, or dns:NAME:PORT for every address of NAME): /__admin/sandboxes lists theirs too; repeatable or comma-separated' },
-  { key: 'noBanner', flag: 'no-banner', env: 'PORTAL_MOCK_NO_BANNER', kind: 'bool', help: 'no address/QR banner at start (it is only printed to a terminal anyway)' },
+  {
+    key: 'scenario',
+    flag: 'scenario',
+    env: 'PORTAL_MOCK_SCENARIO',
+    kind: 'string',
+    help: 'scenario active at start in the default sandbox (default "default")',
+  },
+  {
+    key: 'scenarios',
+    flag: 'scenarios',
+    env: 'PORTAL_MOCK_SCENARIOS',
+    kind: 'list',
+    help: 'another directory of scenario files; repeatable (env: comma-separated)',
+  },
+  {
+    key: 'data',
+    flag: 'data',
+    env: 'PORTAL_MOCK_DATA',
+    kind: 'string',
+    help: 'keep the data in JSON files in DIR (survives restarts); in memory otherwise',
+  },
+  {
+    key: 'state',
+    flag: 'state',
+    env: 'PORTAL_MOCK_STATE',
+    kind: 'string',
+    help: 'start the default sandbox from a snapshot exported by GET /__admin/state',
+  },
+  {
+    key: 'now',
+    flag: 'now',
+    env: 'PORTAL_MOCK_NOW',
+    kind: 'string',
+    help: 'freeze the clock at this ISO date-time (e.g. 2026-03-02T09:00:00Z)',
+  },
+  {
+    key: 'logLevel',
+    flag: 'log-level',
+    env: 'PORTAL_MOCK_LOG_LEVEL',
+    kind: 'string',
+    help: 'fatal|error|warn|info|debug|trace|silent (default info)',
+  },
+  {
+    key: 'users',
+    flag: 'users',
+    env: 'PORTAL_MOCK_USERS',
+    kind: 'int',
+    help: 'generated users per tenant (default 200)',
+  },
+  {
+    key: 'adminToken',
+    flag: 'admin-token',
+    env: 'PORTAL_MOCK_ADMIN_TOKEN',
+    kind: 'string',
+    help: 'require "Authorization: Bearer TOKEN" on /__admin routes',
+  },
+  {
+    key: 'journalLimit',
+    flag: 'journal-limit',
+    env: 'PORTAL_MOCK_JOURNAL_LIMIT',
+    kind: 'int',
+    help: 'request journal entries kept per sandbox, oldest dropped first (default 1000; 0 turns the journal off)',
+  },
+  {
+    key: 'bodyLimit',
+    flag: 'body-limit',
+    env: 'PORTAL_MOCK_BODY_LIMIT',
+    kind: 'int',
+    help: 'largest accepted JSON body in bytes (default 1048576)',
+  },
+  {
+    key: 'proxy',
+    flag: 'proxy',
+    env: 'PORTAL_MOCK_PROXY',
+    kind: 'string',
+    help: 'forward operations the mock does not implement to this upstream URL (see docs/proxy.md)',
+  },
+  {
+    key: 'proxyHeaders',
+    flag: 'proxy-header',
+    env: 'PORTAL_MOCK_PROXY_HEADERS',
+    kind: 'list',
+    envSeparator: /[\n;]/,
+    help: '"Name: value" added to every forwarded request (the upstream\'s own credentials); repeatable (env: newline- or ;-separated)',
+  },
+  {
+    key: 'proxyTimeout',
+    flag: 'proxy-timeout',
+    env: 'PORTAL_MOCK_PROXY_TIMEOUT',
+    kind: 'int',
+    help: 'ms to wait for the upstream before answering 504 (default 10000)',
+  },
+  {
+    key: 'record',
+    flag: 'record',
+    env: 'PORTAL_MOCK_RECORD',
+    kind: 'string',
+    help: 'write every forwarded exchange as a stub of a scenario file recorded-<time>.json in DIR',
+  },
+  {
+    key: 'fixtures',
+    flag: 'fixtures',
+    env: 'PORTAL_MOCK_FIXTURES',
+    kind: 'string',
+    help: 'fixtures file with tenants and demo accounts (default fixtures/tenants.json)',
+  },
+  {
+    key: 'https',
+    flag: 'https',
+    env: 'PORTAL_MOCK_HTTPS',
+    kind: 'bool',
+    help: 'serve HTTPS with a certificate signed by the local CA (created once in --ca-dir)',
+  },
+  {
+    key: 'caDir',
+    flag: 'ca-dir',
+    env: 'PORTAL_MOCK_CA_DIR',
+    kind: 'string',
+    help: 'directory of the local certificate authority (default ~/.portal-mock/ca)',
+  },
+  {
+    key: 'tlsCert',
+    flag: 'tls-cert',
+    env: 'PORTAL_MOCK_TLS_CERT',
+    kind: 'string',
+    help: 'your own certificate (PEM) instead of the local CA; needs --tls-key; implies HTTPS',
+  },
+  {
+    key: 'tlsKey',
+    flag: 'tls-key',
+    env: 'PORTAL_MOCK_TLS_KEY',
+    kind: 'string',
+    help: 'the private key (PEM) of --tls-cert',
+  },
+  {
+    key: 'portFile',
+    flag: 'port-file',
+    env: 'PORTAL_MOCK_PORT_FILE',
+    kind: 'string',
+    help: 'write the port to FILE (atomically) once listening; for --port 0 in pipelines',
+  },
+  {
+    key: 'maxSandboxes',
+    flag: 'max-sandboxes',
+    env: 'PORTAL_MOCK_MAX_SANDBOXES',
+    kind: 'int',
+    help: 'most sandboxes at once; a request that would create one more gets 429 (default 10000)',
+  },
+  {
+    key: 'sandboxIdleTtl',
+    flag: 'sandbox-idle-ttl',
+    env: 'PORTAL_MOCK_SANDBOX_IDLE_TTL',
+    kind: 'string',
+    help: 'delete a sandbox (not default) no request has named for this long, e.g. 30m, 2h (default: never)',
+  },
+  {
+    key: 'instanceName',
+    flag: 'instance-name',
+    env: 'PORTAL_MOCK_INSTANCE',
+    kind: 'string',
+    help: "this instance's name in x-mock-instance, health and listings (default hostname:port)",
+  },
+  {
+    key: 'peers',
+    flag: 'peers',
+    env: 'PORTAL_MOCK_PEERS',
+    kind: 'list',
+    help: 'the other instances (URL, or dns:NAME:PORT for every address of NAME): /__admin/sandboxes lists theirs too; repeatable or comma-separated',
+  },
+  {
+    key: 'noBanner',
+    flag: 'no-banner',
+    env: 'PORTAL_MOCK_NO_BANNER',
+    kind: 'bool',
+    help: 'no address/QR banner at start (it is only printed to a terminal anyway)',
+  },
 ];
 
 export function usage(): string {
-  const lines = flags.map((f) => `  --${`${f.flag}${f.kind === 'bool' ? '' : f.kind === 'int' ? ' N' : ' VALUE'}`.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`);
-  return ['Usage: portal-mock [options]', '', 'Options:', ...lines, `  --${'help'.padEnd(22)} show this help`, ''].join('\n');
+  const lines = flags.map(
+    (f) =>
+      `  --${`${f.flag}${f.kind === 'bool' ? '' : f.kind === 'int' ? ' N' : ' VALUE'}`.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`,
+  );
+  return ['Usage: portal-mock [options]', '', 'Options:', ...lines, `  --${'help'.padEnd(22)} show this help`, ''].join(
+    '\n',
+  );
 }
 
 export class UsageError extends Error {}
@@ -153,7 +336,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       args: joinDashValues(argv), // strict, no positionals: parseArgs' defaults
       options: {
         help: { type: 'boolean', short: 'h' },
-        ...Object.fromEntries(flags.map((f) => [f.flag, f.kind === 'bool' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: f.kind === 'list' }])),
+        ...Object.fromEntries(
+          flags.map((f) => [
+            f.flag,
+            f.kind === 'bool' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: f.kind === 'list' },
+          ]),
+        ),
       },
     });
   } catch (err) {
@@ -165,7 +353,18 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   for (const f of flags) {
     const fromFlag = parsed.values[f.flag as keyof typeof parsed.values];
     const fromEnv = env[f.env];
-    const value = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? (f.kind === 'list' ? (f.envSeparator ? fromEnv.split(f.envSeparator).map((v) => v.trim()).filter((v) => v !== '') : fromEnv.split(',')) : fromEnv) : undefined);
+    const value =
+      fromFlag ??
+      (fromEnv !== undefined && fromEnv !== ''
+        ? f.kind === 'list'
+          ? f.envSeparator
+            ? fromEnv
+                .split(f.envSeparator)
+                .map((v) => v.trim())
+                .filter((v) => v !== '')
+            : fromEnv.split(',')
+          : fromEnv
+        : undefined);
     if (value === undefined) continue;
     const source = fromFlag !== undefined ? `--${f.flag}` : f.env;
     if (f.kind === 'bool') {
@@ -196,18 +395,25 @@ function snapshotStart(partial: Record<string, unknown>): Record<string, unknown
   } catch {
     // an unreadable snapshot is reported by the snapshot loader, with the file's name
   }
-  return { ...(partial.seed === undefined && { seed: snap.seed ?? snap.data?.meta?.seed }), ...(partial.scenario === undefined && { scenario: snap.scenario }) };
+  return {
+    ...(partial.seed === undefined && { seed: snap.seed ?? snap.data?.meta?.seed }),
+    ...(partial.scenario === undefined && { scenario: snap.scenario }),
+  };
 }
 
 /** Fills defaults and checks a partial options object (used by the CLI and by tests through buildApp). */
 export function resolveOptions(partial: Partial<Options> | Record<string, unknown> = {}): Options {
-  const withDefaults = Value.Default(Options, { ...Value.Clone(partial), ...snapshotStart(partial) }) as Record<string, unknown>;
+  const withDefaults = Value.Default(Options, { ...Value.Clone(partial), ...snapshotStart(partial) }) as Record<
+    string,
+    unknown
+  >;
   const first = Value.Errors(Options, withDefaults).First();
   if (first) {
     const key = (first.path.split('/')[1] ?? '') as keyof Options;
     const flag = flags.find((f) => f.key === key);
     throw new UsageError(`${flag ? `--${flag.flag}` : key} expects ${expectation(key)}, got ${shown(first.value)}`);
   }
-  if ((withDefaults.tlsCert === null) !== (withDefaults.tlsKey === null)) throw new UsageError('--tls-cert and --tls-key go together');
+  if ((withDefaults.tlsCert === null) !== (withDefaults.tlsKey === null))
+    throw new UsageError('--tls-cert and --tls-key go together');
   return withDefaults as Options;
 }

@@ -63,11 +63,17 @@ type ValidationIssue = { instancePath: string; message?: string; keyword: string
 function validationDetails(context: string, issues: ValidationIssue[]): Detail[] {
   const place = context === 'querystring' ? 'query' : context;
   return issues.map((issue) => {
-    const path = issue.instancePath.split('/').filter(Boolean).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-    if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string') path.push(issue.params.missingProperty);
-    if (issue.keyword === 'additionalProperties' && typeof issue.params.additionalProperty === 'string') path.push(issue.params.additionalProperty);
+    const path = issue.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (issue.keyword === 'required' && typeof issue.params.missingProperty === 'string')
+      path.push(issue.params.missingProperty);
+    if (issue.keyword === 'additionalProperties' && typeof issue.params.additionalProperty === 'string')
+      path.push(issue.params.additionalProperty);
     let message = issue.message ?? 'is invalid';
-    if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) message += `: ${issue.params.allowedValues.join(', ')}`;
+    if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues))
+      message += `: ${issue.params.allowedValues.join(', ')}`;
     if (issue.keyword === 'required') message = 'is required';
     return { field: [place, ...path].join('.'), message };
   });
@@ -113,17 +119,38 @@ export function renderError(error: FastifyError | ApiError, request: FastifyRequ
  * slow client) get the one body shape too, instead of Fastify's own `{"message":"Client Error"}`. */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const kind: ErrorKind = err.code === 'HPE_HEADER_OVERFLOW' ? 'headersTooLarge' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'requestTimeout' : 'badRequest';
+  const kind: ErrorKind =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 'headersTooLarge'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'requestTimeout'
+        : 'badRequest';
   const { status, code } = ErrorKinds[kind];
-  const body = JSON.stringify(errorBody(status, code, ({ headersTooLarge: 'request line and headers exceed the size limit', requestTimeout: 'the request did not arrive in time' } as Partial<Record<ErrorKind, string>>)[kind]
-    ?? `malformed HTTP request (${err.code ?? 'parse error'}); non-ASCII characters in a path or query must be percent-encoded`));
-  if (socket.writable) socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  const body = JSON.stringify(
+    errorBody(
+      status,
+      code,
+      (
+        {
+          headersTooLarge: 'request line and headers exceed the size limit',
+          requestTimeout: 'the request did not arrive in time',
+        } as Partial<Record<ErrorKind, string>>
+      )[kind] ??
+        `malformed HTTP request (${err.code ?? 'parse error'}); non-ASCII characters in a path or query must be percent-encoded`,
+    ),
+  );
+  if (socket.writable)
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
   socket.destroy(err);
 }
 
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler(renderError);
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(errorBody(404, 'ROUTE_NOT_FOUND', `no operation answers ${request.method} ${request.url.split('?')[0]}`));
+    reply
+      .status(404)
+      .send(errorBody(404, 'ROUTE_NOT_FOUND', `no operation answers ${request.method} ${request.url.split('?')[0]}`));
   });
 }

@@ -17,8 +17,17 @@ export const securitySchemes = {
   sessionCode: { type: 'apiKey', in: 'header', name: 'x-service-session-code' },
   clientId: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Id' },
   clientSecret: { type: 'apiKey', in: 'header', name: 'X-Service-Client-Secret' },
-  bearer: { type: 'http', scheme: 'bearer', description: 'a personal API token (pmt_…) from POST /user-api-token/create' },
-  adminToken: { type: 'apiKey', in: 'header', name: 'x-mock-admin-token', description: 'only when the mock runs with --admin-token' },
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'a personal API token (pmt_…) from POST /user-api-token/create',
+  },
+  adminToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-mock-admin-token',
+    description: 'only when the mock runs with --admin-token',
+  },
 } as const;
 
 const session = { tenant: [], device: [], sessionId: [], sessionCode: [] };
@@ -34,12 +43,21 @@ const requirements: Record<AuthMode | 'admin', Array<Record<string, string[]>>> 
 
 /** @fastify/swagger's `transform`: security from the route's config.auth; paths without a trailing slash. */
 export const describeRoute: SwaggerTransform = ({ schema, url, route }) => {
-  const mode = url.startsWith('/__admin') ? 'admin' : (route.config as { auth?: AuthMode } | undefined)?.auth ?? 'none';
-  return { schema: schema && { ...schema, security: requirements[mode] }, url: url.length > 1 ? url.replace(/\/$/, '') : url };
+  const mode = url.startsWith('/__admin')
+    ? 'admin'
+    : ((route.config as { auth?: AuthMode } | undefined)?.auth ?? 'none');
+  return {
+    schema: schema && { ...schema, security: requirements[mode] },
+    url: url.length > 1 ? url.replace(/\/$/, '') : url,
+  };
 };
 
 type Media = Record<string, { example?: unknown }>;
-type Operation = { operationId?: string; requestBody?: { content?: Media }; responses?: Record<string, { content?: Media }> };
+type Operation = {
+  operationId?: string;
+  requestBody?: { content?: Media };
+  responses?: Record<string, { content?: Media }>;
+};
 type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, unknown> } };
 
 /** @fastify/swagger's `transformObject`: the captured examples, and no component that nothing refers to. */
@@ -49,14 +67,18 @@ export const finishDocument: SwaggerTransformObject = (input) => {
   for (const op of Object.values(doc.paths).flatMap((item) => Object.values(item))) {
     const captured = examples[op.operationId ?? ''];
     const request = op.requestBody?.content?.['application/json'];
-    const answer = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith('2'))?.[1].content?.['application/json'];
+    const answer = Object.entries(op.responses ?? {}).find(([status]) => status.startsWith('2'))?.[1].content?.[
+      'application/json'
+    ];
     if (request && captured?.request !== undefined) request.example = captured.request;
     if (answer && captured?.response !== undefined) answer.example = captured.response;
   }
   // shared schemas that TypeBox inlines where they are used (Right …): unreferenced components are noise
-  for (let pruned = true; pruned;) {
+  for (let pruned = true; pruned; ) {
     const text = JSON.stringify(doc);
-    const unused = Object.keys(doc.components.schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
+    const unused = Object.keys(doc.components.schemas).filter(
+      (name) => !text.includes(`"#/components/schemas/${name}"`),
+    );
     for (const name of unused) delete doc.components.schemas[name];
     pruned = unused.length > 0;
   }

@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url';
 function findPackageRoot(start: string): string {
   for (let dir = start; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'fixtures'))) return dir;
-    if (dirname(dir) === dir) throw new Error(`portal-mock: no package root (package.json beside fixtures/) above ${start}`);
+    if (dirname(dir) === dir)
+      throw new Error(`portal-mock: no package root (package.json beside fixtures/) above ${start}`);
   }
 }
 

@@ -48,7 +48,12 @@ async function main(): Promise<void> {
   try {
     await checkStartInputs(options); // before buildApp, which would fail on them with a stack, or spin (see inputs.ts)
     tls = resolveTls(options);
-    app = await buildApp({ ...options, logger: cliLogger(options.logLevel, process.stdout.isTTY === true), tls: tls?.tls ?? null, caCertificate: tls?.caCertificate ?? null });
+    app = await buildApp({
+      ...options,
+      logger: cliLogger(options.logLevel, process.stdout.isTTY === true),
+      tls: tls?.tls ?? null,
+      caCertificate: tls?.caCertificate ?? null,
+    });
   } catch (err) {
     if (isInputError(err)) exitWith(2, withFlag(err, options));
     throw err;
@@ -60,8 +65,16 @@ async function main(): Promise<void> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-      const why = code === 'EADDRINUSE' ? 'is in use' : code === 'EACCES' ? 'needs privileges this user does not have' : 'is not an address of this machine';
-      const fix = code === 'EADDRNOTAVAIL' ? 'choose another with --host' : 'choose another with --port N, or --port 0 for any free port (with --port-file FILE to learn which)';
+      const why =
+        code === 'EADDRINUSE'
+          ? 'is in use'
+          : code === 'EACCES'
+            ? 'needs privileges this user does not have'
+            : 'is not an address of this machine';
+      const fix =
+        code === 'EADDRNOTAVAIL'
+          ? 'choose another with --host'
+          : 'choose another with --port N, or --port 0 for any free port (with --port-file FILE to learn which)';
       await app.close();
       exitWith(1, `${options.host}:${options.port} ${why}; ${fix}`);
     }
@@ -79,10 +92,17 @@ async function main(): Promise<void> {
     }
   }
   if (!options.noBanner) {
-    process.stdout.write(await bannerText({
-      protocol: tls ? 'https' : 'http', port, host: options.host, options, fixtures: app.fixtures,
-      qr: process.stdout.isTTY === true, caDir: tls?.caDir ?? null,
-    }));
+    process.stdout.write(
+      await bannerText({
+        protocol: tls ? 'https' : 'http',
+        port,
+        host: options.host,
+        options,
+        fixtures: app.fixtures,
+        qr: process.stdout.isTTY === true,
+        caDir: tls?.caDir ?? null,
+      }),
+    );
   }
 
   let stopping = false;

@@ -11,5 +11,10 @@ export type RunningMock = { url: string; admin: AdminClient; app: FastifyInstanc
 export async function startMock({ host = '127.0.0.1', port = 0, ...options }: AppOptions = {}): Promise<RunningMock> {
   const app = await buildApp(options);
   const url = await app.listen({ port, host });
-  return { url, app, admin: adminClient({ baseUrl: url, adminToken: options.adminToken ?? undefined }), close: () => app.close() };
+  return {
+    url,
+    app,
+    admin: adminClient({ baseUrl: url, adminToken: options.adminToken ?? undefined }),
+    close: () => app.close(),
+  };
 }

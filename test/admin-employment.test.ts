@@ -1,8 +1,23 @@
 import t from 'tap';
 import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
 
-const tenantOf = (app: Awaited<ReturnType<typeof build>>) => app.sandboxes.get('default').store.tenant(tenants.romashka)!;
-type Row = { id: string; user_id: string; origin_id: string; origin_organization_id: string; is_main: boolean; status_id: number; department_id: string; chief_id: string | null; position: string; employment_date: string; created_at: string; reg_status_id: number; user: { name: string } };
+const tenantOf = (app: Awaited<ReturnType<typeof build>>) =>
+  app.sandboxes.get('default').store.tenant(tenants.romashka)!;
+type Row = {
+  id: string;
+  user_id: string;
+  origin_id: string;
+  origin_organization_id: string;
+  is_main: boolean;
+  status_id: number;
+  department_id: string;
+  chief_id: string | null;
+  position: string;
+  employment_date: string;
+  created_at: string;
+  reg_status_id: number;
+  user: { name: string };
+};
 
 t.test('index: right user-edit, per-page clamped, maps origin id to user id', async (t) => {
   const app = await build(t);
@@ -12,11 +27,27 @@ t.test('index: right user-edit, per-page clamped, maps origin id to user id', as
   const all = json(await app.inject({ url: '/admin/employment?per-page=1000', headers: s.headers }));
   t.match(all._meta, { perPage: 100, totalCount: visible.length });
   const e = tenant.employments.find((x) => x.originOrganizationId === 'ORG-2')!;
-  const mapped = json(await app.inject({ url: `/admin/employment?origin_id[]=${encodeURIComponent(e.originId)}&origin_organization_id=ORG-2`, headers: s.headers }));
+  const mapped = json(
+    await app.inject({
+      url: `/admin/employment?origin_id[]=${encodeURIComponent(e.originId)}&origin_organization_id=ORG-2`,
+      headers: s.headers,
+    }),
+  );
   t.equal(mapped.data.length, 1);
-  t.match(mapped.data[0], { id: e.id, user_id: e.userId, origin_id: e.originId, origin_organization_id: 'ORG-2', is_main: false });
+  t.match(mapped.data[0], {
+    id: e.id,
+    user_id: e.userId,
+    origin_id: e.originId,
+    origin_organization_id: 'ORG-2',
+    is_main: false,
+  });
   const e2 = tenant.employments[5]!;
-  const two = json(await app.inject({ url: `/admin/employment?origin_id[]=${encodeURIComponent(e.originId)}&origin_id[]=${encodeURIComponent(e2.originId)}`, headers: s.headers }));
+  const two = json(
+    await app.inject({
+      url: `/admin/employment?origin_id[]=${encodeURIComponent(e.originId)}&origin_id[]=${encodeURIComponent(e2.originId)}`,
+      headers: s.headers,
+    }),
+  );
   t.same(two.data.map((r: Row) => r.id).sort(), [e.id, e2.id].sort(), 'origin_id[] is repeatable');
 
   const plain = await signIn(app, accounts.noRights);
@@ -61,18 +92,38 @@ t.test('index: every filter', async (t) => {
   t.ok(byDate.data.some((r) => r.id === e.id) && byDate.data.every((r) => r.employment_date === e.employmentDate));
   const created = e.createdAt.slice(0, 10);
   t.ok((await get(`created_at=${created}|`)).data.every((r) => r.created_at.slice(0, 10) >= created));
-  t.equal((await get('fired_date=2020-01-01|2030-01-01'))._meta.totalCount, tenant.employments.filter((x) => x.firedDate).length);
+  t.equal(
+    (await get('fired_date=2020-01-01|2030-01-01'))._meta.totalCount,
+    tenant.employments.filter((x) => x.firedDate).length,
+  );
   for (const field of ['employment_date', 'fired_date', 'created_at']) {
-    expectError(t, await app.inject({ url: `/admin/employment?${field}=2026-01-01T10:00:00|2026-02-01`, headers: s.headers }), 422);
+    expectError(
+      t,
+      await app.inject({ url: `/admin/employment?${field}=2026-01-01T10:00:00|2026-02-01`, headers: s.headers }),
+      422,
+    );
   }
-  expectError(t, await app.inject({ url: '/admin/employment?created_at=2026-02-01|2026-01-01', headers: s.headers }), 400);
+  expectError(
+    t,
+    await app.inject({ url: '/admin/employment?created_at=2026-02-01|2026-01-01', headers: s.headers }),
+    400,
+  );
 
   const user = tenant.users.find((u) => u.id === adminId)!;
   t.ok((await get(`name=${encodeURIComponent(user.lastName.toUpperCase())}`)).data.some((r) => r.user_id === adminId));
   const pos = tenant.employments[50]!.position;
-  t.ok((await get(`position=${encodeURIComponent(pos)}`)).data.every((r) => r.position.toLowerCase().includes(pos.toLowerCase().split(' ')[0]!)));
+  t.ok(
+    (await get(`position=${encodeURIComponent(pos)}`)).data.every((r) =>
+      r.position.toLowerCase().includes(pos.toLowerCase().split(' ')[0]!),
+    ),
+  );
 
-  await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', headers: s.headers, payload: { key: 'emp', userList: { usersId: [adminId] } } });
+  await app.inject({
+    method: 'POST',
+    url: '/user-list-cache/set-user-list',
+    headers: s.headers,
+    payload: { key: 'emp', userList: { usersId: [adminId] } },
+  });
   t.ok((await get('user_list_key=emp')).data.every((r) => r.user_id === adminId));
   t.equal((await get('user_list_key=nothing'))._meta.totalCount, 0);
   expectError(t, await app.inject({ url: '/admin/employment?is_main=maybe', headers: s.headers }), 400);
@@ -82,9 +133,17 @@ t.test('view: 400 malformed, 404 unknown', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
   const e = tenantOf(app).employments[0]!;
-  t.match(json(await app.inject({ url: `/admin/employment/view?id=${e.id}`, headers: s.headers })), { id: e.id, user_id: e.userId, origin_id: e.originId });
+  t.match(json(await app.inject({ url: `/admin/employment/view?id=${e.id}`, headers: s.headers })), {
+    id: e.id,
+    user_id: e.userId,
+    origin_id: e.originId,
+  });
   expectError(t, await app.inject({ url: '/admin/employment/view?id=abc', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: '/admin/employment/view?id=00000000-0000-4000-8000-000000000000', headers: s.headers }), 404);
+  expectError(
+    t,
+    await app.inject({ url: '/admin/employment/view?id=00000000-0000-4000-8000-000000000000', headers: s.headers }),
+    404,
+  );
   const plain = await signIn(app, accounts.noRights);
   expectError(t, await app.inject({ url: `/admin/employment/view?id=${e.id}`, headers: plain.headers }), 403);
 });

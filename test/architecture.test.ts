@@ -17,7 +17,12 @@ function readParts(): Part[] {
     const cells = line.split('|').map((c) => c.trim());
     const path = /^`(src\/[^`]+)`$/.exec(cells[2] ?? '')?.[1];
     if (!path) continue;
-    const mayImport = new Set((cells[4] ?? '').split(',').map((s) => s.trim()).filter((s) => /^[a-z]+$/.test(s)));
+    const mayImport = new Set(
+      (cells[4] ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => /^[a-z]+$/.test(s)),
+    );
     parts.push({ name: cells[1]!, prefix: path, mayImport });
   }
   return parts;
@@ -76,16 +81,25 @@ function cycles(imports: Import[]): string[][] {
   const found: string[][] = [];
   let counter = 0;
   const visit = (v: string) => {
-    index.set(v, counter); low.set(v, counter); counter++;
-    stack.push(v); onStack.add(v);
+    index.set(v, counter);
+    low.set(v, counter);
+    counter++;
+    stack.push(v);
+    onStack.add(v);
     for (const w of next.get(v) ?? []) {
-      if (!index.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
     }
     if (low.get(v) === index.get(v)) {
       const component: string[] = [];
       let w: string;
-      do { w = stack.pop()!; onStack.delete(w); component.push(w); } while (w !== v);
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
       if (component.length > 1 || (next.get(v) ?? []).includes(v)) found.push(component.sort());
     }
   };
@@ -100,7 +114,8 @@ const imports = files.flatMap((f) => importsOf(join(root, f)));
 t.test('docs/architecture.md names the parts, and every part it allows exists', async (t) => {
   t.ok(parts.length >= 15, `${parts.length} parts read from the table`);
   const names = new Set(parts.map((p) => p.name));
-  for (const p of parts) for (const m of p.mayImport) t.ok(names.has(m), `${p.name} may import "${m}", a part of the table`);
+  for (const p of parts)
+    for (const m of p.mayImport) t.ok(names.has(m), `${p.name} may import "${m}", a part of the table`);
 });
 
 t.test('every file of src/ belongs to a documented part', async (t) => {
@@ -123,7 +138,13 @@ t.test('the checker itself: it reports a route reaching the store and a schema i
     'src/routes/people.ts (routes) -> src/store/store.ts (store)',
     'src/schemas/common.ts (schemas) -> src/store/clock.ts (store)',
   ]);
-  t.same(cycles([{ from: 'a', to: 'b', typeOnly: false }, { from: 'b', to: 'a', typeOnly: false }]), [['a', 'b']]);
+  t.same(
+    cycles([
+      { from: 'a', to: 'b', typeOnly: false },
+      { from: 'b', to: 'a', typeOnly: false },
+    ]),
+    [['a', 'b']],
+  );
 });
 
 t.test('no import cycle between files of src/', async (t) => {
@@ -133,5 +154,8 @@ t.test('no import cycle between files of src/', async (t) => {
 t.test('the admin client imports only types of ours, so it loads without the server', async (t) => {
   const fromClient = imports.filter((i) => i.from.startsWith('src/client/') && !i.to.startsWith('src/client/'));
   t.ok(fromClient.length > 0);
-  t.same(fromClient.filter((i) => !i.typeOnly).map((i) => i.to), []);
+  t.same(
+    fromClient.filter((i) => !i.typeOnly).map((i) => i.to),
+    [],
+  );
 });

@@ -15,10 +15,24 @@ t.test('flags and environment twins', async (t) => {
   const o = parseOptions(['--port', '4010', '--seed', '7', '--scenario', 'default'], {});
   t.match(o, { port: 4010, seed: 7, scenario: 'default', host: '0.0.0.0', data: null });
   t.match(parseOptions([], { PORTAL_MOCK_PORT: '5000', PORTAL_MOCK_SEED: '3' }), { port: 5000, seed: 3 });
-  t.match(parseOptions(['--port', '6000'], { PORTAL_MOCK_PORT: '5000' }), { port: 6000 }, 'a flag wins over the environment');
+  t.match(
+    parseOptions(['--port', '6000'], { PORTAL_MOCK_PORT: '5000' }),
+    { port: 6000 },
+    'a flag wins over the environment',
+  );
   t.equal(parseOptions(['--help'], {}), 'help');
-  const bads = [['--bogus'], ['--port', 'abc'], ['--port', '70000'], ['--port', '-1'], ['--now', 'yesterday'],
-    ['--log-level', 'loud'], ['stray'], ['--sandbox-idle-ttl', '5x'], ['--data'], ['--data', '--port', '1']];
+  const bads = [
+    ['--bogus'],
+    ['--port', 'abc'],
+    ['--port', '70000'],
+    ['--port', '-1'],
+    ['--now', 'yesterday'],
+    ['--log-level', 'loud'],
+    ['stray'],
+    ['--sandbox-idle-ttl', '5x'],
+    ['--data'],
+    ['--data', '--port', '1'],
+  ];
   for (const bad of bads) {
     let error: unknown;
     try {
@@ -29,7 +43,11 @@ t.test('flags and environment twins', async (t) => {
     t.ok(error instanceof UsageError, `${bad.join(' ')}: ${String(error)}`);
   }
   const fromEnv = 'PORTAL_MOCK_PORT expects a whole number from 0 to 65535, got "-1"';
-  t.throws(() => parseOptions([], { PORTAL_MOCK_PORT: '-1' }), { message: fromEnv }, 'an environment value names its variable');
+  t.throws(
+    () => parseOptions([], { PORTAL_MOCK_PORT: '-1' }),
+    { message: fromEnv },
+    'an environment value names its variable',
+  );
 });
 
 t.test('start-up errors: one clear line and the exit code, no usage dump and no stack trace', async (t) => {
@@ -38,7 +56,9 @@ t.test('start-up errors: one clear line and the exit code, no usage dump and no 
   t.equal(r.status, 2);
   t.match(r.stderr, /^portal-mock: .*bogus.*--help/);
   t.ok(oneLine(r.stderr), r.stderr);
-  const s = spawnSync(process.execPath, [server, '--scenario', 'no-such-scenario', '--port', '0'], { encoding: 'utf8' });
+  const s = spawnSync(process.execPath, [server, '--scenario', 'no-such-scenario', '--port', '0'], {
+    encoding: 'utf8',
+  });
   t.equal(s.status, 2);
   t.match(s.stderr, /unknown scenario "no-such-scenario"; known: .*default/);
   const now = spawnSync(process.execPath, [server, '--now', 'yesterday'], { encoding: 'utf8' });
@@ -50,7 +70,10 @@ t.test('start-up errors: one clear line and the exit code, no usage dump and no 
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   t.teardown(() => blocker.close());
   const port = (blocker.address() as AddressInfo).port;
-  const busy = spawnSync(process.execPath, [server, '--port', String(port), '--host', '127.0.0.1', '--no-banner'], { encoding: 'utf8', timeout: 20_000 });
+  const busy = spawnSync(process.execPath, [server, '--port', String(port), '--host', '127.0.0.1', '--no-banner'], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   t.equal(busy.status, 1);
   t.match(busy.stderr, new RegExp(`^portal-mock: 127\\.0\\.0\\.1:${port} is in use; .*--port 0`));
   t.ok(oneLine(busy.stderr), busy.stderr);
@@ -58,23 +81,40 @@ t.test('start-up errors: one clear line and the exit code, no usage dump and no 
 
 t.test('starts, prints where to reach it, answers, stops on SIGTERM with exit 0', async (t) => {
   const dir = join(mkdtempSync(join(tmpdir(), 'pm-cli-')), 'data', 'nested'); // made at start, level by level
-  const child = spawn(process.execPath, [server, '--port', '0', '--host', '127.0.0.1', '--seed', '7', '--log-level', 'warn', '--data', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [server, '--port', '0', '--host', '127.0.0.1', '--seed', '7', '--log-level', 'warn', '--data', dir],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
   const port = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no address printed: ${out}`)), 20_000);
     child.stdout.on('data', () => {
       const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) { clearTimeout(timer); resolve(m[1]!); }
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
     });
   });
   t.match(out, /scenario: default\s+seed: 7/);
   t.match(out, /\/__admin\/fixtures/);
-  const health = (await (await fetch(`http://127.0.0.1:${port}/__admin/health`)).json()) as { status: string; seed: number };
+  const health = (await (await fetch(`http://127.0.0.1:${port}/__admin/health`)).json()) as {
+    status: string;
+    seed: number;
+  };
   t.match(health, { status: 'ok', seed: 7 });
   const bind = await fetch(`http://127.0.0.1:${port}/mobile/manual-bind`, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'ivan.petrov@romashka.test', password: 'demo1234', device: { id: 'persisted-phone' } }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      email: 'ivan.petrov@romashka.test',
+      password: 'demo1234',
+      device: { id: 'persisted-phone' },
+    }),
   });
   t.equal(bind.status, 200);
   const exit = new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -84,13 +124,19 @@ t.test('starts, prints where to reach it, answers, stops on SIGTERM with exit 0'
   t.match(saved, /persisted-phone/, 'the acknowledged bind is in the sandbox log');
 });
 
-t.test('a bad scenario file stops start-up with exit 2, naming the file, the JSON path and what was expected', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'pm-bad-scen-'));
-  writeFileSync(join(dir, 'broken.json'), JSON.stringify({ name: 'broken', description: 'x', latency: [{ fixedMs: 'slow' }] }));
-  const r = spawnSync(process.execPath, [server, '--scenarios', dir, '--port', '0'], { encoding: 'utf8' });
-  t.equal(r.status, 2);
-  t.match(r.stderr, /broken\.json: at \/latency\/0\/fixedMs: Expected integer/);
-});
+t.test(
+  'a bad scenario file stops start-up with exit 2, naming the file, the JSON path and what was expected',
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'pm-bad-scen-'));
+    writeFileSync(
+      join(dir, 'broken.json'),
+      JSON.stringify({ name: 'broken', description: 'x', latency: [{ fixedMs: 'slow' }] }),
+    );
+    const r = spawnSync(process.execPath, [server, '--scenarios', dir, '--port', '0'], { encoding: 'utf8' });
+    t.equal(r.status, 2);
+    t.match(r.stderr, /broken\.json: at \/latency\/0\/fixedMs: Expected integer/);
+  },
+);
 
 t.test('bad start-up input: one line naming the flag, the value and what is wrong; exit 2, no stack', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pm-bad-input-'));
@@ -104,7 +150,11 @@ t.test('bad start-up input: one line naming the flag, the value and what is wron
   // two certificates with their keys (the local CA and one it signs): crossed, a key is not its certificate's
   const ca = ensureCa(join(dir, 'ca'));
   const own = issueServerCert(ca, ['localhost']);
-  const [cert, key, otherKey] = ['cert', 'key', 'other-key'].map((n) => join(dir, `${n}.pem`)) as [string, string, string];
+  const [cert, key, otherKey] = ['cert', 'key', 'other-key'].map((n) => join(dir, `${n}.pem`)) as [
+    string,
+    string,
+    string,
+  ];
   writeFileSync(cert, own.cert);
   writeFileSync(key, own.key);
   writeFileSync(otherKey, ca.key);
@@ -123,7 +173,11 @@ t.test('bad start-up input: one line naming the flag, the value and what is wron
     { args: ['--data', '/proc/portal-mock-nope'], flag: '--data', why: /cannot create it/, skip: !proc },
     { args: ['--data', '/proc'], flag: '--data', why: /cannot write in it/, skip: !proc },
     { args: ['--data', damagedData], flag: '--data', why: /default\.json: .*move it away or delete it/ },
-    { args: ['--scenarios', badScenarios], flag: '--scenarios', why: /broken\.json: at \/latency\/0\/fixedMs: Expected/ },
+    {
+      args: ['--scenarios', badScenarios],
+      flag: '--scenarios',
+      why: /broken\.json: at \/latency\/0\/fixedMs: Expected/,
+    },
     { args: ['--fixtures', join(dir, 'missing.json')], flag: '--fixtures', why: /does not exist/ },
     { args: ['--fixtures', notJson], flag: '--fixtures', why: /not JSON/ },
     { args: ['--fixtures', wrongShape], flag: '--fixtures', why: /at \/tenants: Expected array length/ },
@@ -170,7 +224,9 @@ function runToFailure(args: string[]): Promise<Refusal> {
   const child = spawn(process.execPath, [...base, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let listened = false;
-  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+  });
   child.stdout.on('data', (c: Buffer) => {
     if (!listened && c.toString().includes('Server listening')) {
       listened = true;
@@ -178,8 +234,10 @@ function runToFailure(args: string[]): Promise<Refusal> {
     }
   });
   const limit = setTimeout(() => child.kill('SIGKILL'), 120_000);
-  return new Promise((resolve) => child.on('close', (code, signal) => {
-    clearTimeout(limit);
-    resolve({ code, signal, stderr, listened });
-  }));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      resolve({ code, signal, stderr, listened });
+    }),
+  );
 }

@@ -11,7 +11,9 @@ function send(port: number, request: Buffer | string): Promise<{ status: number;
     const chunks: Buffer[] = [];
     socket.setTimeout(10_000, () => socket.destroy(new Error('no answer')));
     socket.on('data', (d: Buffer) => chunks.push(d));
-    socket.on('error', () => { /* the server closes after a parse error */ });
+    socket.on('error', () => {
+      /* the server closes after a parse error */
+    });
     socket.on('close', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const m = /^HTTP\/1\.1 (\d{3})[^\r]*\r\n([\s\S]*?)\r\n\r\n([\s\S]*)$/.exec(text);
@@ -26,10 +28,34 @@ t.test('framework-level 4xx answers use the ErrorBody shape', async (t) => {
   const app = await build(t, { bodyLimit: 2048 });
   const port = Number(new URL(await app.listen({ port: 0, host: '127.0.0.1' })).port);
   const cases: Array<[string, Buffer | string, number, string]> = [
-    ['a raw UTF-8 query', Buffer.concat([Buffer.from('GET /user/search?q='), Buffer.from('ив', 'utf8'), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')]), 400, 'BAD_REQUEST'],
-    ['a bad percent-encoding in the path', 'GET /user/%zz/profile HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 400, 'BAD_REQUEST'],
-    ['headers above the limit', `GET /__admin/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`, 431, 'HEADERS_TOO_LARGE'],
-    ['a body above --body-limit', `POST /mobile/request-two-factor HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 3000\r\n\r\n{"email":"${'a'.repeat(2980)}"}`, 413, 'PAYLOAD_TOO_LARGE'],
+    [
+      'a raw UTF-8 query',
+      Buffer.concat([
+        Buffer.from('GET /user/search?q='),
+        Buffer.from('ив', 'utf8'),
+        Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n'),
+      ]),
+      400,
+      'BAD_REQUEST',
+    ],
+    [
+      'a bad percent-encoding in the path',
+      'GET /user/%zz/profile HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      400,
+      'BAD_REQUEST',
+    ],
+    [
+      'headers above the limit',
+      `GET /__admin/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`,
+      431,
+      'HEADERS_TOO_LARGE',
+    ],
+    [
+      'a body above --body-limit',
+      `POST /mobile/request-two-factor HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 3000\r\n\r\n{"email":"${'a'.repeat(2980)}"}`,
+      413,
+      'PAYLOAD_TOO_LARGE',
+    ],
     ['a request line that is not HTTP', 'HELLO\r\n\r\n', 400, 'BAD_REQUEST'],
   ];
   for (const [what, request, status, code] of cases) {

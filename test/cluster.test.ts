@@ -22,9 +22,13 @@ const haproxy = '/usr/sbin/haproxy';
 const config = fileURLToPath(new URL('../deploy/haproxy.cfg', import.meta.url));
 
 /** A free loopback port: instances must keep theirs across a restart, and each needs the others' as --peers. */
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => { const { port } = s.address() as { port: number }; s.close(() => resolve(port)); });
-});
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
 
 /** How long one request may take on a busy machine (the peer timeout, 1.5 s, is far below it). */
 const patience = () => AbortSignal.timeout(60_000);
@@ -39,239 +43,350 @@ const until = async <T>(what: string, f: () => Promise<T | undefined>, ms = 120_
   }
 };
 
-t.test('3 instances behind deploy/haproxy.cfg', { skip: existsSync(haproxy) ? false : `${haproxy} is not installed (.ci/run installs Debian's haproxy)` }, async (t) => {
-  const names = ['m1', 'm2', 'm3'];
-  const ports = await Promise.all(names.map(freePort));
-  const balancerPort = await freePort();
-  const dirs = names.map((n) => mkdtempSync(join(tmpdir(), `pm-cluster-${n}-`)));
-  const url = (i: number) => `http://127.0.0.1:${ports[i]}`;
-  const args = (i: number) => ['--port', String(ports[i]), '--instance-name', names[i]!, '--data', dirs[i]!,
-    '--peers', names.map((_, j) => url(j)).filter((_, j) => j !== i).join(',')];
-  const children: (Child | null)[] = await Promise.all(names.map((_, i) => start(args(i), 120_000)));
-  // the shipped config as it is: its health check may take 10 s (timeout check), so an instance busy with other work
-  // is not taken for down, while a killed one is seen at once (its connection is refused)
-  t.match(readFileSync(config, 'utf8'), /^\s+timeout check 10s/m, 'the health check is patient');
-  const lb = spawn(haproxy, ['-f', config], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PM_BIND: `127.0.0.1:${balancerPort}`, ...Object.fromEntries(names.map((n, i) => [`PM_${n.toUpperCase()}`, `127.0.0.1:${ports[i]}`])) },
-  });
-  let lbOut = '';
-  lb.stderr.on('data', (d: Buffer) => { lbOut += d.toString(); });
-  t.teardown(() => {
-    // an instance the guards took for down while it ran (a check slower than its timeout) explains a stray 502 or 503
-    const changes = lbOut.split('\n').filter((l) => / is (DOWN|UP),/.test(l));
-    if (!t.passing() && changes.length > 0) console.error(`haproxy's view of the instances:\n${changes.join('\n')}`);
-    lb.kill('SIGKILL');
-    for (const c of children) c?.proc.kill('SIGCONT'); // one may be frozen (SIGSTOP) below
-    for (const c of children) c?.proc.kill('SIGKILL');
-    for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  });
-  const balancer = `http://127.0.0.1:${balancerPort}`;
-
-  // Ready when every instance answers through its guard: a key per instance, found by asking the balancer for the
-  // health of sandboxes that do not exist (that creates nothing; the instance's 404 or its guard's 503 names it).
-  const probeKeys = new Map<string, string>();
-  await until('a key leading to each instance', async () => {
-    for (let i = 0; i < 200 && probeKeys.size < names.length; i++) {
-      const instance = (await fetch(`${balancer}/__admin/health?sandbox=probe-${i}`)).headers.get('x-mock-instance');
-      if (instance && !probeKeys.has(instance)) probeKeys.set(instance, `probe-${i}`);
-    }
-    return probeKeys.size === names.length ? true : undefined;
-  });
-  const upBehindBalancer = (instance: string, key: string) => until(`${instance} behind the balancer`, async () => {
-    const res = await fetch(`${balancer}/__admin/health?sandbox=${key}`);
-    return res.status === 404 && res.headers.get('x-mock-instance') === instance ? true : undefined;
-  });
-  const allUp = () => Promise.all([...probeKeys].map(([instance, key]) => upBehindBalancer(instance, key)));
-  await allUp();
-
-  type Listed = { name: string; instance: string };
-  /** Reset, GET and DELETE of `name` sent to instance `i` while a peer cannot be asked: each the one error body, a
-   * 503 naming the sandbox and `unreachable` ("peer: why"); afterwards instance `i` still holds nothing of that name. */
-  const refusedWhile = async (i: number, name: string, unreachable: string) => {
-    const target = `${url(i)}/__admin/sandboxes/${name}`;
-    const calls: [string, string, RequestInit][] = [
-      ['reset', `${url(i)}/__admin/reset`, { method: 'POST', headers: { 'x-mock-sandbox': name } }],
-      ['GET', target, {}], ['DELETE', target, { method: 'DELETE' }],
+t.test(
+  '3 instances behind deploy/haproxy.cfg',
+  { skip: existsSync(haproxy) ? false : `${haproxy} is not installed (.ci/run installs Debian's haproxy)` },
+  async (t) => {
+    const names = ['m1', 'm2', 'm3'];
+    const ports = await Promise.all(names.map(freePort));
+    const balancerPort = await freePort();
+    const dirs = names.map((n) => mkdtempSync(join(tmpdir(), `pm-cluster-${n}-`)));
+    const url = (i: number) => `http://127.0.0.1:${ports[i]}`;
+    const args = (i: number) => [
+      '--port',
+      String(ports[i]),
+      '--instance-name',
+      names[i]!,
+      '--data',
+      dirs[i]!,
+      '--peers',
+      names
+        .map((_, j) => url(j))
+        .filter((_, j) => j !== i)
+        .join(','),
     ];
-    for (const [what, address, init] of calls) {
-      const res = await fetch(address, { ...init, signal: patience() });
-      const body = await res.json() as Record<string, unknown>;
-      t.same([res.status, Object.keys(body).sort()], [503, ['code', 'error', 'message', 'statusCode']],
-        `${what} ${name} at ${names[i]}: 503, the one error body`);
-      const message = `sandbox "${name}" is not on instance ${names[i]}`;
-      const expected = { statusCode: 503, error: 'Service Unavailable', code: 'INSTANCE_DOWN', message };
-      t.match(body, expected, `${what}: INSTANCE_DOWN, naming the sandbox`);
-      t.match(body.message, unreachable, `${what}: the message names the peer that could not be asked, and why`);
-      t.match([res.headers.get('x-mock-instance'), res.headers.get('x-mock-unreachable-peers')], [names[i], unreachable],
-        `${what}: answered by ${names[i]}, the peer in x-mock-unreachable-peers`);
-      // after each call: a DELETE would remove what a reset had wrongly made
-      const here = (await (await fetch(`${url(i)}/__admin/sandboxes?scope=local`)).json()) as Listed[];
-      t.notOk(here.some((s) => s.name === name), `${what}: nothing named ${name} was created on ${names[i]}`);
-    }
-  };
-  /** Every instance answers the listing, and it names each sandbox once. */
-  const listedOnce = async (when: string) => {
-    const res = await fetch(`${url(0)}/__admin/sandboxes`, { signal: patience() });
-    const listed = (await res.json()) as Listed[];
-    const twice = listed.filter((s, i) => s.name !== 'default' && listed.findIndex((o) => o.name === s.name) !== i);
-    t.same([res.headers.get('x-mock-unreachable-peers'), twice], [null, []],
-      `${when}: every peer answers, and no sandbox is listed twice`);
-  };
-
-  // 60 sandboxes, 10 at a time: sign in, write (a personal token), read back; by header, path prefix and admin query
-  const sandboxes = Array.from({ length: 60 }, (_, i) => `pipeline-${String(i).padStart(2, '0')}`);
-  const owner = new Map<string, string>();
-  const session = new Map<string, Record<string, string>>();
-  const seen = (name: string, res: Response) => {
-    const instance = res.headers.get('x-mock-instance') ?? '(none)';
-    if (!owner.has(name)) owner.set(name, instance);
-    if (owner.get(name) !== instance) throw new Error(`${name} reached ${instance} after ${owner.get(name)}`);
-    return res;
-  };
-  const tokensOf = async (name: string) => {
-    const res = seen(name, await fetch(`${balancer}/user-api-token`, { headers: session.get(name)! }));
-    if (!res.ok) throw new Error(`${name}: ${res.status} ${await res.text()}`);
-    return JSON.stringify(await res.json()).match(/ci-pipeline-\d+/g) ?? [];
-  };
-  let next = 0;
-  await Promise.all(Array.from({ length: 10 }, async () => {
-    for (let i = next++; i < sandboxes.length; i = next++) {
-      const name = sandboxes[i]!;
-      const headers = await httpSignIn(balancer, accounts.admin.email, `device-${name}`, name);
-      session.set(name, headers);
-      const created = seen(name, await fetch(`${balancer}/user-api-token/create`, {
-        method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: `ci-${name}`, expiresAt: '2099-01-01T00:00:00Z' }),
-      }));
-      if (!created.ok) throw new Error(`${name}: create ${created.status} ${await created.text()}`);
-      const { 'x-mock-sandbox': _, ...viaPrefix } = headers;
-      seen(name, await fetch(`${balancer}/sandbox/${name}/user-api-token`, { headers: viaPrefix }));
-      seen(name, await fetch(`${balancer}/__admin/requests/count?sandbox=${name}`));
-    }
-  }));
-  const mine = await Promise.all(sandboxes.map(tokensOf));
-  t.ok(sandboxes.every((name, i) => mine[i]!.length === 1 && mine[i]![0] === `ci-${name}`), 'each sandbox sees its own token and no other');
-  const spread = names.map((n) => [...owner.values()].filter((o) => o === n).length);
-  t.comment(`sandboxes per instance: ${names.map((n, i) => `${n} ${spread[i]}`).join(', ')}`);
-  t.ok(spread.every((n) => n > 0), 'every instance holds some sandboxes');
-  t.ok([...owner.values()].every((o) => names.includes(o)), 'every answer names its instance; each sandbox reached one instance by header, path prefix and admin query alike');
-
-  // one view: any instance lists all 60 with their owner
-  for (let i = 0; i < names.length; i++) {
-    const listed = (await (await fetch(`${url(i)}/__admin/sandboxes`)).json()) as { name: string; instance: string }[];
-    const ours = listed.filter((s) => s.name.startsWith('pipeline-'));
-    t.equal(ours.length, 60, `${names[i]} lists all 60`);
-    t.ok(ours.every((s) => owner.get(s.name) === s.instance), `${names[i]} names each one's owner`);
-  }
-  const health = await (await fetch(`${balancer}/__admin/health?sandbox=${sandboxes[0]}`)).json() as { instance: string };
-  t.equal(health.instance, owner.get(sandboxes[0]!), 'admin calls for a sandbox go through the balancer to its instance');
-
-  // reset and delete from an instance that does not hold the sandbox: forwarded to the owner
-  const [victim, bystander] = [names[1]!, names[0]!];
-  const other = sandboxes.filter((s) => owner.get(s) !== victim && owner.get(s) !== bystander);
-  const [resetOne, deleteOne] = [other[0]!, other[1]!];
-  const reset = await fetch(`${url(0)}/__admin/reset?sandbox=${resetOne}`, { method: 'POST' });
-  t.equal(reset.status, 200);
-  t.equal(reset.headers.get('x-mock-instance'), owner.get(resetOne), 'a reset arriving at another instance is done by the owner');
-  const deleted = await fetch(`${url(1)}/__admin/sandboxes/${deleteOne}`, { method: 'DELETE' });
-  t.same([deleted.status, await deleted.json()], [200, { deleted: deleteOne }], 'a delete arriving at another instance is done by the owner');
-  const afterDelete = (await (await fetch(`${url(1)}/__admin/sandboxes`)).json()) as { name: string }[];
-  t.notOk(afterDelete.some((s) => s.name === deleteOne || false), 'the deleted sandbox is gone from the listing');
-  const live = sandboxes.filter((s) => s !== resetOne && s !== deleteOne);
-
-  // what an admin call told the instance about to be killed must come back with it: its sandboxes' scenario
-  const told = live.filter((s) => owner.get(s) === victim);
-  for (const name of told) {
-    const set = await fetch(`${balancer}/__admin/scenario`, {
-      method: 'PUT', headers: { 'content-type': 'application/json', 'x-mock-sandbox': name },
-      body: JSON.stringify({ name: 'wallet-disabled' }), signal: patience(),
+    const children: (Child | null)[] = await Promise.all(names.map((_, i) => start(args(i), 120_000)));
+    // the shipped config as it is: its health check may take 10 s (timeout check), so an instance busy with other work
+    // is not taken for down, while a killed one is seen at once (its connection is refused)
+    t.match(readFileSync(config, 'utf8'), /^\s+timeout check 10s/m, 'the health check is patient');
+    const lb = spawn(haproxy, ['-f', config], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        PM_BIND: `127.0.0.1:${balancerPort}`,
+        ...Object.fromEntries(names.map((n, i) => [`PM_${n.toUpperCase()}`, `127.0.0.1:${ports[i]}`])),
+      },
     });
-    if (set.status !== 200) throw new Error(`${name}: scenario ${set.status} ${await set.text()}`);
-    await set.body?.cancel();
-  }
+    let lbOut = '';
+    lb.stderr.on('data', (d: Buffer) => {
+      lbOut += d.toString();
+    });
+    t.teardown(() => {
+      // an instance the guards took for down while it ran (a check slower than its timeout) explains a stray 502 or 503
+      const changes = lbOut.split('\n').filter((l) => / is (DOWN|UP),/.test(l));
+      if (!t.passing() && changes.length > 0) console.error(`haproxy's view of the instances:\n${changes.join('\n')}`);
+      lb.kill('SIGKILL');
+      for (const c of children) c?.proc.kill('SIGCONT'); // one may be frozen (SIGSTOP) below
+      for (const c of children) c?.proc.kill('SIGKILL');
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    });
+    const balancer = `http://127.0.0.1:${balancerPort}`;
 
-  // SIGKILL one instance: its sandboxes get the balancer's error naming it, at once; the others keep working
-  children[1]!.proc.kill('SIGKILL');
-  await children[1]!.exited;
-  children[1] = null;
-  const victims = live.filter((s) => owner.get(s) === victim);
-  const survivors = live.filter((s) => owner.get(s) !== victim);
-  if (!t.ok(victims.length > 0 && survivors.length > 0, `the killed ${victim} held sandboxes, others the rest`)) return;
-  const wrong: string[] = [];
-  for (const name of victims) {
-    const res = await fetch(`${balancer}/user-api-token`, { headers: session.get(name)!, signal: patience() });
-    const body = await res.json() as { statusCode: number; code: string; message: string };
-    const named = body.message?.includes(`instance ${victim} `) && body.message.includes(name);
-    if (res.status !== 503 || body.code !== 'INSTANCE_DOWN' || !named) {
-      wrong.push(`${name} after the kill: ${res.status} ${JSON.stringify(body)}`);
+    // Ready when every instance answers through its guard: a key per instance, found by asking the balancer for the
+    // health of sandboxes that do not exist (that creates nothing; the instance's 404 or its guard's 503 names it).
+    const probeKeys = new Map<string, string>();
+    await until('a key leading to each instance', async () => {
+      for (let i = 0; i < 200 && probeKeys.size < names.length; i++) {
+        const instance = (await fetch(`${balancer}/__admin/health?sandbox=probe-${i}`)).headers.get('x-mock-instance');
+        if (instance && !probeKeys.has(instance)) probeKeys.set(instance, `probe-${i}`);
+      }
+      return probeKeys.size === names.length ? true : undefined;
+    });
+    const upBehindBalancer = (instance: string, key: string) =>
+      until(`${instance} behind the balancer`, async () => {
+        const res = await fetch(`${balancer}/__admin/health?sandbox=${key}`);
+        return res.status === 404 && res.headers.get('x-mock-instance') === instance ? true : undefined;
+      });
+    const allUp = () => Promise.all([...probeKeys].map(([instance, key]) => upBehindBalancer(instance, key)));
+    await allUp();
+
+    type Listed = { name: string; instance: string };
+    /** Reset, GET and DELETE of `name` sent to instance `i` while a peer cannot be asked: each the one error body, a
+     * 503 naming the sandbox and `unreachable` ("peer: why"); afterwards instance `i` still holds nothing of that name. */
+    const refusedWhile = async (i: number, name: string, unreachable: string) => {
+      const target = `${url(i)}/__admin/sandboxes/${name}`;
+      const calls: [string, string, RequestInit][] = [
+        ['reset', `${url(i)}/__admin/reset`, { method: 'POST', headers: { 'x-mock-sandbox': name } }],
+        ['GET', target, {}],
+        ['DELETE', target, { method: 'DELETE' }],
+      ];
+      for (const [what, address, init] of calls) {
+        const res = await fetch(address, { ...init, signal: patience() });
+        const body = (await res.json()) as Record<string, unknown>;
+        t.same(
+          [res.status, Object.keys(body).sort()],
+          [503, ['code', 'error', 'message', 'statusCode']],
+          `${what} ${name} at ${names[i]}: 503, the one error body`,
+        );
+        const message = `sandbox "${name}" is not on instance ${names[i]}`;
+        const expected = { statusCode: 503, error: 'Service Unavailable', code: 'INSTANCE_DOWN', message };
+        t.match(body, expected, `${what}: INSTANCE_DOWN, naming the sandbox`);
+        t.match(body.message, unreachable, `${what}: the message names the peer that could not be asked, and why`);
+        t.match(
+          [res.headers.get('x-mock-instance'), res.headers.get('x-mock-unreachable-peers')],
+          [names[i], unreachable],
+          `${what}: answered by ${names[i]}, the peer in x-mock-unreachable-peers`,
+        );
+        // after each call: a DELETE would remove what a reset had wrongly made
+        const here = (await (await fetch(`${url(i)}/__admin/sandboxes?scope=local`)).json()) as Listed[];
+        t.notOk(
+          here.some((s) => s.name === name),
+          `${what}: nothing named ${name} was created on ${names[i]}`,
+        );
+      }
+    };
+    /** Every instance answers the listing, and it names each sandbox once. */
+    const listedOnce = async (when: string) => {
+      const res = await fetch(`${url(0)}/__admin/sandboxes`, { signal: patience() });
+      const listed = (await res.json()) as Listed[];
+      const twice = listed.filter((s, i) => s.name !== 'default' && listed.findIndex((o) => o.name === s.name) !== i);
+      t.same(
+        [res.headers.get('x-mock-unreachable-peers'), twice],
+        [null, []],
+        `${when}: every peer answers, and no sandbox is listed twice`,
+      );
+    };
+
+    // 60 sandboxes, 10 at a time: sign in, write (a personal token), read back; by header, path prefix and admin query
+    const sandboxes = Array.from({ length: 60 }, (_, i) => `pipeline-${String(i).padStart(2, '0')}`);
+    const owner = new Map<string, string>();
+    const session = new Map<string, Record<string, string>>();
+    const seen = (name: string, res: Response) => {
+      const instance = res.headers.get('x-mock-instance') ?? '(none)';
+      if (!owner.has(name)) owner.set(name, instance);
+      if (owner.get(name) !== instance) throw new Error(`${name} reached ${instance} after ${owner.get(name)}`);
+      return res;
+    };
+    const tokensOf = async (name: string) => {
+      const res = seen(name, await fetch(`${balancer}/user-api-token`, { headers: session.get(name)! }));
+      if (!res.ok) throw new Error(`${name}: ${res.status} ${await res.text()}`);
+      return JSON.stringify(await res.json()).match(/ci-pipeline-\d+/g) ?? [];
+    };
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        for (let i = next++; i < sandboxes.length; i = next++) {
+          const name = sandboxes[i]!;
+          const headers = await httpSignIn(balancer, accounts.admin.email, `device-${name}`, name);
+          session.set(name, headers);
+          const created = seen(
+            name,
+            await fetch(`${balancer}/user-api-token/create`, {
+              method: 'POST',
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: JSON.stringify({ name: `ci-${name}`, expiresAt: '2099-01-01T00:00:00Z' }),
+            }),
+          );
+          if (!created.ok) throw new Error(`${name}: create ${created.status} ${await created.text()}`);
+          const { 'x-mock-sandbox': _, ...viaPrefix } = headers;
+          seen(name, await fetch(`${balancer}/sandbox/${name}/user-api-token`, { headers: viaPrefix }));
+          seen(name, await fetch(`${balancer}/__admin/requests/count?sandbox=${name}`));
+        }
+      }),
+    );
+    const mine = await Promise.all(sandboxes.map(tokensOf));
+    t.ok(
+      sandboxes.every((name, i) => mine[i]!.length === 1 && mine[i]![0] === `ci-${name}`),
+      'each sandbox sees its own token and no other',
+    );
+    const spread = names.map((n) => [...owner.values()].filter((o) => o === n).length);
+    t.comment(`sandboxes per instance: ${names.map((n, i) => `${n} ${spread[i]}`).join(', ')}`);
+    t.ok(
+      spread.every((n) => n > 0),
+      'every instance holds some sandboxes',
+    );
+    t.ok(
+      [...owner.values()].every((o) => names.includes(o)),
+      'every answer names its instance; each sandbox reached one instance by header, path prefix and admin query alike',
+    );
+
+    // one view: any instance lists all 60 with their owner
+    for (let i = 0; i < names.length; i++) {
+      const listed = (await (await fetch(`${url(i)}/__admin/sandboxes`)).json()) as {
+        name: string;
+        instance: string;
+      }[];
+      const ours = listed.filter((s) => s.name.startsWith('pipeline-'));
+      t.equal(ours.length, 60, `${names[i]} lists all 60`);
+      t.ok(
+        ours.every((s) => owner.get(s.name) === s.instance),
+        `${names[i]} names each one's owner`,
+      );
     }
-  }
-  t.same(wrong, [], `${victims.length} sandboxes of the killed ${victim}: 503 INSTANCE_DOWN naming it and the sandbox`);
-  const survived = await Promise.all(survivors.map(tokensOf));
-  t.ok(survivors.every((name, i) => survived[i]![0] === `ci-${name}`), `the other ${survivors.length} sandboxes keep working`);
-  const partial = await fetch(`${url(0)}/__admin/sandboxes`, { signal: patience() });
-  t.match(partial.headers.get('x-mock-unreachable-peers'), url(1), 'the listing names the peer that does not answer');
-  t.equal(((await partial.json()) as unknown[]).length, 2 + 1 + survivors.length, 'and lists everything else: two default sandboxes, the reset one, the survivors');
-  const viaClient = await adminClient({ baseUrl: url(2) }).sandboxes.listAll();
-  t.same([viaClient.sandboxes.length, viaClient.unreachable.length], [2 + 1 + survivors.length, 1], 'the admin client lists them and names the peer that did not answer');
-  t.match(viaClient.unreachable[0], url(1));
+    const health = (await (await fetch(`${balancer}/__admin/health?sandbox=${sandboxes[0]}`)).json()) as {
+      instance: string;
+    };
+    t.equal(
+      health.instance,
+      owner.get(sandboxes[0]!),
+      'admin calls for a sandbox go through the balancer to its instance',
+    );
 
-  // reset, GET and DELETE of a sandbox of the killed instance, sent to another: 503 naming it, nothing created
-  const [gone] = victims as [string];
-  await refusedWhile(0, gone, `${url(1)}: ECONNREFUSED`);
-  // the balancer routes a reset by its key to the name's instance: there a brand-new sandbox is made as by any
-  // request, the killed instance does not stop it (a name whose instance is the killed one gets the balancer's 503)
-  const resetVia = (base: string, name: string) =>
-    fetch(`${base}/__admin/reset`, { method: 'POST', headers: { 'x-mock-sandbox': name }, signal: patience() });
-  let fresh: Response | undefined;
-  for (let i = 0; i < 40 && !fresh; i++) {
-    const res = await resetVia(balancer, `fresh-${i}`);
-    if (res.status === 503 && res.headers.get('x-mock-instance') === victim) await res.body?.cancel();
-    else fresh = res;
-  }
-  const routedTo = fresh?.headers.get('x-mock-instance');
-  t.not(routedTo, victim, 'a new name that the ring gives to a live instance');
-  t.match([fresh?.status, await fresh?.json()], [200, { name: /^fresh-/, instance: routedTo }],
-    `a reset through the balancer makes that new sandbox on ${routedTo} while ${victim} is down`);
+    // reset and delete from an instance that does not hold the sandbox: forwarded to the owner
+    const [victim, bystander] = [names[1]!, names[0]!];
+    const other = sandboxes.filter((s) => owner.get(s) !== victim && owner.get(s) !== bystander);
+    const [resetOne, deleteOne] = [other[0]!, other[1]!];
+    const reset = await fetch(`${url(0)}/__admin/reset?sandbox=${resetOne}`, { method: 'POST' });
+    t.equal(reset.status, 200);
+    t.equal(
+      reset.headers.get('x-mock-instance'),
+      owner.get(resetOne),
+      'a reset arriving at another instance is done by the owner',
+    );
+    const deleted = await fetch(`${url(1)}/__admin/sandboxes/${deleteOne}`, { method: 'DELETE' });
+    t.same(
+      [deleted.status, await deleted.json()],
+      [200, { deleted: deleteOne }],
+      'a delete arriving at another instance is done by the owner',
+    );
+    const afterDelete = (await (await fetch(`${url(1)}/__admin/sandboxes`)).json()) as { name: string }[];
+    t.notOk(
+      afterDelete.some((s) => s.name === deleteOne || false),
+      'the deleted sandbox is gone from the listing',
+    );
+    const live = sandboxes.filter((s) => s !== resetOne && s !== deleteOne);
 
-  // restart with the same --data: every acknowledged write is back, sessions included
-  children[1] = await start(args(1), 120_000);
-  await allUp();
-  const back = await Promise.all(victims.map(tokensOf));
-  t.ok(victims.every((name, i) => back[i]![0] === `ci-${name}`), `the ${victims.length} sandboxes of ${victim} have their token after the restart`);
-  await listedOnce(`after ${victim}'s restart`);
-  const scenarios = await Promise.all(told.map(async (name) => {
-    const res = await fetch(`${url(1)}/__admin/sandboxes/${name}?scope=local`, { signal: patience() });
-    return ((await res.json()) as { scenario?: string }).scenario;
-  }));
-  t.ok(told.length > 0 && scenarios.every((s) => s === 'wallet-disabled'),
-    `the ${told.length} sandboxes of ${victim} have their scenario after the kill and restart`);
+    // what an admin call told the instance about to be killed must come back with it: its sandboxes' scenario
+    const told = live.filter((s) => owner.get(s) === victim);
+    for (const name of told) {
+      const set = await fetch(`${balancer}/__admin/scenario`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json', 'x-mock-sandbox': name },
+        body: JSON.stringify({ name: 'wallet-disabled' }),
+        signal: patience(),
+      });
+      if (set.status !== 200) throw new Error(`${name}: scenario ${set.status} ${await set.text()}`);
+      await set.body?.cancel();
+    }
 
-  // SIGSTOP another instance: asked about its sandboxes, an instance waits the peer timeout (1.5 s), then 503
-  const frozen = names[2]!;
-  const iced = live.filter((s) => owner.get(s) === frozen);
-  if (!t.ok(iced.length > 0, `the frozen ${frozen} holds sandboxes`)) return;
-  children[2]!.proc.kill('SIGSTOP');
-  await refusedWhile(0, iced[0]!, `${url(2)}: no answer within 1500 ms`);
-  const forwarded = await resetVia(url(0), gone);
-  t.same([forwarded.status, forwarded.headers.get('x-mock-instance')], [200, victim],
-    `a sandbox whose owner answers is still reset there while ${frozen} is frozen`);
-  await forwarded.body?.cancel();
-  children[2]!.proc.kill('SIGCONT');
-  await allUp();
-  const thawed = await fetch(`${url(0)}/__admin/sandboxes/${iced[0]}`, { signal: patience() });
-  t.same([thawed.status, thawed.headers.get('x-mock-instance')], [200, frozen],
-    `${iced[0]} is found on ${frozen} once it runs again`);
-  await thawed.body?.cancel();
-  t.same(await tokensOf(iced[0]!), [`ci-${iced[0]}`], `${iced[0]} was neither reset nor deleted`);
-  await listedOnce(`after ${frozen} ran again`);
-  t.notMatch(lbOut, /ALERT.*(parsing|config)/, 'haproxy ran the shipped config');
-});
+    // SIGKILL one instance: its sandboxes get the balancer's error naming it, at once; the others keep working
+    children[1]!.proc.kill('SIGKILL');
+    await children[1]!.exited;
+    children[1] = null;
+    const victims = live.filter((s) => owner.get(s) === victim);
+    const survivors = live.filter((s) => owner.get(s) !== victim);
+    if (!t.ok(victims.length > 0 && survivors.length > 0, `the killed ${victim} held sandboxes, others the rest`))
+      return;
+    const wrong: string[] = [];
+    for (const name of victims) {
+      const res = await fetch(`${balancer}/user-api-token`, { headers: session.get(name)!, signal: patience() });
+      const body = (await res.json()) as { statusCode: number; code: string; message: string };
+      const named = body.message?.includes(`instance ${victim} `) && body.message.includes(name);
+      if (res.status !== 503 || body.code !== 'INSTANCE_DOWN' || !named) {
+        wrong.push(`${name} after the kill: ${res.status} ${JSON.stringify(body)}`);
+      }
+    }
+    t.same(
+      wrong,
+      [],
+      `${victims.length} sandboxes of the killed ${victim}: 503 INSTANCE_DOWN naming it and the sandbox`,
+    );
+    const survived = await Promise.all(survivors.map(tokensOf));
+    t.ok(
+      survivors.every((name, i) => survived[i]![0] === `ci-${name}`),
+      `the other ${survivors.length} sandboxes keep working`,
+    );
+    const partial = await fetch(`${url(0)}/__admin/sandboxes`, { signal: patience() });
+    t.match(partial.headers.get('x-mock-unreachable-peers'), url(1), 'the listing names the peer that does not answer');
+    t.equal(
+      ((await partial.json()) as unknown[]).length,
+      2 + 1 + survivors.length,
+      'and lists everything else: two default sandboxes, the reset one, the survivors',
+    );
+    const viaClient = await adminClient({ baseUrl: url(2) }).sandboxes.listAll();
+    t.same(
+      [viaClient.sandboxes.length, viaClient.unreachable.length],
+      [2 + 1 + survivors.length, 1],
+      'the admin client lists them and names the peer that did not answer',
+    );
+    t.match(viaClient.unreachable[0], url(1));
+
+    // reset, GET and DELETE of a sandbox of the killed instance, sent to another: 503 naming it, nothing created
+    const [gone] = victims as [string];
+    await refusedWhile(0, gone, `${url(1)}: ECONNREFUSED`);
+    // the balancer routes a reset by its key to the name's instance: there a brand-new sandbox is made as by any
+    // request, the killed instance does not stop it (a name whose instance is the killed one gets the balancer's 503)
+    const resetVia = (base: string, name: string) =>
+      fetch(`${base}/__admin/reset`, { method: 'POST', headers: { 'x-mock-sandbox': name }, signal: patience() });
+    let fresh: Response | undefined;
+    for (let i = 0; i < 40 && !fresh; i++) {
+      const res = await resetVia(balancer, `fresh-${i}`);
+      if (res.status === 503 && res.headers.get('x-mock-instance') === victim) await res.body?.cancel();
+      else fresh = res;
+    }
+    const routedTo = fresh?.headers.get('x-mock-instance');
+    t.not(routedTo, victim, 'a new name that the ring gives to a live instance');
+    t.match(
+      [fresh?.status, await fresh?.json()],
+      [200, { name: /^fresh-/, instance: routedTo }],
+      `a reset through the balancer makes that new sandbox on ${routedTo} while ${victim} is down`,
+    );
+
+    // restart with the same --data: every acknowledged write is back, sessions included
+    children[1] = await start(args(1), 120_000);
+    await allUp();
+    const back = await Promise.all(victims.map(tokensOf));
+    t.ok(
+      victims.every((name, i) => back[i]![0] === `ci-${name}`),
+      `the ${victims.length} sandboxes of ${victim} have their token after the restart`,
+    );
+    await listedOnce(`after ${victim}'s restart`);
+    const scenarios = await Promise.all(
+      told.map(async (name) => {
+        const res = await fetch(`${url(1)}/__admin/sandboxes/${name}?scope=local`, { signal: patience() });
+        return ((await res.json()) as { scenario?: string }).scenario;
+      }),
+    );
+    t.ok(
+      told.length > 0 && scenarios.every((s) => s === 'wallet-disabled'),
+      `the ${told.length} sandboxes of ${victim} have their scenario after the kill and restart`,
+    );
+
+    // SIGSTOP another instance: asked about its sandboxes, an instance waits the peer timeout (1.5 s), then 503
+    const frozen = names[2]!;
+    const iced = live.filter((s) => owner.get(s) === frozen);
+    if (!t.ok(iced.length > 0, `the frozen ${frozen} holds sandboxes`)) return;
+    children[2]!.proc.kill('SIGSTOP');
+    await refusedWhile(0, iced[0]!, `${url(2)}: no answer within 1500 ms`);
+    const forwarded = await resetVia(url(0), gone);
+    t.same(
+      [forwarded.status, forwarded.headers.get('x-mock-instance')],
+      [200, victim],
+      `a sandbox whose owner answers is still reset there while ${frozen} is frozen`,
+    );
+    await forwarded.body?.cancel();
+    children[2]!.proc.kill('SIGCONT');
+    await allUp();
+    const thawed = await fetch(`${url(0)}/__admin/sandboxes/${iced[0]}`, { signal: patience() });
+    t.same(
+      [thawed.status, thawed.headers.get('x-mock-instance')],
+      [200, frozen],
+      `${iced[0]} is found on ${frozen} once it runs again`,
+    );
+    await thawed.body?.cancel();
+    t.same(await tokensOf(iced[0]!), [`ci-${iced[0]}`], `${iced[0]} was neither reset nor deleted`);
+    await listedOnce(`after ${frozen} ran again`);
+    t.notMatch(lbOut, /ALERT.*(parsing|config)/, 'haproxy ran the shipped config');
+  },
+);
 
 t.test('a peer name that does not resolve: reset and GET of a sandbox not held here are a 503 naming it', async (t) => {
   const app = await build(t, { instanceName: 'alone', peers: ['dns:no-such-peer.invalid:8080'] });
   const message = /dns:no-such-peer\.invalid:8080: does not resolve/;
-  const calls = [['POST', '/__admin/reset?sandbox=elsewhere'], ['GET', '/__admin/sandboxes/elsewhere']] as const;
+  const calls = [
+    ['POST', '/__admin/reset?sandbox=elsewhere'],
+    ['GET', '/__admin/sandboxes/elsewhere'],
+  ] as const;
   for (const [method, url] of calls) {
     const res = await app.inject({ method, url });
     t.match([res.statusCode, json(res)], [503, { code: 'INSTANCE_DOWN', message }], `${method} ${url}`);
@@ -289,7 +404,10 @@ t.test('an owner that breaks off its answer to a forwarded reset: 502, not 500',
     setImmediate(() => res.destroy());
   });
   await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => { peer.closeAllConnections(); peer.close(); });
+  t.teardown(() => {
+    peer.closeAllConnections();
+    peer.close();
+  });
   const { port } = peer.address() as { port: number };
   const app = await build(t, { instanceName: 'asked', peers: [`http://127.0.0.1:${port}`] });
   const res = await app.inject({ method: 'POST', url: '/__admin/reset?sandbox=elsewhere' });
@@ -297,29 +415,49 @@ t.test('an owner that breaks off its answer to a forwarded reset: 502, not 500',
   t.match([res.statusCode, json(res)], [502, { code: 'BAD_GATEWAY', message }], 'the one error body, naming the owner');
 });
 
-t.test('scripts/move-sandboxes.mjs moves each sandbox to the instance the balancer now picks, with its data', async (t) => {
-  // B stands in for a balancer that now sends every key to B (as after adding B to the ring)
-  const [a, b] = await Promise.all([start(['--instance-name', 'a']), start(['--instance-name', 'b'])]);
-  t.teardown(() => { a.proc.kill('SIGKILL'); b.proc.kill('SIGKILL'); });
-  const moving = ['move-1', 'move-2'];
-  for (const name of moving) {
-    const headers = await httpSignIn(a.base, accounts.admin.email, `device-${name}`, name);
-    const res = await fetch(`${a.base}/user-api-token/create`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ name: `ci-${name}`, expiresAt: '2099-01-01T00:00:00Z' }) });
-    t.equal(res.status, 200);
-  }
-  const script = fileURLToPath(new URL('../scripts/move-sandboxes.mjs', import.meta.url));
-  const run = spawn(process.execPath, [script, '--balancer', b.base, a.base, b.base], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  run.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  run.stderr.on('data', (d: Buffer) => { out += d.toString(); });
-  const code = await new Promise((resolve) => run.on('exit', resolve));
-  t.equal(code, 0, out);
-  t.match(out, /move-1: a -> b/);
-  t.match(out, /2 sandbox\(es\) moved/);
-  const onA = (await (await fetch(`${a.base}/__admin/sandboxes`)).json()) as { name: string }[];
-  t.same(onA.map((s) => s.name), ['default'], 'gone from the old instance');
-  for (const name of moving) {
-    const state = await (await fetch(`${b.base}/__admin/state?sandbox=${name}`)).json() as { data: unknown };
-    t.match(JSON.stringify(state.data), `ci-${name}`, `${name} arrived at b with its token`);
-  }
-});
+t.test(
+  'scripts/move-sandboxes.mjs moves each sandbox to the instance the balancer now picks, with its data',
+  async (t) => {
+    // B stands in for a balancer that now sends every key to B (as after adding B to the ring)
+    const [a, b] = await Promise.all([start(['--instance-name', 'a']), start(['--instance-name', 'b'])]);
+    t.teardown(() => {
+      a.proc.kill('SIGKILL');
+      b.proc.kill('SIGKILL');
+    });
+    const moving = ['move-1', 'move-2'];
+    for (const name of moving) {
+      const headers = await httpSignIn(a.base, accounts.admin.email, `device-${name}`, name);
+      const res = await fetch(`${a.base}/user-api-token/create`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `ci-${name}`, expiresAt: '2099-01-01T00:00:00Z' }),
+      });
+      t.equal(res.status, 200);
+    }
+    const script = fileURLToPath(new URL('../scripts/move-sandboxes.mjs', import.meta.url));
+    const run = spawn(process.execPath, [script, '--balancer', b.base, a.base, b.base], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    run.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    run.stderr.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const code = await new Promise((resolve) => run.on('exit', resolve));
+    t.equal(code, 0, out);
+    t.match(out, /move-1: a -> b/);
+    t.match(out, /2 sandbox\(es\) moved/);
+    const onA = (await (await fetch(`${a.base}/__admin/sandboxes`)).json()) as { name: string }[];
+    t.same(
+      onA.map((s) => s.name),
+      ['default'],
+      'gone from the old instance',
+    );
+    for (const name of moving) {
+      const state = (await (await fetch(`${b.base}/__admin/state?sandbox=${name}`)).json()) as { data: unknown };
+      t.match(JSON.stringify(state.data), `ci-${name}`, `${name} arrived at b with its token`);
+    }
+  },
+);

@@ -12,11 +12,19 @@ t.test('dashboard: only requested keys; every widget from the store', async (t) 
   const empty = json(await app.inject({ url: '/dashboard', headers: s.headers }));
   t.same(empty, { notificationsBadge: 0, widgets: {} });
 
-  const res = await app.inject({ url: `/dashboard?widgets=${allWidgets}&info=profileBrief,notificationsBadge`, headers: s.headers });
+  const res = await app.inject({
+    url: `/dashboard?widgets=${allWidgets}&info=profileBrief,notificationsBadge`,
+    headers: s.headers,
+  });
   t.equal(res.statusCode, 200);
   const d = json(res);
   t.same(Object.keys(d.widgets).sort(), [...WidgetKeys].sort());
-  t.match(d.profileBrief, { id: accounts.admin.userId, name: 'Петров Иван Сергеевич', departmentName: 'Дирекция по персоналу', faceUrl: `http://localhost:80/images/avatar/${accounts.admin.userId}.svg` });
+  t.match(d.profileBrief, {
+    id: accounts.admin.userId,
+    name: 'Петров Иван Сергеевич',
+    departmentName: 'Дирекция по персоналу',
+    faceUrl: `http://localhost:80/images/avatar/${accounts.admin.userId}.svg`,
+  });
   const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
   const me = tenant.users.find((u) => u.id === accounts.admin.userId)!;
   t.equal(d.notificationsBadge, tenant.notifications.filter((n) => n.userId === me.id && n.seenAt === null).length);
@@ -27,14 +35,26 @@ t.test('dashboard: only requested keys; every widget from the store', async (t) 
     t.ok(d.widgets[key].items.length > 0, `${key} has items`);
   }
   t.match(d.widgets.myFavorites, { key: 'myFavorites', feed: 'personal', count: 0, items: [] });
-  for (const key of ['myLms', 'mySurvey', 'myAchievements', 'myTeam', 'updVoting', 'updAchievements', 'updBirthday', 'updNewbies', 'updBooks']) {
+  for (const key of [
+    'myLms',
+    'mySurvey',
+    'myAchievements',
+    'myTeam',
+    'updVoting',
+    'updAchievements',
+    'updBirthday',
+    'updNewbies',
+    'updBooks',
+  ]) {
     const w = d.widgets[key];
     t.match(w, { key, title: String, feed: key.startsWith('my') ? 'personal' : 'company' }, key);
     t.ok(w.count > 0 && w.items.length > 0 && w.items.length <= 5, `${key} has entries`);
   }
   const own = tenant.departments.find((d) => d.id === me.departmentId)!;
   const heads = new Set(tenant.departments.filter((x) => x.parentId === own.id).map((x) => x.headId));
-  const teammates = tenant.users.filter((u) => u.state === 'active' && u.id !== me.id && (u.departmentId === me.departmentId || heads.has(u.id)));
+  const teammates = tenant.users.filter(
+    (u) => u.state === 'active' && u.id !== me.id && (u.departmentId === me.departmentId || heads.has(u.id)),
+  );
   t.ok(teammates.length > 0);
   t.equal(d.widgets.myTeam.count, teammates.length);
   t.ok(d.widgets.myTeam.items.every((i: { id: string }) => teammates.some((u) => u.id === i.id)));
@@ -56,18 +76,33 @@ t.test('dashboard: birthdays follow the sandbox clock; myTeam follows set-main',
   const app = await build(t);
   let s = await signIn(app);
   const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
-  const someone = tenant.users.find((u) => u.state === 'active' && u.birthday.slice(5) !== '03-02' && u.birthday.slice(5) !== '02-29')!;
+  const someone = tenant.users.find(
+    (u) => u.state === 'active' && u.birthday.slice(5) !== '03-02' && u.birthday.slice(5) !== '02-29',
+  )!;
   app.sandboxes.get('default').clock.state = { mode: 'frozen', at: `2026-${someone.birthday.slice(5)}T09:00:00.000Z` };
   const later = await signIn(app);
-  const bd = json(await app.inject({ url: '/dashboard?widgets=updBirthday', headers: later.headers })).widgets.updBirthday;
-  t.equal(bd.count, tenant.users.filter((u) => u.state === 'active' && u.birthday.slice(5) === someone.birthday.slice(5)).length);
+  const bd = json(await app.inject({ url: '/dashboard?widgets=updBirthday', headers: later.headers })).widgets
+    .updBirthday;
+  t.equal(
+    bd.count,
+    tenant.users.filter((u) => u.state === 'active' && u.birthday.slice(5) === someone.birthday.slice(5)).length,
+  );
   app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T09:00:00.000Z' };
   s = await signIn(app);
 
-  const second = json(await app.inject({ url: '/employment/index', headers: s.headers })).data.find((e: { is_main: boolean }) => !e.is_main);
-  await app.inject({ method: 'POST', url: '/employment/set-main', headers: s.headers, payload: { employment_id: second.id } });
+  const second = json(await app.inject({ url: '/employment/index', headers: s.headers })).data.find(
+    (e: { is_main: boolean }) => !e.is_main,
+  );
+  await app.inject({
+    method: 'POST',
+    url: '/employment/set-main',
+    headers: s.headers,
+    payload: { employment_id: second.id },
+  });
   const team = json(await app.inject({ url: '/dashboard?widgets=myTeam', headers: s.headers })).widgets.myTeam;
-  const expected = tenant.users.filter((u) => u.state === 'active' && u.departmentId === second.department.id && u.id !== accounts.admin.userId);
+  const expected = tenant.users.filter(
+    (u) => u.state === 'active' && u.departmentId === second.department.id && u.id !== accounts.admin.userId,
+  );
   t.equal(team.count, expected.length);
 });
 
@@ -96,25 +131,52 @@ t.test('end to end over a real socket: sign in, badge, mark seen, badge drops by
   const { port } = app.server.address() as AddressInfo;
   const base = `http://127.0.0.1:${port}`;
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
 
-  const bind = await post('/api/v2/mobile/manual-bind', { email: 'ivan.petrov@romashka.test', password: 'demo1234', device: { id: 'e2e-phone', platform: 'android' } });
+  const bind = await post('/api/v2/mobile/manual-bind', {
+    email: 'ivan.petrov@romashka.test',
+    password: 'demo1234',
+    device: { id: 'e2e-phone', platform: 'android' },
+  });
   t.equal(bind.status, 200);
-  const { accountSecret, tenantInfo } = await bind.json() as { accountSecret: { secret: string; userId: string; deviceId: string; tenantId: string }; tenantInfo: { base_url: string } };
-  t.equal(tenantInfo.base_url, base);
-  const auth = await post('/mobile/auth', { secret: accountSecret.secret, userId: accountSecret.userId, deviceId: accountSecret.deviceId }, { 'x-service-tenant-id': accountSecret.tenantId });
-  t.equal(auth.status, 200);
-  const { sessionId, sessionSecret } = await auth.json() as { sessionId: string; sessionSecret: string };
-  const headers = {
-    'x-service-tenant-id': accountSecret.tenantId, 'x-service-device-id': accountSecret.deviceId,
-    'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret,
+  const { accountSecret, tenantInfo } = (await bind.json()) as {
+    accountSecret: { secret: string; userId: string; deviceId: string; tenantId: string };
+    tenantInfo: { base_url: string };
   };
-  const badge = async () => ((await (await fetch(`${base}/dashboard?info=notificationsBadge`, { headers })).json()) as { notificationsBadge: number }).notificationsBadge;
+  t.equal(tenantInfo.base_url, base);
+  const auth = await post(
+    '/mobile/auth',
+    { secret: accountSecret.secret, userId: accountSecret.userId, deviceId: accountSecret.deviceId },
+    { 'x-service-tenant-id': accountSecret.tenantId },
+  );
+  t.equal(auth.status, 200);
+  const { sessionId, sessionSecret } = (await auth.json()) as { sessionId: string; sessionSecret: string };
+  const headers = {
+    'x-service-tenant-id': accountSecret.tenantId,
+    'x-service-device-id': accountSecret.deviceId,
+    'x-service-session-id': sessionId,
+    'x-service-session-code': sessionSecret,
+  };
+  const badge = async () =>
+    (
+      (await (await fetch(`${base}/dashboard?info=notificationsBadge`, { headers })).json()) as {
+        notificationsBadge: number;
+      }
+    ).notificationsBadge;
   const before = await badge();
   t.ok(before > 0, `badge ${before}`);
-  const pushes = await (await fetch(`${base}/notifications/pushes?per-page=25`, { headers })).json() as { data: Array<{ id: string; isSeen: boolean }> };
+  const pushes = (await (await fetch(`${base}/notifications/pushes?per-page=25`, { headers })).json()) as {
+    data: Array<{ id: string; isSeen: boolean }>;
+  };
   const unseen = pushes.data.find((n) => !n.isSeen)!;
-  const marked = await fetch(`${base}/notifications/mark-seen?notificationId=${unseen.id}`, { method: 'POST', headers });
+  const marked = await fetch(`${base}/notifications/mark-seen?notificationId=${unseen.id}`, {
+    method: 'POST',
+    headers,
+  });
   t.equal(marked.status, 200);
   t.same(await marked.json(), { badge: before - 1, date: '2026-03-02' });
   t.equal(await badge(), before - 1, 'the dashboard badge dropped by one');
@@ -133,7 +195,16 @@ t.test('kept answers: reused while nothing changes; a write or a clock move show
   // a write through the API: the badge follows at once
   const pushes = json(await app.inject({ url: '/notifications/pushes', headers: s.headers }));
   const unseen = pushes.data.find((n: { isSeen: boolean }) => !n.isSeen);
-  t.equal((await app.inject({ method: 'POST', url: `/notifications/mark-seen?notificationId=${unseen.id}`, headers: s.headers })).statusCode, 200);
+  t.equal(
+    (
+      await app.inject({
+        method: 'POST',
+        url: `/notifications/mark-seen?notificationId=${unseen.id}`,
+        headers: s.headers,
+      })
+    ).statusCode,
+    200,
+  );
   t.equal(json(await app.inject({ url, headers: s.headers })).notificationsBadge, before.notificationsBadge - 1);
 
   // another base URL (sandbox prefix) is another answer, not the kept one
@@ -146,43 +217,67 @@ t.test('kept answers: reused while nothing changes; a write or a clock move show
   sandbox.clock.state = { mode: 'frozen', at: later };
   const s2 = await signIn(app); // the first session has expired by then
   const moved = json(await app.inject({ url, headers: s2.headers }));
-  t.not(JSON.stringify(moved.widgets.myLms), JSON.stringify(before.widgets.myLms), 'courses due before the new time are gone');
+  t.not(
+    JSON.stringify(moved.widgets.myLms),
+    JSON.stringify(before.widgets.myLms),
+    'courses due before the new time are gone',
+  );
   t.equal(moved.widgets.myLms.count, 0);
 });
 
-t.test('answers over 1 KiB go out compressed to clients that accept it; the journal keeps JSON; faulted answers go out plain', async (t) => {
-  const dir = t.testdir({ 'broken-json.json': JSON.stringify({ name: 'broken-json', description: 'b', faults: [{ kind: 'malformed', operations: ['dashboard'] }] }) });
-  const app = await build(t, { scenarios: [dir] });
-  const s = await signIn(app);
-  const url = `/dashboard?widgets=${allWidgets}&info=profileBrief,notificationsBadge`;
-  const plain = await app.inject({ url, headers: s.headers });
-  t.notOk(plain.headers['content-encoding'], 'no Accept-Encoding: plain JSON');
-  for (const accept of ['gzip', 'gzip, deflate, br', 'br;q=1.0, gzip;q=0.8, *;q=0.1']) {
-    const packed = await app.inject({ url, headers: { ...s.headers, 'accept-encoding': accept } });
-    t.equal(packed.headers['content-encoding'], 'gzip', accept);
-    t.match(packed.headers.vary, /accept-encoding/i);
-    t.ok(packed.rawPayload.length < plain.rawPayload.length / 2, `${packed.rawPayload.length} bytes instead of ${plain.rawPayload.length}`);
-    t.equal(gunzipSync(packed.rawPayload).toString('utf8'), plain.body, 'the same JSON once unpacked');
-  }
-  t.notOk((await app.inject({ url, headers: { ...s.headers, 'accept-encoding': 'gzip;q=0, identity' } })).headers['content-encoding'], 'gzip;q=0 refuses it');
+t.test(
+  'answers over 1 KiB go out compressed to clients that accept it; the journal keeps JSON; faulted answers go out plain',
+  async (t) => {
+    const dir = t.testdir({
+      'broken-json.json': JSON.stringify({
+        name: 'broken-json',
+        description: 'b',
+        faults: [{ kind: 'malformed', operations: ['dashboard'] }],
+      }),
+    });
+    const app = await build(t, { scenarios: [dir] });
+    const s = await signIn(app);
+    const url = `/dashboard?widgets=${allWidgets}&info=profileBrief,notificationsBadge`;
+    const plain = await app.inject({ url, headers: s.headers });
+    t.notOk(plain.headers['content-encoding'], 'no Accept-Encoding: plain JSON');
+    for (const accept of ['gzip', 'gzip, deflate, br', 'br;q=1.0, gzip;q=0.8, *;q=0.1']) {
+      const packed = await app.inject({ url, headers: { ...s.headers, 'accept-encoding': accept } });
+      t.equal(packed.headers['content-encoding'], 'gzip', accept);
+      t.match(packed.headers.vary, /accept-encoding/i);
+      t.ok(
+        packed.rawPayload.length < plain.rawPayload.length / 2,
+        `${packed.rawPayload.length} bytes instead of ${plain.rawPayload.length}`,
+      );
+      t.equal(gunzipSync(packed.rawPayload).toString('utf8'), plain.body, 'the same JSON once unpacked');
+    }
+    t.notOk(
+      (await app.inject({ url, headers: { ...s.headers, 'accept-encoding': 'gzip;q=0, identity' } })).headers[
+        'content-encoding'
+      ],
+      'gzip;q=0 refuses it',
+    );
 
-  const [entry] = json(await app.inject({ url: '/__admin/requests?limit=1&operationId=dashboard' }));
-  t.equal(entry.responseBody, undefined, 'the dashboard (over 8 KiB) is not kept in the journal, compressed or not');
+    const [entry] = json(await app.inject({ url: '/__admin/requests?limit=1&operationId=dashboard' }));
+    t.equal(entry.responseBody, undefined, 'the dashboard (over 8 KiB) is not kept in the journal, compressed or not');
 
-  // a small answer (tenant info) is not compressed, and the journal keeps its JSON
-  const info = await app.inject({ url: '/mobile/tenant-info', headers: { ...s.headers, 'accept-encoding': 'gzip' } });
-  t.notOk(info.headers['content-encoding']);
-  t.equal(json(info).id, s.tenantId);
-  const [infoEntry] = json(await app.inject({ url: '/__admin/requests?limit=1&operationId=mobileTenantInfo' }));
-  t.same(infoEntry.responseBody, json(info), 'the journal keeps the answer as JSON');
+    // a small answer (tenant info) is not compressed, and the journal keeps its JSON
+    const info = await app.inject({ url: '/mobile/tenant-info', headers: { ...s.headers, 'accept-encoding': 'gzip' } });
+    t.notOk(info.headers['content-encoding']);
+    t.equal(json(info).id, s.tenantId);
+    const [infoEntry] = json(await app.inject({ url: '/__admin/requests?limit=1&operationId=mobileTenantInfo' }));
+    t.same(infoEntry.responseBody, json(info), 'the journal keeps the answer as JSON');
 
-  // a body fault breaks the JSON, which goes out uncompressed
-  const broken = await app.inject({ url, headers: { ...s.headers, 'accept-encoding': 'gzip', 'x-mock-scenario': 'broken-json' } });
-  t.notOk(broken.headers['content-encoding'], 'a faulted answer goes out plain');
-  const text = broken.body;
-  t.ok(text.includes('\u0000<<not json'), 'garbage after the JSON');
-  t.ok(plain.body.startsWith(text.split('\u0000')[0]!), 'the first half of the JSON');
-});
+    // a body fault breaks the JSON, which goes out uncompressed
+    const broken = await app.inject({
+      url,
+      headers: { ...s.headers, 'accept-encoding': 'gzip', 'x-mock-scenario': 'broken-json' },
+    });
+    t.notOk(broken.headers['content-encoding'], 'a faulted answer goes out plain');
+    const text = broken.body;
+    t.ok(text.includes('\u0000<<not json'), 'garbage after the JSON');
+    t.ok(plain.body.startsWith(text.split('\u0000')[0]!), 'the first half of the JSON');
+  },
+);
 
 t.test('compressed answers over a real socket: fetch unpacks them; the journal keeps the JSON', async (t) => {
   const app = await build(t);

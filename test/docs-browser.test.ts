@@ -5,7 +5,6 @@ import t from 'tap';
 import { launchBrowser, needsChromium, newPage } from './support/browser.js';
 import { accounts, build, signIn } from './helper.js';
 
-
 t.test('Swagger UI: Authorize with a session, Try it out on /dashboard answers 200', needsChromium, async (t) => {
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -34,5 +33,5 @@ t.test('Swagger UI: Authorize with a session, Try it out on /dashboard answers 2
   t.equal((await status.first().innerText()).trim(), '200', 'the response shown is 200');
   t.match(await op.locator('.live-responses-table').innerText(), /"myTeam"/, 'with the widgets asked for');
   const journal = app.sandboxes.get('default').journal.list({ path: '/dashboard', limit: 1 })[0];
-  t.equal(journal?.status, 200, 'the mock answered the browser\'s request 200');
+  t.equal(journal?.status, 200, "the mock answered the browser's request 200");
 });

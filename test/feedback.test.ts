@@ -8,22 +8,56 @@ t.test('add about a user and a department; view', async (t) => {
   const s = await signIn(app);
   const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
   const dep = tenant.departments[1]!;
-  const res = await app.inject({ method: 'POST', url: '/feedback/add', headers: s.headers, payload: { userId: accounts.admin.userId, type: 'user', id: accounts.noRights.userId, score: 5, text: 'Спасибо!' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/feedback/add',
+    headers: s.headers,
+    payload: { userId: accounts.admin.userId, type: 'user', id: accounts.noRights.userId, score: 5, text: 'Спасибо!' },
+  });
   t.equal(res.statusCode, 200);
   const fb = json(res);
-  t.match(fb, { success: true, message: String, feedback: { type: 'user', entity_id: accounts.noRights.userId, score: 5, text: 'Спасибо!', isAnonymous: false, author: { id: accounts.admin.userId } } });
+  t.match(fb, {
+    success: true,
+    message: String,
+    feedback: {
+      type: 'user',
+      entity_id: accounts.noRights.userId,
+      score: 5,
+      text: 'Спасибо!',
+      isAnonymous: false,
+      author: { id: accounts.admin.userId },
+    },
+  });
   const view = json(await app.inject({ url: `/feedback/view?id=${fb.feedback.id}`, headers: s.headers }));
   t.same(view, fb.feedback);
 
-  const d = json(await app.inject({ method: 'POST', url: '/feedback/add', headers: s.headers, payload: { type: 'department', id: dep.id, score: 3, text: '' } }));
-  t.match(d.feedback, { type: 'department', entity: { id: dep.id, name: dep.name, faceUrl: null }, author: { id: accounts.admin.userId } });
+  const d = json(
+    await app.inject({
+      method: 'POST',
+      url: '/feedback/add',
+      headers: s.headers,
+      payload: { type: 'department', id: dep.id, score: 3, text: '' },
+    }),
+  );
+  t.match(d.feedback, {
+    type: 'department',
+    entity: { id: dep.id, name: dep.name, faceUrl: null },
+    author: { id: accounts.admin.userId },
+  });
 });
 
 t.test('anonymous feedback never reveals its author', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
   const petr = await signIn(app, accounts.noRights);
-  const fb = json(await app.inject({ method: 'POST', url: '/feedback/add', headers: petr.headers, payload: { type: 'user', id: accounts.admin.userId, score: 2, text: 'Медленно', isAnonymous: true } }));
+  const fb = json(
+    await app.inject({
+      method: 'POST',
+      url: '/feedback/add',
+      headers: petr.headers,
+      payload: { type: 'user', id: accounts.admin.userId, score: 2, text: 'Медленно', isAnonymous: true },
+    }),
+  );
   t.match(fb.feedback, { isAnonymous: true, author: null });
   const view = await app.inject({ url: `/feedback/view?id=${fb.feedback.id}`, headers: s.headers });
   t.match(json(view), { isAnonymous: true, author: null });
@@ -37,7 +71,10 @@ t.test('errors', async (t) => {
   const ok = { type: 'user', id: accounts.noRights.userId, score: 4, text: 't' };
   for (const score of [0, 6, 2.5]) {
     const e = expectError(t, await add({ ...ok, score }), 400);
-    t.same(e.details?.map((d) => d.field), ['body.score']);
+    t.same(
+      e.details?.map((d) => d.field),
+      ['body.score'],
+    );
   }
   expectError(t, await add({ ...ok, type: 'team' }), 400);
   expectError(t, await add({ ...ok, id: 'x' }), 400);

@@ -4,7 +4,6 @@ import t from 'tap';
 import { launchBrowser, needsChromium } from './support/browser.js';
 import { build, signIn } from './helper.js';
 
-
 t.test('a finding shows in the console and links to its operation', needsChromium, async (t) => {
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -18,7 +17,9 @@ t.test('a finding shows in the console and links to its operation', needsChromiu
 
   // the app sends its selection as a form: the real portal would store an empty one
   const res = await fetch(`${address}/sandbox/app/user-list-cache/set-user-list`, {
-    method: 'POST', headers: { ...s.headers, 'content-type': 'application/x-www-form-urlencoded' }, body: 'key=team&usersId=1',
+    method: 'POST',
+    headers: { ...s.headers, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'key=team&usersId=1',
   });
   t.equal(res.headers.get('x-mock-finding'), 'set-user-list-not-json');
 
@@ -35,10 +36,14 @@ t.test('a finding shows in the console and links to its operation', needsChromiu
   await page.goto(`${address}${await link.getAttribute('href')}`);
   const op = page.locator('#operations-user-list-cache-userListCacheSet');
   await op.waitFor({ timeout: 30_000 });
-  await page.waitForFunction(() => document.querySelector('#operations-user-list-cache-userListCacheSet')?.classList.contains('is-open'), undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    () => document.querySelector('#operations-user-list-cache-userListCacheSet')?.classList.contains('is-open'),
+    undefined,
+    { timeout: 30_000 },
+  );
   t.pass('the docs link opens the operation');
 
   await page.goto(`${address}/__admin?sandbox=default`);
   await page.waitForFunction(() => /none/.test(document.getElementById('findings')?.textContent ?? ''));
-  t.pass('another sandbox\'s panel does not show it');
+  t.pass("another sandbox's panel does not show it");
 });

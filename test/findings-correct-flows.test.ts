@@ -21,7 +21,7 @@ function phone(t: Test, app: FastifyInstance) {
   const check = async (what: string, want: number, res: Promise<Answer>): Promise<Json> => {
     const { statusCode, body } = await res;
     t.equal(statusCode, want, statusCode === want ? what : `${what}: ${body.slice(0, 300)}`);
-    return body ? JSON.parse(body) as Json : {};
+    return body ? (JSON.parse(body) as Json) : {};
   };
   return {
     get: (url: string, headers: Headers, want = 200) => check(`GET ${url}`, want, app.inject({ url, headers })),
@@ -30,24 +30,48 @@ function phone(t: Test, app: FastifyInstance) {
     /** time passing on the phone: the sandbox clock moves */
     wait: (ms: number) => app.inject({ method: 'PUT', url: '/__admin/clock', payload: { advanceMs: ms } }),
     /** manual-bind of an account without two-factor; answers the accountSecret */
-    bind: async (account: Account, deviceId: string) => (await check('manual-bind', 200, app.inject({
-      method: 'POST', url: '/mobile/manual-bind',
-      payload: { email: account.email, password: account.password, device: { id: deviceId, platform: 'android' } },
-    }))).accountSecret as Json,
+    bind: async (account: Account, deviceId: string) =>
+      (
+        await check(
+          'manual-bind',
+          200,
+          app.inject({
+            method: 'POST',
+            url: '/mobile/manual-bind',
+            payload: {
+              email: account.email,
+              password: account.password,
+              device: { id: deviceId, platform: 'android' },
+            },
+          }),
+        )
+      ).accountSecret as Json,
     /** POST /mobile/auth with the stored accountSecret; answers the four session headers */
     auth: async (secret: Json): Promise<Headers> => {
-      const { sessionId, sessionSecret } = await check('auth', 200, app.inject({
-        method: 'POST', url: '/mobile/auth', headers: { 'x-service-tenant-id': secret.tenantId },
-        payload: { secret: secret.secret, userId: secret.userId, deviceId: secret.deviceId },
-      }));
+      const { sessionId, sessionSecret } = await check(
+        'auth',
+        200,
+        app.inject({
+          method: 'POST',
+          url: '/mobile/auth',
+          headers: { 'x-service-tenant-id': secret.tenantId },
+          payload: { secret: secret.secret, userId: secret.userId, deviceId: secret.deviceId },
+        }),
+      );
       return {
-        'x-service-tenant-id': secret.tenantId, 'x-service-device-id': secret.deviceId,
-        'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret,
+        'x-service-tenant-id': secret.tenantId,
+        'x-service-device-id': secret.deviceId,
+        'x-service-session-id': sessionId,
+        'x-service-session-code': sessionSecret,
       };
     },
     expectNoFindings: async () => {
       const found = json<Finding[]>(await app.inject({ url: '/__admin/findings' }));
-      t.same(found.map((f) => `${f.code} (${f.severity}) ${f.method} ${f.path}: ${f.message}`), [], 'no findings');
+      t.same(
+        found.map((f) => `${f.code} (${f.severity}) ${f.method} ${f.path}: ${f.message}`),
+        [],
+        'no findings',
+      );
     },
   };
 }
@@ -57,14 +81,25 @@ function faultScenarios(t: Test): string {
   const dir = mkdtempSync(join(tmpdir(), 'findings-flows-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const body = { statusCode: 503, error: 'Service Unavailable', code: 'UNAVAILABLE', message: 'try again' };
-  writeFileSync(join(dir, 'unavailable.json'), JSON.stringify({
-    name: 'unavailable', description: 'feedback and dashboard answer 503',
-    stubs: [{ operationId: 'feedbackAdd', status: 503, body }, { operationId: 'dashboard', status: 503, body }],
-  }));
-  writeFileSync(join(dir, 'reset-before.json'), JSON.stringify({
-    name: 'reset-before', description: 'the connection resets before the handler runs',
-    faults: [{ operations: ['feedbackAdd', 'notificationsMarkSeenAll'], kind: 'reset', phase: 'before' }],
-  }));
+  writeFileSync(
+    join(dir, 'unavailable.json'),
+    JSON.stringify({
+      name: 'unavailable',
+      description: 'feedback and dashboard answer 503',
+      stubs: [
+        { operationId: 'feedbackAdd', status: 503, body },
+        { operationId: 'dashboard', status: 503, body },
+      ],
+    }),
+  );
+  writeFileSync(
+    join(dir, 'reset-before.json'),
+    JSON.stringify({
+      name: 'reset-before',
+      description: 'the connection resets before the handler runs',
+      faults: [{ operations: ['feedbackAdd', 'notificationsMarkSeenAll'], kind: 'reset', phase: 'before' }],
+    }),
+  );
   return dir;
 }
 
@@ -148,9 +183,12 @@ t.test('retry after a connection reset before commit, over a real socket', async
   const s = await signIn(app);
   const reset = { 'x-mock-scenario': 'reset-before' };
   const body = JSON.stringify({ type: 'user', id: accounts.noRights.userId, score: 4, text: 'Good onboarding' });
-  const add = (extra: Headers = {}) => fetch(`${base}/feedback/add`, {
-    method: 'POST', headers: { ...s.headers, 'content-type': 'application/json', ...extra }, body,
-  });
+  const add = (extra: Headers = {}) =>
+    fetch(`${base}/feedback/add`, {
+      method: 'POST',
+      headers: { ...s.headers, 'content-type': 'application/json', ...extra },
+      body,
+    });
   await t.rejects(add(reset), 'the connection was reset');
   const [dropped] = json<Json[]>(await app.inject({ url: '/__admin/requests?operationId=feedbackAdd' }));
   t.match(dropped, { status: 0, fault: 'reset', afterCommit: false }, 'the journal saw it dropped before the handler');
@@ -159,9 +197,11 @@ t.test('retry after a connection reset before commit, over a real socket', async
   t.equal(retried.status, 200);
   t.equal(((await retried.json()) as Json).success, true);
 
-  const markAll = (extra: Headers = {}) => fetch(`${base}/notifications/mark-seen-all`, {
-    method: 'POST', headers: { ...s.headers, ...extra },
-  });
+  const markAll = (extra: Headers = {}) =>
+    fetch(`${base}/notifications/mark-seen-all`, {
+      method: 'POST',
+      headers: { ...s.headers, ...extra },
+    });
   await t.rejects(markAll(reset));
   await p.wait(1500);
   t.equal((await markAll()).status, 200);
@@ -207,7 +247,10 @@ t.test('polling by the sandbox clock: the badge every 30 s, a file processing at
   const file = { id, name: 'bonus.csv', size: csv.length, is_public: false };
   const upload = new URL((await p.post('/file/prepare-upload', s.headers, file)).uploadUrl);
   const put = await app.inject({
-    method: 'PUT', url: upload.pathname + upload.search, payload: csv, headers: { 'content-type': 'text/csv' },
+    method: 'PUT',
+    url: upload.pathname + upload.search,
+    payload: csv,
+    headers: { 'content-type': 'text/csv' },
   });
   t.equal(put.statusCode, 200, 'upload');
   await p.post(`/file/finish-upload?id=${id}`, s.headers);

@@ -15,13 +15,20 @@ import { findingCodes, type Finding } from '../src/schemas/admin.js';
 import { FindingLog } from '../src/store/findings.js';
 
 const codes = (res: LightMyRequestResponse | Response): string[] => {
-  const v = res.headers instanceof Headers ? res.headers.get('x-mock-finding') : (res.headers as Record<string, unknown>)['x-mock-finding'];
+  const v =
+    res.headers instanceof Headers
+      ? res.headers.get('x-mock-finding')
+      : (res.headers as Record<string, unknown>)['x-mock-finding'];
   return typeof v === 'string' ? v.split(', ') : [];
 };
-const findings = async (app: FastifyInstance, query = ''): Promise<Finding[]> => json(await app.inject({ url: `/__admin/findings${query}` }));
+const findings = async (app: FastifyInstance, query = ''): Promise<Finding[]> =>
+  json(await app.inject({ url: `/__admin/findings${query}` }));
 const advance = (app: FastifyInstance, ms: number, sandbox = 'default') =>
   app.inject({ method: 'PUT', url: `/__admin/clock?sandbox=${sandbox}`, payload: { advanceMs: ms } });
-const bearerOf = (token: string, s: Session) => ({ authorization: `Bearer ${token}`, 'x-service-tenant-id': s.tenantId });
+const bearerOf = (token: string, s: Session) => ({
+  authorization: `Bearer ${token}`,
+  'x-service-tenant-id': s.tenantId,
+});
 
 /** Every code gets its own test below; this list is checked against the table so a new code cannot go untested. */
 const tested = new Set<string>();
@@ -34,13 +41,31 @@ t.test('set-user-list-not-json: a body that is not application/json', async (t) 
   const app = await build(t);
   const s = await signIn(app);
   const code = proves('set-user-list-not-json');
-  const form = await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', headers: { ...s.headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'key=k1&userList[usersId][]=x' });
+  const form = await app.inject({
+    method: 'POST',
+    url: '/user-list-cache/set-user-list',
+    headers: { ...s.headers, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: 'key=k1&userList[usersId][]=x',
+  });
   t.equal(form.statusCode, 200, 'the quirk answers 200');
   t.same(codes(form), [code]);
-  const ok = await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', headers: s.headers, payload: { key: 'k2', userList: { usersId: [accounts.noRights.userId] } } });
+  const ok = await app.inject({
+    method: 'POST',
+    url: '/user-list-cache/set-user-list',
+    headers: s.headers,
+    payload: { key: 'k2', userList: { usersId: [accounts.noRights.userId] } },
+  });
   t.same(codes(ok), [], 'control: application/json');
   const [f] = await findings(app);
-  t.match(f, { code, severity: 'error', operationId: 'userListCacheSet', method: 'POST', path: '/user-list-cache/set-user-list', docs: '/docs#/user-list-cache/userListCacheSet', message: /EMPTY selection.*application\/json/ });
+  t.match(f, {
+    code,
+    severity: 'error',
+    operationId: 'userListCacheSet',
+    method: 'POST',
+    path: '/user-list-cache/set-user-list',
+    docs: '/docs#/user-list-cache/userListCacheSet',
+    message: /EMPTY selection.*application\/json/,
+  });
   const entry = json(await app.inject({ url: '/__admin/requests?operationId=userListCacheSet' })).at(-1);
   t.equal(f!.requestId, entry.id, 'requestId is the journal entry of the request');
 });
@@ -49,11 +74,26 @@ t.test('date-range-time-of-day: a time of day in a day range', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
   const code = proves('date-range-time-of-day');
-  const timed = await app.inject({ url: `/admin/employment?created_at=${encodeURIComponent('2026-01-01 10:00:00|2026-01-31')}`, headers: s.headers });
+  const timed = await app.inject({
+    url: `/admin/employment?created_at=${encodeURIComponent('2026-01-01 10:00:00|2026-01-31')}`,
+    headers: s.headers,
+  });
   t.equal(timed.statusCode, 422, 'the mock answers 422 as the real portal does');
   t.same(codes(timed), [code]);
-  t.same(codes(await app.inject({ url: `/user/index?last_login_at=${encodeURIComponent('2026-01-01T08:00|')}`, headers: s.headers })), [code], '/user/index too');
-  const days = await app.inject({ url: `/admin/employment?created_at=${encodeURIComponent('2026-01-01|2026-01-31')}`, headers: s.headers });
+  t.same(
+    codes(
+      await app.inject({
+        url: `/user/index?last_login_at=${encodeURIComponent('2026-01-01T08:00|')}`,
+        headers: s.headers,
+      }),
+    ),
+    [code],
+    '/user/index too',
+  );
+  const days = await app.inject({
+    url: `/admin/employment?created_at=${encodeURIComponent('2026-01-01|2026-01-31')}`,
+    headers: s.headers,
+  });
   t.equal(days.statusCode, 200);
   t.same(codes(days), [], 'control: whole days');
 });
@@ -109,7 +149,10 @@ t.test('session-other-device and session-after-unbind', async (t) => {
   const unbound = proves('session-after-unbind');
   const a = await signIn(app, accounts.admin, { deviceId: 'phone-a' });
   const b = await signIn(app, accounts.admin, { deviceId: 'phone-b' });
-  const mixed = await app.inject({ url: '/mobile/tenant-info', headers: { ...a.headers, 'x-service-device-id': 'phone-b' } });
+  const mixed = await app.inject({
+    url: '/mobile/tenant-info',
+    headers: { ...a.headers, 'x-service-device-id': 'phone-b' },
+  });
   t.equal(mixed.statusCode, 401);
   t.same(codes(mixed), [other]);
   t.same(codes(await app.inject({ url: '/mobile/tenant-info', headers: a.headers })), [], 'control: its own device');
@@ -120,7 +163,11 @@ t.test('session-other-device and session-after-unbind', async (t) => {
   const after = await app.inject({ url: '/mobile/tenant-info', headers: a.headers });
   t.equal(after.statusCode, 401);
   t.same(codes(after), [unbound]);
-  t.same(codes(await app.inject({ url: '/mobile/tenant-info', headers: b.headers })), [], 'control: the other device\'s session');
+  t.same(
+    codes(await app.inject({ url: '/mobile/tenant-info', headers: b.headers })),
+    [],
+    "control: the other device's session",
+  );
   await advance(app, 5000);
   const retried = await app.inject({ method: 'POST', url: '/mobile/unbind?deviceId=phone-a', headers: a.headers });
   t.equal(retried.statusCode, 401);
@@ -139,7 +186,11 @@ t.test('session-other-device and session-after-unbind', async (t) => {
   t.same(codes(auth), [], 'control: old headers on /mobile/auth');
   const { sessionId, sessionSecret } = json(auth);
   const again = { ...a.headers, 'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret };
-  t.same(codes(await app.inject({ url: '/mobile/tenant-info', headers: again })), [], 'control: a new session after binding');
+  t.same(
+    codes(await app.inject({ url: '/mobile/tenant-info', headers: again })),
+    [],
+    'control: a new session after binding',
+  );
 });
 
 t.test('unauthorized-loop: a third 401 with no new /mobile/auth between', async (t) => {
@@ -162,7 +213,10 @@ t.test('unauthorized-loop: a third 401 with no new /mobile/auth between', async 
   const expired = { ...fresh.headers, 'x-service-session-code': 'expired' };
   const screen = ['/mobile/tenant-info', '/dashboard?info=notificationsBadge', '/notifications/pushes', '/user/items'];
   const burst = await Promise.all(screen.map((url) => app.inject({ url, headers: expired })));
-  t.same(burst.map((r) => r.statusCode), [401, 401, 401, 401]);
+  t.same(
+    burst.map((r) => r.statusCode),
+    [401, 401, 401, 401],
+  );
   t.same(burst.flatMap(codes), [], 'control: four different calls, one 401 each');
 });
 
@@ -170,15 +224,33 @@ t.test('two-factor-code-missing: manual bind without the code while codeRequired
   const app = await build(t);
   const code = proves('two-factor-code-missing');
   const creds = { email: accounts.twoFactor.email, password: 'demo1234' };
-  t.equal(json(await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: creds })).codeRequired, true);
-  const without = await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, device: { id: 'p1' } } });
+  t.equal(
+    json(await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: creds })).codeRequired,
+    true,
+  );
+  const without = await app.inject({
+    method: 'POST',
+    url: '/mobile/manual-bind',
+    payload: { ...creds, device: { id: 'p1' } },
+  });
   t.equal(without.statusCode, 403);
   t.same(codes(without), [code]);
-  const sent = app.sandboxes.get('default').outbox.list().find((m) => m.to === creds.email)!.code;
-  const withCode = await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, code: sent, device: { id: 'p1' } } });
+  const sent = app.sandboxes
+    .get('default')
+    .outbox.list()
+    .find((m) => m.to === creds.email)!.code;
+  const withCode = await app.inject({
+    method: 'POST',
+    url: '/mobile/manual-bind',
+    payload: { ...creds, code: sent, device: { id: 'p1' } },
+  });
   t.equal(withCode.statusCode, 200);
   t.same(codes(withCode), [], 'control: with the code');
-  const plain = await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: { email: accounts.admin.email, password: 'demo1234', device: { id: 'p2' } } });
+  const plain = await app.inject({
+    method: 'POST',
+    url: '/mobile/manual-bind',
+    payload: { email: accounts.admin.email, password: 'demo1234', device: { id: 'p2' } },
+  });
   t.same(codes(plain), [], 'control: an account without two-factor');
 
   // without request-two-factor: the first 403 says the code is missing; repeating the bind without it is the mistake
@@ -209,7 +281,8 @@ t.test('uploads: upload-never-finished, finish-before-upload, prepare-new-id', a
   const stale = proves('upload-never-finished');
   const early = proves('finish-before-upload');
   const newId = proves('prepare-new-id');
-  const prepare = async (payload: object) => app.inject({ method: 'POST', url: '/file/prepare-upload', headers: s.headers, payload });
+  const prepare = async (payload: object) =>
+    app.inject({ method: 'POST', url: '/file/prepare-upload', headers: s.headers, payload });
 
   const first = await prepare({ name: 'report.pdf', size: 3, is_public: false });
   t.same(codes(first), []);
@@ -226,7 +299,17 @@ t.test('uploads: upload-never-finished, finish-before-upload, prepare-new-id', a
   t.equal(finish.statusCode, 409);
   t.same(codes(finish), [early]);
   const upload = new URL(json(await prepare({ id, name: 'other.pdf', size: 3, is_public: false })).uploadUrl);
-  t.equal((await app.inject({ method: 'PUT', url: upload.pathname + upload.search, payload: Buffer.from('abc'), headers: { 'content-type': 'application/pdf' } })).statusCode, 200);
+  t.equal(
+    (
+      await app.inject({
+        method: 'PUT',
+        url: upload.pathname + upload.search,
+        payload: Buffer.from('abc'),
+        headers: { 'content-type': 'application/pdf' },
+      })
+    ).statusCode,
+    200,
+  );
   await advance(app, 2000);
   const done = await app.inject({ method: 'POST', url: `/file/finish-upload?id=${id}`, headers: s.headers });
   t.equal(done.statusCode, 200);
@@ -236,7 +319,14 @@ t.test('uploads: upload-never-finished, finish-before-upload, prepare-new-id', a
   await advance(app, 16 * 60_000);
   const found = await findings(app, `?code=${stale}`);
   t.equal(found.length, 2, 'the two never-finished prepares, not the finished one');
-  t.same(found.map((f) => f.requestId).sort(), [json(await app.inject({ url: '/__admin/requests?operationId=filePrepareUpload&limit=10' })).at(-1).id, json(await app.inject({ url: '/__admin/requests?operationId=filePrepareUpload&limit=10' })).at(-2).id].sort(), 'each names its prepare request');
+  t.same(
+    found.map((f) => f.requestId).sort(),
+    [
+      json(await app.inject({ url: '/__admin/requests?operationId=filePrepareUpload&limit=10' })).at(-1).id,
+      json(await app.inject({ url: '/__admin/requests?operationId=filePrepareUpload&limit=10' })).at(-2).id,
+    ].sort(),
+    'each names its prepare request',
+  );
   t.match(found[0], { severity: 'warning', operationId: 'filePrepareUpload', docs: '/docs#/file/filePrepareUpload' });
   t.equal((await findings(app, `?code=${stale}`)).length, 2, 'reported once');
 });
@@ -245,7 +335,13 @@ t.test('push-token-repeated: the same token registered again', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
   const code = proves('push-token-repeated');
-  const save = (token: string) => app.inject({ method: 'POST', url: '/mobile/save-push-token', headers: s.headers, payload: { token, deviceId: s.deviceId } });
+  const save = (token: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/mobile/save-push-token',
+      headers: s.headers,
+      payload: { token, deviceId: s.deviceId },
+    });
   t.same(codes(await save('tok-1')), []);
   await advance(app, 5000);
   t.same(codes(await save('tok-1')), [code], 'next start, same token');
@@ -267,7 +363,8 @@ t.test('polling-too-fast and retry-storm: the sandbox clock says how far apart',
   const s = await signIn(app);
   const poll = proves('polling-too-fast');
   const storm = proves('retry-storm');
-  const view = () => app.inject({ url: '/file-processing/view?id=7d3f9a2e-0000-4000-8000-000000000001', headers: s.headers });
+  const view = () =>
+    app.inject({ url: '/file-processing/view?id=7d3f9a2e-0000-4000-8000-000000000001', headers: s.headers });
   t.same(codes(await view()), []);
   t.same(codes(await view()), [poll], 'again at the same instant');
   await advance(app, 1000);
@@ -283,7 +380,8 @@ t.test('polling-too-fast and retry-storm: the sandbox clock says how far apart',
   t.same(codes(await markAll()), [storm], 'the same POST 0.4 s later');
   await advance(app, 1500);
   t.same(codes(await markAll()), [], 'control: 1.5 s later');
-  const status = (text: string) => app.inject({ method: 'POST', url: '/account/status-text', headers: s.headers, payload: { activeTypes: text } });
+  const status = (text: string) =>
+    app.inject({ method: 'POST', url: '/account/status-text', headers: s.headers, payload: { activeTypes: text } });
   t.same(codes(await status('a')), []);
   t.same(codes(await status('b')), [], 'control: another body');
 });
@@ -292,28 +390,58 @@ t.test('bearer-on-token-management: a personal token on token management', async
   const app = await build(t);
   const s = await signIn(app);
   const code = proves('bearer-on-token-management');
-  const token = json(await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'CI' } })).token as string;
+  const token = json(
+    await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'CI' } }),
+  ).token as string;
   const list = await app.inject({ url: '/user-api-token', headers: bearerOf(token, s) });
   t.equal(list.statusCode, 403);
   t.same(codes(list), [code]);
   t.same(codes(await app.inject({ url: '/user-api-token', headers: s.headers })), [], 'control: session headers');
-  t.same(codes(await app.inject({ url: '/mobile/tenant-info', headers: bearerOf(token, s) })), [], 'control: Bearer elsewhere');
+  t.same(
+    codes(await app.inject({ url: '/mobile/tenant-info', headers: bearerOf(token, s) })),
+    [],
+    'control: Bearer elsewhere',
+  );
 });
 
 t.test('wrong-body-type: a value of the wrong JSON type that validation converted', async (t) => {
   const app = await build(t);
   const code = proves('wrong-body-type');
-  const res = await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: { email: accounts.admin.email, password: true } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/mobile/request-two-factor',
+    payload: { email: accounts.admin.email, password: true },
+  });
   t.not(res.statusCode, 400, 'the mock accepted "true"');
   t.same(codes(res), [code]);
   t.match((await findings(app))[0]!.message, /password as boolean where the API takes string/);
   const s = await signIn(app);
-  const nested = await app.inject({ method: 'POST', url: '/feedback/add', headers: s.headers, payload: { type: 'user', id: accounts.noRights.userId, score: '4', text: 'ok' } });
+  const nested = await app.inject({
+    method: 'POST',
+    url: '/feedback/add',
+    headers: s.headers,
+    payload: { type: 'user', id: accounts.noRights.userId, score: '4', text: 'ok' },
+  });
   t.equal(nested.statusCode, 200);
   t.same(codes(nested), [code], 'a number sent as a string');
   await advance(app, 2000);
-  t.same(codes(await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: { email: accounts.admin.email, password: 'demo1234' } })), [], 'control: the declared types');
-  const rejected = await app.inject({ method: 'POST', url: '/feedback/add', headers: s.headers, payload: { type: 'user', id: accounts.noRights.userId, score: 'many', text: 'ok' } });
+  t.same(
+    codes(
+      await app.inject({
+        method: 'POST',
+        url: '/mobile/request-two-factor',
+        payload: { email: accounts.admin.email, password: 'demo1234' },
+      }),
+    ),
+    [],
+    'control: the declared types',
+  );
+  const rejected = await app.inject({
+    method: 'POST',
+    url: '/feedback/add',
+    headers: s.headers,
+    payload: { type: 'user', id: accounts.noRights.userId, score: 'many', text: 'ok' },
+  });
   t.equal(rejected.statusCode, 400);
   t.same(codes(rejected), [], 'control: a value validation refused (the app sees the 400)');
 });
@@ -341,11 +469,20 @@ t.test('retry-created-duplicate: a create repeated after the first succeeded', a
   const idea = { title: 'Coffee machine', description: 'On floor 3', idea_purpose_id: 1 };
   const created = await app.inject({ method: 'POST', url: '/idea/edit', headers: s.headers, payload: idea });
   t.equal(created.statusCode, 200, created.body);
-  const edit = (id: string) => app.inject({ method: 'POST', url: `/idea/edit?id=${id}`, headers: s.headers, payload: idea });
+  const edit = (id: string) =>
+    app.inject({ method: 'POST', url: `/idea/edit?id=${id}`, headers: s.headers, payload: idea });
   t.same(codes(await edit(json(created).id)), [], 'control: an edit (with id) is no create');
-  t.same(codes(await edit(json(created).id)), ['retry-storm'], 'control: repeating the edit is no duplicate (only too fast)');
+  t.same(
+    codes(await edit(json(created).id)),
+    ['retry-storm'],
+    'control: repeating the edit is no duplicate (only too fast)',
+  );
   await advance(app, 2000);
-  t.same(codes(await app.inject({ method: 'POST', url: '/idea/edit', headers: s.headers, payload: idea })), [code], 'the idea create again');
+  t.same(
+    codes(await app.inject({ method: 'POST', url: '/idea/edit', headers: s.headers, payload: idea })),
+    [code],
+    'the idea create again',
+  );
 });
 
 t.test('every code has a test and a line in docs/findings.md', async (t) => {
@@ -372,7 +509,11 @@ t.test('findings are per sandbox; admin routes, health, clear', async (t) => {
   t.equal((await findings(app, '?sandbox=a&code=retry-storm')).length, 0, 'filter by code');
   t.equal((await findings(app, '?sandbox=a&since=2026-03-02T09:00:00.000Z')).length, 1, 'since: the sandbox clock');
   t.equal((await findings(app, '?sandbox=a&since=2026-03-02T09:00:01.000Z')).length, 0);
-  t.equal((await app.inject({ url: '/__admin/findings?code=no-such-code' })).statusCode, 400, 'an unknown code filter is a 400');
+  t.equal(
+    (await app.inject({ url: '/__admin/findings?code=no-such-code' })).statusCode,
+    400,
+    'an unknown code filter is a 400',
+  );
   t.same(json(await app.inject({ method: 'DELETE', url: '/__admin/findings?sandbox=a' })), { cleared: 1 });
   t.same(await findings(app, '?sandbox=a'), []);
   t.equal((await app.inject({ method: 'POST', url: '/__admin/reset?sandbox=a' })).statusCode, 200);
@@ -387,26 +528,53 @@ t.test('HAR export: findings as notes on the entries', async (t) => {
   const har = json(await app.inject({ url: '/__admin/requests?format=har' }));
   const bad = har.log.entries.find((e: any) => e.request.url.includes('per-page=21'));
   const good = har.log.entries.find((e: any) => e.request.url.includes('per-page=5'));
-  t.match(bad.comment, /finding user-index-per-page \(error\): per-page=21 is outside 1 to 20.*\/docs#\/user\/userIndex/);
-  t.same(bad.response.headers.find((h: any) => h.name === 'x-mock-finding'), { name: 'x-mock-finding', value: 'user-index-per-page' });
+  t.match(
+    bad.comment,
+    /finding user-index-per-page \(error\): per-page=21 is outside 1 to 20.*\/docs#\/user\/userIndex/,
+  );
+  t.same(
+    bad.response.headers.find((h: any) => h.name === 'x-mock-finding'),
+    { name: 'x-mock-finding', value: 'user-index-per-page' },
+  );
   t.notMatch(good.comment, /finding/, 'control: the entry without a finding has no note');
 });
 
 t.test('a scenario turns codes off; an unknown code fails the load', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'findings-scenarios-'));
-  writeFileSync(join(dir, 'quiet.json'), JSON.stringify({ name: 'quiet', description: 'no per-page findings', findings: { off: ['user-index-per-page'] } }));
-  writeFileSync(join(dir, 'quieter.json'), JSON.stringify({ name: 'quieter', description: 'extends quiet', extends: 'quiet', findings: { off: ['search-without-right'] } }));
+  writeFileSync(
+    join(dir, 'quiet.json'),
+    JSON.stringify({ name: 'quiet', description: 'no per-page findings', findings: { off: ['user-index-per-page'] } }),
+  );
+  writeFileSync(
+    join(dir, 'quieter.json'),
+    JSON.stringify({
+      name: 'quieter',
+      description: 'extends quiet',
+      extends: 'quiet',
+      findings: { off: ['search-without-right'] },
+    }),
+  );
   const app = await build(t, { scenarios: [dir] });
   const s = await signIn(app, accounts.noRights);
-  const call = (scenario: string) => app.inject({ url: '/user/index?per-page=50', headers: { ...s.headers, 'x-mock-scenario': scenario } });
+  const call = (scenario: string) =>
+    app.inject({ url: '/user/index?per-page=50', headers: { ...s.headers, 'x-mock-scenario': scenario } });
   t.same(codes(await call('default')), ['user-index-per-page'], 'control: the default scenario reports it');
   t.same(codes(await call('quiet')), [], 'off in quiet');
   t.same(codes(await call('quieter')), [], 'off lists add up through extends');
-  t.same(codes(await app.inject({ url: '/user/search?q=a', headers: { ...s.headers, 'x-mock-scenario': 'quieter' } })), []);
+  t.same(
+    codes(await app.inject({ url: '/user/search?q=a', headers: { ...s.headers, 'x-mock-scenario': 'quieter' } })),
+    [],
+  );
   t.equal((await findings(app, '?code=user-index-per-page')).length, 1, 'only the default-scenario call was recorded');
 
-  writeFileSync(join(dir, 'typo.json'), JSON.stringify({ name: 'typo', description: 'bad code', findings: { off: ['retry-strom'] } }));
-  await t.rejects(buildApp({ scenarios: [dir] }), /typo\.json: at \/findings\/off\/0: unknown finding code "retry-strom"; known: set-user-list-not-json, /);
+  writeFileSync(
+    join(dir, 'typo.json'),
+    JSON.stringify({ name: 'typo', description: 'bad code', findings: { off: ['retry-strom'] } }),
+  );
+  await t.rejects(
+    buildApp({ scenarios: [dir] }),
+    /typo\.json: at \/findings\/off\/0: unknown finding code "retry-strom"; known: set-user-list-not-json, /,
+  );
 });
 
 t.test('end to end over a real socket: the header, the admin client, assertNone', async (t) => {
@@ -419,17 +587,29 @@ t.test('end to end over a real socket: the header, the admin client, assertNone'
   t.same(codes(search), [], 'a clean call');
 
   const body = JSON.stringify({ type: 'user', id: accounts.noRights.userId, score: 5, text: 'Thanks' });
-  const post = () => fetch(`${base}/sandbox/e2e/feedback/add`, { method: 'POST', headers: { ...s.headers, 'content-type': 'application/json' }, body });
+  const post = () =>
+    fetch(`${base}/sandbox/e2e/feedback/add`, {
+      method: 'POST',
+      headers: { ...s.headers, 'content-type': 'application/json' },
+      body,
+    });
   t.same(codes(await post()), []);
   await mock.clock.set({ advanceMs: 400 });
   const retry = await post();
   t.equal(retry.status, 200);
-  t.same(codes(retry).sort(), ['retry-created-duplicate', 'retry-storm'], 'both, comma-separated, in the network inspector');
+  t.same(
+    codes(retry).sort(),
+    ['retry-created-duplicate', 'retry-storm'],
+    'both, comma-separated, in the network inspector',
+  );
 
   t.equal((await mock.findings.list({ severity: 'error' })).length, 1);
   t.equal((await mock.findings.list({ code: 'retry-storm' }))[0]!.severity, 'warning');
   t.equal((await mock.health()).findings?.error, 1);
-  await t.rejects(mock.findings.assertNone(), /1 finding.*\n.*retry-created-duplicate \(error\) #\d+ POST \/feedback\/add: The same feedback/);
+  await t.rejects(
+    mock.findings.assertNone(),
+    /1 finding.*\n.*retry-created-duplicate \(error\) #\d+ POST \/feedback\/add: The same feedback/,
+  );
   t.equal((await mock.findings.clear()).cleared, 2);
   await mock.findings.assertNone();
   await fetch(`${base}/sandbox/e2e/user/index?per-page=500`, { headers: s.headers });
@@ -439,12 +619,26 @@ t.test('end to end over a real socket: the header, the admin client, assertNone'
   await mock.findings.clear();
   await fetch(`${base}/sandbox/e2e/notifications/mark-seen-all`, { method: 'POST', headers: s.headers });
   await mock.findings.assertNone();
-  await t.rejects(mock.findings.assertNone({ severity: 'warning' }), /retry-storm \(warning\)/, 'stricter: warnings fail too');
+  await t.rejects(
+    mock.findings.assertNone({ severity: 'warning' }),
+    /retry-storm \(warning\)/,
+    'stricter: warnings fail too',
+  );
 });
 
 t.test('bounded like the journal: the last findings, the last 1000 remembered keys', async (t) => {
   const log = new FindingLog(100);
-  const f = { at: '2026-03-02T09:00:00.000Z', code: 'retry-storm', severity: 'warning', requestId: 1, operationId: 'x', method: 'POST', path: '/x', message: 'm', docs: '/docs' } as const;
+  const f = {
+    at: '2026-03-02T09:00:00.000Z',
+    code: 'retry-storm',
+    severity: 'warning',
+    requestId: 1,
+    operationId: 'x',
+    method: 'POST',
+    path: '/x',
+    message: 'm',
+    docs: '/docs',
+  } as const;
   for (let i = 0; i < 150; i++) log.add(f);
   t.equal(log.list().length, 100);
   t.equal(log.list()[0]!.id, 150, 'newest first; ids go on');

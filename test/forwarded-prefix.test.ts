@@ -16,16 +16,29 @@ t.test('addresses handed out carry X-Forwarded-Prefix; a value that is not a pat
 
   const proxied = { 'x-forwarded-prefix': '/portal/', 'x-forwarded-host': 'hr.example', 'x-forwarded-proto': 'https' };
   const page = await get('/admin/wallet?per-page=5', { ...s.headers, ...proxied });
-  t.equal(page._links.self, 'https://hr.example/portal/admin/wallet?per-page=5&page=1', 'page links: proxy host, scheme and path');
+  t.equal(
+    page._links.self,
+    'https://hr.example/portal/admin/wallet?per-page=5&page=1',
+    'page links: proxy host, scheme and path',
+  );
 
   const bind = await fetch(`${origin}/__admin/bind-links?sandbox=qa-fp`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-prefix': '/portal' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-prefix': '/portal' },
     body: JSON.stringify({ email: accounts.admin.email }),
   });
   t.equal(bind.status, 200);
-  const link = await bind.json() as { id: string; url: string; qr: string; link: string };
-  t.match(link.url, new RegExp(`^${origin}/portal/sandbox/qa-fp/mobile/bind/${link.id}/`), 'the bind operation under the prefix');
-  t.equal(link.qr, `${origin}/portal/__admin/bind-links/${link.id}/qr.svg?sandbox=qa-fp`, 'the QR image under the prefix');
+  const link = (await bind.json()) as { id: string; url: string; qr: string; link: string };
+  t.match(
+    link.url,
+    new RegExp(`^${origin}/portal/sandbox/qa-fp/mobile/bind/${link.id}/`),
+    'the bind operation under the prefix',
+  );
+  t.equal(
+    link.qr,
+    `${origin}/portal/__admin/bind-links/${link.id}/qr.svg?sandbox=qa-fp`,
+    'the QR image under the prefix',
+  );
   t.equal(link.link, `service://bind/?url=${encodeURIComponent(link.url)}`);
   const qr = await fetch(link.qr.replace('/portal', ''));
   t.equal(qr.status, 200, 'the QR image answers where the proxy sends it (prefix stripped)');
@@ -33,7 +46,8 @@ t.test('addresses handed out carry X-Forwarded-Prefix; a value that is not a pat
 
   const fixtures = await get('/__admin/fixtures', { 'x-forwarded-prefix': '/portal' });
   t.ok(fixtures.bindLinks.length > 0);
-  for (const b of fixtures.bindLinks) t.match(b.url, new RegExp(`^${origin}/portal/mobile/bind/`), `fixture bind link ${b.id}`);
+  for (const b of fixtures.bindLinks)
+    t.match(b.url, new RegExp(`^${origin}/portal/mobile/bind/`), `fixture bind link ${b.id}`);
 
   for (const bad of ['evil.example', '//evil.example', '/a b', 'https://evil.example/x']) {
     const answer = await get('/admin/wallet?per-page=5', { ...s.headers, 'x-forwarded-prefix': bad });
@@ -51,7 +65,9 @@ t.test('a forwarded scheme or host that is not one is ignored; a Host that is no
   const self = `${origin}/admin/wallet?per-page=5&page=1`;
   const page = async (headers: Array<[string, string | Buffer]>) => {
     const answer = await exchange(port, {
-      method: 'GET', target: '/admin/wallet?per-page=5', headers: [...Object.entries(s.headers), ...headers],
+      method: 'GET',
+      target: '/admin/wallet?per-page=5',
+      headers: [...Object.entries(s.headers), ...headers],
     });
     return { status: answer.status, body: JSON.parse(answer.body.toString('utf8')) as Record<string, any> };
   };

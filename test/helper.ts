@@ -10,12 +10,42 @@ export const tenants = {
 
 /** Demo accounts of fixtures/tenants.json, by role. */
 export const accounts = {
-  admin: { email: 'ivan.petrov@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000001', tenantId: tenants.romashka },
-  twoFactor: { email: 'olga.smirnova@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000002', tenantId: tenants.romashka },
-  noRights: { email: 'petr.ivanov@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000003', tenantId: tenants.romashka },
-  nwAdmin: { email: 'alice.walker@northwind.test', password: 'demo1234', userId: 'b2000000-0000-4000-8000-000000000001', tenantId: tenants.northwind },
-  nwTwoFactor: { email: 'bob.stone@northwind.test', password: 'demo1234', userId: 'b2000000-0000-4000-8000-000000000002', tenantId: tenants.northwind },
-  nwNoRights: { email: 'carol.reed@northwind.test', password: 'demo1234', userId: 'b2000000-0000-4000-8000-000000000003', tenantId: tenants.northwind },
+  admin: {
+    email: 'ivan.petrov@romashka.test',
+    password: 'demo1234',
+    userId: 'a1000000-0000-4000-8000-000000000001',
+    tenantId: tenants.romashka,
+  },
+  twoFactor: {
+    email: 'olga.smirnova@romashka.test',
+    password: 'demo1234',
+    userId: 'a1000000-0000-4000-8000-000000000002',
+    tenantId: tenants.romashka,
+  },
+  noRights: {
+    email: 'petr.ivanov@romashka.test',
+    password: 'demo1234',
+    userId: 'a1000000-0000-4000-8000-000000000003',
+    tenantId: tenants.romashka,
+  },
+  nwAdmin: {
+    email: 'alice.walker@northwind.test',
+    password: 'demo1234',
+    userId: 'b2000000-0000-4000-8000-000000000001',
+    tenantId: tenants.northwind,
+  },
+  nwTwoFactor: {
+    email: 'bob.stone@northwind.test',
+    password: 'demo1234',
+    userId: 'b2000000-0000-4000-8000-000000000002',
+    tenantId: tenants.northwind,
+  },
+  nwNoRights: {
+    email: 'carol.reed@northwind.test',
+    password: 'demo1234',
+    userId: 'b2000000-0000-4000-8000-000000000003',
+    tenantId: tenants.northwind,
+  },
 } as const;
 export type Account = { email: string; password: string; userId: string; tenantId: string };
 
@@ -29,7 +59,11 @@ export async function build(t: Teardown, options: AppOptions = {}): Promise<Fast
 }
 
 export type Session = {
-  tenantId: string; userId: string; deviceId: string; sessionId: string; sessionSecret: string;
+  tenantId: string;
+  userId: string;
+  deviceId: string;
+  sessionId: string;
+  sessionSecret: string;
   /** the four session headers (plus x-mock-sandbox when signed in to a sandbox) */
   headers: Record<string, string>;
 };
@@ -37,31 +71,57 @@ export type Session = {
 export const json = <T = any>(res: LightMyRequestResponse): T => res.json() as T;
 
 /** The whole dance: (two-factor code from the outbox) → manual bind → auth. */
-export async function signIn(app: FastifyInstance, account: Account = accounts.admin, opts: { sandbox?: string; deviceId?: string } = {}): Promise<Session> {
+export async function signIn(
+  app: FastifyInstance,
+  account: Account = accounts.admin,
+  opts: { sandbox?: string; deviceId?: string } = {},
+): Promise<Session> {
   const sandboxHeaders: Record<string, string> = opts.sandbox ? { 'x-mock-sandbox': opts.sandbox } : {};
   const deviceId = opts.deviceId ?? `test-device-${randomUUID()}`;
   const creds = { email: account.email, password: account.password };
-  const twoFactor = await app.inject({ method: 'POST', url: '/mobile/request-two-factor', headers: sandboxHeaders, payload: creds });
+  const twoFactor = await app.inject({
+    method: 'POST',
+    url: '/mobile/request-two-factor',
+    headers: sandboxHeaders,
+    payload: creds,
+  });
   if (twoFactor.statusCode !== 200) throw new Error(`request-two-factor: ${twoFactor.statusCode} ${twoFactor.body}`);
   let code: string | undefined;
   if (json(twoFactor).codeRequired) {
-    code = app.sandboxes.get(opts.sandbox ?? 'default').outbox.list().filter((m) => m.to === account.email && m.kind === 'two-factor-code').at(-1)?.code;
+    code = app.sandboxes
+      .get(opts.sandbox ?? 'default')
+      .outbox.list()
+      .filter((m) => m.to === account.email && m.kind === 'two-factor-code')
+      .at(-1)?.code;
   }
-  const bind = await app.inject({ method: 'POST', url: '/mobile/manual-bind', headers: sandboxHeaders, payload: { ...creds, code, device: { id: deviceId, platform: 'ios' } } });
+  const bind = await app.inject({
+    method: 'POST',
+    url: '/mobile/manual-bind',
+    headers: sandboxHeaders,
+    payload: { ...creds, code, device: { id: deviceId, platform: 'ios' } },
+  });
   if (bind.statusCode !== 200) throw new Error(`manual-bind: ${bind.statusCode} ${bind.body}`);
   const { accountSecret } = json(bind);
   const auth = await app.inject({
-    method: 'POST', url: '/mobile/auth', headers: { ...sandboxHeaders, 'x-service-tenant-id': accountSecret.tenantId },
+    method: 'POST',
+    url: '/mobile/auth',
+    headers: { ...sandboxHeaders, 'x-service-tenant-id': accountSecret.tenantId },
     payload: { secret: accountSecret.secret, userId: accountSecret.userId, deviceId: accountSecret.deviceId },
   });
   if (auth.statusCode !== 200) throw new Error(`auth: ${auth.statusCode} ${auth.body}`);
   const { sessionId, sessionSecret } = json(auth);
   return {
-    tenantId: accountSecret.tenantId, userId: accountSecret.userId, deviceId, sessionId, sessionSecret,
+    tenantId: accountSecret.tenantId,
+    userId: accountSecret.userId,
+    deviceId,
+    sessionId,
+    sessionSecret,
     headers: {
       ...sandboxHeaders,
-      'x-service-tenant-id': accountSecret.tenantId, 'x-service-device-id': deviceId,
-      'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret,
+      'x-service-tenant-id': accountSecret.tenantId,
+      'x-service-device-id': deviceId,
+      'x-service-session-id': sessionId,
+      'x-service-session-code': sessionSecret,
     },
   };
 }
@@ -71,11 +131,21 @@ export function expectError(t: { equal: Function; match: Function }, res: LightM
   t.equal(res.statusCode, status, `status ${status}: ${res.body.slice(0, 300)}`);
   const body = json(res);
   t.match(body, { statusCode: status, error: String, code: String, message: String });
-  return body as { statusCode: number; code: string; message: string; details?: Array<{ field: string; message: string }> };
+  return body as {
+    statusCode: number;
+    code: string;
+    message: string;
+    details?: Array<{ field: string; message: string }>;
+  };
 }
 
 /** Changes a user through the store's write path (records are frozen), as a test's way to set up a state. */
-export function setUser(app: FastifyInstance, userId: string, patch: Partial<UserRecord>, sandbox = 'default'): UserRecord {
+export function setUser(
+  app: FastifyInstance,
+  userId: string,
+  patch: Partial<UserRecord>,
+  sandbox = 'default',
+): UserRecord {
   const { store } = app.sandboxes.get(sandbox);
   for (const tenant of store.tenants()) {
     const user = tenant.users.find((u) => u.id === userId);
@@ -85,7 +155,12 @@ export function setUser(app: FastifyInstance, userId: string, patch: Partial<Use
 }
 
 /** Changes a tenant's options (the tenant record has no write operation in the API: the test imports changed data). */
-export function setTenantOptions(app: FastifyInstance, tenantId: string, options: Partial<TenantRecord['options']>, sandbox = 'default'): void {
+export function setTenantOptions(
+  app: FastifyInstance,
+  tenantId: string,
+  options: Partial<TenantRecord['options']>,
+  sandbox = 'default',
+): void {
   const target = app.sandboxes.get(sandbox);
   const data = target.store.toData();
   const tenant = data.tenants[tenantId]!;

@@ -2,9 +2,15 @@ import t from 'tap';
 import { build, json, signIn } from './helper.js';
 
 const posts = [
-  '/user-api-token/create', '/user-api-token/revoke', '/admin/user-api-token/revoke', '/user-list-cache/set-user-list',
-  '/admin/wallet-transaction/create', '/admin/wallet-transaction/excel-processing', '/admin/wallet-transaction/create-from-excel',
-  '/admin/wallet/export-excel', '/admin/wallet-transaction/export-excel',
+  '/user-api-token/create',
+  '/user-api-token/revoke',
+  '/admin/user-api-token/revoke',
+  '/user-list-cache/set-user-list',
+  '/admin/wallet-transaction/create',
+  '/admin/wallet-transaction/excel-processing',
+  '/admin/wallet-transaction/create-from-excel',
+  '/admin/wallet/export-excel',
+  '/admin/wallet-transaction/export-excel',
 ];
 
 t.test('bad input never answers 500', async (t) => {
@@ -14,16 +20,28 @@ t.test('bad input never answers 500', async (t) => {
     for (const variant of [
       { headers: s.headers },
       { headers: { ...s.headers, 'content-type': 'application/json' }, payload: '[]' },
-      { headers: { ...s.headers, 'content-type': 'application/json' }, payload: '{"amount":{},"mapping":"x","userList":7,"id":5}' },
+      {
+        headers: { ...s.headers, 'content-type': 'application/json' },
+        payload: '{"amount":{},"mapping":"x","userList":7,"id":5}',
+      },
       { headers: { ...s.headers, 'content-type': 'application/json' }, payload: 'not json' },
       { headers: { ...s.headers, 'content-type': 'text/plain' }, payload: 'hello' },
     ]) {
       const res = await app.inject({ method: 'POST', url, ...variant });
-      const shown = String(res.headers['content-type']).includes('json') ? res.body.slice(0, 120) : String(res.headers['content-type']);
+      const shown = String(res.headers['content-type']).includes('json')
+        ? res.body.slice(0, 120)
+        : String(res.headers['content-type']);
       t.ok(res.statusCode < 500, `${url} ${JSON.stringify(variant.payload ?? null)} → ${res.statusCode} ${shown}`);
     }
   }
-  for (const url of ['/admin/wallet?page=x', '/admin/wallet?per-page=0', '/admin/wallet-transaction?created_at=%7C', '/admin/employment?origin_id[]=&user_id=,,', '/file-processing?page=0', '/user-list-cache/user-list-data?key=']) {
+  for (const url of [
+    '/admin/wallet?page=x',
+    '/admin/wallet?per-page=0',
+    '/admin/wallet-transaction?created_at=%7C',
+    '/admin/employment?origin_id[]=&user_id=,,',
+    '/file-processing?page=0',
+    '/user-list-cache/user-list-data?key=',
+  ]) {
     const res = await app.inject({ url, headers: s.headers });
     t.ok(res.statusCode < 500, `${url} → ${res.statusCode} ${res.body.slice(0, 120)}`);
   }

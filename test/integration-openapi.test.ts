@@ -2,17 +2,35 @@ import t from 'tap';
 import { build } from './helper.js';
 
 const ours = [
-  'userApiTokenIndex', 'userApiTokenCreate', 'userApiTokenRevoke', 'adminUserApiTokenIndex', 'adminUserApiTokenRevoke',
-  'userListCacheSet', 'userListCacheData', 'adminWalletIndex', 'adminWalletView', 'adminWalletExportExcel',
-  'adminWalletTransactionIndex', 'adminWalletTransactionView', 'adminWalletTransactionCreate',
-  'adminWalletTransactionExcelProcessing', 'adminWalletTransactionCreateFromExcel', 'adminWalletTransactionExportExcel',
-  'fileProcessingIndex', 'fileProcessingView', 'adminEmploymentIndex', 'adminEmploymentView',
+  'userApiTokenIndex',
+  'userApiTokenCreate',
+  'userApiTokenRevoke',
+  'adminUserApiTokenIndex',
+  'adminUserApiTokenRevoke',
+  'userListCacheSet',
+  'userListCacheData',
+  'adminWalletIndex',
+  'adminWalletView',
+  'adminWalletExportExcel',
+  'adminWalletTransactionIndex',
+  'adminWalletTransactionView',
+  'adminWalletTransactionCreate',
+  'adminWalletTransactionExcelProcessing',
+  'adminWalletTransactionCreateFromExcel',
+  'adminWalletTransactionExportExcel',
+  'fileProcessingIndex',
+  'fileProcessingView',
+  'adminEmploymentIndex',
+  'adminEmploymentView',
 ];
 
 t.test('the OpenAPI document lists every operation of the group with its tag', async (t) => {
   const app = await build(t);
   await app.ready();
-  const doc = app.swagger() as { paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>; tags?: Array<{ name: string }> };
+  const doc = app.swagger() as {
+    paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
+    tags?: Array<{ name: string }>;
+  };
   const ops = Object.values(doc.paths).flatMap((p) => Object.values(p));
   for (const id of ours) {
     const op = ops.find((o) => o.operationId === id);
@@ -20,5 +38,6 @@ t.test('the OpenAPI document lists every operation of the group with its tag', a
     t.ok(op?.tags?.length, `${id} has a tag`);
   }
   const tags = new Set((doc.tags ?? []).map((x) => x.name));
-  for (const tag of ['user-api-token', 'user-list-cache', 'wallet', 'file-processing', 'admin-employment']) t.ok(tags.has(tag), tag);
+  for (const tag of ['user-api-token', 'user-list-cache', 'wallet', 'file-processing', 'admin-employment'])
+    t.ok(tags.has(tag), tag);
 });

@@ -4,7 +4,13 @@
 import t from 'tap';
 import fc from 'fast-check';
 import {
-  Journal, keptChars, keptText, redactBody, redactHeaders, type JournalFacts, type JournalTexts,
+  Journal,
+  keptChars,
+  keptText,
+  redactBody,
+  redactHeaders,
+  type JournalFacts,
+  type JournalTexts,
 } from '../src/store/journal.js';
 import { build, signIn } from './helper.js';
 import type { JournalFilter } from '../src/schemas/admin.js';
@@ -14,7 +20,13 @@ type ModelRecord = { id: number; entry: JournalEntry };
 
 /** What a text reads back as: itself (the journal keeps strings as they came). */
 const utf8 = (s: string): string => s;
-const parse = (text: string): unknown => { try { return JSON.parse(text); } catch { return text; } };
+const parse = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
 
 /** The entry the journal must give back for a record, built without the ring. */
 function expectedEntry(id: number, f: JournalFacts, x: JournalTexts): JournalEntry {
@@ -30,8 +42,16 @@ function expectedEntry(id: number, f: JournalFacts, x: JournalTexts): JournalEnt
   const body = utf8(x.requestBody ?? '');
   const response = x.response === undefined ? '' : utf8(x.response);
   return {
-    id, at: new Date(f.atMs).toISOString(), method: f.method, url, path: q < 0 ? routedUrl : routedUrl.slice(0, q),
-    operationId: f.operationId, status: f.status, durationMs: f.durationMs, scenario: f.scenario, stubbed: f.stubbed,
+    id,
+    at: new Date(f.atMs).toISOString(),
+    method: f.method,
+    url,
+    path: q < 0 ? routedUrl : routedUrl.slice(0, q),
+    operationId: f.operationId,
+    status: f.status,
+    durationMs: f.durationMs,
+    scenario: f.scenario,
+    stubbed: f.stubbed,
     requestHeaders: redactHeaders(headers),
     ...(body !== '' ? { requestBody: redactBody(parse(body)) } : {}),
     ...(response !== '' ? { responseBody: redactBody(parse(response)) } : {}),
@@ -41,19 +61,41 @@ function expectedEntry(id: number, f: JournalFacts, x: JournalTexts): JournalEnt
 /** The filters as documented, on the model's entries (oldest first). */
 function modelMatching(records: ModelRecord[], f: JournalFilter): ModelRecord[] {
   const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
-  return records.filter(({ entry: e }) =>
-    (f.operationId === undefined || e.operationId === f.operationId) &&
-    (f.method === undefined || e.method === f.method.toUpperCase()) &&
-    (f.path === undefined || e.path === f.path || (f.path.endsWith('*') && e.path.startsWith(f.path.slice(0, -1)))) &&
-    (f.status === undefined || e.status === f.status) &&
-    (sinceMs === undefined || Date.parse(e.at) >= sinceMs));
+  return records.filter(
+    ({ entry: e }) =>
+      (f.operationId === undefined || e.operationId === f.operationId) &&
+      (f.method === undefined || e.method === f.method.toUpperCase()) &&
+      (f.path === undefined || e.path === f.path || (f.path.endsWith('*') && e.path.startsWith(f.path.slice(0, -1)))) &&
+      (f.status === undefined || e.status === f.status) &&
+      (sinceMs === undefined || Date.parse(e.at) >= sinceMs),
+  );
 }
 
 // ---- generators
 
-const special = fc.constantFrom('ж', 'Ё', 'я', 'ß', '€', '😀', '\ud83d', '\udc00', '/', '?', '*', '=', '&', ' ', 'a', 'Z', '0', '"');
+const special = fc.constantFrom(
+  'ж',
+  'Ё',
+  'я',
+  'ß',
+  '€',
+  '😀',
+  '\ud83d',
+  '\udc00',
+  '/',
+  '?',
+  '*',
+  '=',
+  '&',
+  ' ',
+  'a',
+  'Z',
+  '0',
+  '"',
+);
 /** Short text: ASCII, Cyrillic, 4-byte characters, lone surrogates; no NUL or newline (they cannot occur in the real texts). */
-const word = fc.string({ unit: fc.oneof(special, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 12 })
+const word = fc
+  .string({ unit: fc.oneof(special, fc.string({ unit: 'binary', minLength: 1, maxLength: 1 })), maxLength: 12 })
   .map((s) => s.replace(/[\u0000\n]/g, '_'));
 /** Text of any size up to several KiB (a short text repeated). */
 const text = fc.oneof(
@@ -77,29 +119,53 @@ const facts: fc.Arbitrary<JournalFacts> = fc.record({
   stubbed: fc.boolean(),
 });
 
-const headerName = fc.constantFrom('Host', 'Accept', 'Authorization', 'X-Service-Session-Code', 'User-Agent', 'X-Custom', 'x-custom', 'Cookie');
-const texts: fc.Arbitrary<JournalTexts> = fc.record({
-  prefix: fc.constantFrom('', '/sandbox/qa', '/мок'),
-  path: fc.array(fc.oneof(fc.constantFrom('mobile', 'news', 'ideas', 'профиль'), word), { minLength: 0, maxLength: 4 }).map((p) => p.join('/')),
-  query: fc.option(text, { nil: undefined }),
-  headers: fc.array(fc.tuple(headerName, text), { maxLength: 6 }),
-  requestBody: fc.option(jsonText, { nil: undefined }),
-  response: fc.oneof(fc.constant(undefined), jsonText),
-}).map(({ prefix, path, query, headers, requestBody, response }) => {
-  const routedUrl = `/${path}${query === undefined ? '' : `?${query}`}`;
-  return { url: `${prefix}${routedUrl}`, routedUrl, rawHeaders: headers.flat(), requestBody, response };
-});
+const headerName = fc.constantFrom(
+  'Host',
+  'Accept',
+  'Authorization',
+  'X-Service-Session-Code',
+  'User-Agent',
+  'X-Custom',
+  'x-custom',
+  'Cookie',
+);
+const texts: fc.Arbitrary<JournalTexts> = fc
+  .record({
+    prefix: fc.constantFrom('', '/sandbox/qa', '/мок'),
+    path: fc
+      .array(fc.oneof(fc.constantFrom('mobile', 'news', 'ideas', 'профиль'), word), { minLength: 0, maxLength: 4 })
+      .map((p) => p.join('/')),
+    query: fc.option(text, { nil: undefined }),
+    headers: fc.array(fc.tuple(headerName, text), { maxLength: 6 }),
+    requestBody: fc.option(jsonText, { nil: undefined }),
+    response: fc.oneof(fc.constant(undefined), jsonText),
+  })
+  .map(({ prefix, path, query, headers, requestBody, response }) => {
+    const routedUrl = `/${path}${query === undefined ? '' : `?${query}`}`;
+    return { url: `${prefix}${routedUrl}`, routedUrl, rawHeaders: headers.flat(), requestBody, response };
+  });
 
-const filter: fc.Arbitrary<JournalFilter> = fc.record({
-  operationId: fc.option(fc.constantFrom('getProfile', 'listNews', 'createIdea', 'other'), { nil: undefined }),
-  method: fc.option(fc.constantFrom('get', 'GET', 'Post', 'delete', 'PATCH'), { nil: undefined }),
-  path: fc.option(fc.constantFrom('/', '/mobile', '/mobile*', '/news/', '/*', '*', '/профиль*', '/ideas/news'), { nil: undefined }),
-  status: fc.option(fc.constantFrom(200, 404, 500), { nil: undefined }),
-  since: fc.option(fc.integer({ min: 1_700_000_000_000, max: 1_700_000_100_000 }).map((ms) => new Date(ms).toISOString()), { nil: undefined }),
-  limit: fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
-}, { requiredKeys: [] });
+const filter: fc.Arbitrary<JournalFilter> = fc.record(
+  {
+    operationId: fc.option(fc.constantFrom('getProfile', 'listNews', 'createIdea', 'other'), { nil: undefined }),
+    method: fc.option(fc.constantFrom('get', 'GET', 'Post', 'delete', 'PATCH'), { nil: undefined }),
+    path: fc.option(fc.constantFrom('/', '/mobile', '/mobile*', '/news/', '/*', '*', '/профиль*', '/ideas/news'), {
+      nil: undefined,
+    }),
+    status: fc.option(fc.constantFrom(200, 404, 500), { nil: undefined }),
+    since: fc.option(
+      fc.integer({ min: 1_700_000_000_000, max: 1_700_000_100_000 }).map((ms) => new Date(ms).toISOString()),
+      { nil: undefined },
+    ),
+    limit: fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
+  },
+  { requiredKeys: [] },
+);
 
-type Op = { kind: 'add'; facts: JournalFacts; texts: JournalTexts } | { kind: 'clear' } | { kind: 'read'; filter: JournalFilter };
+type Op =
+  | { kind: 'add'; facts: JournalFacts; texts: JournalTexts }
+  | { kind: 'clear' }
+  | { kind: 'read'; filter: JournalFilter };
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 30, arbitrary: fc.tuple(facts, texts).map(([f, x]): Op => ({ kind: 'add', facts: f, texts: x })) },
   { weight: 1, arbitrary: fc.constant<Op>({ kind: 'clear' }) },
@@ -140,11 +206,15 @@ function run(limit: number, ops: Op[]): void {
     if (journal.size() !== model.length) throw new Error(`size ${journal.size()} != ${model.length}`);
     if (journal.size() > Math.max(limit, 0)) throw new Error('more than limit');
     const all = journal.list({ limit: limit + 1 });
-    const want = model.slice().reverse().map((r) => r.entry);
+    const want = model
+      .slice()
+      .reverse()
+      .map((r) => r.entry);
     if (JSON.stringify(all) !== JSON.stringify(want)) {
       throw new Error(`entries differ:\n${JSON.stringify(all).slice(0, 2000)}\n${JSON.stringify(want).slice(0, 2000)}`);
     }
-    for (let i = 1; i < all.length; i++) if (all[i]!.id >= all[i - 1]!.id) throw new Error('ids do not decrease newest first');
+    for (let i = 1; i < all.length; i++)
+      if (all[i]!.id >= all[i - 1]!.id) throw new Error('ids do not decrease newest first');
     if (all[0] !== undefined) {
       if (all[0].id < lastId) throw new Error('ids went back');
       lastId = all[0].id;
@@ -153,23 +223,35 @@ function run(limit: number, ops: Op[]): void {
     const listed = journal.list(f);
     const wantListed = matched.slice(0, f.limit ?? 100).map((r) => r.entry);
     if (JSON.stringify(listed) !== JSON.stringify(wantListed)) throw new Error(`list(${JSON.stringify(f)}) differs`);
-    if (journal.count(f) !== matched.length) throw new Error(`count(${JSON.stringify(f)}) ${journal.count(f)} != ${matched.length}`);
+    if (journal.count(f) !== matched.length)
+      throw new Error(`count(${JSON.stringify(f)}) ${journal.count(f)} != ${matched.length}`);
   }
 }
 
 t.test('the journal against the model: oldest dropped, filters, clear', (t) => {
-  fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.array(op, { minLength: 1, maxLength: 200, size: 'max' }), (limit, ops) => run(limit, ops)),
-    { numRuns: 60, endOnFailure: true });
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 40 }),
+      fc.array(op, { minLength: 1, maxLength: 200, size: 'max' }),
+      (limit, ops) => run(limit, ops),
+    ),
+    { numRuns: 60, endOnFailure: true },
+  );
   t.ok(seen.dropped > 50, `full journals dropped their oldest entry (${seen.dropped} times)`);
   t.end();
 });
 
 t.test('a disabled journal (limit 0) keeps nothing', (t) => {
-  fc.assert(fc.property(fc.array(op, { maxLength: 30 }), (ops) => run(0, ops)), { numRuns: 30, endOnFailure: true });
+  fc.assert(
+    fc.property(fc.array(op, { maxLength: 30 }), (ops) => run(0, ops)),
+    { numRuns: 30, endOnFailure: true },
+  );
   const j = new Journal(0);
   t.equal(j.enabled, false);
-  j.add({ atMs: 0, method: 'GET', operationId: null, status: 200, durationMs: 1, scenario: null, stubbed: false },
-    { url: '/a', routedUrl: '/a', rawHeaders: [] });
+  j.add(
+    { atMs: 0, method: 'GET', operationId: null, status: 200, durationMs: 1, scenario: null, stubbed: false },
+    { url: '/a', routedUrl: '/a', rawHeaders: [] },
+  );
   t.equal(j.size(), 0);
   t.same(j.list(), []);
   t.equal(j.count(), 0);
@@ -179,13 +261,29 @@ t.test('a disabled journal (limit 0) keeps nothing', (t) => {
 // ---- deterministic cases
 
 const at0 = 1_700_000_000_000;
-const f0 = (i: number): JournalFacts => ({ atMs: at0 + i, method: i % 2 ? 'POST' : 'GET', operationId: i % 3 ? 'listNews' : null, status: 200 + (i % 5), durationMs: i / 4, scenario: 'default', stubbed: i % 2 === 0 });
+const f0 = (i: number): JournalFacts => ({
+  atMs: at0 + i,
+  method: i % 2 ? 'POST' : 'GET',
+  operationId: i % 3 ? 'listNews' : null,
+  status: 200 + (i % 5),
+  durationMs: i / 4,
+  scenario: 'default',
+  stubbed: i % 2 === 0,
+});
 
 t.test('ids increase and go on after clear; secrets are redacted when read', (t) => {
   const j = new Journal(3);
-  const x = (s: string): JournalTexts => ({ url: s, routedUrl: s, rawHeaders: ['Authorization', 'secret'], requestBody: '{"password":"p","name":"n"}' });
+  const x = (s: string): JournalTexts => ({
+    url: s,
+    routedUrl: s,
+    rawHeaders: ['Authorization', 'secret'],
+    requestBody: '{"password":"p","name":"n"}',
+  });
   for (let i = 0; i < 5; i++) j.add(f0(i), x(`/a/${i}`));
-  t.same(j.list().map((e) => e.id), [5, 4, 3]);
+  t.same(
+    j.list().map((e) => e.id),
+    [5, 4, 3],
+  );
   t.equal(j.list()[0]!.requestHeaders.authorization, '[redacted]');
   t.same(j.list()[0]!.requestBody, { password: '[redacted]', name: 'n' });
   j.clear();
@@ -193,7 +291,11 @@ t.test('ids increase and go on after clear; secrets are redacted when read', (t)
   t.same(j.list(), []);
   t.equal(j.count(), 0);
   j.add(f0(6), x('/b'));
-  t.same(j.list().map((e) => [e.id, e.url]), [[6, '/b']], 'ids go on after clear');
+  t.same(
+    j.list().map((e) => [e.id, e.url]),
+    [[6, '/b']],
+    'ids go on after clear',
+  );
   t.end();
 });
 
@@ -216,7 +318,10 @@ t.test('a journal holds no more than its limit, however many requests', (t) => {
   for (let i = 0; i < 10_000; i++) j.add(f0(i), { url: `/x/${i}`, routedUrl: `/x/${i}`, rawHeaders: [] });
   t.equal(j.size(), 100);
   t.equal((j as unknown as { entries: unknown[] }).entries.length, 100, 'the array stays at the limit');
-  t.same(j.list({ limit: 2 }).map((e) => e.url), ['/x/9999', '/x/9998']);
+  t.same(
+    j.list({ limit: 2 }).map((e) => e.url),
+    ['/x/9999', '/x/9998'],
+  );
   t.end();
 });
 
@@ -242,9 +347,11 @@ t.test('what cannot be parsed back safely is given as text, its secrets masked',
   const nested = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
   t.same(add(`{"a":${nested(63)}}`), { a: JSON.parse(nested(63)) }, '64 levels parse');
   t.type(add(`{"a":${nested(64)}}`), 'string', '65 levels are text');
-  t.match(add(keptText(`{"password":"hunter2","code": 123456,"token":"abc\\"def","x":"${'y'.repeat(9000)}"}`)),
+  t.match(
+    add(keptText(`{"password":"hunter2","code": 123456,"token":"abc\\"def","x":"${'y'.repeat(9000)}"}`)),
     /^\{"password":"\[redacted\]","code":"\[redacted\]","token":"\[redacted\]","x":"y+…\[cut: \d+ characters/,
-    'a cut body: secrets masked in the text');
+    'a cut body: secrets masked in the text',
+  );
   t.equal(add('{"name":"n","password":"hunt'), '{"name":"n","password":"[redacted]"', 'a secret cut short is masked');
   t.equal(add('{"password":"p", oops}'), '{"password":"[redacted]", oops}', 'malformed JSON: masked text');
   t.same(add('{"password":"p","name":"n"}'), { password: '[redacted]', name: 'n' }, 'whole JSON: parsed and redacted');
@@ -260,8 +367,11 @@ t.test('the journal keeps the body as it arrived, not as validation left it', as
   };
   const json = { 'content-type': 'application/json' };
   await app.inject({ method: 'POST', url: '/mobile/request-two-factor', headers: json, payload: text });
-  t.same(await bodyOf('mobileRequestTwoFactor'), { email: 'nobody@example.test', password: '[redacted]', extra: [1, 2] },
-    'the field validation removed is there');
+  t.same(
+    await bodyOf('mobileRequestTwoFactor'),
+    { email: 'nobody@example.test', password: '[redacted]', extra: [1, 2] },
+    'the field validation removed is there',
+  );
   // a body of another type, read as text by its route's own parser (the set-user-list quirk)
   const s = await signIn(app);
   const plain = { ...s.headers, 'content-type': 'text/plain' };
@@ -272,7 +382,12 @@ t.test('the journal keeps the body as it arrived, not as validation left it', as
 t.test('an admin body nested past 64 levels is a 400 naming the depth, before any route walks it', async (t) => {
   const app = await build(t);
   const deep = `{"seed":1,"x":${'['.repeat(5000)}${']'.repeat(5000)}}`;
-  const res = await app.inject({ method: 'POST', url: '/__admin/reset', headers: { 'content-type': 'application/json' }, payload: deep });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/__admin/reset',
+    headers: { 'content-type': 'application/json' },
+    payload: deep,
+  });
   t.equal(res.statusCode, 400);
   t.match(res.json(), { message: /nests 5001 levels deep; admin bodies may nest 64/ });
   const ok = await app.inject({ method: 'POST', url: '/__admin/reset', payload: { seed: 1, x: [[['"]"']]] } });

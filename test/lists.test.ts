@@ -22,8 +22,12 @@ t.test('paginate', async (t) => {
   t.equal(p._links.self, 'http://h/api/list?x=1&page=2&per-page=10');
   t.equal(p._links.last, 'http://h/api/list?x=1&page=3&per-page=10');
   t.equal(p._links.next, 'http://h/api/list?x=1&page=3&per-page=10');
-  t.throws(() => paginate(items, { perPage: '21' }, { defaultPerPage: 20, maxPerPage: 20, strict: true }, url), { statusCode: 400 } as unknown as Error);
-  t.throws(() => paginate(items, { page: 'abc' }, { defaultPerPage: 20, maxPerPage: 20 }, url), { statusCode: 400 } as unknown as Error);
+  t.throws(() => paginate(items, { perPage: '21' }, { defaultPerPage: 20, maxPerPage: 20, strict: true }, url), {
+    statusCode: 400,
+  } as unknown as Error);
+  t.throws(() => paginate(items, { page: 'abc' }, { defaultPerPage: 20, maxPerPage: 20 }, url), {
+    statusCode: 400,
+  } as unknown as Error);
 });
 
 t.test('parseDayRange', async (t) => {
@@ -39,8 +43,15 @@ t.test('parseDayRange', async (t) => {
 
 t.test('sortBy and matchesText', async (t) => {
   const people = [{ n: 'Ёлкин' }, { n: 'Абрамов' }, { n: 'Bob' }];
-  t.same(sortBy(people, '+n', { n: (p) => p.n }).map((p) => p.n), ['Абрамов', 'Ёлкин', 'Bob'], 'Cyrillic first, ё with е');
-  t.same(sortBy(people, '-n', { n: (p) => p.n }).map((p) => p.n), ['Bob', 'Ёлкин', 'Абрамов']);
+  t.same(
+    sortBy(people, '+n', { n: (p) => p.n }).map((p) => p.n),
+    ['Абрамов', 'Ёлкин', 'Bob'],
+    'Cyrillic first, ё with е',
+  );
+  t.same(
+    sortBy(people, '-n', { n: (p) => p.n }).map((p) => p.n),
+    ['Bob', 'Ёлкин', 'Абрамов'],
+  );
   t.equal((t.throws(() => sortBy(people, 'x', { n: (p) => p.n })) as unknown as ApiError).statusCode, 400);
   t.ok(matchesText('елкин', ['Ёлкин Пётр']));
   t.ok(matchesText('ПЁТР ёлкин', ['Ёлкин Пётр']));

@@ -12,7 +12,11 @@ t.test('pushes: newest first, paged by 10 for infinite scroll', async (t) => {
   const third = json(await app.inject({ url: '/notifications/pushes?page=3', headers: s.headers }));
   t.equal(third.data.length, 5);
   t.notOk(third._links.next);
-  const stamps = [...first.data, ...json(await app.inject({ url: '/notifications/pushes?page=2', headers: s.headers })).data, ...third.data].map((n: { createdAt: string }) => n.createdAt);
+  const stamps = [
+    ...first.data,
+    ...json(await app.inject({ url: '/notifications/pushes?page=2', headers: s.headers })).data,
+    ...third.data,
+  ].map((n: { createdAt: string }) => n.createdAt);
   t.same(stamps, [...stamps].sort().reverse(), 'newest first across pages');
   t.equal(json(await app.inject({ url: '/notifications/pushes?page=4', headers: s.headers })).data.length, 0);
   expectError(t, await app.inject({ url: '/notifications/pushes?per-page=x', headers: s.headers }), 400);
@@ -25,40 +29,100 @@ t.test('mark-seen: badge is the real unseen count; twice changes nothing; 404 fo
   const list = json(await app.inject({ url: '/notifications/pushes?per-page=100', headers: s.headers })).data;
   const unseen = list.filter((n: { isSeen: boolean }) => !n.isSeen);
   t.ok(unseen.length > 1);
-  const res = await app.inject({ method: 'POST', url: `/notifications/mark-seen?notificationId=${unseen[0].id}`, headers: s.headers });
+  const res = await app.inject({
+    method: 'POST',
+    url: `/notifications/mark-seen?notificationId=${unseen[0].id}`,
+    headers: s.headers,
+  });
   t.same(json(res), { badge: unseen.length - 1, date: '2026-03-02' });
-  t.same(json(await app.inject({ method: 'POST', url: `/notifications/mark-seen?notificationId=${unseen[0].id}`, headers: s.headers })), { badge: unseen.length - 1, date: '2026-03-02' });
+  t.same(
+    json(
+      await app.inject({
+        method: 'POST',
+        url: `/notifications/mark-seen?notificationId=${unseen[0].id}`,
+        headers: s.headers,
+      }),
+    ),
+    { badge: unseen.length - 1, date: '2026-03-02' },
+  );
   const again = json(await app.inject({ url: '/notifications/pushes?per-page=100', headers: s.headers })).data;
   t.equal(again.find((n: { id: string }) => n.id === unseen[0].id).isSeen, true);
 
-  const foreign = app.sandboxes.get('default').store.tenant(tenants.romashka)!.notifications.find((n) => n.userId !== accounts.admin.userId)!;
-  expectError(t, await app.inject({ method: 'POST', url: `/notifications/mark-seen?notificationId=${foreign.id}`, headers: s.headers }), 404);
-  expectError(t, await app.inject({ method: 'POST', url: '/notifications/mark-seen?notificationId=nope', headers: s.headers }), 404);
+  const foreign = app.sandboxes
+    .get('default')
+    .store.tenant(tenants.romashka)!
+    .notifications.find((n) => n.userId !== accounts.admin.userId)!;
+  expectError(
+    t,
+    await app.inject({
+      method: 'POST',
+      url: `/notifications/mark-seen?notificationId=${foreign.id}`,
+      headers: s.headers,
+    }),
+    404,
+  );
+  expectError(
+    t,
+    await app.inject({ method: 'POST', url: '/notifications/mark-seen?notificationId=nope', headers: s.headers }),
+    404,
+  );
   expectError(t, await app.inject({ method: 'POST', url: '/notifications/mark-seen', headers: s.headers }), 400);
 
   const all = await app.inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers });
   t.same(json(all), { badge: 0, date: '2026-03-02' });
-  t.equal(json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge, 0);
+  t.equal(
+    json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge,
+    0,
+  );
   // date follows the sandbox clock in the tenant time zone (Moscow: already 3 March at 22:00 UTC)
   app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T22:00:00.000Z' };
-  t.equal(json(await app.inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers })).date, '2026-03-03');
+  t.equal(
+    json(await app.inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers })).date,
+    '2026-03-03',
+  );
 });
 
 t.test('createNotification stores the notification and pushes to every token of the user', async (t) => {
   const app = await build(t);
   const s = await signIn(app, accounts.admin, { deviceId: 'phone-a' });
-  await app.inject({ method: 'POST', url: '/mobile/save-push-token', headers: s.headers, payload: { token: 'fcm-a', deviceId: 'phone-a' } });
+  await app.inject({
+    method: 'POST',
+    url: '/mobile/save-push-token',
+    headers: s.headers,
+    payload: { token: 'fcm-a', deviceId: 'phone-a' },
+  });
   const sandbox = app.sandboxes.get('default');
   const tenant = sandbox.store.tenant(tenants.romashka)!;
-  const before = json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge;
-  const ctx = { store: sandbox.store, now: sandbox.clock.now(), outbox: sandbox.outbox, baseUrl: 'http://localhost:80' };
-  const record = createNotification(ctx, tenant, accounts.admin.userId, { title: 'Привет', body: 'Тест', url: '/pages/article/1' });
+  const before = json(
+    await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers }),
+  ).notificationsBadge;
+  const ctx = {
+    store: sandbox.store,
+    now: sandbox.clock.now(),
+    outbox: sandbox.outbox,
+    baseUrl: 'http://localhost:80',
+  };
+  const record = createNotification(ctx, tenant, accounts.admin.userId, {
+    title: 'Привет',
+    body: 'Тест',
+    url: '/pages/article/1',
+  });
   t.match(record, { kind: 'system', seenAt: null, userId: accounts.admin.userId });
   const pushes = sandbox.outbox.list().filter((m) => m.kind === 'push');
   t.equal(pushes.length, 1);
-  t.match(pushes[0], { to: 'fcm-a', userId: accounts.admin.userId, payload: { notification: { title: 'Привет', body: 'Тест' }, data: { notificationId: record.id, url: 'http://localhost:80/pages/article/1' } } });
+  t.match(pushes[0], {
+    to: 'fcm-a',
+    userId: accounts.admin.userId,
+    payload: {
+      notification: { title: 'Привет', body: 'Тест' },
+      data: { notificationId: record.id, url: 'http://localhost:80/pages/article/1' },
+    },
+  });
   const first = json(await app.inject({ url: '/notifications/pushes', headers: s.headers })).data[0];
   t.match(first, { id: record.id, title: 'Привет', isSeen: false, url: 'http://localhost:80/pages/article/1' });
-  t.equal(json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge, before + 1);
+  t.equal(
+    json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge,
+    before + 1,
+  );
   t.throws(() => createNotification(ctx, tenant, '00000000-0000-4000-8000-00000000dead', { title: 'x', body: 'y' }));
 });

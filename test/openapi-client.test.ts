@@ -43,8 +43,14 @@ void mobileManualBind({ body: { email: 42, password: 'x' } });
 
 const tsconfig = {
   compilerOptions: {
-    target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023', 'DOM', 'DOM.Iterable'],
-    strict: true, noEmit: true, skipLibCheck: false, types: [],
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    lib: ['ES2023', 'DOM', 'DOM.Iterable'],
+    strict: true,
+    noEmit: true,
+    skipLibCheck: false,
+    types: [],
   },
   include: ['**/*.ts'],
 };
@@ -68,12 +74,25 @@ t.test('a client generated from /docs/json type-checks a sign-in and signs in', 
     status = failed.status;
     out = failed.stdout;
   }
-  t.equal(status, 0, `tsc --noEmit exits 0 on the generated client and the sign-in${out ? `:\n${out.slice(0, 3000)}` : ''}`);
+  t.equal(
+    status,
+    0,
+    `tsc --noEmit exits 0 on the generated client and the sign-in${out ? `:\n${out.slice(0, 3000)}` : ''}`,
+  );
 
   // run the same sign-in, compiled, against the mock on a real socket
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  await esbuild({ entryPoints: [join(dir, 'sign-in.ts')], outfile: join(dir, 'sign-in.mjs'), bundle: true, format: 'esm', platform: 'node', logLevel: 'warning' });
-  const { signIn } = await import(join(dir, 'sign-in.mjs')) as { signIn: (b: string, e: string, p: string) => Promise<string[]> };
+  await esbuild({
+    entryPoints: [join(dir, 'sign-in.ts')],
+    outfile: join(dir, 'sign-in.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    logLevel: 'warning',
+  });
+  const { signIn } = (await import(join(dir, 'sign-in.mjs'))) as {
+    signIn: (b: string, e: string, p: string) => Promise<string[]>;
+  };
   const [name, ...widgets] = await signIn(base, accounts.admin.email, accounts.admin.password);
   t.equal(name, 'Петров Иван Сергеевич', 'the dashboard answers for the signed-in user');
   t.same(widgets.sort(), ['myTeam', 'updNews'], 'the requested widgets');

@@ -13,8 +13,12 @@ t.test('openapi-examples.json is up to date', async (t) => {
   const committed = readFileSync(examplesFile, 'utf8');
   const a = committed.split('\n');
   const line = fresh.split('\n').findIndex((l, i) => l !== a[i]);
-  t.ok(fresh === committed, fresh === committed ? 'matches a fresh capture'
-    : `openapi-examples.json is stale: run \`npm run openapi\` and commit it (first difference at line ${line + 1}: ${JSON.stringify(fresh.split('\n')[line])})`);
+  t.ok(
+    fresh === committed,
+    fresh === committed
+      ? 'matches a fresh capture'
+      : `openapi-examples.json is stale: run \`npm run openapi\` and commit it (first difference at line ${line + 1}: ${JSON.stringify(fresh.split('\n')[line])})`,
+  );
 });
 
 t.test('every JSON request body and success answer has an example', async (t) => {
@@ -23,7 +27,10 @@ t.test('every JSON request body and success answer has an example', async (t) =>
   let shown = 0;
   for (const op of operations(await loadDoc(app))) {
     const success = Object.entries(op.responses).find(([status]) => status.startsWith('2'))?.[1];
-    for (const [what, media] of [['request body', op.requestBody?.content], ['success answer', success?.content]] as const) {
+    for (const [what, media] of [
+      ['request body', op.requestBody?.content],
+      ['success answer', success?.content],
+    ] as const) {
       const json = (media as Record<string, { example?: unknown }> | undefined)?.['application/json'];
       if (!json) continue;
       if (json.example === undefined) missing.push(`${op.operationId} ${what}`);

@@ -15,7 +15,12 @@ t.test('openapi.json is up to date', async (t) => {
     const line = b.findIndex((l, i) => l !== a[i]);
     where = ` (first difference at line ${line + 1}: committed ${JSON.stringify(a[line] ?? '<end>')}, fresh ${JSON.stringify(b[line] ?? '<end>')})`;
   }
-  t.notOk(stale, stale ? `openapi.json is stale: run \`${regenerateCommand}\` and commit openapi.json${where}` : 'openapi.json matches /docs/json');
+  t.notOk(
+    stale,
+    stale
+      ? `openapi.json is stale: run \`${regenerateCommand}\` and commit openapi.json${where}`
+      : 'openapi.json matches /docs/json',
+  );
   const doc = JSON.parse(fresh) as { openapi: string; paths: Record<string, unknown> };
   t.equal(doc.openapi, '3.0.3');
   t.ok(doc.paths['/__admin/ca.pem'], 'the CA download is documented');

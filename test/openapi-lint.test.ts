@@ -16,7 +16,8 @@ t.test('/docs/json passes spectral:oas with 0 errors and 0 warnings', async (t) 
   const spectral = new Spectral();
   spectral.setRuleset({ extends: [oas] } as never);
   const results = await spectral.run(res.body);
-  const problems = results.filter((r) => r.severity <= 1)
+  const problems = results
+    .filter((r) => r.severity <= 1)
     .map((r) => `${severities[r.severity]} ${r.code} at ${r.path.join('.')}: ${r.message}`);
   t.same(problems, [], `spectral:oas problems:\n${problems.join('\n')}`);
   t.equal(results.filter((r) => r.severity === 0).length, 0, 'no errors');

@@ -15,7 +15,9 @@ async function upstream(t: { teardown(fn: () => unknown): void }) {
   const seen: Seen[] = [];
   // /slow answers only when released (or after a minute): an answer of the mock while it is held did not wait for it
   const slow = { answered: false, release: () => {} };
-  const released = new Promise<void>((resolve) => { slow.release = resolve; });
+  const released = new Promise<void>((resolve) => {
+    slow.release = resolve;
+  });
   const up = Fastify();
   up.removeAllContentTypeParsers();
   up.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
@@ -26,20 +28,48 @@ async function upstream(t: { teardown(fn: () => unknown): void }) {
     const last = seen.at(-1);
     if (last && Buffer.isBuffer(req.body)) last.body = req.body.toString('utf8');
   });
-  up.get('/api/v2/goals/list', async (_req, reply) => reply.header('x-upstream', 'yes').header('set-cookie', ['sid=upstream-cookie; HttpOnly', 'b=2']).send({
-    items: [{ id: 1, title: 'Q1 goal', ownerEmail: 'real.person@corp.example', phone: '+7 915 123-45-67', accessToken: 'tok-abc', progress: 0.5 }],
-    total: 1,
-  }));
-  up.post('/api/v2/goals/like', async (req, reply) => reply.code(201).header('content-type', 'application/json').send({ liked: true, echo: Buffer.isBuffer(req.body) ? req.body.toString('utf8') : null }));
+  up.get('/api/v2/goals/list', async (_req, reply) =>
+    reply
+      .header('x-upstream', 'yes')
+      .header('set-cookie', ['sid=upstream-cookie; HttpOnly', 'b=2'])
+      .send({
+        items: [
+          {
+            id: 1,
+            title: 'Q1 goal',
+            ownerEmail: 'real.person@corp.example',
+            phone: '+7 915 123-45-67',
+            accessToken: 'tok-abc',
+            progress: 0.5,
+          },
+        ],
+        total: 1,
+      }),
+  );
+  up.post('/api/v2/goals/like', async (req, reply) =>
+    reply
+      .code(201)
+      .header('content-type', 'application/json')
+      .send({ liked: true, echo: Buffer.isBuffer(req.body) ? req.body.toString('utf8') : null }),
+  );
   up.get('/api/v2/slow', async () => {
     await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 60_000).unref())]);
     slow.answered = true;
     return { late: true };
   });
-  up.get('/api/v2/shop/image', async (_req, reply) => reply.type('image/png').send(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 255])));
-  up.get('/api/v2/mobile/tenant-info', async () => ({ id: 'upstream-tenant', name: 'Real portal', settings: { colour: 'blue' } }));
+  up.get('/api/v2/shop/image', async (_req, reply) =>
+    reply.type('image/png').send(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 255])),
+  );
+  up.get('/api/v2/mobile/tenant-info', async () => ({
+    id: 'upstream-tenant',
+    name: 'Real portal',
+    settings: { colour: 'blue' },
+  }));
   const address = await up.listen({ port: 0, host: '127.0.0.1' });
-  t.teardown(() => { slow.release(); return up.close(); });
+  t.teardown(() => {
+    slow.release();
+    return up.close();
+  });
   return { up, seen, slow, base: `${address}/api/v2`, address };
 }
 
@@ -51,10 +81,20 @@ const dirWith = (files: Record<string, unknown>) => {
 
 t.test('without a proxy an unknown path is still the 404, and known routes still parse JSON', async (t) => {
   const app = await build(t);
-  const res = await app.inject({ method: 'POST', url: '/api/v2/goals/like', payload: 'x', headers: { 'content-type': 'application/weird' } });
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v2/goals/like',
+    payload: 'x',
+    headers: { 'content-type': 'application/weird' },
+  });
   t.equal(expectError(t, res, 404).code, 'ROUTE_NOT_FOUND');
   t.match(json(res).message, 'POST /goals/like');
-  const bad = await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: '{bad', headers: { 'content-type': 'application/json' } });
+  const bad = await app.inject({
+    method: 'POST',
+    url: '/mobile/request-two-factor',
+    payload: '{bad',
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(expectError(t, bad, 400).code, 'BAD_REQUEST', 'a known route still parses JSON');
   expectError(t, await app.inject({ url: '/__admin/nothing-here' }), 404);
 });
@@ -64,14 +104,20 @@ t.test('forwards method, path, query, raw body and headers; the answer comes bac
   const app = await build(t, { proxy: base });
   const body = 'a=1&b=%D0%BF&c';
   const res = await app.inject({
-    method: 'POST', url: '/sandbox/qa/api/v2/goals/like?x=1&y=two', payload: body,
+    method: 'POST',
+    url: '/sandbox/qa/api/v2/goals/like?x=1&y=two',
+    payload: body,
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-custom': 'kept', accept: 'application/json' },
   });
   t.equal(res.statusCode, 201);
   t.same(json(res), { liked: true, echo: body });
   const got = seen.at(-1)!;
   t.equal(got.method, 'POST');
-  t.equal(got.url, '/api/v2/goals/like?x=1&y=two', 'sandbox prefix and /api/v2 removed, then the upstream base path added');
+  t.equal(
+    got.url,
+    '/api/v2/goals/like?x=1&y=two',
+    'sandbox prefix and /api/v2 removed, then the upstream base path added',
+  );
   t.equal(got.body, body, 'raw bytes');
   t.equal(got.headers['x-custom'], 'kept');
   t.equal(got.headers['content-type'], 'application/x-www-form-urlencoded');
@@ -80,7 +126,11 @@ t.test('forwards method, path, query, raw body and headers; the answer comes bac
   t.equal(list.statusCode, 200);
   t.equal(list.headers['x-upstream'], 'yes');
   t.same(list.headers['set-cookie'], ['sid=upstream-cookie; HttpOnly', 'b=2']);
-  t.equal(json(list).items[0].ownerEmail, 'real.person@corp.example', 'the client gets the real answer; only recordings are redacted');
+  t.equal(
+    json(list).items[0].ownerEmail,
+    'real.person@corp.example',
+    'the client gets the real answer; only recordings are redacted',
+  );
 
   const image = await app.inject({ url: '/shop/image' });
   t.equal(image.headers['content-type'], 'image/png');
@@ -92,103 +142,178 @@ t.test('forwards method, path, query, raw body and headers; the answer comes bac
   t.equal(seen.length, before);
 });
 
-t.test('the mock\'s credentials are stripped; --proxy-header adds the upstream\'s own', async (t) => {
+t.test("the mock's credentials are stripped; --proxy-header adds the upstream's own", async (t) => {
   const { seen, base } = await upstream(t);
-  const app = await build(t, { proxy: base, proxyHeaders: ['Authorization: Bearer upstream-key', 'X-Service-Session-Code: upstream-code'] });
+  const app = await build(t, {
+    proxy: base,
+    proxyHeaders: ['Authorization: Bearer upstream-key', 'X-Service-Session-Code: upstream-code'],
+  });
   await app.inject({
-    url: '/goals/list', headers: {
-      'x-service-session-code': 'mock-secret', 'x-service-session-id': 'sid', 'x-service-device-id': 'dev', authorization: 'Bearer mock-token',
-      'x-service-client-secret': 'cs', 'x-mock-sandbox': 'qa', 'x-mock-scenario': 'default', cookie: 'a=b', 'x-service-tenant-id': tenants.romashka,
+    url: '/goals/list',
+    headers: {
+      'x-service-session-code': 'mock-secret',
+      'x-service-session-id': 'sid',
+      'x-service-device-id': 'dev',
+      authorization: 'Bearer mock-token',
+      'x-service-client-secret': 'cs',
+      'x-mock-sandbox': 'qa',
+      'x-mock-scenario': 'default',
+      cookie: 'a=b',
+      'x-service-tenant-id': tenants.romashka,
     },
   });
   const h = seen.at(-1)!.headers;
   t.equal(h.authorization, 'Bearer upstream-key');
   t.equal(h['x-service-session-code'], 'upstream-code');
-  for (const name of ['x-service-session-id', 'x-service-device-id', 'x-service-client-secret', 'x-mock-sandbox', 'x-mock-scenario', 'cookie']) t.equal(h[name], undefined, `${name} not forwarded`);
+  for (const name of [
+    'x-service-session-id',
+    'x-service-device-id',
+    'x-service-client-secret',
+    'x-mock-sandbox',
+    'x-mock-scenario',
+    'cookie',
+  ])
+    t.equal(h[name], undefined, `${name} not forwarded`);
   t.equal(h['x-service-tenant-id'], tenants.romashka, 'the tenant header is not a secret and goes on');
 
-  const opts = parseOptions(['--proxy', base, '--proxy-timeout', '500'], { PORTAL_MOCK_PROXY_HEADERS: 'X-Api-Key: k1;X-Other: v2\nX-Third: 3' });
+  const opts = parseOptions(['--proxy', base, '--proxy-timeout', '500'], {
+    PORTAL_MOCK_PROXY_HEADERS: 'X-Api-Key: k1;X-Other: v2\nX-Third: 3',
+  });
   t.not(opts, 'help');
   if (opts !== 'help') {
     t.same(opts.proxyHeaders, ['X-Api-Key: k1', 'X-Other: v2', 'X-Third: 3']);
     t.equal(opts.proxyTimeout, 500);
   }
   t.throws(() => parseOptions(['--proxy-header', 'no colon here'], {}), { message: /--proxy-header/ });
-  await t.rejects(build(t, { proxy: 'https://user:pw@portal.example.com' }), { message: /--proxy: put the upstream's credentials in --proxy-header/ });
-  const refused = await app.inject({ method: 'PUT', url: '/__admin/proxy', payload: { url: 'http://u:p@127.0.0.1:1/' } });
+  await t.rejects(build(t, { proxy: 'https://user:pw@portal.example.com' }), {
+    message: /--proxy: put the upstream's credentials in --proxy-header/,
+  });
+  const refused = await app.inject({
+    method: 'PUT',
+    url: '/__admin/proxy',
+    payload: { url: 'http://u:p@127.0.0.1:1/' },
+  });
   t.notOk(expectError(t, refused, 400).message.includes('u:p'), 'the credentials are not echoed');
   const admin = json(await app.inject({ url: '/__admin/proxy' }));
   t.same(admin.headerNames, ['authorization', 'x-service-session-code']);
   t.notOk(JSON.stringify(admin).includes('upstream-key'), 'values are not shown');
 });
 
-t.test('recording: secrets and personal data never reach the file, the journal or the logs; replay without the upstream', async (t) => {
-  const { up, base } = await upstream(t);
-  const dir = mkdtempSync(join(tmpdir(), 'pm-rec-'));
-  const logs = logCapture();
-  const app = await build(t, { proxy: base, record: dir, proxyHeaders: ['X-Api-Key: upstream-api-key'], logger: logs.logger });
-  const session = await signIn(app);
-  const list = await app.inject({ url: '/goals/list?page=1', headers: session.headers });
-  const like = await app.inject({ method: 'POST', url: '/goals/like', payload: { password: 'hunter2', goal: 1 }, headers: session.headers });
-  const image = await app.inject({ url: '/shop/image' });
-  t.equal(list.statusCode, 200);
+t.test(
+  'recording: secrets and personal data never reach the file, the journal or the logs; replay without the upstream',
+  async (t) => {
+    const { up, base } = await upstream(t);
+    const dir = mkdtempSync(join(tmpdir(), 'pm-rec-'));
+    const logs = logCapture();
+    const app = await build(t, {
+      proxy: base,
+      record: dir,
+      proxyHeaders: ['X-Api-Key: upstream-api-key'],
+      logger: logs.logger,
+    });
+    const session = await signIn(app);
+    const list = await app.inject({ url: '/goals/list?page=1', headers: session.headers });
+    const like = await app.inject({
+      method: 'POST',
+      url: '/goals/like',
+      payload: { password: 'hunter2', goal: 1 },
+      headers: session.headers,
+    });
+    const image = await app.inject({ url: '/shop/image' });
+    t.equal(list.statusCode, 200);
 
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
-  t.equal(files.length, 1);
-  const text = readFileSync(join(dir, files[0]!), 'utf8');
-  const scenario = JSON.parse(text);
-  t.match(scenario.name, /^recorded-/);
-  t.match(scenario.stubs, [
-    { method: 'GET', path: '/goals/list', status: 200, headers: { 'content-type': /json/ } },
-    { method: 'POST', path: '/goals/like', status: 201 },
-    { method: 'GET', path: '/shop/image', status: 200 },
-  ]);
-  t.equal(scenario.stubs[0].body.items[0].ownerEmail, 'user@example.test');
-  t.equal(scenario.stubs[0].body.items[0].phone, '+10000000000');
-  t.equal(scenario.stubs[0].body.items[0].accessToken, '[redacted]');
-  t.equal(scenario.stubs[0].body.items[0].title, 'Q1 goal');
-  t.notOk(scenario.stubs[0].headers['set-cookie'], 'Set-Cookie is not recorded');
-  for (const secret of ['tok-abc', 'real.person@corp.example', '915 123', 'upstream-cookie', 'upstream-api-key', 'hunter2', session.sessionSecret]) {
-    t.notOk(text.includes(secret), `recording has no ${secret}`);
-  }
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    t.equal(files.length, 1);
+    const text = readFileSync(join(dir, files[0]!), 'utf8');
+    const scenario = JSON.parse(text);
+    t.match(scenario.name, /^recorded-/);
+    t.match(scenario.stubs, [
+      { method: 'GET', path: '/goals/list', status: 200, headers: { 'content-type': /json/ } },
+      { method: 'POST', path: '/goals/like', status: 201 },
+      { method: 'GET', path: '/shop/image', status: 200 },
+    ]);
+    t.equal(scenario.stubs[0].body.items[0].ownerEmail, 'user@example.test');
+    t.equal(scenario.stubs[0].body.items[0].phone, '+10000000000');
+    t.equal(scenario.stubs[0].body.items[0].accessToken, '[redacted]');
+    t.equal(scenario.stubs[0].body.items[0].title, 'Q1 goal');
+    t.notOk(scenario.stubs[0].headers['set-cookie'], 'Set-Cookie is not recorded');
+    for (const secret of [
+      'tok-abc',
+      'real.person@corp.example',
+      '915 123',
+      'upstream-cookie',
+      'upstream-api-key',
+      'hunter2',
+      session.sessionSecret,
+    ]) {
+      t.notOk(text.includes(secret), `recording has no ${secret}`);
+    }
 
-  const journal = JSON.stringify(json(await app.inject({ url: '/__admin/requests?limit=100' })));
-  // (the journal redacts by field name: the upstream's echo of the body inside a string is not parsed there)
-  for (const secret of ['tok-abc', 'upstream-cookie', 'upstream-api-key', 'demo1234', session.sessionSecret]) t.notOk(journal.includes(secret), `journal has no ${secret}`);
-  t.ok(journal.includes('/goals/list'), 'forwarded requests are in the journal');
+    const journal = JSON.stringify(json(await app.inject({ url: '/__admin/requests?limit=100' })));
+    // (the journal redacts by field name: the upstream's echo of the body inside a string is not parsed there)
+    for (const secret of ['tok-abc', 'upstream-cookie', 'upstream-api-key', 'demo1234', session.sessionSecret])
+      t.notOk(journal.includes(secret), `journal has no ${secret}`);
+    t.ok(journal.includes('/goals/list'), 'forwarded requests are in the journal');
 
-  const logText = logs.lines.join('');
-  t.ok(logText.includes('/goals/list'), 'the logs were captured');
-  for (const secret of ['tok-abc', 'upstream-cookie', 'upstream-api-key', 'hunter2', session.sessionSecret, 'demo1234']) t.notOk(logText.includes(secret), `logs have no ${secret}`);
+    const logText = logs.lines.join('');
+    t.ok(logText.includes('/goals/list'), 'the logs were captured');
+    for (const secret of [
+      'tok-abc',
+      'upstream-cookie',
+      'upstream-api-key',
+      'hunter2',
+      session.sessionSecret,
+      'demo1234',
+    ])
+      t.notOk(logText.includes(secret), `logs have no ${secret}`);
 
-  // the upstream goes away; a new mock answers from the recording
-  await up.close();
-  const replay = await build(t, { scenarios: [dir], scenario: scenario.name });
-  const again = await replay.inject({ url: '/api/v2/goals/list' });
-  t.equal(again.statusCode, 200);
-  t.same(json(again), scenario.stubs[0].body);
-  t.same(json(again).total, json(list).total);
-  const like2 = await replay.inject({ method: 'POST', url: '/sandbox/x/goals/like', payload: { goal: 1 } });
-  t.equal(like2.statusCode, like.statusCode);
-  const image2 = await replay.inject({ url: '/shop/image' });
-  t.equal(image2.statusCode, image.statusCode, 'a binary answer replays its status (without the bytes)');
-  expectError(t, await replay.inject({ url: '/goals/other' }), 404);
+    // the upstream goes away; a new mock answers from the recording
+    await up.close();
+    const replay = await build(t, { scenarios: [dir], scenario: scenario.name });
+    const again = await replay.inject({ url: '/api/v2/goals/list' });
+    t.equal(again.statusCode, 200);
+    t.same(json(again), scenario.stubs[0].body);
+    t.same(json(again).total, json(list).total);
+    const like2 = await replay.inject({ method: 'POST', url: '/sandbox/x/goals/like', payload: { goal: 1 } });
+    t.equal(like2.statusCode, like.statusCode);
+    const image2 = await replay.inject({ url: '/shop/image' });
+    t.equal(image2.statusCode, image.statusCode, 'a binary answer replays its status (without the bytes)');
+    expectError(t, await replay.inject({ url: '/goals/other' }), 404);
 
-  // admin recording switch
-  const stopped = json(await app.inject({ method: 'POST', url: '/__admin/recording', payload: { action: 'stop' } }));
-  t.equal(stopped.recording, false);
-  const started = json(await app.inject({ method: 'POST', url: '/__admin/recording', payload: { action: 'start', name: 'recorded-second' } }));
-  t.match(started, { recording: true, scenario: 'recorded-second', stubs: 0 });
-});
+    // admin recording switch
+    const stopped = json(await app.inject({ method: 'POST', url: '/__admin/recording', payload: { action: 'stop' } }));
+    t.equal(stopped.recording, false);
+    const started = json(
+      await app.inject({
+        method: 'POST',
+        url: '/__admin/recording',
+        payload: { action: 'start', name: 'recorded-second' },
+      }),
+    );
+    t.match(started, { recording: true, scenario: 'recorded-second', stubs: 0 });
+  },
+);
 
 t.test('method+path stubs are validated and answer unknown paths', async (t) => {
   const bad = dirWith({ 'x.json': { name: 'x', description: 'd', stubs: [{ method: 'GET', status: 200 }] } });
   await t.rejects(build(t, { scenarios: [bad] }), { message: /x\.json: at \/stubs\/0: method and path go together/ });
-  const both = dirWith({ 'x.json': { name: 'x', description: 'd', stubs: [{ operationId: 'mobileAuth', method: 'GET', path: '/a', status: 200 }] } });
+  const both = dirWith({
+    'x.json': {
+      name: 'x',
+      description: 'd',
+      stubs: [{ operationId: 'mobileAuth', method: 'GET', path: '/a', status: 200 }],
+    },
+  });
   await t.rejects(build(t, { scenarios: [both] }), { message: /not both/ });
   const badForward = dirWith({ 'x.json': { name: 'x', description: 'd', forward: ['nope'] } });
   await t.rejects(build(t, { scenarios: [badForward] }), { message: /at \/forward\/0: unknown operationId "nope"/ });
-  const ok = dirWith({ 'surveys.json': { name: 'surveys', description: 'd', stubs: [{ method: 'get', path: '/surveys/list', status: 200, body: { items: [] } }] } });
+  const ok = dirWith({
+    'surveys.json': {
+      name: 'surveys',
+      description: 'd',
+      stubs: [{ method: 'get', path: '/surveys/list', status: 200, body: { items: [] } }],
+    },
+  });
   const app = await build(t, { scenarios: [ok], scenario: 'surveys' });
   const res = await app.inject({ url: '/api/v2/surveys/list?x=1' });
   t.equal(res.statusCode, 200);
@@ -207,12 +332,17 @@ t.test('scenario `forward` sends an implemented operation upstream (no mock sess
   expectError(t, await app.inject({ url: '/mobile/tenant-info' }), 401); // without the scenario: the mock answers
 
   // per-sandbox upstream: none for "offline"
-  const set = json(await app.inject({ method: 'PUT', url: '/__admin/proxy', payload: { url: null, sandbox: 'offline' } }));
+  const set = json(
+    await app.inject({ method: 'PUT', url: '/__admin/proxy', payload: { url: null, sandbox: 'offline' } }),
+  );
   t.match(set, { sandbox: 'offline', url: null, source: 'sandbox' });
   const res2 = await app.inject({ url: '/sandbox/offline/mobile/tenant-info', headers: { 'x-mock-scenario': 'fwd' } });
   t.match(expectError(t, res2, 502).message, /no upstream is configured/);
   expectError(t, await app.inject({ url: '/sandbox/offline/goals/list' }), 404);
-  t.match(json(await app.inject({ method: 'DELETE', url: '/__admin/proxy?sandbox=offline' })), { url: base, source: 'flag' });
+  t.match(json(await app.inject({ method: 'DELETE', url: '/__admin/proxy?sandbox=offline' })), {
+    url: base,
+    source: 'flag',
+  });
 });
 
 t.test('compare mode: scenario `compare` and the one-shot admin route list status and shape differences', async (t) => {
@@ -220,16 +350,39 @@ t.test('compare mode: scenario `compare` and the one-shot admin route list statu
   const dir = dirWith({ 'cmp.json': { name: 'cmp', description: 'd', compare: ['mobileTenantInfo'] } });
   const app = await build(t, { scenarios: [dir], proxy: base });
   const session = await signIn(app);
-  const res = await app.inject({ url: '/mobile/tenant-info', headers: { ...session.headers, 'x-mock-scenario': 'cmp' } });
+  const res = await app.inject({
+    url: '/mobile/tenant-info',
+    headers: { ...session.headers, 'x-mock-scenario': 'cmp' },
+  });
   t.equal(res.statusCode, 200, 'the mock answers');
   const report = json(await app.inject({ url: '/__admin/compare?operationId=mobileTenantInfo' }));
   t.equal(report.comparisons.length, 1);
   const c = report.comparisons[0];
-  t.match(c, { operationId: 'mobileTenantInfo', method: 'GET', path: '/mobile/tenant-info', mockStatus: 200, upstreamStatus: 200, sameStatus: true, sameShape: false });
-  t.ok(c.differences.some((d: { path: string; kind: string }) => d.path === '$.settings' && d.kind === 'missing'), 'a field only the upstream has');
-  t.ok(c.differences.some((d: { kind: string }) => d.kind === 'extra'), 'fields only the mock has');
+  t.match(c, {
+    operationId: 'mobileTenantInfo',
+    method: 'GET',
+    path: '/mobile/tenant-info',
+    mockStatus: 200,
+    upstreamStatus: 200,
+    sameStatus: true,
+    sameShape: false,
+  });
+  t.ok(
+    c.differences.some((d: { path: string; kind: string }) => d.path === '$.settings' && d.kind === 'missing'),
+    'a field only the upstream has',
+  );
+  t.ok(
+    c.differences.some((d: { kind: string }) => d.kind === 'extra'),
+    'fields only the mock has',
+  );
 
-  const once = json(await app.inject({ method: 'POST', url: '/__admin/compare', payload: { method: 'GET', url: '/mobile/tenant-info' } }));
+  const once = json(
+    await app.inject({
+      method: 'POST',
+      url: '/__admin/compare',
+      payload: { method: 'GET', url: '/mobile/tenant-info' },
+    }),
+  );
   t.match(once, { operationId: 'mobileTenantInfo', mockStatus: 401, upstreamStatus: 200, sameStatus: false });
   await app.inject({ method: 'DELETE', url: '/__admin/compare' });
   t.same(json(await app.inject({ url: '/__admin/compare' })).comparisons, []);
@@ -249,11 +402,17 @@ t.test('an unreachable upstream is a 502 and a slow one a 504 after --proxy-time
   const logs = logCapture();
   const app = await build(t, { proxy: `${closedAddress}/api/v2`, proxyTimeout: 300, logger: logs.logger });
   const down = await app.inject({ url: '/goals/list' });
-  t.match(expectError(t, down, 502), { code: 'BAD_GATEWAY', message: new RegExp(`upstream ${closedAddress}/api/v2 is unreachable`) });
+  t.match(expectError(t, down, 502), {
+    code: 'BAD_GATEWAY',
+    message: new RegExp(`upstream ${closedAddress}/api/v2 is unreachable`),
+  });
   t.ok(logs.lines.join('').includes('unreachable'), 'logged');
 
   await app.inject({ method: 'PUT', url: '/__admin/proxy', payload: { url: base } });
   const slow = await app.inject({ url: '/slow' });
   t.notOk(held.answered, 'did not wait for the upstream');
-  t.match(expectError(t, slow, 504), { code: 'GATEWAY_TIMEOUT', message: new RegExp(`upstream ${address}/api/v2 did not answer within 300 ms`) });
+  t.match(expectError(t, slow, 504), {
+    code: 'GATEWAY_TIMEOUT',
+    message: new RegExp(`upstream ${address}/api/v2 did not answer within 300 ms`),
+  });
 });

@@ -23,12 +23,18 @@ t.test('every documented operation answers its declared schema to valid input', 
     const sandbox = `c-${op.operationId}`.slice(0, 64);
     const ctx = await makeCtx(app, sandbox);
     const req = await valid(ctx);
-    const headers = { ...(req.headers && Object.keys(req.headers).length ? {} : ctx.s.headers), ...(req.headers as object) };
+    const headers = {
+      ...(req.headers && Object.keys(req.headers).length ? {} : ctx.s.headers),
+      ...(req.headers as object),
+    };
     const res = await app.inject({ ...req, method: req.method ?? 'GET', headers });
     const where = `${op.operationId} (${req.method ?? 'GET'} ${String(req.url).slice(0, 90)})`;
-    t.ok(res.statusCode >= 200 && res.statusCode < 300, `${where} answers 2xx: ${res.statusCode} ${res.statusCode >= 300 ? res.body.slice(0, 300) : ''}`);
+    t.ok(
+      res.statusCode >= 200 && res.statusCode < 300,
+      `${where} answers 2xx: ${res.statusCode} ${res.statusCode >= 300 ? res.body.slice(0, 300) : ''}`,
+    );
     const problem = validator.check(op, res.statusCode, String(res.headers['content-type'] ?? ''), res.body);
-    t.equal(problem, null, `${where}: answer matches the declared schema${problem ? `: ${problem}` : ""}`);
+    t.equal(problem, null, `${where}: answer matches the declared schema${problem ? `: ${problem}` : ''}`);
     checked++;
     if (op.operationId !== 'adminSandboxDelete') await app.sandboxes.delete(sandbox);
   }

@@ -16,7 +16,9 @@ t.test('the built server exists', async (t) => {
 
 t.test('a body nested 5000 deep is refused with 400 and the process lives on', async (t) => {
   const c = await start(['--users', '10']);
-  t.teardown(() => { c.proc.kill('SIGKILL'); });
+  t.teardown(() => {
+    c.proc.kill('SIGKILL');
+  });
   const port = Number(new URL(c.base).port);
   const bodies = {
     arrays: `${'['.repeat(5000)}${']'.repeat(5000)}`, // the trial's input
@@ -24,24 +26,37 @@ t.test('a body nested 5000 deep is refused with 400 and the process lives on', a
   };
   for (const [what, body] of Object.entries(bodies)) {
     const answer = await exchange(port, {
-      method: 'POST', target: '/mobile/request-two-factor', headers: Object.entries(json), body: Buffer.from(body),
+      method: 'POST',
+      target: '/mobile/request-two-factor',
+      headers: Object.entries(json),
+      body: Buffer.from(body),
     });
     t.equal(answer.problem, null, `${what}: a whole answer, not a dropped connection`);
     t.equal(answer.status, 400, `${what}: the status the route declares for a bad body`);
     t.match(JSON.parse(answer.body.toString('utf8')), { statusCode: 400, code: 'VALIDATION_FAILED', message: String });
-    const health = await fetch(`${c.base}/__admin/health`)
-      .then((res) => res.status, (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message);
+    const health = await fetch(`${c.base}/__admin/health`).then(
+      (res) => res.status,
+      (err: Error & { cause?: { code?: string } }) => err.cause?.code ?? err.message,
+    );
     t.equal(health, 200, `${what}: the process still answers (not ECONNREFUSED)`);
   }
   t.equal(c.proc.exitCode, null, 'the process has not exited');
 
   // the journal kept the bodies as text, cut, with the password redacted; both forms of the journal read
   const journal = await fetch(`${c.base}/__admin/requests?operationId=mobileRequestTwoFactor`);
-  const entries = await journal.json() as Array<{ requestBody: string }>;
+  const entries = (await journal.json()) as Array<{ requestBody: string }>;
   t.equal(entries.length, 2);
   const [objects, arrays] = entries.map((e) => e.requestBody);
-  t.match(arrays, /^\[{5000}\]{3192}…\[cut: 10000 characters in all\]$/, 'arrays: the first 8192 characters, the length');
-  t.match(objects, /^\{"password":"\[redacted\]","email":\{"a":\{"a":/, 'objects: the text as it came, password masked');
+  t.match(
+    arrays,
+    /^\[{5000}\]{3192}…\[cut: 10000 characters in all\]$/,
+    'arrays: the first 8192 characters, the length',
+  );
+  t.match(
+    objects,
+    /^\{"password":"\[redacted\]","email":\{"a":\{"a":/,
+    'objects: the text as it came, password masked',
+  );
   t.ok(objects!.length < 8300, 'the objects: cut as well');
   t.notMatch(JSON.stringify(entries), /hunter2/, 'no password in the journal');
   const har = await fetch(`${c.base}/__admin/requests?format=har`);

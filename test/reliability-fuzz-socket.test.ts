@@ -22,7 +22,13 @@ const only = process.env.FUZZ_ROUTE;
 
 type Schema = { properties?: Record<string, unknown>; $ref?: string } | undefined;
 
-const parsed = (text: string): unknown => { try { return JSON.parse(text); } catch { return undefined; } };
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 
 /** The property names a route schema declares (through one $ref to a shared schema). */
 function keysOf(app: FastifyInstance, schema: unknown): string[] {
@@ -41,14 +47,27 @@ function seedOf(key: string): number {
 t.test(`hostile requests to every registered route over a socket (FUZZ_SEED=${seed}, ${runs} per route)`, async (t) => {
   const routes: RouteOptions[] = [];
   // a journal that holds about one batch: each read after a batch reads all of it, and no more
-  const app = await build(t, { users: 10, journalLimit: Math.max(8, runs), onRoute: (r) => { routes.push(r); } });
+  const app = await build(t, {
+    users: 10,
+    journalLimit: Math.max(8, runs),
+    onRoute: (r) => {
+      routes.push(r);
+    },
+  });
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   const port = Number(new URL(base).port);
   // the default sandbox: requests whose sandbox header a change removes or empties are journaled there too
   const session = await signIn(app, accounts.admin);
-  const targets: RouteTarget[] = routes.flatMap((r) => [r.method].flat().map((method) => ({
-    method, url: r.url, queryKeys: keysOf(app, r.schema?.querystring), bodyKeys: keysOf(app, r.schema?.body),
-  }))).filter((r) => only === undefined || `${r.method} ${r.url}` === only);
+  const targets: RouteTarget[] = routes
+    .flatMap((r) =>
+      [r.method].flat().map((method) => ({
+        method,
+        url: r.url,
+        queryKeys: keysOf(app, r.schema?.querystring),
+        bodyKeys: keysOf(app, r.schema?.body),
+      })),
+    )
+    .filter((r) => only === undefined || `${r.method} ${r.url}` === only);
   t.ok(targets.length > (only ? 0 : 200), `${targets.length} routes to fuzz`);
 
   // a throw outside Fastify's error handling would end a real server; tap catches it (and ends this test), so it is
@@ -57,12 +76,17 @@ t.test(`hostile requests to every registered route over a socket (FUZZ_SEED=${se
   let current = { name: '', request: '' };
   const watch = (err: unknown) => {
     thrown.push(err);
-    t.comment(`thrown outside a request while ${current.name} was fuzzed: ${String((err as Error)?.message ?? err)}\n`
-      + `  replay: FUZZ_SEED=${seed} FUZZ_ROUTE='${current.name}'; last request: ${current.request.slice(0, 1500)}`);
+    t.comment(
+      `thrown outside a request while ${current.name} was fuzzed: ${String((err as Error)?.message ?? err)}\n` +
+        `  replay: FUZZ_SEED=${seed} FUZZ_ROUTE='${current.name}'; last request: ${current.request.slice(0, 1500)}`,
+    );
   };
   process.on('uncaughtExceptionMonitor', watch);
   process.on('unhandledRejection', watch);
-  t.teardown(() => { process.off('uncaughtExceptionMonitor', watch); process.off('unhandledRejection', watch); });
+  t.teardown(() => {
+    process.off('uncaughtExceptionMonitor', watch);
+    process.off('unhandledRejection', watch);
+  });
   const noThrow = (where: string) => {
     if (thrown.length === 0) return;
     const err = thrown.splice(0)[0] as Error;
@@ -90,8 +114,10 @@ t.test(`hostile requests to every registered route over a socket (FUZZ_SEED=${se
     if (out.failed) {
       const input = out.counterexample ? describeHostile(out.counterexample[0]) : '(none)';
       const why = String((out.errorInstance as Error | undefined)?.message ?? 'interrupted').slice(0, 1200);
-      t.fail(`${name}: ${why}\n  replay: FUZZ_SEED=${seed} FUZZ_ROUTE='${name}' (fast-check seed ${out.seed}, `
-        + `path ${out.counterexamplePath}); request: ${input.slice(0, 1500)}`);
+      t.fail(
+        `${name}: ${why}\n  replay: FUZZ_SEED=${seed} FUZZ_ROUTE='${name}' (fast-check seed ${out.seed}, ` +
+          `path ${out.counterexamplePath}); request: ${input.slice(0, 1500)}`,
+      );
     }
 
     // still alive, and what it journaled still reads
@@ -104,7 +130,11 @@ t.test(`hostile requests to every registered route over a socket (FUZZ_SEED=${se
         t.fail(`after ${name}: GET /__admin/requests?limit=1000${query} answered ${res.status} ${text.slice(0, 300)}`);
       }
     }
-    try { noThrow(`while ${name} was fuzzed`); } catch (err) { t.fail((err as Error).message); }
+    try {
+      noThrow(`while ${name} was fuzzed`);
+    } catch (err) {
+      t.fail((err as Error).message);
+    }
   }
   const counts = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`);
   t.comment(`${sent} hostile requests; statuses: ${counts.join(' ')}`);

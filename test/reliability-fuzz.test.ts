@@ -15,7 +15,11 @@ const perRequestMs = 10_000;
 
 /** Known, documented answers that are not refusals (README "Reproduced quirks"). */
 const quirks: Array<{ operationId: string; kind: RegExp; why: string }> = [
-  { operationId: 'userListCacheSet', kind: /^content-type$/, why: 'a non-JSON body silently stores an empty selection and answers 200 (reproduced quirk)' },
+  {
+    operationId: 'userListCacheSet',
+    kind: /^content-type$/,
+    why: 'a non-JSON body silently stores an empty selection and answers 200 (reproduced quirk)',
+  },
 ];
 
 t.test(`fuzz every operation with invalid input (seed ${seed}, ${runs} runs per operation)`, async (t) => {
@@ -35,40 +39,59 @@ t.test(`fuzz every operation with invalid input (seed ${seed}, ${runs} runs per 
   let requests = 0;
   const kinds = new Map<string, number>();
   for (const op of ops) {
-    const snapshot = () => JSON.stringify(app.sandboxes.get(sandbox).store.toData()) + app.sandboxes.list().map((x) => x.name).join(',');
-    const property = fc.asyncProperty(invalidRequests(doc, op, { headers: s.headers, pathValue, bodyLimit }), async ({ kind, req }) => {
-      if (quirks.some((q) => q.operationId === op.operationId && q.kind.test(kind))) return;
-      const before = snapshot();
-      let timer: NodeJS.Timeout | undefined;
-      const res = await Promise.race([
-        app.inject(req),
-        new Promise<never>((_r, reject) => { timer = setTimeout(() => reject(new Error(`no answer within ${perRequestMs} ms`)), perRequestMs); }),
-      ]).finally(() => clearTimeout(timer));
-      requests++;
-      kinds.set(kind.split(':')[0]!, (kinds.get(kind.split(':')[0]!) ?? 0) + 1);
-      const where = `${op.operationId} [${kind}] → ${res.statusCode} ${res.body.slice(0, 200)}`;
-      if (res.statusCode < 400 || res.statusCode >= 500) throw new Error(`expected a 4xx: ${where}`);
-      // Web pages answer errors as an HTML page and images with a placeholder SVG (issue 13); anything else is the JSON error body.
-      const type = String(res.headers['content-type'] ?? '');
-      const webView = op.operationId.startsWith('pages') || op.operationId.startsWith('image');
-      if (webView && /text\/html|image\/svg\+xml/.test(type)) {
-        // an error page or placeholder image: fine
-      } else {
-        let body: unknown;
-        try { body = res.json(); } catch { throw new Error(`error body is not JSON: ${where}`); }
-        if (!isErrorBody(body, res.statusCode)) throw new Error(`not the error body shape: ${where}`);
-      }
-      if (snapshot() !== before) throw new Error(`a refused request changed the sandbox data: ${where}`);
-    });
+    const snapshot = () =>
+      JSON.stringify(app.sandboxes.get(sandbox).store.toData()) +
+      app.sandboxes
+        .list()
+        .map((x) => x.name)
+        .join(',');
+    const property = fc.asyncProperty(
+      invalidRequests(doc, op, { headers: s.headers, pathValue, bodyLimit }),
+      async ({ kind, req }) => {
+        if (quirks.some((q) => q.operationId === op.operationId && q.kind.test(kind))) return;
+        const before = snapshot();
+        let timer: NodeJS.Timeout | undefined;
+        const res = await Promise.race([
+          app.inject(req),
+          new Promise<never>((_r, reject) => {
+            timer = setTimeout(() => reject(new Error(`no answer within ${perRequestMs} ms`)), perRequestMs);
+          }),
+        ]).finally(() => clearTimeout(timer));
+        requests++;
+        kinds.set(kind.split(':')[0]!, (kinds.get(kind.split(':')[0]!) ?? 0) + 1);
+        const where = `${op.operationId} [${kind}] → ${res.statusCode} ${res.body.slice(0, 200)}`;
+        if (res.statusCode < 400 || res.statusCode >= 500) throw new Error(`expected a 4xx: ${where}`);
+        // Web pages answer errors as an HTML page and images with a placeholder SVG (issue 13); anything else is the JSON error body.
+        const type = String(res.headers['content-type'] ?? '');
+        const webView = op.operationId.startsWith('pages') || op.operationId.startsWith('image');
+        if (webView && /text\/html|image\/svg\+xml/.test(type)) {
+          // an error page or placeholder image: fine
+        } else {
+          let body: unknown;
+          try {
+            body = res.json();
+          } catch {
+            throw new Error(`error body is not JSON: ${where}`);
+          }
+          if (!isErrorBody(body, res.statusCode)) throw new Error(`not the error body shape: ${where}`);
+        }
+        if (snapshot() !== before) throw new Error(`a refused request changed the sandbox data: ${where}`);
+      },
+    );
     const out = await fc.check(property, { seed, numRuns: runs, endOnFailure: true });
     if (out.failed) {
-      const input = JSON.stringify(out.counterexample, (_k, v: unknown) => (typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…(${v.length} chars)` : v));
-      t.fail(`${op.operationId}: ${String((out.errorInstance as Error | undefined)?.message ?? "interrupted").slice(0, 600)}\n  reproduce: FUZZ_SEED=${out.seed} (path ${out.counterexamplePath}); shrunk input: ${input.slice(0, 1500)}`);
-    }
-    else t.pass(`${op.operationId}: ${out.numRuns} invalid requests refused`);
+      const input = JSON.stringify(out.counterexample, (_k, v: unknown) =>
+        typeof v === 'string' && v.length > 300 ? `${v.slice(0, 300)}…(${v.length} chars)` : v,
+      );
+      t.fail(
+        `${op.operationId}: ${String((out.errorInstance as Error | undefined)?.message ?? 'interrupted').slice(0, 600)}\n  reproduce: FUZZ_SEED=${out.seed} (path ${out.counterexamplePath}); shrunk input: ${input.slice(0, 1500)}`,
+      );
+    } else t.pass(`${op.operationId}: ${out.numRuns} invalid requests refused`);
     const health = await app.inject({ url: `/__admin/health?sandbox=${sandbox}` });
     if (health.statusCode !== 200) t.fail(`the server does not answer after fuzzing ${op.operationId}`);
   }
-  t.comment(`fuzzed ${requests} requests over ${ops.length} operations: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  t.comment(
+    `fuzzed ${requests} requests over ${ops.length} operations: ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')}`,
+  );
   t.ok(requests >= ops.length * Math.min(runs, 10) * 0.9, `${requests} requests fuzzed`);
 });

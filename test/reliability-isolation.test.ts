@@ -27,7 +27,11 @@ t.test('foreign, revoked and misplaced credentials are refused on every session 
   const other = await signIn(app, accounts.admin, { sandbox });
   const unbound = await signIn(app, accounts.admin, { sandbox });
   const elsewhere = await signIn(app, accounts.admin, { sandbox: 'iso-b' });
-  const unbind = await app.inject({ method: 'POST', url: `/mobile/unbind?deviceId=${unbound.deviceId}`, headers: unbound.headers });
+  const unbind = await app.inject({
+    method: 'POST',
+    url: `/mobile/unbind?deviceId=${unbound.deviceId}`,
+    headers: unbound.headers,
+  });
   t.equal(unbind.statusCode, 200, 'device unbound');
   const nwData = app.sandboxes.get(sandbox).store.tenant(tenants.northwind)!;
   const secrets = [tenants.northwind, nwData.tenant.name, ...nwData.users.slice(0, 20).map((u) => u.email)];
@@ -36,7 +40,10 @@ t.test('foreign, revoked and misplaced credentials are refused on every session 
     ['tenant A session with tenant B id', { ...ctx.s.headers, 'x-service-tenant-id': tenants.northwind }],
     ['tenant B session with tenant A id', { ...nw.headers, 'x-service-tenant-id': tenants.romashka }],
     ['session used with another device id', { ...ctx.s.headers, 'x-service-device-id': other.deviceId }],
-    ['session of another device', { ...other.headers, 'x-service-session-id': ctx.s.sessionId, 'x-service-session-code': ctx.s.sessionSecret }],
+    [
+      'session of another device',
+      { ...other.headers, 'x-service-session-id': ctx.s.sessionId, 'x-service-session-code': ctx.s.sessionSecret },
+    ],
     ['unbound device', unbound.headers],
     ['session of sandbox iso-b used in iso', { ...elsewhere.headers, 'x-mock-sandbox': sandbox }],
     ['session of iso used in sandbox iso-b', { ...ctx.s.headers, 'x-mock-sandbox': 'iso-b' }],
@@ -52,12 +59,22 @@ t.test('foreign, revoked and misplaced credentials are refused on every session 
     const failures: string[] = [];
     for (const { id, req } of requests) {
       const url = name.includes('/sandbox/iso-b') ? `/sandbox/iso-b${req.url}` : req.url;
-      const res = await app.inject({ ...req, url, headers: { ...headers, ...(name.includes('/sandbox/') ? { 'x-mock-sandbox': 'iso-b' } : {}), ...(req.headers?.['content-type'] ? { 'content-type': req.headers['content-type'] } : {}) } });
+      const res = await app.inject({
+        ...req,
+        url,
+        headers: {
+          ...headers,
+          ...(name.includes('/sandbox/') ? { 'x-mock-sandbox': 'iso-b' } : {}),
+          ...(req.headers?.['content-type'] ? { 'content-type': req.headers['content-type'] } : {}),
+        },
+      });
       checked++;
       // web pages answer with an HTML error page (issue 13), everything else with the JSON error body
       const page = String(res.headers['content-type'] ?? '').includes('text/html');
-      const ok = (res.statusCode === 401 || res.statusCode === 403) && (page || isErrorBody(JSON.parse(res.body || 'null'), res.statusCode))
-        && !secrets.some((s) => res.body.includes(s));
+      const ok =
+        (res.statusCode === 401 || res.statusCode === 403) &&
+        (page || isErrorBody(JSON.parse(res.body || 'null'), res.statusCode)) &&
+        !secrets.some((s) => res.body.includes(s));
       if (!ok) failures.push(`${id} → ${res.statusCode} ${res.body.slice(0, 160)}`);
     }
     t.same(failures, [], `${name}: every session operation answers 401/403 and reveals nothing`);

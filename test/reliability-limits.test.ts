@@ -21,18 +21,28 @@ function raw(port: number, text: string, opts: { trickle?: string; everyMs?: num
     let trickled = 0;
     let gaveUp = false;
     let timer: NodeJS.Timeout | undefined;
-    const guard = setTimeout(() => { gaveUp = true; socket.destroy(); }, waitLimitMs);
-    socket.on('data', (d) => { reply += d.toString('latin1'); });
+    const guard = setTimeout(() => {
+      gaveUp = true;
+      socket.destroy();
+    }, waitLimitMs);
+    socket.on('data', (d) => {
+      reply += d.toString('latin1');
+    });
     socket.on('close', () => {
       clearInterval(timer);
       clearTimeout(guard);
       resolve({ reply, closedByServer: !gaveUp, trickled });
     });
-    socket.on('error', () => { /* reset by the server */ });
+    socket.on('error', () => {
+      /* reset by the server */
+    });
     socket.write(text);
     if (opts.trickle) {
       timer = setInterval(() => {
-        if (!socket.destroyed) { socket.write(opts.trickle!); trickled++; }
+        if (!socket.destroyed) {
+          socket.write(opts.trickle!);
+          trickled++;
+        }
       }, opts.everyMs ?? 200);
     }
   });
@@ -48,18 +58,27 @@ t.test('the Node server carries the documented limits', async (t) => {
 });
 
 t.test('hostile clients on a real socket', async (t) => {
-  const app = await build(t, { bodyLimit: 64 * 1024, serverLimits: { headersTimeoutMs: 600, connectionsCheckingIntervalMs: 100 } });
+  const app = await build(t, {
+    bodyLimit: 64 * 1024,
+    serverLimits: { headersTimeoutMs: 600, connectionsCheckingIntervalMs: 100 },
+  });
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   const port = Number(new URL(base).port);
 
-  const big = await raw(port, `POST /mobile/request-two-factor HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${70 * 1024}\r\n\r\n{"email":"a@b.test","password":"xxxx`);
+  const big = await raw(
+    port,
+    `POST /mobile/request-two-factor HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${70 * 1024}\r\n\r\n{"email":"a@b.test","password":"xxxx`,
+  );
   t.match(big.reply, /^HTTP\/1\.1 413/, 'a body above the limit answers 413');
   t.match(big.reply, /"code":"PAYLOAD_TOO_LARGE"/, 'with the error body');
 
   const headers = await raw(port, `GET /__admin/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`);
   t.match(headers.reply, /^HTTP\/1\.1 431/, 'headers above 16 KiB answer 431');
 
-  const slow = await raw(port, 'GET /__admin/health HTTP/1.1\r\nHost: x\r\n', { trickle: 'X-Slow: 1\r\n', everyMs: 150 });
+  const slow = await raw(port, 'GET /__admin/health HTTP/1.1\r\nHost: x\r\n', {
+    trickle: 'X-Slow: 1\r\n',
+    everyMs: 150,
+  });
   t.ok(slow.closedByServer, 'a client sending its headers slowly is cut off by the server');
   // counted in the client's own timer ticks, not in wall time: a loaded machine delays both timers alike
   // (headersTimeout 600 ms is about 4 lines)
@@ -86,7 +105,11 @@ t.test('hostile clients on a real socket', async (t) => {
     t.match(r.reply, /^HTTP\/1\.1 4\d\d/, `${path} is refused`);
     t.notMatch(r.reply, /root:|"name": ?"portal-mock"/, `${path} reveals no file`);
   }
-  for (const [header, value] of [['x-mock-scenario', '../../etc/passwd'], ['x-mock-sandbox', '../../etc/passwd'], ['x-mock-scenario', '..%2F..%2Fpackage']]) {
+  for (const [header, value] of [
+    ['x-mock-scenario', '../../etc/passwd'],
+    ['x-mock-sandbox', '../../etc/passwd'],
+    ['x-mock-scenario', '..%2F..%2Fpackage'],
+  ]) {
     const r = await fetch(`${base}/mobile/tenant-info`, { headers: { ...s.headers, [header!]: value! } });
     t.equal(r.status, 400, `${header}: ${value} answers 400`);
   }
@@ -95,10 +118,19 @@ t.test('hostile clients on a real socket', async (t) => {
 t.test('the journal and the outbox stay bounded', async (t) => {
   const app = await build(t, { journalLimit: 50 });
   const s = await signIn(app, accounts.admin);
-  const push = await app.inject({ method: 'POST', url: '/mobile/save-push-token', headers: s.headers, payload: { token: 'push-1', deviceId: s.deviceId } });
+  const push = await app.inject({
+    method: 'POST',
+    url: '/mobile/save-push-token',
+    headers: s.headers,
+    payload: { token: 'push-1', deviceId: s.deviceId },
+  });
   t.equal(push.statusCode, 200, 'a push token to send to');
   for (let i = 0; i < 520; i++) {
-    await app.inject({ method: 'POST', url: '/__admin/notifications', payload: { email: accounts.admin.email, title: `n${i}`, body: 'b' } });
+    await app.inject({
+      method: 'POST',
+      url: '/__admin/notifications',
+      payload: { email: accounts.admin.email, title: `n${i}`, body: 'b' },
+    });
     await app.inject({ url: '/mobile/tenant-info', headers: s.headers });
   }
   const sb = (await app.inject({ url: '/__admin/sandboxes/default' })).json();
@@ -116,24 +148,34 @@ t.test('short soak: moderate load for a while, memory stays flat', async (t) => 
     const end = Date.now() + ms;
     let n = 0;
     let errors = 0;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (Date.now() < end || n < atLeast) {
-        const r = await fetch(base + paths[n++ % paths.length]!, { headers: s.headers });
-        await r.arrayBuffer();
-        if (r.status !== 200) errors++;
-        if (n % 10 === 0) {
-          const w = await fetch(`${base}/account/status-text`, { method: 'POST', headers: { ...s.headers, 'content-type': 'application/json' }, body: JSON.stringify({ activeTypes: `soak ${n}` }) });
-          await w.arrayBuffer();
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (Date.now() < end || n < atLeast) {
+          const r = await fetch(base + paths[n++ % paths.length]!, { headers: s.headers });
+          await r.arrayBuffer();
+          if (r.status !== 200) errors++;
+          if (n % 10 === 0) {
+            const w = await fetch(`${base}/account/status-text`, {
+              method: 'POST',
+              headers: { ...s.headers, 'content-type': 'application/json' },
+              body: JSON.stringify({ activeTypes: `soak ${n}` }),
+            });
+            await w.arrayBuffer();
+          }
         }
-      }
-    }));
+      }),
+    );
     return { n, errors };
   };
   // Live heap after a full collection is what a leak grows; RSS also holds memory the allocator keeps (and
   // tap's coverage), so it is reported, not asserted.
   v8.setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
-  const measure = () => { gc(); gc(); return process.memoryUsage(); };
+  const measure = () => {
+    gc();
+    gc();
+    return process.memoryUsage();
+  };
   // Until the journal is full (1000 entries by default, some holding the 21 KB dashboard): what it holds is bounded
   // and not a leak, but on a loaded machine 1.5 s did not fill it and the soak then counted its growth.
   await warm(1_500, 1_200);
@@ -142,7 +184,9 @@ t.test('short soak: moderate load for a while, memory stays flat', async (t) => 
   const after = measure();
   const mb = (x: number) => (x / 1048576).toFixed(0);
   const growthMb = (after.heapUsed - before.heapUsed) / 1048576;
-  t.comment(`soak ${seconds} s: ${n} requests, ${errors} errors, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)} MB, RSS ${mb(before.rss)} → ${mb(after.rss)} MB`);
+  t.comment(
+    `soak ${seconds} s: ${n} requests, ${errors} errors, heap ${mb(before.heapUsed)} → ${mb(after.heapUsed)} MB, RSS ${mb(before.rss)} → ${mb(after.rss)} MB`,
+  );
   t.equal(errors, 0, 'no errors under load');
   t.ok(growthMb < 30, `live heap grew by ${growthMb.toFixed(1)} MB (< 30)`);
 });

@@ -4,19 +4,34 @@
 import t from 'tap';
 import { accounts, build, signIn } from './helper.js';
 
-t.test('the same device signed in in two sandboxes gets different session ids and secrets; deterministic per sandbox', async (t) => {
-  const deviceId = 'shared-test-device';
-  const app = await build(t);
-  const a = await signIn(app, accounts.twoFactor, { sandbox: 'tester-a', deviceId });
-  const b = await signIn(app, accounts.twoFactor, { sandbox: 'tester-b', deviceId });
-  t.not(a.sessionId, b.sessionId, 'session ids differ');
-  t.not(a.sessionSecret, b.sessionSecret, 'session secrets differ');
-  const code = (sandbox: string) => app.sandboxes.get(sandbox).outbox.list().find((m) => m.kind === 'two-factor-code')?.code;
-  t.not(code('tester-a'), code('tester-b'), 'two-factor codes differ');
+t.test(
+  'the same device signed in in two sandboxes gets different session ids and secrets; deterministic per sandbox',
+  async (t) => {
+    const deviceId = 'shared-test-device';
+    const app = await build(t);
+    const a = await signIn(app, accounts.twoFactor, { sandbox: 'tester-a', deviceId });
+    const b = await signIn(app, accounts.twoFactor, { sandbox: 'tester-b', deviceId });
+    t.not(a.sessionId, b.sessionId, 'session ids differ');
+    t.not(a.sessionSecret, b.sessionSecret, 'session secrets differ');
+    const code = (sandbox: string) =>
+      app.sandboxes
+        .get(sandbox)
+        .outbox.list()
+        .find((m) => m.kind === 'two-factor-code')?.code;
+    t.not(code('tester-a'), code('tester-b'), 'two-factor codes differ');
 
-  const again = await build(t);
-  const a2 = await signIn(again, accounts.twoFactor, { sandbox: 'tester-a', deviceId });
-  t.same([a2.sessionId, a2.sessionSecret], [a.sessionId, a.sessionSecret], 'the same sandbox name and seed on a fresh app mint the same');
-  const other = await build(t, { seed: 43 });
-  t.not((await signIn(other, accounts.twoFactor, { sandbox: 'tester-a', deviceId })).sessionId, a.sessionId, 'another seed mints others');
-});
+    const again = await build(t);
+    const a2 = await signIn(again, accounts.twoFactor, { sandbox: 'tester-a', deviceId });
+    t.same(
+      [a2.sessionId, a2.sessionSecret],
+      [a.sessionId, a.sessionSecret],
+      'the same sandbox name and seed on a fresh app mint the same',
+    );
+    const other = await build(t, { seed: 43 });
+    t.not(
+      (await signIn(other, accounts.twoFactor, { sandbox: 'tester-a', deviceId })).sessionId,
+      a.sessionId,
+      'another seed mints others',
+    );
+  },
+);

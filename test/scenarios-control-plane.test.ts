@@ -46,7 +46,10 @@ t.test('offline: every portal operation (enumerated) is reset; every control-pla
   const portal = routes.filter((r) => !isControlPlane(r.url) && r.method !== 'OPTIONS');
   const side = routes.filter((r) => isControlPlane(r.url) && r.url !== '/__admin/reset');
   t.ok(portal.length > 100, `${portal.length} portal routes enumerated`);
-  t.ok(portal.some((r) => r.operationId === 'adminWalletIndex'), "the portal's own admin API is among them");
+  t.ok(
+    portal.some((r) => r.operationId === 'adminWalletIndex'),
+    "the portal's own admin API is among them",
+  );
   t.ok(side.length > 20, `${side.length} control-plane routes enumerated`);
 
   const s = await signIn(app);
@@ -63,10 +66,14 @@ t.test('offline: every portal operation (enumerated) is reset; every control-pla
 
 t.test("a stub answers the portal's admin API operations like any other", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'pm-cp-'));
-  writeFileSync(join(dir, 'wallet-down.json'), JSON.stringify({
-    name: 'wallet-down', description: 'the wallet index is down',
-    stubs: [{ operationId: 'adminWalletIndex', status: 503, body: { name: 'Service Unavailable', message: 'down' } }],
-  }));
+  writeFileSync(
+    join(dir, 'wallet-down.json'),
+    JSON.stringify({
+      name: 'wallet-down',
+      description: 'the wallet index is down',
+      stubs: [{ operationId: 'adminWalletIndex', status: 503, body: { name: 'Service Unavailable', message: 'down' } }],
+    }),
+  );
   const app = await build(t, { scenarios: [dir], scenario: 'wallet-down' });
   const s = await signIn(app);
   const res = await app.inject({ url: '/admin/wallet', headers: s.headers });

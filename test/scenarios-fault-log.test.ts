@@ -32,5 +32,8 @@ t.test('a truncated answer: half the body arrives, then one warning line names t
   const warnings = records.filter((r) => r.level >= 40);
   t.equal(warnings.length, 1, 'one warning or error line');
   t.match(warnings[0], { msg: 'scenario fault: answer truncated', fault: 'truncated' });
-  t.notOk(lines.some((line) => line.includes('    at ')), 'no stack trace logged');
+  t.notOk(
+    lines.some((line) => line.includes('    at ')),
+    'no stack trace logged',
+  );
 });

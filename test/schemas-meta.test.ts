@@ -11,7 +11,22 @@ t.test('every shared schema and every route schema is valid JSON Schema', async 
   await app.ready();
   t.teardown(() => app.close());
   const ajv = new Ajv({ strict: false, validateSchema: true, formats: { password: true } });
-  for (const format of ['date-time', 'date', 'time', 'email', 'uri', 'uuid', 'binary', 'byte', 'int32', 'int64', 'float', 'double', 'regex']) ajv.addFormat(format, true);
+  for (const format of [
+    'date-time',
+    'date',
+    'time',
+    'email',
+    'uri',
+    'uuid',
+    'binary',
+    'byte',
+    'int32',
+    'int64',
+    'float',
+    'double',
+    'regex',
+  ])
+    ajv.addFormat(format, true);
   const shared = Object.values(app.getSchemas()) as Array<{ $id: string }>;
   for (const schema of shared) ajv.addSchema(schema);
   let checked = 0;
@@ -24,7 +39,8 @@ t.test('every shared schema and every route schema is valid JSON Schema', async 
   for (const route of routes) {
     for (const [part, schema] of Object.entries(route.schema ?? {})) {
       if (part === 'response') {
-        for (const [status, s] of Object.entries(schema as Record<string, unknown>)) check(`${String(route.method)} ${route.url} ${status}`, s);
+        for (const [status, s] of Object.entries(schema as Record<string, unknown>))
+          check(`${String(route.method)} ${route.url} ${status}`, s);
       } else if (['body', 'querystring', 'params', 'headers'].includes(part)) {
         check(`${String(route.method)} ${route.url} ${part}`, schema);
       }

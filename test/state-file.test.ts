@@ -6,13 +6,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { start } from './support/process.js';
 
-const health = async (base: string) => (await fetch(`${base}/__admin/health`)).json() as Promise<{ seed: number; scenario: string }>;
+const health = async (base: string) =>
+  (await fetch(`${base}/__admin/health`)).json() as Promise<{ seed: number; scenario: string }>;
 
 t.test('a snapshot carries its seed and scenario; --state restores both unless given explicitly', async (t) => {
   const file = join(mkdtempSync(join(tmpdir(), 'pm-state-')), 'bug.json');
   const first = await start(['--seed', '7', '--scenario', 'flaky']);
   try {
-    const snapshot = await (await fetch(`${first.base}/__admin/state`)).json() as { seed: number; scenario: string };
+    const snapshot = (await (await fetch(`${first.base}/__admin/state`)).json()) as { seed: number; scenario: string };
     t.match(snapshot, { format: 'portal-mock-state', seed: 7, scenario: 'flaky' });
     writeFileSync(file, JSON.stringify(snapshot));
   } finally {

@@ -26,7 +26,9 @@ const tempDir = (t: Test, prefix: string) => {
 /** Starts the CLI (ready once its banner names the port) and kills it when the test ends, whatever happens. */
 async function started(t: Test, args: string[]): Promise<Child> {
   const c = await start(args, startLimitMs);
-  t.teardown(() => { c.proc.kill('SIGKILL'); });
+  t.teardown(() => {
+    c.proc.kill('SIGKILL');
+  });
   return c;
 }
 
@@ -40,7 +42,7 @@ async function call(c: Child, method: string, path: string, body?: unknown, head
   const payload = body === undefined ? null : JSON.stringify(body);
   const res = await fetch(c.base + path, { method, headers: { ...headers, ...json }, body: payload });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) as any : null };
+  return { status: res.status, body: text ? (JSON.parse(text) as any) : null };
 }
 const get = async (c: Child, path: string) => (await call(c, 'GET', path)).body;
 const sandboxHeader = (name: string) => ({ 'x-mock-sandbox': name });
@@ -92,62 +94,94 @@ t.test('a snapshot whose log is gone stops start-up with exit 2, also for files 
   const refused = await startFails(args, startLimitMs);
   t.equal(refused.code, 2);
   const upTo = doc.upTo;
-  t.match(refused.out, new RegExp(`default\\.log is missing: .*default\\.json holds the changes up to line ${upTo}, `
-    + `so the writes from line ${upTo + 1} on are lost`));
+  t.match(
+    refused.out,
+    new RegExp(
+      `default\\.log is missing: .*default\\.json holds the changes up to line ${upTo}, ` +
+        `so the writes from line ${upTo + 1} on are lost`,
+    ),
+  );
   t.notOk(existsSync(join(dir, 'default.log')), 'nothing was made up in its place');
 });
 
-t.test('scenario, clocks, upstream and recording survive SIGKILL; after reset and SIGKILL, the start ones', async (t) => {
-  const dir = tempDir(t, 'pm-settings-');
-  const recordDir = tempDir(t, 'pm-recorded-');
-  const upstream = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ upstream: req.url }));
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => { upstream.close(); });
-  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-  const args = ['--data', dir, '--users', '20', '--now', now];
-  const frozen = { mode: 'frozen', at: '2026-05-01T12:00:00.000Z' };
-  const shifted = { mode: 'offset', offsetMs: 86_400_000 };
-  const recording = { action: 'start', dir: recordDir, name: 'recorded-durability' };
+t.test(
+  'scenario, clocks, upstream and recording survive SIGKILL; after reset and SIGKILL, the start ones',
+  async (t) => {
+    const dir = tempDir(t, 'pm-settings-');
+    const recordDir = tempDir(t, 'pm-recorded-');
+    const upstream = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ upstream: req.url }));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    t.teardown(() => {
+      upstream.close();
+    });
+    const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const args = ['--data', dir, '--users', '20', '--now', now];
+    const frozen = { mode: 'frozen', at: '2026-05-01T12:00:00.000Z' };
+    const shifted = { mode: 'offset', offsetMs: 86_400_000 };
+    const recording = { action: 'start', dir: recordDir, name: 'recorded-durability' };
 
-  let c = await started(t, args);
-  t.equal((await call(c, 'PUT', '/__admin/scenario?sandbox=suite-a', { name: 'no-rights' })).status, 200);
-  t.equal((await call(c, 'PUT', '/__admin/clock?sandbox=suite-a', { freeze: frozen.at })).status, 200);
-  t.equal((await call(c, 'PUT', '/__admin/clock?sandbox=suite-o', { offsetMs: shifted.offsetMs })).status, 200);
-  t.equal((await call(c, 'PUT', '/__admin/proxy?sandbox=suite-a', { url: upstreamUrl })).status, 200);
-  t.equal((await call(c, 'POST', '/__admin/recording', recording)).status, 200);
-  t.same(await call(c, 'GET', '/durability/first', undefined, sandboxHeader('suite-a')),
-    { status: 200, body: { upstream: '/durability/first' } }, 'forwarded to the upstream and recorded');
-  await stop(c, 'SIGKILL');
+    let c = await started(t, args);
+    t.equal((await call(c, 'PUT', '/__admin/scenario?sandbox=suite-a', { name: 'no-rights' })).status, 200);
+    t.equal((await call(c, 'PUT', '/__admin/clock?sandbox=suite-a', { freeze: frozen.at })).status, 200);
+    t.equal((await call(c, 'PUT', '/__admin/clock?sandbox=suite-o', { offsetMs: shifted.offsetMs })).status, 200);
+    t.equal((await call(c, 'PUT', '/__admin/proxy?sandbox=suite-a', { url: upstreamUrl })).status, 200);
+    t.equal((await call(c, 'POST', '/__admin/recording', recording)).status, 200);
+    t.same(
+      await call(c, 'GET', '/durability/first', undefined, sandboxHeader('suite-a')),
+      { status: 200, body: { upstream: '/durability/first' } },
+      'forwarded to the upstream and recorded',
+    );
+    await stop(c, 'SIGKILL');
 
-  c = await started(t, args);
-  t.match(await get(c, '/__admin/scenario?sandbox=suite-a'), { sandbox: 'suite-a', name: 'no-rights' });
-  t.same((await get(c, '/__admin/clock?sandbox=suite-a')).state, frozen);
-  t.same((await get(c, '/__admin/clock?sandbox=suite-o')).state, shifted);
-  t.match(await get(c, '/__admin/proxy?sandbox=suite-a'), { url: upstreamUrl, source: 'sandbox' });
-  t.match(await get(c, '/__admin/recording'), { recording: true, dir: recordDir, scenario: recording.name, stubs: 1 });
-  t.same(await call(c, 'GET', '/durability/second', undefined, sandboxHeader('suite-a')),
-    { status: 200, body: { upstream: '/durability/second' } }, 'the upstream acts again');
-  const file = readFileSync(join(recordDir, `${recording.name}.json`), 'utf8');
-  const paths = (JSON.parse(file) as { stubs: Array<{ path: string }> }).stubs.map((s) => s.path);
-  t.same(paths, ['/durability/first', '/durability/second'], 'the recording goes on in its file');
+    c = await started(t, args);
+    t.match(await get(c, '/__admin/scenario?sandbox=suite-a'), { sandbox: 'suite-a', name: 'no-rights' });
+    t.same((await get(c, '/__admin/clock?sandbox=suite-a')).state, frozen);
+    t.same((await get(c, '/__admin/clock?sandbox=suite-o')).state, shifted);
+    t.match(await get(c, '/__admin/proxy?sandbox=suite-a'), { url: upstreamUrl, source: 'sandbox' });
+    t.match(await get(c, '/__admin/recording'), {
+      recording: true,
+      dir: recordDir,
+      scenario: recording.name,
+      stubs: 1,
+    });
+    t.same(
+      await call(c, 'GET', '/durability/second', undefined, sandboxHeader('suite-a')),
+      { status: 200, body: { upstream: '/durability/second' } },
+      'the upstream acts again',
+    );
+    const file = readFileSync(join(recordDir, `${recording.name}.json`), 'utf8');
+    const paths = (JSON.parse(file) as { stubs: Array<{ path: string }> }).stubs.map((s) => s.path);
+    t.same(paths, ['/durability/first', '/durability/second'], 'the recording goes on in its file');
 
-  t.equal((await call(c, 'POST', '/__admin/reset?sandbox=suite-a')).status, 200);
-  t.equal((await call(c, 'POST', '/__admin/recording', { action: 'stop' })).status, 200);
-  await stop(c, 'SIGKILL');
+    t.equal((await call(c, 'POST', '/__admin/reset?sandbox=suite-a')).status, 200);
+    t.equal((await call(c, 'POST', '/__admin/recording', { action: 'stop' })).status, 200);
+    await stop(c, 'SIGKILL');
 
-  // what was not set on a sandbox (or was reset) follows the flags of the start that brings it back
-  c = await started(t, [...args, '--scenario', 'wallet-disabled']);
-  t.match(await get(c, '/__admin/scenario?sandbox=suite-a'), { name: 'wallet-disabled' }, 'reset: the start scenario');
-  t.same((await get(c, '/__admin/clock?sandbox=suite-a')).state, { mode: 'frozen', at: now }, 'the start clock (--now)');
-  t.match(await get(c, '/__admin/proxy?sandbox=suite-a'), { url: upstreamUrl, source: 'sandbox' },
-    'a reset keeps the upstream (docs/proxy.md)');
-  t.match(await get(c, '/__admin/recording'), { recording: false }, 'the stopped recording stays stopped');
-  t.same((await get(c, '/__admin/clock?sandbox=suite-o')).state, shifted, 'other sandboxes keep theirs');
-  t.match(await get(c, '/__admin/scenario?sandbox=suite-o'), { name: 'wallet-disabled' }, 'the rest from the flags');
-  await stop(c, 'SIGTERM');
-});
+    // what was not set on a sandbox (or was reset) follows the flags of the start that brings it back
+    c = await started(t, [...args, '--scenario', 'wallet-disabled']);
+    t.match(
+      await get(c, '/__admin/scenario?sandbox=suite-a'),
+      { name: 'wallet-disabled' },
+      'reset: the start scenario',
+    );
+    t.same(
+      (await get(c, '/__admin/clock?sandbox=suite-a')).state,
+      { mode: 'frozen', at: now },
+      'the start clock (--now)',
+    );
+    t.match(
+      await get(c, '/__admin/proxy?sandbox=suite-a'),
+      { url: upstreamUrl, source: 'sandbox' },
+      'a reset keeps the upstream (docs/proxy.md)',
+    );
+    t.match(await get(c, '/__admin/recording'), { recording: false }, 'the stopped recording stays stopped');
+    t.same((await get(c, '/__admin/clock?sandbox=suite-o')).state, shifted, 'other sandboxes keep theirs');
+    t.match(await get(c, '/__admin/scenario?sandbox=suite-o'), { name: 'wallet-disabled' }, 'the rest from the flags');
+    await stop(c, 'SIGTERM');
+  },
+);
 
 t.test('after a clean stop: a sandbox given only a scenario is back with its stubs; no activation twice', async (t) => {
   const dir = tempDir(t, 'pm-scenario-');
@@ -166,8 +200,11 @@ t.test('after a clean stop: a sandbox given only a scenario is back with its stu
 
   c = await started(t, args);
   t.match(await get(c, '/__admin/sandboxes/suite-b?scope=local'), { name: 'suite-b', scenario: 'server-errors' });
-  t.match(await call(c, 'GET', '/user/profile', undefined, sandboxHeader('suite-b')),
-    { status: 500, body: { message: 'internal error (scenario server-errors)' } }, 'its stubs answer again');
+  t.match(
+    await call(c, 'GET', '/user/profile', undefined, sandboxHeader('suite-b')),
+    { status: 500, body: { message: 'internal error (scenario server-errors)' } },
+    'its stubs answer again',
+  );
   t.match(await get(c, '/__admin/scenario?sandbox=suite-e'), { name: 'new-employee' });
   t.same((await get(c, '/__admin/state?sandbox=suite-e')).data, before, 'the same data: not activated again');
   await stop(c, 'SIGTERM');

@@ -3,12 +3,18 @@ import { accounts, build, setUser, expectError, json, signIn, tenants } from './
 import { blockUser } from '../src/domain/tokens.js';
 import { hashSecret } from '../src/store/ids.js';
 
-const tenantOf = (app: Awaited<ReturnType<typeof build>>, id: string = tenants.romashka) => app.sandboxes.get('default').store.tenant(id)!;
+const tenantOf = (app: Awaited<ReturnType<typeof build>>, id: string = tenants.romashka) =>
+  app.sandboxes.get('default').store.tenant(id)!;
 
 t.test('create → list (no clear value) → use as Bearer → revoke → 401', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
-  const created = await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'CI', expiresAt: '2026-12-31T00:00:00Z' } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/user-api-token/create',
+    headers: s.headers,
+    payload: { name: 'CI', expiresAt: '2026-12-31T00:00:00Z' },
+  });
   t.equal(created.statusCode, 200);
   const body = json(created);
   t.equal(body.success, true);
@@ -31,14 +37,42 @@ t.test('create → list (no clear value) → use as Bearer → revoke → 401', 
   t.equal(tenantOf(app).personalTokens.find((x) => x.id === stored.id)!.lastUsedAt, '2026-03-02T09:00:00.000Z');
 
   // token management refuses Bearer
-  for (const [method, url] of [['GET', '/user-api-token'], ['POST', '/user-api-token/create'], ['POST', '/user-api-token/revoke'], ['GET', '/admin/user-api-token'], ['POST', '/admin/user-api-token/revoke']] as const) {
-    expectError(t, await app.inject({ method, url, headers: bearer, payload: method === 'POST' ? { id: stored.id, name: 'x' } : undefined }), 403);
+  for (const [method, url] of [
+    ['GET', '/user-api-token'],
+    ['POST', '/user-api-token/create'],
+    ['POST', '/user-api-token/revoke'],
+    ['GET', '/admin/user-api-token'],
+    ['POST', '/admin/user-api-token/revoke'],
+  ] as const) {
+    expectError(
+      t,
+      await app.inject({
+        method,
+        url,
+        headers: bearer,
+        payload: method === 'POST' ? { id: stored.id, name: 'x' } : undefined,
+      }),
+      403,
+    );
   }
 
-  const revoked = await app.inject({ method: 'POST', url: '/user-api-token/revoke', headers: s.headers, payload: { id: stored.id } });
-  t.match(json(revoked), { success: true, data: { id: stored.id, active: false, revoked_at: '2026-03-02T09:00:00.000Z' } });
+  const revoked = await app.inject({
+    method: 'POST',
+    url: '/user-api-token/revoke',
+    headers: s.headers,
+    payload: { id: stored.id },
+  });
+  t.match(json(revoked), {
+    success: true,
+    data: { id: stored.id, active: false, revoked_at: '2026-03-02T09:00:00.000Z' },
+  });
   expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: bearer }), 401);
-  const again = await app.inject({ method: 'POST', url: '/user-api-token/revoke', headers: s.headers, payload: { id: stored.id } });
+  const again = await app.inject({
+    method: 'POST',
+    url: '/user-api-token/revoke',
+    headers: s.headers,
+    payload: { id: stored.id },
+  });
   t.equal(json(again).success, true, 'revoking twice is harmless');
 });
 
@@ -48,9 +82,19 @@ t.test('create: form validation is 200 with success false', async (t) => {
   const noName = await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: {} });
   t.equal(noName.statusCode, 200);
   t.match(json(noName), { success: false, errors: [/name/] });
-  const past = await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'a', expiresAt: '2026-01-01T00:00:00Z' } });
+  const past = await app.inject({
+    method: 'POST',
+    url: '/user-api-token/create',
+    headers: s.headers,
+    payload: { name: 'a', expiresAt: '2026-01-01T00:00:00Z' },
+  });
   t.match(json(past), { success: false, errors: [/future/] });
-  const bad = await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'a', expiresAt: 'tomorrow' } });
+  const bad = await app.inject({
+    method: 'POST',
+    url: '/user-api-token/create',
+    headers: s.headers,
+    payload: { name: 'a', expiresAt: 'tomorrow' },
+  });
   t.match(json(bad), { success: false, errors: [/ISO 8601/] });
   t.equal(tenantOf(app).personalTokens.length, 0);
 });
@@ -59,31 +103,97 @@ t.test('revoke: malformed id 400, unknown or foreign id 404', async (t) => {
   const app = await build(t);
   const admin = await signIn(app);
   const other = await signIn(app, accounts.noRights);
-  const created = json(await app.inject({ method: 'POST', url: '/user-api-token/create', headers: admin.headers, payload: { name: 'x' } }));
-  expectError(t, await app.inject({ method: 'POST', url: '/user-api-token/revoke', headers: admin.headers, payload: { id: 'nope' } }), 400);
-  expectError(t, await app.inject({ method: 'POST', url: '/user-api-token/revoke', headers: admin.headers, payload: { id: '00000000-0000-4000-8000-000000000000' } }), 404);
-  expectError(t, await app.inject({ method: 'POST', url: '/user-api-token/revoke', headers: other.headers, payload: { id: created.data.record.id } }), 404);
-  t.same(json(await app.inject({ url: '/user-api-token', headers: other.headers })).data, [], 'others see only their own');
+  const created = json(
+    await app.inject({ method: 'POST', url: '/user-api-token/create', headers: admin.headers, payload: { name: 'x' } }),
+  );
+  expectError(
+    t,
+    await app.inject({
+      method: 'POST',
+      url: '/user-api-token/revoke',
+      headers: admin.headers,
+      payload: { id: 'nope' },
+    }),
+    400,
+  );
+  expectError(
+    t,
+    await app.inject({
+      method: 'POST',
+      url: '/user-api-token/revoke',
+      headers: admin.headers,
+      payload: { id: '00000000-0000-4000-8000-000000000000' },
+    }),
+    404,
+  );
+  expectError(
+    t,
+    await app.inject({
+      method: 'POST',
+      url: '/user-api-token/revoke',
+      headers: other.headers,
+      payload: { id: created.data.record.id },
+    }),
+    404,
+  );
+  t.same(
+    json(await app.inject({ url: '/user-api-token', headers: other.headers })).data,
+    [],
+    'others see only their own',
+  );
   expectError(t, await app.inject({ url: '/user-api-token' }), 401);
 });
 
 t.test('expired token → 401', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
-  const { data } = json(await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'short', expiresAt: '2026-03-02T10:00:00Z' } }));
-  t.equal((await app.inject({ url: '/mobile/tenant-info', headers: { authorization: `Bearer ${data.token}` } })).statusCode, 200);
+  const { data } = json(
+    await app.inject({
+      method: 'POST',
+      url: '/user-api-token/create',
+      headers: s.headers,
+      payload: { name: 'short', expiresAt: '2026-03-02T10:00:00Z' },
+    }),
+  );
+  t.equal(
+    (await app.inject({ url: '/mobile/tenant-info', headers: { authorization: `Bearer ${data.token}` } })).statusCode,
+    200,
+  );
   app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T10:00:01.000Z' };
-  expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: { authorization: `Bearer ${data.token}` } }), 401);
+  expectError(
+    t,
+    await app.inject({ url: '/mobile/tenant-info', headers: { authorization: `Bearer ${data.token}` } }),
+    401,
+  );
 });
 
 t.test('admin index and revoke (right user-edit)', async (t) => {
   const app = await build(t);
   const admin = await signIn(app);
   const other = await signIn(app, accounts.noRights);
-  const mine = json(await app.inject({ method: 'POST', url: '/user-api-token/create', headers: admin.headers, payload: { name: 'admin token' } }));
-  const theirs = json(await app.inject({ method: 'POST', url: '/user-api-token/create', headers: other.headers, payload: { name: 'their token' } }));
+  const mine = json(
+    await app.inject({
+      method: 'POST',
+      url: '/user-api-token/create',
+      headers: admin.headers,
+      payload: { name: 'admin token' },
+    }),
+  );
+  const theirs = json(
+    await app.inject({
+      method: 'POST',
+      url: '/user-api-token/create',
+      headers: other.headers,
+      payload: { name: 'their token' },
+    }),
+  );
   const nw = await signIn(app, accounts.nwAdmin);
-  await app.inject({ method: 'POST', url: '/user-api-token/create', headers: nw.headers, payload: { name: 'foreign tenant' } });
+  await app.inject({
+    method: 'POST',
+    url: '/user-api-token/create',
+    headers: nw.headers,
+    payload: { name: 'foreign tenant' },
+  });
 
   const index = await app.inject({ url: '/admin/user-api-token?per-page=500', headers: admin.headers });
   t.equal(index.statusCode, 200);
@@ -91,28 +201,74 @@ t.test('admin index and revoke (right user-edit)', async (t) => {
   t.equal(page._meta.perPage, 100, 'per-page clamped to 100');
   t.same(page.data.map((x: { name: string }) => x.name).sort(), ['admin token', 'their token'], 'only the own tenant');
   t.notOk(index.body.includes(mine.data.token) || index.body.includes(theirs.data.token));
-  const filtered = json(await app.inject({ url: `/admin/user-api-token?user_id=${accounts.noRights.userId}`, headers: admin.headers }));
+  const filtered = json(
+    await app.inject({ url: `/admin/user-api-token?user_id=${accounts.noRights.userId}`, headers: admin.headers }),
+  );
   t.equal(filtered.data.length, 1);
 
   expectError(t, await app.inject({ url: '/admin/user-api-token', headers: other.headers }), 403);
-  expectError(t, await app.inject({ method: 'POST', url: '/admin/user-api-token/revoke', headers: other.headers, payload: { id: mine.data.record.id } }), 403);
-  expectError(t, await app.inject({ method: 'POST', url: '/admin/user-api-token/revoke', headers: admin.headers, payload: { id: 'x' } }), 400);
-  expectError(t, await app.inject({ method: 'POST', url: '/admin/user-api-token/revoke', headers: admin.headers, payload: { id: '00000000-0000-4000-8000-000000000000' } }), 404);
-  const revoked = await app.inject({ method: 'POST', url: '/admin/user-api-token/revoke', headers: admin.headers, payload: { id: theirs.data.record.id } });
+  expectError(
+    t,
+    await app.inject({
+      method: 'POST',
+      url: '/admin/user-api-token/revoke',
+      headers: other.headers,
+      payload: { id: mine.data.record.id },
+    }),
+    403,
+  );
+  expectError(
+    t,
+    await app.inject({
+      method: 'POST',
+      url: '/admin/user-api-token/revoke',
+      headers: admin.headers,
+      payload: { id: 'x' },
+    }),
+    400,
+  );
+  expectError(
+    t,
+    await app.inject({
+      method: 'POST',
+      url: '/admin/user-api-token/revoke',
+      headers: admin.headers,
+      payload: { id: '00000000-0000-4000-8000-000000000000' },
+    }),
+    404,
+  );
+  const revoked = await app.inject({
+    method: 'POST',
+    url: '/admin/user-api-token/revoke',
+    headers: admin.headers,
+    payload: { id: theirs.data.record.id },
+  });
   t.match(json(revoked), { success: true, data: { active: false } });
-  expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: { authorization: `Bearer ${theirs.data.token}` } }), 401);
+  expectError(
+    t,
+    await app.inject({ url: '/mobile/tenant-info', headers: { authorization: `Bearer ${theirs.data.token}` } }),
+    401,
+  );
   const active = json(await app.inject({ url: '/admin/user-api-token?active=1', headers: admin.headers }));
-  t.same(active.data.map((x: { name: string }) => x.name), ['admin token']);
+  t.same(
+    active.data.map((x: { name: string }) => x.name),
+    ['admin token'],
+  );
 });
 
 t.test('owner blocked or hidden → 401; blockUser revokes every token of the user', async (t) => {
   const app = await build(t);
   const s = await signIn(app, accounts.noRights);
-  const a = json(await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'a' } })).data;
-  const b = json(await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'b' } })).data;
+  const a = json(
+    await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'a' } }),
+  ).data;
+  const b = json(
+    await app.inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'b' } }),
+  ).data;
   const tenant = tenantOf(app);
   const user = tenant.users.find((u) => u.id === accounts.noRights.userId)!;
-  const call = (token: string) => app.inject({ url: '/mobile/tenant-info', headers: { authorization: `Bearer ${token}` } });
+  const call = (token: string) =>
+    app.inject({ url: '/mobile/tenant-info', headers: { authorization: `Bearer ${token}` } });
 
   setUser(app, user.id, { state: 'hidden' });
   expectError(t, await call(a.token), 401);
@@ -126,7 +282,10 @@ t.test('owner blocked or hidden → 401; blockUser revokes every token of the us
   t.equal(blocked.state, 'blocked');
   const mine = tenant.personalTokens.filter((x) => x.userId === user.id);
   t.equal(mine.length, 2);
-  t.ok(mine.every((x) => x.revokedAt === '2026-03-02T09:30:00.000Z'), 'every token revoked');
+  t.ok(
+    mine.every((x) => x.revokedAt === '2026-03-02T09:30:00.000Z'),
+    'every token revoked',
+  );
   setUser(app, user.id, { state: 'active' });
   expectError(t, await call(a.token), 401);
   expectError(t, await call(b.token), 401);

@@ -1,19 +1,32 @@
 import t from 'tap';
 import { build, expectError, json, signIn, tenants } from './helper.js';
 
-const tenantOf = (app: Awaited<ReturnType<typeof build>>) => app.sandboxes.get('default').store.tenant(tenants.romashka)!;
+const tenantOf = (app: Awaited<ReturnType<typeof build>>) =>
+  app.sandboxes.get('default').store.tenant(tenants.romashka)!;
 
 t.test('set-user-list → user-list-data expands users, departments and groups, less excluded', async (t) => {
   const app = await build(t);
   const s = await signIn(app);
   const tenant = tenantOf(app);
   const [u1, u2, u3] = tenant.users.filter((u) => u.state === 'active').slice(5, 8);
-  const dep = tenant.departments.find((d) => d.level === 3 && tenant.users.some((u) => u.departmentId === d.id && u.state === 'active'))!;
+  const dep = tenant.departments.find(
+    (d) => d.level === 3 && tenant.users.some((u) => u.departmentId === d.id && u.state === 'active'),
+  )!;
   const group = tenant.userGroups.find((g) => g.memberIds.length > 0 && g.memberIds.length < 50)!;
   const excluded = group.memberIds.find((m) => m !== u1!.id && m !== u2!.id)!;
   const set = await app.inject({
-    method: 'POST', url: '/user-list-cache/set-user-list', headers: s.headers,
-    payload: { key: 'k1', userList: { usersId: [u1!.id, u2!.id, u3!.id], departmentsId: [dep.id], userGroupsId: [group.id], excludeUsersId: [excluded, u3!.id] } },
+    method: 'POST',
+    url: '/user-list-cache/set-user-list',
+    headers: s.headers,
+    payload: {
+      key: 'k1',
+      userList: {
+        usersId: [u1!.id, u2!.id, u3!.id],
+        departmentsId: [dep.id],
+        userGroupsId: [group.id],
+        excludeUsersId: [excluded, u3!.id],
+      },
+    },
   });
   t.equal(set.statusCode, 200);
   t.same(json(set), { success: true, key: 'k1' });
@@ -25,16 +38,30 @@ t.test('set-user-list → user-list-data expands users, departments and groups, 
   t.ok(ids.has(u1!.id) && ids.has(u2!.id));
   t.notOk(ids.has(u3!.id), 'excluded');
   t.notOk(ids.has(excluded), 'excluded group member');
-  for (const u of tenant.users) if (u.departmentId === dep.id && u.state !== 'hidden' && u.id !== excluded && u.id !== u3!.id) t.ok(ids.has(u.id), 'department member');
-  for (const m of group.memberIds) if (m !== excluded && m !== u3!.id && tenant.users.find((u) => u.id === m)?.state !== 'hidden') t.ok(ids.has(m), 'group member');
+  for (const u of tenant.users)
+    if (u.departmentId === dep.id && u.state !== 'hidden' && u.id !== excluded && u.id !== u3!.id)
+      t.ok(ids.has(u.id), 'department member');
+  for (const m of group.memberIds)
+    if (m !== excluded && m !== u3!.id && tenant.users.find((u) => u.id === m)?.state !== 'hidden')
+      t.ok(ids.has(m), 'group member');
   t.same(body.departments, [{ id: dep.id, name: dep.name }]);
   t.same(body.userGroups, [{ id: group.id, name: group.name }]);
   t.equal(body.usersCount, body.users.length);
   t.match(body.users[0], { id: String, name: String, position: String, departmentName: String, faceUrl: /^http:\/\// });
 
   // replacing the selection under the same key
-  await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', headers: s.headers, payload: { key: 'k1', userList: { usersId: [u1!.id] } } });
-  t.same(json(await app.inject({ url: '/user-list-cache/user-list-data?key=k1', headers: s.headers })).users.map((u: { id: string }) => u.id), [u1!.id]);
+  await app.inject({
+    method: 'POST',
+    url: '/user-list-cache/set-user-list',
+    headers: s.headers,
+    payload: { key: 'k1', userList: { usersId: [u1!.id] } },
+  });
+  t.same(
+    json(await app.inject({ url: '/user-list-cache/user-list-data?key=k1', headers: s.headers })).users.map(
+      (u: { id: string }) => u.id,
+    ),
+    [u1!.id],
+  );
 });
 
 t.test('unknown key → 404; missing key → 400; form errors → 200 success false; malformed uuid → 400', async (t) => {
@@ -42,11 +69,29 @@ t.test('unknown key → 404; missing key → 400; form errors → 200 success fa
   const s = await signIn(app);
   expectError(t, await app.inject({ url: '/user-list-cache/user-list-data?key=nope', headers: s.headers }), 404);
   expectError(t, await app.inject({ url: '/user-list-cache/user-list-data', headers: s.headers }), 400);
-  const noKey = await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', headers: s.headers, payload: { userList: { usersId: [] } } });
+  const noKey = await app.inject({
+    method: 'POST',
+    url: '/user-list-cache/set-user-list',
+    headers: s.headers,
+    payload: { userList: { usersId: [] } },
+  });
   t.equal(noKey.statusCode, 200);
   t.match(json(noKey), { success: false, errors: [/key/] });
-  expectError(t, await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', headers: s.headers, payload: { key: 'x', userList: { usersId: ['nope'] } } }), 400);
-  expectError(t, await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', payload: { key: 'x' } }), 401);
+  expectError(
+    t,
+    await app.inject({
+      method: 'POST',
+      url: '/user-list-cache/set-user-list',
+      headers: s.headers,
+      payload: { key: 'x', userList: { usersId: ['nope'] } },
+    }),
+    400,
+  );
+  expectError(
+    t,
+    await app.inject({ method: 'POST', url: '/user-list-cache/set-user-list', payload: { key: 'x' } }),
+    401,
+  );
 });
 
 t.test('reproduced quirk: a body not sent as application/json stores an EMPTY selection and answers 200', async (t) => {
@@ -54,7 +99,9 @@ t.test('reproduced quirk: a body not sent as application/json stores an EMPTY se
   const s = await signIn(app);
   const userId = tenantOf(app).users[5]!.id;
   const asText = await app.inject({
-    method: 'POST', url: '/user-list-cache/set-user-list', headers: { ...s.headers, 'content-type': 'text/plain' },
+    method: 'POST',
+    url: '/user-list-cache/set-user-list',
+    headers: { ...s.headers, 'content-type': 'text/plain' },
     payload: JSON.stringify({ key: 'plain', userList: { usersId: [userId] } }),
   });
   t.equal(asText.statusCode, 200);
@@ -64,13 +111,20 @@ t.test('reproduced quirk: a body not sent as application/json stores an EMPTY se
   t.equal(plain.usersCount, 0);
 
   const asForm = await app.inject({
-    method: 'POST', url: '/user-list-cache/set-user-list', headers: { ...s.headers, 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    url: '/user-list-cache/set-user-list',
+    headers: { ...s.headers, 'content-type': 'application/x-www-form-urlencoded' },
     payload: `key=form&userList[usersId][]=${userId}`,
   });
   t.same(json(asForm), { success: true, key: 'form' });
   t.same(json(await app.inject({ url: '/user-list-cache/user-list-data?key=form', headers: s.headers })).users, []);
 
   // the parsers are local to the group: another operation still refuses text/plain
-  const other = await app.inject({ method: 'POST', url: '/user-api-token/create', headers: { ...s.headers, 'content-type': 'text/plain' }, payload: 'x' });
+  const other = await app.inject({
+    method: 'POST',
+    url: '/user-api-token/create',
+    headers: { ...s.headers, 'content-type': 'text/plain' },
+    payload: 'x',
+  });
   t.not(other.statusCode, 200, `other groups keep the global parsers (${other.statusCode})`);
 });

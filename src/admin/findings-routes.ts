@@ -8,21 +8,37 @@ const tags = ['admin'];
 
 /** The findings of a sandbox (docs/findings.md): what the app did that the real portal answers differently. */
 export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/__admin/findings', {
-    schema: {
-      operationId: 'adminFindings', tags, summary: 'Findings on the app\'s traffic, newest first (docs/findings.md)',
-      description: 'What the app did in this sandbox that the real portal answers differently or that breaks the sign-in protocol: each finding has a stable code, a severity, the journal id of the request and what to change in the app. Filters: code, severity, since.',
-      querystring: FindingQuery,
-      response: { 200: Type.Array(ref(Finding)), ...errors(400, 401) },
+  app.get(
+    '/__admin/findings',
+    {
+      schema: {
+        operationId: 'adminFindings',
+        tags,
+        summary: "Findings on the app's traffic, newest first (docs/findings.md)",
+        description:
+          'What the app did in this sandbox that the real portal answers differently or that breaks the sign-in protocol: each finding has a stable code, a severity, the journal id of the request and what to change in the app. Filters: code, severity, since.',
+        querystring: FindingQuery,
+        response: { 200: Type.Array(ref(Finding)), ...errors(400, 401) },
+      },
     },
-  }, async (req) => sandboxFindings(req, adminSandbox(req)).list(req.query));
+    async (req) => sandboxFindings(req, adminSandbox(req)).list(req.query),
+  );
 
-  app.delete('/__admin/findings', {
-    schema: {
-      operationId: 'adminFindingsClear', tags, summary: 'Forget the findings of the sandbox (the detectors keep what they know of earlier requests)',
-      description: 'Clears the findings list of the sandbox, e.g. between two tests; a reset clears them too.',
-      querystring: Type.Object({ sandbox: Type.Optional(Type.String()) }),
-      response: { 200: Type.Object({ cleared: Type.Integer({ description: 'how many findings were dropped' }) }), ...errors(400, 401) },
+  app.delete(
+    '/__admin/findings',
+    {
+      schema: {
+        operationId: 'adminFindingsClear',
+        tags,
+        summary: 'Forget the findings of the sandbox (the detectors keep what they know of earlier requests)',
+        description: 'Clears the findings list of the sandbox, e.g. between two tests; a reset clears them too.',
+        querystring: Type.Object({ sandbox: Type.Optional(Type.String()) }),
+        response: {
+          200: Type.Object({ cleared: Type.Integer({ description: 'how many findings were dropped' }) }),
+          ...errors(400, 401),
+        },
+      },
     },
-  }, async (req) => ({ cleared: adminSandbox(req).findings.clear() }));
+    async (req) => ({ cleared: adminSandbox(req).findings.clear() }),
+  );
 };

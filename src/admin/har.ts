@@ -22,37 +22,71 @@ const asText = (body: unknown): string | null =>
   body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
 
 /** Entries oldest first (as a browser records them); URLs made absolute with the Host the client used; findings as notes. */
-export function journalToHar(entries: JournalEntry[], opts: { protocol: string; fallbackHost: string; version: string; sandbox: string; findings: Finding[] }): Har {
-  const harEntries = entries.slice().sort((a, b) => a.id - b.id).map((e) => {
-    const findings = opts.findings.filter((f) => f.requestId === e.id);
-    const host = e.requestHeaders.host ?? opts.fallbackHost;
-    const url = absoluteUrl(e.url, [`${opts.protocol}://${host}`, `http://${opts.fallbackHost}`]);
-    const headers = Object.entries(e.requestHeaders).map(([name, value]) => ({ name, value }));
-    const requestText = asText(e.requestBody);
-    const responseText = asText(e.responseBody);
-    const mimeType = responseText === null ? 'x-unknown' : 'application/json; charset=utf-8';
-    return {
-      startedDateTime: e.at,
-      time: e.durationMs,
-      request: {
-        method: e.method, url: url.href, httpVersion: 'HTTP/1.1', cookies: [], headers,
-        queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
-        ...(requestText !== null ? { postData: { mimeType: e.requestHeaders['content-type'] ?? 'application/json', text: requestText } } : {}),
-        headersSize: -1, bodySize: requestText === null ? 0 : bytes(requestText),
-      },
-      response: {
-        status: e.status, statusText: STATUS_CODES[e.status] ?? '', httpVersion: 'HTTP/1.1', cookies: [],
-        headers: [...responseText === null ? [] : [{ name: 'content-type', value: mimeType }], ...findings.length ? [{ name: 'x-mock-finding', value: findings.map((f) => f.code).join(', ') }] : []],
-        content: { size: responseText === null ? 0 : bytes(responseText), mimeType, ...(responseText !== null ? { text: responseText } : {}) },
-        redirectURL: '', headersSize: -1, bodySize: responseText === null ? -1 : bytes(responseText),
-      },
-      cache: {},
-      timings: { send: 0, wait: e.durationMs, receive: 0 },
-      comment: [`#${e.id}`, e.operationId ?? 'no operation', e.scenario ? `scenario ${e.scenario}` : '', e.stubbed ? 'stubbed by the scenario' : '',
-        e.fault ? `fault ${e.fault}${e.afterCommit ? ' after the commit: the change happened, the client got no whole answer' : ''}` : '',
-        ...findings.map((f) => `finding ${f.code} (${f.severity}): ${f.message} ${f.docs}`)].filter(Boolean).join(' · '),
-    };
-  });
+export function journalToHar(
+  entries: JournalEntry[],
+  opts: { protocol: string; fallbackHost: string; version: string; sandbox: string; findings: Finding[] },
+): Har {
+  const harEntries = entries
+    .slice()
+    .sort((a, b) => a.id - b.id)
+    .map((e) => {
+      const findings = opts.findings.filter((f) => f.requestId === e.id);
+      const host = e.requestHeaders.host ?? opts.fallbackHost;
+      const url = absoluteUrl(e.url, [`${opts.protocol}://${host}`, `http://${opts.fallbackHost}`]);
+      const headers = Object.entries(e.requestHeaders).map(([name, value]) => ({ name, value }));
+      const requestText = asText(e.requestBody);
+      const responseText = asText(e.responseBody);
+      const mimeType = responseText === null ? 'x-unknown' : 'application/json; charset=utf-8';
+      return {
+        startedDateTime: e.at,
+        time: e.durationMs,
+        request: {
+          method: e.method,
+          url: url.href,
+          httpVersion: 'HTTP/1.1',
+          cookies: [],
+          headers,
+          queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
+          ...(requestText !== null
+            ? { postData: { mimeType: e.requestHeaders['content-type'] ?? 'application/json', text: requestText } }
+            : {}),
+          headersSize: -1,
+          bodySize: requestText === null ? 0 : bytes(requestText),
+        },
+        response: {
+          status: e.status,
+          statusText: STATUS_CODES[e.status] ?? '',
+          httpVersion: 'HTTP/1.1',
+          cookies: [],
+          headers: [
+            ...(responseText === null ? [] : [{ name: 'content-type', value: mimeType }]),
+            ...(findings.length ? [{ name: 'x-mock-finding', value: findings.map((f) => f.code).join(', ') }] : []),
+          ],
+          content: {
+            size: responseText === null ? 0 : bytes(responseText),
+            mimeType,
+            ...(responseText !== null ? { text: responseText } : {}),
+          },
+          redirectURL: '',
+          headersSize: -1,
+          bodySize: responseText === null ? -1 : bytes(responseText),
+        },
+        cache: {},
+        timings: { send: 0, wait: e.durationMs, receive: 0 },
+        comment: [
+          `#${e.id}`,
+          e.operationId ?? 'no operation',
+          e.scenario ? `scenario ${e.scenario}` : '',
+          e.stubbed ? 'stubbed by the scenario' : '',
+          e.fault
+            ? `fault ${e.fault}${e.afterCommit ? ' after the commit: the change happened, the client got no whole answer' : ''}`
+            : '',
+          ...findings.map((f) => `finding ${f.code} (${f.severity}): ${f.message} ${f.docs}`),
+        ]
+          .filter(Boolean)
+          .join(' · '),
+      };
+    });
   return {
     log: {
       version: '1.2' as const,

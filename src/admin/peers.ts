@@ -24,22 +24,30 @@ function withinPeerTimeout<T>(work: Promise<T>): Promise<T> {
 
 /** The peers' base URLs now: dns:NAME:PORT is resolved on every call, as pods come and go. */
 async function peerBases(app: FastifyInstance): Promise<PeerAnswer[]> {
-  const entries = app.config.peers.flatMap((p) => p.split(',')).map((p) => p.trim().replace(/\/+$/, '')).filter((p) => p !== '');
-  const lists = await Promise.all(entries.map(async (peer): Promise<PeerAnswer[]> => {
-    const dns = /^dns:(.+):(\d+)$/.exec(peer);
-    if (!dns) return [{ peer, base: peer }];
-    try {
-      const found = await withinPeerTimeout(lookup(dns[1]!, { all: true }));
-      return found.map((a) => ({ peer, base: `http://${a.family === 6 ? `[${a.address}]` : a.address}:${dns[2]}` }));
-    } catch (err) {
-      return [{ peer, error: `does not resolve (${(err as NodeJS.ErrnoException).code ?? String(err)})` }];
-    }
-  }));
+  const entries = app.config.peers
+    .flatMap((p) => p.split(','))
+    .map((p) => p.trim().replace(/\/+$/, ''))
+    .filter((p) => p !== '');
+  const lists = await Promise.all(
+    entries.map(async (peer): Promise<PeerAnswer[]> => {
+      const dns = /^dns:(.+):(\d+)$/.exec(peer);
+      if (!dns) return [{ peer, base: peer }];
+      try {
+        const found = await withinPeerTimeout(lookup(dns[1]!, { all: true }));
+        return found.map((a) => ({ peer, base: `http://${a.family === 6 ? `[${a.address}]` : a.address}:${dns[2]}` }));
+      } catch (err) {
+        return [{ peer, error: `does not resolve (${(err as NodeJS.ErrnoException).code ?? String(err)})` }];
+      }
+    }),
+  );
   return lists.flat();
 }
 
-const peerHeaders = (app: FastifyInstance): Record<string, string> =>
-  ({ accept: 'application/json', 'x-mock-forwarded': app.instance.name, ...(app.config.adminToken ? { authorization: `Bearer ${app.config.adminToken}` } : {}) });
+const peerHeaders = (app: FastifyInstance): Record<string, string> => ({
+  accept: 'application/json',
+  'x-mock-forwarded': app.instance.name,
+  ...(app.config.adminToken ? { authorization: `Bearer ${app.config.adminToken}` } : {}),
+});
 
 /** GET `path` of one peer: its answer or why there is none. */
 async function askPeer(app: FastifyInstance, p: PeerAnswer, path: string): Promise<PeerAnswer> {
@@ -62,13 +70,17 @@ async function askPeers(app: FastifyInstance, path: string): Promise<PeerAnswer[
 const why = (a: PeerAnswer) => `${a.peer}: ${a.error ?? `status ${a.status}`}`;
 
 /** This instance's sandboxes and every peer's, each naming its instance; peers that did not answer, as "peer: why". */
-export async function clusterSandboxes(app: FastifyInstance, local: SandboxInfo[]): Promise<{ sandboxes: SandboxInfo[]; unreachable: string[] }> {
+export async function clusterSandboxes(
+  app: FastifyInstance,
+  local: SandboxInfo[],
+): Promise<{ sandboxes: SandboxInfo[]; unreachable: string[] }> {
   const seen = new Set([app.instance.name]);
   const sandboxes = [...local];
   const unreachable: string[] = [];
   for (const a of await askPeers(app, '/__admin/sandboxes?scope=local')) {
     if (a.status !== 200 || !Array.isArray(a.body)) unreachable.push(why(a));
-    else if (!seen.has(a.instance!)) { // dns:NAME lists this instance too; one instance may have several addresses
+    else if (!seen.has(a.instance!)) {
+      // dns:NAME lists this instance too; one instance may have several addresses
       seen.add(a.instance!);
       sandboxes.push(...(a.body as SandboxInfo[]));
     }
@@ -84,11 +96,13 @@ async function findOwner(app: FastifyInstance, name: string): Promise<{ owner?: 
   const path = `/__admin/sandboxes/${encodeURIComponent(name)}?scope=local`;
   const asked = (await peerBases(app)).map((p) => askPeer(app, p, path));
   const holds = (a: PeerAnswer) => a.status === 200 && a.instance !== app.instance.name; // dns:NAME lists this one too
-  const owner = await Promise.any(asked.map(async (answer) => {
-    const a = await answer;
-    if (!holds(a)) throw new Error('does not hold it');
-    return a;
-  })).catch(() => undefined);
+  const owner = await Promise.any(
+    asked.map(async (answer) => {
+      const a = await answer;
+      if (!holds(a)) throw new Error('does not hold it');
+      return a;
+    }),
+  ).catch(() => undefined);
   if (owner) return { owner, unreachable: [] };
   const answers = await Promise.all(asked); // all settled: Promise.any rejects only once every one has
   return { unreachable: answers.filter((a) => a.status !== 404 && a.instance !== app.instance.name).map(why) };
@@ -110,17 +124,32 @@ export async function forwardToOwner(req: FastifyRequest, reply: FastifyReply, n
   if (!owner?.base) {
     if (unreachable.length === 0 || header(req, 'x-mock-routing-key') === name) return false;
     reply.header('x-mock-unreachable-peers', unreachable.join('; '));
-    throw new ApiError('instanceDown', `sandbox "${name}" is not on instance ${app.instance.name} and may live on a `
-      + `peer that could not be asked (${unreachable.join('; ')}); nothing was done: try again once they answer`);
+    throw new ApiError(
+      'instanceDown',
+      `sandbox "${name}" is not on instance ${app.instance.name} and may live on a ` +
+        `peer that could not be asked (${unreachable.join('; ')}); nothing was done: try again once they answer`,
+    );
   }
   // the name travels as the sandbox key, except for DELETE /__admin/sandboxes/NAME, whose path names it
-  const headers = { ...peerHeaders(app), 'content-type': 'application/json', ...(req.method === 'DELETE' ? {} : { 'x-mock-sandbox': name }) };
+  const headers = {
+    ...peerHeaders(app),
+    'content-type': 'application/json',
+    ...(req.method === 'DELETE' ? {} : { 'x-mock-sandbox': name }),
+  };
   let res, answer;
   try {
-    res = await fetch(owner.base + req.url, { method: req.method, headers, body: req.body === undefined ? null : JSON.stringify(req.body), signal: AbortSignal.timeout(10_000) });
+    res = await fetch(owner.base + req.url, {
+      method: req.method,
+      headers,
+      body: req.body === undefined ? null : JSON.stringify(req.body),
+      signal: AbortSignal.timeout(10_000),
+    });
     answer = await res.json(); // inside: an owner that dies mid-answer is a 502 too
   } catch (err) {
-    throw new ApiError('badGateway', `sandbox "${name}" lives on instance ${owner.instance}, which did not answer: ${(err as Error).message}`);
+    throw new ApiError(
+      'badGateway',
+      `sandbox "${name}" lives on instance ${owner.instance}, which did not answer: ${(err as Error).message}`,
+    );
   }
   const instance = res.headers.get('x-mock-instance') ?? owner.instance;
   await reply.code(res.status).header('x-mock-instance', instance).send(answer);

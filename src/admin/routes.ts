@@ -28,7 +28,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     const tokenHash = hashSecret(token);
     app.addHook('onRequest', async (req) => {
       const auth = req.headers.authorization;
-      const presented = typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : req.headers['x-mock-admin-token'];
+      const presented =
+        typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : req.headers['x-mock-admin-token'];
       if (typeof presented !== 'string' || !secretMatches(presented, tokenHash)) {
         throw fail.unauthorized('admin token required: Authorization: Bearer TOKEN (or x-mock-admin-token)');
       }
@@ -50,7 +51,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     json(req, String(body), done);
   });
   app.addHook('preValidation', async (req) => {
-    if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE') req.body = {};
+    if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE')
+      req.body = {};
   });
 
   await app.register(adminSandboxRoutes);
@@ -61,59 +63,108 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
 
   // One self-contained page over the admin JSON routes (public/console.html): no build step, read once.
   const consoleHtml = readFileSync(join(packageRoot, 'public/console.html'), 'utf8');
-  app.get('/__admin', {
-    schema: { operationId: 'adminConsole', tags, summary: 'The web console (HTML)', description: 'The web console: scenarios, QR codes of the demo accounts, the outbox and the request journal, in a browser.', response: { 200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } }, ...errors(401) } },
-  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml));
-
-  app.get('/__admin/health', {
-    schema: {
-      operationId: 'adminHealth', tags, summary: 'Liveness and what is running',
-      description: 'Liveness for scripts and container health checks: version, scenario and seed of the sandbox, uptime, sandbox count and memory.',
-      querystring: SandboxQuery,
-      response: {
-        200: Health,
-        ...errors(400, 401),
+  app.get(
+    '/__admin',
+    {
+      schema: {
+        operationId: 'adminConsole',
+        tags,
+        summary: 'The web console (HTML)',
+        description:
+          'The web console: scenarios, QR codes of the demo accounts, the outbox and the request journal, in a browser.',
+        response: {
+          200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } },
+          ...errors(401),
+        },
       },
     },
-  }, async (req) => {
-    const sandbox = adminSandbox(req, false);
-    return {
-      status: 'ok' as const, instance: app.instance.name, version: opts.version, scenario: sandbox.scenario, seed: sandbox.store.meta.seed,
-      uptimeMs: Math.round(performance.now() - opts.startedAt), sandbox: sandbox.name, sandboxes: app.sandboxes.size,
-      sandboxLimit: app.sandboxes.limit, memory: { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed },
-      findings: sandboxFindings(req, sandbox).counts(),
-    };
-  });
+    async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml),
+  );
 
-  app.get('/__admin/fixtures', {
-    schema: {
-      operationId: 'adminFixtures', tags, summary: 'Demo tenants, accounts, devices, API keys and bind links',
-      description: 'The demo data to sign in with: tenants, accounts and their passwords, devices, API keys and bind links with their QR codes.',
-      querystring: SandboxQuery,
-      response: { 200: ref(FixturesAnswer), ...errors(400, 401) },
+  app.get(
+    '/__admin/health',
+    {
+      schema: {
+        operationId: 'adminHealth',
+        tags,
+        summary: 'Liveness and what is running',
+        description:
+          'Liveness for scripts and container health checks: version, scenario and seed of the sandbox, uptime, sandbox count and memory.',
+        querystring: SandboxQuery,
+        response: {
+          200: Health,
+          ...errors(400, 401),
+        },
+      },
     },
-  }, async (req) => describeFixtures(app.fixtures, req, adminSandbox(req).name));
+    async (req) => {
+      const sandbox = adminSandbox(req, false);
+      return {
+        status: 'ok' as const,
+        instance: app.instance.name,
+        version: opts.version,
+        scenario: sandbox.scenario,
+        seed: sandbox.store.meta.seed,
+        uptimeMs: Math.round(performance.now() - opts.startedAt),
+        sandbox: sandbox.name,
+        sandboxes: app.sandboxes.size,
+        sandboxLimit: app.sandboxes.limit,
+        memory: { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed },
+        findings: sandboxFindings(req, sandbox).counts(),
+      };
+    },
+  );
 
-  app.get('/__admin/bind-links/:id/qr.svg', {
-    schema: {
-      operationId: 'adminBindLinkQr', tags, summary: 'The QR code of a bind link, as SVG (scan it with the app)',
-      description: 'The QR code of a bind link as SVG: scan it with the app to bind a device.',
-      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
-      querystring: SandboxQuery,
-      response: { 200: { description: 'the QR code', content: { 'image/svg+xml': { schema: Type.String() } } }, ...errors(400, 401, 404) },
+  app.get(
+    '/__admin/fixtures',
+    {
+      schema: {
+        operationId: 'adminFixtures',
+        tags,
+        summary: 'Demo tenants, accounts, devices, API keys and bind links',
+        description:
+          'The demo data to sign in with: tenants, accounts and their passwords, devices, API keys and bind links with their QR codes.',
+        querystring: SandboxQuery,
+        response: { 200: ref(FixturesAnswer), ...errors(400, 401) },
+      },
     },
-  }, async (req, reply) => {
-    const sandbox = adminSandbox(req);
-    const link = sandbox.store.tenants().flatMap((t) => t.bindLinks).find((l) => l.id === req.params.id);
-    if (!link) throw fail.notFound(`bind link ${req.params.id} not found in sandbox ${sandbox.name}`);
-    const svg = await qrSvg(bindLinkContent(bindUrl(phoneBase(req, sandbox.name), link.id, link.token)));
-    return reply.type('image/svg+xml').send(svg);
-  });
+    async (req) => describeFixtures(app.fixtures, req, adminSandbox(req).name),
+  );
+
+  app.get(
+    '/__admin/bind-links/:id/qr.svg',
+    {
+      schema: {
+        operationId: 'adminBindLinkQr',
+        tags,
+        summary: 'The QR code of a bind link, as SVG (scan it with the app)',
+        description: 'The QR code of a bind link as SVG: scan it with the app to bind a device.',
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+        querystring: SandboxQuery,
+        response: {
+          200: { description: 'the QR code', content: { 'image/svg+xml': { schema: Type.String() } } },
+          ...errors(400, 401, 404),
+        },
+      },
+    },
+    async (req, reply) => {
+      const sandbox = adminSandbox(req);
+      const link = sandbox.store
+        .tenants()
+        .flatMap((t) => t.bindLinks)
+        .find((l) => l.id === req.params.id);
+      if (!link) throw fail.notFound(`bind link ${req.params.id} not found in sandbox ${sandbox.name}`);
+      const svg = await qrSvg(bindLinkContent(bindUrl(phoneBase(req, sandbox.name), link.id, link.token)));
+      return reply.type('image/svg+xml').send(svg);
+    },
+  );
 
   // A path under /__admin that no admin route answers is the control plane's own 404, so a typo in a QA script is
   // never stubbed, faulted or passed through by the scenario of the sandbox it names.
   app.route({
-    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/__admin/*', schema: { hide: true },
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '/__admin/*',
+    schema: { hide: true },
     handler: (_req, reply) => reply.callNotFound(),
   });
 };

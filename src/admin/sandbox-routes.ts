@@ -5,7 +5,17 @@ import { fail } from '../errors.js';
 import { Data } from '../store/data.js';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
 import {
-  ActiveScenario, BindLink, ClockAnswer, Har, JournalEntry, JournalQuery, OutboxMessage, OutboxQuery, ScenarioSummary, SandboxInfo, Snapshot,
+  ActiveScenario,
+  BindLink,
+  ClockAnswer,
+  Har,
+  JournalEntry,
+  JournalQuery,
+  OutboxMessage,
+  OutboxQuery,
+  ScenarioSummary,
+  SandboxInfo,
+  Snapshot,
 } from '../schemas/admin.js';
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
@@ -19,244 +29,490 @@ import { version } from '../version.js';
 const tags = ['admin'];
 
 const describe = (s: Sandbox, instance: string) => ({
-  instance, name: s.name, scenario: s.scenario, createdAt: s.createdAt, clock: s.clock.state, now: s.clock.iso(),
-  persistent: s.persistent, journalEntries: s.journal.size(), outboxMessages: s.outbox.list().length,
+  instance,
+  name: s.name,
+  scenario: s.scenario,
+  createdAt: s.createdAt,
+  clock: s.clock.state,
+  now: s.clock.iso(),
+  persistent: s.persistent,
+  journalEntries: s.journal.size(),
+  outboxMessages: s.outbox.list().length,
 });
 
 const JournalListQuery = Type.Object({
   ...JournalQuery.properties,
-  format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('har')], { description: 'har: a HAR 1.2 log (oldest first) that opens in browser devtools' })),
+  format: Type.Optional(
+    Type.Union([Type.Literal('json'), Type.Literal('har')], {
+      description: 'har: a HAR 1.2 log (oldest first) that opens in browser devtools',
+    }),
+  ),
 });
 
 /** Sandboxes, scenario switching, reset, state, journal, outbox, clock, sessions and bind links. */
 export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/__admin/scenarios', {
-    schema: { operationId: 'adminScenarios', tags, summary: 'Available scenarios',
-      description: 'The scenario names the mock knows (bundled and from --scenarios directories), each with its description and the scenarios it extends.',
-      response: { 200: Type.Array(ScenarioSummary), ...errors(401) } },
-  }, async () => app.scenarios.list().map((s) => ({ name: s.name, description: s.description, extends: s.chain.slice(0, -1) })));
+  app.get(
+    '/__admin/scenarios',
+    {
+      schema: {
+        operationId: 'adminScenarios',
+        tags,
+        summary: 'Available scenarios',
+        description:
+          'The scenario names the mock knows (bundled and from --scenarios directories), each with its description and the scenarios it extends.',
+        response: { 200: Type.Array(ScenarioSummary), ...errors(401) },
+      },
+    },
+    async () =>
+      app.scenarios.list().map((s) => ({ name: s.name, description: s.description, extends: s.chain.slice(0, -1) })),
+  );
 
-  app.get('/__admin/scenario', {
-    schema: { operationId: 'adminScenarioGet', tags, summary: 'The active scenario of the sandbox', querystring: SandboxQuery,
-      description: 'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default).',
-      response: { 200: ActiveScenario, ...errors(400, 401) } },
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    return { sandbox: sandbox.name, name: sandbox.scenario, description: app.scenarios.get(sandbox.scenario)?.description ?? '' };
-  });
+  app.get(
+    '/__admin/scenario',
+    {
+      schema: {
+        operationId: 'adminScenarioGet',
+        tags,
+        summary: 'The active scenario of the sandbox',
+        querystring: SandboxQuery,
+        description: 'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default).',
+        response: { 200: ActiveScenario, ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      const sandbox = adminSandbox(req);
+      return {
+        sandbox: sandbox.name,
+        name: sandbox.scenario,
+        description: app.scenarios.get(sandbox.scenario)?.description ?? '',
+      };
+    },
+  );
 
-  app.put('/__admin/scenario', {
-    schema: { operationId: 'adminScenarioSet', tags, summary: 'Activate a scenario in the sandbox (its data effects apply now)',
-      description: 'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next request. An unknown name is a 404.',
-      querystring: SandboxQuery, body: Type.Object({ name: Type.String({ minLength: 1 }), sandbox: Type.Optional(Type.String()) }),
-      response: { 200: ActiveScenario, ...errors(400, 401, 404) } },
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    const scenario = app.scenarios.get(req.body.name);
-    if (!scenario) throw fail.notFound(`unknown scenario "${req.body.name.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`);
-    activateScenario(sandbox, scenario, app.fixtures); // under --data written now, with the data it changed
-    sandbox.keep();
-    return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
-  });
+  app.put(
+    '/__admin/scenario',
+    {
+      schema: {
+        operationId: 'adminScenarioSet',
+        tags,
+        summary: 'Activate a scenario in the sandbox (its data effects apply now)',
+        description:
+          'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next request. An unknown name is a 404.',
+        querystring: SandboxQuery,
+        body: Type.Object({ name: Type.String({ minLength: 1 }), sandbox: Type.Optional(Type.String()) }),
+        response: { 200: ActiveScenario, ...errors(400, 401, 404) },
+      },
+    },
+    async (req) => {
+      const sandbox = adminSandbox(req);
+      const scenario = app.scenarios.get(req.body.name);
+      if (!scenario)
+        throw fail.notFound(
+          `unknown scenario "${req.body.name.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`,
+        );
+      activateScenario(sandbox, scenario, app.fixtures); // under --data written now, with the data it changed
+      sandbox.keep();
+      return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
+    },
+  );
 
   const local = () => app.sandboxes.list().map((s) => describe(s, app.instance.name));
-  const Scope = Type.Object({ scope: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('local')], { description: 'local: this instance only, not its --peers (default all)' })) });
-  app.get('/__admin/sandboxes', {
-    schema: { operationId: 'adminSandboxes', tags, summary: 'Every sandbox, of this instance and of its --peers', querystring: Scope,
-      description: 'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes; each names its instance. Peers that do not answer within 1.5 s are left out and named in the x-mock-unreachable-peers header.',
-      response: { 200: Type.Array(ref(SandboxInfo)), ...errors(400, 401) } },
-  }, async (req, reply) => {
-    if (req.query.scope === 'local' || app.config.peers.length === 0) return local();
-    const { sandboxes, unreachable } = await clusterSandboxes(app, local());
-    if (unreachable.length > 0) reply.header('x-mock-unreachable-peers', unreachable.join('; '));
-    return sandboxes;
-  });
-
-  app.get('/__admin/sandboxes/:name', {
-    schema: { operationId: 'adminSandboxGet', tags, summary: 'One sandbox (asked of the --peers when this instance does not hold it)',
-      description: 'One existing sandbox: its scenario, clock, journal and outbox sizes. An unknown name is a 404. '
-        + 'With --peers, a sandbox another instance holds is asked of it; while a peer that may hold it cannot be '
-        + 'asked, 503.',
-      params: Type.Object({ name: Type.String() }), querystring: Scope,
-      response: { 200: ref(SandboxInfo), ...errors(400, 401, 404, 502, 503) } },
-  }, async (req, reply) => {
-    if (req.query.scope !== 'local' && await forwardToOwner(req, reply, req.params.name)) return reply;
-    const sandbox = app.sandboxes.find(req.params.name);
-    if (!sandbox) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
-    return describe(sandbox, app.instance.name);
-  });
-
-  app.delete('/__admin/sandboxes/:name', {
-    schema: { operationId: 'adminSandboxDelete', tags, summary: 'Delete a sandbox (default cannot be deleted: reset it)',
-      description: 'Deletes a sandbox and its data. The default sandbox always exists: deleting it is a 400 (reset it '
-        + 'instead). With --peers, a sandbox another instance holds is deleted there; while a peer that may hold it '
-        + 'cannot be asked, 503.',
-      params: Type.Object({ name: Type.String() }),
-      response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 502, 503) } },
-  }, async (req, reply) => {
-    if (req.params.name === 'default') throw fail.badRequest('the default sandbox always exists; use POST /__admin/reset');
-    if (await forwardToOwner(req, reply, req.params.name)) return reply;
-    if (!(app.sandboxes.delete(req.params.name))) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
-    return { deleted: req.params.name };
-  });
-
-  app.post('/__admin/reset', {
-    schema: { operationId: 'adminReset', tags, summary: 'Back to the seeded state: data, scenario, clock, journal, outbox',
-      querystring: SandboxQuery,
-      body: Type.Optional(Type.Object({ seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })), sandbox: Type.Optional(Type.String()) })),
-      description: 'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. '
-        + 'The body is optional; `seed` reseeds with another seed. With --peers, a sandbox another instance holds is '
-        + 'reset there; while a peer that may hold it cannot be asked, 503 and nothing is created.',
-      response: { 200: ref(SandboxInfo), ...errors(400, 401, 502, 503) } },
-    preHandler: ownerFirst,
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    app.sandboxes.reset(sandbox, req.body?.seed);
-    const scenario = app.scenarios.get(sandbox.scenario);
-    if (scenario) activateScenario(sandbox, scenario, app.fixtures);
-    sandbox.commit();
-    return describe(sandbox, app.instance.name);
-  });
-
-  app.get('/__admin/state', {
-    schema: { operationId: 'adminStateExport', tags, summary: 'Export the sandbox as a snapshot', querystring: SandboxQuery,
-      description: 'The whole data of the sandbox as a snapshot (JSON), to save and import later with PUT /__admin/state or --state.',
-      response: { 200: ref(Snapshot), ...errors(400, 401) } },
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    return { format: 'portal-mock-state' as const, version: 1 as const, sandbox: sandbox.name, seed: sandbox.store.meta.seed, scenario: sandbox.scenario, clock: sandbox.clock.state, data: sandbox.store.toData() };
-  });
-
-  app.put('/__admin/state', {
-    schema: { operationId: 'adminStateImport', tags, summary: 'Import a snapshot (validated; an invalid one changes nothing)',
-      description: 'Replaces the data of the sandbox with a snapshot of GET /__admin/state. The snapshot is checked first: an invalid one is a 422 and changes nothing.',
-      querystring: SandboxQuery, body: ref(Snapshot), response: { 200: ref(SandboxInfo), ...errors(400, 401, 422) } },
-    bodyLimit: 256 * 1024 * 1024,
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    let data;
-    try {
-      data = checkOrThrow(Data, req.body.data, 'snapshot data');
-    } catch (e) {
-      if (e instanceof CheckError) throw fail.unprocessable(`invalid snapshot: at data${e.path}: ${e.expected}`, [{ field: `body.data${e.path.replace(/\//g, '.')}`, message: e.expected }]);
-      throw e;
-    }
-    if (req.body.scenario !== undefined && !app.scenarios.get(req.body.scenario)) {
-      throw fail.unprocessable(`invalid snapshot: unknown scenario "${req.body.scenario}"; known: ${app.scenarios.names().join(', ')}`);
-    }
-    app.sandboxes.replaceData(sandbox, data); // parsed for this request alone: no copy needed
-    if (req.body.scenario !== undefined) sandbox.scenario = req.body.scenario;
-    if (req.body.clock) sandbox.clock.state = req.body.clock;
-    return describe(sandbox, app.instance.name);
-  });
-
-  app.get('/__admin/requests', {
-    schema: { operationId: 'adminRequests', tags, summary: 'The request journal, newest first (or as HAR 1.2 with format=har)', querystring: JournalListQuery,
-      description: 'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, status or since, or get a HAR 1.2 log with format=har.',
-      response: { 200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]), ...errors(400, 401) } },
-  }, async (req, reply) => {
-    const sandbox = adminSandbox(req);
-    const entries = sandbox.journal.list(req.query);
-    reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
-    if (req.query.format !== 'har') return reply.send(entries);
-    const findings = sandboxFindings(req, sandbox).list();
-    const har = journalToHar(entries, { protocol: req.protocol, fallbackHost: req.host, version, sandbox: sandbox.name, findings });
-    return reply.header('content-disposition', `attachment; filename="portal-mock-${sandbox.name}.har"`).send(har);
-  });
-
-  app.get('/__admin/requests/count', {
-    schema: { operationId: 'adminRequestsCount', tags, summary: 'How many journal entries match', querystring: JournalQuery,
-      description: 'How many journal entries match the filters of GET /__admin/requests: for assertions in tests.',
-      response: { 200: Type.Object({ count: Type.Integer() }), ...errors(400, 401) } },
-  }, async (req) => ({ count: adminSandbox(req).journal.count(req.query) }));
-
-  app.delete('/__admin/requests', {
-    schema: { operationId: 'adminRequestsClear', tags, summary: 'Empty the journal', querystring: SandboxQuery,
-      description: 'Empties the request journal of the sandbox.',
-      response: { 200: Type.Object({ cleared: Type.Boolean() }), ...errors(400, 401) } },
-  }, async (req) => {
-    adminSandbox(req).journal.clear();
-    return { cleared: true };
-  });
-
-  app.get('/__admin/outbox', {
-    schema: { operationId: 'adminOutbox', tags, summary: 'What the mock sent: two-factor codes by e-mail, pushes',
-      description: 'What the mock would have sent: two-factor codes by e-mail and pushes to registered tokens, newest first; filter by kind, recipient or user.',
-      querystring: OutboxQuery,
-      response: { 200: Type.Array(ref(OutboxMessage)), ...errors(400, 401) } },
-  }, async (req) => {
-    const { kind, to, userId } = req.query;
-    return adminSandbox(req).outbox.list().filter((m) =>
-      (!kind || m.kind === kind) && (!to || m.to.toLowerCase() === to.toLowerCase()) && (!userId || m.userId === userId)).slice().reverse();
-  });
-
-  app.get('/__admin/clock', {
-    schema: { operationId: 'adminClockGet', tags, summary: 'The sandbox clock', querystring: SandboxQuery,
-      description: 'The sandbox clock: its state (real, offset or frozen) and the time it shows now.',
-      response: { 200: ClockAnswer, ...errors(400, 401) } },
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    return { now: sandbox.clock.iso(), state: sandbox.clock.state };
-  });
-
-  app.put('/__admin/clock', {
-    schema: { operationId: 'adminClockSet', tags, summary: 'Freeze, shift, advance or release the sandbox clock',
-      description: 'One of: {"freeze": ISO} stops time at an instant; {"offsetMs": N} runs real time shifted by N ms; {"advanceMs": N} moves the clock forward keeping its mode; {"mode": "real"} releases it.',
-      querystring: SandboxQuery,
-      body: Type.Object({
-        freeze: Type.Optional(Type.String({ format: 'date-time' })), offsetMs: Type.Optional(Type.Integer()),
-        advanceMs: Type.Optional(Type.Integer()), mode: Type.Optional(Type.Literal('real')), sandbox: Type.Optional(Type.String()),
+  const Scope = Type.Object({
+    scope: Type.Optional(
+      Type.Union([Type.Literal('all'), Type.Literal('local')], {
+        description: 'local: this instance only, not its --peers (default all)',
       }),
-      response: { 200: ClockAnswer, ...errors(400, 401) } },
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    const b = req.body;
-    const given = [b.freeze, b.offsetMs, b.advanceMs, b.mode].filter((v) => v !== undefined).length;
-    if (given !== 1) throw fail.validation('give exactly one of freeze, offsetMs, advanceMs, mode', [{ field: 'body', message: 'exactly one of freeze, offsetMs, advanceMs, mode' }]);
-    const clock = sandbox.clock;
-    if (b.freeze !== undefined) clock.state = { mode: 'frozen', at: new Date(b.freeze).toISOString() };
-    else if (b.offsetMs !== undefined) clock.state = { mode: 'offset', offsetMs: b.offsetMs };
-    else if (b.mode === 'real') clock.state = { mode: 'real' };
-    else if (b.advanceMs !== undefined) {
-      const s = clock.state;
-      clock.state = s.mode === 'frozen' ? { mode: 'frozen', at: new Date(Date.parse(s.at) + b.advanceMs).toISOString() }
-        : { mode: 'offset', offsetMs: (s.mode === 'offset' ? s.offsetMs : 0) + b.advanceMs };
-    }
-    sandbox.keep(); // a changed clock is written as it is set; an unchanged one still makes the sandbox exist
-    return { now: clock.iso(), state: clock.state };
+    ),
   });
+  app.get(
+    '/__admin/sandboxes',
+    {
+      schema: {
+        operationId: 'adminSandboxes',
+        tags,
+        summary: 'Every sandbox, of this instance and of its --peers',
+        querystring: Scope,
+        description:
+          'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes; each names its instance. Peers that do not answer within 1.5 s are left out and named in the x-mock-unreachable-peers header.',
+        response: { 200: Type.Array(ref(SandboxInfo)), ...errors(400, 401) },
+      },
+    },
+    async (req, reply) => {
+      if (req.query.scope === 'local' || app.config.peers.length === 0) return local();
+      const { sandboxes, unreachable } = await clusterSandboxes(app, local());
+      if (unreachable.length > 0) reply.header('x-mock-unreachable-peers', unreachable.join('; '));
+      return sandboxes;
+    },
+  );
 
-  app.post('/__admin/sessions/expire', {
-    schema: { operationId: 'adminSessionsExpire', tags, summary: 'Expire every session of the sandbox now', querystring: SandboxQuery,
-      description: 'Every session of the sandbox expires now: the apps\' next calls answer 401 and they must call /mobile/auth again.',
-      body: Type.Optional(Type.Object({ sandbox: Type.Optional(Type.String()) })),
-      response: { 200: Type.Object({ expired: Type.Integer() }), ...errors(400, 401) } },
-  }, async (req) => {
-    const sandbox = adminSandbox(req);
-    const expired = expireSessions(sandbox);
-    sandbox.commit();
-    return { expired };
-  });
+  app.get(
+    '/__admin/sandboxes/:name',
+    {
+      schema: {
+        operationId: 'adminSandboxGet',
+        tags,
+        summary: 'One sandbox (asked of the --peers when this instance does not hold it)',
+        description:
+          'One existing sandbox: its scenario, clock, journal and outbox sizes. An unknown name is a 404. ' +
+          'With --peers, a sandbox another instance holds is asked of it; while a peer that may hold it cannot be ' +
+          'asked, 503.',
+        params: Type.Object({ name: Type.String() }),
+        querystring: Scope,
+        response: { 200: ref(SandboxInfo), ...errors(400, 401, 404, 502, 503) },
+      },
+    },
+    async (req, reply) => {
+      if (req.query.scope !== 'local' && (await forwardToOwner(req, reply, req.params.name))) return reply;
+      const sandbox = app.sandboxes.find(req.params.name);
+      if (!sandbox) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
+      return describe(sandbox, app.instance.name);
+    },
+  );
 
-  app.post('/__admin/bind-links', {
-    schema: { operationId: 'adminBindLinkCreate', tags, summary: 'Mint a QR bind link for a user',
-      description: 'Mints a bind link for a user (by e-mail or id; single-use by default, ttlSeconds for an expiry) and answers its address and QR code address; the app binds by POSTing to the address.',
-      querystring: SandboxQuery,
-      body: Type.Object({
-        email: Type.Optional(Type.String()), userId: Type.Optional(Type.String()),
-        singleUse: Type.Optional(Type.Boolean({ default: true })), ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
-        sandbox: Type.Optional(Type.String()),
-      }),
-      response: { 200: BindLink, ...errors(400, 401, 404) } },
-  }, async (req) => {
-    const { sandbox, tenant, user } = adminUser(req, req.body);
-    const now = sandbox.clock.now();
-    const id = `bind-${newUuid(sandbox.store, 'bind-link').slice(0, 8)}`;
-    const token = newSecret(sandbox.store, 'bind-token');
-    const singleUse = req.body.singleUse ?? true;
-    const expiresAt = req.body.ttlSeconds ? new Date(now.getTime() + req.body.ttlSeconds * 1000).toISOString() : null;
-    sandbox.store.insert(tenant, 'bindLinks', { id, token, userId: user.id, singleUse, usedAt: null, createdAt: now.toISOString(), expiresAt });
-    sandbox.commit();
-    return { id, token, tenantId: tenant.tenant.id, userId: user.id, ...bindLinkAddresses(req, sandbox.name, id, token), singleUse, expiresAt };
-  });
+  app.delete(
+    '/__admin/sandboxes/:name',
+    {
+      schema: {
+        operationId: 'adminSandboxDelete',
+        tags,
+        summary: 'Delete a sandbox (default cannot be deleted: reset it)',
+        description:
+          'Deletes a sandbox and its data. The default sandbox always exists: deleting it is a 400 (reset it ' +
+          'instead). With --peers, a sandbox another instance holds is deleted there; while a peer that may hold it ' +
+          'cannot be asked, 503.',
+        params: Type.Object({ name: Type.String() }),
+        response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 502, 503) },
+      },
+    },
+    async (req, reply) => {
+      if (req.params.name === 'default')
+        throw fail.badRequest('the default sandbox always exists; use POST /__admin/reset');
+      if (await forwardToOwner(req, reply, req.params.name)) return reply;
+      if (!app.sandboxes.delete(req.params.name))
+        throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
+      return { deleted: req.params.name };
+    },
+  );
+
+  app.post(
+    '/__admin/reset',
+    {
+      schema: {
+        operationId: 'adminReset',
+        tags,
+        summary: 'Back to the seeded state: data, scenario, clock, journal, outbox',
+        querystring: SandboxQuery,
+        body: Type.Optional(
+          Type.Object({
+            seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })),
+            sandbox: Type.Optional(Type.String()),
+          }),
+        ),
+        description:
+          'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. ' +
+          'The body is optional; `seed` reseeds with another seed. With --peers, a sandbox another instance holds is ' +
+          'reset there; while a peer that may hold it cannot be asked, 503 and nothing is created.',
+        response: { 200: ref(SandboxInfo), ...errors(400, 401, 502, 503) },
+      },
+      preHandler: ownerFirst,
+    },
+    async (req) => {
+      const sandbox = adminSandbox(req);
+      app.sandboxes.reset(sandbox, req.body?.seed);
+      const scenario = app.scenarios.get(sandbox.scenario);
+      if (scenario) activateScenario(sandbox, scenario, app.fixtures);
+      sandbox.commit();
+      return describe(sandbox, app.instance.name);
+    },
+  );
+
+  app.get(
+    '/__admin/state',
+    {
+      schema: {
+        operationId: 'adminStateExport',
+        tags,
+        summary: 'Export the sandbox as a snapshot',
+        querystring: SandboxQuery,
+        description:
+          'The whole data of the sandbox as a snapshot (JSON), to save and import later with PUT /__admin/state or --state.',
+        response: { 200: ref(Snapshot), ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      const sandbox = adminSandbox(req);
+      return {
+        format: 'portal-mock-state' as const,
+        version: 1 as const,
+        sandbox: sandbox.name,
+        seed: sandbox.store.meta.seed,
+        scenario: sandbox.scenario,
+        clock: sandbox.clock.state,
+        data: sandbox.store.toData(),
+      };
+    },
+  );
+
+  app.put(
+    '/__admin/state',
+    {
+      schema: {
+        operationId: 'adminStateImport',
+        tags,
+        summary: 'Import a snapshot (validated; an invalid one changes nothing)',
+        description:
+          'Replaces the data of the sandbox with a snapshot of GET /__admin/state. The snapshot is checked first: an invalid one is a 422 and changes nothing.',
+        querystring: SandboxQuery,
+        body: ref(Snapshot),
+        response: { 200: ref(SandboxInfo), ...errors(400, 401, 422) },
+      },
+      bodyLimit: 256 * 1024 * 1024,
+    },
+    async (req) => {
+      const sandbox = adminSandbox(req);
+      let data;
+      try {
+        data = checkOrThrow(Data, req.body.data, 'snapshot data');
+      } catch (e) {
+        if (e instanceof CheckError)
+          throw fail.unprocessable(`invalid snapshot: at data${e.path}: ${e.expected}`, [
+            { field: `body.data${e.path.replace(/\//g, '.')}`, message: e.expected },
+          ]);
+        throw e;
+      }
+      if (req.body.scenario !== undefined && !app.scenarios.get(req.body.scenario)) {
+        throw fail.unprocessable(
+          `invalid snapshot: unknown scenario "${req.body.scenario}"; known: ${app.scenarios.names().join(', ')}`,
+        );
+      }
+      app.sandboxes.replaceData(sandbox, data); // parsed for this request alone: no copy needed
+      if (req.body.scenario !== undefined) sandbox.scenario = req.body.scenario;
+      if (req.body.clock) sandbox.clock.state = req.body.clock;
+      return describe(sandbox, app.instance.name);
+    },
+  );
+
+  app.get(
+    '/__admin/requests',
+    {
+      schema: {
+        operationId: 'adminRequests',
+        tags,
+        summary: 'The request journal, newest first (or as HAR 1.2 with format=har)',
+        querystring: JournalListQuery,
+        description:
+          'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, status or since, or get a HAR 1.2 log with format=har.',
+        response: { 200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]), ...errors(400, 401) },
+      },
+    },
+    async (req, reply) => {
+      const sandbox = adminSandbox(req);
+      const entries = sandbox.journal.list(req.query);
+      reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
+      if (req.query.format !== 'har') return reply.send(entries);
+      const findings = sandboxFindings(req, sandbox).list();
+      const har = journalToHar(entries, {
+        protocol: req.protocol,
+        fallbackHost: req.host,
+        version,
+        sandbox: sandbox.name,
+        findings,
+      });
+      return reply.header('content-disposition', `attachment; filename="portal-mock-${sandbox.name}.har"`).send(har);
+    },
+  );
+
+  app.get(
+    '/__admin/requests/count',
+    {
+      schema: {
+        operationId: 'adminRequestsCount',
+        tags,
+        summary: 'How many journal entries match',
+        querystring: JournalQuery,
+        description: 'How many journal entries match the filters of GET /__admin/requests: for assertions in tests.',
+        response: { 200: Type.Object({ count: Type.Integer() }), ...errors(400, 401) },
+      },
+    },
+    async (req) => ({ count: adminSandbox(req).journal.count(req.query) }),
+  );
+
+  app.delete(
+    '/__admin/requests',
+    {
+      schema: {
+        operationId: 'adminRequestsClear',
+        tags,
+        summary: 'Empty the journal',
+        querystring: SandboxQuery,
+        description: 'Empties the request journal of the sandbox.',
+        response: { 200: Type.Object({ cleared: Type.Boolean() }), ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      adminSandbox(req).journal.clear();
+      return { cleared: true };
+    },
+  );
+
+  app.get(
+    '/__admin/outbox',
+    {
+      schema: {
+        operationId: 'adminOutbox',
+        tags,
+        summary: 'What the mock sent: two-factor codes by e-mail, pushes',
+        description:
+          'What the mock would have sent: two-factor codes by e-mail and pushes to registered tokens, newest first; filter by kind, recipient or user.',
+        querystring: OutboxQuery,
+        response: { 200: Type.Array(ref(OutboxMessage)), ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      const { kind, to, userId } = req.query;
+      return adminSandbox(req)
+        .outbox.list()
+        .filter(
+          (m) =>
+            (!kind || m.kind === kind) &&
+            (!to || m.to.toLowerCase() === to.toLowerCase()) &&
+            (!userId || m.userId === userId),
+        )
+        .slice()
+        .reverse();
+    },
+  );
+
+  app.get(
+    '/__admin/clock',
+    {
+      schema: {
+        operationId: 'adminClockGet',
+        tags,
+        summary: 'The sandbox clock',
+        querystring: SandboxQuery,
+        description: 'The sandbox clock: its state (real, offset or frozen) and the time it shows now.',
+        response: { 200: ClockAnswer, ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      const sandbox = adminSandbox(req);
+      return { now: sandbox.clock.iso(), state: sandbox.clock.state };
+    },
+  );
+
+  app.put(
+    '/__admin/clock',
+    {
+      schema: {
+        operationId: 'adminClockSet',
+        tags,
+        summary: 'Freeze, shift, advance or release the sandbox clock',
+        description:
+          'One of: {"freeze": ISO} stops time at an instant; {"offsetMs": N} runs real time shifted by N ms; {"advanceMs": N} moves the clock forward keeping its mode; {"mode": "real"} releases it.',
+        querystring: SandboxQuery,
+        body: Type.Object({
+          freeze: Type.Optional(Type.String({ format: 'date-time' })),
+          offsetMs: Type.Optional(Type.Integer()),
+          advanceMs: Type.Optional(Type.Integer()),
+          mode: Type.Optional(Type.Literal('real')),
+          sandbox: Type.Optional(Type.String()),
+        }),
+        response: { 200: ClockAnswer, ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      const sandbox = adminSandbox(req);
+      const b = req.body;
+      const given = [b.freeze, b.offsetMs, b.advanceMs, b.mode].filter((v) => v !== undefined).length;
+      if (given !== 1)
+        throw fail.validation('give exactly one of freeze, offsetMs, advanceMs, mode', [
+          { field: 'body', message: 'exactly one of freeze, offsetMs, advanceMs, mode' },
+        ]);
+      const clock = sandbox.clock;
+      if (b.freeze !== undefined) clock.state = { mode: 'frozen', at: new Date(b.freeze).toISOString() };
+      else if (b.offsetMs !== undefined) clock.state = { mode: 'offset', offsetMs: b.offsetMs };
+      else if (b.mode === 'real') clock.state = { mode: 'real' };
+      else if (b.advanceMs !== undefined) {
+        const s = clock.state;
+        clock.state =
+          s.mode === 'frozen'
+            ? { mode: 'frozen', at: new Date(Date.parse(s.at) + b.advanceMs).toISOString() }
+            : { mode: 'offset', offsetMs: (s.mode === 'offset' ? s.offsetMs : 0) + b.advanceMs };
+      }
+      sandbox.keep(); // a changed clock is written as it is set; an unchanged one still makes the sandbox exist
+      return { now: clock.iso(), state: clock.state };
+    },
+  );
+
+  app.post(
+    '/__admin/sessions/expire',
+    {
+      schema: {
+        operationId: 'adminSessionsExpire',
+        tags,
+        summary: 'Expire every session of the sandbox now',
+        querystring: SandboxQuery,
+        description:
+          "Every session of the sandbox expires now: the apps' next calls answer 401 and they must call /mobile/auth again.",
+        body: Type.Optional(Type.Object({ sandbox: Type.Optional(Type.String()) })),
+        response: { 200: Type.Object({ expired: Type.Integer() }), ...errors(400, 401) },
+      },
+    },
+    async (req) => {
+      const sandbox = adminSandbox(req);
+      const expired = expireSessions(sandbox);
+      sandbox.commit();
+      return { expired };
+    },
+  );
+
+  app.post(
+    '/__admin/bind-links',
+    {
+      schema: {
+        operationId: 'adminBindLinkCreate',
+        tags,
+        summary: 'Mint a QR bind link for a user',
+        description:
+          'Mints a bind link for a user (by e-mail or id; single-use by default, ttlSeconds for an expiry) and answers its address and QR code address; the app binds by POSTing to the address.',
+        querystring: SandboxQuery,
+        body: Type.Object({
+          email: Type.Optional(Type.String()),
+          userId: Type.Optional(Type.String()),
+          singleUse: Type.Optional(Type.Boolean({ default: true })),
+          ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+          sandbox: Type.Optional(Type.String()),
+        }),
+        response: { 200: BindLink, ...errors(400, 401, 404) },
+      },
+    },
+    async (req) => {
+      const { sandbox, tenant, user } = adminUser(req, req.body);
+      const now = sandbox.clock.now();
+      const id = `bind-${newUuid(sandbox.store, 'bind-link').slice(0, 8)}`;
+      const token = newSecret(sandbox.store, 'bind-token');
+      const singleUse = req.body.singleUse ?? true;
+      const expiresAt = req.body.ttlSeconds ? new Date(now.getTime() + req.body.ttlSeconds * 1000).toISOString() : null;
+      sandbox.store.insert(tenant, 'bindLinks', {
+        id,
+        token,
+        userId: user.id,
+        singleUse,
+        usedAt: null,
+        createdAt: now.toISOString(),
+        expiresAt,
+      });
+      sandbox.commit();
+      return {
+        id,
+        token,
+        tenantId: tenant.tenant.id,
+        userId: user.id,
+        ...bindLinkAddresses(req, sandbox.name, id, token),
+        singleUse,
+        expiresAt,
+      };
+    },
+  );
 };

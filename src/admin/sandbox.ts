@@ -12,13 +12,18 @@ import { forwardToOwner } from './peers.js';
  */
 export function adminSandboxName(req: FastifyRequest): string {
   const q = (req.query as Record<string, unknown> | undefined)?.sandbox;
-  return sandboxKey(req.headers['x-mock-sandbox'], req.prefixSandbox, q ?? (req.body as Record<string, unknown> | undefined)?.sandbox);
+  return sandboxKey(
+    req.headers['x-mock-sandbox'],
+    req.prefixSandbox,
+    q ?? (req.body as Record<string, unknown> | undefined)?.sandbox,
+  );
 }
 
 /** The sandbox an admin call is about (adminSandboxName), created unless `create` is false. */
 export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
   const name = adminSandboxName(req);
-  if (!isSandboxName(name)) throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
+  if (!isSandboxName(name))
+    throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
   const found = req.server.sandboxes.find(name);
   if (found) return found;
   if (!create) throw fail.notFound(`sandbox "${name}" not found`);
@@ -38,14 +43,26 @@ export async function ownerFirst(req: FastifyRequest, reply: FastifyReply): Prom
 export const sandboxFindings = (req: FastifyRequest, sandbox: Sandbox) =>
   findingsOf(sandbox, req.server.scenarios.get(sandbox.scenario)?.findings?.off);
 
-export const SandboxQuery = Type.Object({ sandbox: Type.Optional(Type.String({ description: 'the sandbox, when neither x-mock-sandbox nor a /sandbox/NAME prefix names one (else default)' })) });
+export const SandboxQuery = Type.Object({
+  sandbox: Type.Optional(
+    Type.String({
+      description: 'the sandbox, when neither x-mock-sandbox nor a /sandbox/NAME prefix names one (else default)',
+    }),
+  ),
+});
 
 /** The sandbox of an admin call and its user named by id or e-mail, with their tenant; 404 when there is none. */
-export function adminUser(req: FastifyRequest, { email, userId }: { email?: string | undefined; userId?: string | undefined }) {
+export function adminUser(
+  req: FastifyRequest,
+  { email, userId }: { email?: string | undefined; userId?: string | undefined },
+) {
   const sandbox = adminSandbox(req);
-  if (!email && !userId) throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
+  if (!email && !userId)
+    throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
   for (const tenant of sandbox.store.tenants()) {
-    const user = tenant.users.find((u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()));
+    const user = tenant.users.find(
+      (u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()),
+    );
     if (user) return { sandbox, tenant, user };
   }
   throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);

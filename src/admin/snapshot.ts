@@ -13,7 +13,8 @@ export function loadSnapshotFile(sandboxes: SandboxRegistry, sandbox: Sandbox, f
   } catch (err) {
     throw new UsageError(`--state ${file}: cannot read a JSON snapshot: ${(err as Error).message}`);
   }
-  if (raw.format !== 'portal-mock-state') throw new UsageError(`--state ${file}: not a portal-mock snapshot (export one with GET /__admin/state)`);
+  if (raw.format !== 'portal-mock-state')
+    throw new UsageError(`--state ${file}: not a portal-mock snapshot (export one with GET /__admin/state)`);
   const data = checkOrThrow(Data, raw.data, `--state ${file} (data)`);
   const clock = raw.clock === undefined ? undefined : checkOrThrow(ClockState, raw.clock, `--state ${file} (clock)`);
   sandboxes.replaceData(sandbox, { ...data, meta: { ...data.meta, seed } }); // the snapshot's seed unless --seed was given

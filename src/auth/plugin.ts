@@ -17,7 +17,8 @@ function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): readonly
 
 function activeUser(tenant: Tenant, userId: string): UserRecord {
   const user = peopleIndex(tenant).byId.get(userId);
-  if (!user || user.state !== 'active') throw fail.unauthorized('the user of this credential is blocked or no longer exists');
+  if (!user || user.state !== 'active')
+    throw fail.unauthorized('the user of this credential is blocked or no longer exists');
   return user;
 }
 
@@ -37,7 +38,8 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy):
   const tenant = sandbox.store.tenant(tenantId);
   // The same answer for an unknown tenant and a foreign session: a caller learns nothing about other tenants.
   const session = tenant && findById(tenant.sessions, sessionId);
-  if (!tenant || !session || !secretMatches(code, session.secretHash)) throw fail.unauthorized('session not found or session code invalid');
+  if (!tenant || !session || !secretMatches(code, session.secretHash))
+    throw fail.unauthorized('session not found or session code invalid');
   if (session.deviceId !== deviceId) throw fail.unauthorized('session does not belong to this device');
   const device = findById(tenant.devices, deviceId);
   if (device?.userId !== session.userId) throw fail.unauthorized('device is no longer bound; bind it again');
@@ -45,7 +47,15 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy):
     throw fail.unauthorized('session expired; authorize again with POST /mobile/auth');
   }
   const user = activeUser(tenant, session.userId);
-  return { kind: 'session', tenant, user, session, device, apiKeyClientId: null, rights: rightsOf(user, policy.revokedRights(req)) };
+  return {
+    kind: 'session',
+    tenant,
+    user,
+    session,
+    device,
+    apiKeyClientId: null,
+    rights: rightsOf(user, policy.revokedRights(req)),
+  };
 }
 
 /** Personal tokens look like `pmt_<tokenId>_<secret>`; the id finds the record, the secret is compared in constant time. */
@@ -59,10 +69,19 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
       if (!record) continue;
       if (!secretMatches(token, record.secretHash)) break;
       if (record.revokedAt) throw fail.unauthorized('personal token revoked');
-      if (record.expiresAt && Date.parse(record.expiresAt) <= sandbox.clock.nowMs()) throw fail.unauthorized('personal token expired');
+      if (record.expiresAt && Date.parse(record.expiresAt) <= sandbox.clock.nowMs())
+        throw fail.unauthorized('personal token expired');
       const user = activeUser(tenant, record.userId);
       sandbox.store.update(tenant, 'personalTokens', record, { lastUsedAt: sandbox.clock.iso() });
-      return { kind: 'bearer', tenant, user, session: null, device: null, apiKeyClientId: null, rights: rightsOf(user, policy.revokedRights(req)) };
+      return {
+        kind: 'bearer',
+        tenant,
+        user,
+        session: null,
+        device: null,
+        apiKeyClientId: null,
+        rights: rightsOf(user, policy.revokedRights(req)),
+      };
     }
   }
   throw fail.unauthorized('bearer token invalid');
@@ -86,30 +105,38 @@ function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy): 
   if (mode === 'none') return noAuth;
   if (mode === 'tenant') {
     const tenantId = header(req, 'x-service-tenant-id');
-    if (!tenantId) throw fail.validation('header x-service-tenant-id is required', [{ field: 'headers.x-service-tenant-id', message: 'is required' }]);
+    if (!tenantId)
+      throw fail.validation('header x-service-tenant-id is required', [
+        { field: 'headers.x-service-tenant-id', message: 'is required' },
+      ]);
     const tenant = sandbox.store.tenant(tenantId);
     if (!tenant) throw fail.notFound(`tenant ${tenantId} not found`);
     return { ...noAuth, kind: 'tenant', tenant };
   }
   const authorization = header(req, 'authorization');
   if (authorization?.toLowerCase().startsWith('bearer ')) {
-    if (mode === 'session-only') throw fail.forbidden('this operation requires session authorization; personal tokens are not accepted');
+    if (mode === 'session-only')
+      throw fail.forbidden('this operation requires session authorization; personal tokens are not accepted');
     return bearerAuth(req, sandbox, authorization.slice(7).trim(), policy);
   }
   const clientId = header(req, 'x-service-client-id');
-  if (clientId && mode === 'session-or-apikey' && !header(req, 'x-service-session-id')) return apiKeyAuth(req, sandbox, clientId);
+  if (clientId && mode === 'session-or-apikey' && !header(req, 'x-service-session-id'))
+    return apiKeyAuth(req, sandbox, clientId);
   return sessionAuth(req, sandbox, policy);
 }
 
 /** One place that authorizes every route from its config: `config: { auth: 'session', rights: [...] }`. */
-export const authPlugin = fp(async (app: FastifyInstance, opts: { policy: AuthPolicy }) => {
-  app.decorateRequest('auth', null as unknown as AuthContext);
-  // every request, after its sandbox and scenario are known; a thrown error reaches the error handler
-  app.addHook('onRequest', async (req) => {
-    req.auth = noAuth;
-    const config = req.routeConfig;
-    req.auth = authenticate(req, config?.auth ?? 'none', opts.policy);
-    const missing = (config?.rights ?? []).filter((r) => !req.auth.rights.includes(r));
-    if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
-  });
-}, { name: 'auth', dependencies: ['request-context'] });
+export const authPlugin = fp(
+  async (app: FastifyInstance, opts: { policy: AuthPolicy }) => {
+    app.decorateRequest('auth', null as unknown as AuthContext);
+    // every request, after its sandbox and scenario are known; a thrown error reaches the error handler
+    app.addHook('onRequest', async (req) => {
+      req.auth = noAuth;
+      const config = req.routeConfig;
+      req.auth = authenticate(req, config?.auth ?? 'none', opts.policy);
+      const missing = (config?.rights ?? []).filter((r) => !req.auth.rights.includes(r));
+      if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
+    });
+  },
+  { name: 'auth', dependencies: ['request-context'] },
+);

@@ -75,7 +75,13 @@ export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' 
 export function cliLogger(level: string, isTty: boolean) {
   if (level === 'silent') return false;
   if (!isTty) return { level };
-  return { level, transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true } } };
+  return {
+    level,
+    transport: {
+      target: 'pino-pretty',
+      options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true },
+    },
+  };
 }
 
 export type BannerInput = {
@@ -116,7 +122,10 @@ export async function bannerText(input: BannerInput): Promise<string> {
     `  demo accounts:  ${protocol}://localhost:${port}/__admin/fixtures`,
     `  API document:   ${protocol}://localhost:${port}/docs`,
   ];
-  if (input.caDir) lines.push(`  local CA:       ${input.caDir} (phones: ${protocol}://${phoneHost}:${port}/__admin/ca.pem, see the console)`);
+  if (input.caDir)
+    lines.push(
+      `  local CA:       ${input.caDir} (phones: ${protocol}://${phoneHost}:${port}/__admin/ca.pem, see the console)`,
+    );
   const bind = input.qr ? firstBindLink(input.fixtures, `${protocol}://${phoneHost}:${port}`) : null;
   if (bind) {
     const qr = await (await import('qrcode')).default.toString(bind.link, { type: 'terminal', small: true });

@@ -2,12 +2,37 @@
 // Types come from the server's own TypeBox schemas (type-only imports: nothing of the server is loaded at run time);
 // it uses the global fetch (Node.js ≥ 18, browsers).
 import type {
-  ActiveScenario, BindLink, ClockAnswer, ClockState, Finding, FindingCode, FindingFilter, FixturesAnswer, Har, Health, JournalEntry,
-  JournalFilter, OutboxFilter, OutboxMessage, SandboxInfo, Snapshot, ScenarioSummary,
+  ActiveScenario,
+  BindLink,
+  ClockAnswer,
+  ClockState,
+  Finding,
+  FindingCode,
+  FindingFilter,
+  FixturesAnswer,
+  Har,
+  Health,
+  JournalEntry,
+  JournalFilter,
+  OutboxFilter,
+  OutboxMessage,
+  SandboxInfo,
+  Snapshot,
+  ScenarioSummary,
 } from '../schemas/admin.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
-export type { SandboxInfo, Snapshot, ActiveScenario, BindLink, FindingFilter, Health, JournalFilter, OutboxFilter, ScenarioSummary };
+export type {
+  SandboxInfo,
+  Snapshot,
+  ActiveScenario,
+  BindLink,
+  FindingFilter,
+  Health,
+  JournalFilter,
+  OutboxFilter,
+  ScenarioSummary,
+};
 export type Clock = ClockAnswer;
 
 export type ClockChange = { freeze: string } | { offsetMs: number } | { advanceMs: number } | { mode: 'real' };
@@ -29,7 +54,10 @@ export class AdminError extends Error {
   readonly status: number;
   readonly body: unknown;
   constructor(status: number, body: unknown, what: string) {
-    const message = typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : String(body);
+    const message =
+      typeof body === 'object' && body !== null && 'message' in body
+        ? String((body as { message: unknown }).message)
+        : String(body);
     super(`${what}: ${status} ${message}`);
     this.status = status;
     this.body = body;
@@ -51,7 +79,12 @@ export function adminClient(options: AdminClientOptions) {
     return (await exchange<T>(method, path, query, body)).body;
   }
 
-  async function exchange<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<{ body: T; headers: Headers }> {
+  async function exchange<T>(
+    method: string,
+    path: string,
+    query: Query = {},
+    body?: unknown,
+  ): Promise<{ body: T; headers: Headers }> {
     const qs = new URLSearchParams();
     // the query names the sandbox too: it wins over a `sandbox` field inside a body (e.g. an imported snapshot)
     if (options.sandbox) qs.set('sandbox', options.sandbox);
@@ -90,7 +123,8 @@ export function adminClient(options: AdminClientOptions) {
     },
     requests: {
       list: (filter: JournalFilter = {}) => call<JournalEntry[]>('GET', '/requests', filter),
-      count: async (filter: Omit<JournalFilter, 'limit'> = {}) => (await call<{ count: number }>('GET', '/requests/count', filter)).count,
+      count: async (filter: Omit<JournalFilter, 'limit'> = {}) =>
+        (await call<{ count: number }>('GET', '/requests/count', filter)).count,
       clear: () => call<{ cleared: boolean }>('DELETE', '/requests'),
       /** the journal as a HAR 1.2 log: save it as an artifact, open it in browser devtools */
       har: (filter: JournalFilter = {}) => call<Har>('GET', '/requests', { ...filter, format: 'har' }),
@@ -127,7 +161,8 @@ export function adminClient(options: AdminClientOptions) {
       block: (who: Who) => call<{ userId: string; state: string }>('POST', '/users/block', {}, who),
     },
     bindLinks: {
-      create: (input: Who & { singleUse?: boolean; ttlSeconds?: number }) => call<BindLink>('POST', '/bind-links', {}, input),
+      create: (input: Who & { singleUse?: boolean; ttlSeconds?: number }) =>
+        call<BindLink>('POST', '/bind-links', {}, input),
     },
     /** what the app did that the real portal answers differently (docs/findings.md) */
     findings: {
@@ -137,8 +172,11 @@ export function adminClient(options: AdminClientOptions) {
       assertNone: async (opts: { severity?: Finding['severity'] } = {}): Promise<void> => {
         const found = (await findingList()).filter((f) => opts.severity === 'warning' || f.severity === 'error');
         if (found.length === 0) return;
-        throw new Error(`portal-mock: ${found.length} finding(s) the real portal would answer differently:\n${found.map((f) =>
-          `  ${f.code} (${f.severity}) #${f.requestId} ${f.method} ${f.path}: ${f.message} ${f.docs}`).join('\n')}`);
+        throw new Error(
+          `portal-mock: ${found.length} finding(s) the real portal would answer differently:\n${found
+            .map((f) => `  ${f.code} (${f.severity}) #${f.requestId} ${f.method} ${f.path}: ${f.message} ${f.docs}`)
+            .join('\n')}`,
+        );
       },
     },
     /** the local CA certificate (PEM) of a server started with --https */

@@ -12,12 +12,24 @@ function view(ctx: DomainContext, tenant: Tenant, e: EmploymentRecord): AdminEmp
   const u = tenant.users.find((x) => x.id === e.userId);
   const dep = tenant.departments.find((d) => d.id === e.departmentId);
   return {
-    id: e.id, user_id: e.userId,
+    id: e.id,
+    user_id: e.userId,
     user: personBrief(ctx, tenant, e.userId),
-    email: u?.email ?? '', reg_status_id: u?.regStatusId ?? 1, department_id: e.departmentId, department_name: dep?.name ?? '',
-    chief_id: dep?.headId ?? null, position: e.position, is_main: e.isMain, status_id: e.statusId,
-    employment_date: e.employmentDate, fired_date: e.firedDate, origin_id: e.originId,
-    origin_organization_id: e.originOrganizationId, organization_name: e.organizationName, rate: e.rate, created_at: e.createdAt,
+    email: u?.email ?? '',
+    reg_status_id: u?.regStatusId ?? 1,
+    department_id: e.departmentId,
+    department_name: dep?.name ?? '',
+    chief_id: dep?.headId ?? null,
+    position: e.position,
+    is_main: e.isMain,
+    status_id: e.statusId,
+    employment_date: e.employmentDate,
+    fired_date: e.firedDate,
+    origin_id: e.originId,
+    origin_organization_id: e.originOrganizationId,
+    organization_name: e.organizationName,
+    rate: e.rate,
+    created_at: e.createdAt,
   };
 }
 
@@ -29,7 +41,12 @@ const many = (arr: string[] | undefined, csv: string | undefined): Set<string> |
   return all.size === 0 ? null : all;
 };
 
-export function listEmployments(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, q: AdminEmploymentQuery & { url: string }) {
+export function listEmployments(
+  ctx: DomainContext,
+  tenant: Tenant,
+  _admin: UserRecord,
+  q: AdminEmploymentQuery & { url: string },
+) {
   const ranges = {
     employment: parseDayRange(q.employment_date, 'employment_date'),
     fired: parseDayRange(q.fired_date, 'fired_date'),
@@ -48,22 +65,25 @@ export function listEmployments(ctx: DomainContext, tenant: Tenant, _admin: User
   for (const e of tenant.employments) count.set(e.userId, (count.get(e.userId) ?? 0) + 1);
   const rows = tenant.employments.filter((e) => {
     const u = userById.get(e.userId);
-    return u !== undefined && u.state !== 'hidden'
-      && (origins === null || origins.has(e.originId))
-      && (!q.origin_organization_id || e.originOrganizationId === q.origin_organization_id)
-      && (users === null || users.has(e.userId))
-      && (deps === null || deps.has(e.departmentId))
-      && (!q.chief_id || departmentById.get(e.departmentId)?.headId === q.chief_id)
-      && (isMain === null || e.isMain === isMain)
-      && (statuses === null || statuses.has(String(e.statusId)))
-      && (regStatuses === null || regStatuses.has(String(u.regStatusId)))
-      && inDayRange(e.employmentDate, ranges.employment)
-      && (ranges.fired === null || inDayRange(e.firedDate, ranges.fired))
-      && inDayRange(e.createdAt, ranges.created)
-      && matchesText(q.name, [u.name])
-      && matchesText(q.position, [e.position])
-      && (listed === null || listed.has(e.userId))
-      && (multiple === null || ((count.get(e.userId) ?? 0) > 1) === multiple);
+    return (
+      u !== undefined &&
+      u.state !== 'hidden' &&
+      (origins === null || origins.has(e.originId)) &&
+      (!q.origin_organization_id || e.originOrganizationId === q.origin_organization_id) &&
+      (users === null || users.has(e.userId)) &&
+      (deps === null || deps.has(e.departmentId)) &&
+      (!q.chief_id || departmentById.get(e.departmentId)?.headId === q.chief_id) &&
+      (isMain === null || e.isMain === isMain) &&
+      (statuses === null || statuses.has(String(e.statusId))) &&
+      (regStatuses === null || regStatuses.has(String(u.regStatusId))) &&
+      inDayRange(e.employmentDate, ranges.employment) &&
+      (ranges.fired === null || inDayRange(e.firedDate, ranges.fired)) &&
+      inDayRange(e.createdAt, ranges.created) &&
+      matchesText(q.name, [u.name]) &&
+      matchesText(q.position, [e.position]) &&
+      (listed === null || listed.has(e.userId)) &&
+      (multiple === null || (count.get(e.userId) ?? 0) > 1 === multiple)
+    );
   });
   return pageOf(rows, q, q.url, (e) => view(ctx, tenant, e));
 }

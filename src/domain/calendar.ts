@@ -3,8 +3,16 @@
 import { createHash } from 'node:crypto';
 import { fail } from '../errors.js';
 import type {
-  CalendarEvent, CalendarEventBid, CalendarEventBidRecord, CalendarEventExtended, CalendarEventRecord, CalendarEventType,
-  CalendarEventTypeRecord, CalendarEventUser, CalendarEventView, CalendarView,
+  CalendarEvent,
+  CalendarEventBid,
+  CalendarEventBidRecord,
+  CalendarEventExtended,
+  CalendarEventRecord,
+  CalendarEventType,
+  CalendarEventTypeRecord,
+  CalendarEventUser,
+  CalendarEventView,
+  CalendarView,
 } from '../schemas/calendar.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { Tenant } from '../store/store.js';
@@ -59,11 +67,17 @@ const typeRecord = (tenant: Tenant, e: CalendarEventRecord): CalendarEventTypeRe
 };
 
 export const toEventType = (t: CalendarEventTypeRecord): CalendarEventType => ({
-  id: t.id, name: t.name, background_color: t.backgroundColor, text_color: t.textColor, code: t.code, is_custom: t.code === 5,
+  id: t.id,
+  name: t.name,
+  background_color: t.backgroundColor,
+  text_color: t.textColor,
+  code: t.code,
+  is_custom: t.code === 5,
 });
 
 const isOpen = (b: CalendarEventBidRecord) => b.status === 'pending' || b.status === 'approved';
-const bidsOf = (tenant: Tenant, o: Occurrence) => tenant.calendarEventBids.filter((b) => b.eventId === o.event.id && b.recDate === o.recDate);
+const bidsOf = (tenant: Tenant, o: Occurrence) =>
+  tenant.calendarEventBids.filter((b) => b.eventId === o.event.id && b.recDate === o.recDate);
 
 /** Invited participants plus approved requests of this occurrence. */
 function participantIds(tenant: Tenant, o: Occurrence): string[] {
@@ -82,16 +96,30 @@ function toEvent(ctx: DomainContext, tenant: Tenant, o: Occurrence): CalendarEve
   const place = e.meetingPlaceId ? tenant.meetingPlaces.find((p) => p.id === e.meetingPlaceId) : undefined;
   const participants = participantIds(tenant, o);
   return {
-    id: occId(o), parent_id: o.recDate ? e.id : null, rec_date: o.recDate, title: e.title, description: e.description,
-    start_date_time: stamp(o.start), end_date_time: stamp(o.end), is_all_day: e.allDay, is_recurring: e.recurrence !== null,
-    recurrence: e.recurrence ? { ...e.recurrence } : null, calendar_event_type_code: typeRecord(tenant, e).code,
-    entity_id: place ? MEETING_PLACE_ENTITY : null, calendar_event_entity_item_id: place?.id ?? null,
+    id: occId(o),
+    parent_id: o.recDate ? e.id : null,
+    rec_date: o.recDate,
+    title: e.title,
+    description: e.description,
+    start_date_time: stamp(o.start),
+    end_date_time: stamp(o.end),
+    is_all_day: e.allDay,
+    is_recurring: e.recurrence !== null,
+    recurrence: e.recurrence ? { ...e.recurrence } : null,
+    calendar_event_type_code: typeRecord(tenant, e).code,
+    entity_id: place ? MEETING_PLACE_ENTITY : null,
+    calendar_event_entity_item_id: place?.id ?? null,
     meeting_place: place ? { id: place.id, name: place.name } : null,
     organizer: e.organizerId ? personBrief(ctx, tenant, e.organizerId) : null,
-    participants: participants.map((id) => personBrief(ctx, tenant, id)), participants_count: participants.length,
-    max_participants: e.maxParticipants, bid_mode: e.bidMode,
-    visible_to: e.visibleToGroupIds.flatMap((id) => tenant.userGroups.filter((g) => g.id === id)).map((g) => ({ id: g.id, name: g.name })),
-    url: absolute(ctx, `/pages/calendar-event/${e.id}${o.recDate ? `?rec_date=${o.recDate}` : ''}`), created_at: e.createdAt,
+    participants: participants.map((id) => personBrief(ctx, tenant, id)),
+    participants_count: participants.length,
+    max_participants: e.maxParticipants,
+    bid_mode: e.bidMode,
+    visible_to: e.visibleToGroupIds
+      .flatMap((id) => tenant.userGroups.filter((g) => g.id === id))
+      .map((g) => ({ id: g.id, name: g.name })),
+    url: absolute(ctx, `/pages/calendar-event/${e.id}${o.recDate ? `?rec_date=${o.recDate}` : ''}`),
+    created_at: e.createdAt,
   };
 }
 
@@ -120,7 +148,9 @@ function parseStamp(value: string | undefined, field: string): number | null {
   const m = /^(\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(value);
   const ms = m ? Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}Z`) : NaN;
   if (!m || !isDay(m[1]!) || Number.isNaN(ms) || stamp(ms) !== value) {
-    throw fail.validation(`${field} must be a date and time YYYY-MM-DD HH:MM:SS`, [{ field: `query.${field}`, message: 'must be YYYY-MM-DD HH:MM:SS' }]);
+    throw fail.validation(`${field} must be a date and time YYYY-MM-DD HH:MM:SS`, [
+      { field: `query.${field}`, message: 'must be YYYY-MM-DD HH:MM:SS' },
+    ]);
   }
   return ms;
 }
@@ -132,20 +162,38 @@ export function window(ctx: DomainContext, q: EventFilter): { from: number; to: 
   let to = parseStamp(q.end_date_time, 'end_date_time');
   if (to === null) {
     const f = new Date(from);
-    to = Date.UTC(f.getUTCFullYear(), f.getUTCMonth() + 3, f.getUTCDate(), f.getUTCHours(), f.getUTCMinutes(), f.getUTCSeconds());
+    to = Date.UTC(
+      f.getUTCFullYear(),
+      f.getUTCMonth() + 3,
+      f.getUTCDate(),
+      f.getUTCHours(),
+      f.getUTCMinutes(),
+      f.getUTCSeconds(),
+    );
   }
-  if (to < from) throw fail.validation('end_date_time is before start_date_time', [{ field: 'query.end_date_time', message: 'must not be before start_date_time' }]);
+  if (to < from)
+    throw fail.validation('end_date_time is before start_date_time', [
+      { field: 'query.end_date_time', message: 'must not be before start_date_time' },
+    ]);
   return { from, to };
 }
 
 /** Filters on the event itself (not on an occurrence): visibility, title, type, meeting place, groups. */
-function seriesFilter(tenant: Tenant, user: UserRecord, q: EventFilter & { q?: string | undefined }): (e: CalendarEventRecord) => boolean {
+function seriesFilter(
+  tenant: Tenant,
+  user: UserRecord,
+  q: EventFilter & { q?: string | undefined },
+): (e: CalendarEventRecord) => boolean {
   if (q.entity_id !== undefined && q.entity_id !== MEETING_PLACE_ENTITY) {
-    throw fail.validation(`entity_id ${q.entity_id} is not known: only ${MEETING_PLACE_ENTITY} (meeting place)`, [{ field: 'query.entity_id', message: `must be ${MEETING_PLACE_ENTITY}` }]);
+    throw fail.validation(`entity_id ${q.entity_id} is not known: only ${MEETING_PLACE_ENTITY} (meeting place)`, [
+      { field: 'query.entity_id', message: `must be ${MEETING_PLACE_ENTITY}` },
+    ]);
   }
   const groups = idList(q.visible_to);
   if (groups && [...groups].some((g) => !isUuid(g))) {
-    throw fail.validation('visible_to must be comma-separated user group ids', [{ field: 'query.visible_to', message: 'must be comma-separated uuids' }]);
+    throw fail.validation('visible_to must be comma-separated user group ids', [
+      { field: 'query.visible_to', message: 'must be comma-separated uuids' },
+    ]);
   }
   const title = q.title?.trim() ? foldText(q.title.trim()) : null;
   return (e) => {
@@ -155,36 +203,68 @@ function seriesFilter(tenant: Tenant, user: UserRecord, q: EventFilter & { q?: s
     if (!matchesText(q.q, [e.title])) return false;
     if (typeof q.type === 'number' && typeRecord(tenant, e).code !== q.type) return false;
     if (typeof q.type === 'string' && e.typeId !== q.type) return false;
-    if (q.calendar_event_entity_item_id !== undefined && q.calendar_event_entity_item_id !== '' && e.meetingPlaceId !== q.calendar_event_entity_item_id) return false;
+    if (
+      q.calendar_event_entity_item_id !== undefined &&
+      q.calendar_event_entity_item_id !== '' &&
+      e.meetingPlaceId !== q.calendar_event_entity_item_id
+    )
+      return false;
     if (q.entity_id === MEETING_PLACE_ENTITY && e.meetingPlaceId === null) return false;
     if (groups && !e.visibleToGroupIds.some((g) => groups.has(g))) return false;
     return true;
   };
 }
 
-function occurrences(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: EventFilter, mine: boolean): Occurrence[] {
+function occurrences(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  q: EventFilter,
+  mine: boolean,
+): Occurrence[] {
   const { from, to } = window(ctx, q);
   const keep = seriesFilter(tenant, user, q);
-  const out = tenant.calendarEvents.filter(keep).flatMap((e) => expand(e, from, to)).filter((o) => {
-    const people = participantIds(tenant, o);
-    if (q.user_id && o.event.organizerId !== q.user_id && !people.includes(q.user_id)) return false;
-    if (mine && o.event.organizerId !== user.id && !people.includes(user.id) && !bidsOf(tenant, o).some((b) => b.userId === user.id && isOpen(b))) return false;
-    return true;
-  });
+  const out = tenant.calendarEvents
+    .filter(keep)
+    .flatMap((e) => expand(e, from, to))
+    .filter((o) => {
+      const people = participantIds(tenant, o);
+      if (q.user_id && o.event.organizerId !== q.user_id && !people.includes(q.user_id)) return false;
+      if (
+        mine &&
+        o.event.organizerId !== user.id &&
+        !people.includes(user.id) &&
+        !bidsOf(tenant, o).some((b) => b.userId === user.id && isOpen(b))
+      )
+        return false;
+      return true;
+    });
   return out.sort((a, b) => a.start - b.start || a.event.title.localeCompare(b.event.title));
 }
 
-export const calendarEventList = (ctx: DomainContext, tenant: Tenant, user: UserRecord, q: EventFilter, mine = false) =>
-  ({ data: occurrences(ctx, tenant, user, q, mine).map((o) => toEvent(ctx, tenant, o)) });
+export const calendarEventList = (
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  q: EventFilter,
+  mine = false,
+) => ({ data: occurrences(ctx, tenant, user, q, mine).map((o) => toEvent(ctx, tenant, o)) });
 
-export const calendarList = (ctx: DomainContext, tenant: Tenant, user: UserRecord, q: EventFilter, mine = false) =>
-  ({ data: occurrences(ctx, tenant, user, q, mine).map((o) => toExtended(ctx, tenant, o)) });
+export const calendarList = (ctx: DomainContext, tenant: Tenant, user: UserRecord, q: EventFilter, mine = false) => ({
+  data: occurrences(ctx, tenant, user, q, mine).map((o) => toExtended(ctx, tenant, o)),
+});
 
 /** Events (a recurring one once, by its parent id) matching q and the filters other than title and dates. */
-export function calendarItems(_ctx: DomainContext, tenant: Tenant, user: UserRecord, q: EventFilter & { q?: string | undefined }) {
+export function calendarItems(
+  _ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  q: EventFilter & { q?: string | undefined },
+) {
   const { title: _t, title_exact: _x, start_date_time: _s, end_date_time: _e, ...rest } = q;
   const keep = seriesFilter(tenant, user, rest);
-  const data = tenant.calendarEvents.filter(keep)
+  const data = tenant.calendarEvents
+    .filter(keep)
     .filter((e) => !rest.user_id || e.organizerId === rest.user_id || e.participantIds.includes(rest.user_id))
     .map((e) => ({ id: e.id, title: e.title }))
     .sort((a, b) => a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
@@ -196,10 +276,17 @@ export function calendarItems(_ctx: DomainContext, tenant: Tenant, user: UserRec
 export type EventAddress = { id: string; parent_id?: string | undefined; rec_date?: string | undefined };
 
 /** Finds the event or occurrence addressed by id (or parent_id and rec_date); 404 when unknown or not visible. */
-function resolve(tenant: Tenant, user: UserRecord, a: EventAddress, names = { parent: 'query.parent_id', rec: 'query.rec_date' }): Occurrence {
+function resolve(
+  tenant: Tenant,
+  user: UserRecord,
+  a: EventAddress,
+  names = { parent: 'query.parent_id', rec: 'query.rec_date' },
+): Occurrence {
   const notFound = () => fail.notFound(`calendar event ${a.id}${a.rec_date ? ` on ${a.rec_date}` : ''} not found`);
   if (a.rec_date !== undefined && !isDay(a.rec_date)) {
-    throw fail.validation(`${names.rec} must be a date YYYY-MM-DD`, [{ field: names.rec, message: 'must be YYYY-MM-DD' }]);
+    throw fail.validation(`${names.rec} must be a date YYYY-MM-DD`, [
+      { field: names.rec, message: 'must be YYYY-MM-DD' },
+    ]);
   }
   const event = tenant.calendarEvents.find((e) => e.id === (a.parent_id ?? a.id));
   if (!event || !canSee(tenant, user, event)) throw notFound();
@@ -209,7 +296,9 @@ function resolve(tenant: Tenant, user: UserRecord, a: EventAddress, names = { pa
   }
   if (a.rec_date === undefined) {
     if (a.parent_id !== undefined) {
-      throw fail.validation(`${names.rec} is required with ${names.parent}`, [{ field: names.rec, message: 'is required for an occurrence' }]);
+      throw fail.validation(`${names.rec} is required with ${names.parent}`, [
+        { field: names.rec, message: 'is required for an occurrence' },
+      ]);
     }
     // The series itself: dated by its first occurrence, addressed without parent and date.
     const first = expand(event, -Infinity, Infinity)[0]!;
@@ -225,9 +314,14 @@ const seriesOnly = (o: Occurrence) => o.event.recurrence !== null && o.recDate =
 
 function toBid(b: CalendarEventBidRecord): CalendarEventBid {
   return {
-    id: b.id, calendar_event_id: b.recDate ? occurrenceId(b.eventId, b.recDate) : b.eventId,
-    calendar_event_parent_id: b.recDate ? b.eventId : null, calendar_event_rec_date: b.recDate,
-    user_id: b.userId, status: b.status, created_at: b.createdAt, updated_at: b.updatedAt,
+    id: b.id,
+    calendar_event_id: b.recDate ? occurrenceId(b.eventId, b.recDate) : b.eventId,
+    calendar_event_parent_id: b.recDate ? b.eventId : null,
+    calendar_event_rec_date: b.recDate,
+    user_id: b.userId,
+    status: b.status,
+    created_at: b.createdAt,
+    updated_at: b.updatedAt,
   };
 }
 
@@ -236,19 +330,27 @@ function bidObstacles(ctx: DomainContext, tenant: Tenant, user: UserRecord, o: O
   const ru = tenant.tenant.locale === 'ru';
   const out: string[] = [];
   const people = participantIds(tenant, o);
-  if (o.event.bidMode === 'none') out.push(ru ? 'На это событие заявки не принимаются' : 'This event does not take participation requests');
-  else if (seriesOnly(o)) out.push(ru ? 'Укажите дату повторения события' : 'Choose an occurrence of the recurring event');
+  if (o.event.bidMode === 'none')
+    out.push(ru ? 'На это событие заявки не принимаются' : 'This event does not take participation requests');
+  else if (seriesOnly(o))
+    out.push(ru ? 'Укажите дату повторения события' : 'Choose an occurrence of the recurring event');
   else if (o.end <= ctx.now.getTime()) out.push(ru ? 'Событие уже прошло' : 'The event is over');
   else if (o.event.organizerId === user.id) out.push(ru ? 'Вы организатор этого события' : 'You organise this event');
-  else if (bidsOf(tenant, o).some((b) => b.userId === user.id && isOpen(b))) out.push(ru ? 'Заявка на участие уже подана' : 'You have already requested participation');
+  else if (bidsOf(tenant, o).some((b) => b.userId === user.id && isOpen(b)))
+    out.push(ru ? 'Заявка на участие уже подана' : 'You have already requested participation');
   else if (people.includes(user.id)) out.push(ru ? 'Вы уже участник события' : 'You already take part in this event');
-  else if (o.event.maxParticipants !== null && people.length >= o.event.maxParticipants) out.push(ru ? 'Свободных мест нет' : 'The event is full');
+  else if (o.event.maxParticipants !== null && people.length >= o.event.maxParticipants)
+    out.push(ru ? 'Свободных мест нет' : 'The event is full');
   return out;
 }
 
 function viewParts(ctx: DomainContext, tenant: Tenant, user: UserRecord, o: Occurrence) {
-  const bid = bidsOf(tenant, o).filter((b) => b.userId === user.id && isOpen(b)).at(-1) ?? null;
-  const role: CalendarEventUser['role'] | null = o.event.organizerId === user.id ? 'organizer' : participantIds(tenant, o).includes(user.id) ? 'participant' : null;
+  const bid =
+    bidsOf(tenant, o)
+      .filter((b) => b.userId === user.id && isOpen(b))
+      .at(-1) ?? null;
+  const role: CalendarEventUser['role'] | null =
+    o.event.organizerId === user.id ? 'organizer' : participantIds(tenant, o).includes(user.id) ? 'participant' : null;
   return {
     calendarEventUser: role ? { user: personBrief(ctx, tenant, user.id), role } : null,
     calendarEventBid: bid ? toBid(bid) : null,
@@ -257,7 +359,12 @@ function viewParts(ctx: DomainContext, tenant: Tenant, user: UserRecord, o: Occu
   };
 }
 
-export function calendarEventView(ctx: DomainContext, tenant: Tenant, user: UserRecord, a: EventAddress): CalendarEventView {
+export function calendarEventView(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  a: EventAddress,
+): CalendarEventView {
   const o = resolve(tenant, user, a);
   return { calendarEvent: toEvent(ctx, tenant, o), ...viewParts(ctx, tenant, user, o) };
 }
@@ -269,9 +376,21 @@ export function calendarView(ctx: DomainContext, tenant: Tenant, user: UserRecor
 
 // ---- types ----
 
-export type TypeQuery = { name?: string | undefined; is_used?: boolean | undefined; type_id?: number | undefined; page?: string | undefined; perPage?: string | undefined; url: string };
+export type TypeQuery = {
+  name?: string | undefined;
+  is_used?: boolean | undefined;
+  type_id?: number | undefined;
+  page?: string | undefined;
+  perPage?: string | undefined;
+  url: string;
+};
 
-export function calendarEventTypeList(_ctx: DomainContext, tenant: Tenant, _user: UserRecord, q: TypeQuery): Paged<CalendarEventType> {
+export function calendarEventTypeList(
+  _ctx: DomainContext,
+  tenant: Tenant,
+  _user: UserRecord,
+  q: TypeQuery,
+): Paged<CalendarEventType> {
   const used = new Set(tenant.calendarEvents.map((e) => e.typeId));
   const name = q.name?.trim() ? foldText(q.name.trim()) : null;
   const items = tenant.calendarEventTypes
@@ -284,35 +403,67 @@ export function calendarEventTypeList(_ctx: DomainContext, tenant: Tenant, _user
 
 // ---- requests ----
 
-export type BidInput = { calendar_event_id: string; calendar_event_parent_id?: string | undefined; calendar_event_rec_date?: string | undefined };
+export type BidInput = {
+  calendar_event_id: string;
+  calendar_event_parent_id?: string | undefined;
+  calendar_event_rec_date?: string | undefined;
+};
 
 export function calendarEventRequestCreate(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: BidInput) {
-  const o = resolve(tenant, user, { id: input.calendar_event_id, parent_id: input.calendar_event_parent_id, rec_date: input.calendar_event_rec_date },
-    { parent: 'body.calendar_event_parent_id', rec: 'body.calendar_event_rec_date' });
+  const o = resolve(
+    tenant,
+    user,
+    { id: input.calendar_event_id, parent_id: input.calendar_event_parent_id, rec_date: input.calendar_event_rec_date },
+    { parent: 'body.calendar_event_parent_id', rec: 'body.calendar_event_rec_date' },
+  );
   const ru = tenant.tenant.locale === 'ru';
   const errors = bidObstacles(ctx, tenant, user, o);
   if (errors.length > 0) {
-    return { success: false, message: ru ? 'Не удалось подать заявку' : 'The request could not be made', errors, data: null };
+    return {
+      success: false,
+      message: ru ? 'Не удалось подать заявку' : 'The request could not be made',
+      errors,
+      data: null,
+    };
   }
   const at = ctx.now.toISOString();
   const bid: CalendarEventBidRecord = {
-    id: newUuid(ctx.store, 'calendar-event-bid'), eventId: o.event.id, recDate: o.recDate, userId: user.id,
-    status: o.event.bidMode === 'auto' ? 'approved' : 'pending', createdAt: at, updatedAt: at,
+    id: newUuid(ctx.store, 'calendar-event-bid'),
+    eventId: o.event.id,
+    recDate: o.recDate,
+    userId: user.id,
+    status: o.event.bidMode === 'auto' ? 'approved' : 'pending',
+    createdAt: at,
+    updatedAt: at,
   };
   ctx.store.insert(tenant, 'calendarEventBids', bid);
-  const message = bid.status === 'approved'
-    ? (ru ? 'Заявка принята: вы участник события' : 'Request approved: you take part in the event')
-    : (ru ? 'Заявка отправлена организатору' : 'Request sent to the organiser');
+  const message =
+    bid.status === 'approved'
+      ? ru
+        ? 'Заявка принята: вы участник события'
+        : 'Request approved: you take part in the event'
+      : ru
+        ? 'Заявка отправлена организатору'
+        : 'Request sent to the organiser';
   return { success: true, message, errors: null, data: toBid(bid) };
 }
 
-export function calendarEventRequestCancel(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { id: string }) {
+export function calendarEventRequestCancel(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  input: { id: string },
+) {
   // Another user's request is "not found" too: its existence is not revealed.
   const bid = tenant.calendarEventBids.find((b) => b.id === input.id && b.userId === user.id);
   if (!bid) throw fail.notFound(`participation request ${input.id} not found`);
   const ru = tenant.tenant.locale === 'ru';
   if (!isOpen(bid)) {
-    return { success: false, message: ru ? 'Заявку нельзя отменить' : 'The request cannot be cancelled', errors: [ru ? `Заявка уже в статусе ${bid.status}` : `The request is already ${bid.status}`] };
+    return {
+      success: false,
+      message: ru ? 'Заявку нельзя отменить' : 'The request cannot be cancelled',
+      errors: [ru ? `Заявка уже в статусе ${bid.status}` : `The request is already ${bid.status}`],
+    };
   }
   ctx.store.update(tenant, 'calendarEventBids', bid, { status: 'cancelled', updatedAt: ctx.now.toISOString() });
   return { success: true, message: ru ? 'Заявка отменена' : 'Request cancelled', errors: null };

@@ -15,8 +15,14 @@ export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProces
   const file = tenant.files.find((f) => f.id === r.fileId);
   const status = r.finished ? (r.result?.error ? 'failed' : 'finished') : r.started ? 'processing' : 'queued';
   return {
-    id: r.id, file: { id: r.fileId, name: file?.name ?? '', url: absolute(ctx, `/files/${r.fileId}/download`) },
-    created: r.created, started: r.started, finished: r.finished, status, arguments: r.arguments, result: r.result,
+    id: r.id,
+    file: { id: r.fileId, name: file?.name ?? '', url: absolute(ctx, `/files/${r.fileId}/download`) },
+    created: r.created,
+    started: r.started,
+    finished: r.finished,
+    status,
+    arguments: r.arguments,
+    result: r.result,
   };
 }
 
@@ -24,13 +30,25 @@ export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProces
 const visible = (tenant: Tenant, user: UserRecord, seeAll: boolean) =>
   tenant.fileProcessing.filter((r) => seeAll || r.userId === user.id);
 
-export function listProcessing(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: PageRequest & { url: string; seeAll: boolean }) {
-  const list = visible(tenant, user, q.seeAll).sort((a, b) => b.created.localeCompare(a.created) || a.id.localeCompare(b.id));
+export function listProcessing(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  q: PageRequest & { url: string; seeAll: boolean },
+) {
+  const list = visible(tenant, user, q.seeAll).sort(
+    (a, b) => b.created.localeCompare(a.created) || a.id.localeCompare(b.id),
+  );
   const page = paginate(list, q, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
   return { ...page, data: page.data.map((r) => processingView(ctx, tenant, r)) };
 }
 
-export function viewProcessing(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { id: string; seeAll: boolean }): FileProcessing {
+export function viewProcessing(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  q: { id: string; seeAll: boolean },
+): FileProcessing {
   const r = recordById(visible(tenant, user, q.seeAll), q.id, 'file processing');
   return processingView(ctx, tenant, r);
 }
@@ -44,8 +62,18 @@ export function startExcelProcessing(ctx: DomainContext, tenant: Tenant, user: U
     const id = body.file_processing_id.trim();
     const known = visible(tenant, user, true).find((r) => r.id === id);
     const answer = known
-      ? { success: true, message: known.finished ? 'finished' : 'still processing', errors: null, data: processingView(ctx, tenant, known) }
-      : { success: false, message: `warning: file processing "${id.slice(0, 40)}" not found`, errors: [`file_processing_id: not found`], data: null };
+      ? {
+          success: true,
+          message: known.finished ? 'finished' : 'still processing',
+          errors: null,
+          data: processingView(ctx, tenant, known),
+        }
+      : {
+          success: false,
+          message: `warning: file processing "${id.slice(0, 40)}" not found`,
+          errors: [`file_processing_id: not found`],
+          data: null,
+        };
     return { record: null, answer };
   }
   const errors: string[] = [];
@@ -53,8 +81,10 @@ export function startExcelProcessing(ctx: DomainContext, tenant: Tenant, user: U
   const file = isUuid(fileId) ? tenant.files.find((f) => f.id === fileId) : undefined;
   if (!fileId) errors.push('file_id: is required');
   else if (!file) errors.push(`file_id: no file ${fileId.slice(0, 40)}`);
-  else if (file.status !== 'UPLOADED' || file.contentBase64 === null) errors.push('file_id: the file is not uploaded yet (call /file/finish-upload)');
-  else if (!['xlsx', 'csv'].includes(file.ext.toLowerCase())) errors.push('file_id: only .xlsx and .csv files can be processed');
+  else if (file.status !== 'UPLOADED' || file.contentBase64 === null)
+    errors.push('file_id: the file is not uploaded yet (call /file/finish-upload)');
+  else if (!['xlsx', 'csv'].includes(file.ext.toLowerCase()))
+    errors.push('file_id: only .xlsx and .csv files can be processed');
   const m = body.mapping ?? {};
   const mapping: ColumnMapping = { amount: m.amount ?? '' };
   for (const field of ['email', 'user_id', 'amount', 'comment', 'entity_id', 'reference_id'] as const) {
@@ -65,21 +95,41 @@ export function startExcelProcessing(ctx: DomainContext, tenant: Tenant, user: U
   }
   if (!m.amount) errors.push('mapping.amount: is required');
   if (!m.email && !m.user_id) errors.push('mapping: email or user_id is required');
-  if (errors.length > 0 || !file) return { record: null, answer: { success: false, message: 'the file was not queued', errors, data: null } };
+  if (errors.length > 0 || !file)
+    return { record: null, answer: { success: false, message: 'the file was not queued', errors, data: null } };
   const record: FileProcessingRecord = {
-    id: newUuid(ctx.store, 'file-processing'), userId: user.id, fileId: file.id, type: 'wallet-transaction',
-    created: ctx.now.toISOString(), started: null, finished: null,
-    arguments: { file_id: file.id, mapping, first_row: body.first_row ?? 2 }, result: null,
+    id: newUuid(ctx.store, 'file-processing'),
+    userId: user.id,
+    fileId: file.id,
+    type: 'wallet-transaction',
+    created: ctx.now.toISOString(),
+    started: null,
+    finished: null,
+    arguments: { file_id: file.id, mapping, first_row: body.first_row ?? 2 },
+    result: null,
   };
   ctx.store.insert(tenant, 'fileProcessing', record);
-  return { record, answer: { success: true, message: 'queued: poll /file-processing/view', errors: null, data: processingView(ctx, tenant, record) } };
+  return {
+    record,
+    answer: {
+      success: true,
+      message: 'queued: poll /file-processing/view',
+      errors: null,
+      data: processingView(ctx, tenant, record),
+    },
+  };
 }
 
 /**
  * Parses the file of a queued record outside the request; `clock` gives the sandbox time at start and at finish.
  * The record is looked up again before each write: the sandbox may have been reset meanwhile.
  */
-export async function runExcelProcessing(store: SandboxStore, tenantId: string, recordId: string, clock: () => string): Promise<void> {
+export async function runExcelProcessing(
+  store: SandboxStore,
+  tenantId: string,
+  recordId: string,
+  clock: () => string,
+): Promise<void> {
   const current = () => {
     const tenant = store.tenant(tenantId);
     const record = tenant?.fileProcessing.find((r) => r.id === recordId);
@@ -96,11 +146,18 @@ export async function runExcelProcessing(store: SandboxStore, tenantId: string, 
     if (!file || file.contentBase64 === null) throw new Error('the file is gone');
     const bytes = Buffer.from(file.contentBase64, 'base64');
     const sheet: SheetRows = file.ext.toLowerCase() === 'csv' ? readCsv(bytes) : await readXlsx(bytes);
-    const rows = sheet.filter((r) => r.row >= record.arguments.first_row).map((r) => parseRow(tenant, record.arguments.mapping, r));
+    const rows = sheet
+      .filter((r) => r.row >= record.arguments.first_row)
+      .map((r) => parseRow(tenant, record.arguments.mapping, r));
     const valid = rows.filter((r) => r.valid);
     result = {
-      ...empty, error: null, total: rows.length, valid: valid.length, invalid: rows.length - valid.length,
-      totalAmount: roundMoney(valid.reduce((s, r) => s + (r.amount ?? 0), 0)), rows,
+      ...empty,
+      error: null,
+      total: rows.length,
+      valid: valid.length,
+      invalid: rows.length - valid.length,
+      totalAmount: roundMoney(valid.reduce((s, r) => s + (r.amount ?? 0), 0)),
+      rows,
     };
   } catch (e) {
     result = { ...empty, error: `the file could not be read: ${e instanceof Error ? e.message : String(e)}` };
@@ -110,7 +167,10 @@ export async function runExcelProcessing(store: SandboxStore, tenantId: string, 
 }
 
 function parseRow(tenant: Tenant, mapping: ColumnMapping, r: { row: number; cells: string[] }): ParsedRow {
-  const at = (spec: string | undefined) => { const i = columnIndex(spec); return i === null ? '' : r.cells[i] ?? ''; };
+  const at = (spec: string | undefined) => {
+    const i = columnIndex(spec);
+    return i === null ? '' : (r.cells[i] ?? '');
+  };
   const problems: string[] = [];
   const email = at(mapping.email) || null;
   const userIdText = at(mapping.user_id) || null;
@@ -121,12 +181,19 @@ function parseRow(tenant: Tenant, mapping: ColumnMapping, r: { row: number; cell
   else if (user.state !== 'active') problems.push(`user is ${user.state}`);
   const amountText = at(mapping.amount);
   const amount = parseAmount(amountText === '' ? undefined : amountText);
-  if (typeof amount === 'string') problems.push(amountText === '' ? 'amount: empty' : `${amount} (got "${amountText.slice(0, 40)}")`);
+  if (typeof amount === 'string')
+    problems.push(amountText === '' ? 'amount: empty' : `${amount} (got "${amountText.slice(0, 40)}")`);
   return {
-    row: r.row, userId: user?.id ?? null, email: email ?? user?.email ?? null, userName: user?.name ?? null,
-    amount: typeof amount === 'number' ? amount : null, comment: at(mapping.comment) || null,
-    entityId: at(mapping.entity_id) || null, referenceId: at(mapping.reference_id) || null,
-    valid: problems.length === 0, problems,
+    row: r.row,
+    userId: user?.id ?? null,
+    email: email ?? user?.email ?? null,
+    userName: user?.name ?? null,
+    amount: typeof amount === 'number' ? amount : null,
+    comment: at(mapping.comment) || null,
+    entityId: at(mapping.entity_id) || null,
+    referenceId: at(mapping.reference_id) || null,
+    valid: problems.length === 0,
+    problems,
   };
 }
 
@@ -135,22 +202,44 @@ export function createFromExcel(ctx: DomainContext, tenant: Tenant, user: UserRe
   const id = (body.file_processing_id ?? '').trim();
   const record = tenant.fileProcessing.find((r) => r.id === id);
   const refuse = (message: string, errors: string[] = [message]) => ({ success: false, message, errors, data: null });
-  if (!record) return refuse(`warning: file processing "${id.slice(0, 40)}" not found; process the file first with /admin/wallet-transaction/excel-processing`);
-  if (!record.finished || !record.result) return refuse('warning: the file is still being processed; poll /file-processing/view');
+  if (!record)
+    return refuse(
+      `warning: file processing "${id.slice(0, 40)}" not found; process the file first with /admin/wallet-transaction/excel-processing`,
+    );
+  if (!record.finished || !record.result)
+    return refuse('warning: the file is still being processed; poll /file-processing/view');
   if (record.result.error) return refuse(`warning: the file could not be processed: ${record.result.error}`);
   if (record.result.postedAt) return refuse('warning: the transactions of this file were already posted');
   const type = parseOperationType(body.operation_type_id);
   if (typeof type === 'string') return refuse('the transactions were not created', [type]);
   const comment = (body.comment ?? '').trim();
   const rows = record.result.rows.filter((r) => r.valid && r.userId !== null && r.amount !== null);
-  if (rows.some((r) => !r.comment) && comment === '') return refuse('the transactions were not created', ['comment: is required for rows without a comment']);
+  if (rows.some((r) => !r.comment) && comment === '')
+    return refuse('the transactions were not created', ['comment: is required for rows without a comment']);
   const result = postTransactions(ctx, tenant, {
-    operationTypeId: type, senderWalletId: body.sender_wallet_id ?? null, createdBy: user.id,
-    lines: rows.map((r) => ({ userId: r.userId!, amount: r.amount!, comment: r.comment ?? comment, entityId: r.entityId, referenceId: r.referenceId })),
+    operationTypeId: type,
+    senderWalletId: body.sender_wallet_id ?? null,
+    createdBy: user.id,
+    lines: rows.map((r) => ({
+      userId: r.userId!,
+      amount: r.amount!,
+      comment: r.comment ?? comment,
+      entityId: r.entityId,
+      referenceId: r.referenceId,
+    })),
   });
   if (!result.batch) return refuse('the transactions were not created', result.errors);
   ctx.store.update(tenant, 'fileProcessing', record, {
-    result: { ...record.result, postedAt: ctx.now.toISOString(), transactionIds: result.batch.transactions.map((t) => t.id) },
+    result: {
+      ...record.result,
+      postedAt: ctx.now.toISOString(),
+      transactionIds: result.batch.transactions.map((t) => t.id),
+    },
   });
-  return { success: true, message: `${result.batch.count} transaction(s) created from ${record.result.total} row(s)`, errors: null, data: result.batch };
+  return {
+    success: true,
+    message: `${result.batch.count} transaction(s) created from ${record.result.total} row(s)`,
+    errors: null,
+    data: result.batch,
+  };
 }

@@ -4,7 +4,13 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { fail } from '../errors.js';
 import type { Static } from '@sinclair/typebox';
 import {
-  uploadLimitBytes, type FileCount, type FileIndex, type FileIndexQuery, type PreparedUpload, type PrepareUpload, type SignedQuery,
+  uploadLimitBytes,
+  type FileCount,
+  type FileIndex,
+  type FileIndexQuery,
+  type PreparedUpload,
+  type PrepareUpload,
+  type SignedQuery,
 } from '../schemas/files.js';
 import type { FileRecord, FileType, UserRecord } from '../schemas/records.js';
 import type { SandboxStore, Tenant } from '../store/store.js';
@@ -24,18 +30,34 @@ const secretOf = (store: SandboxStore) => hashSecret(`upload:${store.meta.seed}`
 const sign = (store: SandboxStore, action: 'upload' | 'download', tenantId: string, fileId: string, expires: number) =>
   createHmac('sha256', secretOf(store)).update(`${action}\n${tenantId}\n${fileId}\n${expires}`).digest('hex');
 
-function signedUrl(ctx: DomainContext, action: 'upload' | 'download', tenantId: string, fileId: string, seconds: number) {
+function signedUrl(
+  ctx: DomainContext,
+  action: 'upload' | 'download',
+  tenantId: string,
+  fileId: string,
+  seconds: number,
+) {
   const expires = Math.floor(ctx.now.getTime() / 1000) + seconds;
-  const q = new URLSearchParams({ tenant: tenantId, expires: String(expires), signature: sign(ctx.store, action, tenantId, fileId, expires) });
+  const q = new URLSearchParams({
+    tenant: tenantId,
+    expires: String(expires),
+    signature: sign(ctx.store, action, tenantId, fileId, expires),
+  });
   return { url: absolute(ctx, `/files/${fileId}/${action}?${q.toString()}`), expires };
 }
 
 /** Checks a signed address (constant-time compare) and returns the file it addresses; 403 for expired or forged. */
-function verify(ctx: DomainContext, action: 'upload' | 'download', fileId: string, q: Signed): { tenant: Tenant; file: FileRecord } {
+function verify(
+  ctx: DomainContext,
+  action: 'upload' | 'download',
+  fileId: string,
+  q: Signed,
+): { tenant: Tenant; file: FileRecord } {
   const expires = Number(q.expires);
   const expected = Buffer.from(sign(ctx.store, action, q.tenant, fileId, expires), 'hex');
   const given = Buffer.from(/^[0-9a-f]+$/i.test(q.signature) ? q.signature : '', 'hex');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw fail.forbidden(`invalid ${action} signature`);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw fail.forbidden(`invalid ${action} signature`);
   if (expires * 1000 <= ctx.now.getTime()) throw fail.forbidden(`the ${action} address has expired: ask for a new one`);
   const tenant = ctx.store.tenant(q.tenant);
   const file = tenant?.files.find((f) => f.id === fileId);
@@ -47,8 +69,16 @@ function verify(ctx: DomainContext, action: 'upload' | 'download', fileId: strin
 
 function toIndex(ctx: DomainContext, tenant: Tenant, f: FileRecord): FileIndex {
   return {
-    id: f.id, name: f.name, ext: f.ext, file_type: f.fileType as FileType, mime_type: f.mimeType, size: f.size, is_public: f.isPublic,
-    status: f.status, created_at: f.createdAt, uploaded_at: f.uploadedAt,
+    id: f.id,
+    name: f.name,
+    ext: f.ext,
+    file_type: f.fileType as FileType,
+    mime_type: f.mimeType,
+    size: f.size,
+    is_public: f.isPublic,
+    status: f.status,
+    created_at: f.createdAt,
+    uploaded_at: f.uploadedAt,
     url: signedUrl(ctx, 'download', tenant.tenant.id, f.id, signedLifetimes.downloadSeconds).url,
   };
 }
@@ -56,21 +86,41 @@ function toIndex(ctx: DomainContext, tenant: Tenant, f: FileRecord): FileIndex {
 const uploadedOf = (tenant: Tenant, user: UserRecord, search?: string) =>
   tenant.files.filter((f) => f.userId === user.id && f.status === 'UPLOADED' && matchesText(search, [f.name]));
 
-export function fileIndex(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: Static<typeof FileIndexQuery>, url: string) {
+export function fileIndex(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  q: Static<typeof FileIndexQuery>,
+  url: string,
+) {
   const items = uploadedOf(tenant, user, q.search).filter((f) => !q.file_type || f.fileType === q.file_type);
   const sorted = sortBy(items, q.sort || '-created_at', {
-    name: (f) => f.name, ext: (f) => f.ext, file_type: (f) => f.fileType, mime_type: (f) => f.mimeType, created_at: (f) => f.createdAt,
+    name: (f) => f.name,
+    ext: (f) => f.ext,
+    file_type: (f) => f.fileType,
+    mime_type: (f) => f.mimeType,
+    created_at: (f) => f.createdAt,
   });
   return pageOf(sorted, q, url, (f) => toIndex(ctx, tenant, f));
 }
 
-export function fileCount(_ctx: DomainContext, tenant: Tenant, user: UserRecord, q: { search?: string | undefined }): FileCount {
+export function fileCount(
+  _ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  q: { search?: string | undefined },
+): FileCount {
   const count: FileCount = { image: 0, video: 0, document: 0, archive: 0, other: 0, encrypted: 0 };
   for (const f of uploadedOf(tenant, user, q.search)) count[f.fileType as keyof FileCount]++;
   return count;
 }
 
-export function prepareUpload(ctx: DomainContext, tenant: Tenant, user: UserRecord, body: PrepareUpload): PreparedUpload {
+export function prepareUpload(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  body: PrepareUpload,
+): PreparedUpload {
   const name = body.name.trim().replace(/[\\/]/g, '_');
   if (!name) throw fail.validation('name must not be blank', [{ field: 'body.name', message: 'must not be blank' }]);
   let file = body.id ? tenant.files.find((f) => f.id === body.id) : undefined;
@@ -78,25 +128,56 @@ export function prepareUpload(ctx: DomainContext, tenant: Tenant, user: UserReco
   if (file && file.status === 'UPLOADED') throw fail.conflict(`file ${file.id} is already uploaded`);
   const mimeType = detectMime(name, body.mimeType ?? file?.mimeType);
   if (file) {
-    file = ctx.store.update(tenant, 'files', file, { name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType), isPublic: body.is_public, size: body.size ?? file.size });
+    file = ctx.store.update(tenant, 'files', file, {
+      name,
+      ext: extOf(name),
+      mimeType,
+      fileType: fileTypeOf(name, mimeType),
+      isPublic: body.is_public,
+      size: body.size ?? file.size,
+    });
   } else {
     file = {
-      id: body.id ?? newUuid(ctx.store, 'file'), userId: user.id, name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType),
-      size: body.size ?? 0, isPublic: body.is_public, status: 'PREPARED', createdAt: ctx.now.toISOString(), uploadedAt: null, contentBase64: null,
+      id: body.id ?? newUuid(ctx.store, 'file'),
+      userId: user.id,
+      name,
+      ext: extOf(name),
+      mimeType,
+      fileType: fileTypeOf(name, mimeType),
+      size: body.size ?? 0,
+      isPublic: body.is_public,
+      status: 'PREPARED',
+      createdAt: ctx.now.toISOString(),
+      uploadedAt: null,
+      contentBase64: null,
     };
     ctx.store.insert(tenant, 'files', file);
   }
   const { url, expires } = signedUrl(ctx, 'upload', tenant.tenant.id, file.id, signedLifetimes.uploadSeconds);
-  return { id: file.id, uploadUrl: url, method: 'PUT', expiresAt: new Date(expires * 1000).toISOString(), maxSize: uploadLimitBytes, status: file.status };
+  return {
+    id: file.id,
+    uploadUrl: url,
+    method: 'PUT',
+    expiresAt: new Date(expires * 1000).toISOString(),
+    maxSize: uploadLimitBytes,
+    status: file.status,
+  };
 }
 
 /** PUT of the raw bytes to a signed upload address; a repeated PUT before finish-upload replaces them. */
-export function uploadBytes(ctx: DomainContext, fileId: string, q: Signed, bytes: Buffer, contentType: string | undefined) {
+export function uploadBytes(
+  ctx: DomainContext,
+  fileId: string,
+  q: Signed,
+  bytes: Buffer,
+  contentType: string | undefined,
+) {
   const { tenant, file } = verify(ctx, 'upload', fileId, q);
   if (file.status === 'UPLOADED') throw fail.conflict(`file ${fileId} is already uploaded`);
   const declared = contentType?.split(';')[0]?.trim();
   ctx.store.update(tenant, 'files', file, {
-    contentBase64: bytes.toString('base64'), size: bytes.length,
+    contentBase64: bytes.toString('base64'),
+    size: bytes.length,
     ...(file.mimeType === 'application/octet-stream' && declared ? { mimeType: detectMime(file.name, declared) } : {}),
   });
   return { success: true, id: file.id, size: bytes.length };
@@ -106,17 +187,25 @@ export function finishUpload(ctx: DomainContext, tenant: Tenant, user: UserRecor
   const file = tenant.files.find((f) => f.id === id && f.userId === user.id);
   if (!file) throw fail.notFound(`file ${id} not found`);
   if (file.status === 'UPLOADED') return toIndex(ctx, tenant, file);
-  if (file.contentBase64 === null) throw fail.conflict(`no bytes arrived for file ${id} yet: PUT them to the uploadUrl first`);
+  if (file.contentBase64 === null)
+    throw fail.conflict(`no bytes arrived for file ${id} yet: PUT them to the uploadUrl first`);
   const mimeType = detectMime(file.name, file.mimeType);
   const uploaded = ctx.store.update(tenant, 'files', file, {
-    status: 'UPLOADED', uploadedAt: ctx.now.toISOString(), size: Buffer.from(file.contentBase64, 'base64').length,
-    mimeType, fileType: fileTypeOf(file.name, mimeType),
+    status: 'UPLOADED',
+    uploadedAt: ctx.now.toISOString(),
+    size: Buffer.from(file.contentBase64, 'base64').length,
+    mimeType,
+    fileType: fileTypeOf(file.name, mimeType),
   });
   return toIndex(ctx, tenant, uploaded);
 }
 
 /** The bytes behind a signed download address (uploaded files only). */
-export function downloadFile(ctx: DomainContext, fileId: string, q: Signed): { bytes: Buffer; mimeType: string; name: string } {
+export function downloadFile(
+  ctx: DomainContext,
+  fileId: string,
+  q: Signed,
+): { bytes: Buffer; mimeType: string; name: string } {
   const { file } = verify(ctx, 'download', fileId, q);
   if (file.status !== 'UPLOADED' || file.contentBase64 === null) throw fail.notFound(`file ${fileId} is not uploaded`);
   return { bytes: Buffer.from(file.contentBase64, 'base64'), mimeType: file.mimeType, name: file.name };

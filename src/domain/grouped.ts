@@ -12,7 +12,10 @@ const groups = new WeakMap<object, WeakMap<(item: never) => string, Groups<unkno
  */
 export function groupedBy<T>(list: readonly T[], key: (item: T) => string, wanted: string): readonly T[] {
   let perKey = groups.get(list);
-  if (!perKey) { perKey = new WeakMap(); groups.set(list, perKey); }
+  if (!perKey) {
+    perKey = new WeakMap();
+    groups.set(list, perKey);
+  }
   let g = perKey.get(key as (item: never) => string) as Groups<T> | undefined;
   if (!g || list.length < g.length || (g.length > 0 && list[g.length - 1] !== g.last)) {
     g = { length: 0, last: undefined, byKey: new Map() };
@@ -22,14 +25,18 @@ export function groupedBy<T>(list: readonly T[], key: (item: T) => string, wante
     const item = list[i]!;
     const k = key(item);
     const bucket = g.byKey.get(k);
-    if (bucket) bucket.push(item); else g.byKey.set(k, [item]);
+    if (bucket) bucket.push(item);
+    else g.byKey.set(k, [item]);
   }
   g.length = list.length;
   g.last = list[list.length - 1];
   return g.byKey.get(wanted) ?? [];
 }
 
-const sets = new WeakMap<readonly string[], { length: number; first: string | undefined; last: string | undefined; set: Set<string> }>();
+const sets = new WeakMap<
+  readonly string[],
+  { length: number; first: string | undefined; last: string | undefined; set: Set<string> }
+>();
 /** `list.includes(id)` through a Set kept while the list keeps its length and ends. */
 export function includesId(list: readonly string[], id: string): boolean {
   if (list.length < 16) return list.includes(id);
@@ -41,7 +48,8 @@ export function includesId(list: readonly string[], id: string): boolean {
   return s.set.has(id);
 }
 
-const isStamp = (s: string) => s.length === 24 ? s[10] === 'T' && s[23] === 'Z' && s[19] === '.' : s.length === 10 && s[4] === '-' && s[7] === '-';
+const isStamp = (s: string) =>
+  s.length === 24 ? s[10] === 'T' && s[23] === 'Z' && s[19] === '.' : s.length === 10 && s[4] === '-' && s[7] === '-';
 /**
  * `a.localeCompare(b)` for stored dates and times: two of the same canonical shape (yyyy-MM-dd, or
  * yyyy-MM-ddTHH:mm:ss.sssZ as the schemas and toISOString write them) differ first in a digit, where collation
@@ -63,10 +71,16 @@ export function newestWithin<T>(list: readonly T[], stamp: (item: T) => string, 
   let s = sortedCopies.get(list) as Sorted<T> | undefined;
   if (!s || s.length !== list.length || s.last !== list[list.length - 1]) {
     const canonical = list.every((x) => isStamp(stamp(x)) && stamp(x).length === 24);
-    s = { length: list.length, last: list[list.length - 1], canonical, sorted: [...list].sort((a, b) => compareStamp(stamp(b), stamp(a))) };
+    s = {
+      length: list.length,
+      last: list[list.length - 1],
+      canonical,
+      sorted: [...list].sort((a, b) => compareStamp(stamp(b), stamp(a))),
+    };
     sortedCopies.set(list, s as Sorted<unknown>);
   }
-  if (!s.canonical) return list.filter((x) => stamp(x) >= from && stamp(x) <= to).sort((a, b) => compareStamp(stamp(b), stamp(a)));
+  if (!s.canonical)
+    return list.filter((x) => stamp(x) >= from && stamp(x) <= to).sort((a, b) => compareStamp(stamp(b), stamp(a)));
   const out: T[] = [];
   for (const x of s.sorted) {
     const t = stamp(x);

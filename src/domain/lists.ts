@@ -22,7 +22,10 @@ export type Paged<T> = { data: T[]; _meta: PageMeta; _links: PageLinks };
 const toInt = (v: string | number | undefined, field: string): number | undefined => {
   if (v === undefined || v === '') return undefined;
   const n = typeof v === 'number' ? v : /^-?\d+$/.test(v) ? Number(v) : NaN;
-  if (!Number.isSafeInteger(n)) throw fail.validation(`${field} must be a whole number`, [{ field: `query.${field}`, message: 'must be a whole number' }]);
+  if (!Number.isSafeInteger(n))
+    throw fail.validation(`${field} must be a whole number`, [
+      { field: `query.${field}`, message: 'must be a whole number' },
+    ]);
   return n;
 };
 
@@ -34,7 +37,9 @@ const toInt = (v: string | number | undefined, field: string): number | undefine
 export function paginate<T>(items: readonly T[], req: PageRequest, policy: PagePolicy, url: string): Paged<T> {
   let perPage = toInt(req.perPage, 'per-page') ?? policy.defaultPerPage;
   if (policy.strict && (perPage < 1 || perPage > policy.maxPerPage)) {
-    throw fail.validation(`per-page must be from 1 to ${policy.maxPerPage}`, [{ field: 'query.per-page', message: `must be from 1 to ${policy.maxPerPage}` }]);
+    throw fail.validation(`per-page must be from 1 to ${policy.maxPerPage}`, [
+      { field: 'query.per-page', message: `must be from 1 to ${policy.maxPerPage}` },
+    ]);
   }
   perPage = Math.min(Math.max(perPage, 1), policy.maxPerPage);
   const page = Math.max(toInt(req.page, 'page') ?? 1, 1);
@@ -55,7 +60,13 @@ export function paginate<T>(items: readonly T[], req: PageRequest, policy: PageP
 export type ListQuery = { page?: string | undefined; 'per-page'?: string | undefined };
 
 /** One page of a list (`defaultPerPage` a page, at most 100), its items shown as `view` makes them. */
-export function pageOf<T, R>(items: readonly T[], q: ListQuery, url: string, view: (item: T) => R, defaultPerPage = 20): Paged<R> {
+export function pageOf<T, R>(
+  items: readonly T[],
+  q: ListQuery,
+  url: string,
+  view: (item: T) => R,
+  defaultPerPage = 20,
+): Paged<R> {
   const page = paginate(items, { page: q.page, perPage: q['per-page'] }, { defaultPerPage, maxPerPage: 100 }, url);
   return { ...page, data: page.data.map((item) => view(item)) };
 }
@@ -78,19 +89,29 @@ export function parseDayRange(value: string | undefined, field: string): DayRang
   if (value === undefined || value === '') return null;
   const parts = value.split('|');
   const detail = (message: string) => [{ field: `query.${field}`, message }];
-  if (parts.length !== 2) throw fail.validation(`${field} must be a range yyyy-MM-dd|yyyy-MM-dd`, detail('must be yyyy-MM-dd|yyyy-MM-dd'));
+  if (parts.length !== 2)
+    throw fail.validation(`${field} must be a range yyyy-MM-dd|yyyy-MM-dd`, detail('must be yyyy-MM-dd|yyyy-MM-dd'));
   if (parts.some((p) => /\d[T ]\d{1,2}:\d{2}/.test(p))) {
-    throw fail.unprocessable(`${field}: a time of day is not accepted, only yyyy-MM-dd|yyyy-MM-dd`, detail('a time of day is not accepted'));
+    throw fail.unprocessable(
+      `${field}: a time of day is not accepted, only yyyy-MM-dd|yyyy-MM-dd`,
+      detail('a time of day is not accepted'),
+    );
   }
   const [from = '', to = ''] = parts.map((p) => p.trim());
   for (const side of [from, to]) {
-    if (side !== '' && !isDay(side)) throw fail.validation(`${field}: "${side.slice(0, 40)}" is not a date yyyy-MM-dd`, detail('must be yyyy-MM-dd|yyyy-MM-dd'));
+    if (side !== '' && !isDay(side))
+      throw fail.validation(
+        `${field}: "${side.slice(0, 40)}" is not a date yyyy-MM-dd`,
+        detail('must be yyyy-MM-dd|yyyy-MM-dd'),
+      );
   }
-  if (from && to && from > to) throw fail.validation(`${field}: the range starts after it ends`, detail('start must not be after end'));
+  if (from && to && from > to)
+    throw fail.validation(`${field}: the range starts after it ends`, detail('start must not be after end'));
   return { from: from || '0000-01-01', to: to || '9999-12-31' };
 }
 
-export const isDay = (s: string) => /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s)) && new Date(s).toISOString().startsWith(s);
+export const isDay = (s: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(s)) && new Date(s).toISOString().startsWith(s);
 
 /** Whether a date or date-time falls within a day range (days inclusive). */
 export const inDayRange = (stamp: string | null | undefined, range: DayRange | null) =>
@@ -100,15 +121,32 @@ export const inDayRange = (stamp: string | null | undefined, range: DayRange | n
  * Sorts by `sort` written `field`, `+field` or `-field` (descending), over the allowed fields; unknown is a 400.
  * @example sortBy(files, '-created_at', { created_at: (f) => f.createdAt, name: (f) => f.name })
  */
-export function sortBy<T>(items: readonly T[], sort: string, keys: Record<string, (item: T) => string | number | null>): T[] {
+export function sortBy<T>(
+  items: readonly T[],
+  sort: string,
+  keys: Record<string, (item: T) => string | number | null>,
+): T[] {
   const desc = sort.startsWith('-');
   const field = sort.replace(/^[+-]/, '');
   const key = Object.hasOwn(keys, field) ? keys[field] : undefined;
-  if (!key) throw fail.validation(`sort: unknown field "${field.slice(0, 40)}"; use one of ${Object.keys(keys).join(', ')} with an optional + or - prefix`, [{ field: 'query.sort', message: `must be one of ${Object.keys(keys).join(', ')}` }]);
+  if (!key)
+    throw fail.validation(
+      `sort: unknown field "${field.slice(0, 40)}"; use one of ${Object.keys(keys).join(', ')} with an optional + or - prefix`,
+      [{ field: 'query.sort', message: `must be one of ${Object.keys(keys).join(', ')}` }],
+    );
   return [...items].sort((a, b) => {
     const x = key(a);
     const y = key(b);
-    const c = x === null ? (y === null ? 0 : 1) : y === null ? -1 : typeof x === 'number' && typeof y === 'number' ? x - y : compareRuEnBaseNumeric(String(x), String(y));
+    const c =
+      x === null
+        ? y === null
+          ? 0
+          : 1
+        : y === null
+          ? -1
+          : typeof x === 'number' && typeof y === 'number'
+            ? x - y
+            : compareRuEnBaseNumeric(String(x), String(y));
     return desc ? -c : c;
   });
 }
@@ -123,7 +161,8 @@ export function queryWords(q: string | undefined): string[] | null {
 }
 
 /** The texts searched by matchesText, folded into one (the separator keeps a word from spanning two texts). */
-export const foldedHay = (texts: ReadonlyArray<string | null | undefined>) => foldText(texts.filter(Boolean).join(' \u0000 '));
+export const foldedHay = (texts: ReadonlyArray<string | null | undefined>) =>
+  foldText(texts.filter(Boolean).join(' \u0000 '));
 
 /** Whether every word is in the folded haystack: matchesText over precomputed texts. */
 export const hasWords = (hay: string, words: string[] | null) => words === null || words.every((w) => hay.includes(w));
@@ -138,7 +177,10 @@ export function matchesText(q: string | undefined, texts: ReadonlyArray<string |
 }
 
 /** The given ids and those of every record below them by parentId (a department and its sub-departments). */
-export function subtreeIds(records: ReadonlyArray<{ id: string; parentId: string | null }>, ids: Iterable<string>): Set<string> {
+export function subtreeIds(
+  records: ReadonlyArray<{ id: string; parentId: string | null }>,
+  ids: Iterable<string>,
+): Set<string> {
   const out = new Set(ids);
   let grew = true;
   while (grew) {
@@ -163,5 +205,10 @@ export function recordById<T extends { id: string }>(records: readonly T[], id: 
 /** Splits a comma-separated list of ids (`a,b,c`); empty → null (no filter). */
 export const idList = (v: string | undefined): Set<string> | null => {
   if (v === undefined || v.trim() === '') return null;
-  return new Set(v.split(',').map((s) => s.trim()).filter(Boolean));
+  return new Set(
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
 };

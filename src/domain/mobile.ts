@@ -22,15 +22,27 @@ export type SignInPolicy = {
 export function tenantInfo(ctx: DomainContext, tenant: Tenant): TenantInfo {
   const t = tenant.tenant;
   return {
-    id: t.id, name: t.name, domain: t.domain, base_url: ctx.baseUrl, locale: t.locale, timezone: t.timezone,
-    logoUrl: absolute(ctx, `/images/tenant/${t.id}.svg`), apiVersion: '2.0.0', options: { ...t.options, ...ctx.tenantOptions },
+    id: t.id,
+    name: t.name,
+    domain: t.domain,
+    base_url: ctx.baseUrl,
+    locale: t.locale,
+    timezone: t.timezone,
+    logoUrl: absolute(ctx, `/images/tenant/${t.id}.svg`),
+    apiVersion: '2.0.0',
+    options: { ...t.options, ...ctx.tenantOptions },
   };
 }
 
 const twoFactorOn = (user: UserRecord, policy: SignInPolicy) => policy.twoFactor ?? user.twoFactor;
 
 /** Finds the account by e-mail and password; 403 for anything wrong, with no hint which part was wrong. */
-function checkCredentials(ctx: DomainContext, email: string, password: string, tenantId?: string): { tenant: Tenant; user: UserRecord } {
+function checkCredentials(
+  ctx: DomainContext,
+  email: string,
+  password: string,
+  tenantId?: string,
+): { tenant: Tenant; user: UserRecord } {
   const wanted = email.trim().toLowerCase();
   for (const tenant of ctx.store.tenants()) {
     if (tenantId && tenant.tenant.id !== tenantId) continue;
@@ -43,7 +55,12 @@ function checkCredentials(ctx: DomainContext, email: string, password: string, t
   throw fail.forbidden('invalid e-mail or password');
 }
 
-export function requestTwoFactor(ctx: DomainContext, policy: SignInPolicy, input: { email: string; password: string }, tenantId?: string) {
+export function requestTwoFactor(
+  ctx: DomainContext,
+  policy: SignInPolicy,
+  input: { email: string; password: string },
+  tenantId?: string,
+) {
   const { tenant, user } = checkCredentials(ctx, input.email, input.password, tenantId);
   if (!twoFactorOn(user, policy)) return { codeRequired: false, tenantInfo: tenantInfo(ctx, tenant), delayTime: 0 };
   const now = ctx.now.getTime();
@@ -51,27 +68,53 @@ export function requestTwoFactor(ctx: DomainContext, policy: SignInPolicy, input
   const sinceLast = pending ? (now - Date.parse(pending.createdAt)) / 1000 : Infinity;
   if (pending && sinceLast < lifetimes.twoFactorResendSeconds) {
     // Too soon for another e-mail: the code already sent stays valid.
-    return { codeRequired: true, tenantInfo: tenantInfo(ctx, tenant), delayTime: Math.ceil(lifetimes.twoFactorResendSeconds - sinceLast) };
+    return {
+      codeRequired: true,
+      tenantInfo: tenantInfo(ctx, tenant),
+      delayTime: Math.ceil(lifetimes.twoFactorResendSeconds - sinceLast),
+    };
   }
   const code = newCode(ctx.store);
   ctx.store.remove(tenant, 'twoFactorChallenges', (c) => c.userId === user.id);
   ctx.store.insert(tenant, 'twoFactorChallenges', {
-    userId: user.id, code, createdAt: ctx.now.toISOString(),
+    userId: user.id,
+    code,
+    createdAt: ctx.now.toISOString(),
     expiresAt: new Date(now + lifetimes.twoFactorCodeSeconds * 1000).toISOString(),
   });
-  ctx.outbox.add({ at: ctx.now.toISOString(), kind: 'two-factor-code', tenantId: tenant.tenant.id, userId: user.id, to: user.email, code });
+  ctx.outbox.add({
+    at: ctx.now.toISOString(),
+    kind: 'two-factor-code',
+    tenantId: tenant.tenant.id,
+    userId: user.id,
+    to: user.email,
+    code,
+  });
   return { codeRequired: true, tenantInfo: tenantInfo(ctx, tenant), delayTime: lifetimes.twoFactorResendSeconds };
 }
 
 /** Records a bound device (replacing an earlier binding of the same id and its sessions) and returns its secret. */
-function bindDevice(ctx: DomainContext, tenant: Tenant, user: UserRecord, device: Device, method: DeviceRecord['bindMethod']): AccountSecret {
+function bindDevice(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  device: Device,
+  method: DeviceRecord['bindMethod'],
+): AccountSecret {
   const deviceId = device.id ?? newUuid(ctx.store, 'device');
   forgetDevice(ctx, tenant, deviceId);
   const secret = newSecret(ctx.store, 'device-secret');
   ctx.store.insert(tenant, 'devices', {
-    id: deviceId, userId: user.id, secretHash: hashSecret(secret), name: device.name ?? 'Unnamed device',
-    platform: device.platform ?? 'unknown', model: device.model ?? '', osVersion: device.osVersion ?? '',
-    appVersion: device.appVersion ?? '', boundAt: ctx.now.toISOString(), bindMethod: method,
+    id: deviceId,
+    userId: user.id,
+    secretHash: hashSecret(secret),
+    name: device.name ?? 'Unnamed device',
+    platform: device.platform ?? 'unknown',
+    model: device.model ?? '',
+    osVersion: device.osVersion ?? '',
+    appVersion: device.appVersion ?? '',
+    boundAt: ctx.now.toISOString(),
+    bindMethod: method,
   });
   return { secret, userId: user.id, deviceId, tenantId: tenant.tenant.id };
 }
@@ -82,7 +125,12 @@ function forgetDevice(ctx: DomainContext, tenant: Tenant, deviceId: string) {
   ctx.store.remove(tenant, 'pushTokens', (p) => p.deviceId === deviceId);
 }
 
-export function manualBind(ctx: DomainContext, policy: SignInPolicy, input: { email: string; password: string; code?: string | undefined; device: Device }, tenantId?: string) {
+export function manualBind(
+  ctx: DomainContext,
+  policy: SignInPolicy,
+  input: { email: string; password: string; code?: string | undefined; device: Device },
+  tenantId?: string,
+) {
   const { tenant, user } = checkCredentials(ctx, input.email, input.password, tenantId);
   if (twoFactorOn(user, policy)) {
     const now = ctx.now.getTime();
@@ -113,17 +161,27 @@ export function bindByLink(ctx: DomainContext, linkId: string, token: string, de
   throw fail.forbidden('invalid bind link id or token');
 }
 
-export function authorize(ctx: DomainContext, policy: SignInPolicy, tenant: Tenant, input: { secret: string; userId: string; deviceId: string }): AuthResult {
+export function authorize(
+  ctx: DomainContext,
+  policy: SignInPolicy,
+  tenant: Tenant,
+  input: { secret: string; userId: string; deviceId: string },
+): AuthResult {
   const device = findById(tenant.devices, input.deviceId);
   if (!device) throw fail.notFound(`device ${input.deviceId} not found; bind it first`);
-  if (device.userId !== input.userId || !secretMatches(input.secret, device.secretHash)) throw fail.unauthorized('secret invalid');
+  if (device.userId !== input.userId || !secretMatches(input.secret, device.secretHash))
+    throw fail.unauthorized('secret invalid');
   const user = tenant.users.find((u) => u.id === device.userId);
   if (!user || user.state !== 'active') throw fail.unauthorized('this account is blocked');
   const sessionSecret = newSecret(ctx.store, 'session-secret');
   const sessionId = newUuid(ctx.store, 'session');
   ctx.store.insert(tenant, 'sessions', {
-    id: sessionId, secretHash: hashSecret(sessionSecret), deviceId: device.id, userId: user.id,
-    createdAt: ctx.now.toISOString(), expiresAt: new Date(ctx.now.getTime() + policy.sessionSeconds * 1000).toISOString(),
+    id: sessionId,
+    secretHash: hashSecret(sessionSecret),
+    deviceId: device.id,
+    userId: user.id,
+    createdAt: ctx.now.toISOString(),
+    expiresAt: new Date(ctx.now.getTime() + policy.sessionSeconds * 1000).toISOString(),
   });
   ctx.store.update(tenant, 'users', user, { lastLoginAt: ctx.now.toISOString() });
   return { sessionId, sessionSecret, tenantInfo: tenantInfo(ctx, tenant) };
@@ -135,14 +193,27 @@ function ownDevice(tenant: Tenant, user: UserRecord, deviceId: string): DeviceRe
   return device;
 }
 
-export function savePushToken(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { token: string; provider?: string | undefined; deviceId: string }) {
+export function savePushToken(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  input: { token: string; provider?: string | undefined; deviceId: string },
+) {
   const provider = input.provider ?? 'firebase';
   if (provider !== 'firebase') {
-    throw fail.validation(`push provider "${provider}" is not supported: only firebase is`, [{ field: 'body.provider', message: 'must be firebase' }]);
+    throw fail.validation(`push provider "${provider}" is not supported: only firebase is`, [
+      { field: 'body.provider', message: 'must be firebase' },
+    ]);
   }
   const device = ownDevice(tenant, user, input.deviceId);
   ctx.store.remove(tenant, 'pushTokens', (p) => p.deviceId === device.id);
-  ctx.store.insert(tenant, 'pushTokens', { deviceId: device.id, userId: user.id, token: input.token, provider: 'firebase', registeredAt: ctx.now.toISOString() });
+  ctx.store.insert(tenant, 'pushTokens', {
+    deviceId: device.id,
+    userId: user.id,
+    token: input.token,
+    provider: 'firebase',
+    registeredAt: ctx.now.toISOString(),
+  });
   return { success: true };
 }
 

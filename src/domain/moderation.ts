@@ -11,19 +11,45 @@ const texts = {
 };
 
 function queue(ctx: DomainContext, tenant: Tenant): ModerationItem[] {
-  const ideas = tenant.ideas.filter((i) => i.statusId === IdeaStatusCode.moderation).map((idea): ModerationItem => ({
-    id: idea.id, type: 'idea', title: idea.title, text: idea.description, idea_id: idea.id, created_at: idea.createdAt,
-    user: personBrief(ctx, tenant, idea.authorId), url: absolute(ctx, `/pages/idea/${idea.id}`),
-  }));
-  const comments = tenant.ideaComments.filter((c) => c.status === 'pending').map((c): ModerationItem => ({
-    id: c.id, type: 'comment', title: tenant.ideas.find((i) => i.id === c.ideaId)?.title ?? '', text: c.text, idea_id: c.ideaId,
-    created_at: c.createdAt, user: personBrief(ctx, tenant, c.userId), url: absolute(ctx, `/pages/idea/${c.ideaId}#comment-${c.id}`),
-  }));
+  const ideas = tenant.ideas
+    .filter((i) => i.statusId === IdeaStatusCode.moderation)
+    .map(
+      (idea): ModerationItem => ({
+        id: idea.id,
+        type: 'idea',
+        title: idea.title,
+        text: idea.description,
+        idea_id: idea.id,
+        created_at: idea.createdAt,
+        user: personBrief(ctx, tenant, idea.authorId),
+        url: absolute(ctx, `/pages/idea/${idea.id}`),
+      }),
+    );
+  const comments = tenant.ideaComments
+    .filter((c) => c.status === 'pending')
+    .map(
+      (c): ModerationItem => ({
+        id: c.id,
+        type: 'comment',
+        title: tenant.ideas.find((i) => i.id === c.ideaId)?.title ?? '',
+        text: c.text,
+        idea_id: c.ideaId,
+        created_at: c.createdAt,
+        user: personBrief(ctx, tenant, c.userId),
+        url: absolute(ctx, `/pages/idea/${c.ideaId}#comment-${c.id}`),
+      }),
+    );
   return [...ideas, ...comments].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
 /** The queue of the current user: everything pending for a moderator, nothing for anybody else. `id` picks one item (404 when not in the queue). */
-export function moderationIndex(ctx: DomainContext, tenant: Tenant, _user: UserRecord, moderator: boolean, id?: string): Moderation {
+export function moderationIndex(
+  ctx: DomainContext,
+  tenant: Tenant,
+  _user: UserRecord,
+  moderator: boolean,
+  id?: string,
+): Moderation {
   const all = moderator ? queue(ctx, tenant) : [];
   const data = id === undefined ? all : all.filter((i) => i.id === id);
   if (id !== undefined && data.length === 0) throw fail.notFound(`moderation item ${id} not found in your queue`);
@@ -31,7 +57,14 @@ export function moderationIndex(ctx: DomainContext, tenant: Tenant, _user: UserR
 }
 
 /** Accepts or rejects items of the queue, all or none: an id not waiting for moderation is a 404 naming it. */
-export function moderationDecide(ctx: DomainContext, tenant: Tenant, user: UserRecord, moderator: boolean, body: ArrayOfIds, decision: 'accept' | 'reject') {
+export function moderationDecide(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  moderator: boolean,
+  body: ArrayOfIds,
+  decision: 'accept' | 'reject',
+) {
   if (!moderator) throw fail.forbidden('only moderators (right user-edit) accept or reject');
   const ids = [...new Set(Array.isArray(body) ? body : body.ids)];
   const ideas = tenant.ideas.filter((i) => i.statusId === IdeaStatusCode.moderation && ids.includes(i.id));
@@ -42,8 +75,18 @@ export function moderationDecide(ctx: DomainContext, tenant: Tenant, user: UserR
   const now = ctx.now.toISOString();
   const statusId = decision === 'accept' ? IdeaStatusCode.new : IdeaStatusCode.rejected;
   ctx.store.transaction(() => {
-    ctx.store.updateWhere(tenant, 'ideas', (i) => ideas.includes(i), () => ({ statusId, moderatedBy: user.id, moderatedAt: now, updatedAt: now }));
-    ctx.store.updateWhere(tenant, 'ideaComments', (c) => comments.includes(c), () => ({ status: decision === 'accept' ? 'published' as const : 'rejected' as const }));
+    ctx.store.updateWhere(
+      tenant,
+      'ideas',
+      (i) => ideas.includes(i),
+      () => ({ statusId, moderatedBy: user.id, moderatedAt: now, updatedAt: now }),
+    );
+    ctx.store.updateWhere(
+      tenant,
+      'ideaComments',
+      (c) => comments.includes(c),
+      () => ({ status: decision === 'accept' ? ('published' as const) : ('rejected' as const) }),
+    );
   });
   const t = texts[tenant.tenant.locale];
   return { success: true, message: decision === 'accept' ? t.accepted(ids.length) : t.rejected(ids.length) };

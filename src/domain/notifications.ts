@@ -23,20 +23,40 @@ const byUser = (n: NotificationRecord) => n.userId;
 const own = (tenant: Tenant, user: UserRecord) => groupedBy(tenant.notifications, byUser, user.id);
 
 /** Unseen notifications of the user. */
-export const unseenCount = (tenant: Tenant, user: UserRecord) => own(tenant, user).filter((n) => n.seenAt === null).length;
+export const unseenCount = (tenant: Tenant, user: UserRecord) =>
+  own(tenant, user).filter((n) => n.seenAt === null).length;
 
 const view = (ctx: DomainContext, n: NotificationRecord): Notification => ({
-  id: n.id, title: n.title, body: n.body, kind: n.kind, url: n.url === null ? null : absolute(ctx, n.url), isSeen: n.seenAt !== null, createdAt: n.createdAt,
+  id: n.id,
+  title: n.title,
+  body: n.body,
+  kind: n.kind,
+  url: n.url === null ? null : absolute(ctx, n.url),
+  isSeen: n.seenAt !== null,
+  createdAt: n.createdAt,
 });
 
-export function notificationsPushes(ctx: DomainContext, tenant: Tenant, user: UserRecord, q: ListQuery, url: string): Paged<Notification> {
+export function notificationsPushes(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  q: ListQuery,
+  url: string,
+): Paged<Notification> {
   // newest first; notifications "from the future" of a moved-back clock are not delivered yet
   const now = ctx.now.toISOString();
-  const items = own(tenant, user).filter((n) => n.createdAt <= now).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+  const items = own(tenant, user)
+    .filter((n) => n.createdAt <= now)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
   return pageOf(items, q, url, (n) => view(ctx, n), 10);
 }
 
-export function notificationsMarkSeen(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { notificationId: string }): BadgeResult {
+export function notificationsMarkSeen(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  input: { notificationId: string },
+): BadgeResult {
   const n = tenant.notifications.find((x) => x.id === input.notificationId && x.userId === user.id);
   if (!n) throw fail.notFound(`notification ${input.notificationId.slice(0, 64)} not found`);
   if (n.seenAt === null) ctx.store.update(tenant, 'notifications', n, { seenAt: ctx.now.toISOString() });
@@ -45,7 +65,12 @@ export function notificationsMarkSeen(ctx: DomainContext, tenant: Tenant, user: 
 
 export function notificationsMarkSeenAll(ctx: DomainContext, tenant: Tenant, user: UserRecord): BadgeResult {
   const at = ctx.now.toISOString();
-  ctx.store.updateWhere(tenant, 'notifications', (n) => n.userId === user.id && n.seenAt === null, () => ({ seenAt: at }));
+  ctx.store.updateWhere(
+    tenant,
+    'notifications',
+    (n) => n.userId === user.id && n.seenAt === null,
+    () => ({ seenAt: at }),
+  );
   return { badge: 0, date: tenantToday(ctx, tenant) };
 }
 
@@ -53,21 +78,40 @@ export function notificationsMarkSeenAll(ctx: DomainContext, tenant: Tenant, use
  * Stores a notification for a user and "sends" it as a push to each of the user's push tokens (the outbox).
  * Used by other groups (admin, content …).
  */
-export function createNotification(ctx: DomainContext, tenant: Tenant, userId: string,
-  input: { title: string; body: string; kind?: string; url?: string | null }): NotificationRecord {
+export function createNotification(
+  ctx: DomainContext,
+  tenant: Tenant,
+  userId: string,
+  input: { title: string; body: string; kind?: string; url?: string | null },
+): NotificationRecord {
   const user = recordById(tenant.users, userId, 'user');
   const record: NotificationRecord = {
-    id: newUuid(ctx.store, 'notification'), userId, title: input.title, body: input.body, kind: input.kind ?? 'system',
-    url: input.url ?? null, createdAt: ctx.now.toISOString(), seenAt: null,
+    id: newUuid(ctx.store, 'notification'),
+    userId,
+    title: input.title,
+    body: input.body,
+    kind: input.kind ?? 'system',
+    url: input.url ?? null,
+    createdAt: ctx.now.toISOString(),
+    seenAt: null,
   };
   ctx.store.insert(tenant, 'notifications', record);
   const badge = unseenCount(tenant, user);
   for (const token of tenant.pushTokens.filter((p) => p.userId === userId)) {
     ctx.outbox.add({
-      at: record.createdAt, kind: 'push', tenantId: tenant.tenant.id, userId, to: token.token,
+      at: record.createdAt,
+      kind: 'push',
+      tenantId: tenant.tenant.id,
+      userId,
+      to: token.token,
       payload: {
         notification: { title: record.title, body: record.body },
-        data: { notificationId: record.id, kind: record.kind, url: record.url === null ? null : absolute(ctx, record.url), tenantId: tenant.tenant.id },
+        data: {
+          notificationId: record.id,
+          kind: record.kind,
+          url: record.url === null ? null : absolute(ctx, record.url),
+          tenantId: tenant.tenant.id,
+        },
         badge,
       },
     });

@@ -40,7 +40,9 @@ export class PeopleIndex {
   }
   /** Whether the index still describes the tenant: built from the same three collections. */
   fresh(tenant: Tenant): boolean {
-    return this.users === tenant.users && this.departments === tenant.departments && this.employments === tenant.employments;
+    return (
+      this.users === tenant.users && this.departments === tenant.departments && this.employments === tenant.employments
+    );
   }
 
   private cache = new Map<string, unknown>();
@@ -64,8 +66,13 @@ export class PeopleIndex {
   }
   /** Builds the indexes every request of a large tenant reads, so the first requests do not pay for them. */
   warm(): void {
-    void this.byId; void this.departmentById; void this.hay('name-position-email'); void this.hay('name-position');
-    void this.byDepartment; void this.counts; void this.childrenOf;
+    void this.byId;
+    void this.departmentById;
+    void this.hay('name-position-email');
+    void this.hay('name-position');
+    void this.byDepartment;
+    void this.counts;
+    void this.childrenOf;
   }
 
   get byId(): UsersById {
@@ -91,7 +98,10 @@ export class PeopleIndex {
   }
   /** folded texts of `byName`, as matchesText would build them from the given fields */
   hay(fields: 'name-position-email' | 'name-position'): string[] {
-    const texts = fields === 'name-position' ? (u: UserRecord) => [u.name, u.position] : (u: UserRecord) => [u.name, u.position, u.email];
+    const texts =
+      fields === 'name-position'
+        ? (u: UserRecord) => [u.name, u.position]
+        : (u: UserRecord) => [u.name, u.position, u.email];
     return this.memo(`hay:${fields}`, () => this.byName.map((u) => foldedHay(texts(u))));
   }
   /** one folded field per user, in store order */
@@ -114,10 +124,15 @@ export class PeopleIndex {
     return this.memo('counts', () => {
       const active = new Set<string>();
       const listedPeople = new Set<string>();
-      for (const u of this.users) if (u.state === 'active') { active.add(u.id); listedPeople.add(u.departmentId); }
+      for (const u of this.users)
+        if (u.state === 'active') {
+          active.add(u.id);
+          listedPeople.add(u.departmentId);
+        }
       const employments = new Map<string, number>();
       for (const e of this.employments) {
-        if (e.statusId !== 3 && active.has(e.userId)) employments.set(e.departmentId, (employments.get(e.departmentId) ?? 0) + 1);
+        if (e.statusId !== 3 && active.has(e.userId))
+          employments.set(e.departmentId, (employments.get(e.departmentId) ?? 0) + 1);
       }
       return { employments, listedPeople };
     });
@@ -131,7 +146,11 @@ export class PeopleIndex {
     while (stack.length > 0) {
       const cur = stack.pop()!;
       employmentsCount += employments.get(cur) ?? 0;
-      for (const c of this.childrenOf.get(cur) ?? []) if (!seen.has(c.id)) { seen.add(c.id); stack.push(c.id); }
+      for (const c of this.childrenOf.get(cur) ?? [])
+        if (!seen.has(c.id)) {
+          seen.add(c.id);
+          stack.push(c.id);
+        }
     }
     const hasChildren = (this.childrenOf.get(id)?.length ?? 0) > 0;
     return { employmentsCount, empty: !hasChildren && !listedPeople.has(id) };
@@ -178,7 +197,10 @@ export function peopleIndex(tenant: Tenant): PeopleIndex {
   if (existing?.fresh(tenant)) return existing;
   const step = existing ? undefined : updatedFrom(tenant.users);
   const previous = step ? indexes.get(step.from as readonly UserRecord[]) : undefined;
-  const index = step && previous?.fresh({ ...tenant, users: step.from as Tenant['users'] }) ? previous.carriedTo(tenant, step.changed) : new PeopleIndex(tenant);
+  const index =
+    step && previous?.fresh({ ...tenant, users: step.from as Tenant['users'] })
+      ? previous.carriedTo(tenant, step.changed)
+      : new PeopleIndex(tenant);
   indexes.set(tenant.users, index);
   return index;
 }

@@ -12,41 +12,92 @@ const excel = async () => (await import('exceljs')).default;
 export const xlsxMime = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /** Column headers of the wallet export, in order. */
-export const walletColumns = ['Wallet ID', 'User ID', 'Employee', 'E-mail', 'Department', 'Balance', 'Created at', 'Updated at'] as const;
+export const walletColumns = [
+  'Wallet ID',
+  'User ID',
+  'Employee',
+  'E-mail',
+  'Department',
+  'Balance',
+  'Created at',
+  'Updated at',
+] as const;
 /** Column headers of the transaction export, in order. */
 export const transactionColumns = [
-  'Transaction ID', 'Created at', 'Operation type ID', 'Operation type', 'Sender wallet ID', 'Sender', 'Recipient wallet ID',
-  'Recipient', 'Amount', 'Comment', 'Entity ID', 'Reference ID',
+  'Transaction ID',
+  'Created at',
+  'Operation type ID',
+  'Operation type',
+  'Sender wallet ID',
+  'Sender',
+  'Recipient wallet ID',
+  'Recipient',
+  'Amount',
+  'Comment',
+  'Entity ID',
+  'Reference ID',
 ] as const;
 
-async function workbookBytes(sheetName: string, headers: readonly string[], rows: Array<Array<string | number | null>>): Promise<Buffer> {
+async function workbookBytes(
+  sheetName: string,
+  headers: readonly string[],
+  rows: Array<Array<string | number | null>>,
+): Promise<Buffer> {
   const wb = new (await excel()).Workbook();
   wb.creator = 'portal-mock';
   const ws = wb.addWorksheet(sheetName);
   ws.addRow([...headers]);
   ws.getRow(1).font = { bold: true };
   for (const r of rows) ws.addRow(r);
-  ws.columns.forEach((c) => { c.width = 22; });
+  ws.columns.forEach((c) => {
+    c.width = 22;
+  });
   const out = await wb.xlsx.writeBuffer();
   return Buffer.from(out as ArrayBuffer);
 }
 
 export function exportWallets(tenant: Tenant, wallets: WalletRecord[]): Promise<Buffer> {
   const { byId: users, departmentById: deps } = peopleIndex(tenant);
-  return workbookBytes('Wallets', walletColumns, wallets.map((w) => {
-    const u = users.get(w.userId);
-    return [w.id, w.userId, u?.name ?? '', u?.email ?? '', deps.get(u?.departmentId ?? '')?.name ?? '', w.balance, w.createdAt, w.updatedAt];
-  }));
+  return workbookBytes(
+    'Wallets',
+    walletColumns,
+    wallets.map((w) => {
+      const u = users.get(w.userId);
+      return [
+        w.id,
+        w.userId,
+        u?.name ?? '',
+        u?.email ?? '',
+        deps.get(u?.departmentId ?? '')?.name ?? '',
+        w.balance,
+        w.createdAt,
+        w.updatedAt,
+      ];
+    }),
+  );
 }
 
 export function exportTransactions(tenant: Tenant, list: WalletTransactionRecord[]): Promise<Buffer> {
   const users = peopleIndex(tenant).byId;
   const owners = new Map(tenant.wallets.map((w) => [w.id, users.get(w.userId)?.name ?? '']));
-  return workbookBytes('Transactions', transactionColumns, list.map((t) => [
-    t.id, t.createdAt, t.operationTypeId, isOperationType(t.operationTypeId) ? operationTypes[t.operationTypeId].name : '',
-    t.senderWalletId, t.senderWalletId ? owners.get(t.senderWalletId) ?? '' : '', t.recipientWalletId,
-    t.recipientWalletId ? owners.get(t.recipientWalletId) ?? '' : '', t.amount, t.comment, t.entityId, t.referenceId,
-  ]));
+  return workbookBytes(
+    'Transactions',
+    transactionColumns,
+    list.map((t) => [
+      t.id,
+      t.createdAt,
+      t.operationTypeId,
+      isOperationType(t.operationTypeId) ? operationTypes[t.operationTypeId].name : '',
+      t.senderWalletId,
+      t.senderWalletId ? (owners.get(t.senderWalletId) ?? '') : '',
+      t.recipientWalletId,
+      t.recipientWalletId ? (owners.get(t.recipientWalletId) ?? '') : '',
+      t.amount,
+      t.comment,
+      t.entityId,
+      t.referenceId,
+    ]),
+  );
 }
 
 /** A cell as text: numbers, dates, rich text, formulas (their result) and hyperlinks (their text). */
@@ -73,7 +124,9 @@ export async function readXlsx(bytes: Buffer): Promise<SheetRows> {
   const rows: SheetRows = [];
   ws.eachRow({ includeEmpty: false }, (row, rowNumber) => {
     const cells: string[] = [];
-    row.eachCell({ includeEmpty: true }, (cell, col) => { cells[col - 1] = cellText(cell.value).trim(); });
+    row.eachCell({ includeEmpty: true }, (cell, col) => {
+      cells[col - 1] = cellText(cell.value).trim();
+    });
     rows.push({ row: rowNumber, cells: Array.from(cells, (c) => c ?? '') });
   });
   return rows;
@@ -99,9 +152,16 @@ export function readCsv(bytes: Buffer): SheetRows {
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === sep) { cells.push(cell.trim()); cell = ''; } else if (c === '\n') endRow();
+    else if (c === sep) {
+      cells.push(cell.trim());
+      cell = '';
+    } else if (c === '\n') endRow();
     else if (c !== '\r') cell += c;
   }
   if (cell !== '' || cells.length > 0) endRow();

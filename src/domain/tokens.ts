@@ -13,26 +13,44 @@ export const tokenPrefix = 'pmt_';
 export function tokenView(ctx: DomainContext, tenant: Tenant, t: PersonalTokenRecord): PersonalToken {
   const active = t.revokedAt === null && (t.expiresAt === null || Date.parse(t.expiresAt) > ctx.now.getTime());
   return {
-    id: t.id, name: t.name, user_id: t.userId,
+    id: t.id,
+    name: t.name,
+    user_id: t.userId,
     user: personBrief(ctx, tenant, t.userId),
-    created_at: t.createdAt, last_used_at: t.lastUsedAt, expires_at: t.expiresAt, revoked_at: t.revokedAt, active,
+    created_at: t.createdAt,
+    last_used_at: t.lastUsedAt,
+    expires_at: t.expiresAt,
+    revoked_at: t.revokedAt,
+    active,
   };
 }
 
-const newestFirst = (a: PersonalTokenRecord, b: PersonalTokenRecord) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
+const newestFirst = (a: PersonalTokenRecord, b: PersonalTokenRecord) =>
+  b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
 
 export function listOwnTokens(ctx: DomainContext, tenant: Tenant, user: UserRecord): { data: PersonalToken[] } {
-  return { data: tenant.personalTokens.filter((t) => t.userId === user.id).sort(newestFirst).map((t) => tokenView(ctx, tenant, t)) };
+  return {
+    data: tenant.personalTokens
+      .filter((t) => t.userId === user.id)
+      .sort(newestFirst)
+      .map((t) => tokenView(ctx, tenant, t)),
+  };
 }
 
-export function createToken(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { name?: string | undefined; expiresAt?: string | null | undefined }) {
+export function createToken(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  input: { name?: string | undefined; expiresAt?: string | null | undefined },
+) {
   const errors: string[] = [];
   const name = (input.name ?? '').trim();
   if (name === '' || name.length > 100) errors.push('name: must be 1 to 100 characters');
   let expiresAt: string | null = null;
   if (input.expiresAt !== undefined && input.expiresAt !== null && input.expiresAt !== '') {
     const at = Date.parse(input.expiresAt);
-    if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}T/.test(input.expiresAt)) errors.push('expiresAt: must be an ISO 8601 date-time');
+    if (Number.isNaN(at) || !/^\d{4}-\d{2}-\d{2}T/.test(input.expiresAt))
+      errors.push('expiresAt: must be an ISO 8601 date-time');
     else if (at <= ctx.now.getTime()) errors.push('expiresAt: must be in the future');
     else expiresAt = new Date(at).toISOString();
   }
@@ -40,7 +58,14 @@ export function createToken(ctx: DomainContext, tenant: Tenant, user: UserRecord
   const id = newUuid(ctx.store, 'personal-token');
   const token = `${tokenPrefix}${id}_${newSecret(ctx.store, 'personal-token-secret')}`;
   const record: PersonalTokenRecord = {
-    id, userId: user.id, name, secretHash: hashSecret(token), createdAt: ctx.now.toISOString(), lastUsedAt: null, revokedAt: null, expiresAt,
+    id,
+    userId: user.id,
+    name,
+    secretHash: hashSecret(token),
+    createdAt: ctx.now.toISOString(),
+    lastUsedAt: null,
+    revokedAt: null,
+    expiresAt,
   };
   ctx.store.insert(tenant, 'personalTokens', record);
   const data: CreatedPersonalToken = { token, record: tokenView(ctx, tenant, record) };
@@ -49,20 +74,38 @@ export function createToken(ctx: DomainContext, tenant: Tenant, user: UserRecord
 
 function revoke(ctx: DomainContext, tenant: Tenant, id: string, record: PersonalTokenRecord | undefined) {
   if (!record) throw fail.notFound(`personal token ${id} not found`);
-  const revoked = record.revokedAt === null ? ctx.store.update(tenant, 'personalTokens', record, { revokedAt: ctx.now.toISOString() }) : record;
+  const revoked =
+    record.revokedAt === null
+      ? ctx.store.update(tenant, 'personalTokens', record, { revokedAt: ctx.now.toISOString() })
+      : record;
   return { success: true, message: 'token revoked', errors: null, data: tokenView(ctx, tenant, revoked) };
 }
 
 /** Revokes one of the caller's tokens; another user's or an unknown id is a 404. Revoking twice is harmless. */
 export function revokeOwnToken(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string) {
-  return revoke(ctx, tenant, id, tenant.personalTokens.find((t) => t.id === id && t.userId === user.id));
+  return revoke(
+    ctx,
+    tenant,
+    id,
+    tenant.personalTokens.find((t) => t.id === id && t.userId === user.id),
+  );
 }
 
 export function adminRevokeToken(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, id: string) {
-  return revoke(ctx, tenant, id, tenant.personalTokens.find((t) => t.id === id));
+  return revoke(
+    ctx,
+    tenant,
+    id,
+    tenant.personalTokens.find((t) => t.id === id),
+  );
 }
 
-export type AdminTokenQuery = PageRequest & { userId?: string | undefined; active?: string | undefined; name?: string | undefined; url: string };
+export type AdminTokenQuery = PageRequest & {
+  userId?: string | undefined;
+  active?: string | undefined;
+  name?: string | undefined;
+  url: string;
+};
 
 export function adminListTokens(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, q: AdminTokenQuery) {
   const users = idList(q.userId);
@@ -83,7 +126,12 @@ export function blockUser(store: SandboxStore, tenant: Tenant, userId: string, n
   const user = recordById(tenant.users, userId, 'user');
   const at = now.toISOString();
   return store.transaction(() => {
-    store.updateWhere(tenant, 'personalTokens', (t) => t.userId === userId && t.revokedAt === null, () => ({ revokedAt: at }));
+    store.updateWhere(
+      tenant,
+      'personalTokens',
+      (t) => t.userId === userId && t.revokedAt === null,
+      () => ({ revokedAt: at }),
+    );
     return store.update(tenant, 'users', user, { state: 'blocked' });
   });
 }

@@ -14,7 +14,8 @@ export type UserListInput = { key?: string | undefined; userList?: Partial<UserL
 /** Stores (or replaces) a selection under a key. An empty or missing key is a form error (200, success false). */
 export function setUserList(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: UserListInput) {
   const key = (input.key ?? '').trim();
-  if (key === '' || key.length > 200) return { success: false, key: null, errors: ['key: must be 1 to 200 characters'] };
+  if (key === '' || key.length > 200)
+    return { success: false, key: null, errors: ['key: must be 1 to 200 characters'] };
   const list = input.userList ?? {};
   const userList: UserListSelection = {
     usersId: [...new Set(list.usersId ?? [])],
@@ -36,7 +37,12 @@ export function expandSelection(tenant: Tenant, sel: UserListSelection): UserRec
   const groups = new Set(sel.userGroupsId);
   for (const g of tenant.userGroups) if (groups.has(g.id)) for (const m of g.memberIds) wanted.add(m);
   const excluded = new Set(sel.excludeUsersId);
-  return tenant.users.filter((u) => u.state !== 'hidden' && !excluded.has(u.id) && (wanted.has(u.id) || (sel.departmentsId.length > 0 && deps.has(u.departmentId))));
+  return tenant.users.filter(
+    (u) =>
+      u.state !== 'hidden' &&
+      !excluded.has(u.id) &&
+      (wanted.has(u.id) || (sel.departmentsId.length > 0 && deps.has(u.departmentId))),
+  );
 }
 
 export const findUserList = (tenant: Tenant, key: string) => tenant.userListCache.find((r) => r.key === key);
@@ -56,12 +62,26 @@ export function userListData(ctx: DomainContext, tenant: Tenant, _user: UserReco
   return {
     key,
     users: users.map((u) => ({
-      id: u.id, name: u.name, email: u.email, position: u.position, departmentId: u.departmentId,
-      departmentName: depById.get(u.departmentId)?.name ?? '', faceUrl: absolute(ctx, u.faceUrl),
+      id: u.id,
+      name: u.name,
+      email: u.email,
+      position: u.position,
+      departmentId: u.departmentId,
+      departmentName: depById.get(u.departmentId)?.name ?? '',
+      faceUrl: absolute(ctx, u.faceUrl),
     })),
-    departments: record.userList.departmentsId.flatMap((id) => { const d = depById.get(id); return d ? [{ id, name: d.name }] : []; }),
-    userGroups: record.userList.userGroupsId.flatMap((id) => { const g = tenant.userGroups.find((x) => x.id === id); return g ? [{ id, name: g.name }] : []; }),
-    excludeUsers: record.userList.excludeUsersId.flatMap((id) => { const u = userById.get(id); return u ? [{ id, name: u.name }] : []; }),
+    departments: record.userList.departmentsId.flatMap((id) => {
+      const d = depById.get(id);
+      return d ? [{ id, name: d.name }] : [];
+    }),
+    userGroups: record.userList.userGroupsId.flatMap((id) => {
+      const g = tenant.userGroups.find((x) => x.id === id);
+      return g ? [{ id, name: g.name }] : [];
+    }),
+    excludeUsers: record.userList.excludeUsersId.flatMap((id) => {
+      const u = userById.get(id);
+      return u ? [{ id, name: u.name }] : [];
+    }),
     usersCount: users.length,
     created_at: record.createdAt,
   };

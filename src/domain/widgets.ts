@@ -24,13 +24,34 @@ const titles: Record<WidgetKey, { ru: string; en: string }> = {
 export const widgetItemLimit = 5;
 
 /** The widget of `key` over every entry `all` holds, building the items of the entries shown only. */
-export function widget<T>(tenant: Tenant, key: WidgetKey, all: readonly T[], item: (x: T) => DashboardWidgetItem): DashboardWidget {
+export function widget<T>(
+  tenant: Tenant,
+  key: WidgetKey,
+  all: readonly T[],
+  item: (x: T) => DashboardWidgetItem,
+): DashboardWidget {
   return {
-    key, title: titles[key][tenant.tenant.locale], feed: key.startsWith('my') ? 'personal' : 'company',
-    count: all.length, items: all.slice(0, widgetItemLimit).map(item),
+    key,
+    title: titles[key][tenant.tenant.locale],
+    feed: key.startsWith('my') ? 'personal' : 'company',
+    count: all.length,
+    items: all.slice(0, widgetItemLimit).map(item),
   };
 }
 
 /** An entry showing the image of the record `kind`/`id` and linking to its web page. */
-export const pageItem = (ctx: DomainContext, kind: string, id: string, title: string, subtitle: string | null, date: string) =>
-  ({ id, title, subtitle, imageUrl: absolute(ctx, `/images/${kind}/${id}.svg`), url: absolute(ctx, `/pages/${kind}/${id}`), date });
+export const pageItem = (
+  ctx: DomainContext,
+  kind: string,
+  id: string,
+  title: string,
+  subtitle: string | null,
+  date: string,
+) => ({
+  id,
+  title,
+  subtitle,
+  imageUrl: absolute(ctx, `/images/${kind}/${id}.svg`),
+  url: absolute(ctx, `/pages/${kind}/${id}`),
+  date,
+});

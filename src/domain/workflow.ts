@@ -2,9 +2,21 @@
 import { fail, type Detail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type {
-  WfCategoryRecord, WfFieldRecord, WfProcessRecord, WfTicketRecord, WorkflowCatalog, WorkflowCatalogEntry, WorkflowCategory,
-  WorkflowCurrentCategory, WorkflowField, WorkflowStartForm, WorkflowStartRequest, WorkflowStartResult, WorkflowTicketDetails,
-  WorkflowTicketItem, WorkflowTicketPage,
+  WfCategoryRecord,
+  WfFieldRecord,
+  WfProcessRecord,
+  WfTicketRecord,
+  WorkflowCatalog,
+  WorkflowCatalogEntry,
+  WorkflowCategory,
+  WorkflowCurrentCategory,
+  WorkflowField,
+  WorkflowStartForm,
+  WorkflowStartRequest,
+  WorkflowStartResult,
+  WorkflowTicketDetails,
+  WorkflowTicketItem,
+  WorkflowTicketPage,
 } from '../schemas/workflow.js';
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
@@ -35,7 +47,8 @@ const listedProcesses = (tenant: Tenant, user: UserRecord) =>
 
 function startableProcess(tenant: Tenant, user: UserRecord, processId: string): WfProcessRecord {
   const p = tenant.wfProcesses.find((x) => x.id === processId);
-  if (!p || p.isHidden || !canSee(tenant, user, p)) throw fail.notFound(`workflow process ${processId.slice(0, 80)} not found`);
+  if (!p || p.isHidden || !canSee(tenant, user, p))
+    throw fail.notFound(`workflow process ${processId.slice(0, 80)} not found`);
   return p;
 }
 
@@ -45,31 +58,56 @@ const bySort = (a: WfCategoryRecord, b: WfCategoryRecord) => a.sort - b.sort;
 
 function catalogEntry(ctx: DomainContext, tenant: Tenant, p: WfProcessRecord): WorkflowCatalogEntry {
   return {
-    id: p.id, name: p.name, description: p.descriptionBlocks.map((b) => b.text).join('\n\n'),
-    imageUrl: absolute(ctx, `/images/workflow/${p.id}.svg`), url: absolute(ctx, `/pages/workflow/${p.id}`),
-    status_id: p.statusId, tags: [...p.tags], brief: p.brief,
-    userGroupsVisible: tenant.userGroups.filter((g) => p.visibleGroupIds.includes(g.id)).map((g) => ({
-      id: g.id, name: g.name, description: g.description, iconUrl: absolute(ctx, g.iconUrl), conditionsReadable: g.conditionsReadable,
-    })),
+    id: p.id,
+    name: p.name,
+    description: p.descriptionBlocks.map((b) => b.text).join('\n\n'),
+    imageUrl: absolute(ctx, `/images/workflow/${p.id}.svg`),
+    url: absolute(ctx, `/pages/workflow/${p.id}`),
+    status_id: p.statusId,
+    tags: [...p.tags],
+    brief: p.brief,
+    userGroupsVisible: tenant.userGroups
+      .filter((g) => p.visibleGroupIds.includes(g.id))
+      .map((g) => ({
+        id: g.id,
+        name: g.name,
+        description: g.description,
+        iconUrl: absolute(ctx, g.iconUrl),
+        conditionsReadable: g.conditionsReadable,
+      })),
     feedbackTotal: { count: p.feedbackCount, score: p.feedbackScore },
   };
 }
 
 function currentCategory(tenant: Tenant, c: WfCategoryRecord): WorkflowCurrentCategory {
   const chain: WfCategoryRecord[] = [];
-  for (let x: WfCategoryRecord | undefined = c; x; x = x.parentId ? tenant.wfCategories.find((y) => y.id === x!.parentId) : undefined) {
+  for (
+    let x: WfCategoryRecord | undefined = c;
+    x;
+    x = x.parentId ? tenant.wfCategories.find((y) => y.id === x!.parentId) : undefined
+  ) {
     chain.unshift(x);
     if (chain.length > 20) break;
   }
   return {
-    id: c.id, name: c.name, title: c.title, description: c.description, content_style_id: c.contentStyleId, tags: [...c.tags],
+    id: c.id,
+    name: c.name,
+    title: c.title,
+    description: c.description,
+    content_style_id: c.contentStyleId,
+    tags: [...c.tags],
     breadcrumbs: chain.map((x) => ({ label: x.name, id: x.id, hash_id: x.hashId, slug: x.slug })),
   };
 }
 
-export function workflowCatalog(ctx: DomainContext, tenant: Tenant, user: UserRecord, input: { q?: string | undefined; id?: string | undefined }): WorkflowCatalog {
+export function workflowCatalog(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  input: { q?: string | undefined; id?: string | undefined },
+): WorkflowCatalog {
   const q = input.q?.trim() ?? '';
-  const current = input.id ? tenant.wfCategories.find((c) => c.id === input.id) ?? null : null;
+  const current = input.id ? (tenant.wfCategories.find((c) => c.id === input.id) ?? null) : null;
   if (input.id && !current) throw fail.notFound(`workflow category ${input.id.slice(0, 80)} not found`);
   const visible = listedProcesses(tenant, user);
   const scope = current ? subtreeIds(tenant.wfCategories, [current.id]) : null;
@@ -82,13 +120,18 @@ export function workflowCatalog(ctx: DomainContext, tenant: Tenant, user: UserRe
     .map((c) => {
       const inside = subtreeIds(tenant.wfCategories, [c.id]);
       return {
-        id: c.id, name: c.name, parent_id: c.parentId, description: c.description,
+        id: c.id,
+        name: c.name,
+        parent_id: c.parentId,
+        description: c.description,
         imageUrl: absolute(ctx, `/images/workflow-category/${c.id}.svg`),
         workflowCount: visible.filter((p) => inside.has(p.categoryId)).length,
       };
     });
   return {
-    categories, category: current ? currentCategory(tenant, current) : null, q,
+    categories,
+    category: current ? currentCategory(tenant, current) : null,
+    q,
     workflows: workflows.map((p) => catalogEntry(ctx, tenant, p)),
   };
 }
@@ -104,17 +147,25 @@ function fileableCategories(tenant: Tenant, p: WfProcessRecord): WfCategoryRecor
   return tenant.wfCategories.filter((c) => c.parentId !== null).sort(bySort);
 }
 
-export function workflowStartForm(ctx: DomainContext, tenant: Tenant, user: UserRecord, processId: string): WorkflowStartForm {
+export function workflowStartForm(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  processId: string,
+): WorkflowStartForm {
   const p = startableProcess(tenant, user, processId);
   return {
-    id: p.id, name: p.name, brief: p.brief,
+    id: p.id,
+    name: p.name,
+    brief: p.brief,
     description: {
       time: Date.parse(p.createdAt),
       blocks: p.descriptionBlocks.map((b) => ({ id: b.id, type: b.type, data: { text: b.text } })),
       version: '2.28.2',
     },
     imageUrl: absolute(ctx, `/images/workflow/${p.id}.svg`),
-    isChiefRequired: p.isChiefRequired, isAllowCategoryChange: p.isAllowCategoryChange,
+    isChiefRequired: p.isChiefRequired,
+    isAllowCategoryChange: p.isAllowCategoryChange,
     categories: Object.fromEntries(fileableCategories(tenant, p).map((c) => [c.id, c.name])),
     fields: p.fields.map(fieldOut),
   };
@@ -124,12 +175,16 @@ const truthy = new Set(['true', '1']);
 const checkboxValues = new Set(['true', 'false', '1', '0']);
 
 /** Checks the submitted values against the form; every problem names its field as `fieldValues.<fieldId>`. */
-export function checkFieldValues(fields: readonly WfFieldRecord[], submitted: Record<string, string>): { values: Record<string, string>; problems: Detail[] } {
+export function checkFieldValues(
+  fields: readonly WfFieldRecord[],
+  submitted: Record<string, string>,
+): { values: Record<string, string>; problems: Detail[] } {
   const problems: Detail[] = [];
   const values: Record<string, string> = {};
   const known = new Set(fields.map((f) => f.id));
   for (const id of Object.keys(submitted)) {
-    if (!known.has(id)) problems.push({ field: `fieldValues.${id.slice(0, 64)}`, message: 'is not a field of this form' });
+    if (!known.has(id))
+      problems.push({ field: `fieldValues.${id.slice(0, 64)}`, message: 'is not a field of this form' });
   }
   for (const f of fields) {
     const raw = Object.hasOwn(submitted, f.id) ? submitted[f.id]!.trim() : '';
@@ -141,12 +196,23 @@ export function checkFieldValues(fields: readonly WfFieldRecord[], submitted: Re
     }
     let bad: string | null = null;
     switch (f.type) {
-      case 'select': if (!f.values.includes(value)) bad = `must be one of: ${f.values.join(', ')}`; break;
-      case 'date': if (!isDay(value)) bad = 'must be a date yyyy-MM-dd'; break;
-      case 'number': if (!/^-?\d+(\.\d+)?$/.test(value)) bad = 'must be a number, e.g. 3 or 2.5'; break;
-      case 'checkbox': if (!checkboxValues.has(value)) bad = 'must be true or false'; break;
-      case 'file': if (!isUuid(value)) bad = 'must be a file id (uuid)'; break;
-      default: if (f.type === 'text' && value.length > 500) bad = 'must be at most 500 characters';
+      case 'select':
+        if (!f.values.includes(value)) bad = `must be one of: ${f.values.join(', ')}`;
+        break;
+      case 'date':
+        if (!isDay(value)) bad = 'must be a date yyyy-MM-dd';
+        break;
+      case 'number':
+        if (!/^-?\d+(\.\d+)?$/.test(value)) bad = 'must be a number, e.g. 3 or 2.5';
+        break;
+      case 'checkbox':
+        if (!checkboxValues.has(value)) bad = 'must be true or false';
+        break;
+      case 'file':
+        if (!isUuid(value)) bad = 'must be a file id (uuid)';
+        break;
+      default:
+        if (f.type === 'text' && value.length > 500) bad = 'must be at most 500 characters';
     }
     if (bad) problems.push({ field: where, message: bad });
     else values[f.id] = value;
@@ -165,15 +231,27 @@ export function chiefOf(tenant: Tenant, user: UserRecord): UserRecord | null {
   return null;
 }
 
-export function workflowStart(ctx: DomainContext, tenant: Tenant, user: UserRecord, processId: string, input: WorkflowStartRequest): WorkflowStartResult {
+export function workflowStart(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  processId: string,
+  input: WorkflowStartRequest,
+): WorkflowStartResult {
   const p = startableProcess(tenant, user, processId);
   const { values, problems } = checkFieldValues(p.fields, input.fieldValues);
   const fileable = fileableCategories(tenant, p);
   if (input.categoryId !== undefined && input.categoryId !== '' && !fileable.some((c) => c.id === input.categoryId)) {
-    problems.push({ field: 'categoryId', message: `must be one of the form's categories: ${fileable.map((c) => c.id).join(', ')}` });
+    problems.push({
+      field: 'categoryId',
+      message: `must be one of the form's categories: ${fileable.map((c) => c.id).join(', ')}`,
+    });
   }
   if (problems.length > 0) {
-    throw fail.unprocessable(`the application is not valid: ${problems.map((d) => `${d.field} ${d.message}`).join('; ')}`, problems);
+    throw fail.unprocessable(
+      `the application is not valid: ${problems.map((d) => `${d.field} ${d.message}`).join('; ')}`,
+      problems,
+    );
   }
   const responsible: Record<string, string[]> = Object.fromEntries(p.stages.map((s) => [s.id, [...s.responsibleIds]]));
   const first = p.stages[0]!;
@@ -183,9 +261,19 @@ export function workflowStart(ctx: DomainContext, tenant: Tenant, user: UserReco
   }
   const at = ctx.now.toISOString();
   const ticket: WfTicketRecord = {
-    id: newUuid(ctx.store, 'wf-ticket'), processId: p.id, categoryId: input.categoryId || p.categoryId, userId: user.id,
-    stageId: first.id, statusId: WfStatus.inProgress, createdAt: at, updatedAt: at, solvedAt: null, stageEnteredAt: at,
-    fieldValues: values, responsible, history: [{ at, stageId: first.id, statusId: WfStatus.inProgress }],
+    id: newUuid(ctx.store, 'wf-ticket'),
+    processId: p.id,
+    categoryId: input.categoryId || p.categoryId,
+    userId: user.id,
+    stageId: first.id,
+    statusId: WfStatus.inProgress,
+    createdAt: at,
+    updatedAt: at,
+    solvedAt: null,
+    stageEnteredAt: at,
+    fieldValues: values,
+    responsible,
+    history: [{ at, stageId: first.id, statusId: WfStatus.inProgress }],
   };
   ctx.store.insert(tenant, 'wfTickets', ticket);
   const message = tenant.tenant.locale === 'ru' ? `Заявка «${p.name}» создана` : `Application "${p.name}" created`;
@@ -216,16 +304,34 @@ export function advanceTickets(ctx: DomainContext, tenant: Tenant, held: boolean
       const index = p.stages.findIndex((s) => s.id === cur.stageId);
       const next = p.stages[index + 1];
       if (index >= 0 && next) {
-        cur = { ...cur, updatedAt: at, stageId: next.id, stageEnteredAt: at, history: [...cur.history, { at, stageId: next.id, statusId: WfStatus.inProgress }] };
+        cur = {
+          ...cur,
+          updatedAt: at,
+          stageId: next.id,
+          stageEnteredAt: at,
+          history: [...cur.history, { at, stageId: next.id, statusId: WfStatus.inProgress }],
+        };
       } else {
-        cur = { ...cur, updatedAt: at, statusId: WfStatus.solved, solvedAt: at, history: [...cur.history, { at, stageId: cur.stageId, statusId: WfStatus.solved }] };
+        cur = {
+          ...cur,
+          updatedAt: at,
+          statusId: WfStatus.solved,
+          solvedAt: at,
+          history: [...cur.history, { at, stageId: cur.stageId, statusId: WfStatus.solved }],
+        };
         break;
       }
     }
     if (cur !== t) moved.set(t, cur);
   }
   // one write for all the tickets the clock moved (a read that moves tickets is a write of the sandbox)
-  if (moved.size > 0) ctx.store.updateWhere(tenant, 'wfTickets', (t) => moved.has(t), (t) => moved.get(t)!);
+  if (moved.size > 0)
+    ctx.store.updateWhere(
+      tenant,
+      'wfTickets',
+      (t) => moved.has(t),
+      (t) => moved.get(t)!,
+    );
 }
 
 // ---------------------------------------------------------------- ticket list and view
@@ -234,15 +340,24 @@ export function advanceTickets(ctx: DomainContext, tenant: Tenant, held: boolean
 const visibleTickets = (viewer: Viewer) => {
   const { tenant, user } = viewer;
   if (!user) return tenant.wfTickets;
-  return tenant.wfTickets.filter((t) => t.userId === user.id || Object.values(t.responsible).some((ids) => ids.includes(user.id)));
+  return tenant.wfTickets.filter(
+    (t) => t.userId === user.id || Object.values(t.responsible).some((ids) => ids.includes(user.id)),
+  );
 };
 
 function ticketItem(ctx: DomainContext, tenant: Tenant, t: WfTicketRecord): WorkflowTicketItem {
   const p = tenant.wfProcesses.find((x) => x.id === t.processId);
   return {
-    id: t.id, wf_workflow_id: t.processId, wf_ticket_stage_id: t.stageId, wf_status_id: t.statusId, user_id: t.userId,
-    created_at: t.createdAt, updated_at: t.updatedAt, solved_at: t.solvedAt,
-    url: absolute(ctx, `/pages/workflow-ticket/${t.id}`), wfStatus: statusLabel(tenant, t.statusId),
+    id: t.id,
+    wf_workflow_id: t.processId,
+    wf_ticket_stage_id: t.stageId,
+    wf_status_id: t.statusId,
+    user_id: t.userId,
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+    solved_at: t.solvedAt,
+    url: absolute(ctx, `/pages/workflow-ticket/${t.id}`),
+    wfStatus: statusLabel(tenant, t.statusId),
     wfWorkflow: { id: t.processId, name: p?.name ?? '', is_hidden: p?.isHidden ?? false },
     user: personBrief(ctx, tenant, t.userId),
   };
@@ -254,7 +369,13 @@ export type TicketQuery = ListQuery & {
   wf_status_id?: number | undefined;
 };
 
-export function workflowTicketIndex(ctx: DomainContext, viewer: Viewer, held: boolean, query: TicketQuery, url: string): WorkflowTicketPage {
+export function workflowTicketIndex(
+  ctx: DomainContext,
+  viewer: Viewer,
+  held: boolean,
+  query: TicketQuery,
+  url: string,
+): WorkflowTicketPage {
   advanceTickets(ctx, viewer.tenant, held);
   const items = visibleTickets(viewer)
     .filter((t) => !query.wf_workflow_id || t.processId === query.wf_workflow_id)
@@ -264,7 +385,12 @@ export function workflowTicketIndex(ctx: DomainContext, viewer: Viewer, held: bo
   return pageOf(items, query, url, (t) => ticketItem(ctx, viewer.tenant, t), 10);
 }
 
-export function workflowTicketView(ctx: DomainContext, viewer: Viewer, held: boolean, id: string): WorkflowTicketDetails {
+export function workflowTicketView(
+  ctx: DomainContext,
+  viewer: Viewer,
+  held: boolean,
+  id: string,
+): WorkflowTicketDetails {
   advanceTickets(ctx, viewer.tenant, held);
   const { tenant } = viewer;
   const t = visibleTickets(viewer).find((x) => x.id === id);
@@ -277,12 +403,21 @@ export function workflowTicketView(ctx: DomainContext, viewer: Viewer, held: boo
     return i < current ? 'done' : i === current ? 'current' : 'pending';
   };
   return {
-    id: t.id, wf_workflow_id: t.processId, wf_ticket_stage_id: t.stageId, user_id: t.userId, wf_category_id: t.categoryId,
-    wf_status_id: t.statusId, created_at: t.createdAt, updated_at: t.updatedAt, solved_at: t.solvedAt,
+    id: t.id,
+    wf_workflow_id: t.processId,
+    wf_ticket_stage_id: t.stageId,
+    user_id: t.userId,
+    wf_category_id: t.categoryId,
+    wf_status_id: t.statusId,
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+    solved_at: t.solvedAt,
     wfStatus: statusLabel(tenant, t.statusId),
     wfWorkflow: { id: p.id, name: p.name, brief: p.brief, is_hidden: p.isHidden },
     wfTicketStages: p.stages.map((s, i) => ({
-      id: s.id, name: s.name, fields: s.fields.map(fieldOut),
+      id: s.id,
+      name: s.name,
+      fields: s.fields.map(fieldOut),
       responsible: (t.responsible[s.id] ?? s.responsibleIds).map((uid) => personBrief(ctx, tenant, uid)),
       state: stateOf(i),
     })),

@@ -52,7 +52,12 @@ const codeWasMissing = (s: Seen) =>
   s.status === 403 && /two-factor code required/i.test(text(s.answer()?.message) ?? '');
 const timeOfDay = /\d[T ]\d{1,2}:\d{2}/;
 const rangeFields = ['created_at', 'last_login_at', 'employment_date', 'fired_date'];
-const creates: Record<string, string> = { workflowStart: 'ticket', ideaEdit: 'idea', feedbackAdd: 'feedback', calendarEventRequestCreate: 'calendar request' };
+const creates: Record<string, string> = {
+  workflowStart: 'ticket',
+  ideaEdit: 'idea',
+  feedbackAdd: 'feedback',
+  calendarEventRequestCreate: 'calendar request',
+};
 /** a create answer's record id, wherever the operation puts it */
 const createdId = (a: Record<string, unknown> | undefined) => {
   const nested = (a?.feedback ?? a?.data) as Record<string, unknown> | null | undefined;
@@ -82,40 +87,52 @@ export function track(s: Seen): void {
 
 export const rules: Record<FindingCode, Rule> = {
   'set-user-list-not-json': {
-    severity: 'error', ops: ['userListCacheSet'],
+    severity: 'error',
+    ops: ['userListCacheSet'],
     detect: (s) => {
       const type = header(s.req, 'content-type') ?? 'no content type';
-      return /^application\/json\b/i.test(type) ? null
+      return /^application\/json\b/i.test(type)
+        ? null
         : `The body was sent as ${type}: the real portal silently stores an EMPTY selection under the key and still answers 200. Send set-user-list as application/json.`;
     },
   },
   'date-range-time-of-day': {
-    severity: 'error', ops: ['userIndex', 'adminWalletTransactionIndex', 'adminWalletTransactionExportExcel', 'adminEmploymentIndex'],
+    severity: 'error',
+    ops: ['userIndex', 'adminWalletTransactionIndex', 'adminWalletTransactionExportExcel', 'adminEmploymentIndex'],
     detect: (s) => {
       const field = rangeFields.find((f) => timeOfDay.test(query(s, f) ?? ''));
-      return field ? `${field} carries a time of day: the real portal answers 422 (so does the mock), its ranges take whole days. Send ${field}=yyyy-MM-dd|yyyy-MM-dd.` : null;
+      return field
+        ? `${field} carries a time of day: the real portal answers 422 (so does the mock), its ranges take whole days. Send ${field}=yyyy-MM-dd|yyyy-MM-dd.`
+        : null;
     },
   },
   'user-index-per-page': {
-    severity: 'error', ops: ['userIndex'],
+    severity: 'error',
+    ops: ['userIndex'],
     detect: (s) => {
       const v = query(s, 'per-page');
-      return v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 20) ? null
+      return v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 20)
+        ? null
         : `per-page=${v} is outside 1 to 20: the real portal accepts only 1 to 20 on /user/index (the mock answers 400). Ask for at most 20 and follow _meta.pageCount.`;
     },
   },
   'admin-per-page-clamped': {
-    severity: 'warning', ops: ['adminWalletIndex', 'adminWalletTransactionIndex', 'adminEmploymentIndex', 'adminUserApiTokenIndex'],
+    severity: 'warning',
+    ops: ['adminWalletIndex', 'adminWalletTransactionIndex', 'adminEmploymentIndex', 'adminUserApiTokenIndex'],
     detect: (s) => {
       const n = Number(query(s, 'per-page'));
-      return n > 100 ? `per-page=${n}: the real portal clamps administrative indexes to 100, so one page holds 100 items, not ${n}. Read the other pages (page=2 … _meta.pageCount).` : null;
+      return n > 100
+        ? `per-page=${n}: the real portal clamps administrative indexes to 100, so one page holds 100 items, not ${n}. Read the other pages (page=2 … _meta.pageCount).`
+        : null;
     },
   },
   'search-without-right': {
-    severity: 'warning', ops: ['userSearch'],
-    detect: (s) => (ok(s) && s.req.auth?.rights.includes('show-structure-names') === false
-      ? 'The caller lacks the right show-structure-names: the real portal answers 200 with an always empty users list, not an error. Hide search for such users or say that it needs this right, instead of "nobody found".'
-      : null),
+    severity: 'warning',
+    ops: ['userSearch'],
+    detect: (s) =>
+      ok(s) && s.req.auth?.rights.includes('show-structure-names') === false
+        ? 'The caller lacks the right show-structure-names: the real portal answers 200 with an always empty users list, not an error. Hide search for such users or say that it needs this right, instead of "nobody found".'
+        : null,
   },
   'session-headers-missing': {
     severity: 'error',
@@ -158,14 +175,15 @@ export const rules: Record<FindingCode, Rule> = {
       const n = (s.log.get(key)?.n ?? 0) + 1;
       s.log.set(key, { n });
       return n === 3
-        ? 'Third 401 in a row to the same call from this caller with no new /mobile/auth between: the real portal '
-          + 'keeps answering 401 to these credentials. On 401, authorize again with POST /mobile/auth (bind again if '
-          + 'that answers 404) instead of repeating the call.'
+        ? 'Third 401 in a row to the same call from this caller with no new /mobile/auth between: the real portal ' +
+            'keeps answering 401 to these credentials. On 401, authorize again with POST /mobile/auth (bind again if ' +
+            'that answers 404) instead of repeating the call.'
         : null;
     },
   },
   'two-factor-code-missing': {
-    severity: 'error', ops: ['mobileRequestTwoFactor', 'mobileManualBind'],
+    severity: 'error',
+    ops: ['mobileRequestTwoFactor', 'mobileManualBind'],
     detect: (s) => {
       const key = `2fa:${body(s, 'email')?.trim().toLowerCase()}`;
       if (s.op === 'mobileRequestTwoFactor') {
@@ -176,23 +194,29 @@ export const rules: Record<FindingCode, Rule> = {
       const flagged = !body(s, 'code') && s.log.get(key) !== undefined;
       if (ok(s)) s.log.delete(key);
       else if (!body(s, 'code') && codeWasMissing(s)) s.log.set(key, {});
-      return flagged ? 'Manual bind without the code although the account needs one (codeRequired: true): the real portal answers 403 every time. Ask the user for the e-mailed code and repeat manual-bind with it.' : null;
+      return flagged
+        ? 'Manual bind without the code although the account needs one (codeRequired: true): the real portal answers 403 every time. Ask the user for the e-mailed code and repeat manual-bind with it.'
+        : null;
     },
   },
   'upload-never-finished': { severity: 'warning', ops: [], detect: () => null }, // found when findings are read: findingsOf in plugin.ts
   'finish-before-upload': {
-    severity: 'error', ops: ['fileFinishUpload'],
+    severity: 'error',
+    ops: ['fileFinishUpload'],
     detect: (s) => {
       if (ok(s)) {
         const file = s.log.get(`file:${query(s, 'id')}`);
         if (file?.s) s.log.delete(file.s);
         s.log.delete(`file:${query(s, 'id')}`);
       }
-      return s.status === 409 ? 'finish-upload came before the bytes arrived: the real portal marks a file UPLOADED only once its bytes are there (the mock answers 409). PUT the bytes to uploadUrl and wait for that answer before finish-upload.' : null;
+      return s.status === 409
+        ? 'finish-upload came before the bytes arrived: the real portal marks a file UPLOADED only once its bytes are there (the mock answers 409). PUT the bytes to uploadUrl and wait for that answer before finish-upload.'
+        : null;
     },
   },
   'prepare-new-id': {
-    severity: 'warning', ops: ['filePrepareUpload'],
+    severity: 'warning',
+    ops: ['filePrepareUpload'],
     detect: (s) => {
       const id = text(s.answer()?.id);
       if (!ok(s) || !id) return null;
@@ -206,44 +230,60 @@ export const rules: Record<FindingCode, Rule> = {
     },
   },
   'push-token-repeated': {
-    severity: 'warning', ops: ['mobileSavePushToken'],
+    severity: 'warning',
+    ops: ['mobileSavePushToken'],
     detect: (s) => {
       if (!ok(s)) return null;
       const key = `push:${body(s, 'deviceId')}`;
       const same = s.log.get(key)?.s === body(s, 'token');
       s.log.set(key, { s: body(s, 'token') ?? '' });
-      return same ? 'The same push token was registered again for this device: the real portal stores it once more for nothing. Register the token when the push provider issues a new one (its token-refresh callback), not on every start.' : null;
+      return same
+        ? 'The same push token was registered again for this device: the real portal stores it once more for nothing. Register the token when the push provider issues a new one (its token-refresh callback), not on every start.'
+        : null;
     },
   },
   'polling-too-fast': {
-    severity: 'warning', ops: ['fileProcessingView', 'fileProcessingIndex'],
+    severity: 'warning',
+    ops: ['fileProcessingView', 'fileProcessingIndex'],
     // the record by its id; the list by its address, so reading its pages one after another is no poll
-    detect: (s) => (within(s, `poll:${s.who}|${s.op}|${query(s, 'id') ?? s.req.url}`, 1000)
-      ? `Polled ${query(s, 'id') ? 'this record' : 'this list'} again less than a second after the last poll: the `
-        + 'real portal processes files in the background for seconds to minutes. Poll at most once a second, better '
-        + 'with a growing interval (1 s, 2 s, 4 s …).'
-      : null),
+    detect: (s) =>
+      within(s, `poll:${s.who}|${s.op}|${query(s, 'id') ?? s.req.url}`, 1000)
+        ? `Polled ${query(s, 'id') ? 'this record' : 'this list'} again less than a second after the last poll: the ` +
+          'real portal processes files in the background for seconds to minutes. Poll at most once a second, better ' +
+          'with a growing interval (1 s, 2 s, 4 s …).'
+        : null,
   },
   'retry-storm': {
     severity: 'warning',
-    detect: (s) => (s.req.method === 'POST' && within(s, `post:${sameKey(s)}`, 1000)
-      ? 'The same POST (same operation and body) came again within a second: the real portal carries out each one. Retry only after a failure, with a growing delay, and never while the first call is still running.'
-      : null),
+    detect: (s) =>
+      s.req.method === 'POST' && within(s, `post:${sameKey(s)}`, 1000)
+        ? 'The same POST (same operation and body) came again within a second: the real portal carries out each one. Retry only after a failure, with a growing delay, and never while the first call is still running.'
+        : null,
   },
   'bearer-on-token-management': {
-    severity: 'error', ops: ['userApiTokenIndex', 'userApiTokenCreate', 'userApiTokenRevoke', 'adminUserApiTokenIndex', 'adminUserApiTokenRevoke'],
-    detect: (s) => (bearer(s.req)
-      ? 'Token management was called with a Bearer token: the real portal answers 403 here (so does the mock). Call /user-api-token* and /admin/user-api-token* with the session headers from /mobile/auth.'
-      : null),
+    severity: 'error',
+    ops: [
+      'userApiTokenIndex',
+      'userApiTokenCreate',
+      'userApiTokenRevoke',
+      'adminUserApiTokenIndex',
+      'adminUserApiTokenRevoke',
+    ],
+    detect: (s) =>
+      bearer(s.req)
+        ? 'Token management was called with a Bearer token: the real portal answers 403 here (so does the mock). Call /user-api-token* and /admin/user-api-token* with the session headers from /mobile/auth.'
+        : null,
   },
   'wrong-body-type': {
     severity: 'error',
-    detect: (s) => (s.req.findingTypes && s.status !== 400
-      ? `The body sends ${s.req.findingTypes.join('; ')}: the mock's validation converted it (true became "true"), the real portal may refuse it or keep the wrong value. Send every field with the type the API declares.`
-      : null),
+    detect: (s) =>
+      s.req.findingTypes && s.status !== 400
+        ? `The body sends ${s.req.findingTypes.join('; ')}: the mock's validation converted it (true became "true"), the real portal may refuse it or keep the wrong value. Send every field with the type the API declares.`
+        : null,
   },
   'retry-created-duplicate': {
-    severity: 'error', ops: Object.keys(creates),
+    severity: 'error',
+    ops: Object.keys(creates),
     detect: (s) => {
       const answer = s.answer();
       const id = createdId(answer);

@@ -30,7 +30,10 @@ export function answerCache() {
     const at = clock.mode === 'frozen' ? nowMs : nowMs - (nowMs % 1000);
     const fullKey = `${at}|${key}`;
     let perStore = kept.get(store);
-    if (!perStore) { perStore = new Map(); kept.set(store, perStore); }
+    if (!perStore) {
+      perStore = new Map();
+      kept.set(store, perStore);
+    }
     let answer = perStore.get(fullKey);
     if (answer?.version !== store.version) {
       if (perStore.size >= keptPerStore) perStore.clear();

@@ -16,7 +16,12 @@ export const header = (req: FastifyRequest, name: string): string | undefined =>
 };
 
 /** The four headers of a session, as /mobile/auth hands them out. */
-export const sessionHeaders = ['x-service-tenant-id', 'x-service-device-id', 'x-service-session-id', 'x-service-session-code'] as const;
+export const sessionHeaders = [
+  'x-service-tenant-id',
+  'x-service-device-id',
+  'x-service-session-id',
+  'x-service-session-code',
+] as const;
 
 /**
  * How a route is authorized, declared in its config:
@@ -39,7 +44,13 @@ export type AuthContext = {
 };
 
 export const noAuth: AuthContext = {
-  kind: 'none', tenant: null, user: null, session: null, device: null, apiKeyClientId: null, rights: [],
+  kind: 'none',
+  tenant: null,
+  user: null,
+  session: null,
+  device: null,
+  apiKeyClientId: null,
+  rights: [],
 };
 
 declare module 'fastify' {
@@ -107,7 +118,11 @@ export function sandboxKey(header: unknown, prefixSandbox: string | null | undef
 
 /** A malformed escape (`/sandbox/%/…`) must not throw here: this runs outside Fastify's error handling and would crash the process. */
 const decodeOrRaw = (s: string): string => {
-  try { return decodeURIComponent(s); } catch { return s; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 };
 
 /** Strips the prefixes once, before routing, remembering what was stripped for the request. */
@@ -116,7 +131,11 @@ export function makeUrlRewriter(seen: WeakMap<IncomingMessage, PrefixInfo>) {
     const url = raw.url ?? '/';
     const m = prefixRe.exec(url);
     if (!m || m[0] === '') return url;
-    seen.set(raw, { sandbox: m[2] !== undefined ? decodeOrRaw(m[2]) : null, sandboxPrefix: m[1] ?? '', apiPrefix: m[3] ?? '' });
+    seen.set(raw, {
+      sandbox: m[2] !== undefined ? decodeOrRaw(m[2]) : null,
+      sandboxPrefix: m[1] ?? '',
+      apiPrefix: m[3] ?? '',
+    });
     const rest = url.slice(m[0].length);
     return rest.startsWith('/') ? rest : `/${rest}`;
   };
@@ -162,7 +181,8 @@ export function baseUrl(req: FastifyRequest): string {
 /** The signed-in caller's tenant and user; for handlers of session routes, where the auth plugin guarantees both. */
 export function caller(req: FastifyRequest): { tenant: Tenant; user: UserRecord } {
   const { tenant, user } = req.auth;
-  if (!tenant || !user) throw new Error(`route ${req.routeOptions.url} reads a user but is not configured with a session auth mode`);
+  if (!tenant || !user)
+    throw new Error(`route ${req.routeOptions.url} reads a user but is not configured with a session auth mode`);
   return { tenant, user };
 }
 
@@ -174,7 +194,10 @@ export function callerTenant(req: FastifyRequest): Tenant {
 /** The domain context of a request: its sandbox's store, clock, outbox and the client's base address. */
 export function domainContext(req: FastifyRequest, now?: Date, sandbox: Sandbox = req.sandbox): DomainContext {
   return {
-    store: sandbox.store, now: now ?? sandbox.clock.now(), outbox: sandbox.outbox, baseUrl: baseUrl(req),
+    store: sandbox.store,
+    now: now ?? sandbox.clock.now(),
+    outbox: sandbox.outbox,
+    baseUrl: baseUrl(req),
     tenantOptions: req.scenario?.tenantOptions ?? {},
   };
 }

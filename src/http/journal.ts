@@ -29,52 +29,69 @@ export function keepBodyText(req: FastifyRequest, text: string): void {
  * overflows the stack) would end the process.
  */
 
-export const journalPlugin = fp(async (app: FastifyInstance) => {
-  app.decorateRequest('journalId', 0);
-  if (app.config.journalLimit === 0) return;
-  app.decorateRequest('journalAnswer', null);
-  app.decorateRequest('journalBody', undefined);
-  // Fastify's own JSON parser (body limit, empty body, __proto__ and constructor refused), given the text as a string
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const text = String(body);
-    keepBodyText(req, text);
-    parseJson(req, text, done);
-  });
-  app.addHook('onRequest', async (req, reply) => {
-    if (isSideRoute(req.url)) return;
-    req.journalId = req.sandbox.journal.reserveId();
-    reply.raw.once('close', () => {
-      try {
-        record(req);
-      } catch (err) {
-        req.log.error({ err }, 'the request could not be journaled');
-      }
+export const journalPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.decorateRequest('journalId', 0);
+    if (app.config.journalLimit === 0) return;
+    app.decorateRequest('journalAnswer', null);
+    app.decorateRequest('journalBody', undefined);
+    // Fastify's own JSON parser (body limit, empty body, __proto__ and constructor refused), given the text as a string
+    const parseJson = app.getDefaultJsonParser('error', 'error');
+    app.removeContentTypeParser('application/json');
+    app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+      const text = String(body);
+      keepBodyText(req, text);
+      parseJson(req, text, done);
     });
-  });
-  // registered before compression, so the answer is still JSON text here
-  app.addHook('onSend', async (req, reply, payload) => {
-    // an error after the headers left (a truncated body) cannot change what the client got
-    if (reply.raw.headersSent) return payload;
-    const json = typeof payload === 'string' && payload.length <= keptChars
-      && String(reply.getHeader('content-type') ?? '').includes('json');
-    req.journalAnswer = { status: reply.statusCode, body: json ? payload : undefined };
-    return payload;
-  });
-  const record = (req: FastifyRequest) => {
-    const elapsed = performance.now() - req.arrivedAt;
-    const clock = req.sandbox.clock;
-    req.sandbox.journal.add({
-      // the sandbox clock when the request arrived
-      atMs: clock.mode === 'frozen' ? clock.nowMs() : Math.round(clock.nowMs() - elapsed),
-      // no status for a connection dropped before any answer (0, as HAR has it)
-      method: req.method, operationId: req.operationId, status: req.journalAnswer?.status ?? 0,
-      durationMs: Math.round(elapsed * 100) / 100, scenario: req.scenario?.name ?? null, stubbed: req.stubbed,
-      fault: req.fault, afterCommit: req.faultAfterCommit,
-    }, {
-      url: req.raw.url ?? req.url, routedUrl: req.url, rawHeaders: req.raw.rawHeaders, response: req.journalAnswer?.body,
-      requestBody: req.journalBody,
-    }, req.journalId);
-  };
-}, { name: 'journal', dependencies: ['request-context'] });
+    app.addHook('onRequest', async (req, reply) => {
+      if (isSideRoute(req.url)) return;
+      req.journalId = req.sandbox.journal.reserveId();
+      reply.raw.once('close', () => {
+        try {
+          record(req);
+        } catch (err) {
+          req.log.error({ err }, 'the request could not be journaled');
+        }
+      });
+    });
+    // registered before compression, so the answer is still JSON text here
+    app.addHook('onSend', async (req, reply, payload) => {
+      // an error after the headers left (a truncated body) cannot change what the client got
+      if (reply.raw.headersSent) return payload;
+      const json =
+        typeof payload === 'string' &&
+        payload.length <= keptChars &&
+        String(reply.getHeader('content-type') ?? '').includes('json');
+      req.journalAnswer = { status: reply.statusCode, body: json ? payload : undefined };
+      return payload;
+    });
+    const record = (req: FastifyRequest) => {
+      const elapsed = performance.now() - req.arrivedAt;
+      const clock = req.sandbox.clock;
+      req.sandbox.journal.add(
+        {
+          // the sandbox clock when the request arrived
+          atMs: clock.mode === 'frozen' ? clock.nowMs() : Math.round(clock.nowMs() - elapsed),
+          // no status for a connection dropped before any answer (0, as HAR has it)
+          method: req.method,
+          operationId: req.operationId,
+          status: req.journalAnswer?.status ?? 0,
+          durationMs: Math.round(elapsed * 100) / 100,
+          scenario: req.scenario?.name ?? null,
+          stubbed: req.stubbed,
+          fault: req.fault,
+          afterCommit: req.faultAfterCommit,
+        },
+        {
+          url: req.raw.url ?? req.url,
+          routedUrl: req.url,
+          rawHeaders: req.raw.rawHeaders,
+          response: req.journalAnswer?.body,
+          requestBody: req.journalBody,
+        },
+        req.journalId,
+      );
+    };
+  },
+  { name: 'journal', dependencies: ['request-context'] },
+);

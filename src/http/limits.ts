@@ -18,6 +18,10 @@ export type ServerLimits = typeof defaultServerLimits;
 /** The Fastify options that carry the limits to the Node server. */
 export function serverLimitOptions(input: Partial<ServerLimits> = {}) {
   const l = { ...defaultServerLimits, ...input };
-  const http: ServerOptions = { maxHeaderSize: l.maxHeaderSize, headersTimeout: l.headersTimeoutMs, connectionsCheckingInterval: l.connectionsCheckingIntervalMs };
+  const http: ServerOptions = {
+    maxHeaderSize: l.maxHeaderSize,
+    headersTimeout: l.headersTimeoutMs,
+    connectionsCheckingInterval: l.connectionsCheckingIntervalMs,
+  };
   return { http, requestTimeout: l.requestTimeoutMs, keepAliveTimeout: l.keepAliveTimeoutMs };
 }

@@ -15,7 +15,9 @@ export function useLazySerializers(app: FastifyInstance): void {
     let serialize = compiled.get(key);
     if (!serialize) {
       external ??= app.getSchemas() as Record<string, unknown>;
-      serialize = fastJsonStringify(schema as Parameters<typeof fastJsonStringify>[0], { schema: external as never }) as Serialize;
+      serialize = fastJsonStringify(schema as Parameters<typeof fastJsonStringify>[0], {
+        schema: external as never,
+      }) as Serialize;
       compiled.set(key, serialize);
     }
     return serialize;

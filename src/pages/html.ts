@@ -3,8 +3,12 @@
 /** Markup that is already safe (built by html`` or by the sanitizer); anything else is escaped on the way in. */
 export class Html {
   readonly value: string;
-  constructor(value: string) { this.value = value; }
-  toString(): string { return this.value; }
+  constructor(value: string) {
+    this.value = value;
+  }
+  toString(): string {
+    return this.value;
+  }
 }
 
 export type HtmlPart = Html | string | number | boolean | null | undefined | readonly HtmlPart[];

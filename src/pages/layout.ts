@@ -41,8 +41,12 @@ export type PageFrame = {
 };
 
 export function page(frame: PageFrame, title: string, body: HtmlPart): string {
-  const header = frame.embed ? '' : html`<header class="site-header">${frame.tenant ? html`<img src="${frame.tenant.logoUrl}" alt=""><span class="tenant">${frame.tenant.name}</span>` : html`<span class="tenant">Portal</span>`}</header>`;
-  const footer = frame.embed ? '' : html`<footer class="site-footer">${frame.tenant?.name ?? 'Portal'} · portal-mock</footer>`;
+  const header = frame.embed
+    ? ''
+    : html`<header class="site-header">${frame.tenant ? html`<img src="${frame.tenant.logoUrl}" alt=""><span class="tenant">${frame.tenant.name}</span>` : html`<span class="tenant">Portal</span>`}</header>`;
+  const footer = frame.embed
+    ? ''
+    : html`<footer class="site-footer">${frame.tenant?.name ?? 'Portal'} · portal-mock</footer>`;
   return html`<!doctype html>
 <html lang="${frame.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><style>${stylesheet}</style></head>

@@ -6,7 +6,8 @@ import { jsonType } from '../shared/json-type.js';
 export const ShapeDifference = Type.Object({
   path: Type.String({ description: 'JSON path; [] stands for the items of an array' }),
   kind: Type.Union([Type.Literal('missing'), Type.Literal('extra'), Type.Literal('type')], {
-    description: 'missing: the upstream has it, the mock does not; extra: the mock has it, the upstream does not; type: both have it with different JSON types',
+    description:
+      'missing: the upstream has it, the mock does not; extra: the mock has it, the upstream does not; type: both have it with different JSON types',
   }),
   mock: Type.Optional(Type.String({ description: 'JSON type in the mock answer' })),
   upstream: Type.Optional(Type.String({ description: 'JSON type in the upstream answer' })),
@@ -27,10 +28,17 @@ export const Comparison = Type.Object({
 });
 export type Comparison = Static<typeof Comparison>;
 
-const compatible = (a: string, b: string) => a === b || (['integer', 'number'].includes(a) && ['integer', 'number'].includes(b));
+const compatible = (a: string, b: string) =>
+  a === b || (['integer', 'number'].includes(a) && ['integer', 'number'].includes(b));
 
 /** Shape differences by JSON path; arrays are compared item shape against item shape (every item of both sides merged). */
-export function shapeDiff(mock: unknown, upstream: unknown, path = '$', out: ShapeDifference[] = [], depth = 0): ShapeDifference[] {
+export function shapeDiff(
+  mock: unknown,
+  upstream: unknown,
+  path = '$',
+  out: ShapeDifference[] = [],
+  depth = 0,
+): ShapeDifference[] {
   if (depth > 20) return out;
   const tm = jsonType(mock);
   const tu = jsonType(upstream);
@@ -47,8 +55,10 @@ export function shapeDiff(mock: unknown, upstream: unknown, path = '$', out: Sha
   if (tm === 'object') {
     const a = mock as Record<string, unknown>;
     const b = upstream as Record<string, unknown>;
-    for (const k of Object.keys(b)) if (!Object.hasOwn(a, k)) out.push({ path: `${path}.${k}`, kind: 'missing', upstream: jsonType(b[k]) });
-    for (const k of Object.keys(a)) if (!Object.hasOwn(b, k)) out.push({ path: `${path}.${k}`, kind: 'extra', mock: jsonType(a[k]) });
+    for (const k of Object.keys(b))
+      if (!Object.hasOwn(a, k)) out.push({ path: `${path}.${k}`, kind: 'missing', upstream: jsonType(b[k]) });
+    for (const k of Object.keys(a))
+      if (!Object.hasOwn(b, k)) out.push({ path: `${path}.${k}`, kind: 'extra', mock: jsonType(a[k]) });
     for (const k of Object.keys(a)) if (Object.hasOwn(b, k)) shapeDiff(a[k], b[k], `${path}.${k}`, out, depth + 1);
   }
   return out;
@@ -75,13 +85,22 @@ function parseForCompare(body: string): unknown {
 }
 
 export function compareAnswers(
-  at: string, who: { operationId: string | null; method: string; path: string },
-  mock: { status: number; body: string }, upstream: UpstreamAnswer,
+  at: string,
+  who: { operationId: string | null; method: string; path: string },
+  mock: { status: number; body: string },
+  upstream: UpstreamAnswer,
 ): Comparison {
-  const differences = upstream.ok ? shapeDiff(parseForCompare(mock.body), parseForCompare(upstream.body.toString('utf8'))) : [];
+  const differences = upstream.ok
+    ? shapeDiff(parseForCompare(mock.body), parseForCompare(upstream.body.toString('utf8')))
+    : [];
   return {
-    at, ...who, mockStatus: mock.status, upstreamStatus: upstream.status, sameStatus: mock.status === upstream.status,
-    sameShape: differences.length === 0 && upstream.ok, differences,
+    at,
+    ...who,
+    mockStatus: mock.status,
+    upstreamStatus: upstream.status,
+    sameStatus: mock.status === upstream.status,
+    sameShape: differences.length === 0 && upstream.ok,
+    differences,
     ...(upstream.ok ? {} : { upstreamError: upstream.reason }),
   };
 }

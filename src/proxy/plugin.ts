@@ -12,7 +12,14 @@ import { CheckError } from '../schemas/check.js';
 import { writeAtomic } from '../shared/write-atomic.js';
 import { isSideRoute, pathOf } from '../http/context.js';
 import { Recorder } from './recorder.js';
-import { callUpstream, parseProxyHeaders, upstreamName, userInfoProblem, type UpstreamAnswer, type UpstreamHeader } from './upstream.js';
+import {
+  callUpstream,
+  parseProxyHeaders,
+  upstreamName,
+  userInfoProblem,
+  type UpstreamAnswer,
+  type UpstreamHeader,
+} from './upstream.js';
 import { compareAnswers, type Comparison } from './compare.js';
 
 declare module 'fastify' {
@@ -40,11 +47,16 @@ function readRecordingSettings(file: string): RecordingSettings | undefined {
   let value: Partial<RecordingSettings> | null = null;
   try {
     value = JSON.parse(readFileSync(file, 'utf8')) as Partial<RecordingSettings>;
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   const r = value?.recording;
   if (r === null || (typeof r?.dir === 'string' && typeof r.name === 'string')) return { recording: r };
-  throw new CheckError(file, '/recording',
-    'null or { "dir", "name" }, as portal-mock writes it; move the file away to forget the recording');
+  throw new CheckError(
+    file,
+    '/recording',
+    'null or { "dir", "name" }, as portal-mock writes it; move the file away to forget the recording',
+  );
 }
 
 /** The sandbox side of forwarding: its own upstream (null: none), undefined for the one of --proxy. */
@@ -90,7 +102,10 @@ export class ProxyState {
     return this.defaultUrl ? { url: this.defaultUrl, source: 'flag' } : { url: null, source: 'none' };
   }
 
-  call(base: string, req: { method: string; url: string; headers: FastifyRequest['headers']; body: Buffer | undefined }): Promise<UpstreamAnswer> {
+  call(
+    base: string,
+    req: { method: string; url: string; headers: FastifyRequest['headers']; body: Buffer | undefined },
+  ): Promise<UpstreamAnswer> {
     return callUpstream({ base, ...req, extraHeaders: this.headers, timeoutMs: this.timeoutMs });
   }
 
@@ -124,7 +139,8 @@ async function readAll(stream: AsyncIterable<Buffer | string>, limit: number): P
   for await (const chunk of stream) {
     const b = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     size += b.length;
-    if (size > limit) throw new ApiError('payloadTooLarge', `request body is larger than ${limit} bytes (--body-limit)`);
+    if (size > limit)
+      throw new ApiError('payloadTooLarge', `request body is larger than ${limit} bytes (--body-limit)`);
     chunks.push(b);
   }
   return Buffer.concat(chunks);
@@ -136,77 +152,103 @@ type CompareMark = { base: string; body: Buffer | undefined; mockBody: string };
  * Registered after the scenario plugin (a stub answers first) and before auth (the client's mock session is not
  * checked for a forwarded request).
  */
-export const proxyPlugin = fp(async (app: FastifyInstance) => {
-  const problem = app.config.proxy ? userInfoProblem(app.config.proxy) : null;
-  if (problem) throw new UsageError(`--proxy: ${problem}`);
-  const state = new ProxyState(app.config);
-  app.decorate('proxy', state);
-  const marks = new WeakMap<FastifyRequest, CompareMark>();
+export const proxyPlugin = fp(
+  async (app: FastifyInstance) => {
+    const problem = app.config.proxy ? userInfoProblem(app.config.proxy) : null;
+    if (problem) throw new UsageError(`--proxy: ${problem}`);
+    const state = new ProxyState(app.config);
+    app.decorate('proxy', state);
+    const marks = new WeakMap<FastifyRequest, CompareMark>();
 
-  app.addHook('onRequest', async (req, reply) => {
-    if (isSideRoute(req.url)) return;
-    const op = req.operationId;
-    const unmatched = req.routeConfig?.unmatched === true;
-    const { url: base } = state.upstreamFor(req.sandbox);
-    if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
-      marks.set(req, { base, body: undefined, mockBody: '' });
-      return;
-    }
-    if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return;
-    if (!base) {
-      if (unmatched) return; // the catch-all answers the usual 404
-      throw new ApiError('badGateway', `scenario "${req.scenario?.name ?? ''}" forwards ${op ?? ''} but no upstream is configured (--proxy or PUT /__admin/proxy)`);
-    }
-    await forward(req, reply, op, base);
-    return reply;
-  });
-  const forward = async (req: FastifyRequest, reply: FastifyReply, op: string | null, base: string) => {
-    const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readAll(req.raw, app.config.bodyLimit);
-    const answer = await state.call(base, { method: req.method, url: req.url, headers: req.headers, body });
-    if (!answer.ok) {
-      req.log.warn({ upstream: upstreamName(base), status: answer.status }, answer.reason);
-      throw new ApiError(answer.status === 504 ? 'gatewayTimeout' : 'badGateway', answer.reason);
-    }
-    state.recorder?.add({ ...answer, operationId: op, method: req.method, path: pathOf(req) });
-    reply.code(answer.status);
-    for (const [k, v] of answer.headers) reply.header(k, v);
-    // JSON and text go out as strings (the journal keeps JSON answers, redacted); anything else as bytes
-    const textual = /json|^text\//i.test(answer.contentType);
-    reply.send(textual ? answer.body.toString('utf8') : answer.body);
-  };
-
-  // compare: keep the raw body for the upstream (validation may change the parsed one), the mock's answer, then ask upstream
-  app.addHook('preParsing', (req, _reply, payload, done) => {
-    const mark = marks.get(req);
-    if (!mark) return done(null, payload);
-    readAll(payload, app.config.bodyLimit).then((body) => { mark.body = body; done(null, Readable.from([body])); }, done);
-  });
-  // the upstream is asked once the mock's answer has gone; only compared requests listen for that (a global
-  // onResponse hook would make Fastify add 'finish' listeners to every answer)
-  app.addHook('onSend', async (req, reply, payload) => {
-    const mark = marks.get(req);
-    if (!mark) return payload;
-    mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
-    // outside Fastify's error handling: a failed comparison is logged, never left to end the process
-    reply.raw.once('finish', () => state.track(compareLater(req, reply, mark)
-      .catch((err: unknown) => req.log.error({ err }, 'the comparison with the upstream failed'))));
-    return payload;
-  });
-  const compareLater = async (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
-    const at = req.sandbox.clock.iso(); // when the mock answered, not when the upstream did
-    const answer = await state.call(mark.base, { method: req.method, url: req.url, headers: req.headers, body: mark.body });
-    const who = { operationId: req.operationId, method: req.method, path: pathOf(req) };
-    state.addComparison(req.sandbox.name, compareAnswers(at, who, { status: reply.statusCode, body: mark.mockBody }, answer));
-  };
-
-  // Paths no operation answers: a stub by method+path (scenario plugin) or the upstream (above) answers first;
-  // otherwise the usual 404. The body stays raw bytes here; parsing of known routes is unchanged.
-  await app.register(async (child) => {
-    child.removeAllContentTypeParsers();
-    child.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-    child.route({
-      method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], url: '/*', schema: { hide: true }, config: { unmatched: true },
-      handler: (_req, reply) => reply.callNotFound(),
+    app.addHook('onRequest', async (req, reply) => {
+      if (isSideRoute(req.url)) return;
+      const op = req.operationId;
+      const unmatched = req.routeConfig?.unmatched === true;
+      const { url: base } = state.upstreamFor(req.sandbox);
+      if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
+        marks.set(req, { base, body: undefined, mockBody: '' });
+        return;
+      }
+      if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return;
+      if (!base) {
+        if (unmatched) return; // the catch-all answers the usual 404
+        throw new ApiError(
+          'badGateway',
+          `scenario "${req.scenario?.name ?? ''}" forwards ${op ?? ''} but no upstream is configured (--proxy or PUT /__admin/proxy)`,
+        );
+      }
+      await forward(req, reply, op, base);
+      return reply;
     });
-  });
-}, { name: 'proxy', dependencies: ['request-context', 'scenarios'] });
+    const forward = async (req: FastifyRequest, reply: FastifyReply, op: string | null, base: string) => {
+      const body =
+        req.method === 'GET' || req.method === 'HEAD' ? undefined : await readAll(req.raw, app.config.bodyLimit);
+      const answer = await state.call(base, { method: req.method, url: req.url, headers: req.headers, body });
+      if (!answer.ok) {
+        req.log.warn({ upstream: upstreamName(base), status: answer.status }, answer.reason);
+        throw new ApiError(answer.status === 504 ? 'gatewayTimeout' : 'badGateway', answer.reason);
+      }
+      state.recorder?.add({ ...answer, operationId: op, method: req.method, path: pathOf(req) });
+      reply.code(answer.status);
+      for (const [k, v] of answer.headers) reply.header(k, v);
+      // JSON and text go out as strings (the journal keeps JSON answers, redacted); anything else as bytes
+      const textual = /json|^text\//i.test(answer.contentType);
+      reply.send(textual ? answer.body.toString('utf8') : answer.body);
+    };
+
+    // compare: keep the raw body for the upstream (validation may change the parsed one), the mock's answer, then ask upstream
+    app.addHook('preParsing', (req, _reply, payload, done) => {
+      const mark = marks.get(req);
+      if (!mark) return done(null, payload);
+      readAll(payload, app.config.bodyLimit).then((body) => {
+        mark.body = body;
+        done(null, Readable.from([body]));
+      }, done);
+    });
+    // the upstream is asked once the mock's answer has gone; only compared requests listen for that (a global
+    // onResponse hook would make Fastify add 'finish' listeners to every answer)
+    app.addHook('onSend', async (req, reply, payload) => {
+      const mark = marks.get(req);
+      if (!mark) return payload;
+      mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+      // outside Fastify's error handling: a failed comparison is logged, never left to end the process
+      reply.raw.once('finish', () =>
+        state.track(
+          compareLater(req, reply, mark).catch((err: unknown) =>
+            req.log.error({ err }, 'the comparison with the upstream failed'),
+          ),
+        ),
+      );
+      return payload;
+    });
+    const compareLater = async (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
+      const at = req.sandbox.clock.iso(); // when the mock answered, not when the upstream did
+      const answer = await state.call(mark.base, {
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: mark.body,
+      });
+      const who = { operationId: req.operationId, method: req.method, path: pathOf(req) };
+      state.addComparison(
+        req.sandbox.name,
+        compareAnswers(at, who, { status: reply.statusCode, body: mark.mockBody }, answer),
+      );
+    };
+
+    // Paths no operation answers: a stub by method+path (scenario plugin) or the upstream (above) answers first;
+    // otherwise the usual 404. The body stays raw bytes here; parsing of known routes is unchanged.
+    await app.register(async (child) => {
+      child.removeAllContentTypeParsers();
+      child.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+      child.route({
+        method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+        url: '/*',
+        schema: { hide: true },
+        config: { unmatched: true },
+        handler: (_req, reply) => reply.callNotFound(),
+      });
+    });
+  },
+  { name: 'proxy', dependencies: ['request-context', 'scenarios'] },
+);

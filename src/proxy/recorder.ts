@@ -28,10 +28,13 @@ function stubOf(x: Exchange): Stub {
     try {
       stub.body = redactRecorded(JSON.parse(text));
       return stub;
-    } catch { /* not JSON after all: kept as text below */ }
+    } catch {
+      /* not JSON after all: kept as text below */
+    }
   }
   // Only text survives a scenario file; a binary answer is recorded without its body.
-  if (/^text\/|xml|javascript|json|x-www-form-urlencoded/i.test(x.contentType) && !text.includes('\uFFFD')) stub.body = redactText(text);
+  if (/^text\/|xml|javascript|json|x-www-form-urlencoded/i.test(x.contentType) && !text.includes('\uFFFD'))
+    stub.body = redactText(text);
   return stub;
 }
 
@@ -54,7 +57,9 @@ export class Recorder {
     let stubs: unknown;
     try {
       stubs = (JSON.parse(readFileSync(this.file, 'utf8')) as { stubs?: unknown }).stubs;
-    } catch { /* reported below */ }
+    } catch {
+      /* reported below */
+    }
     if (!Array.isArray(stubs)) {
       throw new CheckError(this.file, '/stubs', 'the recorded stubs; move the file away to record afresh');
     }

@@ -2,7 +2,14 @@
 
 /** Answer headers a recorded stub keeps; everything else (Set-Cookie, server names, tracing ids …) is dropped. */
 export const recordedHeaderAllowList = new Set([
-  'content-type', 'cache-control', 'etag', 'last-modified', 'content-language', 'content-disposition', 'location', 'x-total-count',
+  'content-type',
+  'cache-control',
+  'etag',
+  'last-modified',
+  'content-language',
+  'content-disposition',
+  'location',
+  'x-total-count',
 ]);
 
 const secretKey = /pass(word)?|secret|token|session|api[-_]?key|authori[sz]ation|cookie|^code$|otp|^pin$|credential/i;
@@ -19,7 +26,9 @@ function redactString(value: string): string {
   if (/^\s*[[{]/.test(value)) {
     try {
       return JSON.stringify(redactRecorded(JSON.parse(value))); // JSON inside a string (an echo, a payload field)
-    } catch { /* not JSON */ }
+    } catch {
+      /* not JSON */
+    }
   }
   return value.replace(emailValue, placeholders.email).replace(bearerValue, `$1 ${placeholders.secret}`);
 }

@@ -4,13 +4,28 @@ import type { IncomingHttpHeaders } from 'node:http';
 
 /** Hop-by-hop and transport headers: never copied in either direction (fetch sets its own). */
 const hopByHop = new Set([
-  'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'trailers',
-  'transfer-encoding', 'upgrade', 'host', 'content-length',
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'trailers',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
 ]);
 
 /** The mock's own credentials: a client's session is for the mock, never for the upstream. */
 const mockSecrets = new Set([
-  'x-service-session-code', 'x-service-session-id', 'x-service-device-id', 'authorization', 'x-service-client-secret', 'cookie',
+  'x-service-session-code',
+  'x-service-session-id',
+  'x-service-device-id',
+  'authorization',
+  'x-service-client-secret',
+  'cookie',
 ]);
 
 function isMockSecretHeader(name: string): boolean {
@@ -22,10 +37,12 @@ export type UpstreamHeader = { name: string; value: string };
 
 /** Parses `--proxy-header "Name: value"` entries. */
 export function parseProxyHeaders(list: readonly string[]): UpstreamHeader[] {
-  return list.map((line) => {
-    const i = line.indexOf(':');
-    return { name: line.slice(0, i).trim().toLowerCase(), value: line.slice(i + 1).trim() };
-  }).filter((h) => h.name !== '');
+  return list
+    .map((line) => {
+      const i = line.indexOf(':');
+      return { name: line.slice(0, i).trim().toLowerCase(), value: line.slice(i + 1).trim() };
+    })
+    .filter((h) => h.name !== '');
 }
 
 /** The headers sent upstream: the client's, less hop-by-hop and the mock's secrets, plus (overridden by) the proxy headers. */
@@ -43,7 +60,7 @@ export function upstreamRequestHeaders(client: IncomingHttpHeaders, extra: reado
 export function userInfoProblem(url: string): string | null {
   const u = URL.parse(url);
   if (!u) return 'not a URL';
-  return u.username || u.password ? 'put the upstream\'s credentials in --proxy-header, not in the URL' : null;
+  return u.username || u.password ? "put the upstream's credentials in --proxy-header, not in the URL" : null;
 }
 
 /** The upstream's address for messages and logs: no user-info, no query. */
@@ -97,7 +114,11 @@ export async function callUpstream(r: UpstreamRequest): Promise<UpstreamAnswer> 
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
     if (signal.aborted || e.name === 'TimeoutError') {
-      return { ok: false, status: 504, reason: `upstream ${name} did not answer within ${r.timeoutMs} ms (--proxy-timeout)` };
+      return {
+        ok: false,
+        status: 504,
+        reason: `upstream ${name} did not answer within ${r.timeoutMs} ms (--proxy-timeout)`,
+      };
     }
     const why = String(e.cause?.code ?? e.cause?.message ?? e.message).replace(/\/\/[^/@\s]+@/g, '//[redacted]@');
     return { ok: false, status: 502, reason: `upstream ${name} is unreachable: ${why}` };

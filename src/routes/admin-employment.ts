@@ -7,23 +7,36 @@ import { listEmployments, viewEmployment } from '../domain/admin-employment.js';
 const tags = ['admin-employment'];
 
 export const adminEmploymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/admin/employment', {
-    schema: {
-      operationId: 'adminEmploymentIndex', tags, summary: 'Employments of the tenant; maps origin id + origin organization id to a user id',
-      description: 'Requires the right user-edit. per-page is clamped to 100. Date ranges are yyyy-MM-dd|yyyy-MM-dd; a time of day gives 422.',
-      querystring: AdminEmploymentQuery,
-      response: { 200: ref(AdminEmploymentPage), ...errors(400, 401, 403, 422) },
+  app.get(
+    '/admin/employment',
+    {
+      schema: {
+        operationId: 'adminEmploymentIndex',
+        tags,
+        summary: 'Employments of the tenant; maps origin id + origin organization id to a user id',
+        description:
+          'Requires the right user-edit. per-page is clamped to 100. Date ranges are yyyy-MM-dd|yyyy-MM-dd; a time of day gives 422.',
+        querystring: AdminEmploymentQuery,
+        response: { 200: ref(AdminEmploymentPage), ...errors(400, 401, 403, 422) },
+      },
+      config: { auth: 'session', rights: ['user-edit'] },
     },
-    config: { auth: 'session', rights: ['user-edit'] },
-  }, async (req) => listEmployments(...callerArgs(req), { ...req.query, url: listUrl(req) }));
+    async (req) => listEmployments(...callerArgs(req), { ...req.query, url: listUrl(req) }),
+  );
 
-  app.get('/admin/employment/view', {
-    schema: {
-      operationId: 'adminEmploymentView', tags, summary: 'One employment',
-      description: 'Requires the right user-edit.',
-      querystring: IdQuery,
-      response: { 200: ref(AdminEmployment), ...errors(400, 401, 403, 404) },
+  app.get(
+    '/admin/employment/view',
+    {
+      schema: {
+        operationId: 'adminEmploymentView',
+        tags,
+        summary: 'One employment',
+        description: 'Requires the right user-edit.',
+        querystring: IdQuery,
+        response: { 200: ref(AdminEmployment), ...errors(400, 401, 403, 404) },
+      },
+      config: { auth: 'session', rights: ['user-edit'] },
     },
-    config: { auth: 'session', rights: ['user-edit'] },
-  }, async (req) => viewEmployment(...callerArgs(req), req.query.id));
+    async (req) => viewEmployment(...callerArgs(req), req.query.id),
+  );
 };

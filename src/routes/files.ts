@@ -1,7 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, Page, ref, Uuid } from '../schemas/common.js';
-import { FileCount, FileIndex, FileIndexQuery, PreparedUpload, PrepareUpload, SignedQuery, UploadResult, uploadLimitBytes } from '../schemas/files.js';
+import {
+  FileCount,
+  FileIndex,
+  FileIndexQuery,
+  PreparedUpload,
+  PrepareUpload,
+  SignedQuery,
+  UploadResult,
+  uploadLimitBytes,
+} from '../schemas/files.js';
 import { domainContext } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
 import { downloadFile, fileCount, fileIndex, finishUpload, prepareUpload, uploadBytes } from '../domain/files.js';
@@ -12,75 +21,127 @@ const fileId = Type.Object({ id: Uuid });
 /** The signed upload address: raw bytes of any content type. Its own plugin, so the catch-all parser stays here. */
 const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: uploadLimitBytes }, (_req, body, done) => done(null, body));
-  app.put('/files/:id/upload', {
-    schema: {
-      operationId: 'fileUpload', tags, summary: 'Upload the bytes of a prepared file (the signed uploadUrl; not part of the portal API)',
-      description: `Send the raw bytes as the body, any content type, at most ${uploadLimitBytes} bytes (413 beyond). No session needed: the signature authorizes. Expired or forged signature: 403.`,
-      params: fileId, querystring: SignedQuery,
-      response: { 200: ref(UploadResult), ...errors(400, 403, 404, 409, 413, 500) },
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: uploadLimitBytes }, (_req, body, done) =>
+    done(null, body),
+  );
+  app.put(
+    '/files/:id/upload',
+    {
+      schema: {
+        operationId: 'fileUpload',
+        tags,
+        summary: 'Upload the bytes of a prepared file (the signed uploadUrl; not part of the portal API)',
+        description: `Send the raw bytes as the body, any content type, at most ${uploadLimitBytes} bytes (413 beyond). No session needed: the signature authorizes. Expired or forged signature: 403.`,
+        params: fileId,
+        querystring: SignedQuery,
+        response: { 200: ref(UploadResult), ...errors(400, 403, 404, 409, 413, 500) },
+      },
+      bodyLimit: uploadLimitBytes,
+      config: { auth: 'none' },
     },
-    bodyLimit: uploadLimitBytes,
-    config: { auth: 'none' },
-  }, async (req) => {
-    const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-    return uploadBytes(domainContext(req), req.params.id, req.query, bytes, req.headers['content-type']);
-  });
+    async (req) => {
+      const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      return uploadBytes(domainContext(req), req.params.id, req.query, bytes, req.headers['content-type']);
+    },
+  );
 };
 
 export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get('/file/index', {
-    schema: {
-      operationId: 'fileIndex', tags, summary: 'Uploaded files of the current user',
-      description: 'per-page default 20 (clamped to 100); sort default -created_at.',
-      querystring: FileIndexQuery,
-      response: { 200: Page(ref(FileIndex)), ...errors(400, 401, 403, 500) },
+  app.get(
+    '/file/index',
+    {
+      schema: {
+        operationId: 'fileIndex',
+        tags,
+        summary: 'Uploaded files of the current user',
+        description: 'per-page default 20 (clamped to 100); sort default -created_at.',
+        querystring: FileIndexQuery,
+        response: { 200: Page(ref(FileIndex)), ...errors(400, 401, 403, 500) },
+      },
+      config: { auth: 'session' },
     },
-    config: { auth: 'session' },
-  }, async (req) => fileIndex(...callerArgs(req), req.query, listUrl(req)));
+    async (req) => fileIndex(...callerArgs(req), req.query, listUrl(req)),
+  );
 
-  app.get('/file/count', {
-    schema: {
-      operationId: 'fileCount', tags, summary: 'Uploaded files of the current user per type',
-      description: 'How many of the caller\'s uploaded files there are of each type (image, video, document, archive, other, encrypted), matching `search` when given.',
-      querystring: Type.Object({ search: Type.Optional(Type.String({ maxLength: 200 })) }),
-      response: { 200: ref(FileCount), ...errors(400, 401, 403, 500) },
+  app.get(
+    '/file/count',
+    {
+      schema: {
+        operationId: 'fileCount',
+        tags,
+        summary: 'Uploaded files of the current user per type',
+        description:
+          "How many of the caller's uploaded files there are of each type (image, video, document, archive, other, encrypted), matching `search` when given.",
+        querystring: Type.Object({ search: Type.Optional(Type.String({ maxLength: 200 })) }),
+        response: { 200: ref(FileCount), ...errors(400, 401, 403, 500) },
+      },
+      config: { auth: 'session' },
     },
-    config: { auth: 'session' },
-  }, async (req) => fileCount(...callerArgs(req), req.query));
+    async (req) => fileCount(...callerArgs(req), req.query),
+  );
 
-  app.post('/file/prepare-upload', {
-    schema: {
-      operationId: 'filePrepareUpload', tags, summary: 'Create a file record and a signed upload address',
-      description: 'Repeating with the same id gives the same record and a fresh address. PUT the bytes to uploadUrl, then call finish-upload.',
-      body: ref(PrepareUpload),
-      response: { 200: ref(PreparedUpload), ...errors(400, 401, 403, 409, 500) },
+  app.post(
+    '/file/prepare-upload',
+    {
+      schema: {
+        operationId: 'filePrepareUpload',
+        tags,
+        summary: 'Create a file record and a signed upload address',
+        description:
+          'Repeating with the same id gives the same record and a fresh address. PUT the bytes to uploadUrl, then call finish-upload.',
+        body: ref(PrepareUpload),
+        response: { 200: ref(PreparedUpload), ...errors(400, 401, 403, 409, 500) },
+      },
+      config: { auth: 'session' },
     },
-    config: { auth: 'session' },
-  }, async (req) => prepareUpload(...callerArgs(req), req.body));
+    async (req) => prepareUpload(...callerArgs(req), req.body),
+  );
 
-  app.post('/file/finish-upload', {
-    schema: {
-      operationId: 'fileFinishUpload', tags, summary: 'Mark a file UPLOADED once its bytes arrived',
-      description: 'Call after PUTting the bytes to the uploadUrl of /file/prepare-upload: the file becomes UPLOADED and shows in /file/index. No bytes yet is a 409.',
-      querystring: fileId,
-      response: { 200: ref(FileIndex), ...errors(400, 401, 403, 404, 409, 500) },
+  app.post(
+    '/file/finish-upload',
+    {
+      schema: {
+        operationId: 'fileFinishUpload',
+        tags,
+        summary: 'Mark a file UPLOADED once its bytes arrived',
+        description:
+          'Call after PUTting the bytes to the uploadUrl of /file/prepare-upload: the file becomes UPLOADED and shows in /file/index. No bytes yet is a 409.',
+        querystring: fileId,
+        response: { 200: ref(FileIndex), ...errors(400, 401, 403, 404, 409, 500) },
+      },
+      config: { auth: 'session' },
     },
-    config: { auth: 'session' },
-  }, async (req) => finishUpload(...callerArgs(req), req.query.id));
+    async (req) => finishUpload(...callerArgs(req), req.query.id),
+  );
 
-  app.get('/files/:id/download', {
-    schema: {
-      operationId: 'fileDownload', tags, summary: 'The bytes of an uploaded file (the signed url of fileIndex; not part of the portal API)',
-      description: 'No session needed: the signature authorizes (valid one hour). Expired or forged signature: 403.',
-      params: fileId, querystring: SignedQuery,
-      response: { 200: { description: 'the file bytes with their content type', content: { '*/*': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } } }, ...errors(400, 403, 404, 500) },
+  app.get(
+    '/files/:id/download',
+    {
+      schema: {
+        operationId: 'fileDownload',
+        tags,
+        summary: 'The bytes of an uploaded file (the signed url of fileIndex; not part of the portal API)',
+        description: 'No session needed: the signature authorizes (valid one hour). Expired or forged signature: 403.',
+        params: fileId,
+        querystring: SignedQuery,
+        response: {
+          200: {
+            description: 'the file bytes with their content type',
+            content: { '*/*': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } },
+          },
+          ...errors(400, 403, 404, 500),
+        },
+      },
+      config: { auth: 'none' },
     },
-    config: { auth: 'none' },
-  }, async (req, reply) => {
-    const file = downloadFile(domainContext(req), req.params.id, req.query);
-    return reply.type(file.mimeType).header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`).send(file.bytes);
-  });
+    async (req, reply) => {
+      const file = downloadFile(domainContext(req), req.params.id, req.query);
+      return reply
+        .type(file.mimeType)
+        .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`)
+        .send(file.bytes);
+    },
+  );
 
   await app.register(uploadRoute);
 };

@@ -17,8 +17,22 @@ import { imageRoutes } from './images.js';
 
 /** Every API group, one encapsulated plugin each, in the order of the API description. */
 const groups = [
-  mobileRoutes, workflowRoutes, peopleRoutes, contentRoutes, calendarRoutes, feedbackRoutes, moderationRoutes, ideaRoutes, fileRoutes,
-  tokenRoutes, userListCacheRoutes, walletRoutes, fileProcessingRoutes, adminEmploymentRoutes, pageRoutes, imageRoutes,
+  mobileRoutes,
+  workflowRoutes,
+  peopleRoutes,
+  contentRoutes,
+  calendarRoutes,
+  feedbackRoutes,
+  moderationRoutes,
+  ideaRoutes,
+  fileRoutes,
+  tokenRoutes,
+  userListCacheRoutes,
+  walletRoutes,
+  fileProcessingRoutes,
+  adminEmploymentRoutes,
+  pageRoutes,
+  imageRoutes,
 ];
 
 export async function registerRoutes(app: FastifyInstance) {

@@ -8,8 +8,18 @@ import { ticketsHeld } from '../scenarios/effects.js';
 import { html } from '../pages/html.js';
 import { page, type PageFrame } from '../pages/layout.js';
 import {
-  achievementPage, articlePage, bookPage, calendarEventPage, contestPage, coursePage, ideaPage, orgEmploymentFilePage, surveyPage,
-  userPage, workflowPage, workflowTicketPage,
+  achievementPage,
+  articlePage,
+  bookPage,
+  calendarEventPage,
+  contestPage,
+  coursePage,
+  ideaPage,
+  orgEmploymentFilePage,
+  surveyPage,
+  userPage,
+  workflowPage,
+  workflowTicketPage,
 } from '../pages/render.js';
 
 const tags = ['pages'];
@@ -18,17 +28,22 @@ const responses = {
   200: htmlBody('the page'),
   401: htmlBody('a page saying the session is missing, invalid or expired'),
   403: htmlBody('a page saying the user may not see this (e.g. a switched-off feature)'),
-  404: htmlBody('a page saying the record does not exist in the caller\'s tenant or is not visible to them'),
+  404: htmlBody("a page saying the record does not exist in the caller's tenant or is not visible to them"),
 };
 const headers = Type.Object({
-  'x-service-embed': Type.Optional(Type.String({ description: '"true" in a web view: the page comes without the portal header and footer' })),
+  'x-service-embed': Type.Optional(
+    Type.String({ description: '"true" in a web view: the page comes without the portal header and footer' }),
+  ),
 });
 
 function frameOf(req: FastifyRequest): PageFrame {
   const tenant = req.auth?.tenant ?? null;
   return {
-    tenant: tenant ? { name: tenant.tenant.name, logoUrl: `${baseUrl(req)}/images/tenant/${tenant.tenant.id}.svg` } : null,
-    lang: tenant?.tenant.locale ?? 'en', embed: header(req, 'x-service-embed')?.toLowerCase() === 'true',
+    tenant: tenant
+      ? { name: tenant.tenant.name, logoUrl: `${baseUrl(req)}/images/tenant/${tenant.tenant.id}.svg` }
+      : null,
+    lang: tenant?.tenant.locale ?? 'en',
+    embed: header(req, 'x-service-embed')?.toLowerCase() === 'true',
   };
 }
 
@@ -46,19 +61,58 @@ function renderErrorPage(error: FastifyError | ApiError, req: FastifyRequest, re
   if (status === 500) req.log.error({ err: error }, 'page failed');
   const frame = frameOf(req);
   const text = errorTexts[status]?.[frame.lang === 'ru' ? 'ru' : 'en'] ?? 'Something went wrong';
-  return reply.status(status).type('text/html; charset=utf-8')
-    .send(page(frame, text, html`<div class="error"><p class="code">${status}</p><h1>${text}</h1><p class="meta">${error.message}</p></div>`));
+  return reply
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .send(
+      page(
+        frame,
+        text,
+        html`<div class="error"><p class="code">${status}</p><h1>${text}</h1><p class="meta">${error.message}</p></div>`,
+      ),
+    );
 }
 
 const kinds = [
-  { path: 'workflow-ticket', operationId: 'pagesWorkflowTicket', summary: 'A workflow ticket: details, stages with their state, fields, responsible people', render: workflowTicketPage },
-  { path: 'workflow', operationId: 'pagesWorkflow', summary: 'A workflow process (or "my": the caller\'s tickets)', render: workflowPage },
-  { path: 'article', operationId: 'pagesArticle', summary: 'An article or news item (or "latest": the newest news): title, cover, body', render: articlePage },
-  { path: 'user', operationId: 'pagesUser', summary: 'A user\'s public profile', render: userPage },
+  {
+    path: 'workflow-ticket',
+    operationId: 'pagesWorkflowTicket',
+    summary: 'A workflow ticket: details, stages with their state, fields, responsible people',
+    render: workflowTicketPage,
+  },
+  {
+    path: 'workflow',
+    operationId: 'pagesWorkflow',
+    summary: 'A workflow process (or "my": the caller\'s tickets)',
+    render: workflowPage,
+  },
+  {
+    path: 'article',
+    operationId: 'pagesArticle',
+    summary: 'An article or news item (or "latest": the newest news): title, cover, body',
+    render: articlePage,
+  },
+  { path: 'user', operationId: 'pagesUser', summary: "A user's public profile", render: userPage },
   { path: 'idea', operationId: 'pagesIdea', summary: 'An idea with its comments', render: ideaPage },
-  { path: 'calendar-event', operationId: 'pagesCalendarEvent', summary: 'A calendar event (an occurrence with rec_date)', render: calendarEventPage, query: true },
-  { path: 'org-employment-file', operationId: 'pagesOrgEmploymentFile', summary: 'A ready employment document of the caller', render: orgEmploymentFilePage },
-  { path: 'course', operationId: 'pagesCourse', summary: 'A learning course or test assigned to the caller', render: coursePage },
+  {
+    path: 'calendar-event',
+    operationId: 'pagesCalendarEvent',
+    summary: 'A calendar event (an occurrence with rec_date)',
+    render: calendarEventPage,
+    query: true,
+  },
+  {
+    path: 'org-employment-file',
+    operationId: 'pagesOrgEmploymentFile',
+    summary: 'A ready employment document of the caller',
+    render: orgEmploymentFilePage,
+  },
+  {
+    path: 'course',
+    operationId: 'pagesCourse',
+    summary: 'A learning course or test assigned to the caller',
+    render: coursePage,
+  },
   { path: 'survey', operationId: 'pagesSurvey', summary: 'A survey assigned to the caller', render: surveyPage },
   { path: 'achievement', operationId: 'pagesAchievement', summary: 'An achievement', render: achievementPage },
   { path: 'contest', operationId: 'pagesContest', summary: 'A voting contest', render: contestPage },
@@ -72,22 +126,37 @@ const kinds = [
 export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.setErrorHandler(renderErrorPage);
   for (const kind of kinds) {
-    app.get(`/pages/${kind.path}/:id`, {
-      schema: {
-        operationId: kind.operationId, tags, summary: kind.summary,
-        description: 'HTML for a web view. Send the session headers; with `x-service-embed: true` the page has no portal header and footer.',
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
-        ...(kind.query ? { querystring: Type.Object({ rec_date: Type.Optional(Type.String({ maxLength: 10, description: 'YYYY-MM-DD: an occurrence of a recurring event' })) }) } : {}),
-        headers,
-        produces: ['text/html'],
-        response: responses,
+    app.get(
+      `/pages/${kind.path}/:id`,
+      {
+        schema: {
+          operationId: kind.operationId,
+          tags,
+          summary: kind.summary,
+          description:
+            'HTML for a web view. Send the session headers; with `x-service-embed: true` the page has no portal header and footer.',
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+          ...(kind.query
+            ? {
+                querystring: Type.Object({
+                  rec_date: Type.Optional(
+                    Type.String({ maxLength: 10, description: 'YYYY-MM-DD: an occurrence of a recurring event' }),
+                  ),
+                }),
+              }
+            : {}),
+          headers,
+          produces: ['text/html'],
+          response: responses,
+        },
+        config: { auth: 'session' },
       },
-      config: { auth: 'session' },
-    }, async (req, reply) => {
-      const [ctx, tenant, user] = callerArgs(req);
-      const query = (req.query ?? {}) as Record<string, string | undefined>;
-      const out = kind.render({ ctx, tenant, user, held: ticketsHeld(req), id: req.params.id, query });
-      return reply.type('text/html; charset=utf-8').send(page(frameOf(req), out.title, out.body));
-    });
+      async (req, reply) => {
+        const [ctx, tenant, user] = callerArgs(req);
+        const query = (req.query ?? {}) as Record<string, string | undefined>;
+        const out = kind.render({ ctx, tenant, user, held: ticketsHeld(req), id: req.params.id, query });
+        return reply.type('text/html; charset=utf-8').send(page(frameOf(req), out.title, out.body));
+      },
+    );
   }
 };

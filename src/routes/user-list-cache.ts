@@ -13,7 +13,9 @@ function quirkKey(contentType: string | undefined, text: string): string | null 
   if ((contentType ?? '').includes('application/x-www-form-urlencoded')) return new URLSearchParams(text).get('key');
   try {
     const parsed: unknown = JSON.parse(text);
-    return parsed && typeof parsed === 'object' && 'key' in parsed && typeof parsed.key === 'string' ? parsed.key : null;
+    return parsed && typeof parsed === 'object' && 'key' in parsed && typeof parsed.key === 'string'
+      ? parsed.key
+      : null;
   } catch {
     return new URLSearchParams(text).get('key');
   }
@@ -30,23 +32,37 @@ export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
     done(null, key === null ? { userList: {} } : { key, userList: {} });
   });
 
-  app.post('/user-list-cache/set-user-list', {
-    schema: {
-      operationId: 'userListCacheSet', tags, summary: 'Store a selection of users under a key',
-      description: 'Must be sent as application/json: any other content type silently stores an EMPTY selection under the key (a reproduced quirk of the portal) and answers 200. A missing key answers 200 with success false.',
-      body: UserListSetBody,
-      response: { 200: ref(UserListSetResult), ...errors(400, 401, 403) },
+  app.post(
+    '/user-list-cache/set-user-list',
+    {
+      schema: {
+        operationId: 'userListCacheSet',
+        tags,
+        summary: 'Store a selection of users under a key',
+        description:
+          'Must be sent as application/json: any other content type silently stores an EMPTY selection under the key (a reproduced quirk of the portal) and answers 200. A missing key answers 200 with success false.',
+        body: UserListSetBody,
+        response: { 200: ref(UserListSetResult), ...errors(400, 401, 403) },
+      },
+      config: { auth: 'session' },
     },
-    config: { auth: 'session' },
-  }, async (req) => setUserList(...callerArgs(req), req.body ?? {}));
+    async (req) => setUserList(...callerArgs(req), req.body ?? {}),
+  );
 
-  app.get('/user-list-cache/user-list-data', {
-    schema: {
-      operationId: 'userListCacheData', tags, summary: 'The expanded selection stored under a key',
-      description: 'The users, departments and user groups of the selection stored under `key`, expanded to users. An unknown key is a 404.',
-      querystring: Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }),
-      response: { 200: ref(UserListData), ...errors(400, 401, 403, 404) },
+  app.get(
+    '/user-list-cache/user-list-data',
+    {
+      schema: {
+        operationId: 'userListCacheData',
+        tags,
+        summary: 'The expanded selection stored under a key',
+        description:
+          'The users, departments and user groups of the selection stored under `key`, expanded to users. An unknown key is a 404.',
+        querystring: Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }),
+        response: { 200: ref(UserListData), ...errors(400, 401, 403, 404) },
+      },
+      config: { auth: 'session' },
     },
-    config: { auth: 'session' },
-  }, async (req) => userListData(...callerArgs(req), req.query.key));
+    async (req) => userListData(...callerArgs(req), req.query.key),
+  );
 };

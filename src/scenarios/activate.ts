@@ -7,14 +7,42 @@ import type { Scenario } from './schema.js';
 import { collectionNames, type CollectionName } from '../store/store.js';
 
 /** Collections a fresh employee needs to sign in: never emptied. */
-const signInCollections = new Set<CollectionName>(['departments', 'users', 'devices', 'sessions', 'pushTokens', 'bindLinks', 'twoFactorChallenges', 'apiKeys', 'personalTokens', 'employments', 'userGroups', 'meetingPlaces']);
+const signInCollections = new Set<CollectionName>([
+  'departments',
+  'users',
+  'devices',
+  'sessions',
+  'pushTokens',
+  'bindLinks',
+  'twoFactorChallenges',
+  'apiKeys',
+  'personalTokens',
+  'employments',
+  'userGroups',
+  'meetingPlaces',
+]);
 /** Fields by which a record belongs to a person. */
-const ownerFields = ['userId', 'user_id', 'recipientId', 'recipient_id', 'ownerId', 'createdUserId', 'created_user_id', 'authorId'];
+const ownerFields = [
+  'userId',
+  'user_id',
+  'recipientId',
+  'recipient_id',
+  'ownerId',
+  'createdUserId',
+  'created_user_id',
+  'authorId',
+];
 
 export function expireSessions(sandbox: Sandbox): number {
   const now = sandbox.clock.iso();
   let n = 0;
-  for (const tenant of sandbox.store.tenants()) n += sandbox.store.updateWhere(tenant, 'sessions', (s) => s.expiresAt > now, () => ({ expiresAt: now }));
+  for (const tenant of sandbox.store.tenants())
+    n += sandbox.store.updateWhere(
+      tenant,
+      'sessions',
+      (s) => s.expiresAt > now,
+      () => ({ expiresAt: now }),
+    );
   return n;
 }
 
@@ -25,7 +53,12 @@ function makeNewEmployees(sandbox: Sandbox, fixtures: Fixtures): void {
     const tenant = sandbox.store.tenant(fixture.id);
     if (!tenant) continue;
     const ids = new Set(fixture.accounts.map((a) => a.userId));
-    sandbox.store.updateWhere(tenant, 'users', (u) => ids.has(u.id), () => ({ hiredAt: today, statusText: '', activeStatusTypes: [] }));
+    sandbox.store.updateWhere(
+      tenant,
+      'users',
+      (u) => ids.has(u.id),
+      () => ({ hiredAt: today, statusText: '', activeStatusTypes: [] }),
+    );
     for (const key of collectionNames) {
       if (!signInCollections.has(key)) sandbox.store.remove(tenant, key, (record: unknown) => ownedBy(record, ids));
     }
@@ -33,7 +66,9 @@ function makeNewEmployees(sandbox: Sandbox, fixtures: Fixtures): void {
 }
 
 const ownedBy = (record: unknown, ids: ReadonlySet<string>) =>
-  typeof record === 'object' && record !== null && ownerFields.some((f) => ids.has(String((record as Record<string, unknown>)[f])));
+  typeof record === 'object' &&
+  record !== null &&
+  ownerFields.some((f) => ids.has(String((record as Record<string, unknown>)[f])));
 
 /**
  * Makes `scenario` the sandbox's and applies its data side. Under --data the name and the data it changed are one
@@ -47,4 +82,3 @@ export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures:
     if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
   });
 }
-

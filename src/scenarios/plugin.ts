@@ -11,35 +11,44 @@ declare module 'fastify' {
 }
 
 /** Resolves which scenario applies to each request: the x-mock-scenario header (this request only), else the sandbox's. */
-export const scenarioPlugin = fp(async (app: FastifyInstance) => {
-  app.decorateRequest('scenario', null);
-  app.decorateRequest('scenarioFromHeader', false);
-  app.decorateRequest('fault', null);
-  app.decorateRequest('faultAfterCommit', false);
-  app.decorateRequest('stubbed', false);
-  app.addHook('onRequest', async (req, reply) => {
-    const fromHeader = req.headers['x-mock-scenario'];
-    if (typeof fromHeader === 'string' && fromHeader !== '') {
-      const scenario = app.scenarios.get(fromHeader);
-      if (!scenario) throw fail.badRequest(`unknown scenario "${fromHeader.slice(0, 80)}" in x-mock-scenario; known: ${app.scenarios.names().join(', ')}`);
-      req.scenario = scenario;
-      req.scenarioFromHeader = true;
-    } else {
-      req.scenario = app.scenarios.get(req.sandbox.scenario) ?? null;
-    }
-    // a request answered by a stub or a fault goes no further
-    if (actsOnRequests(req.scenario) && await applyScenario(req, reply)) return reply;
-  });
-  app.addHook('onSend', async (req, reply, payload) => applyBodyFault(req, reply, payload));
-}, { name: 'scenarios', dependencies: ['request-context'] });
+export const scenarioPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.decorateRequest('scenario', null);
+    app.decorateRequest('scenarioFromHeader', false);
+    app.decorateRequest('fault', null);
+    app.decorateRequest('faultAfterCommit', false);
+    app.decorateRequest('stubbed', false);
+    app.addHook('onRequest', async (req, reply) => {
+      const fromHeader = req.headers['x-mock-scenario'];
+      if (typeof fromHeader === 'string' && fromHeader !== '') {
+        const scenario = app.scenarios.get(fromHeader);
+        if (!scenario)
+          throw fail.badRequest(
+            `unknown scenario "${fromHeader.slice(0, 80)}" in x-mock-scenario; known: ${app.scenarios.names().join(', ')}`,
+          );
+        req.scenario = scenario;
+        req.scenarioFromHeader = true;
+      } else {
+        req.scenario = app.scenarios.get(req.sandbox.scenario) ?? null;
+      }
+      // a request answered by a stub or a fault goes no further
+      if (actsOnRequests(req.scenario) && (await applyScenario(req, reply))) return reply;
+    });
+    app.addHook('onSend', async (req, reply, payload) => applyBodyFault(req, reply, payload));
+  },
+  { name: 'scenarios', dependencies: ['request-context'] },
+);
 
 /**
  * The scenario's bandwidth limit on bodies. Its onSend goes into each route's own hooks, after the one
  * @fastify/compress adds there (this plugin is registered after it), so it paces the bytes that go on the wire.
  */
-export const bandwidthPlugin = fp(async (app: FastifyInstance) => {
-  app.addHook('onRoute', (route) => {
-    route.onSend = [...[route.onSend ?? []].flat(), throttleAnswer];
-  });
-  app.addHook('preParsing', async (req, _reply, payload) => throttled(req, payload));
-}, { name: 'scenario-bandwidth', dependencies: ['scenarios'] });
+export const bandwidthPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRoute', (route) => {
+      route.onSend = [...[route.onSend ?? []].flat(), throttleAnswer];
+    });
+    app.addHook('preParsing', async (req, _reply, payload) => throttled(req, payload));
+  },
+  { name: 'scenario-bandwidth', dependencies: ['scenarios'] },
+);

@@ -15,9 +15,14 @@ function readScenarioFile(file: string): ScenarioFile {
     parsed = checkOrThrow(ScenarioFile, JSON.parse(readFileSync(file, 'utf8')), file);
   } catch (err) {
     // a CheckError's message is already "FILE: at PATH: expected"
-    throw new ScenarioError(err instanceof CheckError ? err.message : `${file}: not valid JSON: ${(err as Error).message}`);
+    throw new ScenarioError(
+      err instanceof CheckError ? err.message : `${file}: not valid JSON: ${(err as Error).message}`,
+    );
   }
-  if (`${parsed.name}.json` !== basename(file)) throw new ScenarioError(`${file}: at /name: expected "${basename(file, '.json')}" (the file name), found "${parsed.name}"`);
+  if (`${parsed.name}.json` !== basename(file))
+    throw new ScenarioError(
+      `${file}: at /name: expected "${basename(file, '.json')}" (the file name), found "${parsed.name}"`,
+    );
   return parsed;
 }
 
@@ -25,10 +30,13 @@ function readScenarioFile(file: string): ScenarioFile {
 function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
   const out: Array<{ path: string; id: string }> = [];
   s.stubs?.forEach((stub, i) => {
-    if (stub.operationId !== undefined && stub.operationId !== '*') out.push({ path: `/stubs/${i}/operationId`, id: stub.operationId });
+    if (stub.operationId !== undefined && stub.operationId !== '*')
+      out.push({ path: `/stubs/${i}/operationId`, id: stub.operationId });
     stub.except?.forEach((id, j) => out.push({ path: `/stubs/${i}/except/${j}`, id }));
   });
-  s.latency?.forEach((l, i) => l.operations?.forEach((id, j) => out.push({ path: `/latency/${i}/operations/${j}`, id })));
+  s.latency?.forEach((l, i) =>
+    l.operations?.forEach((id, j) => out.push({ path: `/latency/${i}/operations/${j}`, id })),
+  );
   s.faults?.forEach((f, i) => f.operations?.forEach((id, j) => out.push({ path: `/faults/${i}/operations/${j}`, id })));
   s.forward?.forEach((id, j) => out.push({ path: `/forward/${j}`, id }));
   s.compare?.forEach((id, j) => out.push({ path: `/compare/${j}`, id }));
@@ -39,19 +47,30 @@ function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
 function stubMatcherProblem(s: ScenarioFile): string | null {
   for (const [i, stub] of (s.stubs ?? []).entries()) {
     const byPath = stub.method !== undefined || stub.path !== undefined;
-    if (byPath && stub.operationId !== undefined) return `at /stubs/${i}: give operationId, or method and path, not both`;
-    if (byPath && (stub.method === undefined || stub.path === undefined)) return `at /stubs/${i}: method and path go together`;
+    if (byPath && stub.operationId !== undefined)
+      return `at /stubs/${i}: give operationId, or method and path, not both`;
+    if (byPath && (stub.method === undefined || stub.path === undefined))
+      return `at /stubs/${i}: method and path go together`;
     if (!byPath && stub.operationId === undefined) return `at /stubs/${i}: give operationId, or method and path`;
   }
-  const i = s.faults?.findIndex((f) => f.phase === 'before' && (f.kind === 'truncated' || f.kind === 'malformed')) ?? -1;
-  if (i >= 0) return `at /faults/${i}/phase: a ${s.faults![i]!.kind} answer is one the handler made, so it always comes after the commit: use "after-commit" or leave phase out`;
+  const i =
+    s.faults?.findIndex((f) => f.phase === 'before' && (f.kind === 'truncated' || f.kind === 'malformed')) ?? -1;
+  if (i >= 0)
+    return `at /faults/${i}/phase: a ${s.faults![i]!.kind} answer is one the handler made, so it always comes after the commit: use "after-commit" or leave phase out`;
   return null;
 }
 
 /** Resolves `extends`: lists concatenated parents first, flags overridden by the child. */
-function resolve(files: Map<string, { file: string; scenario: ScenarioFile }>, name: string, seen: string[] = []): Scenario {
+function resolve(
+  files: Map<string, { file: string; scenario: ScenarioFile }>,
+  name: string,
+  seen: string[] = [],
+): Scenario {
   const entry = files.get(name)!; // a known name: parents are checked before they are resolved
-  if (seen.includes(name)) throw new ScenarioError(`${entry.file}: at /extends: scenarios extend each other in a cycle: ${[...seen, name].join(' → ')}`);
+  if (seen.includes(name))
+    throw new ScenarioError(
+      `${entry.file}: at /extends: scenarios extend each other in a cycle: ${[...seen, name].join(' → ')}`,
+    );
   const { extends: parents, $schema: _s, ...own } = entry.scenario;
   const parentNames = parents === undefined ? [] : Array.isArray(parents) ? parents : [parents];
   let merged: Scenario = { name, description: own.description, file: entry.file, chain: [] };
@@ -67,13 +86,17 @@ function merge(base: Scenario, over: Scenario): Scenario {
     ...base,
     ...over,
     sessions: base.sessions || over.sessions ? { ...base.sessions, ...over.sessions } : undefined,
-    tenantOptions: base.tenantOptions || over.tenantOptions ? { ...base.tenantOptions, ...over.tenantOptions } : undefined,
+    tenantOptions:
+      base.tenantOptions || over.tenantOptions ? { ...base.tenantOptions, ...over.tenantOptions } : undefined,
     stubs: [...(base.stubs ?? []), ...(over.stubs ?? [])],
     latency: [...(base.latency ?? []), ...(over.latency ?? [])],
     faults: [...(base.faults ?? []), ...(over.faults ?? [])],
     forward: [...(base.forward ?? []), ...(over.forward ?? [])],
     compare: [...(base.compare ?? []), ...(over.compare ?? [])],
-    findings: base.findings || over.findings ? { off: [...(base.findings?.off ?? []), ...(over.findings?.off ?? [])] } : undefined,
+    findings:
+      base.findings || over.findings
+        ? { off: [...(base.findings?.off ?? []), ...(over.findings?.off ?? [])] }
+        : undefined,
     chain: [...base.chain, ...over.chain],
   };
 }
@@ -99,7 +122,9 @@ export class ScenarioRegistry {
     for (const dir of this.dirs) {
       let names: string[];
       try {
-        names = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+        names = readdirSync(dir)
+          .filter((f) => f.endsWith('.json'))
+          .sort();
       } catch (err) {
         throw new ScenarioError(`${dir}: cannot read scenario directory: ${(err as Error).message}`);
       }
@@ -109,10 +134,14 @@ export class ScenarioRegistry {
         const problem = stubMatcherProblem(scenario);
         if (problem) throw new ScenarioError(`${file}: ${problem}`);
         for (const op of namedOperations(scenario)) {
-          if (!this.operationIds.has(op.id)) throw new ScenarioError(`${file}: at ${op.path}: unknown operationId "${op.id}"`);
+          if (!this.operationIds.has(op.id))
+            throw new ScenarioError(`${file}: at ${op.path}: unknown operationId "${op.id}"`);
         }
         scenario.findings?.off.forEach((code, j) => {
-          if (!(findingCodes as readonly string[]).includes(code)) throw new ScenarioError(`${file}: at /findings/off/${j}: unknown finding code "${code}"; known: ${findingCodes.join(', ')}`);
+          if (!(findingCodes as readonly string[]).includes(code))
+            throw new ScenarioError(
+              `${file}: at /findings/off/${j}: unknown finding code "${code}"; known: ${findingCodes.join(', ')}`,
+            );
         });
         files.set(scenario.name, { file, scenario });
       }

@@ -28,7 +28,8 @@ export const scenarioActsOn = (req: FastifyRequest): boolean => req.routeConfig?
 /** Whether a fault leaves the client with no answer at all. */
 export const dropsConnection = (kind: Fault['kind'] | null): boolean => kind === 'reset' || kind === 'empty';
 
-const applies = (operations: string[] | undefined, op: string | null) => !operations || (op !== null && operations.includes(op));
+const applies = (operations: string[] | undefined, op: string | null) =>
+  !operations || (op !== null && operations.includes(op));
 
 /** A delay in ms for one latency rule. */
 export function delayOf(rule: Latency, random: SeededRandom): number {
@@ -50,18 +51,26 @@ export function delayOf(rule: Latency, random: SeededRandom): number {
 const chance = (p: number | undefined, random: SeededRandom) => p === undefined || p >= 1 || random.next() < p;
 
 function pickFault(faults: Fault[] | undefined, op: string | null, random: SeededRandom): Fault | null {
-  for (const fault of faults ?? []) if (applies(fault.operations, op) && chance(fault.probability, random)) return fault;
+  for (const fault of faults ?? [])
+    if (applies(fault.operations, op) && chance(fault.probability, random)) return fault;
   return null;
 }
 
 /** Whether a stub is for this request: by operationId (known operations), or by method and exact path (any path). */
 function stubMatches(stub: Stub, op: string | null, target: { method: string; path: string }): boolean {
-  if (stub.path !== undefined) return stub.path === target.path && stub.method?.toUpperCase() === target.method.toUpperCase();
+  if (stub.path !== undefined)
+    return stub.path === target.path && stub.method?.toUpperCase() === target.method.toUpperCase();
   if (op === null || stub.operationId === undefined) return false;
   return stub.operationId === '*' ? !stub.except?.includes(op) : stub.operationId === op;
 }
 
-function pickStub(scenario: Scenario, op: string | null, random: SeededRandom, uses: Map<string, number>, target: { method: string; path: string }): Stub | null {
+function pickStub(
+  scenario: Scenario,
+  op: string | null,
+  random: SeededRandom,
+  uses: Map<string, number>,
+  target: { method: string; path: string },
+): Stub | null {
   for (const [i, stub] of (scenario.stubs ?? []).entries()) {
     if (!stubMatches(stub, op, target)) continue;
     const key = `${scenario.name}#${i}`;
@@ -76,7 +85,8 @@ function pickStub(scenario: Scenario, op: string | null, random: SeededRandom, u
 
 /** Whether a scenario has anything that acts on requests (latency, faults, stubs); most have none. */
 export const actsOnRequests = (scenario: Scenario | null): boolean =>
-  scenario !== null && ((scenario.latency?.length ?? 0) > 0 || (scenario.faults?.length ?? 0) > 0 || (scenario.stubs?.length ?? 0) > 0);
+  scenario !== null &&
+  ((scenario.latency?.length ?? 0) > 0 || (scenario.faults?.length ?? 0) > 0 || (scenario.stubs?.length ?? 0) > 0);
 
 /** The onRequest part: delay, then a connection fault, then a stub. Returns true when the request was answered. */
 export async function applyScenario(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
@@ -109,8 +119,16 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
     req.stubbed = true;
     reply.code(stub.status).headers(stub.headers ?? {});
     if (stub.body === undefined) await reply.send();
-    else if (typeof stub.body === 'string') await reply.type(stub.headers?.['content-type'] ?? 'text/plain; charset=utf-8').serializer((v: unknown) => String(v)).send(stub.body);
-    else await reply.type('application/json; charset=utf-8').serializer((v: unknown) => JSON.stringify(v)).send(stub.body);
+    else if (typeof stub.body === 'string')
+      await reply
+        .type(stub.headers?.['content-type'] ?? 'text/plain; charset=utf-8')
+        .serializer((v: unknown) => String(v))
+        .send(stub.body);
+    else
+      await reply
+        .type('application/json; charset=utf-8')
+        .serializer((v: unknown) => JSON.stringify(v))
+        .send(stub.body);
     return true;
   }
   return false;
@@ -133,7 +151,11 @@ export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload
     drop(reply, req.fault!);
     return payload; // Node discards writes to a destroyed socket (inject has none: it gets the answer)
   }
-  if ((req.fault !== 'truncated' && req.fault !== 'malformed') || (typeof payload !== 'string' && !Buffer.isBuffer(payload))) return payload;
+  if (
+    (req.fault !== 'truncated' && req.fault !== 'malformed') ||
+    (typeof payload !== 'string' && !Buffer.isBuffer(payload))
+  )
+    return payload;
   const text = String(payload);
   const half = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
   if (req.fault === 'malformed') return `${half}\u0000<<not json`;
@@ -154,7 +176,10 @@ export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload
 }
 
 /** Yields the bytes of `source` in slices, each after its transfer time at `bytesPerSecond` (a serial link). */
-async function* throttle(source: AsyncIterable<Buffer> | Iterable<Buffer>, bytesPerSecond: number): AsyncGenerator<Buffer> {
+async function* throttle(
+  source: AsyncIterable<Buffer> | Iterable<Buffer>,
+  bytesPerSecond: number,
+): AsyncGenerator<Buffer> {
   const slice = Math.max(1, Math.floor(bytesPerSecond / 20)); // about 20 writes a second
   let due = performance.now();
   for await (const bytes of source) {
@@ -172,8 +197,14 @@ async function* throttle(source: AsyncIterable<Buffer> | Iterable<Buffer>, bytes
 export function throttled<T>(req: FastifyRequest, body: T): T | Readable {
   const rate = req.scenario?.bandwidth?.bytesPerSecond;
   if (!rate || req.method === 'HEAD' || !scenarioActsOn(req) || req.raw.socket.destroyed) return body;
-  const source = typeof body === 'string' || Buffer.isBuffer(body) ? (body.length > 0 ? [Buffer.from(body)] : null)
-    : typeof body === 'object' && body !== null && Symbol.asyncIterator in body ? body as AsyncIterable<Buffer> : null;
+  const source =
+    typeof body === 'string' || Buffer.isBuffer(body)
+      ? body.length > 0
+        ? [Buffer.from(body)]
+        : null
+      : typeof body === 'object' && body !== null && Symbol.asyncIterator in body
+        ? (body as AsyncIterable<Buffer>)
+        : null;
   return source ? Readable.from(throttle(source, rate), { objectMode: false }) : body;
 }
 
@@ -181,6 +212,7 @@ export function throttled<T>(req: FastifyRequest, body: T): T | Readable {
 export async function throttleAnswer(req: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
   const out = throttled(req, payload);
   // the same bytes: a plain answer keeps its length (fastify keeps a set content-length for a stream)
-  if (out !== payload && (typeof payload === 'string' || Buffer.isBuffer(payload))) reply.header('content-length', Buffer.byteLength(payload));
+  if (out !== payload && (typeof payload === 'string' || Buffer.isBuffer(payload)))
+    reply.header('content-length', Buffer.byteLength(payload));
   return out;
 }

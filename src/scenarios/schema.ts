@@ -2,73 +2,161 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Right } from '../schemas/common.js';
 import { FaultKind } from '../schemas/admin.js';
 
-const OperationIds = Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds; all operations when absent' });
+const OperationIds = Type.Array(Type.String({ minLength: 1 }), {
+  description: 'operationIds; all operations when absent',
+});
 
-export const Latency = Type.Object({
-  operations: Type.Optional(OperationIds),
-  fixedMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 120_000 })),
-  uniformMs: Type.Optional(Type.Object({ min: Type.Integer({ minimum: 0 }), max: Type.Integer({ minimum: 0, maximum: 120_000 }) })),
-  longTailMs: Type.Optional(Type.Object({
-    median: Type.Integer({ minimum: 0 }), p99: Type.Integer({ minimum: 0, maximum: 120_000 }),
-  }, { description: 'log-normal delays with this median and 99th percentile' })),
-}, { additionalProperties: false });
+export const Latency = Type.Object(
+  {
+    operations: Type.Optional(OperationIds),
+    fixedMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 120_000 })),
+    uniformMs: Type.Optional(
+      Type.Object({ min: Type.Integer({ minimum: 0 }), max: Type.Integer({ minimum: 0, maximum: 120_000 }) }),
+    ),
+    longTailMs: Type.Optional(
+      Type.Object(
+        {
+          median: Type.Integer({ minimum: 0 }),
+          p99: Type.Integer({ minimum: 0, maximum: 120_000 }),
+        },
+        { description: 'log-normal delays with this median and 99th percentile' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type Latency = Static<typeof Latency>;
 
-export const Fault = Type.Object({
-  operations: Type.Optional(OperationIds),
-  kind: Type.Union(FaultKind.anyOf, {
-    description: 'reset: the connection is destroyed; empty: the connection closes with no reply; truncated: half the body, then close; malformed: a body that is not valid JSON',
-  }),
-  phase: Type.Optional(Type.Union([Type.Literal('before'), Type.Literal('after-commit')], {
-    description: 'reset and empty: before (default) the handler, or after it ran and its changes were committed (the answer is lost, the change happened); truncated and malformed always break the answer the handler made (after-commit)',
-  })),
-  probability: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 1 })),
-}, { additionalProperties: false });
+export const Fault = Type.Object(
+  {
+    operations: Type.Optional(OperationIds),
+    kind: Type.Union(FaultKind.anyOf, {
+      description:
+        'reset: the connection is destroyed; empty: the connection closes with no reply; truncated: half the body, then close; malformed: a body that is not valid JSON',
+    }),
+    phase: Type.Optional(
+      Type.Union([Type.Literal('before'), Type.Literal('after-commit')], {
+        description:
+          'reset and empty: before (default) the handler, or after it ran and its changes were committed (the answer is lost, the change happened); truncated and malformed always break the answer the handler made (after-commit)',
+      }),
+    ),
+    probability: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 1 })),
+  },
+  { additionalProperties: false },
+);
 export type Fault = Static<typeof Fault>;
 
-export const Stub = Type.Object({
-  operationId: Type.Optional(Type.String({ minLength: 1, description: 'the operation answered; "*" for every portal operation' })),
-  method: Type.Optional(Type.String({ pattern: '^[A-Za-z]+$', description: 'with path, instead of operationId: matches by HTTP method and exact path (no prefixes, query ignored), also for paths the mock does not implement' })),
-  path: Type.Optional(Type.String({ pattern: '^/', description: 'with method: the exact path after /sandbox/NAME and /api/v2 are removed' })),
-  except: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'with "*": operations left alone' })),
-  status: Type.Integer({ minimum: 100, maximum: 599 }),
-  body: Type.Optional(Type.Unknown()),
-  headers: Type.Optional(Type.Record(Type.String(), Type.String())),
-  times: Type.Optional(Type.Integer({ minimum: 1, description: 'answer this many times, then let the mock answer' })),
-  probability: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'chance of answering with the stub' })),
-}, { additionalProperties: false });
+export const Stub = Type.Object(
+  {
+    operationId: Type.Optional(
+      Type.String({ minLength: 1, description: 'the operation answered; "*" for every portal operation' }),
+    ),
+    method: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]+$',
+        description:
+          'with path, instead of operationId: matches by HTTP method and exact path (no prefixes, query ignored), also for paths the mock does not implement',
+      }),
+    ),
+    path: Type.Optional(
+      Type.String({
+        pattern: '^/',
+        description: 'with method: the exact path after /sandbox/NAME and /api/v2 are removed',
+      }),
+    ),
+    except: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: 'with "*": operations left alone' }),
+    ),
+    status: Type.Integer({ minimum: 100, maximum: 599 }),
+    body: Type.Optional(Type.Unknown()),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    times: Type.Optional(Type.Integer({ minimum: 1, description: 'answer this many times, then let the mock answer' })),
+    probability: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1, description: 'chance of answering with the stub' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type Stub = Static<typeof Stub>;
 
-export const ScenarioFile = Type.Object({
-  $schema: Type.Optional(Type.String()),
-  name: Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,63}$', description: 'the name used by --scenario, x-mock-scenario and the admin routes; the file is NAME.json' }),
-  description: Type.String({ minLength: 1 }),
-  extends: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
-  twoFactor: Type.Optional(Type.Boolean({ description: 'force two-factor on (true) or off (false) for every account' })),
-  sessions: Type.Optional(Type.Object({
-    expired: Type.Optional(Type.Boolean({ description: 'sessions that exist when the scenario is applied answer 401; a new /mobile/auth works' })),
-    lifetimeSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
-  }, { additionalProperties: false })),
-  revokeRights: Type.Optional(Type.Union([Type.Literal('all'), Type.Array(Right)])),
-  tenantOptions: Type.Optional(Type.Object({
-    enableWallet: Type.Optional(Type.Boolean()),
-    enableIdeas: Type.Optional(Type.Boolean()),
-    enableCalendar: Type.Optional(Type.Boolean()),
-  }, { additionalProperties: false })),
-  emptyData: Type.Optional(Type.Boolean({ description: 'a fresh employee: personal lists and widgets are empty' })),
-  holdTickets: Type.Optional(Type.Boolean({ description: 'workflow tickets do not move on with the clock' })),
-  stubs: Type.Optional(Type.Array(Stub)),
-  latency: Type.Optional(Type.Array(Latency)),
-  faults: Type.Optional(Type.Array(Fault)),
-  bandwidth: Type.Optional(Type.Object({
-    bytesPerSecond: Type.Integer({ minimum: 100, maximum: 1_000_000_000, description: 'each body (the request\'s as it is read, the answer\'s as it is written, after compression) moves at most this fast' }),
-  }, { additionalProperties: false })),
-  forward: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds the mock does not answer itself: they are forwarded to the upstream (--proxy)' })),
-  compare: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'operationIds answered by the mock and also sent to the upstream; differences are listed by GET /__admin/compare' })),
-  findings: Type.Optional(Type.Object({
-    off: Type.Array(Type.String({ minLength: 1 }), { description: 'finding codes not reported in this scenario (docs/findings.md)' }),
-  }, { additionalProperties: false })),
-}, { additionalProperties: false });
+export const ScenarioFile = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    name: Type.String({
+      pattern: '^[a-z0-9][a-z0-9-]{0,63}$',
+      description: 'the name used by --scenario, x-mock-scenario and the admin routes; the file is NAME.json',
+    }),
+    description: Type.String({ minLength: 1 }),
+    extends: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
+    twoFactor: Type.Optional(
+      Type.Boolean({ description: 'force two-factor on (true) or off (false) for every account' }),
+    ),
+    sessions: Type.Optional(
+      Type.Object(
+        {
+          expired: Type.Optional(
+            Type.Boolean({
+              description: 'sessions that exist when the scenario is applied answer 401; a new /mobile/auth works',
+            }),
+          ),
+          lifetimeSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    revokeRights: Type.Optional(Type.Union([Type.Literal('all'), Type.Array(Right)])),
+    tenantOptions: Type.Optional(
+      Type.Object(
+        {
+          enableWallet: Type.Optional(Type.Boolean()),
+          enableIdeas: Type.Optional(Type.Boolean()),
+          enableCalendar: Type.Optional(Type.Boolean()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    emptyData: Type.Optional(Type.Boolean({ description: 'a fresh employee: personal lists and widgets are empty' })),
+    holdTickets: Type.Optional(Type.Boolean({ description: 'workflow tickets do not move on with the clock' })),
+    stubs: Type.Optional(Type.Array(Stub)),
+    latency: Type.Optional(Type.Array(Latency)),
+    faults: Type.Optional(Type.Array(Fault)),
+    bandwidth: Type.Optional(
+      Type.Object(
+        {
+          bytesPerSecond: Type.Integer({
+            minimum: 100,
+            maximum: 1_000_000_000,
+            description:
+              "each body (the request's as it is read, the answer's as it is written, after compression) moves at most this fast",
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    forward: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'operationIds the mock does not answer itself: they are forwarded to the upstream (--proxy)',
+      }),
+    ),
+    compare: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description:
+          'operationIds answered by the mock and also sent to the upstream; differences are listed by GET /__admin/compare',
+      }),
+    ),
+    findings: Type.Optional(
+      Type.Object(
+        {
+          off: Type.Array(Type.String({ minLength: 1 }), {
+            description: 'finding codes not reported in this scenario (docs/findings.md)',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type ScenarioFile = Static<typeof ScenarioFile>;
 
 /** A scenario with `extends` resolved: lists concatenated (parents first), flags overridden by the child. */

@@ -3,87 +3,163 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ref, Stamp } from './common.js';
 
-export const ClockState = Type.Union([
-  Type.Object({ mode: Type.Literal('real') }),
-  Type.Object({ mode: Type.Literal('frozen'), at: Stamp }),
-  Type.Object({ mode: Type.Literal('offset'), offsetMs: Type.Integer() }),
-], { $id: 'ClockState' });
+export const ClockState = Type.Union(
+  [
+    Type.Object({ mode: Type.Literal('real') }),
+    Type.Object({ mode: Type.Literal('frozen'), at: Stamp }),
+    Type.Object({ mode: Type.Literal('offset'), offsetMs: Type.Integer() }),
+  ],
+  { $id: 'ClockState' },
+);
 export type ClockState = Static<typeof ClockState>;
 
 /** How a scenario fault breaks an answer (the scenario file documents each kind). */
-export const FaultKind = Type.Union([Type.Literal('reset'), Type.Literal('empty'), Type.Literal('truncated'), Type.Literal('malformed')]);
+export const FaultKind = Type.Union([
+  Type.Literal('reset'),
+  Type.Literal('empty'),
+  Type.Literal('truncated'),
+  Type.Literal('malformed'),
+]);
 export type FaultKind = Static<typeof FaultKind>;
 
-export const JournalEntry = Type.Object({
-  id: Type.Integer({ description: 'increasing number within the sandbox' }),
-  at: Type.String({ format: 'date-time', description: 'sandbox clock time when the request arrived' }),
-  method: Type.String(),
-  url: Type.String({ description: 'as the client sent it, prefixes included' }),
-  path: Type.String({ description: 'the path without query and prefixes' }),
-  operationId: Nullable(Type.String()),
-  status: Type.Integer(),
-  durationMs: Type.Number(),
-  scenario: Nullable(Type.String()),
-  stubbed: Type.Boolean({ description: 'answered by a scenario stub or fault' }),
-  fault: Type.Optional(FaultKind),
-  afterCommit: Type.Optional(Type.Boolean({ description: 'the fault broke the answer after the handler ran and its changes were committed: the client never saw a change that happened' })),
-  requestHeaders: Type.Record(Type.String(), Type.String()),
-  requestBody: Type.Optional(Type.Unknown()),
-  responseBody: Type.Optional(Type.Unknown()),
-}, { $id: 'JournalEntry' });
+export const JournalEntry = Type.Object(
+  {
+    id: Type.Integer({ description: 'increasing number within the sandbox' }),
+    at: Type.String({ format: 'date-time', description: 'sandbox clock time when the request arrived' }),
+    method: Type.String(),
+    url: Type.String({ description: 'as the client sent it, prefixes included' }),
+    path: Type.String({ description: 'the path without query and prefixes' }),
+    operationId: Nullable(Type.String()),
+    status: Type.Integer(),
+    durationMs: Type.Number(),
+    scenario: Nullable(Type.String()),
+    stubbed: Type.Boolean({ description: 'answered by a scenario stub or fault' }),
+    fault: Type.Optional(FaultKind),
+    afterCommit: Type.Optional(
+      Type.Boolean({
+        description:
+          'the fault broke the answer after the handler ran and its changes were committed: the client never saw a change that happened',
+      }),
+    ),
+    requestHeaders: Type.Record(Type.String(), Type.String()),
+    requestBody: Type.Optional(Type.Unknown()),
+    responseBody: Type.Optional(Type.Unknown()),
+  },
+  { $id: 'JournalEntry' },
+);
 export type JournalEntry = Static<typeof JournalEntry>;
 
-export const OutboxMessage = Type.Object({
-  id: Type.Integer({ description: 'increasing number within the sandbox' }),
-  at: Type.String({ format: 'date-time', description: 'sandbox clock time of sending' }),
-  kind: Type.Union([Type.Literal('two-factor-code'), Type.Literal('push')]),
-  tenantId: Type.String(),
-  userId: Type.String(),
-  to: Type.String({ description: 'e-mail address for codes, push token for pushes' }),
-  code: Type.Optional(Type.String({ description: 'the two-factor code' })),
-  payload: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'push payload as the provider would receive it' })),
-}, { $id: 'OutboxMessage' });
+export const OutboxMessage = Type.Object(
+  {
+    id: Type.Integer({ description: 'increasing number within the sandbox' }),
+    at: Type.String({ format: 'date-time', description: 'sandbox clock time of sending' }),
+    kind: Type.Union([Type.Literal('two-factor-code'), Type.Literal('push')]),
+    tenantId: Type.String(),
+    userId: Type.String(),
+    to: Type.String({ description: 'e-mail address for codes, push token for pushes' }),
+    code: Type.Optional(Type.String({ description: 'the two-factor code' })),
+    payload: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'push payload as the provider would receive it' }),
+    ),
+  },
+  { $id: 'OutboxMessage' },
+);
 export type OutboxMessage = Static<typeof OutboxMessage>;
 
-export const FixturesAnswer = Type.Object({
-  tenants: Type.Array(Type.Object({
-    id: Type.String(), name: Type.String(), domain: Type.String(), locale: Type.String(),
-    options: Type.Object({ enableWallet: Type.Boolean(), enableIdeas: Type.Boolean(), enableCalendar: Type.Boolean() }),
-  })),
-  accounts: Type.Array(Type.Object({
-    tenantId: Type.String(), userId: Type.String(), email: Type.String(), password: Type.String(),
-    twoFactor: Type.Boolean(), rights: Type.Array(Type.String()), name: Type.String(), note: Type.String(),
-  })),
-  devices: Type.Array(Type.Object({
-    tenantId: Type.String(), userId: Type.String(), id: Type.String(), secret: Type.String(), name: Type.String(), note: Type.String(),
-  })),
-  apiKeys: Type.Array(Type.Object({ tenantId: Type.String(), clientId: Type.String(), clientSecret: Type.String(), name: Type.String() })),
-  bindLinks: Type.Array(Type.Object({
-    tenantId: Type.String(), userId: Type.String(), id: Type.String(), token: Type.String(),
-    url: Type.String({ description: 'the bind operation: POST here with {device}' }),
-    link: Type.String({ description: 'what the QR code carries: service://bind/?url=…' }),
-    qr: Type.String({ description: 'address of an SVG image of the QR code' }),
-  })),
-  generatedPassword: Type.String({ description: 'password of every generated (non-fixture) user' }),
-}, { $id: 'AdminFixtures' });
+export const FixturesAnswer = Type.Object(
+  {
+    tenants: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        domain: Type.String(),
+        locale: Type.String(),
+        options: Type.Object({
+          enableWallet: Type.Boolean(),
+          enableIdeas: Type.Boolean(),
+          enableCalendar: Type.Boolean(),
+        }),
+      }),
+    ),
+    accounts: Type.Array(
+      Type.Object({
+        tenantId: Type.String(),
+        userId: Type.String(),
+        email: Type.String(),
+        password: Type.String(),
+        twoFactor: Type.Boolean(),
+        rights: Type.Array(Type.String()),
+        name: Type.String(),
+        note: Type.String(),
+      }),
+    ),
+    devices: Type.Array(
+      Type.Object({
+        tenantId: Type.String(),
+        userId: Type.String(),
+        id: Type.String(),
+        secret: Type.String(),
+        name: Type.String(),
+        note: Type.String(),
+      }),
+    ),
+    apiKeys: Type.Array(
+      Type.Object({
+        tenantId: Type.String(),
+        clientId: Type.String(),
+        clientSecret: Type.String(),
+        name: Type.String(),
+      }),
+    ),
+    bindLinks: Type.Array(
+      Type.Object({
+        tenantId: Type.String(),
+        userId: Type.String(),
+        id: Type.String(),
+        token: Type.String(),
+        url: Type.String({ description: 'the bind operation: POST here with {device}' }),
+        link: Type.String({ description: 'what the QR code carries: service://bind/?url=…' }),
+        qr: Type.String({ description: 'address of an SVG image of the QR code' }),
+      }),
+    ),
+    generatedPassword: Type.String({ description: 'password of every generated (non-fixture) user' }),
+  },
+  { $id: 'AdminFixtures' },
+);
 export type FixturesAnswer = Static<typeof FixturesAnswer>;
 
-export const SandboxInfo = Type.Object({
-  name: Type.String(), scenario: Type.String(), createdAt: Type.String(), clock: ref(ClockState), now: Type.String(),
-  persistent: Type.Boolean(), journalEntries: Type.Integer(), outboxMessages: Type.Integer(),
-  instance: Type.String({ description: 'the portal-mock instance that holds the sandbox (its x-mock-instance)' }),
-}, { $id: 'AdminSandbox' });
+export const SandboxInfo = Type.Object(
+  {
+    name: Type.String(),
+    scenario: Type.String(),
+    createdAt: Type.String(),
+    clock: ref(ClockState),
+    now: Type.String(),
+    persistent: Type.Boolean(),
+    journalEntries: Type.Integer(),
+    outboxMessages: Type.Integer(),
+    instance: Type.String({ description: 'the portal-mock instance that holds the sandbox (its x-mock-instance)' }),
+  },
+  { $id: 'AdminSandbox' },
+);
 export type SandboxInfo = Static<typeof SandboxInfo>;
 
-export const Snapshot = Type.Object({
-  format: Type.Literal('portal-mock-state'),
-  version: Type.Literal(1),
-  sandbox: Type.Optional(Type.String()),
-  seed: Type.Optional(Type.Integer({ description: 'seed of the data and the random source; --state starts with it unless --seed is given' })),
-  scenario: Type.Optional(Type.String()),
-  clock: Type.Optional(ref(ClockState)),
-  data: Type.Unknown({ description: 'the whole store of the sandbox, checked against its schema on import' }),
-}, { $id: 'AdminSnapshot' });
+export const Snapshot = Type.Object(
+  {
+    format: Type.Literal('portal-mock-state'),
+    version: Type.Literal(1),
+    sandbox: Type.Optional(Type.String()),
+    seed: Type.Optional(
+      Type.Integer({
+        description: 'seed of the data and the random source; --state starts with it unless --seed is given',
+      }),
+    ),
+    scenario: Type.Optional(Type.String()),
+    clock: Type.Optional(ref(ClockState)),
+    data: Type.Unknown({ description: 'the whole store of the sandbox, checked against its schema on import' }),
+  },
+  { $id: 'AdminSnapshot' },
+);
 export type Snapshot = Static<typeof Snapshot>;
 
 const NameValue = Type.Object({ name: Type.String(), value: Type.String() });
@@ -92,56 +168,89 @@ export const HarEntry = Type.Object({
   startedDateTime: Stamp,
   time: Type.Number({ minimum: 0 }),
   request: Type.Object({
-    method: Type.String(), url: Type.String(), httpVersion: Type.String(),
-    cookies: Type.Array(NameValue), headers: Type.Array(NameValue), queryString: Type.Array(NameValue),
+    method: Type.String(),
+    url: Type.String(),
+    httpVersion: Type.String(),
+    cookies: Type.Array(NameValue),
+    headers: Type.Array(NameValue),
+    queryString: Type.Array(NameValue),
     postData: Type.Optional(Type.Object({ mimeType: Type.String(), text: Type.String() })),
-    headersSize: Type.Integer(), bodySize: Type.Integer(),
+    headersSize: Type.Integer(),
+    bodySize: Type.Integer(),
   }),
   response: Type.Object({
-    status: Type.Integer(), statusText: Type.String(), httpVersion: Type.String(),
-    cookies: Type.Array(NameValue), headers: Type.Array(NameValue),
+    status: Type.Integer(),
+    statusText: Type.String(),
+    httpVersion: Type.String(),
+    cookies: Type.Array(NameValue),
+    headers: Type.Array(NameValue),
     content: Type.Object({ size: Type.Integer(), mimeType: Type.String(), text: Type.Optional(Type.String()) }),
-    redirectURL: Type.String(), headersSize: Type.Integer(), bodySize: Type.Integer(),
+    redirectURL: Type.String(),
+    headersSize: Type.Integer(),
+    bodySize: Type.Integer(),
   }),
   cache: Type.Object({}),
   timings: Type.Object({ send: Type.Number(), wait: Type.Number(), receive: Type.Number() }),
   comment: Type.Optional(Type.String()),
 });
 
-export const Har = Type.Object({
-  log: Type.Object({
-    version: Type.Literal('1.2'),
-    creator: Type.Object({ name: Type.String(), version: Type.String() }),
-    pages: Type.Optional(Type.Array(Type.Unknown())),
-    entries: Type.Array(HarEntry),
-    comment: Type.Optional(Type.String()),
-  }),
-}, { $id: 'AdminHar', description: 'HAR 1.2 log of the request journal (secrets redacted)' });
+export const Har = Type.Object(
+  {
+    log: Type.Object({
+      version: Type.Literal('1.2'),
+      creator: Type.Object({ name: Type.String(), version: Type.String() }),
+      pages: Type.Optional(Type.Array(Type.Unknown())),
+      entries: Type.Array(HarEntry),
+      comment: Type.Optional(Type.String()),
+    }),
+  },
+  { $id: 'AdminHar', description: 'HAR 1.2 log of the request journal (secrets redacted)' },
+);
 export type Har = Static<typeof Har>;
 
 /** The stable codes of findings; docs/findings.md says what each means and what to change in the app. */
 export const findingCodes = [
-  'set-user-list-not-json', 'date-range-time-of-day', 'user-index-per-page', 'admin-per-page-clamped', 'search-without-right',
-  'session-headers-missing', 'session-other-device', 'session-after-unbind', 'unauthorized-loop', 'two-factor-code-missing',
-  'upload-never-finished', 'finish-before-upload', 'prepare-new-id', 'push-token-repeated', 'polling-too-fast', 'retry-storm',
-  'bearer-on-token-management', 'wrong-body-type', 'retry-created-duplicate',
+  'set-user-list-not-json',
+  'date-range-time-of-day',
+  'user-index-per-page',
+  'admin-per-page-clamped',
+  'search-without-right',
+  'session-headers-missing',
+  'session-other-device',
+  'session-after-unbind',
+  'unauthorized-loop',
+  'two-factor-code-missing',
+  'upload-never-finished',
+  'finish-before-upload',
+  'prepare-new-id',
+  'push-token-repeated',
+  'polling-too-fast',
+  'retry-storm',
+  'bearer-on-token-management',
+  'wrong-body-type',
+  'retry-created-duplicate',
 ] as const;
 export const FindingCode = Type.Union(findingCodes.map((code) => Type.Literal(code)));
 export type FindingCode = Static<typeof FindingCode>;
 const Severity = Type.Union([Type.Literal('warning'), Type.Literal('error')]);
 
-export const Finding = Type.Object({
-  id: Type.Integer({ description: 'increasing number within the sandbox' }),
-  at: Type.String({ format: 'date-time', description: 'sandbox clock time of the request' }),
-  code: FindingCode,
-  severity: Severity,
-  requestId: Type.Integer({ description: 'the journal entry of the request (GET /__admin/requests); 0 when the journal is off' }),
-  operationId: Type.String(),
-  method: Type.String(),
-  path: Type.String({ description: 'without query and prefixes' }),
-  message: Type.String({ description: 'what the real portal does and what to change in the app' }),
-  docs: Type.String({ description: 'the operation in the API documentation (/docs)' }),
-}, { $id: 'AdminFinding', description: 'What the app did that the real portal answers differently (docs/findings.md)' });
+export const Finding = Type.Object(
+  {
+    id: Type.Integer({ description: 'increasing number within the sandbox' }),
+    at: Type.String({ format: 'date-time', description: 'sandbox clock time of the request' }),
+    code: FindingCode,
+    severity: Severity,
+    requestId: Type.Integer({
+      description: 'the journal entry of the request (GET /__admin/requests); 0 when the journal is off',
+    }),
+    operationId: Type.String(),
+    method: Type.String(),
+    path: Type.String({ description: 'without query and prefixes' }),
+    message: Type.String({ description: 'what the real portal does and what to change in the app' }),
+    docs: Type.String({ description: 'the operation in the API documentation (/docs)' }),
+  },
+  { $id: 'AdminFinding', description: 'What the app did that the real portal answers differently (docs/findings.md)' },
+);
 export type Finding = Static<typeof Finding>;
 
 // What the admin routes take and answer besides the records above. They have no $id, so the OpenAPI document shows
@@ -161,15 +270,27 @@ export const JournalQuery = Type.Object({
 });
 export type JournalFilter = Omit<Static<typeof JournalQuery>, 'sandbox'>;
 
-export const FindingQuery = Type.Object({ sandbox, code: Type.Optional(FindingCode), severity: Type.Optional(Severity), since });
+export const FindingQuery = Type.Object({
+  sandbox,
+  code: Type.Optional(FindingCode),
+  severity: Type.Optional(Severity),
+  since,
+});
 export type FindingFilter = Omit<Static<typeof FindingQuery>, 'sandbox'>;
 
 export const OutboxQuery = Type.Object({
-  sandbox, kind: Type.Optional(OutboxMessage.properties.kind), to: Type.Optional(Type.String()), userId: Type.Optional(Type.String()),
+  sandbox,
+  kind: Type.Optional(OutboxMessage.properties.kind),
+  to: Type.Optional(Type.String()),
+  userId: Type.Optional(Type.String()),
 });
 export type OutboxFilter = Omit<Static<typeof OutboxQuery>, 'sandbox'>;
 
-export const ScenarioSummary = Type.Object({ name: Type.String(), description: Type.String(), extends: Type.Array(Type.String()) });
+export const ScenarioSummary = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  extends: Type.Array(Type.String()),
+});
 export type ScenarioSummary = Static<typeof ScenarioSummary>;
 
 export const ActiveScenario = Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() });
@@ -179,21 +300,36 @@ export const ClockAnswer = Type.Object({ now: Type.String(), state: ref(ClockSta
 export type ClockAnswer = Static<typeof ClockAnswer>;
 
 export const BindLink = Type.Object({
-  id: Type.String(), token: Type.String(), tenantId: Type.String(), userId: Type.String(), url: Type.String(), link: Type.String(),
-  qr: Type.String(), singleUse: Type.Boolean(), expiresAt: Nullable(Type.String()),
+  id: Type.String(),
+  token: Type.String(),
+  tenantId: Type.String(),
+  userId: Type.String(),
+  url: Type.String(),
+  link: Type.String(),
+  qr: Type.String(),
+  singleUse: Type.Boolean(),
+  expiresAt: Nullable(Type.String()),
 });
 export type BindLink = Static<typeof BindLink>;
 
 /** GET /__admin/health. */
 export const Health = Type.Object({
-  status: Type.Literal('ok'), instance: Type.String({ description: 'this instance (--instance-name, else hostname:port)' }),
-  version: Type.String(), scenario: Type.String(), seed: Type.Integer(),
-  uptimeMs: Type.Integer(), sandbox: Type.String(), sandboxes: Type.Integer({ description: 'sandboxes that exist now' }),
+  status: Type.Literal('ok'),
+  instance: Type.String({ description: 'this instance (--instance-name, else hostname:port)' }),
+  version: Type.String(),
+  scenario: Type.String(),
+  seed: Type.Integer(),
+  uptimeMs: Type.Integer(),
+  sandbox: Type.String(),
+  sandboxes: Type.Integer({ description: 'sandboxes that exist now' }),
   sandboxLimit: Type.Integer({ description: '--max-sandboxes: a request that would create one more gets 429' }),
   memory: Type.Object({
     rssBytes: Type.Integer({ description: 'resident memory of the process' }),
     heapUsedBytes: Type.Integer({ description: 'JavaScript heap in use' }),
   }),
-  findings: Type.Object({ warning: Type.Integer(), error: Type.Integer() }, { description: 'findings of the sandbox by severity (GET /__admin/findings)' }),
+  findings: Type.Object(
+    { warning: Type.Integer(), error: Type.Integer() },
+    { description: 'findings of the sandbox by severity (GET /__admin/findings)' },
+  ),
 });
 export type Health = Static<typeof Health>;

@@ -11,7 +11,8 @@ const dateTimeRe = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{
 const emailRe = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 if (!FormatRegistry.Has('uuid')) FormatRegistry.Set('uuid', (v) => uuidRe.test(v));
 if (!FormatRegistry.Has('date')) FormatRegistry.Set('date', (v) => dateRe.test(v) && !Number.isNaN(Date.parse(v)));
-if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => dateTimeRe.test(v) && !Number.isNaN(Date.parse(v)));
+if (!FormatRegistry.Has('date-time'))
+  FormatRegistry.Set('date-time', (v) => dateTimeRe.test(v) && !Number.isNaN(Date.parse(v)));
 if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', (v) => emailRe.test(v));
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -35,5 +36,9 @@ export function checkOrThrow<T extends TSchema>(schema: T, value: unknown, sourc
   }
   if (check.Check(value)) return value as Static<T>;
   const first = check.Errors(value).First();
-  throw new CheckError(source, first?.path ?? '', first ? `${first.message} (found ${JSON.stringify(first.value)?.slice(0, 80)})` : 'invalid');
+  throw new CheckError(
+    source,
+    first?.path ?? '',
+    first ? `${first.message} (found ${JSON.stringify(first.value)?.slice(0, 80)})` : 'invalid',
+  );
 }

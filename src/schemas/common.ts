@@ -1,4 +1,11 @@
-import { Type, type ObjectOptions, type Static, type TSchema, type TUnsafe, type SchemaOptions } from '@sinclair/typebox';
+import {
+  Type,
+  type ObjectOptions,
+  type Static,
+  type TSchema,
+  type TUnsafe,
+  type SchemaOptions,
+} from '@sinclair/typebox';
 
 /**
  * A `$ref` to a shared record registered with `app.addSchema`, typed as the record itself.
@@ -25,7 +32,9 @@ export const Nullable = <T extends TSchema>(schema: T, options: SchemaOptions = 
 
 export const ErrorDetail = Type.Object(
   {
-    field: Type.String({ description: 'where the problem is: body.email, querystring.per-page, header x-service-tenant-id …' }),
+    field: Type.String({
+      description: 'where the problem is: body.email, querystring.per-page, header x-service-tenant-id …',
+    }),
     message: Type.String({ description: 'what was expected' }),
   },
   { $id: 'ErrorDetail' },
@@ -76,13 +85,20 @@ export const Page = <T extends TSchema>(item: T, options?: ObjectOptions) =>
   Type.Object({ data: Type.Array(item), _meta: ref(PageMeta), _links: ref(PageLinks) }, options);
 
 /** The action result of set-main, calendar requests, moderation …; named with `{ $id }` in options. */
-export const ActionResult = <T extends TSchema>(data: T, options?: ObjectOptions, message: TSchema = Nullable(Type.String())) =>
-  Type.Object({
-    success: Type.Boolean(),
-    message: Type.Optional(message),
-    errors: Type.Optional(Nullable(Type.Array(Type.String()))),
-    data: Type.Optional(Nullable(data)),
-  }, options);
+export const ActionResult = <T extends TSchema>(
+  data: T,
+  options?: ObjectOptions,
+  message: TSchema = Nullable(Type.String()),
+) =>
+  Type.Object(
+    {
+      success: Type.Boolean(),
+      message: Type.Optional(message),
+      errors: Type.Optional(Nullable(Type.Array(Type.String()))),
+      data: Type.Optional(Nullable(data)),
+    },
+    options,
+  );
 
 /** The common query of paged lists; `per-page` and `page` are strings in the API description. */
 export const PageQuery = {
@@ -90,16 +106,28 @@ export const PageQuery = {
   page: Type.Optional(Type.String({ pattern: '^[0-9]+$', description: 'page number, from 1' })),
 };
 
-export const Rights = ['show-content-categories', 'shop-usage', 'show-structure-names', 'wallets-transactions', 'user-edit'] as const;
-export const Right = Type.Union(Rights.map((r) => Type.Literal(r)), { $id: 'Right', description: 'an access right named in the API description' });
+export const Rights = [
+  'show-content-categories',
+  'shop-usage',
+  'show-structure-names',
+  'wallets-transactions',
+  'user-edit',
+] as const;
+export const Right = Type.Union(
+  Rights.map((r) => Type.Literal(r)),
+  { $id: 'Right', description: 'an access right named in the API description' },
+);
 export type Right = Static<typeof Right>;
 
 /** A person as other records show them: the API's lookup item and the `user`/`responsible` of tickets. */
-export const PersonBrief = Type.Object({
-  id: Type.String({ description: 'user id' }),
-  name: Type.String({ description: 'full name' }),
-  faceUrl: Type.String({ description: 'absolute address of the avatar' }),
-}, { $id: 'PersonBrief' });
+export const PersonBrief = Type.Object(
+  {
+    id: Type.String({ description: 'user id' }),
+    name: Type.String({ description: 'full name' }),
+    faceUrl: Type.String({ description: 'absolute address of the avatar' }),
+  },
+  { $id: 'PersonBrief' },
+);
 export type PersonBrief = Static<typeof PersonBrief>;
 
 export const commonSchemas = [ErrorDetail, ErrorBody, PageMeta, PageLinks, Right, PersonBrief];

@@ -54,52 +54,71 @@ export const ContentCollections = {
 
 // ---- API shapes ----
 
-export const UserPostcard = Type.Object({
-  id: Uuid,
-  title: Type.String(),
-  text: Type.String(),
-  imageUrl: Type.String({ description: 'absolute address of the postcard picture' }),
-  sender: ref(PersonBrief),
-  recipient: ref(PersonBrief),
-  date: Type.String({ format: 'date-time', description: 'when it was sent' }),
-}, { $id: 'UserPostcard', ...assumed('A postcard received by the current user.') });
+export const UserPostcard = Type.Object(
+  {
+    id: Uuid,
+    title: Type.String(),
+    text: Type.String(),
+    imageUrl: Type.String({ description: 'absolute address of the postcard picture' }),
+    sender: ref(PersonBrief),
+    recipient: ref(PersonBrief),
+    date: Type.String({ format: 'date-time', description: 'when it was sent' }),
+  },
+  { $id: 'UserPostcard', ...assumed('A postcard received by the current user.') },
+);
 export type UserPostcard = Static<typeof UserPostcard>;
 
-export const ArticleTag = Type.Object({ id: Uuid, name: Type.String() }, { $id: 'ArticleTag', ...assumed('A tag of articles.') });
+export const ArticleTag = Type.Object(
+  { id: Uuid, name: Type.String() },
+  { $id: 'ArticleTag', ...assumed('A tag of articles.') },
+);
 
-export const Article = Type.Object({
-  id: Uuid,
-  title: Type.String(),
-  lead: Type.String({ description: 'short plain-text summary' }),
-  body: Type.String({ description: 'the text as HTML (p, h3, ul/li, b, a)' }),
-  imageUrl: Type.String({ description: 'absolute address of the cover image' }),
-  url: Type.String({ description: 'absolute address of the web page of the article' }),
-  tags: Type.Array(ref(ArticleTag)),
-  author: ref(PersonBrief),
-  categoryId: Nullable(Uuid, { description: 'catalog category of a catalog article; null for news' }),
-  publishedAt: Stamp,
-  views: Type.Integer({ minimum: 0 }),
-  likes: Type.Integer({ minimum: 0 }),
-  comments: Type.Integer({ minimum: 0 }),
-}, { $id: 'Article', ...assumed('An article (news or catalog page).') });
+export const Article = Type.Object(
+  {
+    id: Uuid,
+    title: Type.String(),
+    lead: Type.String({ description: 'short plain-text summary' }),
+    body: Type.String({ description: 'the text as HTML (p, h3, ul/li, b, a)' }),
+    imageUrl: Type.String({ description: 'absolute address of the cover image' }),
+    url: Type.String({ description: 'absolute address of the web page of the article' }),
+    tags: Type.Array(ref(ArticleTag)),
+    author: ref(PersonBrief),
+    categoryId: Nullable(Uuid, { description: 'catalog category of a catalog article; null for news' }),
+    publishedAt: Stamp,
+    views: Type.Integer({ minimum: 0 }),
+    likes: Type.Integer({ minimum: 0 }),
+    comments: Type.Integer({ minimum: 0 }),
+  },
+  { $id: 'Article', ...assumed('An article (news or catalog page).') },
+);
 export type Article = Static<typeof Article>;
 
-export const CatalogItem = Type.Object({
-  entity: Type.Union([Type.Literal('category'), Type.Literal('article')]),
-  id: Uuid,
-  title: Type.String(),
-  description: Nullable(Type.String(), assumed('category description or article lead')),
-  imageUrl: Nullable(Type.String(), assumed('absolute address; the cover of an article, null for a category')),
-  itemsCount: Nullable(Type.Integer({ minimum: 0 }), assumed('direct children of a category; null for an article')),
-  article: Nullable(ref(Article), assumed('the article itself when entity is article, else null')),
-}, { $id: 'CatalogItem', description: 'A node of the catalog: a category (its id can be passed to /article/category) or an article. Fields other than entity are assumed.' });
+export const CatalogItem = Type.Object(
+  {
+    entity: Type.Union([Type.Literal('category'), Type.Literal('article')]),
+    id: Uuid,
+    title: Type.String(),
+    description: Nullable(Type.String(), assumed('category description or article lead')),
+    imageUrl: Nullable(Type.String(), assumed('absolute address; the cover of an article, null for a category')),
+    itemsCount: Nullable(Type.Integer({ minimum: 0 }), assumed('direct children of a category; null for an article')),
+    article: Nullable(ref(Article), assumed('the article itself when entity is article, else null')),
+  },
+  {
+    $id: 'CatalogItem',
+    description:
+      'A node of the catalog: a category (its id can be passed to /article/category) or an article. Fields other than entity are assumed.',
+  },
+);
 export type CatalogItem = Static<typeof CatalogItem>;
 
-export const CatalogAnswer = Type.Object({
-  category: Type.Object({ id: Uuid, title: Type.String() }),
-  q: Type.String(),
-  items: Type.Array(ref(CatalogItem)),
-}, { $id: 'CatalogAnswer' });
+export const CatalogAnswer = Type.Object(
+  {
+    category: Type.Object({ id: Uuid, title: Type.String() }),
+    q: Type.String(),
+    items: Type.Array(ref(CatalogItem)),
+  },
+  { $id: 'CatalogAnswer' },
+);
 export type CatalogAnswer = Static<typeof CatalogAnswer>;
 
 export const contentSchemas = [UserPostcard, ArticleTag, Article, CatalogItem, CatalogAnswer];

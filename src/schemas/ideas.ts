@@ -6,7 +6,15 @@ import { FeedbackRecord } from './feedback.js';
 // ---------------------------------------------------------------- records
 
 /** Idea status codes (assumed): 1 on moderation, 2 new, 3 under review, 4 accepted, 5 in progress, 6 implemented, 7 rejected. */
-export const IdeaStatusCode = { moderation: 1, new: 2, review: 3, accepted: 4, inProgress: 5, implemented: 6, rejected: 7 } as const;
+export const IdeaStatusCode = {
+  moderation: 1,
+  new: 2,
+  review: 3,
+  accepted: 4,
+  inProgress: 5,
+  implemented: 6,
+  rejected: 7,
+} as const;
 
 export const IdeaRecord = Type.Object({
   id: Uuid,
@@ -46,24 +54,38 @@ export const EngageCollections = {
 
 // ---------------------------------------------------------------- API shapes
 
-export const IdeaStatus = Type.Object({
-  id: Type.Integer({ description: '1 on moderation, 2 new, 3 under review, 4 accepted, 5 in progress, 6 implemented, 7 rejected' }),
-  name: Type.String({ description: 'in the tenant language' }),
-  color: Type.String({ description: 'hex colour' }),
-  isFinal: Type.Boolean({ description: 'no further moves from this status' }),
-}, { $id: 'IdeaStatus', ...assumed('An idea status.') });
+export const IdeaStatus = Type.Object(
+  {
+    id: Type.Integer({
+      description: '1 on moderation, 2 new, 3 under review, 4 accepted, 5 in progress, 6 implemented, 7 rejected',
+    }),
+    name: Type.String({ description: 'in the tenant language' }),
+    color: Type.String({ description: 'hex colour' }),
+    isFinal: Type.Boolean({ description: 'no further moves from this status' }),
+  },
+  { $id: 'IdeaStatus', ...assumed('An idea status.') },
+);
 export type IdeaStatus = Static<typeof IdeaStatus>;
 
-export const IdeaStatuses = Type.Object({ data: Type.Array(ref(IdeaStatus)) }, { $id: 'IdeaStatuses', ...assumed('The idea statuses.') });
+export const IdeaStatuses = Type.Object(
+  { data: Type.Array(ref(IdeaStatus)) },
+  { $id: 'IdeaStatuses', ...assumed('The idea statuses.') },
+);
 
-export const IdeaPurpose = Type.Object({
-  id: Type.Integer(),
-  name: Type.String({ description: 'in the tenant language' }),
-  description: Type.String(),
-}, { $id: 'IdeaPurpose', ...assumed('An idea purpose (what the idea aims at).') });
+export const IdeaPurpose = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String({ description: 'in the tenant language' }),
+    description: Type.String(),
+  },
+  { $id: 'IdeaPurpose', ...assumed('An idea purpose (what the idea aims at).') },
+);
 export type IdeaPurpose = Static<typeof IdeaPurpose>;
 
-export const IdeaPurposes = Type.Object({ data: Type.Array(ref(IdeaPurpose)) }, { $id: 'IdeaPurposes', ...assumed('The idea purposes.') });
+export const IdeaPurposes = Type.Object(
+  { data: Type.Array(ref(IdeaPurpose)) },
+  { $id: 'IdeaPurposes', ...assumed('The idea purposes.') },
+);
 
 const ideaFields = {
   id: Uuid,
@@ -87,73 +109,114 @@ const ideaFields = {
   url: Type.String({ description: 'absolute address of the idea web page' }),
 };
 
-export const IdeaIndex = Type.Object(ideaFields, { $id: 'IdeaIndex', ...assumed('An idea in lists; filter names follow the API description.') });
+export const IdeaIndex = Type.Object(ideaFields, {
+  $id: 'IdeaIndex',
+  ...assumed('An idea in lists; filter names follow the API description.'),
+});
 export type IdeaIndex = Static<typeof IdeaIndex>;
 
-export const IdeaComment = Type.Object({
-  id: Type.String(),
-  text: Type.String(),
-  created_at: Stamp,
-  user: ref(PersonBrief),
-}, { $id: 'IdeaComment', ...assumed('A published comment of an idea.') });
+export const IdeaComment = Type.Object(
+  {
+    id: Type.String(),
+    text: Type.String(),
+    created_at: Stamp,
+    user: ref(PersonBrief),
+  },
+  { $id: 'IdeaComment', ...assumed('A published comment of an idea.') },
+);
 
-export const IdeaView = Type.Object({
-  ...ideaFields,
-  voters: Type.Array(ref(PersonBrief)),
-  participants: Type.Array(ref(PersonBrief)),
-  comments: Type.Array(ref(IdeaComment)),
-  canEdit: Type.Boolean({ description: 'the current user is the author' }),
-  moderated_at: Nullable(Stamp),
-}, { $id: 'IdeaView', ...assumed('An idea with its voters, participants and comments.') });
+export const IdeaView = Type.Object(
+  {
+    ...ideaFields,
+    voters: Type.Array(ref(PersonBrief)),
+    participants: Type.Array(ref(PersonBrief)),
+    comments: Type.Array(ref(IdeaComment)),
+    canEdit: Type.Boolean({ description: 'the current user is the author' }),
+    moderated_at: Nullable(Stamp),
+  },
+  { $id: 'IdeaView', ...assumed('An idea with its voters, participants and comments.') },
+);
 export type IdeaView = Static<typeof IdeaView>;
 
-export const IdeaEdit = Type.Object({
-  title: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'required when creating' })),
-  description: Type.Optional(Type.String({ minLength: 1, maxLength: 10000, description: 'required when creating' })),
-  idea_purpose_id: Type.Optional(Type.Integer({ minimum: 1, description: 'one of /idea/purposes; required when creating' })),
-  performer_id: Type.Optional(Nullable(Type.String({ format: 'uuid', description: 'a user of the tenant who would carry it out' }))),
-}, { $id: 'IdeaEdit', ...assumed('The idea form; on edit, absent fields stay as they are.') });
+export const IdeaEdit = Type.Object(
+  {
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'required when creating' })),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 10000, description: 'required when creating' })),
+    idea_purpose_id: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'one of /idea/purposes; required when creating' }),
+    ),
+    performer_id: Type.Optional(
+      Nullable(Type.String({ format: 'uuid', description: 'a user of the tenant who would carry it out' })),
+    ),
+  },
+  { $id: 'IdeaEdit', ...assumed('The idea form; on edit, absent fields stay as they are.') },
+);
 export type IdeaEdit = Static<typeof IdeaEdit>;
 
-export const IdeaToggleResult = Type.Object({
-  success: Type.Boolean(),
-  status: Type.Boolean({ description: 'the new state: voted / taking part' }),
-  message: Type.String({ description: 'localized text for the user' }),
-  count: Type.Optional(Type.Integer({ minimum: 0, ...assumed('votes or participants after the change') })),
-}, { $id: 'IdeaToggleResult' });
+export const IdeaToggleResult = Type.Object(
+  {
+    success: Type.Boolean(),
+    status: Type.Boolean({ description: 'the new state: voted / taking part' }),
+    message: Type.String({ description: 'localized text for the user' }),
+    count: Type.Optional(Type.Integer({ minimum: 0, ...assumed('votes or participants after the change') })),
+  },
+  { $id: 'IdeaToggleResult' },
+);
 export type IdeaToggleResult = Static<typeof IdeaToggleResult>;
 
 // ---------------------------------------------------------------- moderation
 
-export const ModerationItem = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'send it in arrayOfIds' }),
-  type: Type.Union([Type.Literal('idea'), Type.Literal('comment')]),
-  title: Type.String({ description: 'idea title (for a comment: the title of its idea)' }),
-  text: Type.String({ description: 'idea description or comment text' }),
-  idea_id: Type.String({ format: 'uuid', description: 'the idea itself, or the idea a comment belongs to' }),
-  created_at: Stamp,
-  user: ref(PersonBrief),
-  url: Type.String(),
-}, { $id: 'ModerationItem', ...assumed('An item waiting for a moderator.') });
+export const ModerationItem = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'send it in arrayOfIds' }),
+    type: Type.Union([Type.Literal('idea'), Type.Literal('comment')]),
+    title: Type.String({ description: 'idea title (for a comment: the title of its idea)' }),
+    text: Type.String({ description: 'idea description or comment text' }),
+    idea_id: Type.String({ format: 'uuid', description: 'the idea itself, or the idea a comment belongs to' }),
+    created_at: Stamp,
+    user: ref(PersonBrief),
+    url: Type.String(),
+  },
+  { $id: 'ModerationItem', ...assumed('An item waiting for a moderator.') },
+);
 export type ModerationItem = Static<typeof ModerationItem>;
 
-export const Moderation = Type.Object({
-  count: Type.Integer({ minimum: 0 }),
-  data: Type.Array(ref(ModerationItem)),
-}, { $id: 'Moderation', ...assumed('The moderation queue of the current user (oldest first).') });
+export const Moderation = Type.Object(
+  {
+    count: Type.Integer({ minimum: 0 }),
+    data: Type.Array(ref(ModerationItem)),
+  },
+  { $id: 'Moderation', ...assumed('The moderation queue of the current user (oldest first).') },
+);
 export type Moderation = Static<typeof Moderation>;
 
 const IdsArray = Type.Array(Uuid, { minItems: 1, maxItems: 100, uniqueItems: true });
-export const ArrayOfIds = Type.Union([
-  Type.Object({ ids: IdsArray }),
-  IdsArray,
-], { $id: 'ArrayOfIds', ...assumed('Either {"ids": [uuid, …]} or a bare JSON array of uuids; 1 to 100 ids.') });
+export const ArrayOfIds = Type.Union([Type.Object({ ids: IdsArray }), IdsArray], {
+  $id: 'ArrayOfIds',
+  ...assumed('Either {"ids": [uuid, …]} or a bare JSON array of uuids; 1 to 100 ids.'),
+});
 export type ArrayOfIds = Static<typeof ArrayOfIds>;
 
-export const ModerationResult = Type.Object({
-  success: Type.Boolean(),
-  message: Type.String({ description: 'localized text for the user' }),
-}, { $id: 'ModerationResult' });
+export const ModerationResult = Type.Object(
+  {
+    success: Type.Boolean(),
+    message: Type.String({ description: 'localized text for the user' }),
+  },
+  { $id: 'ModerationResult' },
+);
 
-export const ideaSchemas = [IdeaStatus, IdeaStatuses, IdeaPurpose, IdeaPurposes, IdeaIndex, IdeaComment, IdeaView, IdeaEdit,
-  IdeaToggleResult, ModerationItem, Moderation, ArrayOfIds, ModerationResult];
+export const ideaSchemas = [
+  IdeaStatus,
+  IdeaStatuses,
+  IdeaPurpose,
+  IdeaPurposes,
+  IdeaIndex,
+  IdeaComment,
+  IdeaView,
+  IdeaEdit,
+  IdeaToggleResult,
+  ModerationItem,
+  Moderation,
+  ArrayOfIds,
+  ModerationResult,
+];

@@ -10,7 +10,16 @@ import { ideaSchemas } from './ideas.js';
 import { feedbackSchemas } from './feedback.js';
 import { fileSchemas } from './files.js';
 import { adminApiSchemas } from './admin-api.js';
-import { ClockState, Finding, FixturesAnswer, Har, JournalEntry, OutboxMessage, SandboxInfo, Snapshot } from './admin.js';
+import {
+  ClockState,
+  Finding,
+  FixturesAnswer,
+  Har,
+  JournalEntry,
+  OutboxMessage,
+  SandboxInfo,
+  Snapshot,
+} from './admin.js';
 
 /** Every shared record with a $id, registered once with app.addSchema: named components in the OpenAPI document. */
 export const sharedSchemas: TSchema[] = [
@@ -26,6 +35,12 @@ export const sharedSchemas: TSchema[] = [
   ...fileSchemas,
   ...adminApiSchemas,
   // admin side
-  ClockState, JournalEntry, OutboxMessage, FixturesAnswer, SandboxInfo, Snapshot,
-  Har, Finding,
+  ClockState,
+  JournalEntry,
+  OutboxMessage,
+  FixturesAnswer,
+  SandboxInfo,
+  Snapshot,
+  Har,
+  Finding,
 ];

@@ -3,7 +3,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Day, Nullable, Stamp, Uuid } from './common.js';
 
-export const OrgEmploymentFileTypeIds = ['payroll-statement', 'employment-certificate', 'income-statement-2ndfl', 'work-book-copy', 'vacation-balance'] as const;
+export const OrgEmploymentFileTypeIds = [
+  'payroll-statement',
+  'employment-certificate',
+  'income-statement-2ndfl',
+  'work-book-copy',
+  'vacation-balance',
+] as const;
 export const OrgEmploymentFileTypeId = Type.Union(OrgEmploymentFileTypeIds.map((t) => Type.Literal(t)));
 export type OrgEmploymentFileTypeId = Static<typeof OrgEmploymentFileTypeId>;
 export const OrgEmploymentFileStatusIds = ['requested', 'in-progress', 'ready', 'rejected'] as const;
@@ -42,10 +48,20 @@ export const NotificationRecord = Type.Object({
 export type NotificationRecord = Static<typeof NotificationRecord>;
 
 export const LearningCourseRecord = Type.Object({
-  id: Uuid, title: Type.String(), kind: Type.Union([Type.Literal('course'), Type.Literal('test')]),
-  assigneeIds: Type.Array(Uuid), dueDate: Day, createdAt: Stamp,
+  id: Uuid,
+  title: Type.String(),
+  kind: Type.Union([Type.Literal('course'), Type.Literal('test')]),
+  assigneeIds: Type.Array(Uuid),
+  dueDate: Day,
+  createdAt: Stamp,
 });
-export const SurveyRecord = Type.Object({ id: Uuid, title: Type.String(), assigneeIds: Type.Array(Uuid), endsAt: Stamp, createdAt: Stamp });
+export const SurveyRecord = Type.Object({
+  id: Uuid,
+  title: Type.String(),
+  assigneeIds: Type.Array(Uuid),
+  endsAt: Stamp,
+  createdAt: Stamp,
+});
 export const AchievementRecord = Type.Object({ id: Uuid, title: Type.String(), description: Type.String() });
 export const AchievementAwardRecord = Type.Object({ id: Uuid, achievementId: Uuid, userId: Uuid, awardedAt: Stamp });
 export const ContestRecord = Type.Object({ id: Uuid, title: Type.String(), createdAt: Stamp, endsAt: Stamp });

@@ -91,141 +91,225 @@ export const WorkflowCollections = {
 
 // ---------------------------------------------------------------- API shapes
 
-export const WorkflowField = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  type: Type.String({ description: 'text, textarea, select, date (yyyy-MM-dd), number, file (a file id), checkbox (true/false)' }),
-  values: Type.Array(Type.String(), { description: 'choices of a select; empty otherwise' }),
-  required: Type.Boolean(),
-  defaultValue: Nullable(Type.String()),
-}, { $id: 'WorkflowField', description: 'A field of a start form or a ticket stage (fields as named for ticket stages; the rest of WorkflowField is not shown).' });
+export const WorkflowField = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    type: Type.String({
+      description: 'text, textarea, select, date (yyyy-MM-dd), number, file (a file id), checkbox (true/false)',
+    }),
+    values: Type.Array(Type.String(), { description: 'choices of a select; empty otherwise' }),
+    required: Type.Boolean(),
+    defaultValue: Nullable(Type.String()),
+  },
+  {
+    $id: 'WorkflowField',
+    description:
+      'A field of a start form or a ticket stage (fields as named for ticket stages; the rest of WorkflowField is not shown).',
+  },
+);
 export type WorkflowField = Static<typeof WorkflowField>;
 
-export const WorkflowCategory = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  parent_id: Nullable(Type.String()),
-  description: Type.String(),
-  imageUrl: Type.String(),
-  workflowCount: Type.Integer({ description: 'visible processes in this category and below' }),
-}, { $id: 'WorkflowCategory', ...assumed('A catalog category; the API description names the record only.') });
+export const WorkflowCategory = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    parent_id: Nullable(Type.String()),
+    description: Type.String(),
+    imageUrl: Type.String(),
+    workflowCount: Type.Integer({ description: 'visible processes in this category and below' }),
+  },
+  { $id: 'WorkflowCategory', ...assumed('A catalog category; the API description names the record only.') },
+);
 export type WorkflowCategory = Static<typeof WorkflowCategory>;
 
-export const WorkflowBreadcrumb = Type.Object({
-  label: Type.String(), id: Type.String(), hash_id: Type.String(), slug: Type.String(),
-}, { $id: 'WorkflowBreadcrumb' });
+export const WorkflowBreadcrumb = Type.Object(
+  {
+    label: Type.String(),
+    id: Type.String(),
+    hash_id: Type.String(),
+    slug: Type.String(),
+  },
+  { $id: 'WorkflowBreadcrumb' },
+);
 
-export const WorkflowCurrentCategory = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  title: Type.String(),
-  description: Type.String(),
-  content_style_id: Type.Integer(),
-  tags: Type.Array(Type.String()),
-  breadcrumbs: Type.Array(ref(WorkflowBreadcrumb), { description: 'from the top category down to this one, inclusive' }),
-}, { $id: 'WorkflowCurrentCategory' });
+export const WorkflowCurrentCategory = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    title: Type.String(),
+    description: Type.String(),
+    content_style_id: Type.Integer(),
+    tags: Type.Array(Type.String()),
+    breadcrumbs: Type.Array(ref(WorkflowBreadcrumb), {
+      description: 'from the top category down to this one, inclusive',
+    }),
+  },
+  { $id: 'WorkflowCurrentCategory' },
+);
 export type WorkflowCurrentCategory = Static<typeof WorkflowCurrentCategory>;
 
-export const UserGroupVisible = Type.Object({
-  id: Type.String(), name: Type.String(), description: Type.String(), iconUrl: Type.String(), conditionsReadable: Type.String(),
-}, { $id: 'WorkflowUserGroupVisible' });
+export const UserGroupVisible = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    iconUrl: Type.String(),
+    conditionsReadable: Type.String(),
+  },
+  { $id: 'WorkflowUserGroupVisible' },
+);
 
-export const WorkflowCatalogEntry = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  imageUrl: Type.String(),
-  url: Type.String(),
-  status_id: Type.Integer({ description: '1 active (assumed value)' }),
-  tags: Type.Array(Type.String()),
-  brief: Type.String(),
-  userGroupsVisible: Type.Array(ref(UserGroupVisible), { description: 'empty: visible to everyone' }),
-  feedbackTotal: Type.Object({ count: Type.Integer(), score: Type.Integer() }),
-}, { $id: 'WorkflowCatalogEntry' });
+export const WorkflowCatalogEntry = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    imageUrl: Type.String(),
+    url: Type.String(),
+    status_id: Type.Integer({ description: '1 active (assumed value)' }),
+    tags: Type.Array(Type.String()),
+    brief: Type.String(),
+    userGroupsVisible: Type.Array(ref(UserGroupVisible), { description: 'empty: visible to everyone' }),
+    feedbackTotal: Type.Object({ count: Type.Integer(), score: Type.Integer() }),
+  },
+  { $id: 'WorkflowCatalogEntry' },
+);
 export type WorkflowCatalogEntry = Static<typeof WorkflowCatalogEntry>;
 
-export const WorkflowCatalog = Type.Object({
-  categories: Type.Array(ref(WorkflowCategory), { description: 'sub-categories of the current category (top categories at the root)' }),
-  category: Nullable(ref(WorkflowCurrentCategory), { description: 'null at the root (no id)' }),
-  q: Type.String(),
-  workflows: Type.Array(ref(WorkflowCatalogEntry), { description: 'visible processes in the current category and below (all at the root)' }),
-}, { $id: 'WorkflowCatalog' });
+export const WorkflowCatalog = Type.Object(
+  {
+    categories: Type.Array(ref(WorkflowCategory), {
+      description: 'sub-categories of the current category (top categories at the root)',
+    }),
+    category: Nullable(ref(WorkflowCurrentCategory), { description: 'null at the root (no id)' }),
+    q: Type.String(),
+    workflows: Type.Array(ref(WorkflowCatalogEntry), {
+      description: 'visible processes in the current category and below (all at the root)',
+    }),
+  },
+  { $id: 'WorkflowCatalog' },
+);
 export type WorkflowCatalog = Static<typeof WorkflowCatalog>;
 
-export const WorkflowStartForm = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  brief: Type.String(),
-  description: Type.Object({
-    time: Type.Integer({ description: 'milliseconds timestamp' }),
-    blocks: Type.Array(Type.Object({ id: Type.String(), type: Type.String(), data: Type.Object({ text: Type.String() }) })),
-    version: Type.String(),
-  }),
-  imageUrl: Type.String(),
-  isChiefRequired: Type.Boolean(),
-  isAllowCategoryChange: Type.Boolean(),
-  categories: Type.Record(Type.String(), Type.String(), { description: 'category id → name: where the application may be filed' }),
-  fields: Type.Array(ref(WorkflowField)),
-}, { $id: 'WorkflowStartForm' });
+export const WorkflowStartForm = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    brief: Type.String(),
+    description: Type.Object({
+      time: Type.Integer({ description: 'milliseconds timestamp' }),
+      blocks: Type.Array(
+        Type.Object({ id: Type.String(), type: Type.String(), data: Type.Object({ text: Type.String() }) }),
+      ),
+      version: Type.String(),
+    }),
+    imageUrl: Type.String(),
+    isChiefRequired: Type.Boolean(),
+    isAllowCategoryChange: Type.Boolean(),
+    categories: Type.Record(Type.String(), Type.String(), {
+      description: 'category id → name: where the application may be filed',
+    }),
+    fields: Type.Array(ref(WorkflowField)),
+  },
+  { $id: 'WorkflowStartForm' },
+);
 export type WorkflowStartForm = Static<typeof WorkflowStartForm>;
 
-export const WorkflowStartRequest = Type.Object({
-  categoryId: Type.Optional(Type.String({ maxLength: 64 })),
-  fieldValues: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 10_000 }), { description: 'field id → value (always a string)' }),
-}, { $id: 'WorkflowStartRequest' });
+export const WorkflowStartRequest = Type.Object(
+  {
+    categoryId: Type.Optional(Type.String({ maxLength: 64 })),
+    fieldValues: Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 10_000 }), {
+      description: 'field id → value (always a string)',
+    }),
+  },
+  { $id: 'WorkflowStartRequest' },
+);
 export type WorkflowStartRequest = Static<typeof WorkflowStartRequest>;
 
-export const WorkflowStartResult = Type.Object({ id: Type.String(), message: Type.String() }, { $id: 'WorkflowStartResult' });
+export const WorkflowStartResult = Type.Object(
+  { id: Type.String(), message: Type.String() },
+  { $id: 'WorkflowStartResult' },
+);
 export type WorkflowStartResult = Static<typeof WorkflowStartResult>;
 
 const Person = ref(PersonBrief);
 
-export const WorkflowTicketItem = Type.Object({
-  id: Type.String(),
-  wf_workflow_id: Type.String(),
-  wf_ticket_stage_id: Type.String(),
-  wf_status_id: Type.Integer({ description: '1 in progress, 2 solved, 3 rejected, 4 cancelled (values other than 1 assumed)' }),
-  user_id: Type.String(),
-  created_at: Stamp,
-  updated_at: Stamp,
-  solved_at: Nullable(Stamp),
-  url: Type.String(),
-  wfStatus: Type.String(),
-  wfWorkflow: Type.Object({ id: Type.String(), name: Type.String(), is_hidden: Type.Boolean() }),
-  user: Person,
-}, { $id: 'WorkflowTicketItem' });
+export const WorkflowTicketItem = Type.Object(
+  {
+    id: Type.String(),
+    wf_workflow_id: Type.String(),
+    wf_ticket_stage_id: Type.String(),
+    wf_status_id: Type.Integer({
+      description: '1 in progress, 2 solved, 3 rejected, 4 cancelled (values other than 1 assumed)',
+    }),
+    user_id: Type.String(),
+    created_at: Stamp,
+    updated_at: Stamp,
+    solved_at: Nullable(Stamp),
+    url: Type.String(),
+    wfStatus: Type.String(),
+    wfWorkflow: Type.Object({ id: Type.String(), name: Type.String(), is_hidden: Type.Boolean() }),
+    user: Person,
+  },
+  { $id: 'WorkflowTicketItem' },
+);
 export type WorkflowTicketItem = Static<typeof WorkflowTicketItem>;
 
 export const WorkflowTicketPage = Page(ref(WorkflowTicketItem), { $id: 'WorkflowTicketPage' });
 export type WorkflowTicketPage = Static<typeof WorkflowTicketPage>;
 
-export const WorkflowTicketStage = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  fields: Type.Array(ref(WorkflowField)),
-  responsible: Type.Array(Person),
-  state: Type.String(assumed('done, current or pending (for a ticket no longer in progress: done or skipped).')),
-}, { $id: 'WorkflowTicketStage' });
+export const WorkflowTicketStage = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    fields: Type.Array(ref(WorkflowField)),
+    responsible: Type.Array(Person),
+    state: Type.String(assumed('done, current or pending (for a ticket no longer in progress: done or skipped).')),
+  },
+  { $id: 'WorkflowTicketStage' },
+);
 
-export const WorkflowTicketDetails = Type.Object({
-  id: Type.String(),
-  wf_workflow_id: Type.String(),
-  wf_ticket_stage_id: Type.String(),
-  user_id: Type.String(),
-  wf_category_id: Nullable(Type.String()),
-  wf_status_id: Type.Integer({ description: '1 in progress, 2 solved, 3 rejected, 4 cancelled (values other than 1 assumed)' }),
-  created_at: Stamp,
-  updated_at: Stamp,
-  solved_at: Nullable(Type.String({ format: 'date-time', ...assumed() })),
-  wfStatus: Type.String(),
-  wfWorkflow: Type.Object({ id: Type.String(), name: Type.String(), brief: Type.String(), is_hidden: Type.Boolean() }),
-  wfTicketStages: Type.Array(ref(WorkflowTicketStage)),
-  fieldValues: Type.Record(Type.String(), Type.String(), assumed('The values submitted with the start form.')),
-}, { $id: 'WorkflowTicketDetails' });
+export const WorkflowTicketDetails = Type.Object(
+  {
+    id: Type.String(),
+    wf_workflow_id: Type.String(),
+    wf_ticket_stage_id: Type.String(),
+    user_id: Type.String(),
+    wf_category_id: Nullable(Type.String()),
+    wf_status_id: Type.Integer({
+      description: '1 in progress, 2 solved, 3 rejected, 4 cancelled (values other than 1 assumed)',
+    }),
+    created_at: Stamp,
+    updated_at: Stamp,
+    solved_at: Nullable(Type.String({ format: 'date-time', ...assumed() })),
+    wfStatus: Type.String(),
+    wfWorkflow: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      brief: Type.String(),
+      is_hidden: Type.Boolean(),
+    }),
+    wfTicketStages: Type.Array(ref(WorkflowTicketStage)),
+    fieldValues: Type.Record(Type.String(), Type.String(), assumed('The values submitted with the start form.')),
+  },
+  { $id: 'WorkflowTicketDetails' },
+);
 export type WorkflowTicketDetails = Static<typeof WorkflowTicketDetails>;
 
 export const workflowSchemas = [
-  WorkflowField, WorkflowCategory, WorkflowBreadcrumb, WorkflowCurrentCategory, UserGroupVisible, WorkflowCatalogEntry,
-  WorkflowCatalog, WorkflowStartForm, WorkflowStartRequest, WorkflowStartResult, WorkflowTicketItem, WorkflowTicketPage,
-  WorkflowTicketStage, WorkflowTicketDetails,
+  WorkflowField,
+  WorkflowCategory,
+  WorkflowBreadcrumb,
+  WorkflowCurrentCategory,
+  UserGroupVisible,
+  WorkflowCatalogEntry,
+  WorkflowCatalog,
+  WorkflowStartForm,
+  WorkflowStartRequest,
+  WorkflowStartResult,
+  WorkflowTicketItem,
+  WorkflowTicketPage,
+  WorkflowTicketStage,
+  WorkflowTicketDetails,
 ];

@@ -10,7 +10,7 @@ export const purposeTexts: Record<'ru' | 'en', Array<[string, string]>> = {
   ],
   en: [
     ['Process improvement', 'Making work faster and simpler'],
-    ['Cost saving', 'Cutting the company\'s costs'],
+    ['Cost saving', "Cutting the company's costs"],
     ['New product or service', 'Something new for our customers'],
     ['Workplace', 'Office, desks, working hours'],
     ['Company culture', 'Events, traditions, communication'],

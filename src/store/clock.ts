@@ -25,9 +25,12 @@ export class Clock {
   nowMs(): number {
     const state = this.current;
     switch (state.mode) {
-      case 'frozen': return Date.parse(state.at);
-      case 'offset': return Date.now() + state.offsetMs;
-      default: return Date.now();
+      case 'frozen':
+        return Date.parse(state.at);
+      case 'offset':
+        return Date.now() + state.offsetMs;
+      default:
+        return Date.now();
     }
   }
   now(): Date {

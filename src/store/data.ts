@@ -2,8 +2,20 @@
 // (one spread per group) so a tenant's records all hang off one object.
 import { Type, type Static } from '@sinclair/typebox';
 import {
-  ApiKeyRecord, BindLinkRecord, DepartmentRecord, DeviceRecord, EmploymentRecord, FileRecord, MeetingPlaceRecord,
-  PersonalTokenRecord, PushTokenRecord, SessionRecord, TenantRecord, TwoFactorChallengeRecord, UserGroupRecord, UserRecord,
+  ApiKeyRecord,
+  BindLinkRecord,
+  DepartmentRecord,
+  DeviceRecord,
+  EmploymentRecord,
+  FileRecord,
+  MeetingPlaceRecord,
+  PersonalTokenRecord,
+  PushTokenRecord,
+  SessionRecord,
+  TenantRecord,
+  TwoFactorChallengeRecord,
+  UserGroupRecord,
+  UserRecord,
 } from '../schemas/records.js';
 import { WorkflowCollections } from '../schemas/workflow.js';
 import { PeopleCollections } from '../schemas/people-records.js';

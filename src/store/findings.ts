@@ -19,8 +19,14 @@ export class FindingLog extends NumberedList<Finding> {
   /** Newest first. */
   override list(f: FindingFilter = {}): Finding[] {
     const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
-    return this.items.filter((x) => (f.code === undefined || x.code === f.code) && (f.severity === undefined || x.severity === f.severity)
-      && (sinceMs === undefined || Date.parse(x.at) >= sinceMs)).reverse();
+    return this.items
+      .filter(
+        (x) =>
+          (f.code === undefined || x.code === f.code) &&
+          (f.severity === undefined || x.severity === f.severity) &&
+          (sinceMs === undefined || Date.parse(x.at) >= sinceMs),
+      )
+      .reverse();
   }
   counts(): { warning: number; error: number } {
     const out = { warning: 0, error: 0 };

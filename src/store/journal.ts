@@ -82,7 +82,9 @@ export class Journal {
   }
   /** Newest first, at most `limit`. */
   list(f: JournalFilter = {}): JournalEntry[] {
-    return this.matching(f).slice(0, f.limit ?? 100).map(complete);
+    return this.matching(f)
+      .slice(0, f.limit ?? 100)
+      .map(complete);
   }
   count(f: JournalFilter = {}): number {
     return this.matching(f).length;
@@ -121,7 +123,8 @@ function nestedDeeperThan(text: string, max: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: the next character is escaped
+      if (c === 0x5c)
+        i++; // backslash: the next character is escaped
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {
@@ -137,7 +140,11 @@ function nestedDeeperThan(text: string, max: number): boolean {
  */
 function readBack(text: string): unknown {
   if (!nestedDeeperThan(text, maxParsedDepth)) {
-    try { return redactBody(JSON.parse(text)); } catch { /* not JSON: given as text */ }
+    try {
+      return redactBody(JSON.parse(text));
+    } catch {
+      /* not JSON: given as text */
+    }
   }
   return text.replace(secretFieldValue, '"$1":"[redacted]"');
 }
@@ -150,8 +157,16 @@ function complete({ id, facts: f, texts: t }: Kept): JournalEntry {
     headers[name] = headers[name] === undefined ? t.rawHeaders[i + 1]! : `${headers[name]}, ${t.rawHeaders[i + 1]!}`;
   }
   return {
-    id, at: new Date(f.atMs).toISOString(), method: f.method, url: t.url, path: pathOf(t.routedUrl),
-    operationId: f.operationId, status: f.status, durationMs: f.durationMs, scenario: f.scenario, stubbed: f.stubbed,
+    id,
+    at: new Date(f.atMs).toISOString(),
+    method: f.method,
+    url: t.url,
+    path: pathOf(t.routedUrl),
+    operationId: f.operationId,
+    status: f.status,
+    durationMs: f.durationMs,
+    scenario: f.scenario,
+    stubbed: f.stubbed,
     ...(f.fault ? { fault: f.fault, afterCommit: f.afterCommit === true } : {}),
     requestHeaders: redactHeaders(headers),
     ...(t.requestBody ? { requestBody: readBack(t.requestBody) } : {}),
@@ -160,18 +175,47 @@ function complete({ id, facts: f, texts: t }: Kept): JournalEntry {
 }
 
 const secretHeaders = new Set([
-  'x-service-session-code', 'authorization', 'x-service-client-secret', 'x-mock-admin-token', 'cookie',
-  'set-cookie', 'proxy-authorization', 'x-api-key', 'x-auth-token',
+  'x-service-session-code',
+  'authorization',
+  'x-service-client-secret',
+  'x-mock-admin-token',
+  'cookie',
+  'set-cookie',
+  'proxy-authorization',
+  'x-api-key',
+  'x-auth-token',
 ]);
 const secretFields = new Set([
-  'password', 'secret', 'sessionSecret', 'code', 'token', 'clientSecret', 'client_secret', 'accessToken', 'value',
-  'sessionCode', 'refreshToken', 'access_token', 'refresh_token', 'apiKey', 'api_key', 'apiSecret', 'newPassword', 'oldPassword',
-  'currentPassword', 'passwordConfirmation', 'idToken', 'id_token', 'cookie',
+  'password',
+  'secret',
+  'sessionSecret',
+  'code',
+  'token',
+  'clientSecret',
+  'client_secret',
+  'accessToken',
+  'value',
+  'sessionCode',
+  'refreshToken',
+  'access_token',
+  'refresh_token',
+  'apiKey',
+  'api_key',
+  'apiSecret',
+  'newPassword',
+  'oldPassword',
+  'currentPassword',
+  'passwordConfirmation',
+  'idToken',
+  'id_token',
+  'cookie',
 ]);
 
 /** A secret field and its value in JSON text: a string (perhaps cut short), or anything up to `,`, `}` or `]`. */
 const secretFieldValue = new RegExp(
-  `"(${[...secretFields].join('|')})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*(?:"|$)|[^,}\\]\\s]+)`, 'g');
+  `"(${[...secretFields].join('|')})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*(?:"|$)|[^,}\\]\\s]+)`,
+  'g',
+);
 
 /** Headers as kept in the journal: secrets replaced, so a journal can be attached to a bug report. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

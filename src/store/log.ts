@@ -26,7 +26,11 @@ export type SandboxSettings = Static<typeof SandboxSettings>;
 
 /** A sandbox's changes folded into one document: what the log held up to line `upTo` (settings: none before them). */
 export type SnapshotDoc = {
-  format: 'portal-mock-sandbox'; version: 2; world: WorldStamp; upTo: number; state: EncodedState;
+  format: 'portal-mock-sandbox';
+  version: 2;
+  world: WorldStamp;
+  upTo: number;
+  state: EncodedState;
   settings?: SandboxSettings;
 };
 type LogLine = { n: number; seq: number; ops: Op[]; settings?: SandboxSettings };
@@ -48,9 +52,16 @@ function orDataError<T>(work: () => T, toError: (message: string) => DataError):
   }
 }
 
-const snapshotOf = (world: WorldStamp, upTo: number, state: EncodedState, settings?: SandboxSettings): SnapshotDoc =>
-  ({ format: 'portal-mock-sandbox', version: 2, world, upTo, state, ...(settings ? { settings } : {}) });
-const writeSnapshot = (file: string, doc: SnapshotDoc) => new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(file), doc).write();
+const snapshotOf = (world: WorldStamp, upTo: number, state: EncodedState, settings?: SandboxSettings): SnapshotDoc => ({
+  format: 'portal-mock-sandbox',
+  version: 2,
+  world,
+  upTo,
+  state,
+  ...(settings ? { settings } : {}),
+});
+const writeSnapshot = (file: string, doc: SnapshotDoc) =>
+  new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(file), doc).write();
 
 /**
  * The files of one persisted sandbox: NAME.json (a lowdb snapshot of its changes) and NAME.log (one line per
@@ -104,7 +115,9 @@ export class SandboxLog {
     this.tail?.push(text);
     if (this.bytesSinceSnapshot >= compactFromBytes && !this.tail) {
       const now = settings.changed ?? settings.before;
-      void this.compact(store, now).catch(() => { /* the log still holds everything */ });
+      void this.compact(store, now).catch(() => {
+        /* the log still holds everything */
+      });
     }
   }
 
@@ -115,7 +128,10 @@ export class SandboxLog {
     try {
       const doc = snapshotOf(store.base.stamp, this.lastLine, store.encode(), settings);
       await new Low<SnapshotDoc>(new JSONFile<SnapshotDoc>(this.snapshotFile), doc).write();
-      if (this.removed) { rmSync(this.snapshotFile, { force: true }); return; }
+      if (this.removed) {
+        rmSync(this.snapshotFile, { force: true });
+        return;
+      }
       // stopped meanwhile: the new snapshot with the whole log is consistent (its older lines are skipped)
       if (this.closed) return;
       const kept = this.tail.join('');
@@ -156,8 +172,9 @@ export class SandboxLog {
 }
 
 /** The names of the sandboxes that have a NAME.json or NAME.log among `files`. */
-export const persistedNames = (files: string[]): string[] =>
-  [...new Set(files.filter((f) => f.endsWith('.json') || f.endsWith('.log')).map((f) => f.replace(/\.(json|log)$/, '')))];
+export const persistedNames = (files: string[]): string[] => [
+  ...new Set(files.filter((f) => f.endsWith('.json') || f.endsWith('.log')).map((f) => f.replace(/\.(json|log)$/, ''))),
+];
 
 /** A persisted sandbox rebuilt: data, log, settings (files of earlier versions have none). */
 export type LoadedSandbox = { store: SandboxStore; log: SandboxLog; settings: SandboxSettings };
@@ -171,40 +188,64 @@ const checkSettings = (value: unknown, where: string): SandboxSettings => checkO
  * write cut short by a crash (nothing of it was acknowledged), which is removed with a warning.
  */
 export function loadSandbox(
-  dir: string, name: string, worlds: Worlds, warn: (message: string) => void,
+  dir: string,
+  name: string,
+  worlds: Worlds,
+  warn: (message: string) => void,
 ): LoadedSandbox | null {
   const snapshotFile = join(dir, `${name}.json`);
   const logFile = join(dir, `${name}.log`);
   if (!existsSync(snapshotFile)) {
     if (!existsSync(logFile)) throw new DataError(`${dir}: no files for sandbox ${name}`);
     if (statSync(logFile).size > 0) throw corrupt(logFile, 'a log without its snapshot (NAME.json)');
-    warn(`${logFile}: removed an empty log without its snapshot (a first write cut short by a crash, never `
-      + 'acknowledged)');
+    warn(
+      `${logFile}: removed an empty log without its snapshot (a first write cut short by a crash, never ` +
+        'acknowledged)',
+    );
     rmSync(logFile);
     return null;
   }
   let store: SandboxStore;
   let upTo = 0;
   let settings: SandboxSettings = {};
-  const doc = orDataError(() => new JSONFileSync<unknown>(snapshotFile).read(),
-    (message) => corrupt(snapshotFile, `not valid JSON (${message})`));
+  const doc = orDataError(
+    () => new JSONFileSync<unknown>(snapshotFile).read(),
+    (message) => corrupt(snapshotFile, `not valid JSON (${message})`),
+  );
   const snapshot = doc as Partial<SnapshotDoc> & { meta?: unknown; tenants?: unknown };
   const { world: stamp, state } = snapshot;
-  if (snapshot.format === 'portal-mock-sandbox' && snapshot.version === 2 && stamp && state && Number.isInteger(snapshot.upTo)) {
-    const world = orDataError(() => worlds.forStamp(stamp, snapshotFile), (message) => new DataError(message));
+  if (
+    snapshot.format === 'portal-mock-sandbox' &&
+    snapshot.version === 2 &&
+    stamp &&
+    state &&
+    Number.isInteger(snapshot.upTo)
+  ) {
+    const world = orDataError(
+      () => worlds.forStamp(stamp, snapshotFile),
+      (message) => new DataError(message),
+    );
     store = new SandboxStore(name, world, { recordChanges: true });
-    orDataError(() => store.applyState(state), (message) => corrupt(snapshotFile, message));
+    orDataError(
+      () => store.applyState(state),
+      (message) => corrupt(snapshotFile, message),
+    );
     upTo = snapshot.upTo!;
     if (snapshot.settings !== undefined) {
       const saved = snapshot.settings;
-      settings = orDataError(() => checkSettings(saved, 'settings'), (message) => corrupt(snapshotFile, message));
+      settings = orDataError(
+        () => checkSettings(saved, 'settings'),
+        (message) => corrupt(snapshotFile, message),
+      );
     }
     if (!existsSync(logFile) && isMigratedWithoutLog(snapshot as SnapshotDoc)) {
       closeSync(openSync(logFile, 'a'));
     } else if (!existsSync(logFile)) {
-      throw new DataError(`${logFile} is missing: ${snapshotFile} holds the changes up to line ${upTo}, so the writes `
-        + `from line ${upTo + 1} on are lost; put the log back, or move both files away to start sandbox ${name} `
-        + 'fresh');
+      throw new DataError(
+        `${logFile} is missing: ${snapshotFile} holds the changes up to line ${upTo}, so the writes ` +
+          `from line ${upTo + 1} on are lost; put the log back, or move both files away to start sandbox ${name} ` +
+          'fresh',
+      );
     }
   } else if (snapshot.meta !== undefined && snapshot.tenants !== undefined) {
     // a data file of portal-mock before the log (the whole data): taken as an import over today's base
@@ -238,7 +279,8 @@ export function loadSandbox(
       let line: LogLine;
       try {
         line = JSON.parse(lineText) as LogLine;
-        if (!Number.isInteger(line.n) || !Number.isInteger(line.seq) || !Array.isArray(line.ops)) throw new Error('not a log line');
+        if (!Number.isInteger(line.n) || !Number.isInteger(line.seq) || !Array.isArray(line.ops))
+          throw new Error('not a log line');
       } catch (err) {
         if (i === lines.length - 1) {
           dropTornLine(at, (err as Error).message);
@@ -256,22 +298,32 @@ export function loadSandbox(
       if (line.n > lastLine + 1) {
         const first = lastLine + 1;
         const missing = line.n === first + 1 ? `line ${first} is` : `lines ${first} to ${line.n - 1} are`;
-        throw corrupt(logFile, `${missing} missing (the data holds up to line ${lastLine}, the next one in the file, `
-          + `at byte ${at}, is line ${line.n}): acknowledged writes are lost`);
+        throw corrupt(
+          logFile,
+          `${missing} missing (the data holds up to line ${lastLine}, the next one in the file, ` +
+            `at byte ${at}, is line ${line.n}): acknowledged writes are lost`,
+        );
       }
-      orDataError(() => {
-        for (const op of line.ops) {
-          if ((op[0] === 'i' || op[0] === 'u' || op[0] === 'r') && !isCollectionName(op[2])) throw new Error(`unknown collection ${String(op[2]).slice(0, 40)}`);
-          store.apply(op, worlds);
-        }
-        if (line.settings !== undefined) settings = checkSettings(line.settings, 'settings');
-      }, (message) => corrupt(logFile, `line ${i + 1} (byte ${at}) does not fit the data: ${message}`));
+      orDataError(
+        () => {
+          for (const op of line.ops) {
+            if ((op[0] === 'i' || op[0] === 'u' || op[0] === 'r') && !isCollectionName(op[2]))
+              throw new Error(`unknown collection ${String(op[2]).slice(0, 40)}`);
+            store.apply(op, worlds);
+          }
+          if (line.settings !== undefined) settings = checkSettings(line.settings, 'settings');
+        },
+        (message) => corrupt(logFile, `line ${i + 1} (byte ${at}) does not fit the data: ${message}`),
+      );
       store.replayedSequence(line.seq);
       lastLine = line.n;
     }
     bytes = end;
   }
-  orDataError(() => checkOwnRecords(store), (message) => corrupt(logFile, message));
+  orDataError(
+    () => checkOwnRecords(store),
+    (message) => corrupt(logFile, message),
+  );
   return { store, log: new SandboxLog(dir, name, { lastLine, bytes }), settings };
 }
 
@@ -279,8 +331,10 @@ export function loadSandbox(
  * Whether a snapshot is an earlier portal-mock data file as versions before settings rewrote it: those made no log
  * until the next write (upTo 0, data of its own). A first snapshot holds no data of its own and always had a log.
  */
-const isMigratedWithoutLog = (doc: SnapshotDoc) => doc.settings === undefined && doc.upTo === 0
-  && Object.values(doc.state.tenants).some((t) => t.tenant !== undefined || Object.keys(t.collections).length > 0);
+const isMigratedWithoutLog = (doc: SnapshotDoc) =>
+  doc.settings === undefined &&
+  doc.upTo === 0 &&
+  Object.values(doc.state.tenants).some((t) => t.tenant !== undefined || Object.keys(t.collections).length > 0);
 
 /** Records the files brought in (not the base's) must match their schema, as seeded ones do. */
 function checkOwnRecords(store: SandboxStore): void {

@@ -53,9 +53,13 @@ export class Sandbox {
   /** null until a detector first looks at a request (src/findings/) */
   findingLog: FindingLog | null = null;
   constructor(init: {
-    name: string; store: SandboxStore; log: SandboxLog | null; journalLimit: number;
+    name: string;
+    store: SandboxStore;
+    log: SandboxLog | null;
+    journalLimit: number;
     /** the start flags' scenario and clock, and what was set on it (from its files) */
-    start: StartSettings; own: SandboxSettings;
+    start: StartSettings;
+    own: SandboxSettings;
   }) {
     const own = init.own;
     this.name = init.name;
@@ -207,9 +211,11 @@ export class SandboxRegistry {
   checkScenarios(scenarios: { get(name: string): unknown; names(): string[] }): void {
     for (const sandbox of this.sandboxes.values()) {
       if (!sandbox.log || scenarios.get(sandbox.scenario)) continue;
-      throw new DataError(`${sandbox.log.logFile}: sandbox ${sandbox.name} is set to scenario "${sandbox.scenario}", `
-        + `which this start does not know (known: ${scenarios.names().join(', ')}); start with the --scenarios `
-        + 'directory that has it, or move the sandbox\'s files away');
+      throw new DataError(
+        `${sandbox.log.logFile}: sandbox ${sandbox.name} is set to scenario "${sandbox.scenario}", ` +
+          `which this start does not know (known: ${scenarios.names().join(', ')}); start with the --scenarios ` +
+          "directory that has it, or move the sandbox's files away",
+      );
     }
   }
 
@@ -233,11 +239,17 @@ export class SandboxRegistry {
       return existing;
     }
     if (this.sandboxes.size >= this.options.maxSandboxes) {
-      throw fail.tooManyRequests(`sandbox "${name}" cannot be created: ${this.sandboxes.size} sandboxes exist, the limit is ${this.options.maxSandboxes} `
-        + '(--max-sandboxes). Delete finished ones (DELETE /__admin/sandboxes/NAME), start with --sandbox-idle-ttl to drop idle ones, or raise the limit');
+      throw fail.tooManyRequests(
+        `sandbox "${name}" cannot be created: ${this.sandboxes.size} sandboxes exist, the limit is ${this.options.maxSandboxes} ` +
+          '(--max-sandboxes). Delete finished ones (DELETE /__admin/sandboxes/NAME), start with --sandbox-idle-ttl to drop idle ones, or raise the limit',
+      );
     }
-    const store = new SandboxStore(name, this.options.worlds.get(this.options.seed), { recordChanges: this.options.dataDir !== null });
-    const log = this.options.dataDir ? new SandboxLog(this.options.dataDir, name, { lastLine: 0, bytes: 0, origin: store.base }) : null;
+    const store = new SandboxStore(name, this.options.worlds.get(this.options.seed), {
+      recordChanges: this.options.dataDir !== null,
+    });
+    const log = this.options.dataDir
+      ? new SandboxLog(this.options.dataDir, name, { lastLine: 0, bytes: 0, origin: store.base })
+      : null;
     const sandbox = this.install(name, store, log);
     this.options.onCreate?.(sandbox);
     return sandbox;
@@ -284,7 +296,9 @@ export class SandboxRegistry {
 
   /** Deletes the sandboxes (all but default) no request has named for `idleMs`; answers their names. */
   evictIdle(idleMs: number, nowMs = Date.now()): string[] {
-    const gone = this.list().filter((s) => s.name !== 'default' && nowMs - s.lastUsedMs >= idleMs).map((s) => s.name);
+    const gone = this.list()
+      .filter((s) => s.name !== 'default' && nowMs - s.lastUsedMs >= idleMs)
+      .map((s) => s.name);
     for (const name of gone) this.delete(name);
     return gone;
   }

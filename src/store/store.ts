@@ -28,7 +28,9 @@ function noteUpdate(copy: readonly unknown[], from: readonly unknown[], changed:
 }
 
 /** A tenant as one sandbox sees it. Read-only: every change goes through the store (insert, update, remove). */
-export type Tenant = { readonly [K in keyof TenantData]: TenantData[K] extends Array<infer R> ? readonly R[] : TenantData[K] };
+export type Tenant = {
+  readonly [K in keyof TenantData]: TenantData[K] extends Array<infer R> ? readonly R[] : TenantData[K];
+};
 
 const tenantKeys = Object.keys(TenantData.properties) as Array<keyof TenantData>;
 export const collectionNames = tenantKeys.filter((key): key is CollectionName => key !== 'tenant');
@@ -122,7 +124,12 @@ export class SandboxStore {
   }
 
   /** Changes every record that `matches` with what `patch` answers for it; answers how many changed. */
-  updateWhere<K extends RecordCollection>(tenant: Tenant, name: K, matches: (r: Item<K>) => boolean, patch: (r: Item<K>) => Partial<Item<K>>): number {
+  updateWhere<K extends RecordCollection>(
+    tenant: Tenant,
+    name: K,
+    matches: (r: Item<K>) => boolean,
+    patch: (r: Item<K>) => Partial<Item<K>>,
+  ): number {
     const list = tenant[name] as readonly Item<K>[];
     let copy: Item<K>[] | null = null;
     const changed: number[] = [];
@@ -223,9 +230,15 @@ export class SandboxStore {
   /** Replays one logged change (start-up); a change that does not fit the data throws. */
   apply(op: Op, worlds: { forStamp(stamp: WorldStamp, source: string): BaseWorld }): void {
     switch (op[0]) {
-      case 'reset': this.reset(worlds.forStamp(op[1], 'a logged reset')); break;
-      case 'replace': this.applyState(op[1]); break;
-      case 'i': this.insert(this.replayTenant(op[1]), op[2], op[3] as Item<CollectionName>); break;
+      case 'reset':
+        this.reset(worlds.forStamp(op[1], 'a logged reset'));
+        break;
+      case 'replace':
+        this.applyState(op[1]);
+        break;
+      case 'i':
+        this.insert(this.replayTenant(op[1]), op[2], op[3] as Item<CollectionName>);
+        break;
       case 'u': {
         const tenant = this.replayTenant(op[1]);
         const record = tenant[op[2]][op[3]];
@@ -242,7 +255,8 @@ export class SandboxStore {
         this.removeAt(tenant, op[2], op[3]);
         break;
       }
-      default: throw new Error(`unknown change ${JSON.stringify(op).slice(0, 80)}`);
+      default:
+        throw new Error(`unknown change ${JSON.stringify(op).slice(0, 80)}`);
     }
     this.pending?.splice(0);
   }
@@ -281,7 +295,11 @@ export class SandboxStore {
 
   private removeAt(tenant: Tenant, name: CollectionName, at: readonly number[]): void {
     const gone = new Set(at);
-    this.setCollection(tenant, name, (tenant[name] as readonly unknown[]).filter((_, i) => !gone.has(i)));
+    this.setCollection(
+      tenant,
+      name,
+      (tenant[name] as readonly unknown[]).filter((_, i) => !gone.has(i)),
+    );
   }
 
   private setCollection(tenant: Tenant, name: CollectionName, list: readonly unknown[]): void {
@@ -316,7 +334,10 @@ function encodeCollection(world: BaseWorld, base: readonly unknown[], list: read
 function decodeCollection(base: readonly unknown[], encoded: EncodedCollection, where: string): readonly unknown[] {
   const out: unknown[] = [];
   for (const item of encoded) {
-    if (!Array.isArray(item)) { out.push(deepFreeze(item)); continue; }
+    if (!Array.isArray(item)) {
+      out.push(deepFreeze(item));
+      continue;
+    }
     const [from, to] = item as [number, number];
     if (!(Number.isInteger(from) && Number.isInteger(to) && from >= 0 && from < to && to <= base.length)) {
       throw new Error(`${where}: base records [${from}, ${to}) do not exist`);

@@ -12,7 +12,11 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /** The value `map` keeps for `key`, made by `make` on first use. */
-export function cached<K, V>(map: { get(key: K): V | undefined; set(key: K, value: V): unknown }, key: K, make: () => V): V {
+export function cached<K, V>(
+  map: { get(key: K): V | undefined; set(key: K, value: V): unknown },
+  key: K,
+  make: () => V,
+): V {
   let value = map.get(key);
   if (value === undefined) {
     value = make();
@@ -33,7 +37,10 @@ function digestOf(data: Data): string {
   for (const [id, tenant] of Object.entries(data.tenants)) {
     hash.update(id);
     for (const [name, value] of Object.entries(tenant)) {
-      if (!Array.isArray(value)) { hash.update(`${name}:${JSON.stringify(value)}`); continue; }
+      if (!Array.isArray(value)) {
+        hash.update(`${name}:${JSON.stringify(value)}`);
+        continue;
+      }
       hash.update(`${name}:${value.length}:${JSON.stringify(value.slice(0, 3))}:${JSON.stringify(value.slice(-3))}`);
     }
   }
@@ -73,9 +80,11 @@ export class Worlds {
   forStamp(stamp: WorldStamp, source: string): BaseWorld {
     const world = this.get(stamp.seed, new Date(stamp.refDate));
     if (world.stamp.users !== stamp.users || world.stamp.digest !== stamp.digest) {
-      throw new Error(`${source}: written for another base world (seed ${stamp.seed}, ${stamp.users} users, digest ${stamp.digest}; `
-        + `this start gives ${world.stamp.users} users, digest ${world.stamp.digest}): start with the same --users and --fixtures `
-        + 'and the same portal-mock version, or move the data directory away');
+      throw new Error(
+        `${source}: written for another base world (seed ${stamp.seed}, ${stamp.users} users, digest ${stamp.digest}; ` +
+          `this start gives ${world.stamp.users} users, digest ${world.stamp.digest}): start with the same --users and --fixtures ` +
+          'and the same portal-mock version, or move the data directory away',
+      );
     }
     return world;
   }

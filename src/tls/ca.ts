@@ -63,7 +63,14 @@ export function ensureCa(dir: string): LocalCa {
 /** Names the server certificate covers: localhost, loopback, the host name and every LAN address. */
 export function serverNames(): string[] {
   const host = hostname();
-  const names = ['localhost', '127.0.0.1', '::1', host, ...(host.includes('.') ? [] : [`${host}.local`]), ...lanAddresses()];
+  const names = [
+    'localhost',
+    '127.0.0.1',
+    '::1',
+    host,
+    ...(host.includes('.') ? [] : [`${host}.local`]),
+    ...lanAddresses(),
+  ];
   return [...new Set(names.filter(Boolean))];
 }
 
@@ -73,7 +80,10 @@ export function issueServerCert(ca: TlsMaterial, names: string[] = serverNames()
   const caCert = forge.pki.certificateFromPem(ca.cert);
   const caKey = forge.pki.privateKeyFromPem(ca.key);
   const { keys, cert } = newCertificate(forge, 397 * dayMs - 2 * dayMs);
-  cert.setSubject([{ name: 'commonName', value: names[0] ?? 'localhost' }, { name: 'organizationName', value: 'portal-mock' }]);
+  cert.setSubject([
+    { name: 'commonName', value: names[0] ?? 'localhost' },
+    { name: 'organizationName', value: 'portal-mock' },
+  ]);
   cert.setIssuer(caCert.subject.attributes);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false },

@@ -7,13 +7,25 @@ import { waitLimitMs } from './wait.js';
 const executablePath = '/usr/bin/chromium';
 
 /** The tap option that skips a browser test where chromium is missing (.ci/run installs it). */
-export const needsChromium = { skip: existsSync(executablePath) ? false : 'chromium is not installed (.ci/run installs it)' };
+export const needsChromium = {
+  skip: existsSync(executablePath) ? false : 'chromium is not installed (.ci/run installs it)',
+};
 
 /** A headless chromium, closed when the test ends. */
 export async function launchBrowser(t: { teardown: (fn: () => unknown) => void }): Promise<Browser> {
   const browser = await chromium.launch({
-    executablePath, headless: true, timeout: waitLimitMs,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    executablePath,
+    headless: true,
+    timeout: waitLimitMs,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   t.teardown(() => browser.close());
   return browser;

@@ -11,7 +11,12 @@ const json = (content: Record<string, unknown> | undefined) => content?.['applic
 
 const clock = '2026-03-02T09:00:00.000Z';
 /** Facts of the process, not of the data: fixed, so the capture is the same on every run. */
-const volatile: Record<string, unknown> = { durationMs: 1.2, uptimeMs: 5000, rssBytes: 120_000_000, heapUsedBytes: 45_000_000 };
+const volatile: Record<string, unknown> = {
+  durationMs: 1.2,
+  uptimeMs: 5000,
+  rssBytes: 120_000_000,
+  heapUsedBytes: 45_000_000,
+};
 
 /** Examples stay readable: every array cut to its first 2 items, long texts to 200 characters. */
 const trim = (v: unknown): unknown => {
@@ -19,7 +24,8 @@ const trim = (v: unknown): unknown => {
   if (typeof v === 'string') return v.length > 200 ? `${v.slice(0, 200)}…` : v;
   if (v === null || typeof v !== 'object') return v;
   // a sandbox's createdAt is wall-clock time
-  const steady = (k: string, x: unknown) => volatile[k] ?? (k === 'createdAt' && 'journalEntries' in v ? clock : trim(x));
+  const steady = (k: string, x: unknown) =>
+    volatile[k] ?? (k === 'createdAt' && 'journalEntries' in v ? clock : trim(x));
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, steady(k, x)]));
 };
 
@@ -35,10 +41,18 @@ export async function captureExamples(): Promise<Examples> {
       if ((!request && !response) || !valid) continue;
       const ctx = await makeCtx(app, 'qa-1', 'device-1');
       const req = await valid(ctx);
-      const headers = { ...(req.headers && Object.keys(req.headers).length ? {} : ctx.s.headers), ...(req.headers as object), host: 'localhost:3000' };
+      const headers = {
+        ...(req.headers && Object.keys(req.headers).length ? {} : ctx.s.headers),
+        ...(req.headers as object),
+        host: 'localhost:3000',
+      };
       const res = await app.inject({ ...req, method: req.method ?? 'GET', headers });
-      if (String(res.statusCode) !== success) throw new Error(`${op.operationId}: ${res.statusCode} ${res.body.slice(0, 300)}`);
-      out[op.operationId] = { ...(request ? { request: trim(req.payload) } : {}), ...(response ? { response: trim(res.json()) } : {}) };
+      if (String(res.statusCode) !== success)
+        throw new Error(`${op.operationId}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+      out[op.operationId] = {
+        ...(request ? { request: trim(req.payload) } : {}),
+        ...(response ? { response: trim(res.json()) } : {}),
+      };
       if (op.operationId !== 'adminSandboxDelete') await app.sandboxes.delete('qa-1');
     }
     return out;

@@ -8,7 +8,8 @@ export type FuzzRequest = { kind: string; req: InjectOptions };
 
 export function deref(doc: OpenApiDoc, schema: Schema | undefined): Schema {
   let s = schema ?? {};
-  for (let i = 0; i < 10 && typeof s.$ref === 'string'; i++) s = (doc.components.schemas[s.$ref.split('/').pop()!] ?? {}) as Schema;
+  for (let i = 0; i < 10 && typeof s.$ref === 'string'; i++)
+    s = (doc.components.schemas[s.$ref.split('/').pop()!] ?? {}) as Schema;
   return s;
 }
 
@@ -28,39 +29,96 @@ export function sample(doc: OpenApiDoc, raw: Schema | undefined): unknown {
       if (s.format === 'date-time') return '2026-03-02T09:00:00Z';
       if (s.format === 'email') return 'nobody@example.test';
       return 'abc'.padEnd(s.minLength ?? 1, 'x');
-    case 'integer': case 'number': return s.minimum ?? 1;
-    case 'boolean': return true;
-    case 'array': return [];
+    case 'integer':
+    case 'number':
+      return s.minimum ?? 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
     case 'object': {
       const out: Record<string, unknown> = {};
       for (const k of s.required ?? []) out[k] = sample(doc, s.properties?.[k]);
       return out;
     }
-    default: return 'x';
+    default:
+      return 'x';
   }
 }
 
 const typeOf = (doc: OpenApiDoc, raw: Schema | undefined): string | undefined => {
   const s = deref(doc, raw);
-  if (s.anyOf) { const ts = new Set(s.anyOf.map((x: Schema) => typeOf(doc, x))); return ts.size === 1 ? [...ts][0] as string : 'mixed'; }
+  if (s.anyOf) {
+    const ts = new Set(s.anyOf.map((x: Schema) => typeOf(doc, x)));
+    return ts.size === 1 ? ([...ts][0] as string) : 'mixed';
+  }
   return s.type;
 };
 
 // Strings that no uuid/date/number/enum check accepts, with unicode, control characters, traversal and injection.
 const hostileString = fc.oneof(
-  fc.constantFrom('', ' ', 'null', 'undefined', 'NaN', '-1', '1e999', '0x10', '../../etc/passwd', '..%2F..%2F', '%00', '\u0000', '\u202e\u0000\u0007',
-    "' OR 1=1 --", '<script>alert(1)</script>', '{{7*7}}', '${jndi:x}', '😀'.repeat(50), 'ß\u0301\uFFFF', '\uD800'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    'undefined',
+    'NaN',
+    '-1',
+    '1e999',
+    '0x10',
+    '../../etc/passwd',
+    '..%2F..%2F',
+    '%00',
+    '\u0000',
+    '\u202e\u0000\u0007',
+    "' OR 1=1 --",
+    '<script>alert(1)</script>',
+    '{{7*7}}',
+    '${jndi:x}',
+    '😀'.repeat(50),
+    'ß\u0301\uFFFF',
+    '\uD800',
+  ),
   fc.string({ unit: 'grapheme', maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.integer({ min: 1, max: 3 }).map((n) => 'x'.repeat(n * 20_000)),
 );
-const malformedUuid = fc.oneof(fc.constantFrom('0', zeroUuid.slice(1), `${zeroUuid}0`, zeroUuid.replace(/-/g, ''), 'g0000000-0000-4000-8000-000000000000', `{${zeroUuid}}`), fc.string({ maxLength: 36 }).filter((s) => !/^[0-9a-f-]{36}$/i.test(s)));
-const malformedDate = fc.constantFrom('2026-13-01', '2026-02-30', '26-1-1', '2026/03/02', 'yesterday', '2026-03-02T25:00:00Z', '0000-00-00', '2026-03-02|2026-03-01T10:00');
+const malformedUuid = fc.oneof(
+  fc.constantFrom(
+    '0',
+    zeroUuid.slice(1),
+    `${zeroUuid}0`,
+    zeroUuid.replace(/-/g, ''),
+    'g0000000-0000-4000-8000-000000000000',
+    `{${zeroUuid}}`,
+  ),
+  fc.string({ maxLength: 36 }).filter((s) => !/^[0-9a-f-]{36}$/i.test(s)),
+);
+const malformedDate = fc.constantFrom(
+  '2026-13-01',
+  '2026-02-30',
+  '26-1-1',
+  '2026/03/02',
+  'yesterday',
+  '2026-03-02T25:00:00Z',
+  '0000-00-00',
+  '2026-03-02|2026-03-01T10:00',
+);
 /** A body value of a type ajv cannot coerce to the declared one. */
 const wrongTypeFor = (type: string | undefined): fc.Arbitrary<unknown> => {
-  if (type === 'object') return fc.oneof(fc.constant('not-an-object'), fc.integer(), fc.array(fc.integer(), { minLength: 2, maxLength: 3 }));
-  if (type === 'array') return fc.oneof(fc.constant({ bogus: true }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { minKeys: 1, maxKeys: 3 }));
-  return fc.oneof(fc.constant({ a: 1 }), fc.array(fc.string(), { minLength: 2, maxLength: 4 }), fc.constant({ __proto__: { polluted: true } }), fc.constant([[1], [2]]));
+  if (type === 'object')
+    return fc.oneof(fc.constant('not-an-object'), fc.integer(), fc.array(fc.integer(), { minLength: 2, maxLength: 3 }));
+  if (type === 'array')
+    return fc.oneof(
+      fc.constant({ bogus: true }),
+      fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { minKeys: 1, maxKeys: 3 }),
+    );
+  return fc.oneof(
+    fc.constant({ a: 1 }),
+    fc.array(fc.string(), { minLength: 2, maxLength: 4 }),
+    fc.constant({ __proto__: { polluted: true } }),
+    fc.constant([[1], [2]]),
+  );
 };
 
 export type FuzzBase = {
@@ -96,26 +154,86 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
   const q0 = requiredQuery(doc, op);
   const url0 = fill(op, base) + qs(q0);
   const secured = '401' in op.responses && !op.tags.includes('admin');
-  const withBody = (extra: Partial<InjectOptions> = {}): InjectOptions => ({ method, url: url0, headers: { ...base.headers }, ...(hasBody ? { payload: validBody as object } : {}), ...extra });
+  const withBody = (extra: Partial<InjectOptions> = {}): InjectOptions => ({
+    method,
+    url: url0,
+    headers: { ...base.headers },
+    ...(hasBody ? { payload: validBody as object } : {}),
+    ...extra,
+  });
   const arbs: Array<fc.Arbitrary<FuzzRequest>> = [];
 
   // every operation: a hostile sandbox name or scenario name
-  arbs.push(fc.oneof(hostileString.filter((s) => s !== '' && !/^[A-Za-z0-9_-]{1,64}$/.test(s)), fc.constantFrom('../../etc/passwd', '..', 'a/b', 'x'.repeat(65)))
-    .map((name) => ({ kind: 'sandbox-name', req: withBody({ headers: { ...base.headers, 'x-mock-sandbox': headerSafe(name) } }) })));
-  arbs.push(fc.constantFrom('../../etc/passwd', '..\\..\\windows', 'default/../x', '%2e%2e%2f', 'no-such-scenario', '__proto__', 'constructor')
-    .map((name) => ({ kind: 'scenario-name', req: withBody({ headers: { ...base.headers, 'x-mock-scenario': name } }) })));
+  arbs.push(
+    fc
+      .oneof(
+        hostileString.filter((s) => s !== '' && !/^[A-Za-z0-9_-]{1,64}$/.test(s)),
+        fc.constantFrom('../../etc/passwd', '..', 'a/b', 'x'.repeat(65)),
+      )
+      .map((name) => ({
+        kind: 'sandbox-name',
+        req: withBody({ headers: { ...base.headers, 'x-mock-sandbox': headerSafe(name) } }),
+      })),
+  );
+  arbs.push(
+    fc
+      .constantFrom(
+        '../../etc/passwd',
+        '..\\..\\windows',
+        'default/../x',
+        '%2e%2e%2f',
+        'no-such-scenario',
+        '__proto__',
+        'constructor',
+      )
+      .map((name) => ({
+        kind: 'scenario-name',
+        req: withBody({ headers: { ...base.headers, 'x-mock-scenario': name } }),
+      })),
+  );
   {
-    arbs.push(fc.constantFrom(`/sandbox/..%2F..%2Fetc${url0}`, `/sandbox/a%00b${url0}`, `/sandbox/%E0%A4%A${url0}`, `/sandbox/%${url0}`, `/sandbox/${'x'.repeat(80)}${url0}`)
-      .map((url) => ({ kind: 'sandbox-prefix', req: withBody({ url }) })));
+    arbs.push(
+      fc
+        .constantFrom(
+          `/sandbox/..%2F..%2Fetc${url0}`,
+          `/sandbox/a%00b${url0}`,
+          `/sandbox/%E0%A4%A${url0}`,
+          `/sandbox/%${url0}`,
+          `/sandbox/${'x'.repeat(80)}${url0}`,
+        )
+        .map((url) => ({ kind: 'sandbox-prefix', req: withBody({ url }) })),
+    );
   }
 
   if (secured) {
-    arbs.push(fc.oneof(
-      fc.constant<Record<string, string>>({}),
-      fc.constantFrom('x-service-session-code', 'x-service-session-id', 'x-service-device-id', 'x-service-tenant-id').map((h) => ({ ...base.headers, [h]: 'wrong-0000' })),
-      fc.constantFrom('Bearer pmt_00000000-0000-4000-8000-000000000000_secret', 'Bearer ', 'Basic YTpi', 'Bearer ' + 'a'.repeat(3000)).map((a) => ({ 'x-mock-sandbox': base.headers['x-mock-sandbox']!, authorization: a })),
-      fc.constant({ 'x-mock-sandbox': base.headers['x-mock-sandbox']!, 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'wrong' }),
-    ).map((headers) => ({ kind: 'auth', req: withBody({ headers }) })));
+    arbs.push(
+      fc
+        .oneof(
+          fc.constant<Record<string, string>>({}),
+          fc
+            .constantFrom(
+              'x-service-session-code',
+              'x-service-session-id',
+              'x-service-device-id',
+              'x-service-tenant-id',
+            )
+            .map((h) => ({ ...base.headers, [h]: 'wrong-0000' })),
+          fc
+            .constantFrom(
+              'Bearer pmt_00000000-0000-4000-8000-000000000000_secret',
+              'Bearer ',
+              'Basic YTpi',
+              'Bearer ' + 'a'.repeat(3000),
+            )
+            .map((a) => ({ 'x-mock-sandbox': base.headers['x-mock-sandbox']!, authorization: a })),
+          fc.constant({
+            'x-mock-sandbox': base.headers['x-mock-sandbox']!,
+            'x-service-client-id': 'romashka-integration',
+            'x-service-client-secret': 'wrong',
+          }),
+        )
+        .map((headers) => ({ kind: 'auth', req: withBody({ headers }) })),
+    );
   }
 
   for (const p of op.parameters.filter((x) => x.in === 'query')) {
@@ -125,28 +243,41 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
     if (s.format === 'uuid') bad.push(malformedUuid);
     if (s.format === 'date' || s.format === 'date-time') bad.push(malformedDate);
     if (s.type === 'integer' || s.type === 'number') {
-      bad.push(fc.constantFrom('abc', '1.5.2', '--1', '', 'Infinity', '1e999').filter((v) => !(s.type === 'number' && v === '1e999')));
+      bad.push(
+        fc
+          .constantFrom('abc', '1.5.2', '--1', '', 'Infinity', '1e999')
+          .filter((v) => !(s.type === 'number' && v === '1e999')),
+      );
       if (typeof s.minimum === 'number') bad.push(fc.integer({ min: -1e9, max: s.minimum - 1 }).map(String));
       if (typeof s.maximum === 'number') bad.push(fc.integer({ min: s.maximum + 1, max: s.maximum + 1e9 }).map(String));
     }
     if (s.type === 'string' && typeof s.maxLength === 'number') bad.push(fc.constant('y'.repeat(s.maxLength + 1)));
     if (s.enum) bad.push(hostileString.filter((v) => !s.enum.includes(v)));
-    if (s.type === 'string' || s.type === 'integer' || s.type === 'number' || s.type === 'boolean') bad.push(fc.tuple(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 })).map(([a, b]) => [a, b]));
+    if (s.type === 'string' || s.type === 'integer' || s.type === 'number' || s.type === 'boolean')
+      bad.push(fc.tuple(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 })).map(([a, b]) => [a, b]));
     if (s.type === 'boolean') bad.push(fc.constantFrom('maybe', 'yes', '2'));
     if (bad.length === 0) continue;
-    arbs.push(fc.oneof(...bad).map((v) => {
-      const q: Record<string, string | string[]> = { ...q0 };
-      if (v === '__drop__') delete q[p.name]; else q[p.name] = v;
-      return { kind: `query:${p.name}`, req: withBody({ url: fill(op, base) + qs(q) }) };
-    }));
+    arbs.push(
+      fc.oneof(...bad).map((v) => {
+        const q: Record<string, string | string[]> = { ...q0 };
+        if (v === '__drop__') delete q[p.name];
+        else q[p.name] = v;
+        return { kind: `query:${p.name}`, req: withBody({ url: fill(op, base) + qs(q) }) };
+      }),
+    );
   }
 
   for (const p of op.parameters.filter((x) => x.in === 'path')) {
     const s = deref(doc, p.schema);
     const bad: Array<fc.Arbitrary<string>> = [fc.constantFrom('..', '../..', '%2e%2e', '\u0000', 'a/../../b')];
     if (s.format === 'uuid') bad.push(malformedUuid.filter((v) => v !== ''));
-    if (s.pattern || s.format) bad.push(hostileString.filter((v) => v !== '' && !new RegExp(s.pattern ?? '^$').test(v)));
-    arbs.push(fc.oneof(...bad).map((v) => ({ kind: `path:${p.name}`, req: withBody({ url: fill(op, base, { [p.name]: v }) + qs(q0) }) })));
+    if (s.pattern || s.format)
+      bad.push(hostileString.filter((v) => v !== '' && !new RegExp(s.pattern ?? '^$').test(v)));
+    arbs.push(
+      fc
+        .oneof(...bad)
+        .map((v) => ({ kind: `path:${p.name}`, req: withBody({ url: fill(op, base, { [p.name]: v }) + qs(q0) }) })),
+    );
   }
 
   if (hasBody) {
@@ -155,34 +286,101 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
     const typed = Object.keys(props).filter((k) => typeOf(doc, props[k]) !== undefined);
     if (bodySchema.type === 'object') {
       if (typed.length) {
-        arbs.push(fc.tuple(fc.constantFrom(...typed), fc.boolean()).chain(([k, deep]) => wrongTypeFor(typeOf(doc, props[k])).map((v) => {
-          const body: Record<string, unknown> = { ...(validBody as object) };
-          body[k] = v;
-          return { kind: `body-type:${k}${deep ? '' : ''}`, req: withBody({ payload: JSON.stringify(body), headers: { ...base.headers, 'content-type': 'application/json' } }) };
-        })));
+        arbs.push(
+          fc.tuple(fc.constantFrom(...typed), fc.boolean()).chain(([k, deep]) =>
+            wrongTypeFor(typeOf(doc, props[k])).map((v) => {
+              const body: Record<string, unknown> = { ...(validBody as object) };
+              body[k] = v;
+              return {
+                kind: `body-type:${k}${deep ? '' : ''}`,
+                req: withBody({
+                  payload: JSON.stringify(body),
+                  headers: { ...base.headers, 'content-type': 'application/json' },
+                }),
+              };
+            }),
+          ),
+        );
       }
       if (required.length) {
-        arbs.push(fc.constantFrom(...required).map((k) => {
-          const body: Record<string, unknown> = { ...(validBody as object) };
-          delete body[k];
-          return { kind: `body-missing:${k}`, req: withBody({ payload: body }) };
-        }));
+        arbs.push(
+          fc.constantFrom(...required).map((k) => {
+            const body: Record<string, unknown> = { ...(validBody as object) };
+            delete body[k];
+            return { kind: `body-missing:${k}`, req: withBody({ payload: body }) };
+          }),
+        );
       }
-      arbs.push(fc.oneof(fc.integer(), fc.constant('"just a string"'), fc.constant('true')).map((v) => ({ kind: 'body-not-object', req: withBody({ payload: String(v), headers: { ...base.headers, 'content-type': 'application/json' } }) })));
+      arbs.push(
+        fc
+          .oneof(fc.integer(), fc.constant('"just a string"'), fc.constant('true'))
+          .map((v) => ({
+            kind: 'body-not-object',
+            req: withBody({ payload: String(v), headers: { ...base.headers, 'content-type': 'application/json' } }),
+          })),
+      );
     }
     // prototype pollution: refused outright by the JSON parser
-    arbs.push(fc.constantFrom('{"__proto__":{"isAdmin":true}}', '{"a":{"__proto__":{"x":1}}}', '{"constructor":{"prototype":{"isAdmin":true}}}')
-      .map((payload) => ({ kind: 'proto-keys', req: withBody({ payload: injectKeys(payload, validBody), headers: { ...base.headers, 'content-type': 'application/json' } }) })));
-    arbs.push(fc.constantFrom('{', '{"a":', '[1,2', '{"a":1}}', 'nul', '\u0000', '{"a":"\\x"}', '\ufeff{}{}', "{'a':1}")
-      .map((payload) => ({ kind: 'malformed-json', req: withBody({ payload, headers: { ...base.headers, 'content-type': 'application/json' } }) })));
-    arbs.push(fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', 'image/png', 'application/jsonx')
-      .map((ct) => ({ kind: 'content-type', req: withBody({ payload: JSON.stringify(validBody), headers: { ...base.headers, 'content-type': ct } }) })));
-    arbs.push(fc.constantFrom(1, 2).map((n) => ({ kind: 'oversized', req: withBody({ payload: JSON.stringify({ pad: 'z'.repeat(base.bodyLimit * n + 10) }), headers: { ...base.headers, 'content-type': 'application/json' } }) })));
+    arbs.push(
+      fc
+        .constantFrom(
+          '{"__proto__":{"isAdmin":true}}',
+          '{"a":{"__proto__":{"x":1}}}',
+          '{"constructor":{"prototype":{"isAdmin":true}}}',
+        )
+        .map((payload) => ({
+          kind: 'proto-keys',
+          req: withBody({
+            payload: injectKeys(payload, validBody),
+            headers: { ...base.headers, 'content-type': 'application/json' },
+          }),
+        })),
+    );
+    arbs.push(
+      fc
+        .constantFrom('{', '{"a":', '[1,2', '{"a":1}}', 'nul', '\u0000', '{"a":"\\x"}', '\ufeff{}{}', "{'a':1}")
+        .map((payload) => ({
+          kind: 'malformed-json',
+          req: withBody({ payload, headers: { ...base.headers, 'content-type': 'application/json' } }),
+        })),
+    );
+    arbs.push(
+      fc
+        .constantFrom(
+          'text/plain',
+          'application/xml',
+          'multipart/form-data; boundary=x',
+          'application/x-www-form-urlencoded',
+          'image/png',
+          'application/jsonx',
+        )
+        .map((ct) => ({
+          kind: 'content-type',
+          req: withBody({ payload: JSON.stringify(validBody), headers: { ...base.headers, 'content-type': ct } }),
+        })),
+    );
+    arbs.push(
+      fc
+        .constantFrom(1, 2)
+        .map((n) => ({
+          kind: 'oversized',
+          req: withBody({
+            payload: JSON.stringify({ pad: 'z'.repeat(base.bodyLimit * n + 10) }),
+            headers: { ...base.headers, 'content-type': 'application/json' },
+          }),
+        })),
+    );
   }
   return fc.oneof(...arbs);
 }
 
-const safeEncode = (v: string) => { try { return encodeURIComponent(v); } catch { return '%ED%A0%80'; } };
+const safeEncode = (v: string) => {
+  try {
+    return encodeURIComponent(v);
+  } catch {
+    return '%ED%A0%80';
+  }
+};
 
 /** Header values must be latin-1 without control characters, else the client itself refuses to send them. */
 function headerSafe(v: string): string {
@@ -230,13 +428,35 @@ const structureText = fc.oneof(
   count(10_000, 900_000).map((n) => `"${'x'.repeat(n)}"`),
 );
 const wrongTypeText = fc.constantFrom(
-  'null', '0', '-0', '1e999', '-1e999', 'true', '""', '"text"', '[]', '[1,"a",null]', '{}', '{"__proto__":{"x":1}}',
-  '{"constructor":{"prototype":{"x":1}}}', '"\\ud800"', '"\\u0000"', '123456789012345678901234567890',
+  'null',
+  '0',
+  '-0',
+  '1e999',
+  '-1e999',
+  'true',
+  '""',
+  '"text"',
+  '[]',
+  '[1,"a",null]',
+  '{}',
+  '{"__proto__":{"x":1}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+  '"\\ud800"',
+  '"\\u0000"',
+  '123456789012345678901234567890',
 );
 /** Byte sequences that are not UTF-8: a bad continuation, BOM-like bytes, overlong, a surrogate, past U+10FFFF, cut. */
-const badUtf8 = fc.constantFrom(
-  [0xc3, 0x28], [0xff, 0xfe], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xe2, 0x82],
-).map((bytes) => Buffer.from(bytes));
+const badUtf8 = fc
+  .constantFrom(
+    [0xc3, 0x28],
+    [0xff, 0xfe],
+    [0xc0, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0x80],
+    [0xe2, 0x82],
+  )
+  .map((bytes) => Buffer.from(bytes));
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 
 /** A JSON body for a route: a hostile value at the top or under one of the route's own field names. */
@@ -247,13 +467,22 @@ function hostileJson(route: RouteTarget): fc.Arbitrary<{ kind: string; body: Buf
     value.map((v) => ({ kind: 'body:top', body: utf8(v) })),
     fc.tuple(fc.constantFrom(...keys), value).map(([k, v]) => ({ kind: `body:${k}`, body: utf8(`{"${k}":${v}}`) })),
     fc.tuple(fc.constantFrom(...keys), badUtf8).map(([k, b]) => ({
-      kind: `body-bad-utf8:${k}`, body: Buffer.concat([utf8(`{"${k}":"a`), b, utf8('"}')]),
+      kind: `body-bad-utf8:${k}`,
+      body: Buffer.concat([utf8(`{"${k}":"a`), b, utf8('"}')]),
     })),
-    fc.constantFrom(
-      Buffer.from('{"email":"a@b.test"}', 'utf16le'), utf8('\ufeff{}'), utf8('{"a":1}\u0000'), utf8('\u0000'),
-      Buffer.from([0xff, 0xfe, 0x7b, 0x7d]), utf8('{"\\u005f_proto__":{"x":1}}'), utf8('{"a":"\\x"}'), utf8('{"a":1,}'),
-      utf8(`{"a":"${'\\'.repeat(5001)}"}`),
-    ).map((body) => ({ kind: 'body:encoding', body })),
+    fc
+      .constantFrom(
+        Buffer.from('{"email":"a@b.test"}', 'utf16le'),
+        utf8('\ufeff{}'),
+        utf8('{"a":1}\u0000'),
+        utf8('\u0000'),
+        Buffer.from([0xff, 0xfe, 0x7b, 0x7d]),
+        utf8('{"\\u005f_proto__":{"x":1}}'),
+        utf8('{"a":"\\x"}'),
+        utf8('{"a":1,}'),
+        utf8(`{"a":"${'\\'.repeat(5001)}"}`),
+      )
+      .map((body) => ({ kind: 'body:encoding', body })),
   );
 }
 
@@ -262,9 +491,19 @@ const contentType = fc.oneof(
   {
     weight: 4,
     arbitrary: fc.constantFrom(
-      'application/json; charset=utf-8', 'application/json; charset=utf-16', 'application/json; charset=bogus',
-      'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=zz', 'application/octet-stream',
-      'application/xml', '', ';;;', `application/json; ${'x=y;'.repeat(1500)}`, 'application/json, text/plain', '*/*',
+      'application/json; charset=utf-8',
+      'application/json; charset=utf-16',
+      'application/json; charset=bogus',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=zz',
+      'application/octet-stream',
+      'application/xml',
+      '',
+      ';;;',
+      `application/json; ${'x=y;'.repeat(1500)}`,
+      'application/json, text/plain',
+      '*/*',
       'APPLICATION/JSON',
     ),
   },
@@ -293,31 +532,65 @@ function hostileQuery(route: RouteTarget): fc.Arbitrary<{ kind: string; parts: A
     fc.tuple(key, value).map(([k, v]) => ({ kind: `query:${k}`, parts: [`${encodeURIComponent(k)}=${v}`] })),
     count(200, 2_500).map((n) => ({ kind: 'query:many-keys', parts: [pairs('', n)] })),
     fc.tuple(key, count(200, 2_500)).map(([k, n]) => ({
-      kind: `query:repeated:${k}`, parts: [pairs(encodeURIComponent(k), n)],
+      kind: `query:repeated:${k}`,
+      parts: [pairs(encodeURIComponent(k), n)],
     })),
     fc.tuple(key, count(100, 1_500)).map(([k, n]) => ({
-      kind: `query:brackets:${k}`, parts: [`${encodeURIComponent(k)}${'[a]'.repeat(n)}=1`],
+      kind: `query:brackets:${k}`,
+      parts: [`${encodeURIComponent(k)}${'[a]'.repeat(n)}=1`],
     })),
     fc.tuple(key, badUtf8).map(([k, b]) => ({ kind: `query:raw-bytes:${k}`, parts: [`${encodeURIComponent(k)}=`, b] })),
-    fc.constantFrom('%zz=1', '=&=&&', '&&&', '?', '#', 'a=1;b=2', '%=%', 'a%00b=1')
+    fc
+      .constantFrom('%zz=1', '=&=&&', '&&&', '?', '#', 'a=1;b=2', '%=%', 'a%00b=1')
       .map((q) => ({ kind: 'query:shape', parts: [q] })),
   );
 }
 
 const headerValue: fc.Arbitrary<string | Buffer> = fc.oneof(
-  fc.constantFrom('', ' ', '..', '../../etc/passwd', 'a b', '[::1', '@', '%zz', 'evil.test:99999', 'null', '\t',
-    'Bearer ', 'gzip;q=abc, *;q=-1, br'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '..',
+    '../../etc/passwd',
+    'a b',
+    '[::1',
+    '@',
+    '%zz',
+    'evil.test:99999',
+    'null',
+    '\t',
+    'Bearer ',
+    'gzip;q=abc, *;q=-1, br',
+  ),
   count(1_000, 12_000).map((n) => 'h'.repeat(n)),
   badUtf8.map((b) => Buffer.concat([utf8('a'), b])),
   // latin-1 text without control characters: what a header line can carry
-  fc.string({ unit: 'binary', maxLength: 20 })
+  fc
+    .string({ unit: 'binary', maxLength: 20 })
     .map((s) => s.replace(/[\u0000-\u001f\u007f]/g, '').replace(/[^\u0000-\u00ff]/g, 'é')),
 );
 const headerName = fc.constantFrom(
-  'x-mock-sandbox', 'x-mock-scenario', 'authorization', 'x-service-tenant-id', 'x-service-device-id',
-  'x-service-session-id', 'x-service-session-code', 'x-service-client-id', 'x-service-client-secret', 'host',
-  'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-prefix', 'x-forwarded-for', 'accept-encoding', 'accept',
-  'origin', 'cookie', 'user-agent', 'access-control-request-method', 'x-no-compression',
+  'x-mock-sandbox',
+  'x-mock-scenario',
+  'authorization',
+  'x-service-tenant-id',
+  'x-service-device-id',
+  'x-service-session-id',
+  'x-service-session-code',
+  'x-service-client-id',
+  'x-service-client-secret',
+  'host',
+  'x-forwarded-host',
+  'x-forwarded-proto',
+  'x-forwarded-prefix',
+  'x-forwarded-for',
+  'accept-encoding',
+  'accept',
+  'origin',
+  'cookie',
+  'user-agent',
+  'access-control-request-method',
+  'x-no-compression',
 );
 
 const oneHeader: fc.Arbitrary<Header> = fc.tuple(headerName, headerValue);
@@ -328,7 +601,9 @@ const hostileHeaders: fc.Arbitrary<{ kind: string; set: Header[]; twice: boolean
   {
     weight: 1,
     arbitrary: count(100, 600).map((n) => ({
-      kind: 'header:many', set: Array.from({ length: n }, (_, i): Header => [`x-h${i}`, 'v']), twice: true,
+      kind: 'header:many',
+      set: Array.from({ length: n }, (_, i): Header => [`x-h${i}`, 'v']),
+      twice: true,
     })),
   },
 );
@@ -356,11 +631,19 @@ export function hostileRequests(route: RouteTarget, base: Pick<FuzzBase, 'header
       r.path = [before === '/sandbox/' ? `/sandbox/${sandbox}` : before, ...joined(parts)];
     },
   ]);
-  const query: fc.Arbitrary<Change> = hostileQuery(route).map(({ kind, parts }) => [kind, (r) => { r.query = parts; }]);
-  const headers: fc.Arbitrary<Change> = hostileHeaders.map(({ kind, set, twice }) => [kind, (r) => {
-    const names = new Set(set.map(([n]) => n));
-    r.headers = [...(twice ? r.headers : r.headers.filter(([n]) => !names.has(n))), ...set];
-  }]);
+  const query: fc.Arbitrary<Change> = hostileQuery(route).map(({ kind, parts }) => [
+    kind,
+    (r) => {
+      r.query = parts;
+    },
+  ]);
+  const headers: fc.Arbitrary<Change> = hostileHeaders.map(({ kind, set, twice }) => [
+    kind,
+    (r) => {
+      const names = new Set(set.map(([n]) => n));
+      r.headers = [...(twice ? r.headers : r.headers.filter(([n]) => !names.has(n))), ...set];
+    },
+  ]);
   const body: fc.Arbitrary<Change> = fc.tuple(hostileJson(route), contentType).map(([{ kind, body: bytes }, type]) => [
     `${kind} as ${type.slice(0, 40) || '(empty type)'}`,
     (r) => {
@@ -373,11 +656,17 @@ export function hostileRequests(route: RouteTarget, base: Pick<FuzzBase, 'header
     const sendsBody = !['GET', 'HEAD', 'OPTIONS'].includes(route.method);
     const jsonType: Header = ['content-type', 'application/json'];
     const r: HostileRequest = {
-      kind: [], method: route.method, path: joined(segs.map(plain)), query: [],
+      kind: [],
+      method: route.method,
+      path: joined(segs.map(plain)),
+      query: [],
       headers: [...Object.entries(base.headers), ...(sendsBody ? [jsonType] : [])],
       body: sendsBody ? utf8('{}') : undefined,
     };
-    for (const [kind, apply] of list) { r.kind.push(kind); apply(r); }
+    for (const [kind, apply] of list) {
+      r.kind.push(kind);
+      apply(r);
+    }
     return r;
   });
 }
@@ -396,7 +685,10 @@ export function describeHostile(r: HostileRequest): string {
     return s.length > 120 ? `${s.slice(0, 120)}…(${s.length})` : s;
   };
   return JSON.stringify({
-    kind: r.kind, method: r.method, target: cut(targetOf(r)),
-    headers: r.headers.map(([n, v]) => `${n}: ${cut(v)}`).slice(-8), body: r.body && cut(r.body),
+    kind: r.kind,
+    method: r.method,
+    target: cut(targetOf(r)),
+    headers: r.headers.map(([n, v]) => `${n}: ${cut(v)}`).slice(-8),
+    body: r.body && cut(r.body),
   });
 }

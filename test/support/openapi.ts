@@ -8,12 +8,18 @@ type Ajv = InstanceType<typeof Ajv>;
 import type { FastifyInstance } from 'fastify';
 
 export type Operation = {
-  operationId: string; method: string; path: string; tags: string[];
+  operationId: string;
+  method: string;
+  path: string;
+  tags: string[];
   parameters: Array<{ in: string; name: string; required?: boolean; schema?: any }>;
   requestBody?: { required?: boolean; content: Record<string, { schema: any }> };
   responses: Record<string, { content?: Record<string, { schema: any }> }>;
 };
-export type OpenApiDoc = { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, unknown> } };
+export type OpenApiDoc = {
+  paths: Record<string, Record<string, any>>;
+  components: { schemas: Record<string, unknown> };
+};
 
 export async function loadDoc(app: FastifyInstance): Promise<OpenApiDoc> {
   const res = await app.inject({ url: '/docs/json' });
@@ -48,18 +54,26 @@ export class ResponseValidator {
   /** null when valid; a message otherwise (also when the document declares no schema for the status). */
   check(op: Operation, status: number, contentType: string, body: string): string | null {
     const response = op.responses[String(status)];
-    if (!response) return `${op.operationId} answered ${status}, which the document does not declare (declared: ${Object.keys(op.responses).join(', ')})`;
+    if (!response)
+      return `${op.operationId} answered ${status}, which the document does not declare (declared: ${Object.keys(op.responses).join(', ')})`;
     const content = response.content ?? {};
     const types = Object.keys(content);
     if (types.length === 0) return `${op.operationId} ${status} has no response schema`;
-    const type = types.find((t) => contentType.startsWith(t) || t === '*/*') ?? (contentType.includes('json') ? types.find((t) => t.includes('json')) : undefined);
-    if (!type) return `${op.operationId} ${status} answered content type "${contentType}", declared: ${types.join(', ')}`;
+    const type =
+      types.find((t) => contentType.startsWith(t) || t === '*/*') ??
+      (contentType.includes('json') ? types.find((t) => t.includes('json')) : undefined);
+    if (!type)
+      return `${op.operationId} ${status} answered content type "${contentType}", declared: ${types.join(', ')}`;
     if (!type.includes('json')) return null; // binary or html answers: the content type is the contract
     const pointer = `openapi.json#/paths/${escape(op.path)}/${op.method.toLowerCase()}/responses/${status}/content/${escape(type)}/schema`;
     const validate = this.cache.get(pointer) ?? this.ajv.compile({ $ref: pointer });
     this.cache.set(pointer, validate);
     let data: unknown;
-    try { data = JSON.parse(body); } catch { return `${op.operationId} ${status}: body is not JSON: ${body.slice(0, 200)}`; }
+    try {
+      data = JSON.parse(body);
+    } catch {
+      return `${op.operationId} ${status}: body is not JSON: ${body.slice(0, 200)}`;
+    }
     if (validate(data)) return null;
     return `${op.operationId} ${status}: ${this.ajv.errorsText(validate.errors, { separator: '; ' }).slice(0, 1200)}`;
   }
@@ -69,5 +83,10 @@ export class ResponseValidator {
 export function isErrorBody(body: unknown, status: number): boolean {
   if (!body || typeof body !== 'object') return false;
   const b = body as Record<string, unknown>;
-  return b.statusCode === status && typeof b.error === 'string' && typeof b.code === 'string' && typeof b.message === 'string';
+  return (
+    b.statusCode === status &&
+    typeof b.error === 'string' &&
+    typeof b.code === 'string' &&
+    typeof b.message === 'string'
+  );
 }

@@ -40,18 +40,27 @@ export function start(args: string[], limitMs = waitLimitMs): Promise<Child> {
   proc.stdout!.on('data', onData);
   proc.stderr!.on('data', onData);
   const exited = new Promise<Exit>((resolve) => proc.on('close', (code, signal) => resolve({ code, signal })));
-  const waitForOutput = (test: (out: string) => boolean) => new Promise<void>((resolve, reject) => {
-    const check = () => { if (test(out)) { watchers.delete(check); resolve(); } };
-    watchers.add(check);
-    check();
-    void exited.then(({ code, signal }) => {
-      if (!watchers.delete(check)) return;
-      const err = new Error(`server exited (${code ?? signal}) before the awaited output: ${out}`);
-      reject(Object.assign(err, { code, out }));
+  const waitForOutput = (test: (out: string) => boolean) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (test(out)) {
+          watchers.delete(check);
+          resolve();
+        }
+      };
+      watchers.add(check);
+      check();
+      void exited.then(({ code, signal }) => {
+        if (!watchers.delete(check)) return;
+        const err = new Error(`server exited (${code ?? signal}) before the awaited output: ${out}`);
+        reject(Object.assign(err, { code, out }));
+      });
     });
-  });
   let gaveUp = false;
-  const timer = setTimeout(() => { gaveUp = true; proc.kill('SIGKILL'); }, limitMs);
+  const timer = setTimeout(() => {
+    gaveUp = true;
+    proc.kill('SIGKILL');
+  }, limitMs);
   return waitForOutput((text) => listening.test(text)).then(
     () => {
       clearTimeout(timer);
@@ -68,21 +77,44 @@ export function start(args: string[], limitMs = waitLimitMs): Promise<Child> {
 /** Runs the server expecting it to refuse to start: its exit code and all of its output. */
 export function startFails(args: string[], limitMs = waitLimitMs): Promise<{ code: number | null; out: string }> {
   return start(args, limitMs).then(
-    async (c) => { c.proc.kill('SIGKILL'); await c.exited; throw new Error('the server started'); },
+    async (c) => {
+      c.proc.kill('SIGKILL');
+      await c.exited;
+      throw new Error('the server started');
+    },
     (err: { code?: number | null; out?: string }) => ({ code: err.code ?? null, out: err.out ?? String(err) }),
   );
 }
 
 /** The sign-in dance over HTTP: session headers of an account. */
-export async function httpSignIn(base: string, email: string, deviceId: string, sandbox?: string): Promise<Record<string, string>> {
+export async function httpSignIn(
+  base: string,
+  email: string,
+  deviceId: string,
+  sandbox?: string,
+): Promise<Record<string, string>> {
   const sb: Record<string, string> = sandbox ? { 'x-mock-sandbox': sandbox } : {};
   const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...sb, ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(base + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...sb, ...headers },
+      body: JSON.stringify(body),
+    });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
     return res.json() as Promise<any>;
   };
   const bind = await post('/mobile/manual-bind', { email, password: 'demo1234', device: { id: deviceId } });
   const a = bind.accountSecret;
-  const auth = await post('/mobile/auth', { secret: a.secret, userId: a.userId, deviceId: a.deviceId }, { 'x-service-tenant-id': a.tenantId });
-  return { ...sb, 'x-service-tenant-id': a.tenantId, 'x-service-device-id': deviceId, 'x-service-session-id': auth.sessionId, 'x-service-session-code': auth.sessionSecret };
+  const auth = await post(
+    '/mobile/auth',
+    { secret: a.secret, userId: a.userId, deviceId: a.deviceId },
+    { 'x-service-tenant-id': a.tenantId },
+  );
+  return {
+    ...sb,
+    'x-service-tenant-id': a.tenantId,
+    'x-service-device-id': deviceId,
+    'x-service-session-id': auth.sessionId,
+    'x-service-session-code': auth.sessionSecret,
+  };
 }

@@ -107,14 +107,18 @@ export function exchange(port: number, r: RawRequest, timeoutMs = 60_000): Promi
       clearTimeout(timer);
       socket.destroy();
       const head = parseHead(buf);
-      if (!head) return resolve({ status: 0, headers: {}, body: buf, problem: problem ?? 'no answer before the close' });
+      if (!head)
+        return resolve({ status: 0, headers: {}, body: buf, problem: problem ?? 'no answer before the close' });
       const end = answerEnd(buf, head, r.method);
       const raw = buf.subarray(head.headEnd + 4, end < 0 ? buf.length : end);
-      const incomplete = end >= 0 ? null : problem ?? 'the answer was cut short';
+      const incomplete = end >= 0 ? null : (problem ?? 'the answer was cut short');
       const body = chunked(head) ? dechunk(raw) : raw;
       resolve({ status: head.status, headers: head.headers, body, problem: incomplete });
     };
-    const timer = setTimeout(() => { problem = `no whole answer within ${timeoutMs} ms`; finish(); }, timeoutMs);
+    const timer = setTimeout(() => {
+      problem = `no whole answer within ${timeoutMs} ms`;
+      finish();
+    }, timeoutMs);
     socket.on('data', (d: Buffer) => {
       buf = Buffer.concat([buf, d]);
       const head = parseHead(buf);
@@ -122,7 +126,9 @@ export function exchange(port: number, r: RawRequest, timeoutMs = 60_000): Promi
     });
     // a server that answers before reading the whole body may reset the connection while we still write: the answer
     // already read counts; none at all is the problem reported
-    socket.on('error', (err: NodeJS.ErrnoException) => { problem = `socket error ${err.code ?? err.message}`; });
+    socket.on('error', (err: NodeJS.ErrnoException) => {
+      problem = `socket error ${err.code ?? err.message}`;
+    });
     socket.on('close', finish);
     socket.write(requestBytes(r, `127.0.0.1:${port}`));
   });

@@ -5,7 +5,10 @@ import { accounts, signIn, tenants, type Session } from '../helper.js';
 import { waitFor } from './wait.js';
 
 export type Ctx = {
-  app: FastifyInstance; sandbox: string; s: Session; sb: Record<string, string>;
+  app: FastifyInstance;
+  sandbox: string;
+  s: Session;
+  sb: Record<string, string>;
   /** the Ромашка data of the sandbox */
   t: any;
   apiKey: Record<string, string>;
@@ -16,58 +19,142 @@ const uuidLike = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12
 
 async function call(ctx: Ctx, opts: InjectOptions): Promise<any> {
   const res = await ctx.app.inject({ ...opts, headers: { ...ctx.s.headers, ...(opts.headers as object) } });
-  if (res.statusCode >= 300) throw new Error(`setup ${opts.method ?? 'GET'} ${opts.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
+  if (res.statusCode >= 300)
+    throw new Error(`setup ${opts.method ?? 'GET'} ${opts.url}: ${res.statusCode} ${res.body.slice(0, 300)}`);
   return res.headers['content-type']?.toString().includes('json') ? res.json() : res.body;
 }
 
 /** prepare → PUT bytes → finish: an uploaded file of the admin */
-export async function uploadFile(ctx: Ctx, name: string, bytes: string | Buffer): Promise<{ id: string; downloadUrl?: string }> {
+export async function uploadFile(
+  ctx: Ctx,
+  name: string,
+  bytes: string | Buffer,
+): Promise<{ id: string; downloadUrl?: string }> {
   const p = await call(ctx, { method: 'POST', url: '/file/prepare-upload', payload: { name, is_public: false } });
   const up = new URL(p.uploadUrl);
-  await call(ctx, { method: 'PUT', url: up.pathname.replace(/^\/sandbox\/[^/]+/, '') + up.search, payload: bytes, headers: { 'content-type': 'application/octet-stream' } });
+  await call(ctx, {
+    method: 'PUT',
+    url: up.pathname.replace(/^\/sandbox\/[^/]+/, '') + up.search,
+    payload: bytes,
+    headers: { 'content-type': 'application/octet-stream' },
+  });
   return call(ctx, { method: 'POST', url: `/file/finish-upload?id=${p.id}` });
 }
 
-const session = (o: InjectOptions): Valid => () => o;
-const admin = (o: InjectOptions): Valid => (ctx) => ({ ...o, headers: { ...ctx.sb, ...(o.headers as object) }, url: `${String(o.url)}${String(o.url).includes('?') ? '&' : '?'}sandbox=${ctx.sandbox}` });
+const session =
+  (o: InjectOptions): Valid =>
+  () =>
+    o;
+const admin =
+  (o: InjectOptions): Valid =>
+  (ctx) => ({
+    ...o,
+    headers: { ...ctx.sb, ...(o.headers as object) },
+    url: `${String(o.url)}${String(o.url).includes('?') ? '&' : '?'}sandbox=${ctx.sandbox}`,
+  });
 
 export const validInputs: Record<string, Valid> = {
-  mobileBind: (ctx) => ({ method: 'POST', url: '/mobile/bind/bind-ivan/qr-token-ivan-0001', headers: ctx.sb, payload: { device: { id: 'qr-device-1', platform: 'ios' } } }),
-  mobileRequestTwoFactor: (ctx) => ({ method: 'POST', url: '/mobile/request-two-factor', headers: ctx.sb, payload: { email: accounts.admin.email, password: 'demo1234' } }),
-  mobileManualBind: (ctx) => ({ method: 'POST', url: '/mobile/manual-bind', headers: ctx.sb, payload: { email: accounts.admin.email, password: 'demo1234', device: { id: 'manual-1', platform: 'android' } } }),
+  mobileBind: (ctx) => ({
+    method: 'POST',
+    url: '/mobile/bind/bind-ivan/qr-token-ivan-0001',
+    headers: ctx.sb,
+    payload: { device: { id: 'qr-device-1', platform: 'ios' } },
+  }),
+  mobileRequestTwoFactor: (ctx) => ({
+    method: 'POST',
+    url: '/mobile/request-two-factor',
+    headers: ctx.sb,
+    payload: { email: accounts.admin.email, password: 'demo1234' },
+  }),
+  mobileManualBind: (ctx) => ({
+    method: 'POST',
+    url: '/mobile/manual-bind',
+    headers: ctx.sb,
+    payload: { email: accounts.admin.email, password: 'demo1234', device: { id: 'manual-1', platform: 'android' } },
+  }),
   mobileAuth: async (ctx) => {
-    const bind = (await ctx.app.inject({ method: 'POST', url: '/mobile/manual-bind', headers: ctx.sb, payload: { email: accounts.admin.email, password: 'demo1234', device: { id: 'auth-1' } } })).json();
+    const bind = (
+      await ctx.app.inject({
+        method: 'POST',
+        url: '/mobile/manual-bind',
+        headers: ctx.sb,
+        payload: { email: accounts.admin.email, password: 'demo1234', device: { id: 'auth-1' } },
+      })
+    ).json();
     const a = bind.accountSecret;
-    return { method: 'POST', url: '/mobile/auth', headers: { ...ctx.sb, 'x-service-tenant-id': a.tenantId }, payload: { secret: a.secret, userId: a.userId, deviceId: a.deviceId } };
+    return {
+      method: 'POST',
+      url: '/mobile/auth',
+      headers: { ...ctx.sb, 'x-service-tenant-id': a.tenantId },
+      payload: { secret: a.secret, userId: a.userId, deviceId: a.deviceId },
+    };
   },
-  mobileSavePushToken: (ctx) => ({ method: 'POST', url: '/mobile/save-push-token', payload: { token: 'push-token-1', deviceId: ctx.s.deviceId } }),
+  mobileSavePushToken: (ctx) => ({
+    method: 'POST',
+    url: '/mobile/save-push-token',
+    payload: { token: 'push-token-1', deviceId: ctx.s.deviceId },
+  }),
   mobileUnbind: (ctx) => ({ method: 'POST', url: `/mobile/unbind?deviceId=${ctx.s.deviceId}` }),
   mobileTenantInfo: session({ method: 'GET', url: '/mobile/tenant-info' }),
-  mobileOauthList: (ctx) => ({ method: 'GET', url: '/mobile/oauth-list', headers: { ...ctx.sb, 'x-service-tenant-id': tenants.romashka } }),
+  mobileOauthList: (ctx) => ({
+    method: 'GET',
+    url: '/mobile/oauth-list',
+    headers: { ...ctx.sb, 'x-service-tenant-id': tenants.romashka },
+  }),
   workflowCatalog: session({ url: '/workflow/catalog' }),
   workflowStartForm: (ctx) => ({ url: `/workflow/start/${ctx.t.wfProcesses[0].id}` }),
-  workflowStart: (ctx) => ({ method: 'POST', url: `/workflow/start/${ctx.t.wfProcesses[0].id}`, payload: { fieldValues: fieldValues(ctx.t.wfProcesses[0].fields) } }),
+  workflowStart: (ctx) => ({
+    method: 'POST',
+    url: `/workflow/start/${ctx.t.wfProcesses[0].id}`,
+    payload: { fieldValues: fieldValues(ctx.t.wfProcesses[0].fields) },
+  }),
   workflowTicketIndex: (ctx) => ({ url: '/workflow-ticket/?per-page=5', headers: ctx.apiKey }),
-  workflowTicketView: (ctx) => ({ url: `/workflow-ticket/view?id=${ctx.t.wfTickets.find((x: any) => x.userId === accounts.admin.userId).id}` }),
+  workflowTicketView: (ctx) => ({
+    url: `/workflow-ticket/view?id=${ctx.t.wfTickets.find((x: any) => x.userId === accounts.admin.userId).id}`,
+  }),
   userProfile: session({ url: `/user/profile?id=${accounts.noRights.userId}` }),
   userItems: session({ url: '/user/items?q=Ив' }),
   userIndex: session({ url: '/user/index?per-page=3&sort=-created_at' }),
   userSearch: session({ url: '/user/search?q=Ив&limit=5' }),
   employmentIndex: session({ url: '/employment/index' }),
-  employmentSetMain: (ctx) => ({ method: 'POST', url: '/employment/set-main', payload: { employment_id: ctx.t.employments.find((e: any) => e.userId === accounts.admin.userId).id } }),
-  accountStatusText: session({ method: 'POST', url: '/account/status-text', payload: { activeTypes: 'В отпуске до пятницы' } }),
-  accountStatusActiveTypes: session({ method: 'POST', url: '/account/status-active-types', payload: { activeTypes: [] } }),
+  employmentSetMain: (ctx) => ({
+    method: 'POST',
+    url: '/employment/set-main',
+    payload: { employment_id: ctx.t.employments.find((e: any) => e.userId === accounts.admin.userId).id },
+  }),
+  accountStatusText: session({
+    method: 'POST',
+    url: '/account/status-text',
+    payload: { activeTypes: 'В отпуске до пятницы' },
+  }),
+  accountStatusActiveTypes: session({
+    method: 'POST',
+    url: '/account/status-active-types',
+    payload: { activeTypes: [] },
+  }),
   orgEmploymentFileIndex: session({ url: '/org-employment-file/index?per-page=5' }),
-  orgEmploymentFileRequest: (ctx) => ({ method: 'POST', url: '/org-employment-file/request', payload: { org_employment_id: ctx.t.employments.find((e: any) => e.userId === accounts.admin.userId).id, org_employment_file_type_id: 'employment-certificate' } }),
+  orgEmploymentFileRequest: (ctx) => ({
+    method: 'POST',
+    url: '/org-employment-file/request',
+    payload: {
+      org_employment_id: ctx.t.employments.find((e: any) => e.userId === accounts.admin.userId).id,
+      org_employment_file_type_id: 'employment-certificate',
+    },
+  }),
   userGroupItems: session({ url: '/user-group/items' }),
   meetingPlaceItems: session({ url: '/meeting-place/items' }),
   notificationsPushes: session({ url: '/notifications/pushes?per-page=5' }),
-  notificationsMarkSeen: (ctx) => ({ method: 'POST', url: `/notifications/mark-seen?notificationId=${ctx.t.notifications.find((n: any) => n.userId === accounts.admin.userId).id}` }),
+  notificationsMarkSeen: (ctx) => ({
+    method: 'POST',
+    url: `/notifications/mark-seen?notificationId=${ctx.t.notifications.find((n: any) => n.userId === accounts.admin.userId).id}`,
+  }),
   notificationsMarkSeenAll: session({ method: 'POST', url: '/notifications/mark-seen-all' }),
   departmentTreeNode: session({ url: '/department/tree-node' }),
   departmentSearch: session({ url: '/department/search?q=о' }),
   dashboard: session({ url: '/dashboard' }),
-  postcardUserView: (ctx) => ({ url: `/postcard/user-view?id=${ctx.t.postcards.find((p: any) => p.recipientId === accounts.admin.userId).id}` }),
+  postcardUserView: (ctx) => ({
+    url: `/postcard/user-view?id=${ctx.t.postcards.find((p: any) => p.recipientId === accounts.admin.userId).id}`,
+  }),
   articleNews: session({ url: '/article/news?per-page=3' }),
   articleCategory: session({ url: '/article/category' }),
   calendarEventList: session({ url: '/calendar-event' }),
@@ -79,34 +166,74 @@ export const validInputs: Record<string, Valid> = {
   calendarItems: session({ url: '/calendar/items' }),
   calendarView: (ctx) => ({ url: `/calendar/view?id=${ctx.t.calendarEvents[0].id}` }),
   calendarEventTypeList: session({ url: '/calendar-event-type' }),
-  calendarEventRequestCreate: (ctx) => ({ method: 'POST', url: '/calendar-event-request', payload: { calendar_event_id: bidEvent(ctx).id } }),
+  calendarEventRequestCreate: (ctx) => ({
+    method: 'POST',
+    url: '/calendar-event-request',
+    payload: { calendar_event_id: bidEvent(ctx).id },
+  }),
   calendarEventRequestCancel: async (ctx) => {
-    const bid = await call(ctx, { method: 'POST', url: '/calendar-event-request', payload: { calendar_event_id: bidEvent(ctx).id } });
+    const bid = await call(ctx, {
+      method: 'POST',
+      url: '/calendar-event-request',
+      payload: { calendar_event_id: bidEvent(ctx).id },
+    });
     if (!bid.data) throw new Error(`calendar request refused: ${JSON.stringify(bid)}`);
     return { method: 'POST', url: '/calendar-event-request/cancel', payload: { id: bid.data.id } };
   },
-  feedbackAdd: session({ method: 'POST', url: '/feedback/add', payload: { type: 'user', id: accounts.noRights.userId, score: 5, text: 'Спасибо!' } }),
+  feedbackAdd: session({
+    method: 'POST',
+    url: '/feedback/add',
+    payload: { type: 'user', id: accounts.noRights.userId, score: 5, text: 'Спасибо!' },
+  }),
   feedbackView: async (ctx) => {
-    const fb = await call(ctx, { method: 'POST', url: '/feedback/add', payload: { type: 'user', id: accounts.noRights.userId, score: 4, text: 'ok' } });
+    const fb = await call(ctx, {
+      method: 'POST',
+      url: '/feedback/add',
+      payload: { type: 'user', id: accounts.noRights.userId, score: 4, text: 'ok' },
+    });
     return { url: `/feedback/view?id=${fb.feedback.id}` };
   },
   moderationIndex: session({ url: '/moderation' }),
-  moderationAccept: (ctx) => ({ method: 'POST', url: '/moderation/accept', payload: { ids: [pendingModeration(ctx)] } }),
+  moderationAccept: (ctx) => ({
+    method: 'POST',
+    url: '/moderation/accept',
+    payload: { ids: [pendingModeration(ctx)] },
+  }),
   moderationReject: (ctx) => ({ method: 'POST', url: '/moderation/reject', payload: [pendingModeration(ctx)] }),
   ideaStatuses: session({ url: '/idea/statuses' }),
   ideaPurposes: session({ url: '/idea/purposes' }),
   ideaIndex: session({ url: '/idea/index?per-page=5' }),
   ideaView: (ctx) => ({ url: `/idea/view?id=${ctx.t.ideas[0].id}` }),
-  ideaEdit: session({ method: 'POST', url: '/idea/edit', payload: { title: 'Новая идея', description: 'Описание', idea_purpose_id: 1 } }),
-  ideaVote: (ctx) => ({ method: 'POST', url: `/idea/vote?id=${ctx.t.ideas.find((i: any) => i.authorId !== accounts.admin.userId && i.status !== 'moderation')?.id ?? ctx.t.ideas[1].id}` }),
+  ideaEdit: session({
+    method: 'POST',
+    url: '/idea/edit',
+    payload: { title: 'Новая идея', description: 'Описание', idea_purpose_id: 1 },
+  }),
+  ideaVote: (ctx) => ({
+    method: 'POST',
+    url: `/idea/vote?id=${ctx.t.ideas.find((i: any) => i.authorId !== accounts.admin.userId && i.status !== 'moderation')?.id ?? ctx.t.ideas[1].id}`,
+  }),
   ideaParticipate: (ctx) => ({ method: 'POST', url: `/idea/participate?id=${ctx.t.ideas[1].id}` }),
   fileIndex: session({ url: '/file/index?per-page=5' }),
   fileCount: session({ url: '/file/count' }),
-  filePrepareUpload: session({ method: 'POST', url: '/file/prepare-upload', payload: { name: 'notes.txt', size: 5, is_public: false } }),
+  filePrepareUpload: session({
+    method: 'POST',
+    url: '/file/prepare-upload',
+    payload: { name: 'notes.txt', size: 5, is_public: false },
+  }),
   fileFinishUpload: async (ctx) => {
-    const p = await call(ctx, { method: 'POST', url: '/file/prepare-upload', payload: { name: 'a.txt', is_public: true } });
+    const p = await call(ctx, {
+      method: 'POST',
+      url: '/file/prepare-upload',
+      payload: { name: 'a.txt', is_public: true },
+    });
     const up = new URL(p.uploadUrl);
-    await call(ctx, { method: 'PUT', url: up.pathname.replace(/^\/sandbox\/[^/]+/, '') + up.search, payload: 'hello', headers: { 'content-type': 'text/plain' } });
+    await call(ctx, {
+      method: 'PUT',
+      url: up.pathname.replace(/^\/sandbox\/[^/]+/, '') + up.search,
+      payload: 'hello',
+      headers: { 'content-type': 'text/plain' },
+    });
     return { method: 'POST', url: `/file/finish-upload?id=${p.id}` };
   },
   fileDownload: async (ctx) => {
@@ -117,20 +244,48 @@ export const validInputs: Record<string, Valid> = {
     return { url: u.pathname.replace(/^\/sandbox\/[^/]+/, '') + u.search, headers: ctx.sb };
   },
   fileUpload: async (ctx) => {
-    const p = await call(ctx, { method: 'POST', url: '/file/prepare-upload', payload: { name: 'b.txt', is_public: false } });
+    const p = await call(ctx, {
+      method: 'POST',
+      url: '/file/prepare-upload',
+      payload: { name: 'b.txt', is_public: false },
+    });
     const up = new URL(p.uploadUrl);
-    return { method: 'PUT', url: up.pathname.replace(/^\/sandbox\/[^/]+/, '') + up.search, payload: 'bytes', headers: { ...ctx.sb, 'content-type': 'application/octet-stream' } };
+    return {
+      method: 'PUT',
+      url: up.pathname.replace(/^\/sandbox\/[^/]+/, '') + up.search,
+      payload: 'bytes',
+      headers: { ...ctx.sb, 'content-type': 'application/octet-stream' },
+    };
   },
   userApiTokenIndex: session({ url: '/user-api-token' }),
   userApiTokenCreate: session({ method: 'POST', url: '/user-api-token/create', payload: { name: 'ci' } }),
-  userApiTokenRevoke: async (ctx) => ({ method: 'POST', url: '/user-api-token/revoke', payload: { id: (await newToken(ctx)).id } }),
-  adminUserApiTokenIndex: async (ctx) => { await newToken(ctx); return { url: '/admin/user-api-token' }; },
+  userApiTokenRevoke: async (ctx) => ({
+    method: 'POST',
+    url: '/user-api-token/revoke',
+    payload: { id: (await newToken(ctx)).id },
+  }),
+  adminUserApiTokenIndex: async (ctx) => {
+    await newToken(ctx);
+    return { url: '/admin/user-api-token' };
+  },
   // a personal token as Bearer, on an operation that accepts one
   ...{},
-  adminUserApiTokenRevoke: async (ctx) => ({ method: 'POST', url: '/admin/user-api-token/revoke', payload: { id: (await newToken(ctx)).id } }),
-  userListCacheSet: session({ method: 'POST', url: '/user-list-cache/set-user-list', payload: { key: 'sel', userList: { usersId: [accounts.noRights.userId] } } }),
+  adminUserApiTokenRevoke: async (ctx) => ({
+    method: 'POST',
+    url: '/admin/user-api-token/revoke',
+    payload: { id: (await newToken(ctx)).id },
+  }),
+  userListCacheSet: session({
+    method: 'POST',
+    url: '/user-list-cache/set-user-list',
+    payload: { key: 'sel', userList: { usersId: [accounts.noRights.userId] } },
+  }),
   userListCacheData: async (ctx) => {
-    await call(ctx, { method: 'POST', url: '/user-list-cache/set-user-list', payload: { key: 'sel2', userList: { usersId: [accounts.noRights.userId] } } });
+    await call(ctx, {
+      method: 'POST',
+      url: '/user-list-cache/set-user-list',
+      payload: { key: 'sel2', userList: { usersId: [accounts.noRights.userId] } },
+    });
     return { url: '/user-list-cache/user-list-data?key=sel2' };
   },
   adminWalletIndex: session({ url: '/admin/wallet?per-page=3' }),
@@ -139,12 +294,31 @@ export const validInputs: Record<string, Valid> = {
   adminWalletTransactionIndex: session({ url: '/admin/wallet-transaction?per-page=3' }),
   adminWalletTransactionView: (ctx) => ({ url: `/admin/wallet-transaction/view?id=${ctx.t.walletTransactions[0].id}` }),
   adminWalletTransactionCreate: async (ctx) => {
-    await call(ctx, { method: 'POST', url: '/user-list-cache/set-user-list', payload: { key: 'pay', userList: { usersId: [accounts.noRights.userId] } } });
-    return { method: 'POST', url: '/admin/wallet-transaction/create', payload: { usersListKey: 'pay', amount: 10, operation_type_id: 1, comment: 'bonus' } };
+    await call(ctx, {
+      method: 'POST',
+      url: '/user-list-cache/set-user-list',
+      payload: { key: 'pay', userList: { usersId: [accounts.noRights.userId] } },
+    });
+    return {
+      method: 'POST',
+      url: '/admin/wallet-transaction/create',
+      payload: { usersListKey: 'pay', amount: 10, operation_type_id: 1, comment: 'bonus' },
+    };
   },
-  adminWalletTransactionExportExcel: session({ method: 'POST', url: '/admin/wallet-transaction/export-excel?per-page=3' }),
-  adminWalletTransactionExcelProcessing: async (ctx) => ({ method: 'POST', url: '/admin/wallet-transaction/excel-processing', payload: await excelBody(ctx) }),
-  adminWalletTransactionCreateFromExcel: async (ctx) => ({ method: 'POST', url: '/admin/wallet-transaction/create-from-excel', payload: { file_processing_id: (await processed(ctx)).id, operation_type_id: 1, comment: 'x' } }),
+  adminWalletTransactionExportExcel: session({
+    method: 'POST',
+    url: '/admin/wallet-transaction/export-excel?per-page=3',
+  }),
+  adminWalletTransactionExcelProcessing: async (ctx) => ({
+    method: 'POST',
+    url: '/admin/wallet-transaction/excel-processing',
+    payload: await excelBody(ctx),
+  }),
+  adminWalletTransactionCreateFromExcel: async (ctx) => ({
+    method: 'POST',
+    url: '/admin/wallet-transaction/create-from-excel',
+    payload: { file_processing_id: (await processed(ctx)).id, operation_type_id: 1, comment: 'x' },
+  }),
   fileProcessingIndex: session({ url: '/file-processing' }),
   fileProcessingView: async (ctx) => ({ url: `/file-processing/view?id=${(await processed(ctx)).id}` }),
   adminEmploymentIndex: session({ url: '/admin/employment?per-page=3' }),
@@ -171,26 +345,50 @@ export const validInputs: Record<string, Valid> = {
   adminClockGet: admin({ url: '/__admin/clock' }),
   adminClockSet: admin({ method: 'PUT', url: '/__admin/clock', payload: { advanceMs: 1000 } }),
   adminSessionsExpire: admin({ method: 'POST', url: '/__admin/sessions/expire', payload: {} }),
-  adminBindLinkCreate: admin({ method: 'POST', url: '/__admin/bind-links', payload: { email: accounts.noRights.email } }),
-  adminNotificationCreate: admin({ method: 'POST', url: '/__admin/notifications', payload: { email: accounts.admin.email, title: 'Hi', body: 'there' } }),
+  adminBindLinkCreate: admin({
+    method: 'POST',
+    url: '/__admin/bind-links',
+    payload: { email: accounts.noRights.email },
+  }),
+  adminNotificationCreate: admin({
+    method: 'POST',
+    url: '/__admin/notifications',
+    payload: { email: accounts.admin.email, title: 'Hi', body: 'there' },
+  }),
   adminUserBlock: admin({ method: 'POST', url: '/__admin/users/block', payload: { email: accounts.noRights.email } }),
   adminConsole: admin({ url: '/__admin' }),
   adminHealth: admin({ url: '/__admin/health' }),
   adminFixtures: admin({ url: '/__admin/fixtures' }),
   adminBindLinkQr: async (ctx) => {
-    const link = (await ctx.app.inject({ method: 'POST', url: `/__admin/bind-links?sandbox=${ctx.sandbox}`, payload: { email: accounts.noRights.email } })).json();
+    const link = (
+      await ctx.app.inject({
+        method: 'POST',
+        url: `/__admin/bind-links?sandbox=${ctx.sandbox}`,
+        payload: { email: accounts.noRights.email },
+      })
+    ).json();
     return { url: `/__admin/bind-links/${link.id}/qr.svg?sandbox=${ctx.sandbox}` };
   },
   // web pages and images (issue 13): session headers for pages; images are public
-  pagesWorkflowTicket: (ctx) => ({ url: `/pages/workflow-ticket/${ctx.t.wfTickets.find((x: any) => x.userId === accounts.admin.userId).id}` }),
+  pagesWorkflowTicket: (ctx) => ({
+    url: `/pages/workflow-ticket/${ctx.t.wfTickets.find((x: any) => x.userId === accounts.admin.userId).id}`,
+  }),
   pagesWorkflow: (ctx) => ({ url: `/pages/workflow/${ctx.t.wfProcesses[0].id}` }),
   pagesArticle: session({ url: '/pages/article/latest' }),
   pagesUser: session({ url: `/pages/user/${accounts.noRights.userId}` }),
   pagesIdea: (ctx) => ({ url: `/pages/idea/${ctx.t.ideas.find((x: any) => x.authorId === accounts.admin.userId).id}` }),
-  pagesCalendarEvent: (ctx) => ({ url: `/pages/calendar-event/${ctx.t.calendarEvents.find((e: any) => e.visibleToGroupIds.length === 0 && !e.recurrence).id}` }),
-  pagesOrgEmploymentFile: (ctx) => ({ url: `/pages/org-employment-file/${ctx.t.orgEmploymentFiles.find((f: any) => f.userId === accounts.admin.userId && f.statusId === 'ready').id}` }),
-  pagesCourse: (ctx) => ({ url: `/pages/course/${ctx.t.learningCourses.find((c: any) => c.assigneeIds.includes(accounts.admin.userId)).id}` }),
-  pagesSurvey: (ctx) => ({ url: `/pages/survey/${ctx.t.surveys.find((c: any) => c.assigneeIds.includes(accounts.admin.userId)).id}` }),
+  pagesCalendarEvent: (ctx) => ({
+    url: `/pages/calendar-event/${ctx.t.calendarEvents.find((e: any) => e.visibleToGroupIds.length === 0 && !e.recurrence).id}`,
+  }),
+  pagesOrgEmploymentFile: (ctx) => ({
+    url: `/pages/org-employment-file/${ctx.t.orgEmploymentFiles.find((f: any) => f.userId === accounts.admin.userId && f.statusId === 'ready').id}`,
+  }),
+  pagesCourse: (ctx) => ({
+    url: `/pages/course/${ctx.t.learningCourses.find((c: any) => c.assigneeIds.includes(accounts.admin.userId)).id}`,
+  }),
+  pagesSurvey: (ctx) => ({
+    url: `/pages/survey/${ctx.t.surveys.find((c: any) => c.assigneeIds.includes(accounts.admin.userId)).id}`,
+  }),
   pagesAchievement: (ctx) => ({ url: `/pages/achievement/${ctx.t.achievements[0].id}` }),
   pagesContest: (ctx) => ({ url: `/pages/contest/${ctx.t.contests[0].id}` }),
   pagesBook: (ctx) => ({ url: `/pages/book/${ctx.t.libraryBooks[0].id}` }),
@@ -198,7 +396,10 @@ export const validInputs: Record<string, Valid> = {
   imageTenant: (ctx) => ({ url: `/images/tenant/${tenants.romashka}.svg`, headers: ctx.sb }),
   imageUserGroup: (ctx) => ({ url: `/images/user-group/${ctx.t.userGroups[0].id}.svg`, headers: ctx.sb }),
   imageWorkflow: (ctx) => ({ url: `/images/workflow/${ctx.t.wfProcesses[0].id}.svg`, headers: ctx.sb }),
-  imageWorkflowCategory: (ctx) => ({ url: `/images/workflow-category/${ctx.t.wfCategories[0].id}.svg`, headers: ctx.sb }),
+  imageWorkflowCategory: (ctx) => ({
+    url: `/images/workflow-category/${ctx.t.wfCategories[0].id}.svg`,
+    headers: ctx.sb,
+  }),
   imageArticle: (ctx) => ({ url: `/images/article/${ctx.t.articles[0].id}.svg`, headers: ctx.sb }),
   imagePostcard: (ctx) => ({ url: `/images/postcard/${ctx.t.postcards[0].id}.svg`, headers: ctx.sb }),
   imageCourse: (ctx) => ({ url: `/images/course/${ctx.t.learningCourses[0].id}.svg`, headers: ctx.sb }),
@@ -216,8 +417,16 @@ export const validInputs: Record<string, Valid> = {
   adminCompareClear: admin({ method: 'DELETE', url: '/__admin/compare' }),
   adminCompareOnce: async (ctx) => {
     // an upstream that refuses connections: the comparison still answers, naming the upstream error
-    await ctx.app.inject({ method: 'PUT', url: `/__admin/proxy?sandbox=${ctx.sandbox}`, payload: { url: 'http://127.0.0.1:9' } });
-    return admin({ method: 'POST', url: '/__admin/compare', payload: { method: 'GET', url: '/mobile/tenant-info', headers: ctx.s.headers } })(ctx);
+    await ctx.app.inject({
+      method: 'PUT',
+      url: `/__admin/proxy?sandbox=${ctx.sandbox}`,
+      payload: { url: 'http://127.0.0.1:9' },
+    });
+    return admin({
+      method: 'POST',
+      url: '/__admin/compare',
+      payload: { method: 'GET', url: '/mobile/tenant-info', headers: ctx.s.headers },
+    })(ctx);
   },
 };
 
@@ -225,14 +434,27 @@ function fieldValues(fields: any[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const f of fields) {
     if (!f.required) continue;
-    out[f.id] = ({ select: f.values?.[0], date: '2026-04-01', number: '3', checkbox: 'true', file: uuidLike(1) } as Record<string, string>)[f.type] ?? 'text';
+    out[f.id] =
+      (
+        { select: f.values?.[0], date: '2026-04-01', number: '3', checkbox: 'true', file: uuidLike(1) } as Record<
+          string,
+          string
+        >
+      )[f.type] ?? 'text';
   }
   return out;
 }
 
 function bidEvent(ctx: Ctx): any {
-  const ev = ctx.t.calendarEvents.find((e: any) => e.bidMode !== 'none' && !e.recurrence && Date.parse(e.startAt) > Date.parse('2026-03-02T09:00:00Z') && !e.participantIds.includes(accounts.admin.userId) && e.visibleToGroupIds.length === 0
-    && !ctx.t.calendarEventBids.some((b: any) => b.eventId === e.id && b.userId === accounts.admin.userId));
+  const ev = ctx.t.calendarEvents.find(
+    (e: any) =>
+      e.bidMode !== 'none' &&
+      !e.recurrence &&
+      Date.parse(e.startAt) > Date.parse('2026-03-02T09:00:00Z') &&
+      !e.participantIds.includes(accounts.admin.userId) &&
+      e.visibleToGroupIds.length === 0 &&
+      !ctx.t.calendarEventBids.some((b: any) => b.eventId === e.id && b.userId === accounts.admin.userId),
+  );
   if (!ev) throw new Error('no calendar event accepting requests in the seed');
   return ev;
 }
@@ -256,7 +478,11 @@ async function excelBody(ctx: Ctx) {
 }
 
 async function processed(ctx: Ctx): Promise<{ id: string }> {
-  const r = await call(ctx, { method: 'POST', url: '/admin/wallet-transaction/excel-processing', payload: await excelBody(ctx) });
+  const r = await call(ctx, {
+    method: 'POST',
+    url: '/admin/wallet-transaction/excel-processing',
+    payload: await excelBody(ctx),
+  });
   const id = r.id ?? r.data?.id ?? r.file_processing_id ?? r.fileProcessing?.id;
   // the parse runs in the background: the operations that use it need it finished
   const finished = await waitFor(async () => {
@@ -272,7 +498,16 @@ export async function makeCtx(app: FastifyInstance, sandbox: string, deviceId?: 
   const s = await signIn(app, accounts.admin, { sandbox, ...(deviceId ? { deviceId } : {}) });
   const sb = { 'x-mock-sandbox': sandbox };
   return {
-    app, sandbox, s, sb, t: app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!,
-    apiKey: { ...sb, 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001', 'x-service-tenant-id': tenants.romashka },
+    app,
+    sandbox,
+    s,
+    sb,
+    t: app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!,
+    apiKey: {
+      ...sb,
+      'x-service-client-id': 'romashka-integration',
+      'x-service-client-secret': 'romashka-secret-0001',
+      'x-service-tenant-id': tenants.romashka,
+    },
   };
 }

@@ -11,7 +11,8 @@ export const waitLimitMs = 90_000;
  * @example const done = await waitFor(() => readView().finished); t.ok(done, 'processing finished');
  */
 export async function waitFor<T>(
-  check: () => T | Promise<T>, { everyMs = 20, limitMs = waitLimitMs } = {},
+  check: () => T | Promise<T>,
+  { everyMs = 20, limitMs = waitLimitMs } = {},
 ): Promise<T> {
   const giveUpAt = performance.now() + limitMs;
   for (;;) {
@@ -29,7 +30,11 @@ export function logCapture(level = 'trace') {
     write(chunk: Buffer, _enc, cb) {
       const line = chunk.toString('utf8');
       lines.push(line);
-      for (const w of waiting) if (w.test.test(line)) { waiting.delete(w); w.resolve(line); }
+      for (const w of waiting)
+        if (w.test.test(line)) {
+          waiting.delete(w);
+          w.resolve(line);
+        }
       cb();
     },
   });
@@ -39,8 +44,17 @@ export function logCapture(level = 'trace') {
     /** The first line matching `test` logged after this call, or undefined if none came within `limitMs`. */
     next(test: RegExp, limitMs = waitLimitMs): Promise<string | undefined> {
       return new Promise((resolve) => {
-        const w = { test, resolve: (line: string | undefined) => { clearTimeout(timer); resolve(line); } };
-        const timer = setTimeout(() => { waiting.delete(w); resolve(undefined); }, limitMs);
+        const w = {
+          test,
+          resolve: (line: string | undefined) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiting.delete(w);
+          resolve(undefined);
+        }, limitMs);
         waiting.add(w);
       });
     },

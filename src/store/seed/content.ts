@@ -8,11 +8,21 @@ const words = {
   ru: {
     tags: ['Компания', 'Производство', 'Спорт', 'Обучение', 'ИТ', 'Благотворительность', 'Награды'],
     newsTitles: [
-      'Открыт новый офис в Казани', 'Итоги квартала: выручка выросла на {n}%', 'Стартует корпоративная спартакиада',
-      'Запущена программа наставничества', 'Обновление корпоративного портала', 'Мы вошли в рейтинг лучших работодателей',
-      'Сотрудники посадили {n} деревьев', 'Новый курс по информационной безопасности', 'День открытых дверей на производстве',
-      'Запуск линии сборки №{n}', 'Поздравляем победителей конкурса идей', 'Изменения в графике работы столовой',
-      'Приглашаем на донорскую акцию', 'Как мы перешли на электронный документооборот', 'Семейный день в парке',
+      'Открыт новый офис в Казани',
+      'Итоги квартала: выручка выросла на {n}%',
+      'Стартует корпоративная спартакиада',
+      'Запущена программа наставничества',
+      'Обновление корпоративного портала',
+      'Мы вошли в рейтинг лучших работодателей',
+      'Сотрудники посадили {n} деревьев',
+      'Новый курс по информационной безопасности',
+      'День открытых дверей на производстве',
+      'Запуск линии сборки №{n}',
+      'Поздравляем победителей конкурса идей',
+      'Изменения в графике работы столовой',
+      'Приглашаем на донорскую акцию',
+      'Как мы перешли на электронный документооборот',
+      'Семейный день в парке',
     ],
     sentences: [
       'Проект готовился почти полгода, и в нём участвовали сотрудники из нескольких подразделений.',
@@ -26,8 +36,10 @@ const words = {
       'Фотографии с мероприятия опубликованы в галерее портала.',
       'Участие бесплатное, приглашаются все желающие.',
     ],
-    subtitle: 'Главное', list: ['Сроки: до конца месяца', 'Ответственный: служба персонала', 'Формат: очно и онлайн'],
-    root: 'База знаний', rootDescription: 'Документы, инструкции и полезные материалы',
+    subtitle: 'Главное',
+    list: ['Сроки: до конца месяца', 'Ответственный: служба персонала', 'Формат: очно и онлайн'],
+    root: 'База знаний',
+    rootDescription: 'Документы, инструкции и полезные материалы',
     categories: [
       ['Кадровые вопросы', ['Отпуска', 'Командировки']],
       ['ИТ и оборудование', ['Доступы', 'Рабочее место']],
@@ -37,19 +49,31 @@ const words = {
     pages: ['Инструкция: {x}', 'Порядок: {x}', 'Вопросы и ответы: {x}', 'Памятка: {x}'],
     postcardTitles: ['Спасибо!', 'С днём рождения!', 'Отличная работа', 'Так держать!', 'С праздником!'],
     postcardTexts: [
-      'Спасибо за помощь с проектом, без тебя бы не справились!', 'Поздравляю! Желаю успехов и отличного настроения.',
-      'Блестяще провёл презентацию, клиент в восторге.', 'Спасибо, что всегда готов прийти на помощь.',
+      'Спасибо за помощь с проектом, без тебя бы не справились!',
+      'Поздравляю! Желаю успехов и отличного настроения.',
+      'Блестяще провёл презентацию, клиент в восторге.',
+      'Спасибо, что всегда готов прийти на помощь.',
       'Отличный результат квартала, так держать!',
     ],
   },
   en: {
     tags: ['Company', 'Operations', 'Sports', 'Learning', 'IT', 'Charity', 'Awards'],
     newsTitles: [
-      'New office opens in Leeds', 'Quarter results: revenue up {n}%', 'Company sports games start next week',
-      'Mentoring programme launched', 'Portal update released', 'We made the list of top employers',
-      'Staff planted {n} trees', 'New information security course', 'Open day at the plant',
-      'Assembly line {n} goes live', 'Congratulations to the ideas contest winners', 'Canteen opening hours change',
-      'Join the blood donation day', 'How we went paperless', 'Family day in the park',
+      'New office opens in Leeds',
+      'Quarter results: revenue up {n}%',
+      'Company sports games start next week',
+      'Mentoring programme launched',
+      'Portal update released',
+      'We made the list of top employers',
+      'Staff planted {n} trees',
+      'New information security course',
+      'Open day at the plant',
+      'Assembly line {n} goes live',
+      'Congratulations to the ideas contest winners',
+      'Canteen opening hours change',
+      'Join the blood donation day',
+      'How we went paperless',
+      'Family day in the park',
     ],
     sentences: [
       'The project took almost six months and involved people from several departments.',
@@ -63,8 +87,10 @@ const words = {
       'Photos from the event are in the portal gallery.',
       'Taking part is free and everyone is welcome.',
     ],
-    subtitle: 'Key points', list: ['Deadline: end of the month', 'Owner: People team', 'Format: on site and online'],
-    root: 'Knowledge base', rootDescription: 'Documents, guides and useful material',
+    subtitle: 'Key points',
+    list: ['Deadline: end of the month', 'Owner: People team', 'Format: on site and online'],
+    root: 'Knowledge base',
+    rootDescription: 'Documents, guides and useful material',
     categories: [
       ['HR matters', ['Leave', 'Business travel']],
       ['IT and equipment', ['Access', 'Workplace']],
@@ -72,10 +98,12 @@ const words = {
       ['Company culture', ['Values', 'Traditions']],
     ] as Array<[string, string[]]>,
     pages: ['Guide: {x}', 'Policy: {x}', 'FAQ: {x}', 'Checklist: {x}'],
-    postcardTitles: ['Thank you!', 'Happy birthday!', 'Great job', 'Keep it up!', 'Season\'s greetings!'],
+    postcardTitles: ['Thank you!', 'Happy birthday!', 'Great job', 'Keep it up!', "Season's greetings!"],
     postcardTexts: [
-      'Thanks for your help with the project, we could not have done it without you!', 'Congratulations! Wishing you every success.',
-      'Brilliant presentation, the client loved it.', 'Thank you for always being ready to help.',
+      'Thanks for your help with the project, we could not have done it without you!',
+      'Congratulations! Wishing you every success.',
+      'Brilliant presentation, the client loved it.',
+      'Thank you for always being ready to help.',
       'Great quarter, keep it up!',
     ],
   },
@@ -89,40 +117,73 @@ export function seedContent(ctx: SeedContext): void {
   const authors = users.slice(0, 12);
 
   const tags = w.tags.map((name) => ({ id: faker.string.uuid(), name }));
-  const paragraphs = (n: number) => Array.from({ length: n }, () => faker.helpers.arrayElements(w.sentences, { min: 2, max: 4 }).join(' '));
+  const paragraphs = (n: number) =>
+    Array.from({ length: n }, () => faker.helpers.arrayElements(w.sentences, { min: 2, max: 4 }).join(' '));
   const body = (lead: string) => {
     const [first = '', ...rest] = paragraphs(3);
     return `<p><b>${lead}</b></p><p>${first}</p><h3>${w.subtitle}</h3><ul>${w.list.map((l) => `<li>${l}</li>`).join('')}</ul>${rest.map((p) => `<p>${p}</p>`).join('')}`;
   };
-  const counters = () => ({ views: faker.number.int({ min: 20, max: 2500 }), likes: faker.number.int({ min: 0, max: 150 }), comments: faker.number.int({ min: 0, max: 40 }) });
+  const counters = () => ({
+    views: faker.number.int({ min: 20, max: 2500 }),
+    likes: faker.number.int({ min: 0, max: 150 }),
+    comments: faker.number.int({ min: 0, max: 40 }),
+  });
   const fill = (t: string, x = '') => t.replace('{n}', String(faker.number.int({ min: 2, max: 40 }))).replace('{x}', x);
 
   const articles: ArticleRecord[] = [];
   // a news item's publication date is drawn first and given; a page's is drawn last, within the last 400 to 30 days
-  const addArticle = (category: ContentCategoryRecord | null, title: string, tagCount: { min: number; max: number }, published?: Date) => {
+  const addArticle = (
+    category: ContentCategoryRecord | null,
+    title: string,
+    tagCount: { min: number; max: number },
+    published?: Date,
+  ) => {
     const lead = faker.helpers.arrayElements(w.sentences, 2).join(' ');
     articles.push({
-      id: faker.string.uuid(), kind: category ? 'page' : 'news', categoryId: category?.id ?? null, title: fill(title, category?.title), lead,
-      body: body(lead), tagIds: faker.helpers.arrayElements(tags, tagCount).map((t) => t.id), authorId: faker.helpers.arrayElement(authors).id,
-      publishedAt: (published ?? faker.date.between({ from: refDate.getTime() - 400 * dayMs, to: refDate.getTime() - 30 * dayMs })).toISOString(),
+      id: faker.string.uuid(),
+      kind: category ? 'page' : 'news',
+      categoryId: category?.id ?? null,
+      title: fill(title, category?.title),
+      lead,
+      body: body(lead),
+      tagIds: faker.helpers.arrayElements(tags, tagCount).map((t) => t.id),
+      authorId: faker.helpers.arrayElement(authors).id,
+      publishedAt: (
+        published ?? faker.date.between({ from: refDate.getTime() - 400 * dayMs, to: refDate.getTime() - 30 * dayMs })
+      ).toISOString(),
       ...counters(),
     });
   };
   // 28 published news over the last 90 days (the newest on the reference day), 2 scheduled ahead.
   for (let i = 0; i < 30; i++) {
-    const published = i === 0 ? new Date(refDate.getTime() - 3600_000)
-      : i >= 28 ? new Date(refDate.getTime() + (i === 28 ? 2 : 10) * dayMs)
-      : faker.date.between({ from: refDate.getTime() - 90 * dayMs, to: refDate.getTime() - 3600_000 });
+    const published =
+      i === 0
+        ? new Date(refDate.getTime() - 3600_000)
+        : i >= 28
+          ? new Date(refDate.getTime() + (i === 28 ? 2 : 10) * dayMs)
+          : faker.date.between({ from: refDate.getTime() - 90 * dayMs, to: refDate.getTime() - 3600_000 });
     addArticle(null, w.newsTitles[i % w.newsTitles.length]!, { min: 1, max: 3 }, published);
   }
 
-  const root: ContentCategoryRecord = { id: faker.string.uuid(), parentId: null, title: w.root, description: w.rootDescription, sort: 0 };
+  const root: ContentCategoryRecord = {
+    id: faker.string.uuid(),
+    parentId: null,
+    title: w.root,
+    description: w.rootDescription,
+    sort: 0,
+  };
   const categories = [root];
   const addPages = (cat: ContentCategoryRecord, n: number) => {
     for (let i = 0; i < n; i++) addArticle(cat, w.pages[i % w.pages.length]!, { min: 0, max: 2 });
   };
   const addCategory = (parentId: string, title: string, sort: number) => {
-    const category: ContentCategoryRecord = { id: faker.string.uuid(), parentId, title, description: faker.helpers.arrayElement(w.sentences), sort };
+    const category: ContentCategoryRecord = {
+      id: faker.string.uuid(),
+      parentId,
+      title,
+      description: faker.helpers.arrayElement(w.sentences),
+      sort,
+    };
     categories.push(category);
     return category;
   };
@@ -145,7 +206,11 @@ export function seedContent(ctx: SeedContext): void {
     const j = n > 1 ? random.int(0, n - 1) : 0;
     const sender = users[j < recipientIndex ? j : j + 1]!;
     postcards.push({
-      id: random.uuid(), senderId: sender.id, recipientId, title: w.postcardTitles[k]!, text: w.postcardTexts[k]!,
+      id: random.uuid(),
+      senderId: sender.id,
+      recipientId,
+      title: w.postcardTitles[k]!,
+      text: w.postcardTexts[k]!,
       sentAt: random.between(refDate.getTime() - 120 * dayMs, refDate.getTime() - 60_000).toISOString(),
     });
   };

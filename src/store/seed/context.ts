@@ -23,7 +23,13 @@ export type SeedContext = {
 /** Fills some collections of one tenant; seeders run in order, core first. */
 export type Seeder = (ctx: SeedContext) => void;
 
-export function fakerFor(seed: number, tenantId: string, locale: 'ru' | 'en', refDate: Date, collection: string): Faker {
+export function fakerFor(
+  seed: number,
+  tenantId: string,
+  locale: 'ru' | 'en',
+  refDate: Date,
+  collection: string,
+): Faker {
   const template = locale === 'ru' ? fakerRu : fakerEn;
   const faker = new (template.constructor as typeof Faker)({ locale: template.rawDefinitions });
   faker.seed(seedFrom(seed, tenantId, collection));

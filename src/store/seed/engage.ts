@@ -11,44 +11,123 @@ import { fakerUsers } from './fast-random.js';
 const words = {
   ru: {
     ideas: [
-      ['Электронные заявки на пропуск для гостей', 'Предлагаю оформлять гостевые пропуска через портал, а не по почте: охрана видит заявку сразу, гостю приходит QR-код.'],
-      ['Общий календарь переговорных', 'Переговорные часто заняты «на всякий случай». Общий календарь с автоснятием брони через 15 минут решит проблему.'],
-      ['Перейти на электронный документооборот с поставщиками', 'Бумажные акты теряются и идут неделями. ЭДО сократит сроки закрытия месяца на 3–4 дня.'],
-      ['Велопарковка у главного входа', 'Многие приезжают на велосипедах летом, а оставить их негде. Нужна крытая стойка на 20 мест.'],
-      ['Наставничество для новичков', 'Закреплять за каждым новым сотрудником наставника на первые три месяца, с чек-листом адаптации.'],
-      ['Снизить расход бумаги в офисе', 'Печать по умолчанию двусторонняя и с подтверждением на принтере: экономия до 30 % бумаги.'],
+      [
+        'Электронные заявки на пропуск для гостей',
+        'Предлагаю оформлять гостевые пропуска через портал, а не по почте: охрана видит заявку сразу, гостю приходит QR-код.',
+      ],
+      [
+        'Общий календарь переговорных',
+        'Переговорные часто заняты «на всякий случай». Общий календарь с автоснятием брони через 15 минут решит проблему.',
+      ],
+      [
+        'Перейти на электронный документооборот с поставщиками',
+        'Бумажные акты теряются и идут неделями. ЭДО сократит сроки закрытия месяца на 3–4 дня.',
+      ],
+      [
+        'Велопарковка у главного входа',
+        'Многие приезжают на велосипедах летом, а оставить их негде. Нужна крытая стойка на 20 мест.',
+      ],
+      [
+        'Наставничество для новичков',
+        'Закреплять за каждым новым сотрудником наставника на первые три месяца, с чек-листом адаптации.',
+      ],
+      [
+        'Снизить расход бумаги в офисе',
+        'Печать по умолчанию двусторонняя и с подтверждением на принтере: экономия до 30 % бумаги.',
+      ],
       ['Датчики освещения в коридорах', 'Свет в коридорах горит всю ночь. Датчики движения окупятся за год.'],
-      ['Единая база знаний службы поддержки', 'Собрать ответы на частые вопросы в одном месте, чтобы новые специалисты не спрашивали одно и то же.'],
-      ['Корпоративный турнир по настольному теннису', 'Раз в квартал турнир между отделами: сближает команды и поддерживает здоровье.'],
-      ['Напоминания о сроках обучения по охране труда', 'Автоматические письма за месяц до окончания срока аттестации сотрудника и его руководителю.'],
+      [
+        'Единая база знаний службы поддержки',
+        'Собрать ответы на частые вопросы в одном месте, чтобы новые специалисты не спрашивали одно и то же.',
+      ],
+      [
+        'Корпоративный турнир по настольному теннису',
+        'Раз в квартал турнир между отделами: сближает команды и поддерживает здоровье.',
+      ],
+      [
+        'Напоминания о сроках обучения по охране труда',
+        'Автоматические письма за месяц до окончания срока аттестации сотрудника и его руководителю.',
+      ],
       ['Гибкое начало рабочего дня', 'Разрешить начинать день с 8 до 10 часов, чтобы не стоять в пробках.'],
       ['Сбор отзывов клиентов после доставки', 'Короткий опрос из двух вопросов по SMS после каждой доставки.'],
     ],
-    comments: ['Отличная идея, поддерживаю!', 'А кто будет за это отвечать?', 'У нас в отделе так уже делают, работает.', 'Нужно посчитать стоимость.',
-      'Готов помочь с реализацией.', 'Давно пора!', 'Есть похожее решение у соседнего филиала.', 'Предлагаю начать с пилота на одном этаже.'],
-    feedback: ['Быстро помогли разобраться с задачей, спасибо!', 'Всегда на связи и готовы помочь.', 'Хотелось бы получать ответы быстрее.',
-      'Отличная работа над проектом.', 'Спасибо за подробную консультацию.', 'Были проблемы со сроками, но всё решили.'],
+    comments: [
+      'Отличная идея, поддерживаю!',
+      'А кто будет за это отвечать?',
+      'У нас в отделе так уже делают, работает.',
+      'Нужно посчитать стоимость.',
+      'Готов помочь с реализацией.',
+      'Давно пора!',
+      'Есть похожее решение у соседнего филиала.',
+      'Предлагаю начать с пилота на одном этаже.',
+    ],
+    feedback: [
+      'Быстро помогли разобраться с задачей, спасибо!',
+      'Всегда на связи и готовы помочь.',
+      'Хотелось бы получать ответы быстрее.',
+      'Отличная работа над проектом.',
+      'Спасибо за подробную консультацию.',
+      'Были проблемы со сроками, но всё решили.',
+    ],
     files: { note: 'заметки.txt', report: 'отчёт-за-квартал.csv', logo: 'логотип.svg', draft: 'черновик.docx' },
   },
   en: {
     ideas: [
-      ['Online guest passes', 'Let us request guest passes through the portal instead of e-mail: security sees the request at once and the guest gets a QR code.'],
-      ['Shared meeting room calendar', 'Rooms are often booked "just in case". A shared calendar that frees a booking after 15 minutes would fix it.'],
-      ['E-invoicing with suppliers', 'Paper documents get lost and take weeks. E-invoicing would close the month 3 to 4 days sooner.'],
-      ['Bike parking at the main entrance', 'Many of us cycle in summer and have nowhere to leave the bike. A covered rack for 20 bikes is needed.'],
-      ['Mentoring for newcomers', 'Give every new employee a mentor for the first three months, with an onboarding checklist.'],
+      [
+        'Online guest passes',
+        'Let us request guest passes through the portal instead of e-mail: security sees the request at once and the guest gets a QR code.',
+      ],
+      [
+        'Shared meeting room calendar',
+        'Rooms are often booked "just in case". A shared calendar that frees a booking after 15 minutes would fix it.',
+      ],
+      [
+        'E-invoicing with suppliers',
+        'Paper documents get lost and take weeks. E-invoicing would close the month 3 to 4 days sooner.',
+      ],
+      [
+        'Bike parking at the main entrance',
+        'Many of us cycle in summer and have nowhere to leave the bike. A covered rack for 20 bikes is needed.',
+      ],
+      [
+        'Mentoring for newcomers',
+        'Give every new employee a mentor for the first three months, with an onboarding checklist.',
+      ],
       ['Print less paper', 'Double-sided printing by default and release at the printer: up to 30% less paper.'],
-      ['Motion sensors for corridor lights', 'Corridor lights are on all night. Motion sensors would pay off within a year.'],
-      ['One knowledge base for the help desk', 'Collect answers to frequent questions in one place so new agents need not ask the same things.'],
+      [
+        'Motion sensors for corridor lights',
+        'Corridor lights are on all night. Motion sensors would pay off within a year.',
+      ],
+      [
+        'One knowledge base for the help desk',
+        'Collect answers to frequent questions in one place so new agents need not ask the same things.',
+      ],
       ['Table tennis tournament', 'A quarterly tournament between departments brings teams together and keeps us fit.'],
-      ['Reminders for safety training deadlines', 'Automatic e-mails a month before an employee\'s safety certification expires, to them and their manager.'],
+      [
+        'Reminders for safety training deadlines',
+        "Automatic e-mails a month before an employee's safety certification expires, to them and their manager.",
+      ],
       ['Flexible start of the working day', 'Allow starting between 8 and 10 am to avoid the rush hour.'],
       ['Customer feedback after delivery', 'A two-question text message survey after each delivery.'],
     ],
-    comments: ['Great idea, I support it!', 'Who would own this?', 'Our team already does it and it works.', 'We need to estimate the cost.',
-      'Happy to help implement it.', 'Long overdue!', 'The branch next door has something similar.', 'Let us start with a pilot on one floor.'],
-    feedback: ['Helped me sort out the task quickly, thanks!', 'Always available and ready to help.', 'I would like faster answers.',
-      'Great work on the project.', 'Thanks for the detailed advice.', 'There were delays, but everything got solved.'],
+    comments: [
+      'Great idea, I support it!',
+      'Who would own this?',
+      'Our team already does it and it works.',
+      'We need to estimate the cost.',
+      'Happy to help implement it.',
+      'Long overdue!',
+      'The branch next door has something similar.',
+      'Let us start with a pilot on one floor.',
+    ],
+    feedback: [
+      'Helped me sort out the task quickly, thanks!',
+      'Always available and ready to help.',
+      'I would like faster answers.',
+      'Great work on the project.',
+      'Thanks for the detailed advice.',
+      'There were delays, but everything got solved.',
+    ],
     files: { note: 'notes.txt', report: 'quarterly-report.csv', logo: 'logo.svg', draft: 'draft.docx' },
   },
 };
@@ -76,18 +155,34 @@ export function seedEngage(ctx: SeedContext): void {
   for (let i = 0; i < total; i++) {
     const [title = '', description = ''] = w.ideas[i % w.ideas.length]!;
     const pending = i >= total - 3;
-    const author = pending ? fi.helpers.arrayElement(plain) : (i < fixtureIds.length ? data.users.find((u) => u.id === fixtureIds[i])! : fi.helpers.arrayElement(active));
+    const author = pending
+      ? fi.helpers.arrayElement(plain)
+      : i < fixtureIds.length
+        ? data.users.find((u) => u.id === fixtureIds[i])!
+        : fi.helpers.arrayElement(active);
     const statusId = pending ? IdeaStatusCode.moderation : IdeaStatusCode.new + (i % 6);
     const created = pending ? fi.date.recent({ days: 5, refDate }) : fi.date.recent({ days: 120, refDate });
     const updated = new Date(created.getTime() + fi.number.int({ min: 0, max: Math.max(0, ref - created.getTime()) }));
     const voters = pending ? [] : fi.helpers.arrayElements(crowd, { min: 0, max: 15 }).map((u) => u.id);
     const participants = pending ? [] : fi.helpers.arrayElements(crowd, { min: 0, max: 4 }).map((u) => u.id);
-    const withPerformer = statusId === IdeaStatusCode.accepted || statusId === IdeaStatusCode.inProgress || statusId === IdeaStatusCode.implemented;
+    const withPerformer =
+      statusId === IdeaStatusCode.accepted ||
+      statusId === IdeaStatusCode.inProgress ||
+      statusId === IdeaStatusCode.implemented;
     ideas.push({
-      id: fi.string.uuid(), title: i >= w.ideas.length ? `${title} (${i + 1 - w.ideas.length})` : title, description, authorId: author.id,
-      purposeId: fi.number.int({ min: 1, max: purposes }), statusId, performerId: withPerformer ? fi.helpers.arrayElement(active).id : null,
-      createdAt: created.toISOString(), updatedAt: updated.toISOString(), voterIds: voters, participantIds: participants,
-      moderatedBy: pending ? null : fixtureIds[0] ?? null, moderatedAt: pending ? null : created.toISOString(),
+      id: fi.string.uuid(),
+      title: i >= w.ideas.length ? `${title} (${i + 1 - w.ideas.length})` : title,
+      description,
+      authorId: author.id,
+      purposeId: fi.number.int({ min: 1, max: purposes }),
+      statusId,
+      performerId: withPerformer ? fi.helpers.arrayElement(active).id : null,
+      createdAt: created.toISOString(),
+      updatedAt: updated.toISOString(),
+      voterIds: voters,
+      participantIds: participants,
+      moderatedBy: pending ? null : (fixtureIds[0] ?? null),
+      moderatedAt: pending ? null : created.toISOString(),
     });
   }
 
@@ -97,13 +192,29 @@ export function seedEngage(ctx: SeedContext): void {
   const published = ideas.filter((i) => i.statusId !== IdeaStatusCode.moderation);
   for (const idea of published) {
     for (let k = fc.number.int({ min: 0, max: 3 }); k > 0; k--) {
-      const at = new Date(Date.parse(idea.createdAt) + fc.number.int({ min: 0, max: Math.max(0, ref - Date.parse(idea.createdAt)) }));
-      comments.push({ id: fc.string.uuid(), ideaId: idea.id, userId: fc.helpers.arrayElement(active).id, text: fc.helpers.arrayElement(w.comments), createdAt: at.toISOString(), status: 'published' });
+      const at = new Date(
+        Date.parse(idea.createdAt) + fc.number.int({ min: 0, max: Math.max(0, ref - Date.parse(idea.createdAt)) }),
+      );
+      comments.push({
+        id: fc.string.uuid(),
+        ideaId: idea.id,
+        userId: fc.helpers.arrayElement(active).id,
+        text: fc.helpers.arrayElement(w.comments),
+        createdAt: at.toISOString(),
+        status: 'published',
+      });
     }
   }
   for (let k = 0; k < 3; k++) {
     const idea = fc.helpers.arrayElement(published);
-    comments.push({ id: fc.string.uuid(), ideaId: idea.id, userId: fc.helpers.arrayElement(plain).id, text: fc.helpers.arrayElement(w.comments), createdAt: fc.date.recent({ days: 3, refDate }).toISOString(), status: 'pending' });
+    comments.push({
+      id: fc.string.uuid(),
+      ideaId: idea.id,
+      userId: fc.helpers.arrayElement(plain).id,
+      text: fc.helpers.arrayElement(w.comments),
+      createdAt: fc.date.recent({ days: 3, refDate }).toISOString(),
+      status: 'pending',
+    });
   }
 
   // Feedback about users and departments, some anonymous.
@@ -112,10 +223,17 @@ export function seedEngage(ctx: SeedContext): void {
   for (let k = 0; k < 12; k++) {
     const author = ff.helpers.arrayElement(active);
     const aboutUser = ff.datatype.boolean(0.6);
-    const target = aboutUser ? ff.helpers.arrayElement(crowd.filter((u) => u.id !== author.id)).id : ff.helpers.arrayElement(data.departments).id;
+    const target = aboutUser
+      ? ff.helpers.arrayElement(crowd.filter((u) => u.id !== author.id)).id
+      : ff.helpers.arrayElement(data.departments).id;
     feedback.push({
-      id: ff.string.uuid(), authorId: author.id, targetType: aboutUser ? 'user' : 'department', targetId: target,
-      score: ff.number.int({ min: 1, max: 5 }), text: ff.helpers.arrayElement(w.feedback), isAnonymous: ff.datatype.boolean(0.3),
+      id: ff.string.uuid(),
+      authorId: author.id,
+      targetType: aboutUser ? 'user' : 'department',
+      targetId: target,
+      score: ff.number.int({ min: 1, max: 5 }),
+      text: ff.helpers.arrayElement(w.feedback),
+      isAnonymous: ff.datatype.boolean(0.3),
       createdAt: ff.date.recent({ days: 60, refDate }).toISOString(),
     });
   }
@@ -126,7 +244,11 @@ export function seedEngage(ctx: SeedContext): void {
   for (const account of fixture.accounts) {
     const user = data.users.find((u) => u.id === account.userId);
     if (!user) continue;
-    const rows = Array.from({ length: 4 }, (_, m) => `${refDate.getUTCFullYear()}-${String(m * 3 + 1).padStart(2, '0')},${ffi.number.int({ min: 100, max: 999 })},${ffi.number.int({ min: 10, max: 99 })}`);
+    const rows = Array.from(
+      { length: 4 },
+      (_, m) =>
+        `${refDate.getUTCFullYear()}-${String(m * 3 + 1).padStart(2, '0')},${ffi.number.int({ min: 100, max: 999 })},${ffi.number.int({ min: 10, max: 99 })}`,
+    );
     const contents: Array<[string, string]> = [
       [w.files.note, `${user.name}\n${ffi.lorem.sentences(3)}\n`],
       [w.files.report, `month,revenue,orders\n${rows.join('\n')}\n`],
@@ -135,8 +257,17 @@ export function seedEngage(ctx: SeedContext): void {
     const file = (name: string, created: Date, bytes: Buffer | null, isPublic: boolean): FileRecord => {
       const mimeType = detectMime(name);
       return {
-        id: ffi.string.uuid(), userId: user.id, name, ext: extOf(name), mimeType, fileType: fileTypeOf(name, mimeType), size: bytes?.length ?? 0,
-        isPublic, status: bytes ? 'UPLOADED' : 'PREPARED', createdAt: created.toISOString(), uploadedAt: bytes ? created.toISOString() : null,
+        id: ffi.string.uuid(),
+        userId: user.id,
+        name,
+        ext: extOf(name),
+        mimeType,
+        fileType: fileTypeOf(name, mimeType),
+        size: bytes?.length ?? 0,
+        isPublic,
+        status: bytes ? 'UPLOADED' : 'PREPARED',
+        createdAt: created.toISOString(),
+        uploadedAt: bytes ? created.toISOString() : null,
         contentBase64: bytes?.toString('base64') ?? null,
       };
     };

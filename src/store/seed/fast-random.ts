@@ -59,8 +59,28 @@ export class FastRandom {
     const d = this.u32();
     const byte = (x: number, shift: number) => hex[(x >>> shift) & 0xff]!;
     // join() gives a flat string; a template literal of this length would keep a tree of cons strings in memory
-    return [byte(a, 24), byte(a, 16), byte(a, 8), byte(a, 0), '-', byte(b, 24), byte(b, 16), '-4', hex[(b >>> 8) & 0x0f]!.slice(1), byte(b, 0), '-',
-      hex[0x80 | ((c >>> 24) & 0x3f)], byte(c, 16), '-', byte(c, 8), byte(c, 0), byte(d, 24), byte(d, 16), byte(d, 8), byte(d, 0)].join('');
+    return [
+      byte(a, 24),
+      byte(a, 16),
+      byte(a, 8),
+      byte(a, 0),
+      '-',
+      byte(b, 24),
+      byte(b, 16),
+      '-4',
+      hex[(b >>> 8) & 0x0f]!.slice(1),
+      byte(b, 0),
+      '-',
+      hex[0x80 | ((c >>> 24) & 0x3f)],
+      byte(c, 16),
+      '-',
+      byte(c, 8),
+      byte(c, 0),
+      byte(d, 24),
+      byte(d, 16),
+      byte(d, 8),
+      byte(d, 0),
+    ].join('');
   }
   /** `length` digits, leading zeros included */
   numeric(length: number): string {
@@ -94,7 +114,8 @@ const list = (w: Words, gender: Gender): string[] => (Array.isArray(w) ? w : (w?
 /** Name parts and phone patterns of a faker's locale, for FastRandom. */
 export function localeWords(faker: Faker) {
   const person = faker.rawDefinitions.person as Record<string, Words> | undefined;
-  const phones = (faker.rawDefinitions.phone_number as { format?: { international?: string[] } } | undefined)?.format?.international ?? ['+1##########'];
+  const phones = (faker.rawDefinitions.phone_number as { format?: { international?: string[] } } | undefined)?.format
+    ?.international ?? ['+1##########'];
   return {
     firstName: (g: Gender) => list(person?.first_name, g),
     lastName: (g: Gender) => list(person?.last_name, g),

@@ -40,7 +40,8 @@ export function seedData(fixtures: Fixtures, options: SeedOptions): Data {
   for (const fixture of fixtures.tenants) {
     const { accounts: _a, devices: _d, apiKeys: _k, bindLinks: _b, ...tenant } = fixture;
     const tenantData = emptyTenantData(tenant);
-    const faker = (collection: string) => fakerFor(options.seed, fixture.id, fixture.locale, options.refDate, collection);
+    const faker = (collection: string) =>
+      fakerFor(options.seed, fixture.id, fixture.locale, options.refDate, collection);
     for (const seeder of seeders) seeder({ ...options, fixture, data: tenantData, faker });
     data.tenants[fixture.id] = tenantData;
   }

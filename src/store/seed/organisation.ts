@@ -5,16 +5,35 @@ import { FastRandom, fakerRandom, fakerUsers } from './fast-random.js';
 
 const words = {
   ru: {
-    org: 'ООО «Ромашка»', org2: 'АО «Ромашка-Сервис»',
-    groups: ['Все сотрудники', 'Руководители', 'Новые сотрудники', 'Офис Москва', 'Офис Казань', 'Спортивный клуб', 'Волонтёры'],
-    places: ['Переговорная «Байкал»', 'Переговорная «Эльбрус»', 'Конференц-зал', 'Учебный класс', 'Кофе-поинт 3 этаж', 'Актовый зал'],
-    city: 'Москва, ул. Лесная, д. 5', department: 'Подразделение',
+    org: 'ООО «Ромашка»',
+    org2: 'АО «Ромашка-Сервис»',
+    groups: [
+      'Все сотрудники',
+      'Руководители',
+      'Новые сотрудники',
+      'Офис Москва',
+      'Офис Казань',
+      'Спортивный клуб',
+      'Волонтёры',
+    ],
+    places: [
+      'Переговорная «Байкал»',
+      'Переговорная «Эльбрус»',
+      'Конференц-зал',
+      'Учебный класс',
+      'Кофе-поинт 3 этаж',
+      'Актовый зал',
+    ],
+    city: 'Москва, ул. Лесная, д. 5',
+    department: 'Подразделение',
   },
   en: {
-    org: 'Northwind Traders Ltd', org2: 'Northwind Services Ltd',
+    org: 'Northwind Traders Ltd',
+    org2: 'Northwind Services Ltd',
     groups: ['All employees', 'Managers', 'Newcomers', 'London office', 'Leeds office', 'Running club', 'Volunteers'],
     places: ['Room Thames', 'Room Severn', 'Conference hall', 'Training room', 'Coffee point 3F', 'Auditorium'],
-    city: '12 King Street, London', department: 'Department',
+    city: '12 King Street, London',
+    department: 'Department',
   },
 };
 
@@ -31,18 +50,38 @@ export function seedOrganisation(ctx: SeedContext): void {
     const random = i < fakerUsers ? fromFaker : fast;
     const origin = (n: number) => `${fixture.locale === 'ru' ? 'ТН' : 'EMP'}-${String(100000 + i * 3 + n)}`;
     employments.push({
-      id: random.uuid(), userId: user.id, departmentId: user.departmentId, position: user.position, isMain: true,
-      statusId: 1, employmentDate: user.hiredAt, firedDate: null, originId: origin(0), originOrganizationId: 'ORG-1',
-      organizationName: w.org, rate: 1, createdAt: user.createdAt,
+      id: random.uuid(),
+      userId: user.id,
+      departmentId: user.departmentId,
+      position: user.position,
+      isMain: true,
+      statusId: 1,
+      employmentDate: user.hiredAt,
+      firedDate: null,
+      originId: origin(0),
+      originOrganizationId: 'ORG-1',
+      organizationName: w.org,
+      rate: 1,
+      createdAt: user.createdAt,
     });
     // About one in ten holds a second, part-time employment in the sister company.
     if (i < 3 || random.boolean(0.1)) {
       const dep = random.pick(secondDepartments);
       const since = random.between(Date.parse(user.createdAt), refDate.getTime());
       employments.push({
-        id: random.uuid(), userId: user.id, departmentId: dep.id, position: random.pick([user.position, `${w.department}: ${dep.name}`]),
-        isMain: false, statusId: random.boolean(0.9) ? 1 : 2, employmentDate: isoDay(since), firedDate: null,
-        originId: origin(1), originOrganizationId: 'ORG-2', organizationName: w.org2, rate: 0.5, createdAt: since.toISOString(),
+        id: random.uuid(),
+        userId: user.id,
+        departmentId: dep.id,
+        position: random.pick([user.position, `${w.department}: ${dep.name}`]),
+        isMain: false,
+        statusId: random.boolean(0.9) ? 1 : 2,
+        employmentDate: isoDay(since),
+        firedDate: null,
+        originId: origin(1),
+        originOrganizationId: 'ORG-2',
+        organizationName: w.org2,
+        rate: 0.5,
+        createdAt: since.toISOString(),
       });
     }
   });
@@ -62,7 +101,11 @@ export function seedOrganisation(ctx: SeedContext): void {
   const userGroups: UserGroupRecord[] = w.groups.map((name, i) => {
     const id = faker.string.uuid();
     return {
-      id, name, description: faker.lorem.sentence(), iconUrl: `/images/user-group/${id}.svg`, conditionsReadable: conditions[i] ?? 'opt-in',
+      id,
+      name,
+      description: faker.lorem.sentence(),
+      iconUrl: `/images/user-group/${id}.svg`,
+      conditionsReadable: conditions[i] ?? 'opt-in',
       memberIds: data.users.filter((u, j) => members[i]!(u, j)).map((u) => u.id),
     };
   });
@@ -70,6 +113,9 @@ export function seedOrganisation(ctx: SeedContext): void {
   data.employments = employments;
   data.userGroups = userGroups;
   data.meetingPlaces = w.places.map((name) => ({
-    id: faker.string.uuid(), name, address: w.city, capacity: faker.number.int({ min: 4, max: 120 }),
+    id: faker.string.uuid(),
+    name,
+    address: w.city,
+    capacity: faker.number.int({ min: 4, max: 120 }),
   }));
 }

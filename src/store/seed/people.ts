@@ -19,7 +19,20 @@ const names = {
       ['Подбор персонала', 'Обучение и развитие', 'Кадровое делопроизводство'],
     ],
     team: (n: number) => `Группа ${n}`,
-    positions: ['Менеджер', 'Ведущий специалист', 'Инженер', 'Аналитик', 'Бухгалтер', 'Разработчик', 'Юрист', 'Специалист по кадрам', 'Оператор', 'Дизайнер', 'Экономист', 'Логист'],
+    positions: [
+      'Менеджер',
+      'Ведущий специалист',
+      'Инженер',
+      'Аналитик',
+      'Бухгалтер',
+      'Разработчик',
+      'Юрист',
+      'Специалист по кадрам',
+      'Оператор',
+      'Дизайнер',
+      'Экономист',
+      'Логист',
+    ],
     boss: 'Руководитель',
   },
   en: {
@@ -33,18 +46,64 @@ const names = {
       ['Recruiting', 'Learning', 'HR Operations'],
     ],
     team: (n: number) => `Team ${n}`,
-    positions: ['Manager', 'Senior Specialist', 'Engineer', 'Analyst', 'Accountant', 'Developer', 'Counsel', 'HR Specialist', 'Operator', 'Designer', 'Economist', 'Logistician'],
+    positions: [
+      'Manager',
+      'Senior Specialist',
+      'Engineer',
+      'Analyst',
+      'Accountant',
+      'Developer',
+      'Counsel',
+      'HR Specialist',
+      'Operator',
+      'Designer',
+      'Economist',
+      'Logistician',
+    ],
     boss: 'Head',
   },
 };
 
 const cyrillic: Record<string, string> = {
-  а: 'a', б: 'b', в: 'v', г: 'g', д: 'd', е: 'e', ё: 'e', ж: 'zh', з: 'z', и: 'i', й: 'y', к: 'k', л: 'l', м: 'm', н: 'n',
-  о: 'o', п: 'p', р: 'r', с: 's', т: 't', у: 'u', ф: 'f', х: 'kh', ц: 'ts', ч: 'ch', ш: 'sh', щ: 'shch', ъ: '', ы: 'y',
-  ь: '', э: 'e', ю: 'yu', я: 'ya',
+  а: 'a',
+  б: 'b',
+  в: 'v',
+  г: 'g',
+  д: 'd',
+  е: 'e',
+  ё: 'e',
+  ж: 'zh',
+  з: 'z',
+  и: 'i',
+  й: 'y',
+  к: 'k',
+  л: 'l',
+  м: 'm',
+  н: 'n',
+  о: 'o',
+  п: 'p',
+  р: 'r',
+  с: 's',
+  т: 't',
+  у: 'u',
+  ф: 'f',
+  х: 'kh',
+  ц: 'ts',
+  ч: 'ch',
+  ш: 'sh',
+  щ: 'shch',
+  ъ: '',
+  ы: 'y',
+  ь: '',
+  э: 'e',
+  ю: 'yu',
+  я: 'ya',
 };
 export const transliterate = (text: string) =>
-  [...text.toLowerCase()].map((c) => cyrillic[c] ?? c).join('').replace(/[^a-z0-9]/g, '');
+  [...text.toLowerCase()]
+    .map((c) => cyrillic[c] ?? c)
+    .join('')
+    .replace(/[^a-z0-9]/g, '');
 
 const employeeRights: Right[] = ['show-content-categories', 'shop-usage', 'show-structure-names'];
 
@@ -57,8 +116,12 @@ export function seedPeople(ctx: SeedContext): void {
   const departments: DepartmentRecord[] = [];
   const addDepartment = (name: string, parent: DepartmentRecord | null): DepartmentRecord => {
     const dep: DepartmentRecord = {
-      id: faker.string.uuid(), name, parentId: parent?.id ?? null,
-      path: parent ? `${parent.path} / ${name}` : name, level: parent ? parent.level + 1 : 0, headId: null,
+      id: faker.string.uuid(),
+      name,
+      parentId: parent?.id ?? null,
+      path: parent ? `${parent.path} / ${name}` : name,
+      level: parent ? parent.level + 1 : 0,
+      headId: null,
     };
     departments.push(dep);
     return dep;
@@ -87,7 +150,22 @@ export function seedPeople(ctx: SeedContext): void {
     return email;
   };
 
-  const makeUser = (u: Pick<UserRecord, 'id' | 'email' | 'password' | 'twoFactor' | 'rights' | 'firstName' | 'lastName' | 'middleName' | 'gender' | 'position'>, departmentId: string): UserRecord => {
+  const makeUser = (
+    u: Pick<
+      UserRecord,
+      | 'id'
+      | 'email'
+      | 'password'
+      | 'twoFactor'
+      | 'rights'
+      | 'firstName'
+      | 'lastName'
+      | 'middleName'
+      | 'gender'
+      | 'position'
+    >,
+    departmentId: string,
+  ): UserRecord => {
     const hired = faker.date.past({ years: 8, refDate });
     return {
       ...u,
@@ -123,7 +201,7 @@ export function seedPeople(ctx: SeedContext): void {
   const iso = new IsoFormat();
   // one object literal, not makeUser's spread: 100 000 users built by spreading were slower to read in every later seeder
   const fastUser = (departmentId: string): UserRecord => {
-    const gender = r.boolean() ? 'male' as const : 'female' as const;
+    const gender = r.boolean() ? ('male' as const) : ('female' as const);
     const firstName = r.pick(lw.firstName(gender));
     const lastName = r.pick(lw.lastName(gender));
     const middleName = fixture.locale === 'ru' ? r.pick(lw.middleName(gender)) : null;
@@ -131,26 +209,58 @@ export function seedPeople(ctx: SeedContext): void {
     const born = r.int(ref - 64 * 365 * dayMs, ref - 20 * 366 * dayMs);
     const id = r.uuid();
     return {
-      id, email: uniqueEmail(firstName, lastName), password: 'demo1234', twoFactor: false, rights: [...employeeRights],
-      firstName, lastName, middleName, gender, position: r.pick(words.positions),
+      id,
+      email: uniqueEmail(firstName, lastName),
+      password: 'demo1234',
+      twoFactor: false,
+      rights: [...employeeRights],
+      firstName,
+      lastName,
+      middleName,
+      gender,
+      position: r.pick(words.positions),
       name: [lastName, firstName, middleName].filter(Boolean).join(' '),
-      departmentId, isBoss: false, phone: r.digits(r.pick(lw.phones)), birthday: iso.day(born), hiredAt: iso.day(hired),
-      createdAt: iso.time(hired), lastLoginAt: r.boolean(0.8) ? iso.time(r.int(ref - 30 * dayMs, ref - 1000)) : null,
-      regStatusId: r.boolean(0.95) ? 2 : 1, state: 'active', faceUrl: ['/images/avatar/', id, '.svg'].join(''), statusText: '', activeStatusTypes: [],
+      departmentId,
+      isBoss: false,
+      phone: r.digits(r.pick(lw.phones)),
+      birthday: iso.day(born),
+      hiredAt: iso.day(hired),
+      createdAt: iso.time(hired),
+      lastLoginAt: r.boolean(0.8) ? iso.time(r.int(ref - 30 * dayMs, ref - 1000)) : null,
+      regStatusId: r.boolean(0.95) ? 2 : 1,
+      state: 'active',
+      faceUrl: ['/images/avatar/', id, '.svg'].join(''),
+      statusText: '',
+      activeStatusTypes: [],
     };
   };
 
   for (let i = users.length; i < size.users; i++) {
-    if (i >= fakerUsers) { users.push(fastUser(r.pick(leaves).id)); continue; }
+    if (i >= fakerUsers) {
+      users.push(fastUser(r.pick(leaves).id));
+      continue;
+    }
     const gender = faker.helpers.arrayElement(['male', 'female'] as const);
     const firstName = faker.person.firstName(gender);
     const lastName = faker.person.lastName(gender);
     const middleName = fixture.locale === 'ru' ? faker.person.middleName(gender) : null;
-    users.push(makeUser({
-      id: faker.string.uuid(), email: uniqueEmail(firstName, lastName), password: 'demo1234', twoFactor: false,
-      rights: [...employeeRights], firstName, lastName, middleName, gender,
-      position: faker.helpers.arrayElement(words.positions),
-    }, faker.helpers.arrayElement(leaves).id));
+    users.push(
+      makeUser(
+        {
+          id: faker.string.uuid(),
+          email: uniqueEmail(firstName, lastName),
+          password: 'demo1234',
+          twoFactor: false,
+          rights: [...employeeRights],
+          firstName,
+          lastName,
+          middleName,
+          gender,
+          position: faker.helpers.arrayElement(words.positions),
+        },
+        faker.helpers.arrayElement(leaves).id,
+      ),
+    );
   }
 
   // Every department gets a head: the first fixture account heads the People division.
@@ -184,13 +294,30 @@ export function seedPeople(ctx: SeedContext): void {
   data.departments = departments;
   data.users = users;
   data.apiKeys = fixture.apiKeys.map((k) => ({
-    clientId: k.clientId, secretHash: hashSecret(k.clientSecret), name: k.name, createdAt: refDate.toISOString(),
+    clientId: k.clientId,
+    secretHash: hashSecret(k.clientSecret),
+    name: k.name,
+    createdAt: refDate.toISOString(),
   }));
   data.devices = fixture.devices.map((d) => ({
-    id: d.id, userId: d.userId, secretHash: hashSecret(d.secret), name: d.name, platform: d.platform, model: d.model,
-    osVersion: d.osVersion, appVersion: d.appVersion, boundAt: refDate.toISOString(), bindMethod: 'fixture' as const,
+    id: d.id,
+    userId: d.userId,
+    secretHash: hashSecret(d.secret),
+    name: d.name,
+    platform: d.platform,
+    model: d.model,
+    osVersion: d.osVersion,
+    appVersion: d.appVersion,
+    boundAt: refDate.toISOString(),
+    bindMethod: 'fixture' as const,
   }));
   data.bindLinks = fixture.bindLinks.map((b) => ({
-    id: b.id, token: b.token, userId: b.userId, singleUse: false, usedAt: null, createdAt: refDate.toISOString(), expiresAt: null,
+    id: b.id,
+    token: b.token,
+    userId: b.userId,
+    singleUse: false,
+    usedAt: null,
+    createdAt: refDate.toISOString(),
+    expiresAt: null,
   }));
 }

@@ -9,23 +9,49 @@ export function seedWallets(ctx: SeedContext): void {
   const faker = ctx.faker('wallets');
   const ru = fixture.locale === 'ru';
   const texts = ru
-    ? { opening: 'Начисление за год', bonus: 'Бонус за проект', purchase: 'Покупка в магазине', cancel: 'Отмена покупки', thanks: 'Спасибо за помощь' }
-    : { opening: 'Annual allowance', bonus: 'Project bonus', purchase: 'Shop purchase', cancel: 'Purchase cancelled', thanks: 'Thanks for the help' };
+    ? {
+        opening: 'Начисление за год',
+        bonus: 'Бонус за проект',
+        purchase: 'Покупка в магазине',
+        cancel: 'Отмена покупки',
+        thanks: 'Спасибо за помощь',
+      }
+    : {
+        opening: 'Annual allowance',
+        bonus: 'Project bonus',
+        purchase: 'Shop purchase',
+        cancel: 'Purchase cancelled',
+        thanks: 'Thanks for the help',
+      };
   // users beyond the first `fakerUsers` draw from FastRandom (see fast-random.ts)
   const fromFaker = fakerRandom(faker);
   const fast = new FastRandom(ctx.seed, fixture.id, 'wallets');
   const iso = new IsoFormat();
-  const at = (random: Random, daysAgo: number) => iso.time(refDate.getTime() - daysAgo * dayMs - random.int(0, dayMs - 1));
+  const at = (random: Random, daysAgo: number) =>
+    iso.time(refDate.getTime() - daysAgo * dayMs - random.int(0, dayMs - 1));
   const wallets: WalletRecord[] = data.users.map((u, j) => {
     if (j >= fakerUsers) {
       const opened = at(fast, 200);
-      return { id: fast.uuid(), userId: u.id, balance: 0, createdAt: u.createdAt < opened ? u.createdAt : opened, updatedAt: '' };
+      return {
+        id: fast.uuid(),
+        userId: u.id,
+        balance: 0,
+        createdAt: u.createdAt < opened ? u.createdAt : opened,
+        updatedAt: '',
+      };
     }
     const id = fromFaker.uuid();
-    return { id, userId: u.id, balance: 0, createdAt: u.createdAt < at(fromFaker, 200) ? u.createdAt : at(fromFaker, 200), updatedAt: '' };
+    return {
+      id,
+      userId: u.id,
+      balance: 0,
+      createdAt: u.createdAt < at(fromFaker, 200) ? u.createdAt : at(fromFaker, 200),
+      updatedAt: '',
+    };
   });
   const tx: WalletTransactionRecord[] = [];
-  type NewTransaction = Omit<WalletTransactionRecord, 'id' | 'entityId' | 'referenceId' | 'createdBy'> & Partial<WalletTransactionRecord>;
+  type NewTransaction = Omit<WalletTransactionRecord, 'id' | 'entityId' | 'referenceId' | 'createdBy'> &
+    Partial<WalletTransactionRecord>;
   const add = (random: Random, t: NewTransaction) =>
     tx.push({ id: random.uuid(), entityId: null, referenceId: null, createdBy: null, ...t });
   const balance = new Map<string, number>();
@@ -36,25 +62,51 @@ export function seedWallets(ctx: SeedContext): void {
   for (const [j, w] of wallets.entries()) {
     const random = j < fakerUsers ? fromFaker : fast;
     const opening = random.int(10, 50) * 100;
-    add(random, { senderWalletId: null, recipientWalletId: w.id, amount: opening, operationTypeId: 1, comment: texts.opening, createdAt: at(random, 180) });
+    add(random, {
+      senderWalletId: null,
+      recipientWalletId: w.id,
+      amount: opening,
+      operationTypeId: 1,
+      comment: texts.opening,
+      createdAt: at(random, 180),
+    });
     move(null, w.id, opening);
     if (random.boolean(0.4)) {
       const bonus = random.int(1, 10) * 50;
       const createdAt = at(random, random.int(60, 170));
-      add(random, { senderWalletId: null, recipientWalletId: w.id, amount: bonus, operationTypeId: 4, comment: texts.bonus, createdAt });
+      add(random, {
+        senderWalletId: null,
+        recipientWalletId: w.id,
+        amount: bonus,
+        operationTypeId: 4,
+        comment: texts.bonus,
+        createdAt,
+      });
       move(null, w.id, bonus);
     }
     if (random.boolean(0.5)) {
       const price = random.int(1, 9) * 100;
       const order = `order-${random.numeric(6)}`;
       add(random, {
-        senderWalletId: w.id, recipientWalletId: null, amount: price, operationTypeId: 5, comment: texts.purchase, entityId: order, referenceId: order,
+        senderWalletId: w.id,
+        recipientWalletId: null,
+        amount: price,
+        operationTypeId: 5,
+        comment: texts.purchase,
+        entityId: order,
+        referenceId: order,
         createdAt: at(random, random.int(20, 59)),
       });
       move(w.id, null, price);
       if (random.boolean(0.2)) {
         add(random, {
-          senderWalletId: null, recipientWalletId: w.id, amount: price, operationTypeId: 9, comment: texts.cancel, entityId: order, referenceId: order,
+          senderWalletId: null,
+          recipientWalletId: w.id,
+          amount: price,
+          operationTypeId: 9,
+          comment: texts.cancel,
+          entityId: order,
+          referenceId: order,
           createdAt: at(random, random.int(1, 19)),
         });
         move(null, w.id, price);
@@ -67,12 +119,24 @@ export function seedWallets(ctx: SeedContext): void {
     const amount = faker.number.int({ min: 1, max: 5 }) * 10;
     if ((balance.get(from.id) ?? 0) < amount) continue;
     const createdAt = at(fromFaker, faker.number.int({ min: 0, max: 15 }));
-    add(fromFaker, { senderWalletId: from.id, recipientWalletId: to.id, amount, operationTypeId: 3, comment: texts.thanks, createdAt });
+    add(fromFaker, {
+      senderWalletId: from.id,
+      recipientWalletId: to.id,
+      amount,
+      operationTypeId: 3,
+      comment: texts.thanks,
+      createdAt,
+    });
     move(from.id, to.id, amount);
   }
   const latest = new Map<string, string>();
-  const touch = (id: string | null, at: string) => { if (id && !(at <= (latest.get(id) ?? ''))) latest.set(id, at); };
-  for (const t of tx) { touch(t.senderWalletId, t.createdAt); touch(t.recipientWalletId, t.createdAt); }
+  const touch = (id: string | null, at: string) => {
+    if (id && !(at <= (latest.get(id) ?? ''))) latest.set(id, at);
+  };
+  for (const t of tx) {
+    touch(t.senderWalletId, t.createdAt);
+    touch(t.recipientWalletId, t.createdAt);
+  }
   for (const w of wallets) {
     w.balance = Math.round((balance.get(w.id) ?? 0) * 100) / 100;
     const last = latest.get(w.id);
