@@ -25,7 +25,7 @@ function partial(text: string): [major: number | null, minor: number | null, pat
     .split('.')
     .slice(0, 3)
     .map((p) => (/^\d+$/.test(p) ? Number(p) : null));
-  const given = parts.findIndex((p) => p === null);
+  const given = parts.indexOf(null);
   const numbers = given === -1 ? parts : parts.slice(0, given);
   const [major = null, minor = null, patch = null] = numbers;
   return [major, minor, patch];

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ApiError } from '../src/errors.js';
+import type { ApiError } from '../src/errors.js';
 import { matchesText, paginate, parseDayRange, sortBy } from '../src/domain/lists.js';
 
 const url = 'http://h/api/list?x=1';

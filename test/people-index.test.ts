@@ -93,12 +93,10 @@ t.test('kept lookups answer like the scans: grouped records, id sets, date range
   // a record pushed later is found
   const me = tenant.users[0]!;
   const before = groupedBy(tenant.notifications, (n) => n.userId, me.id).length;
-  app.sandboxes
-    .get('default')
-    .store.insert(tenant, 'notifications', {
-      ...tenant.notifications.find((n) => n.userId === me.id)!,
-      id: '00000000-0000-4000-8000-000000000001',
-    });
+  app.sandboxes.get('default').store.insert(tenant, 'notifications', {
+    ...tenant.notifications.find((n) => n.userId === me.id)!,
+    id: '00000000-0000-4000-8000-000000000001',
+  });
   t.equal(groupedBy(tenant.notifications, (n) => n.userId, me.id).length, before + 1);
 });
 

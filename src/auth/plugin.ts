@@ -17,8 +17,7 @@ function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): readonly
 
 function activeUser(tenant: Tenant, userId: string): UserRecord {
   const user = peopleIndex(tenant).byId.get(userId);
-  if (!user || user.state !== 'active')
-    throw fail.unauthorized('the user of this credential is blocked or no longer exists');
+  if (user?.state !== 'active') throw fail.unauthorized('the user of this credential is blocked or no longer exists');
   return user;
 }
 

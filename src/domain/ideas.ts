@@ -168,7 +168,7 @@ export function ideaEdit(
   } else if (creating) details.push({ field: 'body.idea_purpose_id', message: 'is required' });
   if (body.performer_id) {
     const performer = tenant.users.find((u) => u.id === body.performer_id);
-    if (!performer || performer.state !== 'active')
+    if (performer?.state !== 'active')
       details.push({ field: 'body.performer_id', message: 'must be an active user of the tenant' });
   }
   const idea = creating ? undefined : find(tenant, user, id);

@@ -153,7 +153,7 @@ export function bindByLink(ctx: DomainContext, linkId: string, token: string, de
     if (link.singleUse && link.usedAt) throw fail.forbidden('bind link already used');
     if (link.expiresAt && Date.parse(link.expiresAt) <= ctx.now.getTime()) throw fail.forbidden('bind link expired');
     const user = tenant.users.find((u) => u.id === link.userId);
-    if (!user || user.state !== 'active') throw fail.forbidden('the account of this bind link is blocked');
+    if (user?.state !== 'active') throw fail.forbidden('the account of this bind link is blocked');
     ctx.store.update(tenant, 'bindLinks', link, { usedAt: ctx.now.toISOString() });
     const accountSecret = bindDevice(ctx, tenant, user, device, 'qr');
     return { accountSecret, tenantInfo: tenantInfo(ctx, tenant) };
@@ -172,7 +172,7 @@ export function authorize(
   if (device.userId !== input.userId || !secretMatches(input.secret, device.secretHash))
     throw fail.unauthorized('secret invalid');
   const user = tenant.users.find((u) => u.id === device.userId);
-  if (!user || user.state !== 'active') throw fail.unauthorized('this account is blocked');
+  if (user?.state !== 'active') throw fail.unauthorized('this account is blocked');
   const sessionSecret = newSecret(ctx.store, 'session-secret');
   const sessionId = newUuid(ctx.store, 'session');
   ctx.store.insert(tenant, 'sessions', {

@@ -23,7 +23,7 @@ import {
   paginate,
   parseDayRange,
   queryWords,
-  sortBy,
+  type sortBy,
   type ListQuery,
   type Paged,
 } from './lists.js';

@@ -122,7 +122,7 @@ export function filterTransactions(
   const tree = deps ? subtreeIds(tenant.departments, deps) : null;
   const { byId } = peopleIndex(tenant);
   const inTree = (userId: string | undefined) =>
-    userId !== undefined && tree !== null && tree.has(byId.get(userId)?.departmentId ?? '');
+    userId !== undefined && tree?.has(byId.get(userId)?.departmentId ?? '') === true;
   const has = (set: Set<string> | null, v: string | undefined | null) => set === null || (v != null && set.has(v));
   return tenant.walletTransactions
     .filter((t) => {

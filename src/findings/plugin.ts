@@ -82,7 +82,10 @@ function wrongTypes(
   depth = 0,
 ): void {
   if (!schema || value === undefined || depth > 12 || out.length >= 5) return;
-  if (schema.$ref) return wrongTypes(refs(schema.$ref), value, path, out, refs, depth + 1);
+  if (schema.$ref) {
+    wrongTypes(refs(schema.$ref), value, path, out, refs, depth + 1);
+    return;
+  }
   const kind = jsonType(value);
   const options = (schema.anyOf ?? schema.oneOf)?.map((b) => (b.$ref ? refs(b.$ref) : b)) ?? [schema];
   const fit = options.find((b) => fits(typesOf(b), kind));
@@ -96,7 +99,8 @@ function wrongTypes(
     for (const [k, v] of Object.entries(value as object))
       wrongTypes(schema.properties?.[k] ?? extra, v, path ? `${path}.${k}` : k, out, refs, depth + 1);
   } else if (kind === 'array')
-    (value as unknown[]).forEach((v, i) => wrongTypes(schema.items, v, `${path}[${i}]`, out, refs, depth + 1));
+    for (const [i, v] of (value as unknown[]).entries())
+      wrongTypes(schema.items, v, `${path}[${i}]`, out, refs, depth + 1);
 }
 
 const who = (req: FastifyRequest) =>

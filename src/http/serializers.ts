@@ -24,6 +24,9 @@ export function useLazySerializers(app: FastifyInstance): void {
   };
   app.setSerializerCompiler(({ schema }) => {
     let serialize: Serialize | undefined;
-    return (data: unknown) => (serialize ??= bySchema(schema))(data);
+    return (data: unknown) => {
+      serialize ??= bySchema(schema);
+      return serialize(data);
+    };
   });
 }

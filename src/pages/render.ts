@@ -251,7 +251,7 @@ ${
 }
 
 export function calendarEventPage({ ctx, tenant, user, id, query }: PageInput): PageOut {
-  const v = calendarEventView(ctx, tenant, user, { id, rec_date: query['rec_date'] });
+  const v = calendarEventView(ctx, tenant, user, { id, rec_date: query.rec_date });
   const e = v.calendarEvent;
   const l = w(tenant);
   return {

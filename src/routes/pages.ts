@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ApiError } from '../errors.js';
+import type { ApiError } from '../errors.js';
 import { baseUrl, header } from '../http/context.js';
 import { callerArgs } from './handler.js';
 import { ticketsHeld } from '../scenarios/effects.js';

@@ -32,14 +32,14 @@ function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
   s.stubs?.forEach((stub, i) => {
     if (stub.operationId !== undefined && stub.operationId !== '*')
       out.push({ path: `/stubs/${i}/operationId`, id: stub.operationId });
-    stub.except?.forEach((id, j) => out.push({ path: `/stubs/${i}/except/${j}`, id }));
+    for (const [j, id] of (stub.except ?? []).entries()) out.push({ path: `/stubs/${i}/except/${j}`, id });
   });
-  s.latency?.forEach((l, i) =>
-    l.operations?.forEach((id, j) => out.push({ path: `/latency/${i}/operations/${j}`, id })),
-  );
-  s.faults?.forEach((f, i) => f.operations?.forEach((id, j) => out.push({ path: `/faults/${i}/operations/${j}`, id })));
-  s.forward?.forEach((id, j) => out.push({ path: `/forward/${j}`, id }));
-  s.compare?.forEach((id, j) => out.push({ path: `/compare/${j}`, id }));
+  for (const [i, l] of (s.latency ?? []).entries())
+    for (const [j, id] of (l.operations ?? []).entries()) out.push({ path: `/latency/${i}/operations/${j}`, id });
+  for (const [i, f] of (s.faults ?? []).entries())
+    for (const [j, id] of (f.operations ?? []).entries()) out.push({ path: `/faults/${i}/operations/${j}`, id });
+  for (const [j, id] of (s.forward ?? []).entries()) out.push({ path: `/forward/${j}`, id });
+  for (const [j, id] of (s.compare ?? []).entries()) out.push({ path: `/compare/${j}`, id });
   return out;
 }
 

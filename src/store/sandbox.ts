@@ -139,7 +139,8 @@ export class Sandbox {
     if (this.changing === 0) this.commit();
   }
   get findings(): FindingLog {
-    return (this.findingLog ??= new FindingLog(Math.max(100, this.journal.limit)));
+    this.findingLog ??= new FindingLog(Math.max(100, this.journal.limit));
+    return this.findingLog;
   }
   get persistent(): boolean {
     return this.log !== null;

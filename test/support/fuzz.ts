@@ -191,19 +191,17 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
         req: withBody({ headers: { ...base.headers, 'x-mock-scenario': name } }),
       })),
   );
-  {
-    arbs.push(
-      fc
-        .constantFrom(
-          `/sandbox/..%2F..%2Fetc${url0}`,
-          `/sandbox/a%00b${url0}`,
-          `/sandbox/%E0%A4%A${url0}`,
-          `/sandbox/%${url0}`,
-          `/sandbox/${'x'.repeat(80)}${url0}`,
-        )
-        .map((url) => ({ kind: 'sandbox-prefix', req: withBody({ url }) })),
-    );
-  }
+  arbs.push(
+    fc
+      .constantFrom(
+        `/sandbox/..%2F..%2Fetc${url0}`,
+        `/sandbox/a%00b${url0}`,
+        `/sandbox/%E0%A4%A${url0}`,
+        `/sandbox/%${url0}`,
+        `/sandbox/${'x'.repeat(80)}${url0}`,
+      )
+      .map((url) => ({ kind: 'sandbox-prefix', req: withBody({ url }) })),
+  );
 
   if (secured) {
     arbs.push(
@@ -223,7 +221,7 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
               'Bearer pmt_00000000-0000-4000-8000-000000000000_secret',
               'Bearer ',
               'Basic YTpi',
-              'Bearer ' + 'a'.repeat(3000),
+              `Bearer ${'a'.repeat(3000)}`,
             )
             .map((a) => ({ 'x-mock-sandbox': base.headers['x-mock-sandbox']!, authorization: a })),
           fc.constant({
@@ -312,12 +310,10 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
         );
       }
       arbs.push(
-        fc
-          .oneof(fc.integer(), fc.constant('"just a string"'), fc.constant('true'))
-          .map((v) => ({
-            kind: 'body-not-object',
-            req: withBody({ payload: String(v), headers: { ...base.headers, 'content-type': 'application/json' } }),
-          })),
+        fc.oneof(fc.integer(), fc.constant('"just a string"'), fc.constant('true')).map((v) => ({
+          kind: 'body-not-object',
+          req: withBody({ payload: String(v), headers: { ...base.headers, 'content-type': 'application/json' } }),
+        })),
       );
     }
     // prototype pollution: refused outright by the JSON parser
@@ -360,15 +356,13 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
         })),
     );
     arbs.push(
-      fc
-        .constantFrom(1, 2)
-        .map((n) => ({
-          kind: 'oversized',
-          req: withBody({
-            payload: JSON.stringify({ pad: 'z'.repeat(base.bodyLimit * n + 10) }),
-            headers: { ...base.headers, 'content-type': 'application/json' },
-          }),
-        })),
+      fc.constantFrom(1, 2).map((n) => ({
+        kind: 'oversized',
+        req: withBody({
+          payload: JSON.stringify({ pad: 'z'.repeat(base.bodyLimit * n + 10) }),
+          headers: { ...base.headers, 'content-type': 'application/json' },
+        }),
+      })),
     );
   }
   return fc.oneof(...arbs);

@@ -92,7 +92,7 @@ export function seedCalendar(ctx: SeedContext): void {
     [backgroundColor, textColor]: [string, string],
   ): CalendarEventTypeRecord => ({ id: faker.string.uuid(), code, name, backgroundColor, textColor });
   const types = [1, 2, 3, 4, 6].map((code) => eventType(code, w.builtIn[code]!, colours[code]!));
-  w.custom.forEach((name, i) => types.push(eventType(5, name, customColours[i]!)));
+  for (const [i, name] of w.custom.entries()) types.push(eventType(5, name, customColours[i]!));
   const typeOf = (code: number) => types.find((t) => t.code === code)!;
   // The last custom type stays unused (for is_used=false).
   const usedCustom = types.filter((t) => t.code === 5).slice(0, -1);

@@ -190,7 +190,7 @@ export function seedContent(ctx: SeedContext): void {
   w.categories.forEach(([title, subs], i) => {
     const top = addCategory(root.id, title, i);
     addPages(top, 1);
-    subs.forEach((sub, j) => addPages(addCategory(top.id, sub, j), faker.number.int({ min: 2, max: 4 })));
+    for (const [j, sub] of subs.entries()) addPages(addCategory(top.id, sub, j), faker.number.int({ min: 2, max: 4 }));
   });
   addPages(root, 1);
 
