@@ -22,15 +22,15 @@ import { bandwidthPlugin, scenarioPlugin } from './scenarios/plugin.js';
 import { proxyPlugin } from './proxy/plugin.js';
 import { bundledScenariosDir, ScenarioRegistry } from './scenarios/registry.js';
 import { activateScenario } from './scenarios/activate.js';
-import { loadSnapshotFile } from './admin/snapshot.js';
+import { loadSnapshotFile } from './control/snapshot.js';
 import { registerRoutes } from './routes/index.js';
-import { adminRoutes } from './admin/routes.js';
+import { adminRoutes } from './control/routes.js';
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js';
 import { checkAllUpTo, seedData } from './store/seed/index.js';
 import { peopleIndex } from './domain/people-index.js';
 import { SandboxRegistry } from './store/sandbox.js';
 import { startOfDayUtc } from './store/clock.js';
-import type { ClockState } from './schemas/admin.js';
+import type { ClockState } from './schemas/control.js';
 import { Worlds } from './store/world.js';
 import { version } from './version.js';
 import { describeRoute, finishDocument, securitySchemes } from './openapi.js';
@@ -139,7 +139,11 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
         { name: 'admin-employment', description: 'Read-only employments for integrations (right user-edit)' },
         { name: 'pages', description: 'Web pages of the addresses answers hand out (HTML, session headers)' },
         { name: 'images', description: 'Generated images of the addresses answers hand out (SVG, public by id)' },
-        { name: 'admin', description: 'Side routes of the mock (/__admin): not part of the portal API' },
+        {
+          name: 'mock',
+          description:
+            "The mock's own control plane (/__admin): sandboxes, scenarios, journal, clock; not the portal API",
+        },
       ],
     },
     transform: describeRoute,

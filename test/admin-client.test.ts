@@ -2,8 +2,8 @@
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
-import { adminClient, AdminError } from '../src/client/admin.js';
-import { Har } from '../src/schemas/admin.js';
+import { adminClient, AdminError } from '../src/client/control.js';
+import { Har } from '../src/schemas/control.js';
 import { accounts, build, json, signIn } from './helper.js';
 
 t.test('QA code drives the mock through the typed client', async (t) => {

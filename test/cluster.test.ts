@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { start, httpSignIn, type Child } from './support/process.js';
 import { accounts, build, json } from './helper.js';
-import { adminClient } from '../src/client/admin.js';
+import { adminClient } from '../src/client/control.js';
 
 // three instances, 60 sandboxes, a kill, a restart and a frozen peer on a machine that may be busy: be patient
 t.setTimeout(600_000);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { accounts, build, json, signIn, type Account } from './helper.js';
-import type { Finding } from '../src/schemas/admin.js';
+import type { Finding } from '../src/schemas/control.js';
 
 type Json = Record<string, any>;
 type Headers = Record<string, string>;

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { accounts, build, json, signIn, type Session } from './helper.js';
-import { adminClient } from '../src/client/admin.js';
+import { adminClient } from '../src/client/control.js';
 import { buildApp } from '../src/app.js';
-import { findingCodes, type Finding } from '../src/schemas/admin.js';
+import { findingCodes, type Finding } from '../src/schemas/control.js';
 import { FindingLog } from '../src/store/findings.js';
 
 const codes = (res: LightMyRequestResponse | Response): string[] => {

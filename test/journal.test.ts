@@ -13,8 +13,8 @@ import {
   type JournalTexts,
 } from '../src/store/journal.js';
 import { build, signIn } from './helper.js';
-import type { JournalFilter } from '../src/schemas/admin.js';
-import type { JournalEntry } from '../src/schemas/admin.js';
+import type { JournalFilter } from '../src/schemas/control.js';
+import type { JournalEntry } from '../src/schemas/control.js';
 
 type ModelRecord = { id: number; entry: JournalEntry };
 

@@ -75,7 +75,7 @@ t.test(
       'dist/portal-mock.mjs',
       'dist/start-mock.js',
       'dist/start-mock.d.ts',
-      'dist/client/admin.js',
+      'dist/client/control.js',
       'fixtures/tenants.json',
       'public/console.html',
       'scenarios/flaky.json',

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { UsageError, type Options } from '../config.js';
 import type { Fixtures } from '../store/fixtures.js';
-import { bindLinkContent, bindUrl } from '../admin/fixtures.js';
+import { bindLinkContent, bindUrl } from '../control/fixtures.js';
 import { fsReason } from './inputs.js';
 import { lanAddresses } from '../shared/lan.js';
 import { writeAtomic } from '../shared/write-atomic.js';

@@ -8,7 +8,7 @@ import type { Sandbox } from '../store/sandbox.js';
 import { cached } from '../store/world.js';
 import { jsonType } from '../shared/json-type.js';
 import type { FindingLog } from '../store/findings.js';
-import type { Finding, FindingCode } from '../schemas/admin.js';
+import type { Finding, FindingCode } from '../schemas/control.js';
 import { signedLifetimes } from '../domain/files.js';
 import { rules, track, type Rule, type Seen } from './rules.js';
 

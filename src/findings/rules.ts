@@ -3,7 +3,7 @@
 // explains each code at length.
 import { hash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { FindingCode } from '../schemas/admin.js';
+import type { FindingCode } from '../schemas/control.js';
 import type { FindingLog } from '../store/findings.js';
 import { header, sessionHeaders } from '../http/context.js';
 

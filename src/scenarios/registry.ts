@@ -3,7 +3,7 @@ import { basename, join } from 'node:path';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
 import { ScenarioFile, type Scenario } from './schema.js';
 import { packageRoot } from '../paths.js';
-import { findingCodes } from '../schemas/admin.js';
+import { findingCodes } from '../schemas/control.js';
 
 export const bundledScenariosDir = join(packageRoot, 'scenarios');
 

@@ -19,7 +19,7 @@ import {
   OutboxMessage,
   SandboxInfo,
   Snapshot,
-} from './admin.js';
+} from './control.js';
 
 /** Every shared record with a $id, registered once with app.addSchema: named components in the OpenAPI document. */
 export const sharedSchemas: TSchema[] = [

@@ -1,4 +1,4 @@
-import type { ClockState } from '../schemas/admin.js';
+import type { ClockState } from '../schemas/control.js';
 
 /** A sandbox's time: real, frozen at an instant, or real shifted by an offset. */
 export class Clock {

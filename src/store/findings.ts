@@ -1,4 +1,4 @@
-import type { Finding, FindingFilter } from '../schemas/admin.js';
+import type { Finding, FindingFilter } from '../schemas/control.js';
 import { NumberedList } from './outbox.js';
 
 /** What a detector remembers of an earlier request: a time (sandbox ms), a count, a text, a request number. */

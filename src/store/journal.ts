@@ -1,4 +1,4 @@
-import type { FaultKind, JournalEntry, JournalFilter } from '../schemas/admin.js';
+import type { FaultKind, JournalEntry, JournalFilter } from '../schemas/control.js';
 
 /** The facts of a request the journal keeps. */
 export type JournalFacts = {

@@ -6,7 +6,7 @@ import { Low, LowSync } from 'lowdb';
 import { JSONFile, JSONFileSync } from 'lowdb/node';
 import { Data, TenantData } from './data.js';
 import { checkOrThrow } from '../schemas/check.js';
-import { ClockState } from '../schemas/admin.js';
+import { ClockState } from '../schemas/control.js';
 import { Nullable } from '../schemas/common.js';
 import { collectionNames, isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
 import { writeAtomic } from '../shared/write-atomic.js';

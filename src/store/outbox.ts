@@ -1,4 +1,4 @@
-import type { OutboxMessage } from '../schemas/admin.js';
+import type { OutboxMessage } from '../schemas/control.js';
 
 /** The last `limit` items, numbered as they arrive (numbers go on after a clear): oldest dropped first. */
 export class NumberedList<T extends { id: number }> {

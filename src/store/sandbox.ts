@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import type { Data } from './data.js';
 import { Clock } from './clock.js';
-import type { ClockState } from '../schemas/admin.js';
+import type { ClockState } from '../schemas/control.js';
 import { newOutbox } from './outbox.js';
 import { Journal } from './journal.js';
 import { FindingLog } from './findings.js';

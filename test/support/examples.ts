@@ -53,7 +53,7 @@ export async function captureExamples(): Promise<Examples> {
         ...(request ? { request: trim(req.payload) } : {}),
         ...(response ? { response: trim(res.json()) } : {}),
       };
-      if (op.operationId !== 'adminSandboxDelete') await app.sandboxes.delete('qa-1');
+      if (op.operationId !== 'mockSandboxDelete') await app.sandboxes.delete('qa-1');
     }
     return out;
   } finally {

@@ -323,43 +323,43 @@ export const validInputs: Record<string, Valid> = {
   fileProcessingView: async (ctx) => ({ url: `/file-processing/view?id=${(await processed(ctx)).id}` }),
   adminEmploymentIndex: session({ url: '/admin/employment?per-page=3' }),
   adminEmploymentView: (ctx) => ({ url: `/admin/employment/view?id=${ctx.t.employments[0].id}` }),
-  adminScenarios: admin({ url: '/__admin/scenarios' }),
-  adminScenarioGet: admin({ url: '/__admin/scenario' }),
-  adminScenarioSet: admin({ method: 'PUT', url: '/__admin/scenario', payload: { name: 'hold-tickets' } }),
-  adminSandboxes: admin({ url: '/__admin/sandboxes' }),
-  adminSandboxGet: (ctx) => ({ url: `/__admin/sandboxes/${ctx.sandbox}` }),
+  mockScenarios: admin({ url: '/__admin/scenarios' }),
+  mockScenarioGet: admin({ url: '/__admin/scenario' }),
+  mockScenarioSet: admin({ method: 'PUT', url: '/__admin/scenario', payload: { name: 'hold-tickets' } }),
+  mockSandboxes: admin({ url: '/__admin/sandboxes' }),
+  mockSandboxGet: (ctx) => ({ url: `/__admin/sandboxes/${ctx.sandbox}` }),
   // deletes only the sandbox made for this check
-  adminSandboxDelete: (ctx) => ({ method: 'DELETE', url: `/__admin/sandboxes/${ctx.sandbox}` }),
-  adminReset: admin({ method: 'POST', url: '/__admin/reset', payload: {} }),
-  adminStateExport: admin({ url: '/__admin/state' }),
-  adminStateImport: async (ctx) => {
+  mockSandboxDelete: (ctx) => ({ method: 'DELETE', url: `/__admin/sandboxes/${ctx.sandbox}` }),
+  mockReset: admin({ method: 'POST', url: '/__admin/reset', payload: {} }),
+  mockStateExport: admin({ url: '/__admin/state' }),
+  mockStateImport: async (ctx) => {
     const state = (await ctx.app.inject({ url: `/__admin/state?sandbox=${ctx.sandbox}` })).json();
     return { method: 'PUT', url: `/__admin/state?sandbox=${ctx.sandbox}`, payload: state };
   },
-  adminRequests: admin({ url: '/__admin/requests?limit=5' }),
-  adminRequestsClear: admin({ method: 'DELETE', url: '/__admin/requests' }),
-  adminRequestsCount: admin({ url: '/__admin/requests/count' }),
-  adminFindings: admin({ url: '/__admin/findings?severity=error' }),
-  adminFindingsClear: admin({ method: 'DELETE', url: '/__admin/findings' }),
-  adminOutbox: admin({ url: '/__admin/outbox' }),
-  adminClockGet: admin({ url: '/__admin/clock' }),
-  adminClockSet: admin({ method: 'PUT', url: '/__admin/clock', payload: { advanceMs: 1000 } }),
-  adminSessionsExpire: admin({ method: 'POST', url: '/__admin/sessions/expire', payload: {} }),
-  adminBindLinkCreate: admin({
+  mockRequests: admin({ url: '/__admin/requests?limit=5' }),
+  mockRequestsClear: admin({ method: 'DELETE', url: '/__admin/requests' }),
+  mockRequestsCount: admin({ url: '/__admin/requests/count' }),
+  mockFindings: admin({ url: '/__admin/findings?severity=error' }),
+  mockFindingsClear: admin({ method: 'DELETE', url: '/__admin/findings' }),
+  mockOutbox: admin({ url: '/__admin/outbox' }),
+  mockClockGet: admin({ url: '/__admin/clock' }),
+  mockClockSet: admin({ method: 'PUT', url: '/__admin/clock', payload: { advanceMs: 1000 } }),
+  mockSessionsExpire: admin({ method: 'POST', url: '/__admin/sessions/expire', payload: {} }),
+  mockBindLinkCreate: admin({
     method: 'POST',
     url: '/__admin/bind-links',
     payload: { email: accounts.noRights.email },
   }),
-  adminNotificationCreate: admin({
+  mockNotificationCreate: admin({
     method: 'POST',
     url: '/__admin/notifications',
     payload: { email: accounts.admin.email, title: 'Hi', body: 'there' },
   }),
-  adminUserBlock: admin({ method: 'POST', url: '/__admin/users/block', payload: { email: accounts.noRights.email } }),
-  adminConsole: admin({ url: '/__admin' }),
-  adminHealth: admin({ url: '/__admin/health' }),
-  adminFixtures: admin({ url: '/__admin/fixtures' }),
-  adminBindLinkQr: async (ctx) => {
+  mockUserBlock: admin({ method: 'POST', url: '/__admin/users/block', payload: { email: accounts.noRights.email } }),
+  mockConsole: admin({ url: '/__admin' }),
+  mockHealth: admin({ url: '/__admin/health' }),
+  mockFixtures: admin({ url: '/__admin/fixtures' }),
+  mockBindLinkQr: async (ctx) => {
     const link = (
       await ctx.app.inject({
         method: 'POST',
@@ -407,15 +407,15 @@ export const validInputs: Record<string, Valid> = {
   imageContest: (ctx) => ({ url: `/images/contest/${ctx.t.contests[0].id}.svg`, headers: ctx.sb }),
   imageBook: (ctx) => ({ url: `/images/book/${ctx.t.libraryBooks[0].id}.svg`, headers: ctx.sb }),
   // HTTPS, pass-through and recording (issues 11, 12); the contract test starts the app with a CA certificate
-  adminCaCertificate: admin({ url: '/__admin/ca.pem' }),
-  adminProxyGet: admin({ url: '/__admin/proxy' }),
-  adminProxySet: admin({ method: 'PUT', url: '/__admin/proxy', payload: { url: 'http://127.0.0.1:9/portal' } }),
-  adminProxyReset: admin({ method: 'DELETE', url: '/__admin/proxy' }),
-  adminRecordingGet: admin({ url: '/__admin/recording' }),
-  adminRecordingSet: admin({ method: 'POST', url: '/__admin/recording', payload: { action: 'stop' } }),
-  adminCompareReport: admin({ url: '/__admin/compare' }),
-  adminCompareClear: admin({ method: 'DELETE', url: '/__admin/compare' }),
-  adminCompareOnce: async (ctx) => {
+  mockCaCertificate: admin({ url: '/__admin/ca.pem' }),
+  mockProxyGet: admin({ url: '/__admin/proxy' }),
+  mockProxySet: admin({ method: 'PUT', url: '/__admin/proxy', payload: { url: 'http://127.0.0.1:9/portal' } }),
+  mockProxyReset: admin({ method: 'DELETE', url: '/__admin/proxy' }),
+  mockRecordingGet: admin({ url: '/__admin/recording' }),
+  mockRecordingSet: admin({ method: 'POST', url: '/__admin/recording', payload: { action: 'stop' } }),
+  mockCompareReport: admin({ url: '/__admin/compare' }),
+  mockCompareClear: admin({ method: 'DELETE', url: '/__admin/compare' }),
+  mockCompareOnce: async (ctx) => {
     // an upstream that refuses connections: the comparison still answers, naming the upstream error
     await ctx.app.inject({
       method: 'PUT',

@@ -5,7 +5,7 @@ import { fail } from '../errors.js';
 import { markControlPlane } from '../http/context.js';
 import { jsonDepth } from '../shared/json-depth.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
-import { FixturesAnswer, Health } from '../schemas/admin.js';
+import { FixturesAnswer, Health } from '../schemas/control.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
 import { adminSandbox, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
@@ -17,7 +17,7 @@ import { adminCaRoute } from './ca-route.js';
 import { adminProxyRoutes } from './proxy-routes.js';
 import { adminFindingRoutes } from './findings-routes.js';
 
-const tags = ['admin'];
+const tags = ['mock'];
 const maxAdminBodyDepth = 64;
 
 /** The side routes QA scripts rely on; see the admin contract in the README. */
@@ -67,7 +67,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     '/__admin',
     {
       schema: {
-        operationId: 'adminConsole',
+        operationId: 'mockConsole',
         tags,
         summary: 'The web console (HTML)',
         description:
@@ -85,7 +85,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     '/__admin/health',
     {
       schema: {
-        operationId: 'adminHealth',
+        operationId: 'mockHealth',
         tags,
         summary: 'Liveness and what is running',
         description:
@@ -119,7 +119,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     '/__admin/fixtures',
     {
       schema: {
-        operationId: 'adminFixtures',
+        operationId: 'mockFixtures',
         tags,
         summary: 'Demo tenants, accounts, devices, API keys and bind links',
         description:
@@ -135,7 +135,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     '/__admin/bind-links/:id/qr.svg',
     {
       schema: {
-        operationId: 'adminBindLinkQr',
+        operationId: 'mockBindLinkQr',
         tags,
         summary: 'The QR code of a bind link, as SVG (scan it with the app)',
         description: 'The QR code of a bind link as SVG: scan it with the app to bind a device.',

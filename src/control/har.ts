@@ -1,7 +1,7 @@
 // The request journal as HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/): opens in browser devtools
 // (Network › Import HAR) and HAR viewers. Built from journal entries, so secrets stay redacted.
 import { STATUS_CODES } from 'node:http';
-import type { Finding, Har, JournalEntry } from '../schemas/admin.js';
+import type { Finding, Har, JournalEntry } from '../schemas/control.js';
 
 const bytes = (text: string) => Buffer.byteLength(text);
 

@@ -19,7 +19,7 @@ import type {
   SandboxInfo,
   Snapshot,
   ScenarioSummary,
-} from '../schemas/admin.js';
+} from '../schemas/control.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
 export type {

@@ -3,7 +3,7 @@
 import { lookup } from 'node:dns/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
-import type { SandboxInfo } from '../schemas/admin.js';
+import type { SandboxInfo } from '../schemas/control.js';
 import { isSandboxName } from '../store/sandbox.js';
 import { header } from '../http/context.js';
 

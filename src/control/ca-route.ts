@@ -16,8 +16,8 @@ export const adminCaRoute: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/ca.pem',
     {
       schema: {
-        operationId: 'adminCaCertificate',
-        tags: ['admin'],
+        operationId: 'mockCaCertificate',
+        tags: ['mock'],
         summary:
           'The local certificate authority (PEM) that signed the HTTPS certificate: install it on the phone and trust it',
         description:

@@ -6,7 +6,7 @@ import { createNotification } from '../domain/notifications.js';
 import { blockUser } from '../domain/tokens.js';
 import { adminUser, SandboxQuery } from './sandbox.js';
 
-const tags = ['admin'];
+const tags = ['mock'];
 const Who = {
   email: Type.Optional(Type.String({ description: 'the user, by e-mail …' })),
   userId: Type.Optional(Type.String({ description: '… or by id' })),
@@ -19,7 +19,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/notifications',
     {
       schema: {
-        operationId: 'adminNotificationCreate',
+        operationId: 'mockNotificationCreate',
         tags,
         summary: "Create a notification for a user; it is pushed to the user's registered tokens (see the outbox)",
         description:
@@ -68,7 +68,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/users/block',
     {
       schema: {
-        operationId: 'adminUserBlock',
+        operationId: 'mockUserBlock',
         tags,
         summary: 'Block a user: sessions and personal tokens stop working (tokens are revoked)',
         description: 'Blocks a user: their sessions end, their personal tokens are revoked, and sign-in answers 403.',

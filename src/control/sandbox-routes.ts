@@ -16,7 +16,7 @@ import {
   ScenarioSummary,
   SandboxInfo,
   Snapshot,
-} from '../schemas/admin.js';
+} from '../schemas/control.js';
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
@@ -26,7 +26,7 @@ import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
 import { version } from '../version.js';
 
-const tags = ['admin'];
+const tags = ['mock'];
 
 const describe = (s: Sandbox, instance: string) => ({
   instance,
@@ -55,7 +55,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/scenarios',
     {
       schema: {
-        operationId: 'adminScenarios',
+        operationId: 'mockScenarios',
         tags,
         summary: 'Available scenarios',
         description:
@@ -71,7 +71,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/scenario',
     {
       schema: {
-        operationId: 'adminScenarioGet',
+        operationId: 'mockScenarioGet',
         tags,
         summary: 'The active scenario of the sandbox',
         querystring: SandboxQuery,
@@ -93,7 +93,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/scenario',
     {
       schema: {
-        operationId: 'adminScenarioSet',
+        operationId: 'mockScenarioSet',
         tags,
         summary: 'Activate a scenario in the sandbox (its data effects apply now)',
         description:
@@ -128,7 +128,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/sandboxes',
     {
       schema: {
-        operationId: 'adminSandboxes',
+        operationId: 'mockSandboxes',
         tags,
         summary: 'Every sandbox, of this instance and of its --peers',
         querystring: Scope,
@@ -149,7 +149,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/sandboxes/:name',
     {
       schema: {
-        operationId: 'adminSandboxGet',
+        operationId: 'mockSandboxGet',
         tags,
         summary: 'One sandbox (asked of the --peers when this instance does not hold it)',
         description:
@@ -173,7 +173,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/sandboxes/:name',
     {
       schema: {
-        operationId: 'adminSandboxDelete',
+        operationId: 'mockSandboxDelete',
         tags,
         summary: 'Delete a sandbox (default cannot be deleted: reset it)',
         description:
@@ -198,7 +198,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/reset',
     {
       schema: {
-        operationId: 'adminReset',
+        operationId: 'mockReset',
         tags,
         summary: 'Back to the seeded state: data, scenario, clock, journal, outbox',
         querystring: SandboxQuery,
@@ -230,7 +230,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/state',
     {
       schema: {
-        operationId: 'adminStateExport',
+        operationId: 'mockStateExport',
         tags,
         summary: 'Export the sandbox as a snapshot',
         querystring: SandboxQuery,
@@ -257,7 +257,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/state',
     {
       schema: {
-        operationId: 'adminStateImport',
+        operationId: 'mockStateImport',
         tags,
         summary: 'Import a snapshot (validated; an invalid one changes nothing)',
         description:
@@ -296,7 +296,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/requests',
     {
       schema: {
-        operationId: 'adminRequests',
+        operationId: 'mockRequests',
         tags,
         summary: 'The request journal, newest first (or as HAR 1.2 with format=har)',
         querystring: JournalListQuery,
@@ -326,7 +326,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/requests/count',
     {
       schema: {
-        operationId: 'adminRequestsCount',
+        operationId: 'mockRequestsCount',
         tags,
         summary: 'How many journal entries match',
         querystring: JournalQuery,
@@ -341,7 +341,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/requests',
     {
       schema: {
-        operationId: 'adminRequestsClear',
+        operationId: 'mockRequestsClear',
         tags,
         summary: 'Empty the journal',
         querystring: SandboxQuery,
@@ -359,7 +359,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/outbox',
     {
       schema: {
-        operationId: 'adminOutbox',
+        operationId: 'mockOutbox',
         tags,
         summary: 'What the mock sent: two-factor codes by e-mail, pushes',
         description:
@@ -387,7 +387,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/clock',
     {
       schema: {
-        operationId: 'adminClockGet',
+        operationId: 'mockClockGet',
         tags,
         summary: 'The sandbox clock',
         querystring: SandboxQuery,
@@ -405,7 +405,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/clock',
     {
       schema: {
-        operationId: 'adminClockSet',
+        operationId: 'mockClockSet',
         tags,
         summary: 'Freeze, shift, advance or release the sandbox clock',
         description:
@@ -449,7 +449,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/sessions/expire',
     {
       schema: {
-        operationId: 'adminSessionsExpire',
+        operationId: 'mockSessionsExpire',
         tags,
         summary: 'Expire every session of the sandbox now',
         querystring: SandboxQuery,
@@ -471,7 +471,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/bind-links',
     {
       schema: {
-        operationId: 'adminBindLinkCreate',
+        operationId: 'mockBindLinkCreate',
         tags,
         summary: 'Mint a QR bind link for a user',
         description:

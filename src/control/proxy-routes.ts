@@ -9,7 +9,7 @@ import { Comparison, compareAnswers } from '../proxy/compare.js';
 import { upstreamName, userInfoProblem } from '../proxy/upstream.js';
 import type { Sandbox } from '../store/sandbox.js';
 
-const tags = ['admin'];
+const tags = ['mock'];
 
 const ProxyInfo = Type.Object({
   sandbox: Type.String(),
@@ -52,7 +52,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/proxy',
     {
       schema: {
-        operationId: 'adminProxyGet',
+        operationId: 'mockProxyGet',
         tags,
         summary: 'The upstream requests are forwarded to, for the sandbox',
         querystring: SandboxQuery,
@@ -67,7 +67,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/proxy',
     {
       schema: {
-        operationId: 'adminProxySet',
+        operationId: 'mockProxySet',
         tags,
         summary: 'Set the upstream of the sandbox (null: forward nothing)',
         querystring: SandboxQuery,
@@ -94,7 +94,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/proxy',
     {
       schema: {
-        operationId: 'adminProxyReset',
+        operationId: 'mockProxyReset',
         tags,
         summary: 'The sandbox goes back to the upstream of --proxy',
         querystring: SandboxQuery,
@@ -113,7 +113,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/recording',
     {
       schema: {
-        operationId: 'adminRecordingGet',
+        operationId: 'mockRecordingGet',
         tags,
         summary: 'Whether forwarded exchanges are being recorded, and where',
         description: 'Whether forwarded exchanges are being recorded into a scenario file, and which one.',
@@ -127,7 +127,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/recording',
     {
       schema: {
-        operationId: 'adminRecordingSet',
+        operationId: 'mockRecordingSet',
         tags,
         summary: 'Start (into a new scenario file) or stop recording forwarded exchanges',
         description:
@@ -164,7 +164,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/compare',
     {
       schema: {
-        operationId: 'adminCompareReport',
+        operationId: 'mockCompareReport',
         tags,
         description:
           "The differences between the mock's answers and the upstream's, collected while a scenario with `compare` is active, oldest first.",
@@ -197,7 +197,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/compare',
     {
       schema: {
-        operationId: 'adminCompareClear',
+        operationId: 'mockCompareClear',
         tags,
         summary: 'Forget the collected comparisons of the sandbox',
         querystring: SandboxQuery,
@@ -216,7 +216,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/compare',
     {
       schema: {
-        operationId: 'adminCompareOnce',
+        operationId: 'mockCompareOnce',
         tags,
         summary: 'Send one request to the mock and to the upstream; list where the answers differ',
         description:

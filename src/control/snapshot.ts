@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Data } from '../store/data.js';
 import { checkOrThrow } from '../schemas/check.js';
-import { ClockState } from '../schemas/admin.js';
+import { ClockState } from '../schemas/control.js';
 import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';
 import { UsageError } from '../config.js';
 

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
-import { Finding, FindingQuery } from '../schemas/admin.js';
+import { Finding, FindingQuery } from '../schemas/control.js';
 import { adminSandbox, sandboxFindings } from './sandbox.js';
 
-const tags = ['admin'];
+const tags = ['mock'];
 
 /** The findings of a sandbox (docs/findings.md): what the app did that the real portal answers differently. */
 export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -12,7 +12,7 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/findings',
     {
       schema: {
-        operationId: 'adminFindings',
+        operationId: 'mockFindings',
         tags,
         summary: "Findings on the app's traffic, newest first (docs/findings.md)",
         description:
@@ -28,7 +28,7 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/__admin/findings',
     {
       schema: {
-        operationId: 'adminFindingsClear',
+        operationId: 'mockFindingsClear',
         tags,
         summary: 'Forget the findings of the sandbox (the detectors keep what they know of earlier requests)',
         description: 'Clears the findings list of the sandbox, e.g. between two tests; a reset clears them too.',

@@ -1,4 +1,4 @@
-import type { FixturesAnswer } from '../schemas/admin.js';
+import type { FixturesAnswer } from '../schemas/control.js';
 import type { FastifyRequest } from 'fastify';
 import type { Fixtures } from '../store/fixtures.js';
 import { isLoopbackHost, lanAddresses } from '../shared/lan.js';
