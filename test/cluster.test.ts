@@ -33,7 +33,7 @@ const freePort = () =>
 /** How long one request may take on a busy machine (the peer timeout, 1.5 s, is far below it). */
 const patience = () => AbortSignal.timeout(60_000);
 
-const until = async <T>(what: string, f: () => Promise<T | undefined>, ms = 120_000): Promise<T> => {
+const until = async <T>(what: string, f: () => Promise<T | undefined>, ms = 300_000): Promise<T> => {
   const end = Date.now() + ms;
   for (;;) {
     const v = await f().catch(() => undefined);
