@@ -7,23 +7,18 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { durationMs, resolveOptions, UsageError, type Options } from './config.js';
 import { clientErrorHandler, registerErrorHandling, renderError } from './errors.js';
 import { sharedSchemas } from './schemas/index.js';
-import { makeUrlRewriter, markControlPlane, type PrefixInfo } from './http/context.js';
-import { requestContextPlugin } from './http/request-context.js';
+import { makeUrlRewriter, type PrefixInfo } from './http/context.js';
+import { requestStatePlugin } from './http/request-state.js';
 import cors from '@fastify/cors';
 import compress from '@fastify/compress';
-import { journalPlugin } from './http/journal.js';
-import { findingsPlugin } from './findings/plugin.js';
 import { useLazySerializers } from './http/serializers.js';
 import { lazyValidatorBuilder } from './http/validators.js';
 import { serverLimitOptions, type ServerLimits } from './http/limits.js';
-import { authPlugin } from './auth/plugin.js';
-import { authPolicy } from './scenarios/effects.js';
-import { bandwidthPlugin, scenarioPlugin } from './scenarios/plugin.js';
-import { proxyPlugin } from './proxy/plugin.js';
+import { proxyStatePlugin } from './proxy/plugin.js';
 import { bundledScenariosDir, ScenarioRegistry } from './scenarios/registry.js';
 import { activateScenario } from './scenarios/activate.js';
 import { loadSnapshotFile } from './control/snapshot.js';
-import { registerRoutes } from './routes/index.js';
+import { portalApi } from './routes/index.js';
 import { adminRoutes } from './control/routes.js';
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js';
 import { checkAllUpTo, seedData } from './store/seed/index.js';
@@ -199,9 +194,9 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     onRoute?.(route);
   });
 
-  // 4. per request, as hooks in this order: CORS → sandbox → journal → findings → scenario → proxy → auth, all from route config.
-  // CORS first, so error answers carry its headers too: any origin, with credentials, as a development server allows
-  // (web previews of React Native, Flutter or Ionic apps); every OPTIONS request is a preflight answered 204.
+  // 4. what every request passes, whatever context serves it. CORS first, so error answers carry its headers too: any
+  // origin, with credentials, as a development server allows (web previews of React Native, Flutter or Ionic apps);
+  // every OPTIONS request is a preflight answered 204.
   await app.register(cors, {
     origin: true,
     credentials: true,
@@ -209,29 +204,22 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     maxAge: 600,
     strictPreflight: false,
   });
-  await app.register(requestContextPlugin, { prefixes });
-  await app.register(journalPlugin);
-  await app.register(findingsPlugin); // its onSend runs before a scenario fault breaks the answer
-  await app.register(scenarioPlugin);
-  await app.register(proxyPlugin); // after stubs, before auth: see src/proxy/plugin.ts
-  await app.register(authPlugin, { policy: authPolicy });
-  // after the journal, the body faults and the proxy, which see the answer as text; gzip and deflate are what mobile
-  // HTTP stacks accept on their own; level 1 as nginx, for less CPU (docs/performance.md, also why not brotli)
+  // compression adds its onSend to each route's own hooks, so it runs after every context's: the journal, the body
+  // faults and the proxy see the answer as text. gzip and deflate are what mobile HTTP stacks accept on their own;
+  // level 1 as nginx, for less CPU (docs/performance.md, also why not brotli)
   await app.register(compress, {
     global: true,
     threshold: 1024,
     encodings: ['gzip', 'deflate'],
     zlibOptions: { level: 1 },
   });
-  await app.register(bandwidthPlugin); // after compression: paces the compressed bytes
+  await app.register(requestStatePlugin, { prefixes }); // req.mock, the one request state (src/http/request-state.ts)
+  await app.register(proxyStatePlugin); // the upstream and recording, read by the portal and the control plane
 
-  // 5. the API groups, then the admin side
-  await registerRoutes(app);
+  // 5. three sibling contexts: the portal's API with its own hooks, the mock's control plane, the docs
+  await app.register(portalApi);
   await app.register(adminRoutes, { version, startedAt });
-  await app.register(async (docs) => {
-    markControlPlane(docs);
-    await docs.register(swaggerUi, { routePrefix: '/docs' });
-  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
 
   scenarios = new ScenarioRegistry([bundledScenariosDir, ...options.scenarios], operationIds);
   if (!scenarios.get(options.scenario))

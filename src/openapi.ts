@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
-import type { AuthMode } from './http/context.js';
+import type { AuthMode } from './auth/types.js';
 import { packageRoot } from './paths.js';
 
 /** Captured from the seeded world by `npm run openapi` (test/support/examples.ts): operationId → request body and success answer. */

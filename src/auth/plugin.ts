@@ -2,7 +2,8 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
 import type { Right } from '../schemas/common.js';
-import { header, noAuth, sessionHeaders, type AuthContext, type AuthMode } from '../http/context.js';
+import { header, sessionHeaders } from '../http/context.js';
+import { noAuth, type AuthContext, type AuthMode } from './types.js';
 import { secretMatches } from '../store/ids.js';
 import { findById, type Tenant } from '../store/store.js';
 import type { Sandbox } from '../store/sandbox.js';
@@ -21,11 +22,19 @@ function activeUser(tenant: Tenant, userId: string): UserRecord {
   return user;
 }
 
-/** Hooks that let a scenario change how auth behaves without handlers knowing. */
-export type AuthPolicy = {
+/** How the request's scenario changes auth, without handlers knowing. */
+type AuthPolicy = {
   /** the rights the active scenario takes away */
   revokedRights(req: FastifyRequest): readonly Right[] | 'all';
   sessionsExpired(req: FastifyRequest): boolean;
+};
+
+const noRights: readonly Right[] = [];
+
+const scenarioPolicy: AuthPolicy = {
+  revokedRights: (req) => req.mock.scenario?.revokeRights ?? noRights,
+  // only a per-request override expires every session; an active scenario expired them once, when applied
+  sessionsExpired: (req) => req.mock.scenarioFromHeader && req.mock.scenario?.sessions?.expired === true,
 };
 
 function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy): AuthContext {
@@ -100,7 +109,7 @@ function apiKeyAuth(req: FastifyRequest, sandbox: Sandbox, clientId: string): Au
 }
 
 function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy): AuthContext {
-  const sandbox = req.sandbox;
+  const sandbox = req.mock.sandbox;
   if (mode === 'none') return noAuth;
   if (mode === 'tenant') {
     const tenantId = header(req, 'x-service-tenant-id');
@@ -126,14 +135,12 @@ function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy): 
 
 /** One place that authorizes every route from its config: `config: { auth: 'session', rights: [...] }`. */
 export const authPlugin = fp(
-  async (app: FastifyInstance, opts: { policy: AuthPolicy }) => {
-    app.decorateRequest('auth', null as unknown as AuthContext);
-    // every request, after its sandbox and scenario are known; a thrown error reaches the error handler
+  async (app: FastifyInstance) => {
+    // every portal request, after its sandbox and scenario are known; a thrown error reaches the error handler
     app.addHook('onRequest', async (req) => {
-      req.auth = noAuth;
-      const config = req.routeConfig;
-      req.auth = authenticate(req, config?.auth ?? 'none', opts.policy);
-      const missing = (config?.rights ?? []).filter((r) => !req.auth.rights.includes(r));
+      const config = req.mock.routeConfig;
+      req.mock.auth = authenticate(req, config.auth ?? 'none', scenarioPolicy);
+      const missing = (config.rights ?? []).filter((r) => !req.mock.auth.rights.includes(r));
       if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
     });
   },

@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
-import { markControlPlane } from '../http/context.js';
 import { jsonDepth } from '../shared/json-depth.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
 import { FixturesAnswer, Health } from '../schemas/control.js';
@@ -22,7 +21,6 @@ const maxAdminBodyDepth = 64;
 
 /** The side routes QA scripts rely on; see the admin contract in the README. */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
-  markControlPlane(app);
   const token = app.config.adminToken;
   if (token) {
     const tokenHash = hashSecret(token);

@@ -14,7 +14,7 @@ export function adminSandboxName(req: FastifyRequest): string {
   const q = (req.query as Record<string, unknown> | undefined)?.sandbox;
   return sandboxKey(
     req.headers['x-mock-sandbox'],
-    req.prefixSandbox,
+    req.mock.prefix.sandbox,
     q ?? (req.body as Record<string, unknown> | undefined)?.sandbox,
   );
 }

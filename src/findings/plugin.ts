@@ -3,7 +3,7 @@
 // `x-mock-finding`. Registered before the scenario plugin: its onSend runs before a fault breaks the answer.
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { header, isSideRoute, pathOf } from '../http/context.js';
+import { header, pathOf } from '../http/context.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { cached } from '../store/world.js';
 import { jsonType } from '../shared/json-type.js';
@@ -11,13 +11,6 @@ import type { FindingLog } from '../store/findings.js';
 import type { Finding, FindingCode } from '../schemas/control.js';
 import { signedLifetimes } from '../domain/files.js';
 import { rules, track, type Rule, type Seen } from './rules.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** body fields whose JSON type differs from the route's schema (seen before validation converts them) */
-    findingTypes: string[] | null;
-  }
-}
 
 type Entry = [FindingCode, Rule];
 const entries = Object.entries(rules) as Entry[];
@@ -117,21 +110,19 @@ export const findingsPlugin = fp(
     const byOp = new Map<string, Entry[]>();
     const rulesOf = (op: string) =>
       cached(byOp, op, () => [...entries.filter(([, r]) => r.ops?.includes(op)), ...everyOp]);
-    app.decorateRequest('findingTypes', null);
 
     // before validation converts them (coerceTypes): the body as the app sent it
     app.addHook('preValidation', async (req) => {
-      if (req.body === null || typeof req.body !== 'object' || Buffer.isBuffer(req.body) || isSideRoute(req.url))
-        return;
+      if (req.body === null || typeof req.body !== 'object' || Buffer.isBuffer(req.body)) return;
       const out: string[] = [];
       wrongTypes(req.routeOptions.schema?.body as Json | undefined, req.body, '', out, refs);
-      if (out.length > 0) req.findingTypes = out;
+      if (out.length > 0) req.mock.findingTypes = out;
     });
 
     app.addHook('onSend', async (req, reply, payload) => {
-      const op = req.operationId;
+      const op = req.mock.operationId;
       // no sandbox: the request was refused before one was chosen (a bad sandbox name)
-      if (op === null || !req.sandbox || isSideRoute(req.url) || reply.raw.headersSent) return payload;
+      if (op === null || !req.mock.sandbox || reply.raw.headersSent) return payload;
       try {
         detect(req, reply, op, payload);
       } catch (err) {
@@ -141,14 +132,14 @@ export const findingsPlugin = fp(
     });
 
     const detect = (req: FastifyRequest, reply: FastifyReply, op: string, payload: unknown) => {
-      const log = req.sandbox.findings;
+      const log = req.mock.sandbox.findings;
       log.seq++;
       let parsed: Record<string, unknown> | undefined | null = null;
       const seen: Seen = {
         req,
         op,
         status: reply.statusCode,
-        now: req.sandbox.clock.nowMs(),
+        now: req.mock.sandbox.clock.nowMs(),
         log,
         who: who(req),
         answer: () => {
@@ -163,7 +154,7 @@ export const findingsPlugin = fp(
         },
       };
       track(seen);
-      const off = req.scenario?.findings?.off;
+      const off = req.mock.scenario?.findings?.off;
       const codes: string[] = [];
       for (const [code, rule] of rulesOf(op)) {
         const message = rule.detect(seen);
@@ -171,7 +162,7 @@ export const findingsPlugin = fp(
         codes.push(code);
         report(log, code, message, {
           at: new Date(seen.now).toISOString(),
-          requestId: req.journalId,
+          requestId: req.mock.journal.id,
           operationId: op,
           method: req.method,
           path: pathOf(req),

@@ -30,7 +30,7 @@ const ok = (s: Seen) => s.status >= 200 && s.status < 300;
 const sameKey = (s: Seen) => hash('sha1', `${s.op}|${s.who}|${s.req.url}|${bodyText(s.req)}`, 'base64');
 /** the body as it arrived (the journal keeps it); without a journal, serialized, where a deep one cannot be */
 function bodyText(req: FastifyRequest): string {
-  if (req.journalBody !== undefined) return req.journalBody;
+  if (req.mock.journal.body !== undefined) return req.mock.journal.body;
   try {
     return JSON.stringify(req.body ?? null);
   } catch {
@@ -46,7 +46,7 @@ function within(s: Seen, key: string, ms: number): boolean {
 const bearer = (req: FastifyRequest) => /^bearer /i.test(header(req, 'authorization') ?? '');
 const sessionModes = new Set(['session', 'session-only', 'session-or-apikey']);
 /** Whether the operation authorizes by the session headers: sign-in, tenant-only and Bearer calls ignore them. */
-const readsSession = (s: Seen) => sessionModes.has(s.req.routeConfig?.auth ?? 'none') && !bearer(s.req);
+const readsSession = (s: Seen) => sessionModes.has(s.req.mock.routeConfig?.auth ?? 'none') && !bearer(s.req);
 /** 403 is also the answer to a wrong e-mail or password: only the mock's message says that the code was missing. */
 const codeWasMissing = (s: Seen) =>
   s.status === 403 && /two-factor code required/i.test(text(s.answer()?.message) ?? '');
@@ -78,7 +78,7 @@ export function track(s: Seen): void {
     s.log.set('auth', {});
     for (const [key] of [...s.log.entries(`401:${device}|`)]) s.log.delete(key);
   } else if (s.op === 'mobileUnbind') {
-    s.log.set(`unbound:${query(s, 'deviceId')}`, { n: s.log.seq, id: s.req.journalId });
+    s.log.set(`unbound:${query(s, 'deviceId')}`, { n: s.log.seq, id: s.req.mock.journal.id });
     s.log.delete(`push:${query(s, 'deviceId')}`);
   } else if (s.op === 'mobileManualBind' || s.op === 'mobileBind') {
     s.log.delete(`push:${text((s.answer()?.accountSecret as Record<string, unknown> | undefined)?.deviceId)}`);
@@ -130,7 +130,7 @@ export const rules: Record<FindingCode, Rule> = {
     severity: 'warning',
     ops: ['userSearch'],
     detect: (s) =>
-      ok(s) && s.req.auth?.rights.includes('show-structure-names') === false
+      ok(s) && s.req.mock.auth?.rights.includes('show-structure-names') === false
         ? 'The caller lacks the right show-structure-names: the real portal answers 200 with an always empty users list, not an error. Hide search for such users or say that it needs this right, instead of "nobody found".'
         : null,
   },
@@ -223,7 +223,7 @@ export const rules: Record<FindingCode, Rule> = {
       const key = `prep:${s.who}|${body(s, 'name')}|${body(s, 'size')}`;
       const before = s.log.get(key)?.s;
       s.log.set(key, { s: id });
-      if (!s.log.get(`file:${id}`)) s.log.set(`file:${id}`, { at: s.now, id: s.req.journalId, s: key });
+      if (!s.log.get(`file:${id}`)) s.log.set(`file:${id}`, { at: s.now, id: s.req.mock.journal.id, s: key });
       return before && before !== id && s.log.get(`file:${before}`)
         ? `The same file (${body(s, 'name')}) was prepared again with a new id: the real portal is idempotent only for the same id, so each retry leaves one more unfinished record. Retry prepare-upload with the id of the first attempt.`
         : null;
@@ -277,8 +277,8 @@ export const rules: Record<FindingCode, Rule> = {
   'wrong-body-type': {
     severity: 'error',
     detect: (s) =>
-      s.req.findingTypes && s.status !== 400
-        ? `The body sends ${s.req.findingTypes.join('; ')}: the mock's validation converted it (true became "true"), the real portal may refuse it or keep the wrong value. Send every field with the type the API declares.`
+      s.req.mock.findingTypes && s.status !== 400
+        ? `The body sends ${s.req.mock.findingTypes.join('; ')}: the mock's validation converted it (true became "true"), the real portal may refuse it or keep the wrong value. Send every field with the type the API declares.`
         : null,
   },
   'retry-created-duplicate': {
@@ -290,7 +290,7 @@ export const rules: Record<FindingCode, Rule> = {
       if (!ok(s) || answer?.success === false || (s.op === 'ideaEdit' && query(s, 'id')) || !id) return null;
       const key = `create:${sameKey(s)}`;
       const first = s.log.get(key);
-      s.log.set(key, { at: s.now, s: id, id: s.req.journalId });
+      s.log.set(key, { at: s.now, s: id, id: s.req.mock.journal.id });
       return first && first.s !== id && s.now - (first.at ?? 0) <= duplicateWindowMs
         ? `The same ${creates[s.op]} was posted again with the same body after request #${first.id} had created it: the real portal creates a second record. When the answer to a create is lost, look for the record first (list it) and do not repeat the create blindly.`
         : null;

@@ -10,7 +10,7 @@ const keptPerStore = 500;
  * request brings (the base URL the answer's addresses start with, the scenario's tenant options).
  */
 export function answerKey(req: FastifyRequest, ...parts: string[]): string {
-  const options = req.scenario?.tenantOptions;
+  const options = req.mock.scenario?.tenantOptions;
   return `${parts.join('|')}|${baseUrl(req)}|${options ? JSON.stringify(options) : ''}`;
 }
 
@@ -25,7 +25,7 @@ export function answerCache() {
   // Sends and returns nothing: call it from a handler that is not async and returns nothing, so Fastify has no
   // promise or thenable reply to wait on (a returned reply makes it watch the socket for the end of the answer).
   return <T>(req: FastifyRequest, reply: FastifyReply, key: string, build: (now: Date) => T): void => {
-    const { clock, store } = req.sandbox;
+    const { clock, store } = req.mock.sandbox;
     const nowMs = clock.nowMs();
     const at = clock.mode === 'frozen' ? nowMs : nowMs - (nowMs % 1000);
     const fullKey = `${at}|${key}`;

@@ -1,11 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Right } from '../schemas/common.js';
-import type { DeviceRecord, SessionRecord, UserRecord } from '../schemas/records.js';
-import type { Tenant } from '../store/store.js';
-import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';
-import type { Options } from '../config.js';
-import type { Fixtures } from '../store/fixtures.js';
+import type { FastifyRequest } from 'fastify';
+import type { Sandbox } from '../store/sandbox.js';
 import type { DomainContext } from '../domain/context.js';
 import { fail } from '../errors.js';
 
@@ -22,80 +17,6 @@ export const sessionHeaders = [
   'x-service-session-id',
   'x-service-session-code',
 ] as const;
-
-/**
- * How a route is authorized, declared in its config:
- * - none: binding operations and the docs;
- * - tenant: only the tenant header (POST /mobile/auth);
- * - session: session headers, or a personal token as Bearer;
- * - session-only: session headers; a Bearer caller gets 403 (token management);
- * - session-or-apikey: session headers, Bearer, or an API key (workflow tickets).
- */
-export type AuthMode = 'none' | 'tenant' | 'session' | 'session-only' | 'session-or-apikey';
-
-export type AuthContext = {
-  kind: 'none' | 'tenant' | 'session' | 'bearer' | 'apikey';
-  tenant: Tenant | null;
-  user: UserRecord | null;
-  session: SessionRecord | null;
-  device: DeviceRecord | null;
-  apiKeyClientId: string | null;
-  rights: readonly Right[];
-};
-
-export const noAuth: AuthContext = {
-  kind: 'none',
-  tenant: null,
-  user: null,
-  session: null,
-  device: null,
-  apiKeyClientId: null,
-  rights: [],
-};
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    auth?: AuthMode;
-    rights?: Right[];
-    /** set on every route the mock's control plane (/__admin) and docs contexts register: not a portal operation */
-    controlPlane?: boolean;
-  }
-  interface FastifyRequest {
-    sandbox: Sandbox;
-    /** "/sandbox/NAME" when the client came through the path prefix, else "" */
-    sandboxPrefix: string;
-    /** the sandbox the /sandbox/NAME prefix names, if any */
-    prefixSandbox: string | null;
-    /** "/api/v2" when the client put it before the operation's path, else "" */
-    apiPrefix: string;
-    auth: AuthContext;
-    /** the route's config and operationId, read once by the first hook (Fastify builds `routeOptions` on every access) */
-    routeConfig: FastifyContextConfig | null;
-    operationId: string | null;
-    /** performance.now() when the first hook ran: the journal's duration */
-    arrivedAt: number;
-  }
-  interface FastifyInstance {
-    /** who this process is (--instance-name; else hostname:port once listening): the x-mock-instance header */
-    instance: { name: string };
-    sandboxes: SandboxRegistry;
-    config: Options;
-    fixtures: Fixtures;
-  }
-}
-
-/**
- * Marks every route registered in this context (and the contexts inside it) as the mock's own control plane: a
- * scenario never acts on it. Called by the admin and docs contexts, so where a route is registered decides.
- */
-export function markControlPlane(app: FastifyInstance): void {
-  app.addHook('onRoute', (route) => {
-    route.config = { ...route.config, controlPlane: true };
-  });
-}
-
-/** The mock's own side routes (admin, API document): never journaled, stubbed, delayed or forwarded. */
-export const isSideRoute = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
 
 /** The path of a request as routed (prefixes stripped), without its query. */
 export const pathOf = (req: FastifyRequest) => req.url.split('?')[0] ?? req.url;
@@ -175,29 +96,16 @@ export function clientOrigin(req: FastifyRequest): string {
  * (Host and X-Forwarded-Proto/Host/Prefix are honoured).
  */
 export function baseUrl(req: FastifyRequest): string {
-  return `${clientOrigin(req)}${forwardedPrefix(req)}${req.sandboxPrefix}`;
-}
-
-/** The signed-in caller's tenant and user; for handlers of session routes, where the auth plugin guarantees both. */
-export function caller(req: FastifyRequest): { tenant: Tenant; user: UserRecord } {
-  const { tenant, user } = req.auth;
-  if (!tenant || !user)
-    throw new Error(`route ${req.routeOptions.url} reads a user but is not configured with a session auth mode`);
-  return { tenant, user };
-}
-
-export function callerTenant(req: FastifyRequest): Tenant {
-  if (!req.auth.tenant) throw new Error(`route ${req.routeOptions.url} reads a tenant but has no tenant auth mode`);
-  return req.auth.tenant;
+  return `${clientOrigin(req)}${forwardedPrefix(req)}${req.mock.prefix.sandboxPrefix}`;
 }
 
 /** The domain context of a request: its sandbox's store, clock, outbox and the client's base address. */
-export function domainContext(req: FastifyRequest, now?: Date, sandbox: Sandbox = req.sandbox): DomainContext {
+export function domainContext(req: FastifyRequest, now?: Date, sandbox: Sandbox = req.mock.sandbox): DomainContext {
   return {
     store: sandbox.store,
     now: now ?? sandbox.clock.now(),
     outbox: sandbox.outbox,
     baseUrl: baseUrl(req),
-    tenantOptions: req.scenario?.tenantOptions ?? {},
+    tenantOptions: req.mock?.scenario?.tenantOptions ?? {},
   };
 }

@@ -10,7 +10,7 @@ import { ApiError } from '../errors.js';
 import { UsageError, type Options } from '../config.js';
 import { CheckError } from '../schemas/check.js';
 import { writeAtomic } from '../shared/write-atomic.js';
-import { isSideRoute, pathOf } from '../http/context.js';
+import { pathOf } from '../http/context.js';
 import { Recorder } from './recorder.js';
 import {
   callUpstream,
@@ -25,10 +25,6 @@ import { compareAnswers, type Comparison } from './compare.js';
 declare module 'fastify' {
   interface FastifyInstance {
     proxy: ProxyState;
-  }
-  interface FastifyContextConfig {
-    /** the catch-all route of paths no operation answers */
-    unmatched?: boolean;
   }
 }
 
@@ -148,33 +144,39 @@ async function readAll(stream: AsyncIterable<Buffer | string>, limit: number): P
 
 type CompareMark = { base: string; body: Buffer | undefined; mockBody: string };
 
+/** The app's upstream, recording and compare reports (app.proxy), shared by the portal and the control plane. */
+export const proxyStatePlugin = fp(
+  async (app: FastifyInstance) => {
+    const problem = app.config.proxy ? userInfoProblem(app.config.proxy) : null;
+    if (problem) throw new UsageError(`--proxy: ${problem}`);
+    app.decorate('proxy', new ProxyState(app.config));
+  },
+  { name: 'proxy-state' },
+);
+
 /**
  * Registered after the scenario plugin (a stub answers first) and before auth (the client's mock session is not
  * checked for a forwarded request).
  */
 export const proxyPlugin = fp(
   async (app: FastifyInstance) => {
-    const problem = app.config.proxy ? userInfoProblem(app.config.proxy) : null;
-    if (problem) throw new UsageError(`--proxy: ${problem}`);
-    const state = new ProxyState(app.config);
-    app.decorate('proxy', state);
+    const state = app.proxy;
     const marks = new WeakMap<FastifyRequest, CompareMark>();
 
     app.addHook('onRequest', async (req, reply) => {
-      if (isSideRoute(req.url)) return;
-      const op = req.operationId;
-      const unmatched = req.routeConfig?.unmatched === true;
-      const { url: base } = state.upstreamFor(req.sandbox);
-      if (!unmatched && op !== null && base && req.scenario?.compare?.includes(op)) {
+      const op = req.mock.operationId;
+      const unmatched = req.mock.routeConfig?.unmatched === true;
+      const { url: base } = state.upstreamFor(req.mock.sandbox);
+      if (!unmatched && op !== null && base && req.mock.scenario?.compare?.includes(op)) {
         marks.set(req, { base, body: undefined, mockBody: '' });
         return;
       }
-      if (!unmatched && !(op !== null && req.scenario?.forward?.includes(op))) return;
+      if (!unmatched && !(op !== null && req.mock.scenario?.forward?.includes(op))) return;
       if (!base) {
         if (unmatched) return; // the catch-all answers the usual 404
         throw new ApiError(
           'badGateway',
-          `scenario "${req.scenario?.name ?? ''}" forwards ${op ?? ''} but no upstream is configured (--proxy or PUT /__admin/proxy)`,
+          `scenario "${req.mock.scenario?.name ?? ''}" forwards ${op ?? ''} but no upstream is configured (--proxy or PUT /__admin/proxy)`,
         );
       }
       await forward(req, reply, op, base);
@@ -222,16 +224,16 @@ export const proxyPlugin = fp(
       return payload;
     });
     const compareLater = async (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
-      const at = req.sandbox.clock.iso(); // when the mock answered, not when the upstream did
+      const at = req.mock.sandbox.clock.iso(); // when the mock answered, not when the upstream did
       const answer = await state.call(mark.base, {
         method: req.method,
         url: req.url,
         headers: req.headers,
         body: mark.body,
       });
-      const who = { operationId: req.operationId, method: req.method, path: pathOf(req) };
+      const who = { operationId: req.mock.operationId, method: req.method, path: pathOf(req) };
       state.addComparison(
-        req.sandbox.name,
+        req.mock.sandbox.name,
         compareAnswers(at, who, { status: reply.statusCode, body: mark.mockBody }, answer),
       );
     };
@@ -250,5 +252,5 @@ export const proxyPlugin = fp(
       });
     });
   },
-  { name: 'proxy', dependencies: ['request-context', 'scenarios'] },
+  { name: 'proxy', dependencies: ['request-context', 'scenarios', 'proxy-state'] },
 );

@@ -1,7 +1,7 @@
 // Writes forwarded exchanges as stubs of a scenario file (recorded-<name>.json), loadable with --scenarios DIR.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Stub } from '../scenarios/schema.js';
+import type { Stub } from '../schemas/scenario.js';
 import { recordedHeaderAllowList, redactRecorded, redactText } from './redact.js';
 import type { UpstreamAnswer } from './upstream.js';
 import { writeAtomic } from '../shared/write-atomic.js';

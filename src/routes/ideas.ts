@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, Page, PageQuery, ref, Uuid } from '../schemas/common.js';
 import { IdeaEdit, IdeaIndex, IdeaPurposes, IdeaStatuses, IdeaToggleResult, IdeaView } from '../schemas/ideas.js';
-import { callerTenant } from '../http/context.js';
+import { callerTenant } from '../auth/caller.js';
 import { callerArgs, listUrl } from './handler.js';
 import {
   ideaEdit,
@@ -108,7 +108,7 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'session' },
     },
-    async (req) => ideaEdit(...callerArgs(req), isModerator(req.auth.rights), req.query.id, req.body),
+    async (req) => ideaEdit(...callerArgs(req), isModerator(req.mock.auth.rights), req.query.id, req.body),
   );
 
   for (const [path, operationId, summary, toggle] of [

@@ -13,7 +13,8 @@ import {
   TwoFactorRequest,
   TwoFactorResult,
 } from '../schemas/mobile.js';
-import { callerTenant, domainContext, header } from '../http/context.js';
+import { domainContext, header } from '../http/context.js';
+import { callerTenant } from '../auth/caller.js';
 import { callerArgs } from './handler.js';
 import { answerCache, answerKey } from '../http/answer-cache.js';
 import {

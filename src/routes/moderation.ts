@@ -32,7 +32,7 @@ export const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'session' },
     },
-    async (req) => moderationIndex(...callerArgs(req), isModerator(req.auth.rights), req.query.id),
+    async (req) => moderationIndex(...callerArgs(req), isModerator(req.mock.auth.rights), req.query.id),
   );
 
   app.post(
@@ -41,7 +41,7 @@ export const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: decideSchema('moderationAccept', 'Accept items: ideas are published, comments shown'),
       config: { auth: 'session' },
     },
-    async (req) => moderationDecide(...callerArgs(req), isModerator(req.auth.rights), req.body, 'accept'),
+    async (req) => moderationDecide(...callerArgs(req), isModerator(req.mock.auth.rights), req.body, 'accept'),
   );
 
   app.post(
@@ -50,6 +50,6 @@ export const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: decideSchema('moderationReject', 'Reject items: ideas get the status rejected, comments stay hidden'),
       config: { auth: 'session' },
     },
-    async (req) => moderationDecide(...callerArgs(req), isModerator(req.auth.rights), req.body, 'reject'),
+    async (req) => moderationDecide(...callerArgs(req), isModerator(req.mock.auth.rights), req.body, 'reject'),
   );
 };

@@ -37,7 +37,7 @@ const headers = Type.Object({
 });
 
 function frameOf(req: FastifyRequest): PageFrame {
-  const tenant = req.auth?.tenant ?? null;
+  const tenant = req.mock.auth?.tenant ?? null;
   return {
     tenant: tenant
       ? { name: tenant.tenant.name, logoUrl: `${baseUrl(req)}/images/tenant/${tenant.tenant.id}.svg` }

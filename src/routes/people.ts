@@ -19,7 +19,8 @@ import {
 } from '../schemas/people.js';
 import { OrgEmploymentFileStatusId, OrgEmploymentFileTypeId } from '../schemas/people-records.js';
 import { IdQuery } from '../schemas/admin-api.js';
-import { caller, domainContext } from '../http/context.js';
+import { domainContext } from '../http/context.js';
+import { caller } from '../auth/caller.js';
 import { callerArgs, listUrl } from './handler.js';
 import {
   accountStatusActiveTypes,
@@ -142,7 +143,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: session,
     },
-    async (req) => userSearch(...callerArgs(req), req.auth.rights.includes('show-structure-names'), req.query),
+    async (req) => userSearch(...callerArgs(req), req.mock.auth.rights.includes('show-structure-names'), req.query),
   );
 
   // ---- employment and account

@@ -18,7 +18,7 @@ import {
   WalletTransactionPage,
   WalletTransactionQuery,
 } from '../schemas/admin-api.js';
-import { callerTenant } from '../http/context.js';
+import { callerTenant } from '../auth/caller.js';
 import { callerArgs, listUrl } from './handler.js';
 import { fail } from '../errors.js';
 import { tenantOptions } from '../scenarios/effects.js';
@@ -49,7 +49,7 @@ const xlsx = {
 };
 
 const sendXlsx = (req: FastifyRequest, reply: FastifyReply, name: string, bytes: Buffer) => {
-  const day = req.sandbox.clock.iso().slice(0, 10);
+  const day = req.mock.sandbox.clock.iso().slice(0, 10);
   return reply
     .header('content-type', xlsxMime)
     .header('content-disposition', `attachment; filename="${name}-${day}.xlsx"`)
@@ -203,7 +203,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       const [ctx, tenant, user] = callerArgs(req);
       const { record, answer } = startExcelProcessing(ctx, tenant, user, req.body);
-      const sandbox = req.sandbox;
+      const sandbox = req.mock.sandbox;
       // parsed after the answer, as the real portal queues it; the job logs its own changes
       if (record) {
         setImmediate(() => {
@@ -251,7 +251,7 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'session' },
     },
     async (req) => {
-      const seeAll = req.auth.rights.includes('wallets-transactions');
+      const seeAll = req.mock.auth.rights.includes('wallets-transactions');
       return listProcessing(...callerArgs(req), {
         page: req.query.page,
         perPage: req.query['per-page'],
@@ -278,7 +278,7 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) =>
       viewProcessing(...callerArgs(req), {
         id: req.query.id,
-        seeAll: req.auth.rights.includes('wallets-transactions'),
+        seeAll: req.mock.auth.rights.includes('wallets-transactions'),
       }),
   );
 };

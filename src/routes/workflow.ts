@@ -10,7 +10,8 @@ import {
   WorkflowTicketDetails,
   WorkflowTicketPage,
 } from '../schemas/workflow.js';
-import { callerTenant, domainContext } from '../http/context.js';
+import { domainContext } from '../http/context.js';
+import { callerTenant } from '../auth/caller.js';
 import { callerArgs, listUrl } from './handler.js';
 import {
   workflowCatalog,
@@ -26,7 +27,7 @@ const tags = ['workflow'];
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 
 /** A session user, or an API key of the tenant (no user). */
-const viewer = (req: FastifyRequest): Viewer => ({ tenant: callerTenant(req), user: req.auth.user });
+const viewer = (req: FastifyRequest): Viewer => ({ tenant: callerTenant(req), user: req.mock.auth.user });
 
 const ticketAuth =
   "Session headers, a Bearer personal token, or the API key headers X-Service-Client-Id / X-Service-Client-Secret (all tickets of the key's tenant).";

@@ -3,7 +3,7 @@
 // behaviour side.
 import type { Sandbox } from '../store/sandbox.js';
 import type { Fixtures } from '../store/fixtures.js';
-import type { Scenario } from './schema.js';
+import type { Scenario } from '../schemas/scenario.js';
 import { collectionNames, type CollectionName } from '../store/store.js';
 
 /** Collections a fresh employee needs to sign in: never emptied. */

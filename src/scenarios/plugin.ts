@@ -13,11 +13,6 @@ declare module 'fastify' {
 /** Resolves which scenario applies to each request: the x-mock-scenario header (this request only), else the sandbox's. */
 export const scenarioPlugin = fp(
   async (app: FastifyInstance) => {
-    app.decorateRequest('scenario', null);
-    app.decorateRequest('scenarioFromHeader', false);
-    app.decorateRequest('fault', null);
-    app.decorateRequest('faultAfterCommit', false);
-    app.decorateRequest('stubbed', false);
     app.addHook('onRequest', async (req, reply) => {
       const fromHeader = req.headers['x-mock-scenario'];
       if (typeof fromHeader === 'string' && fromHeader !== '') {
@@ -26,13 +21,13 @@ export const scenarioPlugin = fp(
           throw fail.badRequest(
             `unknown scenario "${fromHeader.slice(0, 80)}" in x-mock-scenario; known: ${app.scenarios.names().join(', ')}`,
           );
-        req.scenario = scenario;
-        req.scenarioFromHeader = true;
+        req.mock.scenario = scenario;
+        req.mock.scenarioFromHeader = true;
       } else {
-        req.scenario = app.scenarios.get(req.sandbox.scenario) ?? null;
+        req.mock.scenario = app.scenarios.get(req.mock.sandbox.scenario) ?? null;
       }
       // a request answered by a stub or a fault goes no further
-      if (actsOnRequests(req.scenario) && (await applyScenario(req, reply))) return reply;
+      if (actsOnRequests(req.mock.scenario) && (await applyScenario(req, reply))) return reply;
     });
     app.addHook('onSend', async (req, reply, payload) => applyBodyFault(req, reply, payload));
   },

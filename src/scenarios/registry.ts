@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
-import { ScenarioFile, type Scenario } from './schema.js';
+import { ScenarioFile, type Scenario } from '../schemas/scenario.js';
 import { packageRoot } from '../paths.js';
 import { findingCodes } from '../schemas/control.js';
 

@@ -6,24 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SeededRandom } from '../store/random.js';
 import { pathOf } from '../http/context.js';
-import type { Fault, Latency, Scenario, Stub } from './schema.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** the scenario fault that acts on this answer */
-    fault: Fault['kind'] | null;
-    /** the fault acts after the handler ran and its changes were committed */
-    faultAfterCommit: boolean;
-    /** answered by a scenario (stub or fault) rather than the mock's own handler */
-    stubbed: boolean;
-  }
-}
-
-/**
- * Whether the scenario acts on a request: on every portal operation (and unknown paths, which a stub may answer),
- * never on a route the control plane or the docs registered (they mark their routes where they are registered).
- */
-export const scenarioActsOn = (req: FastifyRequest): boolean => req.routeConfig?.controlPlane !== true;
+import type { Fault, Latency, Scenario, Stub } from '../schemas/scenario.js';
 
 /** Whether a fault leaves the client with no answer at all. */
 export const dropsConnection = (kind: Fault['kind'] | null): boolean => kind === 'reset' || kind === 'empty';
@@ -90,10 +73,10 @@ export const actsOnRequests = (scenario: Scenario | null): boolean =>
 
 /** The onRequest part: delay, then a connection fault, then a stub. Returns true when the request was answered. */
 export async function applyScenario(req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
-  const scenario = req.scenario;
-  if (!scenario || !scenarioActsOn(req)) return false;
-  const op = req.operationId;
-  const { random, stubUses } = req.sandbox;
+  const scenario = req.mock.scenario;
+  if (!scenario) return false;
+  const op = req.mock.operationId;
+  const { random, stubUses } = req.mock.sandbox;
 
   let delay = 0;
   for (const rule of scenario.latency ?? []) if (applies(rule.operations, op)) delay += delayOf(rule, random);
@@ -101,13 +84,13 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
 
   const fault = pickFault(scenario.faults, op, random);
   if (fault) {
-    req.fault = fault.kind;
-    req.stubbed = true;
-    req.faultAfterCommit = fault.phase === 'after-commit' || !dropsConnection(fault.kind);
+    req.mock.fault = fault.kind;
+    req.mock.stubbed = true;
+    req.mock.faultAfterCommit = fault.phase === 'after-commit' || !dropsConnection(fault.kind);
     // a broken answer goes out uncompressed, so the half that arrives is the answer's own text (the compression
     // plugin's documented opt-out); compressed, a truncated stream would fail before its headers and answer 500
     req.headers['x-no-compression'] = 'scenario fault';
-    if (!req.faultAfterCommit) {
+    if (!req.mock.faultAfterCommit) {
       reply.hijack();
       drop(reply, fault.kind);
       return true;
@@ -116,7 +99,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
 
   const stub = pickStub(scenario, op, random, stubUses, { method: req.method, path: pathOf(req) });
   if (stub) {
-    req.stubbed = true;
+    req.mock.stubbed = true;
     reply.code(stub.status).headers(stub.headers ?? {});
     if (stub.body === undefined) await reply.send();
     else if (typeof stub.body === 'string')
@@ -147,18 +130,18 @@ function drop(reply: FastifyReply, kind: Fault['kind']): void {
  * fault breaks the payload (malformed) or the stream (truncated: half, then the connection drops).
  */
 export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
-  if (req.faultAfterCommit && dropsConnection(req.fault)) {
-    drop(reply, req.fault!);
+  if (req.mock.faultAfterCommit && dropsConnection(req.mock.fault)) {
+    drop(reply, req.mock.fault!);
     return payload; // Node discards writes to a destroyed socket (inject has none: it gets the answer)
   }
   if (
-    (req.fault !== 'truncated' && req.fault !== 'malformed') ||
+    (req.mock.fault !== 'truncated' && req.mock.fault !== 'malformed') ||
     (typeof payload !== 'string' && !Buffer.isBuffer(payload))
   )
     return payload;
   const text = String(payload);
   const half = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
-  if (req.fault === 'malformed') return `${half}\u0000<<not json`;
+  if (req.mock.fault === 'malformed') return `${half}\u0000<<not json`;
   reply.removeHeader('content-length');
   let sent = false;
   return new Readable({
@@ -195,8 +178,8 @@ async function* throttle(
 
 /** A body (bytes, or a stream: compression's is a readable-stream one) moved at the scenario's bandwidth, else itself. */
 export function throttled<T>(req: FastifyRequest, body: T): T | Readable {
-  const rate = req.scenario?.bandwidth?.bytesPerSecond;
-  if (!rate || req.method === 'HEAD' || !scenarioActsOn(req) || req.raw.socket.destroyed) return body;
+  const rate = req.mock.scenario?.bandwidth?.bytesPerSecond;
+  if (!rate || req.method === 'HEAD' || req.raw.socket.destroyed) return body;
   const source =
     typeof body === 'string' || Buffer.isBuffer(body)
       ? body.length > 0

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Right } from '../schemas/common.js';
-import { FaultKind } from '../schemas/control.js';
+import { Right } from './common.js';
+import { FaultKind } from './control.js';
 
 const OperationIds = Type.Array(Type.String({ minLength: 1 }), {
   description: 'operationIds; all operations when absent',

@@ -1,0 +1,113 @@
+// What the mock knows about one request lives in one object, `req.mock`, declared here and nowhere else. Each field
+// names the one module that writes it; everyone else only reads. (Module augmentation is global and invisible in
+// the import graph, so it is used once, here.)
+import type { IncomingMessage } from 'node:http';
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import type { Right } from '../schemas/common.js';
+import type { FaultKind } from '../schemas/control.js';
+import type { Scenario } from '../schemas/scenario.js';
+import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';
+import type { Fixtures } from '../store/fixtures.js';
+import type { Options } from '../config.js';
+import { noAuth, type AuthContext, type AuthMode } from '../auth/types.js';
+import type { PrefixInfo } from './context.js';
+
+export type RequestState = {
+  /** performance.now() when the request arrived: the journal's duration. Writer: this file. */
+  arrivedAt: number;
+  /** the route's operationId (null: a path no operation answers). Writer: this file. */
+  operationId: string | null;
+  /** the route's config, read once (Fastify builds `routeOptions` anew on every access). Writer: this file. */
+  routeConfig: RouteConfig;
+  /** what the client put before the operation's path (/sandbox/NAME, /api/v2). Writer: this file. */
+  prefix: PrefixInfo;
+  /**
+   * The sandbox of a portal request. Writer: http/request-context.ts, the portal context's first hook. The control
+   * plane picks the sandbox of each call itself (control/sandbox.ts) and never reads this.
+   */
+  sandbox: Sandbox;
+  /** who is calling. Writer: auth/plugin.ts. */
+  auth: AuthContext;
+  /** the scenario that applies: x-mock-scenario (this request only), else the sandbox's. Writer: scenarios/plugin.ts. */
+  scenario: Scenario | null;
+  scenarioFromHeader: boolean;
+  /** the scenario fault acting on this answer, and whether it acts after the commit. Writer: scenarios/runtime.ts. */
+  fault: FaultKind | null;
+  faultAfterCommit: boolean;
+  /** answered by a scenario (stub or fault), not the mock's handler. Writer: scenarios/runtime.ts. */
+  stubbed: boolean;
+  /** what the journal keeps of this request. Writer: http/journal.ts. */
+  journal: JournalMark;
+  /** body fields whose JSON type the route's schema does not take (before validation converts them). Writer: findings/plugin.ts. */
+  findingTypes: string[] | null;
+};
+
+export type JournalMark = {
+  /** the id its journal entry will have (0: the journal is off) */
+  id: number;
+  /** the request body's text as it arrived, cut (store/journal.ts keptText) */
+  body: string | undefined;
+  /** the status and JSON text of the answer as it left (a body fault may break the connection after it) */
+  answer: { status: number; body: string | undefined } | null;
+};
+
+/** What a route declares about itself in its `config`. */
+export type RouteConfig = {
+  auth?: AuthMode;
+  rights?: Right[];
+  /** the portal context's catch-all of paths no operation answers (pass-through, stubs by path, else 404) */
+  unmatched?: boolean;
+};
+
+declare module 'fastify' {
+  interface FastifyContextConfig extends RouteConfig {}
+  interface FastifyRequest {
+    mock: RequestState;
+  }
+  /** The app's own state, decorated once by buildApp (src/app.ts). */
+  interface FastifyInstance {
+    /** who this process is (--instance-name; else hostname:port once listening): the x-mock-instance header */
+    instance: { name: string };
+    sandboxes: SandboxRegistry;
+    config: Options;
+    fixtures: Fixtures;
+  }
+}
+
+const noPrefix: PrefixInfo = { sandbox: null, sandboxPrefix: '', apiPrefix: '' };
+const noConfig: RouteConfig = {};
+
+/**
+ * The first hook of every request, in every context: the request's state with what is known on arrival. On the way
+ * out, every answer names the instance that made it (a forwarded one already names its owner).
+ */
+export const requestStatePlugin = fp(
+  async (app: FastifyInstance, opts: { prefixes: WeakMap<IncomingMessage, PrefixInfo> }) => {
+    app.decorateRequest('mock', null as never);
+    app.addHook('onRequest', async (req) => {
+      const route = req.routeOptions;
+      const operationId = route.schema?.operationId;
+      req.mock = {
+        arrivedAt: performance.now(),
+        operationId: typeof operationId === 'string' ? operationId : null,
+        routeConfig: route.config ?? noConfig,
+        prefix: opts.prefixes.get(req.raw) ?? noPrefix,
+        sandbox: null as never, // the portal context's first hook sets it
+        auth: noAuth,
+        scenario: null,
+        scenarioFromHeader: false,
+        fault: null,
+        faultAfterCommit: false,
+        stubbed: false,
+        journal: { id: 0, body: undefined, answer: null },
+        findingTypes: null,
+      };
+    });
+    app.addHook('onSend', async (_req, reply, payload) => {
+      if (!reply.hasHeader('x-mock-instance')) reply.header('x-mock-instance', app.instance.name);
+      return payload;
+    });
+  },
+  { name: 'request-state' },
+);
