@@ -134,7 +134,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags,
           summary: kind.summary,
           description:
-            'HTML for a web view. Send the session headers; with `x-service-embed: true` the page has no portal header and footer.',
+            'HTML for a web view. Send the session headers; with ' +
+            '`x-service-embed: true` the page has no portal header and footer.',
           params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
           ...(kind.query
             ? {
