@@ -201,7 +201,9 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_PROXY_HEADERS',
     kind: 'list',
     envSeparator: /[\n;]/,
-    help: '"Name: value" added to every forwarded request (the upstream\'s own credentials); repeatable (env: newline- or ;-separated)',
+    help:
+      '"Name: value" added to every forwarded request (the upstream\'s ' +
+      'own credentials); repeatable (env: newline- or ;-separated)',
   },
   {
     key: 'proxyTimeout',
@@ -285,7 +287,9 @@ const flags: Flag[] = [
     flag: 'peers',
     env: 'PORTAL_MOCK_PEERS',
     kind: 'list',
-    help: 'the other instances (URL, or dns:NAME:PORT for every address of NAME): /__admin/sandboxes lists theirs too; repeatable or comma-separated',
+    help:
+      'the other instances (URL, or dns:NAME:PORT for every address of NAME): ' +
+      '/__admin/sandboxes lists theirs too; repeatable or comma-separated',
   },
   {
     key: 'noBanner',

@@ -136,12 +136,16 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
           requestTimeout: 'the request did not arrive in time',
         } as Partial<Record<ErrorKind, string>>
       )[kind] ??
-        `malformed HTTP request (${err.code ?? 'parse error'}); non-ASCII characters in a path or query must be percent-encoded`,
+        `malformed HTTP request (${err.code ?? 'parse error'}); ` +
+          'non-ASCII characters in a path or query must be percent-encoded',
     ),
   );
   if (socket.writable)
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Connection: close\r\n\r\n${body}`,
     );
   socket.destroy(err);
 }

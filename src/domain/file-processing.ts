@@ -204,7 +204,8 @@ export function createFromExcel(ctx: DomainContext, tenant: Tenant, user: UserRe
   const refuse = (message: string, errors: string[] = [message]) => ({ success: false, message, errors, data: null });
   if (!record)
     return refuse(
-      `warning: file processing "${id.slice(0, 40)}" not found; process the file first with /admin/wallet-transaction/excel-processing`,
+      `warning: file processing "${id.slice(0, 40)}" not found; process ` +
+        'the file first with /admin/wallet-transaction/excel-processing',
     );
   if (!record.finished || !record.result)
     return refuse('warning: the file is still being processed; poll /file-processing/view');

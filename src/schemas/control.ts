@@ -38,7 +38,8 @@ export const JournalEntry = Type.Object(
     afterCommit: Type.Optional(
       Type.Boolean({
         description:
-          'the fault broke the answer after the handler ran and its changes were committed: the client never saw a change that happened',
+          'the fault broke the answer after the handler ran and its changes ' +
+          'were committed: the client never saw a change that happened',
       }),
     ),
     requestHeaders: Type.Record(Type.String(), Type.String()),
