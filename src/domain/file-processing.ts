@@ -26,7 +26,9 @@ export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProces
   };
 }
 
-/** Records of the caller; `seeAll` (the caller's effective right wallets-transactions) shows every record of the tenant. */
+/**
+ * Records of the caller; `seeAll` (the caller's effective right wallets-transactions) shows every record of the tenant.
+ */
 const visible = (tenant: Tenant, user: UserRecord, seeAll: boolean) =>
   tenant.fileProcessing.filter((r) => seeAll || r.userId === user.id);
 

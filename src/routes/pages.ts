@@ -68,7 +68,8 @@ function renderErrorPage(error: FastifyError | ApiError, req: FastifyRequest, re
       page(
         frame,
         text,
-        html`<div class="error"><p class="code">${status}</p><h1>${text}</h1><p class="meta">${error.message}</p></div>`,
+        html`<div class="error"><p class="code">${status}</p><h1>${text}</h1>\
+<p class="meta">${error.message}</p></div>`,
       ),
     );
 }

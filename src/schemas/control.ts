@@ -1,5 +1,5 @@
-// Records the admin side answers (/__admin): sandboxes, snapshots, the request journal and its HAR form, the
-// outbox, the clock, the fixtures and the findings. The store and the admin routes use them; so does the typed admin client.
+// Records the admin side answers (/__admin): sandboxes, snapshots, the request journal and its HAR form, the outbox,
+// the clock, the fixtures and the findings. The store and the admin routes use them; so does the typed admin client.
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ref, Stamp } from './common.js';
 

@@ -121,7 +121,11 @@ export function seedContent(ctx: SeedContext): void {
     Array.from({ length: n }, () => faker.helpers.arrayElements(w.sentences, { min: 2, max: 4 }).join(' '));
   const body = (lead: string) => {
     const [first = '', ...rest] = paragraphs(3);
-    return `<p><b>${lead}</b></p><p>${first}</p><h3>${w.subtitle}</h3><ul>${w.list.map((l) => `<li>${l}</li>`).join('')}</ul>${rest.map((p) => `<p>${p}</p>`).join('')}`;
+    return (
+      `<p><b>${lead}</b></p><p>${first}</p><h3>${w.subtitle}</h3>` +
+      `<ul>${w.list.map((l) => `<li>${l}</li>`).join('')}</ul>` +
+      `${rest.map((p) => `<p>${p}</p>`).join('')}`
+    );
   };
   const counters = () => ({
     views: faker.number.int({ min: 20, max: 2500 }),

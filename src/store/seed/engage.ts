@@ -251,7 +251,8 @@ export function seedEngage(ctx: SeedContext): void {
     const rows = Array.from(
       { length: 4 },
       (_, m) =>
-        `${refDate.getUTCFullYear()}-${String(m * 3 + 1).padStart(2, '0')},${ffi.number.int({ min: 100, max: 999 })},${ffi.number.int({ min: 10, max: 99 })}`,
+        `${refDate.getUTCFullYear()}-${String(m * 3 + 1).padStart(2, '0')},` +
+        `${ffi.number.int({ min: 100, max: 999 })},${ffi.number.int({ min: 10, max: 99 })}`,
     );
     const contents: Array<[string, string]> = [
       [w.files.note, `${user.name}\n${ffi.lorem.sentences(3)}\n`],
