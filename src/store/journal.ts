@@ -1,4 +1,5 @@
 import type { FaultKind, JournalEntry, JournalFilter } from '../schemas/control.js';
+import { pathOf } from '../shared/url-path.js';
 
 /** The facts of a request the journal keeps. */
 export type JournalFacts = {
@@ -97,8 +98,6 @@ export class Journal {
     this.entries = [];
   }
 }
-
-const pathOf = (url: string): string => url.split('?')[0] ?? url;
 
 /** A body text the journal keeps: up to this many characters. */
 export const keptChars = 8192;
