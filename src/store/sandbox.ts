@@ -12,8 +12,20 @@ import { DataError, loadSandbox, persistedNames, SandboxLog, type SandboxSetting
 import type { Worlds } from './world.js';
 import { fail } from '../errors.js';
 
-const sandboxNameRe = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * What a sandbox name is: 1 to 64 letters, digits, "-" or "_". One rule for the request's sandbox key, the admin
+ * calls and the files under --data, as the name is also a balancer's routing key and a file name.
+ */
+export const sandboxNamePattern = '^[A-Za-z0-9_-]{1,64}$';
+const sandboxNameRe = new RegExp(sandboxNamePattern);
 export const isSandboxName = (name: string) => sandboxNameRe.test(name);
+
+/** `name` when it is a sandbox name, else the 400 that says what one is. */
+export function checkSandboxName(name: string): string {
+  if (!isSandboxName(name))
+    throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
+  return name;
+}
 
 export type { SandboxSettings };
 /** The scenario and clock of the start flags: a new sandbox's, a reset's, and those of one that has none of its own. */
