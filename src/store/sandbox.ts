@@ -6,7 +6,6 @@ import { newOutbox } from './outbox.js';
 import { Journal } from './journal.js';
 import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
-import { seedFrom } from './ids.js';
 import { SandboxStore } from './store.js';
 import { DataError, loadSandbox, persistedNames, SandboxLog, type SandboxSettings } from './log.js';
 import type { Worlds } from './world.js';
@@ -84,7 +83,7 @@ export class Sandbox {
     this.writtenSettings = own;
     this.log = init.log;
     this.journal = new Journal(init.journalLimit);
-    this.random = new SeededRandom(seedFrom(init.store.meta.seed, init.name));
+    this.random = new SeededRandom(init.store.meta.seed, init.name);
     this.clock.onChange = () => {
       this.ownClock = true;
       this.noteSettings();
@@ -279,7 +278,7 @@ export class SandboxRegistry {
   /** Replaces a sandbox's data (snapshot import) keeping its identity. */
   replaceData(sandbox: Sandbox, data: Data): void {
     sandbox.store.replace(data);
-    sandbox.random = new SeededRandom(seedFrom(sandbox.store.meta.seed, sandbox.name));
+    sandbox.random = new SeededRandom(sandbox.store.meta.seed, sandbox.name);
     sandbox.commit();
   }
 
@@ -295,7 +294,7 @@ export class SandboxRegistry {
       sandbox.findingLog = null;
       sandbox.outbox.clear();
       sandbox.stubUses.clear();
-      sandbox.random = new SeededRandom(seedFrom(seed, sandbox.name));
+      sandbox.random = new SeededRandom(seed, sandbox.name);
     });
   }
 
