@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorBody } from './schemas/common.js';
+import { pathOf } from './shared/url-path.js';
 
 /** Every error the mock answers with, declared once: its status and stable code. */
 export const ErrorKinds = {
@@ -155,6 +156,6 @@ export function registerErrorHandling(app: FastifyInstance) {
   app.setNotFoundHandler((request, reply) => {
     reply
       .status(404)
-      .send(errorBody(404, 'ROUTE_NOT_FOUND', `no operation answers ${request.method} ${request.url.split('?')[0]}`));
+      .send(errorBody(404, 'ROUTE_NOT_FOUND', `no operation answers ${request.method} ${pathOf(request.url)}`));
   });
 }

@@ -2,7 +2,8 @@
 // articles, and received postcards. Texts in the tenant's language.
 import type { ArticleRecord, ContentCategoryRecord, PostcardRecord } from '../../schemas/content.js';
 import { dayMs, type SeedContext } from './context.js';
-import { FastRandom, fakerRandom, fakerUsers, type Random } from './fast-random.js';
+import { fakerRandom, fakerUsers, type Random } from './fast-random.js';
+import { SeededRandom } from '../random.js';
 
 const words = {
   ru: {
@@ -200,9 +201,9 @@ export function seedContent(ctx: SeedContext): void {
 
   // Postcards: the first demo account receives five; about a third of the others one to three.
   const postcards: PostcardRecord[] = [];
-  // active users beyond the first `fakerUsers` draw from FastRandom (see fast-random.ts)
+  // active users beyond the first `fakerUsers` draw from a SeededRandom (see fast-random.ts)
   const fromFaker = fakerRandom(faker);
-  const fast = new FastRandom(ctx.seed, fixture.id, 'postcards');
+  const fast = new SeededRandom(ctx.seed, fixture.id, 'postcards');
   const send = (random: Random, recipientId: string, recipientIndex: number) => {
     const k = random.int(0, w.postcardTitles.length - 1);
     // any user but the recipient, without copying the array per postcard
