@@ -201,7 +201,9 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_PROXY_HEADERS',
     kind: 'list',
     envSeparator: /[\n;]/,
-    help: '"Name: value" added to every forwarded request (the upstream\'s own credentials); repeatable (env: newline- or ;-separated)',
+    help:
+      '"Name: value" added to every forwarded request (the upstream\'s ' +
+      'own credentials); repeatable (env: newline- or ;-separated)',
   },
   {
     key: 'proxyTimeout',
@@ -285,7 +287,9 @@ const flags: Flag[] = [
     flag: 'peers',
     env: 'PORTAL_MOCK_PEERS',
     kind: 'list',
-    help: 'the other instances (URL, or dns:NAME:PORT for every address of NAME): /__admin/sandboxes lists theirs too; repeatable or comma-separated',
+    help:
+      'the other instances (URL, or dns:NAME:PORT for every address of NAME): ' +
+      '/__admin/sandboxes lists theirs too; repeatable or comma-separated',
   },
   {
     key: 'noBanner',
@@ -297,10 +301,10 @@ const flags: Flag[] = [
 ];
 
 export function usage(): string {
-  const lines = flags.map(
-    (f) =>
-      `  --${`${f.flag}${f.kind === 'bool' ? '' : f.kind === 'int' ? ' N' : ' VALUE'}`.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`,
-  );
+  const lines = flags.map((f) => {
+    const name = `${f.flag}${f.kind === 'bool' ? '' : f.kind === 'int' ? ' N' : ' VALUE'}`;
+    return `  --${name.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`;
+  });
   return ['Usage: portal-mock [options]', '', 'Options:', ...lines, `  --${'help'.padEnd(22)} show this help`, ''].join(
     '\n',
   );
@@ -328,7 +332,9 @@ function joinDashValues(argv: string[]): string[] {
   return out;
 }
 
-/** Defaults, overridden by environment variables, overridden by flags; throws UsageError on anything unknown or invalid. */
+/**
+ * Defaults, overridden by environment variables, overridden by flags; throws UsageError on anything unknown or invalid.
+ */
 export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): Options | 'help' {
   let parsed;
   try {

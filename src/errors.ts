@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ErrorBody } from './schemas/common.js';
+import { pathOf } from './shared/url-path.js';
 
 /** Every error the mock answers with, declared once: its status and stable code. */
 export const ErrorKinds = {
@@ -136,12 +137,16 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Duplex): 
           requestTimeout: 'the request did not arrive in time',
         } as Partial<Record<ErrorKind, string>>
       )[kind] ??
-        `malformed HTTP request (${err.code ?? 'parse error'}); non-ASCII characters in a path or query must be percent-encoded`,
+        `malformed HTTP request (${err.code ?? 'parse error'}); ` +
+          'non-ASCII characters in a path or query must be percent-encoded',
     ),
   );
   if (socket.writable)
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Connection: close\r\n\r\n${body}`,
     );
   socket.destroy(err);
 }
@@ -151,6 +156,6 @@ export function registerErrorHandling(app: FastifyInstance) {
   app.setNotFoundHandler((request, reply) => {
     reply
       .status(404)
-      .send(errorBody(404, 'ROUTE_NOT_FOUND', `no operation answers ${request.method} ${request.url.split('?')[0]}`));
+      .send(errorBody(404, 'ROUTE_NOT_FOUND', `no operation answers ${request.method} ${pathOf(request.url)}`));
   });
 }

@@ -415,6 +415,51 @@ t.test('an owner that breaks off its answer to a forwarded reset: 502, not 500',
   t.match([res.statusCode, json(res)], [502, { code: 'BAD_GATEWAY', message }], 'the one error body, naming the owner');
 });
 
+t.test('a peer that answers text/html: 502 or 503 naming the peer, never a 500', async (t) => {
+  // a stand-in peer behind a broken proxy: says it holds "elsewhere" in JSON, then answers admin calls with HTML;
+  // "html-only" it never answers in JSON at all
+  const html = { 'content-type': 'text/html; charset=utf-8' };
+  const peer = createHttpServer((req, res) => {
+    if (req.method === 'GET' && req.url?.startsWith('/__admin/sandboxes/elsewhere'))
+      return res.writeHead(200, { 'content-type': 'application/json', 'x-mock-instance': 'owner' }).end('{}');
+    res.writeHead(200, html).end('<html><body>502 Bad Gateway</body></html>');
+  });
+  await new Promise<void>((resolve) => peer.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    peer.closeAllConnections();
+    peer.close();
+  });
+  const { port } = peer.address() as { port: number };
+  const address = `http://127.0.0.1:${port}`;
+  const app = await build(t, { instanceName: 'asked', peers: [address] });
+
+  const forwarded = await app.inject({ method: 'POST', url: '/__admin/reset?sandbox=elsewhere' });
+  t.match(
+    [forwarded.statusCode, json(forwarded)],
+    [
+      502,
+      {
+        code: 'BAD_GATEWAY',
+        message: /lives on instance owner, which did not answer: answered 200 text\/html, not JSON/,
+      },
+    ],
+    'the owner answered HTML: 502, the one error body',
+  );
+  t.match(json(forwarded).message, `(peer ${address})`, 'naming the peer');
+
+  const asked = await app.inject({ method: 'POST', url: '/__admin/reset?sandbox=html-only' });
+  t.match(
+    [asked.statusCode, json(asked)],
+    [503, { code: 'INSTANCE_DOWN', message: `${address}: answered 200 text/html, not JSON` }],
+    'a peer that cannot say whether it holds the sandbox: 503 naming it, as for a peer that is down',
+  );
+  const listing = await app.inject({ url: '/__admin/sandboxes' });
+  t.equal(listing.statusCode, 200, 'the listing still answers');
+  t.equal(listing.headers['x-mock-unreachable-peers'], `${address}: answered 200 text/html, not JSON`);
+  const local = json(await app.inject({ url: '/__admin/sandboxes?scope=local' })).map((s: { name: string }) => s.name);
+  t.same(local, ['default'], 'nothing was created here');
+});
+
 t.test(
   'scripts/move-sandboxes.mjs moves each sandbox to the instance the balancer now picks, with its data',
   async (t) => {

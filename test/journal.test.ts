@@ -271,6 +271,27 @@ const f0 = (i: number): JournalFacts => ({
   stubbed: i % 2 === 0,
 });
 
+t.test('one-time passwords and PINs are redacted, parsed or cut, by the rule of recordings', (t) => {
+  const j = new Journal(2);
+  const body = '{"otp":"482913","pin":"7731","PIN":7731,"smsOtpCode":"1","name":"n"}';
+  j.add(f0(0), { url: '/x', routedUrl: '/x', rawHeaders: [], requestBody: body });
+  t.same(j.list()[0]!.requestBody, {
+    otp: '[redacted]',
+    pin: '[redacted]',
+    PIN: '[redacted]',
+    smsOtpCode: '[redacted]',
+    name: 'n',
+  });
+  j.add(f0(1), { url: '/x', routedUrl: '/x', rawHeaders: [], requestBody: '{"name":"n","otp":"4829' });
+  t.equal(j.list()[0]!.requestBody, '{"name":"n","otp":"[redacted]"', 'a cut text: masked');
+  t.same(
+    redactBody({ user: { otp: 1, pinned: true }, pin: '1' }),
+    { user: { otp: '[redacted]', pinned: true }, pin: '[redacted]' },
+    'at any depth; `pinned` is not a PIN',
+  );
+  t.end();
+});
+
 t.test('ids increase and go on after clear; secrets are redacted when read', (t) => {
   const j = new Journal(3);
   const x = (s: string): JournalTexts => ({

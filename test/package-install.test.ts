@@ -137,11 +137,12 @@ t.test(
 );
 
 t.test(
-  "the README's pipeline snippet runs as written in the project: starts, waits for health, stops",
+  'the pipeline snippet of docs/testing-with-portal-mock.md runs as written in the project: starts, waits for health, stops',
   { timeout: minutes(8) },
   async (t) => {
-    const block = /<!-- pipeline[^\n]*\n```sh\n([\s\S]*?)```/.exec(readFileSync(join(root, 'README.md'), 'utf8'))?.[1];
-    t.ok(block, 'README.md has the pipeline block');
+    const page = 'docs/testing-with-portal-mock.md';
+    const block = /<!-- pipeline[^\n]*\n```sh\n([\s\S]*?)```/.exec(readFileSync(join(root, page), 'utf8'))?.[1];
+    t.ok(block, `${page} has the pipeline block`);
     if (!block) return;
     t.notMatch(block, /\$PORT\b/, 'no unset $PORT');
     const bash = spawnSync('bash', ['-eo', 'pipefail', '-c', `${block}\necho "$MOCK"`], {

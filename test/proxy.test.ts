@@ -52,6 +52,7 @@ async function upstream(t: { teardown(fn: () => unknown): void }) {
       .header('content-type', 'application/json')
       .send({ liked: true, echo: Buffer.isBuffer(req.body) ? req.body.toString('utf8') : null }),
   );
+  up.post('/api/v2/auth/confirm', async () => ({ user: 'u1', otp: '482913', pin: 7731, otpSentTo: 'sms' }));
   up.get('/api/v2/slow', async () => {
     await Promise.race([released, new Promise((resolve) => setTimeout(resolve, 60_000).unref())]);
     slow.answered = true;
@@ -293,6 +294,30 @@ t.test(
     t.match(started, { recording: true, scenario: 'recorded-second', stubs: 0 });
   },
 );
+
+t.test('one-time passwords and PINs are redacted in the journal and in a recording', async (t) => {
+  const { base } = await upstream(t);
+  const dir = mkdtempSync(join(tmpdir(), 'pm-rec-otp-'));
+  const app = await build(t, { proxy: base, record: dir });
+  const res = await app.inject({ method: 'POST', url: '/auth/confirm', payload: { otp: '482913', pin: '7731' } });
+  t.same(json(res), { user: 'u1', otp: '482913', pin: 7731, otpSentTo: 'sms' }, 'the client gets the real answer');
+
+  const [file] = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  const text = readFileSync(join(dir, file!), 'utf8');
+  t.same(
+    JSON.parse(text).stubs[0].body,
+    { user: 'u1', otp: '[redacted]', pin: '[redacted]', otpSentTo: '[redacted]' },
+    'the recording keeps neither',
+  );
+  const [entry] = json(await app.inject({ url: '/__admin/requests?limit=1' }));
+  t.same(
+    entry.responseBody,
+    { user: 'u1', otp: '[redacted]', pin: '[redacted]', otpSentTo: '[redacted]' },
+    'nor does the journal',
+  );
+  for (const secret of ['482913', '7731'])
+    t.notOk(text.includes(secret) || JSON.stringify(entry).includes(secret), `${secret} is in neither`);
+});
 
 t.test('method+path stubs are validated and answer unknown paths', async (t) => {
   const bad = dirWith({ 'x.json': { name: 'x', description: 'd', stubs: [{ method: 'GET', status: 200 }] } });

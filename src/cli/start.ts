@@ -118,7 +118,8 @@ export async function bannerText(input: BannerInput): Promise<string> {
     '',
     'portal-mock is running',
     ...hosts.map((h) => `  ${protocol}://${h}:${port}`),
-    `  scenario: ${options.scenario}   seed: ${options.seed}   data: ${options.data ?? 'in memory'}${options.now ? `   clock frozen at ${options.now}` : ''}`,
+    `  scenario: ${options.scenario}   seed: ${options.seed}   data: ${options.data ?? 'in memory'}` +
+      (options.now ? `   clock frozen at ${options.now}` : ''),
     `  demo accounts:  ${protocol}://localhost:${port}/__admin/fixtures`,
     `  API document:   ${protocol}://localhost:${port}/docs`,
   ];

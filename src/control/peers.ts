@@ -49,12 +49,35 @@ const peerHeaders = (app: FastifyInstance): Record<string, string> => ({
   ...(app.config.adminToken ? { authorization: `Bearer ${app.config.adminToken}` } : {}),
 });
 
+/**
+ * A peer's answer as JSON. Anything else (a proxy's HTML error page, an answer broken off) throws an error that
+ * says what came, so the caller answers 502 or 503 naming the peer, never a 500.
+ */
+async function jsonOf(res: Response): Promise<unknown> {
+  const type = res.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
+  if (!/^application\/(.+\+)?json$/i.test(type)) {
+    await res.body?.cancel().catch(() => {}); // the connection is not kept waiting for a body nobody reads
+    throw new Error(`answered ${res.status} ${type || 'without a content type'}, not JSON`);
+  }
+  try {
+    return await res.json();
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    throw new Error(e.name === 'SyntaxError' ? `answered malformed JSON (${e.message})` : (e.cause?.code ?? e.message));
+  }
+}
+
 /** GET `path` of one peer: its answer or why there is none. */
 async function askPeer(app: FastifyInstance, p: PeerAnswer, path: string): Promise<PeerAnswer> {
   if (!p.base) return p;
   try {
     const res = await fetch(p.base + path, { headers: peerHeaders(app), signal: AbortSignal.timeout(peerTimeoutMs) });
-    return { ...p, status: res.status, instance: res.headers.get('x-mock-instance') ?? p.base, body: await res.json() };
+    return {
+      ...p,
+      status: res.status,
+      instance: res.headers.get('x-mock-instance') ?? p.base,
+      body: await jsonOf(res),
+    };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
     if (e.name === 'TimeoutError') return { ...p, error: `no answer within ${peerTimeoutMs} ms` };
@@ -144,11 +167,13 @@ export async function forwardToOwner(req: FastifyRequest, reply: FastifyReply, n
       body: req.body === undefined ? null : JSON.stringify(req.body),
       signal: AbortSignal.timeout(10_000),
     });
-    answer = await res.json(); // inside: an owner that dies mid-answer is a 502 too
+    answer = await jsonOf(res); // inside: an owner that dies mid-answer or answers HTML is a 502 too
   } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
     throw new ApiError(
       'badGateway',
-      `sandbox "${name}" lives on instance ${owner.instance}, which did not answer: ${(err as Error).message}`,
+      `sandbox "${name}" lives on instance ${owner.instance}, which did not answer: ` +
+        `${e.name === 'TimeoutError' ? 'no answer within 10000 ms' : (e.cause?.code ?? e.message)} (peer ${owner.peer})`,
     );
   }
   const instance = res.headers.get('x-mock-instance') ?? owner.instance;

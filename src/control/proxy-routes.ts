@@ -8,6 +8,7 @@ import { Recorder } from '../proxy/recorder.js';
 import { Comparison, compareAnswers } from '../proxy/compare.js';
 import { upstreamName, userInfoProblem } from '../proxy/upstream.js';
 import type { Sandbox } from '../store/sandbox.js';
+import { pathOf } from '../shared/url-path.js';
 
 const tags = ['mock'];
 
@@ -260,7 +261,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           body: payload === undefined ? undefined : Buffer.from(payload),
         }),
       ]);
-      const path = req.body.url.split('?')[0] ?? req.body.url;
+      const path = pathOf(req.body.url);
       const operationId = sandbox.journal.list({ method, path, limit: 1 })[0]?.operationId ?? null;
       req.log.info({ upstream: upstreamName(base), path }, 'compared with the upstream');
       return compareAnswers(

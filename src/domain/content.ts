@@ -120,7 +120,8 @@ export function articleCategory(
   if (text === '') {
     items = [...children(category).map(catItem), ...pages(category).map(artItem)];
   } else {
-    // Search the whole subtree below the category: categories by title and description, articles by title, lead and body.
+    // Search the whole subtree below the category: categories by
+    // title and description, articles by title, lead and body.
     const subtree: ContentCategoryRecord[] = [];
     const walk = (c: ContentCategoryRecord) => {
       for (const x of children(c)) {

@@ -4,7 +4,10 @@ import type { TenantOptions } from '../schemas/records.js';
 import type { PersonBrief } from '../schemas/common.js';
 import { peopleIndex } from './people-index.js';
 
-/** What a domain function may use: the sandbox's store (reads, writes, minting ids), its time, outbox and public address. */
+/**
+ * What a domain function may use: the sandbox's store (reads,
+ * writes, minting ids), its time, outbox and public address.
+ */
 export type DomainContext = {
   store: SandboxStore;
   now: Date;
@@ -22,7 +25,8 @@ export const absolute = (ctx: Pick<DomainContext, 'baseUrl'>, path: string) =>
 
 /**
  * A user as other records show them ({id, name, faceUrl}); one no longer in the tenant shows as deleted.
- * @example personBrief(ctx, tenant, ticket.userId) → { id, name: 'Петров Иван Сергеевич', faceUrl: 'http://…/images/avatar/….svg' }
+ * @example personBrief(ctx, tenant, ticket.userId)
+ *   // → { id, name: 'Петров Иван Сергеевич', faceUrl: 'http://…/images/avatar/….svg' }
  */
 export function personBrief(ctx: Pick<DomainContext, 'baseUrl'>, tenant: Tenant, userId: string): PersonBrief {
   const u = peopleIndex(tenant).byId.get(userId);

@@ -26,7 +26,9 @@ export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProces
   };
 }
 
-/** Records of the caller; `seeAll` (the caller's effective right wallets-transactions) shows every record of the tenant. */
+/**
+ * Records of the caller; `seeAll` (the caller's effective right wallets-transactions) shows every record of the tenant.
+ */
 const visible = (tenant: Tenant, user: UserRecord, seeAll: boolean) =>
   tenant.fileProcessing.filter((r) => seeAll || r.userId === user.id);
 
@@ -204,7 +206,8 @@ export function createFromExcel(ctx: DomainContext, tenant: Tenant, user: UserRe
   const refuse = (message: string, errors: string[] = [message]) => ({ success: false, message, errors, data: null });
   if (!record)
     return refuse(
-      `warning: file processing "${id.slice(0, 40)}" not found; process the file first with /admin/wallet-transaction/excel-processing`,
+      `warning: file processing "${id.slice(0, 40)}" not found; process ` +
+        'the file first with /admin/wallet-transaction/excel-processing',
     );
   if (!record.finished || !record.result)
     return refuse('warning: the file is still being processed; poll /file-processing/view');

@@ -1,7 +1,9 @@
 import type { DomainContext } from './context.js';
 import type { Tenant } from '../store/store.js';
 
-/** The label an image shows initials of, per kind of image address; undefined when the id is not a record of the tenant. */
+/**
+ * The label an image shows initials of, per kind of image address; undefined when the id is not a record of the tenant.
+ */
 const labels = {
   avatar: (t: Tenant, id: string) => t.users.find((x) => x.id === id)?.name,
   tenant: (t: Tenant, id: string) => (t.tenant.id === id ? t.tenant.name : undefined),

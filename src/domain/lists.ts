@@ -131,7 +131,8 @@ export function sortBy<T>(
   const key = Object.hasOwn(keys, field) ? keys[field] : undefined;
   if (!key)
     throw fail.validation(
-      `sort: unknown field "${field.slice(0, 40)}"; use one of ${Object.keys(keys).join(', ')} with an optional + or - prefix`,
+      `sort: unknown field "${field.slice(0, 40)}"; use one of ` +
+        `${Object.keys(keys).join(', ')} with an optional + or - prefix`,
       [{ field: 'query.sort', message: `must be one of ${Object.keys(keys).join(', ')}` }],
     );
   return [...items].sort((a, b) => {

@@ -42,7 +42,10 @@ function queue(ctx: DomainContext, tenant: Tenant): ModerationItem[] {
   return [...ideas, ...comments].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
 }
 
-/** The queue of the current user: everything pending for a moderator, nothing for anybody else. `id` picks one item (404 when not in the queue). */
+/**
+ * The queue of the current user: everything pending for a moderator, nothing
+ * for anybody else. `id` picks one item (404 when not in the queue).
+ */
 export function moderationIndex(
   ctx: DomainContext,
   tenant: Tenant,

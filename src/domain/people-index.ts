@@ -78,7 +78,9 @@ export class PeopleIndex {
   get byId(): UsersById {
     return this.memo('byId', () => new UsersById(new Map(this.users.map((u) => [u.id, u])), null));
   }
-  /** This index for `tenant`, whose users are these with the records at `changed` replaced: the id lookup carries over. */
+  /**
+   * This index for `tenant`, whose users are these with the records at `changed` replaced: the id lookup carries over.
+   */
   carriedTo(tenant: Tenant, changed: readonly number[]): PeopleIndex {
     const next = new PeopleIndex(tenant);
     const lookup = this.cache.get('byId') as UsersById | undefined;
@@ -119,7 +121,9 @@ export class PeopleIndex {
   get childrenOf(): Map<string, DepartmentRecord[]> {
     return this.memo('childrenOf', () => groupBy(this.departments, (d) => d.parentId || null));
   }
-  /** counts of the structure: employments (not terminated, of active users) per department, listed people per department */
+  /**
+   * counts of the structure: employments (not terminated, of active users) per department, listed people per department
+   */
   get counts(): { employments: Map<string, number>; listedPeople: Set<string> } {
     return this.memo('counts', () => {
       const active = new Set<string>();

@@ -336,7 +336,8 @@ export function accountStatusActiveTypes(
   const unknown = input.activeTypes.filter((t) => !Object.hasOwn(statusTypeNames, t));
   if (unknown.length > 0) {
     throw fail.validation(
-      `unknown status type ${unknown.map((u) => `"${u.slice(0, 40)}"`).join(', ')}; known: ${Object.keys(statusTypeNames).join(', ')}`,
+      `unknown status type ${unknown.map((u) => `"${u.slice(0, 40)}"`).join(', ')}; ` +
+        `known: ${Object.keys(statusTypeNames).join(', ')}`,
       unknown.map((u) => ({
         field: `body.activeTypes[${input.activeTypes.indexOf(u)}]`,
         message: `must be one of ${Object.keys(statusTypeNames).join(', ')}`,
@@ -469,7 +470,9 @@ function departmentItem(ix: PeopleIndex, d: DepartmentRecord): StructureItem {
   return { type: 'department', id: d.id, name: d.name, path: d.path, ...ix.departmentCounts(d.id) };
 }
 
-/** Colleagues of the same department, and the heads of the departments right below for a head: bosses first, by name. */
+/**
+ * Colleagues of the same department, and the heads of the departments right below for a head: bosses first, by name.
+ */
 export function myTeam(ix: PeopleIndex, user: UserRecord, reportHeads: Set<string | null>): UserRecord[] {
   const picked = new Set<UserRecord>(ix.byDepartment.get(user.departmentId) ?? []);
   for (const id of reportHeads) {

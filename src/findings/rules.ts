@@ -93,7 +93,8 @@ export const rules: Record<FindingCode, Rule> = {
       const type = header(s.req, 'content-type') ?? 'no content type';
       return /^application\/json\b/i.test(type)
         ? null
-        : `The body was sent as ${type}: the real portal silently stores an EMPTY selection under the key and still answers 200. Send set-user-list as application/json.`;
+        : `The body was sent as ${type}: the real portal silently stores an EMPTY selection ` +
+            'under the key and still answers 200. Send set-user-list as application/json.';
     },
   },
   'date-range-time-of-day': {
@@ -102,7 +103,8 @@ export const rules: Record<FindingCode, Rule> = {
     detect: (s) => {
       const field = rangeFields.find((f) => timeOfDay.test(query(s, f) ?? ''));
       return field
-        ? `${field} carries a time of day: the real portal answers 422 (so does the mock), its ranges take whole days. Send ${field}=yyyy-MM-dd|yyyy-MM-dd.`
+        ? `${field} carries a time of day: the real portal answers 422 (so does the ` +
+            `mock), its ranges take whole days. Send ${field}=yyyy-MM-dd|yyyy-MM-dd.`
         : null;
     },
   },
@@ -113,7 +115,8 @@ export const rules: Record<FindingCode, Rule> = {
       const v = query(s, 'per-page');
       return v === undefined || (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 20)
         ? null
-        : `per-page=${v} is outside 1 to 20: the real portal accepts only 1 to 20 on /user/index (the mock answers 400). Ask for at most 20 and follow _meta.pageCount.`;
+        : `per-page=${v} is outside 1 to 20: the real portal accepts only 1 to 20 on ` +
+            '/user/index (the mock answers 400). Ask for at most 20 and follow _meta.pageCount.';
     },
   },
   'admin-per-page-clamped': {
@@ -122,7 +125,8 @@ export const rules: Record<FindingCode, Rule> = {
     detect: (s) => {
       const n = Number(query(s, 'per-page'));
       return n > 100
-        ? `per-page=${n}: the real portal clamps administrative indexes to 100, so one page holds 100 items, not ${n}. Read the other pages (page=2 … _meta.pageCount).`
+        ? `per-page=${n}: the real portal clamps administrative indexes to 100, so one page ` +
+            `holds 100 items, not ${n}. Read the other pages (page=2 … _meta.pageCount).`
         : null;
     },
   },
@@ -131,7 +135,9 @@ export const rules: Record<FindingCode, Rule> = {
     ops: ['userSearch'],
     detect: (s) =>
       ok(s) && s.req.mock.auth?.rights.includes('show-structure-names') === false
-        ? 'The caller lacks the right show-structure-names: the real portal answers 200 with an always empty users list, not an error. Hide search for such users or say that it needs this right, instead of "nobody found".'
+        ? 'The caller lacks the right show-structure-names: the real portal answers ' +
+          '200 with an always empty users list, not an error. Hide search for such ' +
+          'users or say that it needs this right, instead of "nobody found".'
         : null,
   },
   'session-headers-missing': {
@@ -140,7 +146,14 @@ export const rules: Record<FindingCode, Rule> = {
       if (!readsSession(s) || header(s.req, 'x-service-client-id') || !s.log.get('auth')) return null;
       const missing = sessionHeaders.filter((h) => header(s.req, h) === undefined);
       if (missing.length === 0) return null;
-      return `${missing.length === sessionHeaders.length ? 'No session headers' : `Session header(s) ${missing.join(', ')} missing`} after /mobile/auth in this sandbox: the real portal answers 401. Send all four x-service-* headers from bind and /mobile/auth on every call.`;
+      const which =
+        missing.length === sessionHeaders.length
+          ? 'No session headers'
+          : `Session header(s) ${missing.join(', ')} missing`;
+      return (
+        `${which} after /mobile/auth in this sandbox: the real portal answers 401. ` +
+        'Send all four x-service-* headers from bind and /mobile/auth on every call.'
+      );
     },
   },
   'session-other-device': {
@@ -150,7 +163,9 @@ export const rules: Record<FindingCode, Rule> = {
       const session = s.log.get(`session:${header(s.req, 'x-service-session-id')}`);
       const device = header(s.req, 'x-service-device-id');
       return session && device && session.s !== device
-        ? `The session was authorized for device ${session.s} but came with device ${device}: the real portal answers 401, a session belongs to one device. Send the device id used in /mobile/auth, or authorize this device.`
+        ? `The session was authorized for device ${session.s} but came with device ` +
+            `${device}: the real portal answers 401, a session belongs to one device. ` +
+            'Send the device id used in /mobile/auth, or authorize this device.'
         : null;
     },
   },
@@ -162,7 +177,8 @@ export const rules: Record<FindingCode, Rule> = {
       const session = s.log.get(`session:${header(s.req, 'x-service-session-id')}`);
       const unbound = session && s.log.get(`unbound:${session.s}`);
       return unbound && (unbound.n ?? 0) > (session.n ?? 0)
-        ? `This session's device was unbound (request #${unbound.id}): the real portal ends its sessions and answers 401. After /mobile/unbind, forget the session and the account secret and bind again.`
+        ? `This session's device was unbound (request #${unbound.id}): the real portal ends its sessions ` +
+            'and answers 401. After /mobile/unbind, forget the session and the account secret and bind again.'
         : null;
     },
   },
@@ -195,11 +211,13 @@ export const rules: Record<FindingCode, Rule> = {
       if (ok(s)) s.log.delete(key);
       else if (!body(s, 'code') && codeWasMissing(s)) s.log.set(key, {});
       return flagged
-        ? 'Manual bind without the code although the account needs one (codeRequired: true): the real portal answers 403 every time. Ask the user for the e-mailed code and repeat manual-bind with it.'
+        ? 'Manual bind without the code although the account needs one (codeRequired: true): the real portal ' +
+            'answers 403 every time. Ask the user for the e-mailed code and repeat manual-bind with it.'
         : null;
     },
   },
-  'upload-never-finished': { severity: 'warning', ops: [], detect: () => null }, // found when findings are read: findingsOf in plugin.ts
+  // found when findings are read: findingsOf in plugin.ts
+  'upload-never-finished': { severity: 'warning', ops: [], detect: () => null },
   'finish-before-upload': {
     severity: 'error',
     ops: ['fileFinishUpload'],
@@ -210,7 +228,9 @@ export const rules: Record<FindingCode, Rule> = {
         s.log.delete(`file:${query(s, 'id')}`);
       }
       return s.status === 409
-        ? 'finish-upload came before the bytes arrived: the real portal marks a file UPLOADED only once its bytes are there (the mock answers 409). PUT the bytes to uploadUrl and wait for that answer before finish-upload.'
+        ? 'finish-upload came before the bytes arrived: the real portal marks a ' +
+            'file UPLOADED only once its bytes are there (the mock answers 409). PUT ' +
+            'the bytes to uploadUrl and wait for that answer before finish-upload.'
         : null;
     },
   },
@@ -225,7 +245,9 @@ export const rules: Record<FindingCode, Rule> = {
       s.log.set(key, { s: id });
       if (!s.log.get(`file:${id}`)) s.log.set(`file:${id}`, { at: s.now, id: s.req.mock.journal.id, s: key });
       return before && before !== id && s.log.get(`file:${before}`)
-        ? `The same file (${body(s, 'name')}) was prepared again with a new id: the real portal is idempotent only for the same id, so each retry leaves one more unfinished record. Retry prepare-upload with the id of the first attempt.`
+        ? `The same file (${body(s, 'name')}) was prepared again with a new id: the real ` +
+            'portal is idempotent only for the same id, so each retry leaves one more ' +
+            'unfinished record. Retry prepare-upload with the id of the first attempt.'
         : null;
     },
   },
@@ -238,7 +260,9 @@ export const rules: Record<FindingCode, Rule> = {
       const same = s.log.get(key)?.s === body(s, 'token');
       s.log.set(key, { s: body(s, 'token') ?? '' });
       return same
-        ? 'The same push token was registered again for this device: the real portal stores it once more for nothing. Register the token when the push provider issues a new one (its token-refresh callback), not on every start.'
+        ? 'The same push token was registered again for this device: the real portal ' +
+            'stores it once more for nothing. Register the token when the push provider ' +
+            'issues a new one (its token-refresh callback), not on every start.'
         : null;
     },
   },
@@ -257,7 +281,8 @@ export const rules: Record<FindingCode, Rule> = {
     severity: 'warning',
     detect: (s) =>
       s.req.method === 'POST' && within(s, `post:${sameKey(s)}`, 1000)
-        ? 'The same POST (same operation and body) came again within a second: the real portal carries out each one. Retry only after a failure, with a growing delay, and never while the first call is still running.'
+        ? 'The same POST (same operation and body) came again within a second: the real portal carries out each ' +
+          'one. Retry only after a failure, with a growing delay, and never while the first call is still running.'
         : null,
   },
   'bearer-on-token-management': {
@@ -271,14 +296,17 @@ export const rules: Record<FindingCode, Rule> = {
     ],
     detect: (s) =>
       bearer(s.req)
-        ? 'Token management was called with a Bearer token: the real portal answers 403 here (so does the mock). Call /user-api-token* and /admin/user-api-token* with the session headers from /mobile/auth.'
+        ? 'Token management was called with a Bearer token: the real portal answers 403 here (so does the ' +
+          'mock). Call /user-api-token* and /admin/user-api-token* with the session headers from /mobile/auth.'
         : null,
   },
   'wrong-body-type': {
     severity: 'error',
     detect: (s) =>
       s.req.mock.findingTypes && s.status !== 400
-        ? `The body sends ${s.req.mock.findingTypes.join('; ')}: the mock's validation converted it (true became "true"), the real portal may refuse it or keep the wrong value. Send every field with the type the API declares.`
+        ? `The body sends ${s.req.mock.findingTypes.join('; ')}: the mock's validation ` +
+          'converted it (true became "true"), the real portal may refuse it or ' +
+          'keep the wrong value. Send every field with the type the API declares.'
         : null,
   },
   'retry-created-duplicate': {
@@ -292,7 +320,9 @@ export const rules: Record<FindingCode, Rule> = {
       const first = s.log.get(key);
       s.log.set(key, { at: s.now, s: id, id: s.req.mock.journal.id });
       return first && first.s !== id && s.now - (first.at ?? 0) <= duplicateWindowMs
-        ? `The same ${creates[s.op]} was posted again with the same body after request #${first.id} had created it: the real portal creates a second record. When the answer to a create is lost, look for the record first (list it) and do not repeat the create blindly.`
+        ? `The same ${creates[s.op]} was posted again with the same body after request #${first.id} ` +
+            'had created it: the real portal creates a second record. When the answer to a create is ' +
+            'lost, look for the record first (list it) and do not repeat the create blindly.'
         : null;
     },
   },

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Sandbox } from '../store/sandbox.js';
 import type { DomainContext } from '../domain/context.js';
 import { fail } from '../errors.js';
+import { pathOf as pathOfUrl } from '../shared/url-path.js';
 
 /** A request header as one non-empty string, else undefined (absent, empty or repeated). */
 export const header = (req: FastifyRequest, name: string): string | undefined => {
@@ -19,7 +20,7 @@ export const sessionHeaders = [
 ] as const;
 
 /** The path of a request as routed (prefixes stripped), without its query. */
-export const pathOf = (req: FastifyRequest) => req.url.split('?')[0] ?? req.url;
+export const pathOf = (req: FastifyRequest) => pathOfUrl(req.url);
 
 /** Prefixes a client may put before any operation: `/sandbox/NAME` (picks the sandbox) and `/api/v2`. */
 const prefixRe = /^(\/sandbox\/([^/?#]*))?(\/api\/v2(?=[/?#]|$))?/;

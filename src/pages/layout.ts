@@ -1,10 +1,12 @@
 // The portal frame around a page: a header with the tenant's name and a footer; none in a web view (x-service-embed).
 import { html, trusted, type HtmlPart } from './html.js';
 
+// A backslash at the end of a line of a template continues that line: the text has no line break there.
 const stylesheet = trusted(`
 *,*::before,*::after{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f4f6f9;overflow-wrap:anywhere;word-break:break-word}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f4f6f9;\
+overflow-wrap:anywhere;word-break:break-word}
 .site-header{background:#24415f;color:#fff;padding:10px 16px;display:flex;align-items:center;gap:10px}
 .site-header img{width:32px;height:32px;border-radius:6px}
 .site-header .tenant{font-weight:600}
@@ -16,9 +18,11 @@ img{max-width:100%;height:auto}
 .cover{width:100%;border-radius:8px;display:block;margin:8px 0 16px}
 .meta{color:#667085;font-size:14px;margin:0 0 12px}
 .badge{display:inline-block;padding:2px 8px;border-radius:10px;background:#e8eef6;font-size:13px}
-.state-done{background:#dcf5e3}.state-current{background:#fff1c2}.state-stopped{background:#fde2e1}.state-pending,.state-skipped{background:#eceff3}
+.state-done{background:#dcf5e3}.state-current{background:#fff1c2}.state-stopped{background:#fde2e1}\
+.state-pending,.state-skipped{background:#eceff3}
 .fields{margin:0}
-.fields div{display:grid;grid-template-columns:minmax(0,40%) minmax(0,1fr);gap:8px;padding:6px 0;border-bottom:1px solid #eceff3}
+.fields div{display:grid;grid-template-columns:minmax(0,40%) minmax(0,1fr);gap:8px;padding:6px 0;\
+border-bottom:1px solid #eceff3}
 .fields dt{color:#667085}.fields dd{margin:0}
 .stages{list-style:none;padding:0;margin:0}
 .stages li{padding:10px 0;border-bottom:1px solid #eceff3}
@@ -43,12 +47,17 @@ export type PageFrame = {
 export function page(frame: PageFrame, title: string, body: HtmlPart): string {
   const header = frame.embed
     ? ''
-    : html`<header class="site-header">${frame.tenant ? html`<img src="${frame.tenant.logoUrl}" alt=""><span class="tenant">${frame.tenant.name}</span>` : html`<span class="tenant">Portal</span>`}</header>`;
+    : html`<header class="site-header">${
+        frame.tenant
+          ? html`<img src="${frame.tenant.logoUrl}" alt=""><span class="tenant">${frame.tenant.name}</span>`
+          : html`<span class="tenant">Portal</span>`
+      }</header>`;
   const footer = frame.embed
     ? ''
     : html`<footer class="site-footer">${frame.tenant?.name ?? 'Portal'} · portal-mock</footer>`;
   return html`<!doctype html>
-<html lang="${frame.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${frame.lang}"><head><meta charset="utf-8">\
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><style>${stylesheet}</style></head>
 <body>${header}<main id="content">${body}</main>${footer}</body></html>
 `.value;

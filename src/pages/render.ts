@@ -1,4 +1,5 @@
 // What each web page shows, built from the same domain functions as the API answers (so visibility and 404s agree).
+// A backslash at the end of a line of a template continues that line: the text has no line break there.
 import { fail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { PersonBrief } from '../schemas/common.js';
@@ -131,21 +132,22 @@ export function workflowTicketPage({ ctx, tenant, user, held, id }: PageInput): 
     p?.stages.flatMap((s) => s.fields).find((f) => f.id === fid)?.name ??
     fid;
   const title = t.wfWorkflow.name;
+  const values = Object.entries(t.fieldValues).map(([k, v]) => [fieldName(k), v] as const);
   return {
     title,
     body: html`<h1>${title}</h1>
-<p class="meta"><span class="badge">${t.wfStatus}</span> · ${l.created} ${when(t.created_at)} · ${l.updated} ${when(t.updated_at)}${t.solved_at ? html` · ${l.solved} ${when(t.solved_at)}` : ''}</p>
+<p class="meta"><span class="badge">${t.wfStatus}</span> · ${l.created} ${when(t.created_at)} · \
+${l.updated} ${when(t.updated_at)}${t.solved_at ? html` · ${l.solved} ${when(t.solved_at)}` : ''}</p>
 ${fields([
   [l.author, person(personBrief(ctx, tenant, t.user_id))],
   [l.status, t.wfStatus],
 ])}
 <h2>${l.fields}</h2>
-${Object.keys(t.fieldValues).length === 0 ? html`<p class="meta">${l.none}</p>` : fields(Object.entries(t.fieldValues).map(([k, v]) => [fieldName(k), v] as const))}
+${values.length === 0 ? html`<p class="meta">${l.none}</p>` : fields(values)}
 <h2>${l.stages}</h2>
 <ol class="stages">${t.wfTicketStages.map(
-      (
-        s,
-      ) => html`<li class="stage" data-state="${s.state}"><strong>${s.name}</strong> <span class="badge state-${s.state}">${l.state[s.state] ?? s.state}</span>
+      (s) => html`<li class="stage" data-state="${s.state}"><strong>${s.name}</strong> \
+<span class="badge state-${s.state}">${l.state[s.state] ?? s.state}</span>
 ${s.responsible.length > 0 ? html`<div class="meta">${l.responsible}:</div>${people(s.responsible)}` : ''}</li>`,
     )}</ol>`,
   };
@@ -168,7 +170,8 @@ export function workflowPage({ ctx, tenant, user, held, id }: PageInput): PageOu
           ? html`<p class="meta">${l.none}</p>`
           : html`<ul class="stages">${list.data.map(
               (t) =>
-                html`<li><a href="${t.url}">${t.wfWorkflow.name}</a> <span class="badge">${t.wfStatus}</span><div class="meta">${when(t.created_at)}</div></li>`,
+                html`<li><a href="${t.url}">${t.wfWorkflow.name}</a> <span class="badge">${t.wfStatus}</span>\
+<div class="meta">${when(t.created_at)}</div></li>`,
             )}</ul>`
       }`,
     };
@@ -199,7 +202,8 @@ export function articlePage({ ctx, tenant, id }: PageInput): PageOut {
   return {
     title: a.title,
     body: html`<article><h1>${a.title}</h1>
-<p class="meta">${person(a.author)} · ${l.published} ${when(a.publishedAt)}${a.tags.length > 0 ? html` · ${a.tags.map((t) => html`<span class="badge">${t.name}</span> `)}` : ''}</p>
+<p class="meta">${person(a.author)} · ${l.published} ${when(a.publishedAt)}\
+${a.tags.length > 0 ? html` · ${a.tags.map((t) => html`<span class="badge">${t.name}</span> `)}` : ''}</p>
 <img class="cover" src="${a.imageUrl}" alt="" width="640" height="320">
 <p><strong>${a.lead}</strong></p>
 <div class="body">${sanitizeHtml(a.body)}</div></article>`,
@@ -244,7 +248,8 @@ ${
     ? html`<p class="meta">${l.none}</p>`
     : html`<ul class="stages">${i.comments.map(
         (c) =>
-          html`<li id="comment-${c.id}">${person(c.user)} <span class="meta">${when(c.created_at)}</span><p>${c.text}</p></li>`,
+          html`<li id="comment-${c.id}">${person(c.user)} <span class="meta">${when(c.created_at)}</span>\
+<p>${c.text}</p></li>`,
       )}</ul>`
 }`,
   };
@@ -283,9 +288,12 @@ ${fields([
   };
 }
 
-// ---------------------------------------------------------------- dashboard records (courses, surveys, achievements, contests, books)
+// ---------------------------------------------------------------- dashboard records
+// (courses, surveys, achievements, contests, books)
 
-/** The page of a record with a title (404 when undefined): its image unless `withImage` is false, and rows of fields. */
+/**
+ * The page of a record with a title (404 when undefined): its image unless `withImage` is false, and rows of fields.
+ */
 function simple<T extends { title: string }>(
   { ctx, tenant, id }: PageInput,
   kind: string,
@@ -294,8 +302,9 @@ function simple<T extends { title: string }>(
   withImage = true,
 ): PageOut {
   if (record === undefined) throw fail.notFound(`${kind} ${id.slice(0, 80)} not found`);
+  const src = absolute(ctx, `/images/${kind}/${id}.svg`);
   const image = withImage
-    ? html`<img class="cover" src="${absolute(ctx, `/images/${kind}/${id}.svg`)}" alt="" width="128" height="128" style="width:96px">`
+    ? html`<img class="cover" src="${src}" alt="" width="128" height="128" style="width:96px">`
     : '';
   return { title: record.title, body: html`<h1>${record.title}</h1>${image}${fields(rows(record, w(tenant)))}` };
 }

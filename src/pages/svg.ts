@@ -50,9 +50,11 @@ export function badgeSvg(o: {
       ? `<circle cx="${size / 2}" cy="${size / 2}" r="${size / 2}" fill="${fill}"/>`
       : `<rect width="${size}" height="${size}" rx="${size / 8}" fill="${fill}"/>`;
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" viewBox="0 0 ${size} ${size}" role="img" aria-label="${escapeHtml(o.label)}">` +
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${size}" height="${size}" ` +
+    `viewBox="0 0 ${size} ${size}" role="img" aria-label="${escapeHtml(o.label)}">` +
     `<title>${escapeHtml(o.label)}</title>${shape}` +
-    `<text x="50%" y="50%" dy=".35em" text-anchor="middle" font-family="Arial,Helvetica,sans-serif" font-size="${Math.round(size * 0.4)}" fill="#fff">${escapeHtml(initials(o.label))}</text></svg>`
+    '<text x="50%" y="50%" dy=".35em" text-anchor="middle" font-family="Arial,Helvetica,sans-serif" ' +
+    `font-size="${Math.round(size * 0.4)}" fill="#fff">${escapeHtml(initials(o.label))}</text></svg>`
   );
 }
 
@@ -61,9 +63,12 @@ export function coverSvg(o: { id: string; seed: number; label: string }): string
   const fill = colourOf(o.id, o.seed);
   const accent = colourOf(`${o.id}:accent`, o.seed);
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="320" viewBox="0 0 640 320" role="img" aria-label="${escapeHtml(o.label)}">` +
-    `<title>${escapeHtml(o.label)}</title><rect width="640" height="320" fill="${fill}"/><circle cx="540" cy="60" r="140" fill="${accent}" opacity=".55"/>` +
-    `<text x="48" y="200" font-family="Arial,Helvetica,sans-serif" font-size="120" fill="#fff">${escapeHtml(initials(o.label))}</text></svg>`
+    '<svg xmlns="http://www.w3.org/2000/svg" width="640" height="320" ' +
+    `viewBox="0 0 640 320" role="img" aria-label="${escapeHtml(o.label)}">` +
+    `<title>${escapeHtml(o.label)}</title><rect width="640" height="320" ` +
+    `fill="${fill}"/><circle cx="540" cy="60" r="140" fill="${accent}" opacity=".55"/>` +
+    '<text x="48" y="200" font-family="Arial,Helvetica,sans-serif" ' +
+    `font-size="120" fill="#fff">${escapeHtml(initials(o.label))}</text></svg>`
   );
 }
 

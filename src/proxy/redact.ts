@@ -1,4 +1,5 @@
 // What a recording keeps of an upstream answer: secrets and personal data replaced by placeholders (docs/proxy.md).
+import { isSecretField } from '../shared/secrets.js';
 
 /** Answer headers a recorded stub keeps; everything else (Set-Cookie, server names, tracing ids …) is dropped. */
 export const recordedHeaderAllowList = new Set([
@@ -12,7 +13,6 @@ export const recordedHeaderAllowList = new Set([
   'x-total-count',
 ]);
 
-const secretKey = /pass(word)?|secret|token|session|api[-_]?key|authori[sz]ation|cookie|^code$|otp|^pin$|credential/i;
 const emailKey = /e-?mail/i;
 const phoneKey = /phone|mobile|^tel$|telephone/i;
 const emailValue = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
@@ -36,7 +36,7 @@ function redactString(value: string): string {
 /** A copy of a JSON value for a recording: secret fields, e-mails and phone numbers replaced, at any depth. */
 export function redactRecorded(value: unknown, key = ''): unknown {
   if (typeof value === 'string' || typeof value === 'number') {
-    if (secretKey.test(key)) return placeholders.secret;
+    if (isSecretField(key)) return placeholders.secret;
     if (emailKey.test(key)) return placeholders.email;
     if (phoneKey.test(key)) return placeholders.phone;
     return typeof value === 'string' ? redactString(value) : value;

@@ -1,6 +1,7 @@
 // Forwarding one request to the upstream (the real portal) with Node's fetch: credentials of the mock stripped,
 // the upstream's own credentials (--proxy-header) added, a hard timeout, faults mapped to 502/504.
 import type { IncomingHttpHeaders } from 'node:http';
+import { isSecretHeader } from '../shared/secrets.js';
 
 /** Hop-by-hop and transport headers: never copied in either direction (fetch sets its own). */
 const hopByHop = new Set([
@@ -18,19 +19,13 @@ const hopByHop = new Set([
   'content-length',
 ]);
 
-/** The mock's own credentials: a client's session is for the mock, never for the upstream. */
-const mockSecrets = new Set([
-  'x-service-session-code',
-  'x-service-session-id',
-  'x-service-device-id',
-  'authorization',
-  'x-service-client-secret',
-  'cookie',
-]);
+/** The session of the mock's client besides its secret: the mock's, never the upstream's. */
+const mockSessionHeaders = new Set(['x-service-session-id', 'x-service-device-id']);
 
-function isMockSecretHeader(name: string): boolean {
+/** A client's credentials and session are for the mock: never sent upstream. */
+function isMockCredentialHeader(name: string): boolean {
   const n = name.toLowerCase();
-  return mockSecrets.has(n) || n.startsWith('x-mock-');
+  return isSecretHeader(n) || mockSessionHeaders.has(n) || n.startsWith('x-mock-');
 }
 
 export type UpstreamHeader = { name: string; value: string };
@@ -49,7 +44,8 @@ export function parseProxyHeaders(list: readonly string[]): UpstreamHeader[] {
 export function upstreamRequestHeaders(client: IncomingHttpHeaders, extra: readonly UpstreamHeader[]): Headers {
   const out = new Headers();
   for (const [name, value] of Object.entries(client)) {
-    if (value === undefined || hopByHop.has(name) || isMockSecretHeader(name) || name === 'accept-encoding') continue;
+    if (value === undefined || hopByHop.has(name) || isMockCredentialHeader(name) || name === 'accept-encoding')
+      continue;
     out.set(name, Array.isArray(value) ? value.join(', ') : value);
   }
   for (const h of extra) out.set(h.name, h.value);

@@ -15,7 +15,8 @@ export const adminEmploymentRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Employments of the tenant; maps origin id + origin organization id to a user id',
         description:
-          'Requires the right user-edit. per-page is clamped to 100. Date ranges are yyyy-MM-dd|yyyy-MM-dd; a time of day gives 422.',
+          'Requires the right user-edit. per-page is clamped to 100. Date ' +
+          'ranges are yyyy-MM-dd|yyyy-MM-dd; a time of day gives 422.',
         querystring: AdminEmploymentQuery,
         response: { 200: ref(AdminEmploymentPage), ...errors(400, 401, 403, 422) },
       },

@@ -93,7 +93,9 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags,
           summary: `Events and occurrences in a window (${family.what})`,
           description:
-            'The events visible to the caller between start_date_time and end_date_time (default: this month to three months on), recurring events expanded into occurrences; filter by title, type, place, participant or user groups.',
+            'The events visible to the caller between start_date_time and end_date_time ' +
+            '(default: this month to three months on), recurring events expanded into ' +
+            'occurrences; filter by title, type, place, participant or user groups.',
           querystring: listParams(family.type),
           response: { 200: family.list, ...errors(400, 401, 403, 404, 500) },
         },
@@ -109,7 +111,8 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags,
           summary: `Events the current user organises, takes part in or has requested (${family.what})`,
           description:
-            'Like the list, restricted to the events the caller organises, takes part in or has a participation request for.',
+            'Like the list, restricted to the events the caller ' +
+            'organises, takes part in or has a participation request for.',
           querystring: listParams(family.type),
           response: { 200: family.list, ...errors(400, 401, 403, 404, 500) },
         },
@@ -140,7 +143,8 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags,
           summary: `One event or occurrence with the current user's part in it (${family.what})`,
           description:
-            "An event, or one occurrence of a recurring one (parent_id and rec_date), with the caller's role, open request and whether one can be made. An event the caller may not see is a 404.",
+            "An event, or one occurrence of a recurring one (parent_id and rec_date), with the caller's " +
+            'role, open request and whether one can be made. An event the caller may not see is a 404.',
           querystring: viewParams,
           response: { 200: family.view, ...errors(400, 401, 403, 404, 500) },
         },
@@ -158,7 +162,8 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "Calendar event types: the built-in ones and the tenant's custom ones",
         description:
-          'Filter by `name` (substring), `is_used` and `type_id` (1 to 6; 5 is every custom type). Paged (per-page default 20).',
+          'Filter by `name` (substring), `is_used` and `type_id` (1 to ' +
+          '6; 5 is every custom type). Paged (per-page default 20).',
         querystring: Type.Object({
           name: str('substring of the name, case-insensitive'),
           is_used: Type.Optional(Type.Boolean({ description: 'used by some event' })),
@@ -183,7 +188,9 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Request participation in an event (an occurrence: with parent id and date)',
         description:
-          'Asks to take part in an event, or in one occurrence of a recurring event (calendar_event_parent_id and calendar_event_rec_date). Approved at once when the event accepts automatically, else pending; an obstacle (full, over, already requested …) answers success false with errors.',
+          'Asks to take part in an event, or in one occurrence of a recurring event (calendar_event_parent_id ' +
+          'and calendar_event_rec_date). Approved at once when the event accepts automatically, else pending; ' +
+          'an obstacle (full, over, already requested …) answers success false with errors.',
         body: Type.Object({
           calendar_event_id: Uuid,
           calendar_event_parent_id: Type.Optional(Uuid),
@@ -204,7 +211,8 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "Cancel one of the current user's participation requests",
         description:
-          'Cancels an open participation request of the caller; one already decided answers success false. A request of another user is a 404.',
+          'Cancels an open participation request of the caller; one already ' +
+          'decided answers success false. A request of another user is a 404.',
         body: Type.Object({ id: Type.String({ format: 'uuid', description: 'request id' }) }),
         response: { 200: Type.Omit(ActionResult(Type.Null()), ['data']), ...errors(400, 401, 403, 404, 500) },
       },

@@ -32,7 +32,8 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'A feedback entry; anonymous entries never show the author',
         description:
-          'One feedback entry about a user or a department, with its score and text; an anonymous entry never shows its author. An unknown id is a 404.',
+          'One feedback entry about a user or a department, with its score and ' +
+          'text; an anonymous entry never shows its author. An unknown id is a 404.',
         querystring: IdQuery,
         response: { 200: ref(Feedback), ...errors(400, 401, 403, 404, 500) },
       },

@@ -31,7 +31,9 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'fileUpload',
         tags,
         summary: 'Upload the bytes of a prepared file (the signed uploadUrl; not part of the portal API)',
-        description: `Send the raw bytes as the body, any content type, at most ${uploadLimitBytes} bytes (413 beyond). No session needed: the signature authorizes. Expired or forged signature: 403.`,
+        description:
+          `Send the raw bytes as the body, any content type, at most ${uploadLimitBytes} bytes (413 ` +
+          'beyond). No session needed: the signature authorizes. Expired or forged signature: 403.',
         params: fileId,
         querystring: SignedQuery,
         response: { 200: ref(UploadResult), ...errors(400, 403, 404, 409, 413, 500) },
@@ -71,7 +73,8 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Uploaded files of the current user per type',
         description:
-          "How many of the caller's uploaded files there are of each type (image, video, document, archive, other, encrypted), matching `search` when given.",
+          "How many of the caller's uploaded files there are of each type (image, " +
+          'video, document, archive, other, encrypted), matching `search` when given.',
         querystring: Type.Object({ search: Type.Optional(Type.String({ maxLength: 200 })) }),
         response: { 200: ref(FileCount), ...errors(400, 401, 403, 500) },
       },
@@ -88,7 +91,8 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create a file record and a signed upload address',
         description:
-          'Repeating with the same id gives the same record and a fresh address. PUT the bytes to uploadUrl, then call finish-upload.',
+          'Repeating with the same id gives the same record and a fresh ' +
+          'address. PUT the bytes to uploadUrl, then call finish-upload.',
         body: ref(PrepareUpload),
         response: { 200: ref(PreparedUpload), ...errors(400, 401, 403, 409, 500) },
       },
@@ -105,7 +109,8 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Mark a file UPLOADED once its bytes arrived',
         description:
-          'Call after PUTting the bytes to the uploadUrl of /file/prepare-upload: the file becomes UPLOADED and shows in /file/index. No bytes yet is a 409.',
+          'Call after PUTting the bytes to the uploadUrl of /file/prepare-upload: the ' +
+          'file becomes UPLOADED and shows in /file/index. No bytes yet is a 409.',
         querystring: fileId,
         response: { 200: ref(FileIndex), ...errors(400, 401, 403, 404, 409, 500) },
       },

@@ -84,7 +84,8 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'An idea with voters, participants and comments',
         description:
-          'An idea with its author, voters, participants and comments. Ideas of others on moderation are a 404; the tenant option enableIdeas off is a 403.',
+          'An idea with its author, voters, participants and comments. Ideas of others ' +
+          'on moderation are a 404; the tenant option enableIdeas off is a 403.',
         querystring: idQuery,
         response: { 200: ref(IdeaView), ...errors(400, 401, 403, 404, 500) },
       },
@@ -101,7 +102,8 @@ export const ideaRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Create an idea (no id) or edit one (its author only)',
         description:
-          'Ideas of users without the right user-edit go to moderation first. Field problems answer 400 with details naming each field.',
+          'Ideas of users without the right user-edit go to moderation ' +
+          'first. Field problems answer 400 with details naming each field.',
         querystring: Type.Object({ id: Type.Optional(Uuid) }),
         body: ref(IdeaEdit),
         response: { 200: ref(IdeaIndex), ...errors(400, 401, 403, 404, 500) },

@@ -41,7 +41,9 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Bind a device by the QR link',
         description:
-          'The address a QR code carries (service://bind/?url=…). Answers the device secret (accountSecret) and the tenant; no session needed, a wrong or used link id or token is a 403. Binding a device id again replaces its earlier binding and ends its sessions.',
+          'The address a QR code carries (service://bind/?url=…). Answers the device secret ' +
+          '(accountSecret) and the tenant; no session needed, a wrong or used link id or token is ' +
+          'a 403. Binding a device id again replaces its earlier binding and ends its sessions.',
         params: Type.Object({
           id: Type.String({ minLength: 1, maxLength: 200 }),
           token: Type.String({ minLength: 1, maxLength: 200 }),
@@ -62,7 +64,9 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Check credentials and send a two-factor code when the account needs one',
         description:
-          'First step of a manual sign-in, no session needed. With two-factor on, codeRequired is true and a code is e-mailed (read it in /__admin/outbox); delayTime is the seconds before another code can be sent. A wrong e-mail or password is a 403.',
+          'First step of a manual sign-in, no session needed. With two-factor on, codeRequired ' +
+          'is true and a code is e-mailed (read it in /__admin/outbox); delayTime is the ' +
+          'seconds before another code can be sent. A wrong e-mail or password is a 403.',
         body: TwoFactorRequest,
         response: { 200: ref(TwoFactorResult), ...errors(400, 403, 500) },
       },
@@ -80,7 +84,9 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Bind a device with e-mail, password and (when on) the two-factor code',
         description:
-          'Binds the device given in the body and answers its secret (accountSecret) and the tenant; no session needed. When the account uses two-factor, `code` must be the code of /mobile/request-two-factor (else 403).',
+          'Binds the device given in the body and answers its secret (accountSecret) ' +
+          'and the tenant; no session needed. When the account uses two-factor, ' +
+          '`code` must be the code of /mobile/request-two-factor (else 403).',
         body: ManualBindRequest,
         response: { 200: ref(BindResult), ...errors(400, 403, 500) },
       },
@@ -97,7 +103,9 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Authorize a session for a bound device',
         description:
-          'Opens a session: send accountSecret.secret, userId and deviceId from a bind, with the tenant header x-service-tenant-id. Answers sessionId and sessionSecret, which go into x-service-session-id and x-service-session-code; a wrong secret is a 401, an unknown device a 404.',
+          'Opens a session: send accountSecret.secret, userId and deviceId from a bind, with the tenant ' +
+          'header x-service-tenant-id. Answers sessionId and sessionSecret, which go into ' +
+          'x-service-session-id and x-service-session-code; a wrong secret is a 401, an unknown device a 404.',
         headers: Type.Object({ 'x-service-tenant-id': Type.String({ minLength: 1 }) }),
         body: AuthRequest,
         response: { 200: ref(AuthResult), ...errors(400, 401, 404, 500) },
@@ -115,7 +123,8 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Register the push token of a device',
         description:
-          "Stores the token of the push provider for one of the caller's devices; pushes to the user then show in /__admin/outbox. Only the provider firebase is supported (another is a 400).",
+          "Stores the token of the push provider for one of the caller's devices; pushes to the user " +
+          'then show in /__admin/outbox. Only the provider firebase is supported (another is a 400).',
         body: SavePushTokenRequest,
         response: { 200: Type.Object({ success: Type.Boolean({ default: true }) }), ...errors(400, 401, 403, 500) },
       },
@@ -132,7 +141,8 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Unbind a device: its sessions end and /mobile/auth answers 404 for it',
         description:
-          "Removes one of the caller's devices with its sessions and push token, and answers the tenant. A device of another user is a 403.",
+          "Removes one of the caller's devices with its sessions and push " +
+          'token, and answers the tenant. A device of another user is a 403.',
         querystring: Type.Object({ deviceId: Type.String({ minLength: 1, maxLength: 128 }) }),
         response: { 200: ref(TenantInfo), ...errors(400, 401, 403, 500) },
       },

@@ -12,7 +12,8 @@ const decideSchema = (operationId: string, summary: string) => ({
   tags,
   summary,
   description:
-    'Body: {"ids": [uuid, …]} or a bare array of uuids (1 to 100). All or nothing: an id not waiting for moderation is a 404. Only moderators (right user-edit): 403 otherwise.',
+    'Body: {"ids": [uuid, …]} or a bare array of uuids (1 to 100). All or nothing: an id ' +
+    'not waiting for moderation is a 404. Only moderators (right user-edit): 403 otherwise.',
   body: ref(ArrayOfIds),
   response: { 200: ref(ModerationResult), ...errors(400, 401, 403, 404, 500) },
 });
@@ -26,7 +27,8 @@ export const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "Items waiting for the current user's decision",
         description:
-          'Moderators (right user-edit) see ideas on moderation and pending comments; anybody else an empty queue. `id` picks one item (404 when it is not in the queue).',
+          'Moderators (right user-edit) see ideas on moderation and pending comments; anybody ' +
+          'else an empty queue. `id` picks one item (404 when it is not in the queue).',
         querystring: Type.Object({ id: Type.Optional(Uuid) }),
         response: { 200: ref(Moderation), ...errors(400, 401, 403, 404, 500) },
       },

@@ -68,7 +68,8 @@ function renderErrorPage(error: FastifyError | ApiError, req: FastifyRequest, re
       page(
         frame,
         text,
-        html`<div class="error"><p class="code">${status}</p><h1>${text}</h1><p class="meta">${error.message}</p></div>`,
+        html`<div class="error"><p class="code">${status}</p><h1>${text}</h1>\
+<p class="meta">${error.message}</p></div>`,
       ),
     );
 }
@@ -134,7 +135,8 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
           tags,
           summary: kind.summary,
           description:
-            'HTML for a web view. Send the session headers; with `x-service-embed: true` the page has no portal header and footer.',
+            'HTML for a web view. Send the session headers; with ' +
+            '`x-service-embed: true` the page has no portal header and footer.',
           params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
           ...(kind.query
             ? {

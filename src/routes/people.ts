@@ -68,7 +68,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['user'],
         summary: 'Profile of a user',
         description:
-          'The public profile of any visible user of the tenant, with department, main employment and statuses. A malformed id is a 400, an unknown or hidden user a 404.',
+          'The public profile of any visible user of the tenant, with department, main ' +
+          'employment and statuses. A malformed id is a 400, an unknown or hidden user a 404.',
         querystring: IdQuery,
         response: { 200: ref(UserProfile), ...errors(400, 401, 403, 404, 500) },
       },
@@ -102,7 +103,9 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['user'],
         summary: 'Paged user list with filters and sorting',
         description:
-          '`per-page` 1 to 20 (default 20; out of range: 400). `sort`: id, email, name, first_name, last_name, position, reg_status_id, created_at, last_login_at with an optional +/- prefix (default name). Text filters match case-insensitively; `id` and `department_id` take comma-separated lists.',
+          '`per-page` 1 to 20 (default 20; out of range: 400). `sort`: id, email, name, first_name, ' +
+          'last_name, position, reg_status_id, created_at, last_login_at with an optional +/- prefix (default ' +
+          'name). Text filters match case-insensitively; `id` and `department_id` take comma-separated lists.',
         querystring: Type.Object({
           ...PageQuery,
           sort: text(40),
@@ -171,7 +174,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['employment'],
         summary: "Make one of the current user's employments the main one",
         description:
-          "Makes one of the caller's employments the main one; the user's department and position follow it. A terminated employment answers success false with a message; an employment of another user is a 404.",
+          "Makes one of the caller's employments the main one; the user's department and position follow it. A " +
+          'terminated employment answers success false with a message; an employment of another user is a 404.',
         body: Type.Object({ employment_id: Uuid }),
         response: { 200: ref(SetMainResult), ...errors(400, 401, 403, 404, 500) },
       },
@@ -188,7 +192,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['account'],
         summary: 'Set the status text of the current user',
         description:
-          "Sets the free status text shown on the caller's profile (the field is named activeTypes in the API description); an empty text clears it.",
+          "Sets the free status text shown on the caller's profile (the field is " +
+          'named activeTypes in the API description); an empty text clears it.',
         body: Type.Object({
           activeTypes: Type.String({ maxLength: 255, description: 'the status text (empty clears it)' }),
         }),
@@ -206,7 +211,9 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'accountStatusActiveTypes',
         tags: ['account'],
         summary: 'Set the active statuses of the current user',
-        description: `Known status types: ${Object.keys(statusTypeNames).join(', ')}. An unknown one is a 400 naming it; an empty list clears them.`,
+        description:
+          `Known status types: ${Object.keys(statusTypeNames).join(', ')}. ` +
+          'An unknown one is a 400 naming it; an empty list clears them.',
         body: Type.Object({ activeTypes: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 20 }) }),
         response: { 200: Type.Object({ statusTypes: Type.Array(Type.String()) }), ...errors(400, 401, 403, 500) },
       },
@@ -230,7 +237,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['employment'],
         summary: 'Employment documents of the current user (newest first)',
         description:
-          "The caller's employment documents (certificates, payroll statements …), newest first, with the filters of the API description; paged.",
+          "The caller's employment documents (certificates, payroll statements " +
+          '…), newest first, with the filters of the API description; paged.',
         querystring: Type.Object({
           ...PageQuery,
           id: Type.Optional(Uuid),
@@ -264,7 +272,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['employment'],
         summary: 'Request an employment document',
         description:
-          'The document starts "requested", is "in-progress" after 1 minute and "ready" after 5 minutes by the sandbox clock.',
+          'The document starts "requested", is "in-progress" after 1 ' +
+          'minute and "ready" after 5 minutes by the sandbox clock.',
         body: Type.Object({
           org_employment_id: Uuid,
           org_employment_file_type_id: OrgEmploymentFileTypeId,
@@ -341,7 +350,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['notifications'],
         summary: 'Mark one notification seen; returns the unseen count',
         description:
-          "Marks one of the caller's notifications seen and answers the new badge (unseen count). An unknown notification is a 404.",
+          "Marks one of the caller's notifications seen and answers the " +
+          'new badge (unseen count). An unknown notification is a 404.',
         querystring: Type.Object({ notificationId: Type.String({ minLength: 1, maxLength: 128 }) }),
         response: { 200: ref(BadgeResult), ...errors(400, 401, 403, 404, 500) },
       },
@@ -374,7 +384,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['department'],
         summary: 'A department with its sub-departments and people (the root without id)',
         description:
-          'One level of the organisation tree: the department with its sub-departments and its people (bosses first). Without id the root; a malformed id is a 400, an unknown one a 404.',
+          'One level of the organisation tree: the department with its sub-departments and its people ' +
+          '(bosses first). Without id the root; a malformed id is a 400, an unknown one a 404.',
         querystring: Type.Object({ id: Type.Optional(Uuid) }),
         response: { 200: ref(DepartmentTreeNode), ...errors(400, 401, 403, 404, 500) },
       },
@@ -391,7 +402,8 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['department'],
         summary: 'Search departments (first 20) and people (first 50)',
         description:
-          'Searches department names (first 20) and people by name or position (first 50); answers both as structure items.',
+          'Searches department names (first 20) and people by name ' +
+          'or position (first 50); answers both as structure items.',
         querystring: Type.Object({ q: Q }),
         response: { 200: ref(DepartmentSearchResult), ...errors(400, 401, 403, 500) },
       },
@@ -408,7 +420,9 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'dashboard',
         tags: ['dashboard'],
         summary: 'Dashboard: widgets and brief info of the current user',
-        description: `widgets: comma-separated of ${WidgetKeys.join(', ')}. info: comma-separated of ${InfoKeys.join(', ')}. Unknown keys: 400. An unavailable widget is null.`,
+        description:
+          `widgets: comma-separated of ${WidgetKeys.join(', ')}. info: comma-separated ` +
+          `of ${InfoKeys.join(', ')}. Unknown keys: 400. An unavailable widget is null.`,
         querystring: Type.Object({ widgets: text(500), info: text(200) }),
         response: { 200: ref(DashboardResult), ...errors(400, 401, 403, 500) },
       },

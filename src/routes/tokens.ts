@@ -39,7 +39,9 @@ export const tokenRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'userApiTokenCreate',
         tags,
         summary: 'Create a personal API token; the clear value is answered once',
-        description: `${sessionOnly} The clear value \`pmt_<id>_<secret>\` is in data.token of this answer only; the mock keeps a hash. A failed form validation answers 200 with success false.`,
+        description:
+          `${sessionOnly} The clear value \`pmt_<id>_<secret>\` is in data.token of this answer ` +
+          'only; the mock keeps a hash. A failed form validation answers 200 with success false.',
         body: PersonalTokenCreateBody,
         response: { 200: ref(PersonalTokenCreateResult), ...errors(400, 401, 403) },
       },

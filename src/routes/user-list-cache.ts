@@ -40,7 +40,8 @@ export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Store a selection of users under a key',
         description:
-          'Must be sent as application/json: any other content type silently stores an EMPTY selection under the key (a reproduced quirk of the portal) and answers 200. A missing key answers 200 with success false.',
+          'Must be sent as application/json: any other content type silently stores an EMPTY selection under the ' +
+          'key (a reproduced quirk of the portal) and answers 200. A missing key answers 200 with success false.',
         body: UserListSetBody,
         response: { 200: ref(UserListSetResult), ...errors(400, 401, 403) },
       },
@@ -57,7 +58,8 @@ export const userListCacheRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'The expanded selection stored under a key',
         description:
-          'The users, departments and user groups of the selection stored under `key`, expanded to users. An unknown key is a 404.',
+          'The users, departments and user groups of the selection stored ' +
+          'under `key`, expanded to users. An unknown key is a 404.',
         querystring: Type.Object({ key: Type.String({ minLength: 1, maxLength: 200 }) }),
         response: { 200: ref(UserListData), ...errors(400, 401, 403, 404) },
       },

@@ -103,7 +103,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'adminWalletExportExcel',
         tags,
         summary: 'Export wallets as an .xlsx file',
-        description: `${needs} Takes the filters of /admin/wallet in the query string; answers the file itself. Columns: Wallet ID, User ID, Employee, E-mail, Department, Balance, Created at, Updated at.`,
+        description:
+          `${needs} Takes the filters of /admin/wallet in the query string; answers the file itself. ` +
+          'Columns: Wallet ID, User ID, Employee, E-mail, Department, Balance, Created at, Updated at.',
         querystring: WalletQuery,
         response: { 200: xlsx, ...errors(400, 401, 403) },
       },
@@ -122,7 +124,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'adminWalletTransactionIndex',
         tags,
         summary: 'Wallet transactions, newest first',
-        description: `${needs} per-page is clamped to 100; created_at with a time of day gives 422; a user-list-cache key that is not cached matches nothing.`,
+        description:
+          `${needs} per-page is clamped to 100; created_at with a time of day ` +
+          'gives 422; a user-list-cache key that is not cached matches nothing.',
         querystring: WalletTransactionQuery,
         response: { 200: ref(WalletTransactionPage), ...errors(400, 401, 403, 422) },
       },
@@ -154,7 +158,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'adminWalletTransactionCreate',
         tags,
         summary: 'Mass credit or debit of the users of a user-list-cache key',
-        description: `${needs} All or nothing: a debit that would take a wallet below zero refuses the whole batch. A failed form validation answers 200 with success false and errors.`,
+        description:
+          `${needs} All or nothing: a debit that would take a wallet below zero refuses the ` +
+          'whole batch. A failed form validation answers 200 with success false and errors.',
         body: WalletTransactionCreateBody,
         response: { 200: ref(TransactionBatchResult), ...errors(400, 401, 403) },
       },
@@ -170,7 +176,10 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'adminWalletTransactionExportExcel',
         tags,
         summary: 'Export transactions as an .xlsx file',
-        description: `${needs} Takes the filters of /admin/wallet-transaction in the query string; answers the file itself. Columns: Transaction ID, Created at, Operation type ID, Operation type, Sender wallet ID, Sender, Recipient wallet ID, Recipient, Amount, Comment, Entity ID, Reference ID.`,
+        description:
+          `${needs} Takes the filters of /admin/wallet-transaction in the query string; answers the ` +
+          'file itself. Columns: Transaction ID, Created at, Operation type ID, Operation type, Sender ' +
+          'wallet ID, Sender, Recipient wallet ID, Recipient, Amount, Comment, Entity ID, Reference ID.',
         querystring: WalletTransactionQuery,
         response: { 200: xlsx, ...errors(400, 401, 403, 422) },
       },
@@ -194,7 +203,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'adminWalletTransactionExcelProcessing',
         tags,
         summary: 'Parse an uploaded .xlsx or .csv in the background',
-        description: `${needs} Queues a file-processing record and answers it; poll /file-processing/view until finished is set. A failed form validation answers 200 with success false.`,
+        description:
+          `${needs} Queues a file-processing record and answers it; poll /file-processing/view ` +
+          'until finished is set. A failed form validation answers 200 with success false.',
         body: ExcelProcessingBody,
         response: { 200: ref(FileProcessingResult), ...errors(400, 401, 403) },
       },
@@ -223,7 +234,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'adminWalletTransactionCreateFromExcel',
         tags,
         summary: 'Post the transactions of the valid rows of a parse result',
-        description: `${needs} An unknown, unfinished or already posted file_processing_id answers 200 with success false and a warning message.`,
+        description:
+          `${needs} An unknown, unfinished or already posted file_processing_id ` +
+          'answers 200 with success false and a warning message.',
         body: CreateFromExcelBody,
         response: { 200: ref(TransactionBatchResult), ...errors(400, 401, 403) },
       },
@@ -244,7 +257,8 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: fpTags,
         summary: 'File processing records, newest first',
         description:
-          "The caller's file processing records (spreadsheet parses of /admin/wallet-transaction/excel-processing), newest first; paged (per-page default 20, at most 100).",
+          "The caller's file processing records (spreadsheet parses of " +
+          '/admin/wallet-transaction/excel-processing), newest first; paged (per-page default 20, at most 100).',
         querystring: Type.Object({ ...PageQuery }),
         response: { 200: ref(FileProcessingPage), ...errors(400, 401, 403) },
       },
@@ -269,7 +283,8 @@ export const fileProcessingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: fpTags,
         summary: 'One file processing record, for polling',
         description:
-          'Poll it after excel-processing: `finished` is set and `result` holds the parsed rows when the background parse is done. An unknown id is a 404.',
+          'Poll it after excel-processing: `finished` is set and `result` holds the ' +
+          'parsed rows when the background parse is done. An unknown id is a 404.',
         querystring: IdQuery,
         response: { 200: ref(FileProcessing), ...errors(400, 401, 403, 404) },
       },

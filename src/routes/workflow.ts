@@ -30,7 +30,8 @@ const Id = Type.String({ minLength: 1, maxLength: 64 });
 const viewer = (req: FastifyRequest): Viewer => ({ tenant: callerTenant(req), user: req.mock.auth.user });
 
 const ticketAuth =
-  "Session headers, a Bearer personal token, or the API key headers X-Service-Client-Id / X-Service-Client-Secret (all tickets of the key's tenant).";
+  'Session headers, a Bearer personal token, or the API key headers ' +
+  "X-Service-Client-Id / X-Service-Client-Secret (all tickets of the key's tenant).";
 
 /** Business process catalog, start forms, applications and tickets. Paths answer with and without /api/v2. */
 export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -42,7 +43,8 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'The process catalog: sub-categories and visible processes of a category (the root without id)',
         description:
-          "Lists the sub-categories and the processes of a category that the caller's user groups may see; `q` searches process names, briefs, descriptions and tags. An unknown category id is a 404.",
+          "Lists the sub-categories and the processes of a category that the caller's user groups may see; " +
+          '`q` searches process names, briefs, descriptions and tags. An unknown category id is a 404.',
         querystring: Type.Object({
           q: Type.Optional(
             Type.String({ maxLength: 200, description: 'search in process name, brief, description and tags' }),
@@ -64,7 +66,8 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'The start form of a process',
         description:
-          "The fields to fill in to start a process (POST to the same path). A hidden process, or one the caller's user groups may not see, is a 404.",
+          'The fields to fill in to start a process (POST to the same path). A ' +
+          "hidden process, or one the caller's user groups may not see, is a 404.",
         params: Type.Object({ processId: Id }),
         response: { 200: ref(WorkflowStartForm), ...errors(400, 401, 403, 404, 500) },
       },

@@ -145,7 +145,8 @@ export const WalletTransaction = Type.Object(
     amount: Type.Number({ minimum: 0.01, description: 'greater than 0, at most 2 decimals' }),
     operation_type_id: Type.Integer({
       description:
-        '1 credit, 2 debit, 3 transfer, 4 bonus, 5 purchase, 9 purchase cancellation (only 9 is named by the API description)',
+        '1 credit, 2 debit, 3 transfer, 4 bonus, 5 purchase, 9 purchase ' +
+        'cancellation (only 9 is named by the API description)',
     }),
     operation_type: Type.String({ description: 'readable name of the operation type' }),
     comment: Type.String(),
@@ -299,7 +300,8 @@ export const ExcelProcessingBody = Type.Object(
     file_processing_id: Type.Optional(
       Type.String({
         description:
-          'when given instead of file_id: answers the state of that processing; an unknown id answers success false with a warning message',
+          'when given instead of file_id: answers the state of that processing; ' +
+          'an unknown id answers success false with a warning message',
       }),
     ),
   },

@@ -81,7 +81,8 @@ export const CalendarEventType = Type.Object(
       minimum: 1,
       maximum: 6,
       ...assumed(
-        'the integer code of the calendar-event family: 1 CORPORATE, 2 TRAINING, 3 MEET, 4 PUBLIC_HOLIDAY, 5 custom, 6 WEBINAR',
+        'the integer code of the calendar-event family: 1 CORPORATE, ' +
+          '2 TRAINING, 3 MEET, 4 PUBLIC_HOLIDAY, 5 custom, 6 WEBINAR',
       ),
     }),
     is_custom: Type.Boolean(assumed('a type defined by the tenant (code 5)')),

@@ -106,7 +106,8 @@ export const CatalogItem = Type.Object(
   {
     $id: 'CatalogItem',
     description:
-      'A node of the catalog: a category (its id can be passed to /article/category) or an article. Fields other than entity are assumed.',
+      'A node of the catalog: a category (its id can be passed to ' +
+      '/article/category) or an article. Fields other than entity are assumed.',
   },
 );
 export type CatalogItem = Static<typeof CatalogItem>;

@@ -1,5 +1,5 @@
-// Records the admin side answers (/__admin): sandboxes, snapshots, the request journal and its HAR form, the
-// outbox, the clock, the fixtures and the findings. The store and the admin routes use them; so does the typed admin client.
+// Records the admin side answers (/__admin): sandboxes, snapshots, the request journal and its HAR form, the outbox,
+// the clock, the fixtures and the findings. The store and the admin routes use them; so does the typed admin client.
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ref, Stamp } from './common.js';
 
@@ -38,7 +38,8 @@ export const JournalEntry = Type.Object(
     afterCommit: Type.Optional(
       Type.Boolean({
         description:
-          'the fault broke the answer after the handler ran and its changes were committed: the client never saw a change that happened',
+          'the fault broke the answer after the handler ran and its changes ' +
+          'were committed: the client never saw a change that happened',
       }),
     ),
     requestHeaders: Type.Record(Type.String(), Type.String()),

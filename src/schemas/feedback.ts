@@ -20,7 +20,8 @@ export const FeedbackAdd = Type.Object(
       Type.String({
         format: 'uuid',
         description:
-          'user on whose behalf the feedback is created: the current user (absent means the current user; another user is 403)',
+          'user on whose behalf the feedback is created: the current ' +
+          'user (absent means the current user; another user is 403)',
       }),
     ),
     type: Type.Union([Type.Literal('department'), Type.Literal('user')], { description: 'entity type' }),

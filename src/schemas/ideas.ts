@@ -5,7 +5,10 @@ import { FeedbackRecord } from './feedback.js';
 
 // ---------------------------------------------------------------- records
 
-/** Idea status codes (assumed): 1 on moderation, 2 new, 3 under review, 4 accepted, 5 in progress, 6 implemented, 7 rejected. */
+/**
+ * Idea status codes (assumed): 1 on moderation, 2 new, 3 under
+ * review, 4 accepted, 5 in progress, 6 implemented, 7 rejected.
+ */
 export const IdeaStatusCode = {
   moderation: 1,
   new: 2,

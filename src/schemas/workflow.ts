@@ -105,7 +105,8 @@ export const WorkflowField = Type.Object(
   {
     $id: 'WorkflowField',
     description:
-      'A field of a start form or a ticket stage (fields as named for ticket stages; the rest of WorkflowField is not shown).',
+      'A field of a start form or a ticket stage (fields as named ' +
+      'for ticket stages; the rest of WorkflowField is not shown).',
   },
 );
 export type WorkflowField = Static<typeof WorkflowField>;

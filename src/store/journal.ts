@@ -1,4 +1,6 @@
 import type { FaultKind, JournalEntry, JournalFilter } from '../schemas/control.js';
+import { pathOf } from '../shared/url-path.js';
+import { isSecretField, isSecretHeader, redactSecretFieldsInText } from '../shared/secrets.js';
 
 /** The facts of a request the journal keeps. */
 export type JournalFacts = {
@@ -98,8 +100,6 @@ export class Journal {
   }
 }
 
-const pathOf = (url: string): string => url.split('?')[0] ?? url;
-
 /** A body text the journal keeps: up to this many characters. */
 export const keptChars = 8192;
 
@@ -146,7 +146,7 @@ function readBack(text: string): unknown {
       /* not JSON: given as text */
     }
   }
-  return text.replace(secretFieldValue, '"$1":"[redacted]"');
+  return redactSecretFieldsInText(text);
 }
 
 /** The entry as the admin API gives it: headers joined per name, bodies parsed, secrets redacted. */
@@ -174,64 +174,21 @@ function complete({ id, facts: f, texts: t }: Kept): JournalEntry {
   };
 }
 
-const secretHeaders = new Set([
-  'x-service-session-code',
-  'authorization',
-  'x-service-client-secret',
-  'x-mock-admin-token',
-  'cookie',
-  'set-cookie',
-  'proxy-authorization',
-  'x-api-key',
-  'x-auth-token',
-]);
-const secretFields = new Set([
-  'password',
-  'secret',
-  'sessionSecret',
-  'code',
-  'token',
-  'clientSecret',
-  'client_secret',
-  'accessToken',
-  'value',
-  'sessionCode',
-  'refreshToken',
-  'access_token',
-  'refresh_token',
-  'apiKey',
-  'api_key',
-  'apiSecret',
-  'newPassword',
-  'oldPassword',
-  'currentPassword',
-  'passwordConfirmation',
-  'idToken',
-  'id_token',
-  'cookie',
-]);
-
-/** A secret field and its value in JSON text: a string (perhaps cut short), or anything up to `,`, `}` or `]`. */
-const secretFieldValue = new RegExp(
-  `"(${[...secretFields].join('|')})"\\s*:\\s*("(?:[^"\\\\]|\\\\.)*(?:"|$)|[^,}\\]\\s]+)`,
-  'g',
-);
-
 /** Headers as kept in the journal: secrets replaced, so a journal can be attached to a bug report. */
 export function redactHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {
     if (v === undefined) continue;
-    out[k] = secretHeaders.has(k.toLowerCase()) ? '[redacted]' : Array.isArray(v) ? v.join(', ') : v;
+    out[k] = isSecretHeader(k) ? '[redacted]' : Array.isArray(v) ? v.join(', ') : v;
   }
   return out;
 }
 
-/** A copy of a JSON value with secret fields replaced (depth-limited). */
+/** A copy of a JSON value with the whole value of each secret field replaced (depth-limited). */
 export function redactBody(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redactBody(v, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = secretFields.has(k) ? '[redacted]' : redactBody(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) out[k] = isSecretField(k) ? '[redacted]' : redactBody(v, depth + 1);
   return out;
 }

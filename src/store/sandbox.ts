@@ -6,14 +6,25 @@ import { newOutbox } from './outbox.js';
 import { Journal } from './journal.js';
 import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
-import { seedFrom } from './ids.js';
 import { SandboxStore } from './store.js';
 import { DataError, loadSandbox, persistedNames, SandboxLog, type SandboxSettings } from './log.js';
 import type { Worlds } from './world.js';
 import { fail } from '../errors.js';
 
-const sandboxNameRe = /^[A-Za-z0-9_-]{1,64}$/;
+/**
+ * What a sandbox name is: 1 to 64 letters, digits, "-" or "_". One rule for the request's sandbox key, the admin
+ * calls and the files under --data, as the name is also a balancer's routing key and a file name.
+ */
+export const sandboxNamePattern = '^[A-Za-z0-9_-]{1,64}$';
+const sandboxNameRe = new RegExp(sandboxNamePattern);
 export const isSandboxName = (name: string) => sandboxNameRe.test(name);
+
+/** `name` when it is a sandbox name, else the 400 that says what one is. */
+export function checkSandboxName(name: string): string {
+  if (!isSandboxName(name))
+    throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
+  return name;
+}
 
 export type { SandboxSettings };
 /** The scenario and clock of the start flags: a new sandbox's, a reset's, and those of one that has none of its own. */
@@ -72,7 +83,7 @@ export class Sandbox {
     this.writtenSettings = own;
     this.log = init.log;
     this.journal = new Journal(init.journalLimit);
-    this.random = new SeededRandom(seedFrom(init.store.meta.seed, init.name));
+    this.random = new SeededRandom(init.store.meta.seed, init.name);
     this.clock.onChange = () => {
       this.ownClock = true;
       this.noteSettings();
@@ -267,7 +278,7 @@ export class SandboxRegistry {
   /** Replaces a sandbox's data (snapshot import) keeping its identity. */
   replaceData(sandbox: Sandbox, data: Data): void {
     sandbox.store.replace(data);
-    sandbox.random = new SeededRandom(seedFrom(sandbox.store.meta.seed, sandbox.name));
+    sandbox.random = new SeededRandom(sandbox.store.meta.seed, sandbox.name);
     sandbox.commit();
   }
 
@@ -283,7 +294,7 @@ export class SandboxRegistry {
       sandbox.findingLog = null;
       sandbox.outbox.clear();
       sandbox.stubUses.clear();
-      sandbox.random = new SeededRandom(seedFrom(seed, sandbox.name));
+      sandbox.random = new SeededRandom(seed, sandbox.name);
     });
   }
 

@@ -83,7 +83,8 @@ export function seedCalendar(ctx: SeedContext): void {
   const faker = ctx.faker('calendar');
   const active = data.users.filter((u) => u.state === 'active');
   const me = data.users[0]!;
-  // participants come from the first `fakerUsers` active users (all at the default size): no filter of 100 000 per event
+  // participants come from the first `fakerUsers` active users
+  // (all at the default size): no filter of 100 000 per event
   const crowd = active.slice(0, fakerUsers);
 
   const eventType = (

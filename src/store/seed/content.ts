@@ -2,7 +2,8 @@
 // articles, and received postcards. Texts in the tenant's language.
 import type { ArticleRecord, ContentCategoryRecord, PostcardRecord } from '../../schemas/content.js';
 import { dayMs, type SeedContext } from './context.js';
-import { FastRandom, fakerRandom, fakerUsers, type Random } from './fast-random.js';
+import { fakerRandom, fakerUsers, type Random } from './fast-random.js';
+import { SeededRandom } from '../random.js';
 
 const words = {
   ru: {
@@ -121,7 +122,11 @@ export function seedContent(ctx: SeedContext): void {
     Array.from({ length: n }, () => faker.helpers.arrayElements(w.sentences, { min: 2, max: 4 }).join(' '));
   const body = (lead: string) => {
     const [first = '', ...rest] = paragraphs(3);
-    return `<p><b>${lead}</b></p><p>${first}</p><h3>${w.subtitle}</h3><ul>${w.list.map((l) => `<li>${l}</li>`).join('')}</ul>${rest.map((p) => `<p>${p}</p>`).join('')}`;
+    return (
+      `<p><b>${lead}</b></p><p>${first}</p><h3>${w.subtitle}</h3>` +
+      `<ul>${w.list.map((l) => `<li>${l}</li>`).join('')}</ul>` +
+      `${rest.map((p) => `<p>${p}</p>`).join('')}`
+    );
   };
   const counters = () => ({
     views: faker.number.int({ min: 20, max: 2500 }),
@@ -196,9 +201,9 @@ export function seedContent(ctx: SeedContext): void {
 
   // Postcards: the first demo account receives five; about a third of the others one to three.
   const postcards: PostcardRecord[] = [];
-  // active users beyond the first `fakerUsers` draw from FastRandom (see fast-random.ts)
+  // active users beyond the first `fakerUsers` draw from a SeededRandom (see fast-random.ts)
   const fromFaker = fakerRandom(faker);
-  const fast = new FastRandom(ctx.seed, fixture.id, 'postcards');
+  const fast = new SeededRandom(ctx.seed, fixture.id, 'postcards');
   const send = (random: Random, recipientId: string, recipientIndex: number) => {
     const k = random.int(0, w.postcardTitles.length - 1);
     // any user but the recipient, without copying the array per postcard

@@ -13,11 +13,13 @@ const words = {
     ideas: [
       [
         'Электронные заявки на пропуск для гостей',
-        'Предлагаю оформлять гостевые пропуска через портал, а не по почте: охрана видит заявку сразу, гостю приходит QR-код.',
+        'Предлагаю оформлять гостевые пропуска через портал, а не по ' +
+          'почте: охрана видит заявку сразу, гостю приходит QR-код.',
       ],
       [
         'Общий календарь переговорных',
-        'Переговорные часто заняты «на всякий случай». Общий календарь с автоснятием брони через 15 минут решит проблему.',
+        'Переговорные часто заняты «на всякий случай». Общий ' +
+          'календарь с автоснятием брони через 15 минут решит проблему.',
       ],
       [
         'Перейти на электронный документооборот с поставщиками',
@@ -75,7 +77,8 @@ const words = {
     ideas: [
       [
         'Online guest passes',
-        'Let us request guest passes through the portal instead of e-mail: security sees the request at once and the guest gets a QR code.',
+        'Let us request guest passes through the portal instead of e-mail: ' +
+          'security sees the request at once and the guest gets a QR code.',
       ],
       [
         'Shared meeting room calendar',
@@ -133,7 +136,8 @@ const words = {
 };
 
 const svgLogo = (text: string, color: string) =>
-  `<svg xmlns="http://www.w3.org/2000/svg" width="120" height="120" viewBox="0 0 120 120"><rect width="120" height="120" rx="16" fill="${color}"/>` +
+  '<svg xmlns="http://www.w3.org/2000/svg" width="120" height="120" viewBox="0 0 120 120">' +
+  `<rect width="120" height="120" rx="16" fill="${color}"/>` +
   `<text x="60" y="72" font-family="sans-serif" font-size="40" text-anchor="middle" fill="#fff">${text}</text></svg>\n`;
 
 export function seedEngage(ctx: SeedContext): void {
@@ -247,7 +251,8 @@ export function seedEngage(ctx: SeedContext): void {
     const rows = Array.from(
       { length: 4 },
       (_, m) =>
-        `${refDate.getUTCFullYear()}-${String(m * 3 + 1).padStart(2, '0')},${ffi.number.int({ min: 100, max: 999 })},${ffi.number.int({ min: 10, max: 99 })}`,
+        `${refDate.getUTCFullYear()}-${String(m * 3 + 1).padStart(2, '0')},` +
+        `${ffi.number.int({ min: 100, max: 999 })},${ffi.number.int({ min: 10, max: 99 })}`,
     );
     const contents: Array<[string, string]> = [
       [w.files.note, `${user.name}\n${ffi.lorem.sentences(3)}\n`],

@@ -25,7 +25,10 @@ export const seeders: Seeder[] = [
 
 export type SeedOptions = { seed: number; refDate: Date; size: SizeOptions };
 
-/** A tenant with every collection empty (every field of TenantData but the tenant is an array), in the schema's key order. */
+/**
+ * A tenant with every collection empty (every field of TenantData
+ * but the tenant is an array), in the schema's key order.
+ */
 function emptyTenantData(tenant: TenantData['tenant']): TenantData {
   const empty = Object.fromEntries(Object.keys(TenantData.properties).map((key) => [key, []]));
   return { ...empty, tenant } as TenantData;

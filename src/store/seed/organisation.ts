@@ -1,7 +1,8 @@
 // Shared organisation data several groups read: employments, user groups, meeting places.
 import type { EmploymentRecord, UserGroupRecord } from '../../schemas/records.js';
 import { dayMs, isoDay, type SeedContext } from './context.js';
-import { FastRandom, fakerRandom, fakerUsers } from './fast-random.js';
+import { fakerRandom, fakerUsers } from './fast-random.js';
+import { SeededRandom } from '../random.js';
 
 const words = {
   ru: {
@@ -42,7 +43,7 @@ export function seedOrganisation(ctx: SeedContext): void {
   const w = words[fixture.locale];
   const faker = ctx.faker('organisation');
   const fromFaker = fakerRandom(faker);
-  const fast = new FastRandom(ctx.seed, fixture.id, 'organisation');
+  const fast = new SeededRandom(ctx.seed, fixture.id, 'organisation');
 
   const employments: EmploymentRecord[] = [];
   const secondDepartments = data.departments.filter((d) => d.level >= 2);

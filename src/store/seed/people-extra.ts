@@ -9,7 +9,8 @@ import type {
 import { OrgEmploymentFileTypeIds } from '../../schemas/people-records.js';
 import { cached } from '../world.js';
 import { dayMs, type SeedContext } from './context.js';
-import { FastRandom, IsoFormat, compareIso, fakerRandom, fakerUsers } from './fast-random.js';
+import { IsoFormat, compareIso, fakerRandom, fakerUsers } from './fast-random.js';
+import { SeededRandom } from '../random.js';
 
 const texts = {
   ru: {
@@ -167,7 +168,7 @@ export function seedPeopleExtra(ctx: SeedContext): void {
 
   // Notifications: ~25 per demo account, a few per generated user; newest first; mixed seen/unseen.
   const notificationsFaker = fakerRandom(ctx.faker('notifications'));
-  const notificationsFast = new FastRandom(ctx.seed, fixture.id, 'notifications');
+  const notificationsFast = new SeededRandom(ctx.seed, fixture.id, 'notifications');
   const notifications: NotificationRecord[] = [];
   const iso = new IsoFormat();
   for (const [j, user] of data.users.entries()) {
@@ -194,7 +195,7 @@ export function seedPeopleExtra(ctx: SeedContext): void {
 
   // Employment documents: a few per user, all ready or rejected (requests made at runtime move on by the clock).
   const filesFaker = fakerRandom(ctx.faker('orgEmploymentFiles'));
-  const filesFast = new FastRandom(ctx.seed, fixture.id, 'orgEmploymentFiles');
+  const filesFast = new SeededRandom(ctx.seed, fixture.id, 'orgEmploymentFiles');
   const files: OrgEmploymentFileRecord[] = [];
   let seq = 1;
   const employmentsOf = new Map<string, typeof data.employments>();
@@ -236,7 +237,7 @@ export function seedPeopleExtra(ctx: SeedContext): void {
 
   // Dashboard collections.
   const df = ctx.faker('dashboard');
-  const dr = new FastRandom(ctx.seed, fixture.id, 'dashboard');
+  const dr = new SeededRandom(ctx.seed, fixture.id, 'dashboard');
   const someUsers = (share: number) =>
     data.users
       .filter((u, j) => fixtureIds.has(u.id) || (j < fakerUsers ? df.datatype.boolean(share) : dr.boolean(share)))

@@ -5,7 +5,8 @@ import type { Right } from '../../schemas/common.js';
 import { hashSecret } from '../ids.js';
 import { cached } from '../world.js';
 import { dayMs, isoDay, type SeedContext } from './context.js';
-import { FastRandom, IsoFormat, fakerUsers, localeWords } from './fast-random.js';
+import { IsoFormat, fakerUsers, localeWords } from './fast-random.js';
+import { SeededRandom } from '../random.js';
 
 const names = {
   ru: {
@@ -194,12 +195,13 @@ export function seedPeople(ctx: SeedContext): void {
     users.push(makeUser({ id: userId, ...rest }, dep.id));
   });
 
-  // Users beyond the first `fakerUsers`: the same kinds of values from the locale's word lists and a FastRandom.
-  const r = new FastRandom(ctx.seed, fixture.id, 'people');
+  // Users beyond the first `fakerUsers`: the same kinds of values from the locale's word lists and a SeededRandom.
+  const r = new SeededRandom(ctx.seed, fixture.id, 'people');
   const lw = localeWords(faker);
   const ref = refDate.getTime();
   const iso = new IsoFormat();
-  // one object literal, not makeUser's spread: 100 000 users built by spreading were slower to read in every later seeder
+  // one object literal, not makeUser's spread: 100 000 users
+  // built by spreading were slower to read in every later seeder
   const fastUser = (departmentId: string): UserRecord => {
     const gender = r.boolean() ? ('male' as const) : ('female' as const);
     const firstName = r.pick(lw.firstName(gender));

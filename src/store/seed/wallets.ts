@@ -2,7 +2,8 @@
 // Balances are computed from the transactions, so the two always agree.
 import type { WalletRecord, WalletTransactionRecord } from '../../schemas/integration-records.js';
 import { dayMs, type SeedContext } from './context.js';
-import { FastRandom, IsoFormat, compareIso, fakerRandom, fakerUsers, type Random } from './fast-random.js';
+import { IsoFormat, compareIso, fakerRandom, fakerUsers, type Random } from './fast-random.js';
+import { SeededRandom } from '../random.js';
 
 export function seedWallets(ctx: SeedContext): void {
   const { data, refDate, fixture } = ctx;
@@ -23,9 +24,9 @@ export function seedWallets(ctx: SeedContext): void {
         cancel: 'Purchase cancelled',
         thanks: 'Thanks for the help',
       };
-  // users beyond the first `fakerUsers` draw from FastRandom (see fast-random.ts)
+  // users beyond the first `fakerUsers` draw from a SeededRandom (see fast-random.ts)
   const fromFaker = fakerRandom(faker);
-  const fast = new FastRandom(ctx.seed, fixture.id, 'wallets');
+  const fast = new SeededRandom(ctx.seed, fixture.id, 'wallets');
   const iso = new IsoFormat();
   const at = (random: Random, daysAgo: number) =>
     iso.time(refDate.getTime() - daysAgo * dayMs - random.int(0, dayMs - 1));
