@@ -43,9 +43,8 @@ const requirements: Record<AuthMode | 'admin', Array<Record<string, string[]>>> 
 
 /** @fastify/swagger's `transform`: security from the route's config.auth; paths without a trailing slash. */
 export const describeRoute: SwaggerTransform = ({ schema, url, route }) => {
-  const mode = url.startsWith('/__admin')
-    ? 'admin'
-    : ((route.config as { auth?: AuthMode } | undefined)?.auth ?? 'none');
+  const config = route.config as { auth?: AuthMode; controlPlane?: boolean } | undefined;
+  const mode = config?.controlPlane ? 'admin' : (config?.auth ?? 'none');
   return {
     schema: schema && { ...schema, security: requirements[mode] },
     url: url.length > 1 ? url.replace(/\/$/, '') : url,

@@ -21,6 +21,10 @@ const maxAdminBodyDepth = 64;
 
 /** The side routes QA scripts rely on; see the admin contract in the README. */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
+  // where a route is registered says what it is: the API document gives these the control plane's security
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, controlPlane: true };
+  });
   const token = app.config.adminToken;
   if (token) {
     const tokenHash = hashSecret(token);

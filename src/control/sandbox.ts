@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
-import { isSandboxName, type Sandbox } from '../store/sandbox.js';
+import { checkSandboxName, type Sandbox } from '../store/sandbox.js';
 import { sandboxKey } from '../http/context.js';
 import { findingsOf } from '../findings/plugin.js';
 import { forwardToOwner } from './peers.js';
@@ -22,8 +22,7 @@ export function adminSandboxName(req: FastifyRequest): string {
 /** The sandbox an admin call is about (adminSandboxName), created unless `create` is false. */
 export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
   const name = adminSandboxName(req);
-  if (!isSandboxName(name))
-    throw fail.badRequest(`sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
+  checkSandboxName(name);
   const found = req.server.sandboxes.find(name);
   if (found) return found;
   if (!create) throw fail.notFound(`sandbox "${name}" not found`);

@@ -1,7 +1,6 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { fail } from '../errors.js';
-import { isSandboxName } from '../store/sandbox.js';
+import { checkSandboxName } from '../store/sandbox.js';
 import { sandboxKey } from './context.js';
 
 /**
@@ -15,10 +14,7 @@ export const requestContextPlugin = fp(
       const prefix = req.mock.prefix;
       const name = sandboxKey(req.headers['x-mock-sandbox'], prefix.sandbox);
       // a malformed prefix is refused even when the header names the sandbox: answers would hand out its URLs
-      for (const n of prefix.sandbox != null ? [name, prefix.sandbox] : [name]) {
-        if (!isSandboxName(n))
-          throw fail.badRequest(`sandbox name "${n.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`);
-      }
+      for (const n of prefix.sandbox != null ? [name, prefix.sandbox] : [name]) checkSandboxName(n);
       req.mock.sandbox = app.sandboxes.get(name);
     });
     app.addHook('onSend', async (req, _reply, payload) => {

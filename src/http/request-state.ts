@@ -58,6 +58,8 @@ export type RouteConfig = {
   rights?: Right[];
   /** the portal context's catch-all of paths no operation answers (pass-through, stubs by path, else 404) */
   unmatched?: boolean;
+  /** set on every route of the control plane's context (its token, not the portal's auth, guards it) */
+  controlPlane?: boolean;
 };
 
 declare module 'fastify' {
