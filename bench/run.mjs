@@ -3,7 +3,7 @@
 // autocannon (and, when Debian's wrk is installed, with wrk for the light read and the dashboard), and measures in the same
 // sitting a bare Fastify server (the ceiling) and peer mocks (Prism, WireMock). Every throughput is also given as a ratio to
 // the bare server of this run; the report opens with the issue's targets and whether each holds. Writes
-// bench/results/*.json and *.md and refreshes the "## Performance" section of README.md.
+// bench/results/*.json and *.md and refreshes the benchmark block of docs/performance.md.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -911,7 +911,7 @@ function finish(r) {
   writeFileSync(join(dir, `${outName}.json`), `${JSON.stringify(r, null, 2)}\n`);
   writeFileSync(join(dir, `${outName}.md`), `# portal-mock benchmark\n\n${md}\n`);
   if (!r.quick && outName === 'latest') {
-    const readme = join(root, 'README.md');
+    const readme = join(root, 'docs', 'performance.md');
     const text = readFileSync(readme, 'utf8');
     const startMark = '<!-- bench:start -->';
     const endMark = '<!-- bench:end -->';
@@ -922,7 +922,7 @@ function finish(r) {
   process.stdout.write(`${md}\n`);
 }
 
-// --render: rewrite the Markdown (and the README section) from the saved JSON, without measuring
+// --render: rewrite the Markdown (and the block in docs/performance.md) from the saved JSON, without measuring
 if (args.includes('--render'))
   finish(JSON.parse(readFileSync(join(root, 'bench', 'results', `${outName}.json`), 'utf8')));
 else

@@ -11,6 +11,8 @@ export const ErrorKinds = {
   unauthorized: { status: 401, code: 'UNAUTHORIZED' },
   forbidden: { status: 403, code: 'FORBIDDEN' },
   notFound: { status: 404, code: 'NOT_FOUND' },
+  /** an admin read (or GET/DELETE /__admin/sandboxes/NAME) of a sandbox that does not exist: it is never made by one */
+  sandboxNotFound: { status: 404, code: 'SANDBOX_NOT_FOUND' },
   conflict: { status: 409, code: 'CONFLICT' },
   requestTimeout: { status: 408, code: 'REQUEST_TIMEOUT' },
   payloadTooLarge: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
@@ -47,6 +49,7 @@ export const fail = {
   unauthorized: (message: string) => new ApiError('unauthorized', message),
   forbidden: (message: string) => new ApiError('forbidden', message),
   notFound: (message: string) => new ApiError('notFound', message),
+  sandboxNotFound: (message: string) => new ApiError('sandboxNotFound', message),
   conflict: (message: string) => new ApiError('conflict', message),
   unprocessable: (message: string, details?: Detail[]) => new ApiError('unprocessable', message, details),
   tooManyRequests: (message: string) => new ApiError('tooManyRequests', message),

@@ -53,6 +53,7 @@ async function main(): Promise<void> {
       logger: cliLogger(options.logLevel, process.stdout.isTTY === true),
       tls: tls?.tls ?? null,
       caCertificate: tls?.caCertificate ?? null,
+      watchScenarios: true, // scenario files are reloaded when they change (README "Writing one")
     });
   } catch (err) {
     if (isInputError(err)) exitWith(2, withFlag(err, options));

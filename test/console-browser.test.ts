@@ -47,3 +47,27 @@ t.test('switch a scenario by clicking; the API answers accordingly', needsChromi
   );
   await page.screenshot({ path: join(tmpdir(), 'portal-mock-console.png') });
 });
+
+t.test(
+  'a misspelt sandbox in the address is an error, not an empty sandbox; Open makes a new one',
+  needsChromium,
+  async (t) => {
+    const app = await build(t);
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const browser = await launchBrowser(t);
+    const page = await newPage(browser, { viewport: { width: 1200, height: 900 } });
+    await page.goto(`${address}/__admin?sandbox=ghost2`);
+    await page.waitForFunction(() => /does not exist/.test(document.getElementById('status')?.textContent ?? ''));
+    t.match(await page.locator('#status').innerText(), /sandbox "ghost2" does not exist/, 'the console says so');
+    t.equal(app.sandboxes.find('ghost2'), undefined, 'looking at it made nothing');
+
+    await page.fill('#sandbox-new', 'tester-7');
+    await page.click('#sandbox-open');
+    await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'default');
+    t.ok(app.sandboxes.find('tester-7'), 'Open made the sandbox');
+    await page.waitForFunction(
+      () => (document.getElementById('sandbox-select') as HTMLSelectElement | null)?.value === 'tester-7',
+    );
+    t.match(new URL(page.url()).search, '?sandbox=tester-7', 'and shows it');
+  },
+);

@@ -73,6 +73,9 @@ t.test('manual bind → auth → tenant-info → save-push-token → unbind → 
 t.test('a bind through the sandbox prefix keeps the client in that sandbox', async (t) => {
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  // admin reads never make a sandbox: the tester makes the phone's first
+  const made = await fetch(`${address}/__admin/sandboxes/phone-1?sandbox=phone-1`, { method: 'PUT' });
+  t.equal(made.status, 201, 'phone-1 is made');
   const fixtures = (await (await fetch(`${address}/__admin/fixtures?sandbox=phone-1`)).json()) as {
     bindLinks: Array<{ url: string; link: string; qr: string }>;
   };

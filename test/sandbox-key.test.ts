@@ -15,6 +15,16 @@ t.test('header, else path prefix, else admin query, else default', async (t) => 
   t.same(await names(app), ['by-header', 'default'], 'the header wins over the path prefix');
   const scenario = (url: string, headers: Record<string, string> = {}) =>
     app.inject({ url, headers }).then((r) => json(r).sandbox);
+  // admin reads never make a sandbox: the 404 names the sandbox the key picked
+  const missing = (url: string, headers: Record<string, string> = {}) =>
+    app.inject({ url, headers }).then((r) => `${r.statusCode} ${json(r).code} ${json(r).message}`);
+  t.match(
+    await missing('/__admin/scenario?sandbox=q', { 'x-mock-sandbox': 'h' }),
+    /^404 SANDBOX_NOT_FOUND sandbox "h"/,
+  );
+  t.match(await missing('/sandbox/p/__admin/scenario?sandbox=q'), /^404 SANDBOX_NOT_FOUND sandbox "p"/);
+  t.match(await missing('/__admin/scenario?sandbox=q'), /^404 SANDBOX_NOT_FOUND sandbox "q"/);
+  for (const n of ['h', 'p', 'q']) await app.inject({ method: 'PUT', url: `/__admin/sandboxes/${n}?sandbox=${n}` });
   t.equal(
     await scenario('/__admin/scenario?sandbox=q', { 'x-mock-sandbox': 'h' }),
     'h',

@@ -40,12 +40,15 @@ t.test(
     t.equal((await app.inject({ url: '/__admin/health' })).statusCode, 200, 'default still answers');
     const health = json(await app.inject({ url: '/__admin/health' }));
     t.match(health, { sandboxes: 3, sandboxLimit: 3, memory: { rssBytes: Number, heapUsedBytes: Number } });
+    expectError(t, await app.inject({ method: 'PUT', url: '/__admin/sandboxes/c' }), 429);
     t.equal((await app.inject({ method: 'DELETE', url: '/__admin/sandboxes/b' })).statusCode, 200);
+    // admin reads never make a sandbox: made explicitly
     t.equal(
-      (await app.inject({ url: '/__admin/fixtures', headers: { 'x-mock-sandbox': 'c' } })).statusCode,
-      200,
+      (await app.inject({ method: 'PUT', url: '/__admin/sandboxes/c', headers: { 'x-mock-sandbox': 'c' } })).statusCode,
+      201,
       'room again after a delete',
     );
+    t.equal((await app.inject({ url: '/__admin/fixtures', headers: { 'x-mock-sandbox': 'c' } })).statusCode, 200);
   },
 );
 
@@ -78,6 +81,7 @@ t.test('--sandbox-idle-ttl deletes sandboxes no request named for that long (nev
 
 t.test('--sandbox-idle-ttl runs on its own: an unused sandbox is deleted by the sweep', async (t) => {
   const app = await build(t, { sandboxIdleTtl: '100ms' });
+  t.equal((await app.inject({ method: 'PUT', url: '/__admin/sandboxes/left' })).statusCode, 201);
   t.equal((await app.inject({ url: '/__admin/fixtures', headers: { 'x-mock-sandbox': 'left' } })).statusCode, 200);
   const names = async () => json(await app.inject({ url: '/__admin/sandboxes' })).map((s: { name: string }) => s.name);
   t.ok((await names()).includes('left'), 'the sandbox exists first');
@@ -92,6 +96,11 @@ t.test(
     t.teardown(() => {
       c.proc.kill('SIGKILL');
     });
+    const made = await fetch(`${c.base}/__admin/sandboxes/kept`, {
+      method: 'PUT',
+      headers: { 'x-mock-sandbox': 'kept' },
+    });
+    t.equal(made.status, 201);
     const existing = await fetch(`${c.base}/__admin/fixtures`, { headers: { 'x-mock-sandbox': 'kept' } });
     t.equal(existing.status, 200);
     const statuses = new Map<number, number>();

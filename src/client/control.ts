@@ -47,6 +47,12 @@ export type AdminClientOptions = {
   adminToken?: string;
   /** another fetch (default: the global one) */
   fetch?: typeof fetch;
+  /**
+   * The server's admin reads never make a sandbox (404 SANDBOX_NOT_FOUND). A client given a `sandbox` makes it
+   * (PUT /__admin/sandboxes/NAME) when a read finds it missing, and reads again (default true); false: the read
+   * throws the AdminError 404, e.g. to check that a sandbox exists.
+   */
+  createSandbox?: boolean;
 };
 
 /** A non-2xx answer of the admin side; `body` is the mock's error body. */
@@ -79,6 +85,19 @@ export function adminClient(options: AdminClientOptions) {
     return (await exchange<T>(method, path, query, body)).body;
   }
 
+  /** A call about the client's sandbox: a read that finds it missing makes it explicitly and is made again. */
+  async function inSandbox<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
+    try {
+      return await call<T>(method, path, query, body);
+    } catch (err) {
+      const name = options.sandbox;
+      const code = err instanceof AdminError ? (err.body as { code?: unknown } | null)?.code : undefined;
+      if (!name || options.createSandbox === false || code !== 'SANDBOX_NOT_FOUND') throw err;
+      await call<SandboxInfo>('PUT', `/sandboxes/${encodeURIComponent(name)}`, {}, {});
+      return call<T>(method, path, query, body);
+    }
+  }
+
   async function exchange<T>(
     method: string,
     path: string,
@@ -102,32 +121,35 @@ export function adminClient(options: AdminClientOptions) {
     return { body: parsed as T, headers: res.headers };
   }
 
-  const outboxList = (filter: OutboxFilter = {}) => call<OutboxMessage[]>('GET', '/outbox', filter);
-  const findingList = (filter: FindingFilter = {}) => call<Finding[]>('GET', '/findings', filter);
+  const outboxList = (filter: OutboxFilter = {}) => inSandbox<OutboxMessage[]>('GET', '/outbox', filter);
+  const findingList = (filter: FindingFilter = {}) => inSandbox<Finding[]>('GET', '/findings', filter);
 
   return {
     options: { ...options } as Readonly<AdminClientOptions>,
-    /** The same client for another sandbox. */
+    /** The same client for another sandbox (made when a read finds it missing: see `createSandbox`). */
     sandbox: (name: string) => adminClient({ ...options, sandbox: name }),
+    /** makes this client's sandbox (PUT /__admin/sandboxes/NAME), or answers it when it exists */
+    sandboxCreate: (init: { scenario?: string } = {}) =>
+      call<SandboxInfo>('PUT', `/sandboxes/${encodeURIComponent(options.sandbox ?? 'default')}`, {}, init),
     health: () => call<Health>('GET', '/health'),
-    fixtures: () => call<FixturesAnswer>('GET', '/fixtures'),
+    fixtures: () => inSandbox<FixturesAnswer>('GET', '/fixtures'),
     scenarios: () => call<ScenarioSummary[]>('GET', '/scenarios'),
     scenario: {
-      get: () => call<ActiveScenario>('GET', '/scenario'),
+      get: () => inSandbox<ActiveScenario>('GET', '/scenario'),
       set: (name: string) => call<ActiveScenario>('PUT', '/scenario', {}, { name }),
     },
     reset: (seed?: number) => call<SandboxInfo>('POST', '/reset', {}, seed === undefined ? {} : { seed }),
     state: {
-      export: () => call<Snapshot>('GET', '/state'),
+      export: () => inSandbox<Snapshot>('GET', '/state'),
       import: (snapshot: Snapshot) => call<SandboxInfo>('PUT', '/state', {}, snapshot),
     },
     requests: {
-      list: (filter: JournalFilter = {}) => call<JournalEntry[]>('GET', '/requests', filter),
+      list: (filter: JournalFilter = {}) => inSandbox<JournalEntry[]>('GET', '/requests', filter),
       count: async (filter: Omit<JournalFilter, 'limit'> = {}) =>
-        (await call<{ count: number }>('GET', '/requests/count', filter)).count,
+        (await inSandbox<{ count: number }>('GET', '/requests/count', filter)).count,
       clear: () => call<{ cleared: boolean }>('DELETE', '/requests'),
       /** the journal as a HAR 1.2 log: save it as an artifact, open it in browser devtools */
-      har: (filter: JournalFilter = {}) => call<Har>('GET', '/requests', { ...filter, format: 'har' }),
+      har: (filter: JournalFilter = {}) => inSandbox<Har>('GET', '/requests', { ...filter, format: 'har' }),
     },
     outbox: {
       list: outboxList,
@@ -136,7 +158,7 @@ export function adminClient(options: AdminClientOptions) {
         (await outboxList({ kind: 'two-factor-code', to: email }))[0]?.code ?? null,
     },
     clock: {
-      get: () => call<Clock>('GET', '/clock'),
+      get: () => inSandbox<Clock>('GET', '/clock'),
       set: (change: ClockChange) => call<Clock>('PUT', '/clock', {}, change),
     },
     sandboxes: {
@@ -148,7 +170,16 @@ export function adminClient(options: AdminClientOptions) {
         return { sandboxes: body, unreachable: headers.get('x-mock-unreachable-peers')?.split('; ') ?? [] };
       },
       get: (name: string) => call<SandboxInfo>('GET', `/sandboxes/${encodeURIComponent(name)}`),
+      /**
+       * Makes sandbox `name` (idempotent: it answers the existing one; a different `scenario` than its active one is a
+       * 409). Sent with the name as the key, so a balancer routes it to the instance that will serve it.
+       */
+      create: (name: string, init: { scenario?: string } = {}) =>
+        adminClient({ ...options, sandbox: name }).sandboxCreate(init),
       delete: (name: string) => call<{ deleted: string }>('DELETE', `/sandboxes/${encodeURIComponent(name)}`),
+      /** deletes every sandbox of the instance reached but default (with `prefix`: those whose name starts with it) */
+      deleteAll: (filter: { prefix?: string } = {}) =>
+        call<{ instance: string; deleted: string[] }>('DELETE', '/sandboxes', filter),
     },
     sessions: {
       expire: async () => (await call<{ expired: number }>('POST', '/sessions/expire', {}, {})).expired,

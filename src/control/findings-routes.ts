@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
 import { Finding, FindingQuery } from '../schemas/control.js';
-import { adminSandbox, sandboxFindings } from './sandbox.js';
+import { adminSandbox, existingSandbox, ownerFirst, sandboxFindings } from './sandbox.js';
 
 const tags = ['mock'];
 
@@ -18,10 +18,11 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'What the app did in this sandbox that the real portal answers differently or that breaks the sign-in protocol: each finding has a stable code, a severity, the journal id of the request and what to change in the app. Filters: code, severity, since.',
         querystring: FindingQuery,
-        response: { 200: Type.Array(ref(Finding)), ...errors(400, 401) },
+        response: { 200: Type.Array(ref(Finding)), ...errors(400, 401, 404, 502, 503) },
       },
+      preHandler: ownerFirst,
     },
-    async (req) => sandboxFindings(req, adminSandbox(req)).list(req.query),
+    async (req) => sandboxFindings(req, existingSandbox(req)).list(req.query),
   );
 
   app.delete(

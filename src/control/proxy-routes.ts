@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { errors, Nullable } from '../schemas/common.js';
 import { fail } from '../errors.js';
-import { adminSandbox, SandboxQuery } from './sandbox.js';
+import { adminSandbox, existingSandbox, ownerFirst, SandboxQuery } from './sandbox.js';
 import { Recorder } from '../proxy/recorder.js';
 import { Comparison, compareAnswers } from '../proxy/compare.js';
 import { upstreamName, userInfoProblem } from '../proxy/upstream.js';
@@ -57,11 +57,14 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'The upstream requests are forwarded to, for the sandbox',
         querystring: SandboxQuery,
-        description: 'The upstream portal that requests without a stub are forwarded to, for the sandbox (null: none).',
-        response: { 200: ProxyInfo, ...errors(400, 401) },
+        description:
+          'The upstream portal that requests without a stub are forwarded to, for the sandbox (null: none). ' +
+          'A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+        response: { 200: ProxyInfo, ...errors(400, 401, 404, 502, 503) },
       },
+      preHandler: ownerFirst,
     },
-    async (req) => proxyInfo(app, adminSandbox(req)),
+    async (req) => proxyInfo(app, existingSandbox(req)),
   );
 
   app.put(
@@ -168,7 +171,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'mockCompareReport',
         tags,
         description:
-          "The differences between the mock's answers and the upstream's, collected while a scenario with `compare` is active, oldest first.",
+          "The differences between the mock's answers and the upstream's, collected while a scenario with `compare` is active, oldest first. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.",
         summary:
           'Differences between the mock and the upstream, collected while a scenario with `compare` is active (oldest first)',
         querystring: Type.Object({
@@ -178,12 +181,13 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         response: {
           200: Type.Object({ sandbox: Type.String(), comparisons: Type.Array(Comparison) }),
-          ...errors(400, 401),
+          ...errors(400, 401, 404, 502, 503),
         },
       },
+      preHandler: ownerFirst,
     },
     async (req) => {
-      const sandbox = adminSandbox(req).name;
+      const sandbox = existingSandbox(req).name;
       const all = await app.proxy.comparisons(sandbox);
       const comparisons = all.filter(
         (c) =>

@@ -6,7 +6,7 @@ import { jsonDepth } from '../shared/json-depth.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
 import { FixturesAnswer, Health } from '../schemas/control.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
-import { adminSandbox, sandboxFindings, SandboxQuery } from './sandbox.js';
+import { existingSandbox, ownerFirst, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -95,12 +95,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
         querystring: SandboxQuery,
         response: {
           200: Health,
-          ...errors(400, 401),
+          ...errors(400, 401, 404),
         },
       },
     },
     async (req) => {
-      const sandbox = adminSandbox(req, false);
+      // never asks the peers: it answers for the instance reached (scripts/move-sandboxes.mjs relies on it)
+      const sandbox = existingSandbox(req, { peersAsked: false });
       return {
         status: 'ok' as const,
         instance: app.instance.name,
@@ -127,10 +128,11 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
         description:
           'The demo data to sign in with: tenants, accounts and their passwords, devices, API keys and bind links with their QR codes.',
         querystring: SandboxQuery,
-        response: { 200: ref(FixturesAnswer), ...errors(400, 401) },
+        response: { 200: ref(FixturesAnswer), ...errors(400, 401, 404, 502, 503) },
       },
+      preHandler: ownerFirst,
     },
-    async (req) => describeFixtures(app.fixtures, req, adminSandbox(req).name),
+    async (req) => describeFixtures(app.fixtures, req, existingSandbox(req).name),
   );
 
   app.get(
@@ -145,12 +147,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
         querystring: SandboxQuery,
         response: {
           200: { description: 'the QR code', content: { 'image/svg+xml': { schema: Type.String() } } },
-          ...errors(400, 401, 404),
+          ...errors(400, 401, 404, 502, 503),
         },
       },
+      preHandler: ownerFirst,
     },
     async (req, reply) => {
-      const sandbox = adminSandbox(req);
+      const sandbox = existingSandbox(req);
       const link = sandbox.store
         .tenants()
         .flatMap((t) => t.bindLinks)

@@ -20,7 +20,18 @@ import {
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
-import { adminSandbox, adminUser, ownerFirst, sandboxFindings, SandboxQuery } from './sandbox.js';
+import {
+  adminSandbox,
+  adminSandboxName,
+  adminUser,
+  existingSandbox,
+  ownerFirst,
+  sandboxFindings,
+  sandboxNotFound,
+  SandboxQuery,
+} from './sandbox.js';
+import { isSandboxName } from '../store/sandbox.js';
+import { header } from '../http/context.js';
 import { clusterSandboxes, forwardToOwner } from './peers.js';
 import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
@@ -75,12 +86,14 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'The active scenario of the sandbox',
         querystring: SandboxQuery,
-        description: 'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default).',
-        response: { 200: ActiveScenario, ...errors(400, 401) },
+        description:
+          'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default). A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+        response: { 200: ActiveScenario, ...errors(400, 401, 404, 502, 503) },
       },
+      preHandler: ownerFirst,
     },
     async (req) => {
-      const sandbox = adminSandbox(req);
+      const sandbox = existingSandbox(req);
       return {
         sandbox: sandbox.name,
         name: sandbox.scenario,
@@ -164,7 +177,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       if (req.query.scope !== 'local' && (await forwardToOwner(req, reply, req.params.name))) return reply;
       const sandbox = app.sandboxes.find(req.params.name);
-      if (!sandbox) throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
+      if (!sandbox) throw sandboxNotFound(req, req.params.name, req.query.scope !== 'local');
       return describe(sandbox, app.instance.name);
     },
   );
@@ -188,9 +201,112 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (req.params.name === 'default')
         throw fail.badRequest('the default sandbox always exists; use POST /__admin/reset');
       if (await forwardToOwner(req, reply, req.params.name)) return reply;
-      if (!app.sandboxes.delete(req.params.name))
-        throw fail.notFound(`sandbox "${req.params.name.slice(0, 80)}" not found`);
+      if (!app.sandboxes.delete(req.params.name)) throw sandboxNotFound(req, req.params.name);
       return { deleted: req.params.name };
+    },
+  );
+
+  app.put(
+    '/__admin/sandboxes/:name',
+    {
+      schema: {
+        operationId: 'mockSandboxCreate',
+        tags,
+        summary: 'Create a sandbox (idempotent: 201 created, 200 it exists)',
+        description:
+          'Makes the sandbox NAME from the seed, with the start scenario or the one given, and answers it: 201 when ' +
+          'it was made, 200 when it exists already (nothing changes; a different `scenario` than its active one is ' +
+          'a 409: switch it with PUT /__admin/scenario). An unknown scenario is a 422 and makes nothing. Admin reads ' +
+          'of a sandbox never make it (404 SANDBOX_NOT_FOUND). With --peers, a sandbox another instance holds is ' +
+          'answered by it; while a peer that may hold it cannot be asked, 503. Behind a balancer, name the sandbox ' +
+          'in x-mock-sandbox or ?sandbox= too, so the call reaches the instance that will serve it.',
+        params: Type.Object({ name: Type.String() }),
+        querystring: SandboxQuery,
+        body: Type.Optional(
+          Type.Object({
+            scenario: Type.Optional(
+              Type.String({ minLength: 1, description: 'the scenario it starts with (default: --scenario)' }),
+            ),
+          }),
+        ),
+        response: { 200: ref(SandboxInfo), 201: ref(SandboxInfo), ...errors(400, 401, 409, 422, 429, 502, 503) },
+      },
+    },
+    async (req, reply) => {
+      const { name } = req.params;
+      if (!isSandboxName(name))
+        throw fail.badRequest(
+          `sandbox name "${name.slice(0, 80)}" is invalid: use 1 to 64 letters, digits, "-" or "_"`,
+        );
+      const key = adminSandboxName(req);
+      if (key !== 'default' && key !== name)
+        throw fail.badRequest(
+          `the path names sandbox "${name}" and the key (x-mock-sandbox or ?sandbox=) "${key.slice(0, 80)}"`,
+        );
+      const wanted = req.body?.scenario;
+      const scenario = wanted === undefined ? undefined : app.scenarios.get(wanted);
+      if (wanted !== undefined && !scenario)
+        throw fail.unprocessable(
+          `unknown scenario "${wanted.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`,
+          [{ field: 'body.scenario', message: 'unknown scenario' }],
+        );
+      if (await forwardToOwner(req, reply, name)) return reply;
+      const existing = app.sandboxes.find(name);
+      if (existing) {
+        if (wanted !== undefined && existing.scenario !== wanted)
+          throw fail.conflict(
+            `sandbox "${name}" exists with scenario "${existing.scenario}", not "${wanted}": switch it with PUT /__admin/scenario`,
+          );
+        return reply.code(200).send(describe(existing, app.instance.name));
+      }
+      // routed here by another key than this name (the balancer hashed "default"): made here, no request would find it
+      const routed = header(req, 'x-mock-routing-key');
+      if (app.config.peers.length > 0 && routed !== undefined && routed !== name)
+        throw fail.badRequest(
+          `the balancer routed this call by the key "${routed.slice(0, 80)}", not by "${name}": name the sandbox in ` +
+            'x-mock-sandbox or ?sandbox= too, so it is made on the instance that serves it',
+        );
+      const sandbox = app.sandboxes.get(name); // 429 past --max-sandboxes; the start scenario's data side applies
+      if (scenario && scenario.name !== sandbox.scenario) activateScenario(sandbox, scenario, app.fixtures);
+      sandbox.keep();
+      return reply.code(201).send(describe(sandbox, app.instance.name));
+    },
+  );
+
+  app.delete(
+    '/__admin/sandboxes',
+    {
+      schema: {
+        operationId: 'mockSandboxesDelete',
+        tags,
+        summary: 'Delete every sandbox but default (or those whose name starts with ?prefix=)',
+        description:
+          'Deletes the sandboxes of the instance reached (never default: reset it) and answers their names; with ' +
+          "`prefix`, only those whose name starts with it (e.g. a pipeline's `ci-1234-`). With --peers, each " +
+          'instance deletes its own: call it on each (GET /__admin/sandboxes names their instances).',
+        querystring: Type.Object({
+          prefix: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 64, description: 'only sandboxes whose name starts with this' }),
+          ),
+        }),
+        response: {
+          200: Type.Object({
+            instance: Type.String({ description: 'the instance that deleted them (its x-mock-instance)' }),
+            deleted: Type.Array(Type.String(), { description: 'the names deleted, sorted' }),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (req) => {
+      const prefix = req.query.prefix ?? '';
+      const names = app.sandboxes
+        .list()
+        .map((s) => s.name)
+        .filter((n) => n !== 'default' && n.startsWith(prefix))
+        .sort();
+      const deleted = names.filter((n) => app.sandboxes.delete(n));
+      return { instance: app.instance.name, deleted };
     },
   );
 
@@ -235,12 +351,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Export the sandbox as a snapshot',
         querystring: SandboxQuery,
         description:
-          'The whole data of the sandbox as a snapshot (JSON), to save and import later with PUT /__admin/state or --state.',
-        response: { 200: ref(Snapshot), ...errors(400, 401) },
+          'The whole data of the sandbox as a snapshot (JSON), to save and import later with PUT /__admin/state or --state. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+        response: { 200: ref(Snapshot), ...errors(400, 401, 404, 502, 503) },
       },
+      preHandler: ownerFirst,
     },
     async (req) => {
-      const sandbox = adminSandbox(req);
+      const sandbox = existingSandbox(req);
       return {
         format: 'portal-mock-state' as const,
         version: 1 as const,
@@ -301,12 +418,16 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The request journal, newest first (or as HAR 1.2 with format=har)',
         querystring: JournalListQuery,
         description:
-          'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, status or since, or get a HAR 1.2 log with format=har.',
-        response: { 200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]), ...errors(400, 401) },
+          'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, status or since, or get a HAR 1.2 log with format=har. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+        response: {
+          200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]),
+          ...errors(400, 401, 404, 502, 503),
+        },
       },
+      preHandler: ownerFirst,
     },
     async (req, reply) => {
-      const sandbox = adminSandbox(req);
+      const sandbox = existingSandbox(req);
       const entries = sandbox.journal.list(req.query);
       reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
       if (req.query.format !== 'har') return reply.send(entries);
@@ -330,11 +451,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'How many journal entries match',
         querystring: JournalQuery,
-        description: 'How many journal entries match the filters of GET /__admin/requests: for assertions in tests.',
-        response: { 200: Type.Object({ count: Type.Integer() }), ...errors(400, 401) },
+        description:
+          'How many journal entries match the filters of GET /__admin/requests: for assertions in tests. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+        response: { 200: Type.Object({ count: Type.Integer() }), ...errors(400, 401, 404, 502, 503) },
       },
+      preHandler: ownerFirst,
     },
-    async (req) => ({ count: adminSandbox(req).journal.count(req.query) }),
+    async (req) => ({ count: existingSandbox(req).journal.count(req.query) }),
   );
 
   app.delete(
@@ -363,14 +486,15 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'What the mock sent: two-factor codes by e-mail, pushes',
         description:
-          'What the mock would have sent: two-factor codes by e-mail and pushes to registered tokens, newest first; filter by kind, recipient or user.',
+          'What the mock would have sent: two-factor codes by e-mail and pushes to registered tokens, newest first; filter by kind, recipient or user. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         querystring: OutboxQuery,
-        response: { 200: Type.Array(ref(OutboxMessage)), ...errors(400, 401) },
+        response: { 200: Type.Array(ref(OutboxMessage)), ...errors(400, 401, 404, 502, 503) },
       },
+      preHandler: ownerFirst,
     },
     async (req) => {
       const { kind, to, userId } = req.query;
-      return adminSandbox(req)
+      return existingSandbox(req)
         .outbox.list()
         .filter(
           (m) =>
@@ -391,12 +515,14 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'The sandbox clock',
         querystring: SandboxQuery,
-        description: 'The sandbox clock: its state (real, offset or frozen) and the time it shows now.',
-        response: { 200: ClockAnswer, ...errors(400, 401) },
+        description:
+          'The sandbox clock: its state (real, offset or frozen) and the time it shows now. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+        response: { 200: ClockAnswer, ...errors(400, 401, 404, 502, 503) },
       },
+      preHandler: ownerFirst,
     },
     async (req) => {
-      const sandbox = adminSandbox(req);
+      const sandbox = existingSandbox(req);
       return { now: sandbox.clock.iso(), state: sandbox.clock.state };
     },
   );

@@ -19,14 +19,41 @@ export function adminSandboxName(req: FastifyRequest): string {
   );
 }
 
-/** The sandbox an admin call is about (adminSandboxName), created unless `create` is false. */
-export function adminSandbox(req: FastifyRequest, create = true): Sandbox {
+/** The one error of a sandbox that does not exist (names it; says how to make one); nothing is created. */
+export function sandboxNotFound(req: FastifyRequest, name: string, peersAsked = true) {
+  const where =
+    peersAsked && req.server.config.peers.length > 0 ? ` on instance ${req.server.instance.name} or its peers` : '';
+  return fail.sandboxNotFound(
+    `sandbox "${name.slice(0, 80)}" does not exist${where} (nothing was created: make it with ` +
+      `PUT /__admin/sandboxes/${encodeURIComponent(name.slice(0, 80))}, or by any portal request that names it)`,
+  );
+}
+
+function checkedName(req: FastifyRequest): string {
   const name = adminSandboxName(req);
   checkSandboxName(name);
+  return name;
+}
+
+/**
+ * The sandbox an admin WRITE is about (adminSandboxName), made on demand: setting its scenario, clock, state… is an
+ * explicit act on a named sandbox (docs/sandboxes.md). Reads use existingSandbox.
+ */
+export function adminSandbox(req: FastifyRequest): Sandbox {
+  const name = checkedName(req);
+  return req.server.sandboxes.find(name) ?? req.server.sandboxes.get(name);
+}
+
+/**
+ * The sandbox an admin READ is about (adminSandboxName); one that does not exist is a 404 SANDBOX_NOT_FOUND naming
+ * it, and nothing is created, so a misspelt name never reads as an empty sandbox. With --peers, give the route
+ * `preHandler: ownerFirst` so that the 404 is said only when no peer holds it either.
+ */
+export function existingSandbox(req: FastifyRequest, { peersAsked = true } = {}): Sandbox {
+  const name = checkedName(req);
   const found = req.server.sandboxes.find(name);
-  if (found) return found;
-  if (!create) throw fail.notFound(`sandbox "${name}" not found`);
-  return req.server.sandboxes.get(name);
+  if (!found) throw sandboxNotFound(req, name, peersAsked);
+  return found;
 }
 
 /**
@@ -50,7 +77,7 @@ export const SandboxQuery = Type.Object({
   ),
 });
 
-/** The sandbox of an admin call and its user named by id or e-mail, with their tenant; 404 when there is none. */
+/** The sandbox of an admin call (made on demand: notifications, blocking are writes) and its user named by id or e-mail, with their tenant; 404 when there is none. */
 export function adminUser(
   req: FastifyRequest,
   { email, userId }: { email?: string | undefined; userId?: string | undefined },

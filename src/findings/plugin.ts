@@ -38,7 +38,9 @@ export function findingsOf(sandbox: Sandbox, off: readonly string[] = []): Findi
     report(
       log,
       'upload-never-finished',
-      `This file was prepared ${Math.round((now - memo.at!) / 60_000)} min ago and never finished: the real portal keeps it PREPARED, it never shows in the file list and cannot be used as file_id. PUT the bytes and call finish-upload, or retry with the same id.`,
+      `This file was prepared ${Math.round((now - memo.at!) / 60_000)} min ago and never finished: ` +
+        'the real portal keeps it PREPARED, it never shows in the file list and cannot be used as file_id. ' +
+        'PUT the bytes and call finish-upload, or retry with the same id.',
       {
         at: new Date(memo.at!).toISOString(),
         requestId: memo.id ?? 0,

@@ -56,7 +56,10 @@ function stubMatcherProblem(s: ScenarioFile): string | null {
   const i =
     s.faults?.findIndex((f) => f.phase === 'before' && (f.kind === 'truncated' || f.kind === 'malformed')) ?? -1;
   if (i >= 0)
-    return `at /faults/${i}/phase: a ${s.faults![i]!.kind} answer is one the handler made, so it always comes after the commit: use "after-commit" or leave phase out`;
+    return (
+      `at /faults/${i}/phase: a ${s.faults![i]!.kind} answer is one the handler made, ` +
+      'so it always comes after the commit: use "after-commit" or leave phase out'
+    );
   return null;
 }
 
@@ -101,6 +104,12 @@ function merge(base: Scenario, over: Scenario): Scenario {
   };
 }
 
+/** The names added, removed, or whose resolved scenario differs (a parent's change changes its children too). */
+function changedNames(before: Map<string, Scenario>, after: Map<string, Scenario>): string[] {
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names].filter((n) => JSON.stringify(before.get(n)) !== JSON.stringify(after.get(n))).sort();
+}
+
 /**
  * The scenarios of the bundled directory and of every --scenarios directory (a later directory's file of the
  * same name wins). Loading is all-or-nothing: a bad file throws with its path and what was expected.
@@ -110,6 +119,9 @@ export class ScenarioRegistry {
   private readonly dirs: string[];
   private readonly operationIds: ReadonlySet<string>;
   private watchers: FSWatcher[] = [];
+  private reloadTimer: NodeJS.Timeout | null = null;
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private closed = false;
 
   constructor(dirs: string[], operationIds: ReadonlySet<string>) {
     this.dirs = dirs;
@@ -163,34 +175,91 @@ export class ScenarioRegistry {
     return [...this.scenarios.values()];
   }
 
-  /** Reloads on change; a bad edit is reported and the last good set kept. */
-  watch(onError: (message: string) => void, onReload: (names: string[]) => void): void {
-    let timer: NodeJS.Timeout | null = null;
-    const reload = () => {
-      timer = null;
+  /**
+   * Reloads every directory when a scenario file in it changes (written in place, or replaced by a rename as editors
+   * do; changes within `debounceMs` are one reload). A bad edit is reported (one line: the file, the JSON path, what
+   * was expected) and the last good set kept, whole; a good reload reports the names that changed (added, changed or
+   * removed; none reported when nothing did). Never throws: it runs outside any request, on what is in the files.
+   * A directory that cannot be watched (removed, say) is reported and watched again once it can be.
+   */
+  watch(
+    onError: (message: string) => void,
+    onReload: (names: string[]) => void,
+    { debounceMs = 100, rewatchMs = 2000 } = {},
+  ): void {
+    this.closed = false;
+    const report = (notify: () => void) => {
       try {
-        this.scenarios = this.loadAll();
-        onReload(this.names());
-      } catch (err) {
-        onError(`scenario reload failed, keeping the last good scenarios: ${(err as Error).message}`);
+        notify();
+      } catch {
+        // a logger that throws must not take the process down
       }
     };
-    for (const dir of this.dirs) {
+    const reload = () => {
+      this.reloadTimer = null;
+      if (this.closed) return;
+      let next: Map<string, Scenario>;
       try {
-        const watcher = watch(dir, () => {
-          if (timer) clearTimeout(timer);
-          timer = setTimeout(reload, 50);
-        });
-        watcher.on('error', () => {});
-        this.watchers.push(watcher);
-      } catch {
-        onError(`cannot watch ${dir} for scenario changes`);
+        next = this.loadAll();
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        report(() =>
+          onError(`scenario reload failed, keeping the last good scenarios: ${message.replace(/\s*\n\s*/g, ' ')}`),
+        );
+        return;
       }
-    }
+      const changed = changedNames(this.scenarios, next);
+      this.scenarios = next;
+      if (changed.length > 0) report(() => onReload(changed));
+    };
+    const schedule = (file: string | Buffer | null) => {
+      // editors' swap and backup files (.x.json.swp, x.json~) change nothing; no name: look anyway
+      if (file !== null && !String(file).endsWith('.json')) return;
+      if (this.reloadTimer) clearTimeout(this.reloadTimer);
+      this.reloadTimer = setTimeout(reload, debounceMs);
+      this.reloadTimer.unref();
+    };
+    const watchDir = (dir: string, again: boolean) => {
+      if (this.closed) return;
+      try {
+        const watcher = watch(dir, { persistent: false }, (_event, file) => schedule(file));
+        watcher.on('error', (err) => {
+          watcher.close();
+          this.watchers = this.watchers.filter((w) => w !== watcher);
+          report(() => onError(`stopped watching ${dir} for scenario changes (${err.message}); trying again`));
+          retry(dir);
+        });
+        this.watchers.push(watcher);
+        if (again) schedule(null); // what changed while it was not watched
+      } catch (err) {
+        if (!again)
+          report(() =>
+            onError(
+              `cannot watch ${dir} for scenario changes (${(err as NodeJS.ErrnoException).code ?? err}); trying again`,
+            ),
+          );
+        retry(dir);
+      }
+    };
+    const retry = (dir: string) => {
+      if (this.closed) return;
+      const timer = setTimeout(() => {
+        this.retryTimers.delete(timer);
+        watchDir(dir, true);
+      }, rewatchMs);
+      timer.unref();
+      this.retryTimers.add(timer);
+    };
+    for (const dir of this.dirs) watchDir(dir, false);
   }
 
   close(): void {
+    this.closed = true;
     for (const w of this.watchers) w.close();
     this.watchers = [];
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    this.reloadTimer = null;
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.retryTimers.clear();
   }
 }

@@ -330,6 +330,18 @@ export const validInputs: Record<string, Valid> = {
   mockSandboxGet: (ctx) => ({ url: `/__admin/sandboxes/${ctx.sandbox}` }),
   // deletes only the sandbox made for this check
   mockSandboxDelete: (ctx) => ({ method: 'DELETE', url: `/__admin/sandboxes/${ctx.sandbox}` }),
+  // the sandbox made for this check exists: 200, nothing changes
+  mockSandboxCreate: (ctx) => ({
+    method: 'PUT',
+    url: `/__admin/sandboxes/${ctx.sandbox}?sandbox=${ctx.sandbox}`,
+    payload: { scenario: 'default' },
+  }),
+  // deletes only a sandbox it makes for itself (the check's own sandbox and others stay)
+  mockSandboxesDelete: async (ctx) => {
+    const gone = `${ctx.sandbox}-gone`;
+    await call(ctx, { method: 'PUT', url: `/__admin/sandboxes/${gone}`, headers: { 'x-mock-sandbox': gone } });
+    return { method: 'DELETE', url: `/__admin/sandboxes?prefix=${gone}` };
+  },
   mockReset: admin({ method: 'POST', url: '/__admin/reset', payload: {} }),
   mockStateExport: admin({ url: '/__admin/state' }),
   mockStateImport: async (ctx) => {
