@@ -77,7 +77,10 @@ export const SandboxQuery = Type.Object({
   ),
 });
 
-/** The sandbox of an admin call (made on demand: notifications, blocking are writes) and its user named by id or e-mail, with their tenant; 404 when there is none. */
+/**
+ * The sandbox of an admin call (made on demand: notifications, blocking are writes) and its user named by id or
+ * e-mail, with their tenant; 404 when there is none.
+ */
 export function adminUser(
   req: FastifyRequest,
   { email, userId }: { email?: string | undefined; userId?: string | undefined },
