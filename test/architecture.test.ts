@@ -13,7 +13,7 @@ type Part = { name: string; prefix: string; mayImport: Set<string> };
 function readParts(): Part[] {
   const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
   const parts: Part[] = [];
-  for (const line of doc.split('\n')) {
+  for (const line of doc.slice(doc.indexOf('## Parts')).split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
     const path = /^`(src\/[^`]+)`$/.exec(cells[2] ?? '')?.[1];
     if (!path) continue;
@@ -158,4 +158,36 @@ t.test('the admin client imports only types of ours, so it loads without the ser
     fromClient.filter((i) => !i.typeOnly).map((i) => i.to),
     [],
   );
+});
+
+/** The request-state table of docs/architecture.md: field → the one file that writes it. */
+function readWriters(): Map<string, string> {
+  const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## The request state'), doc.indexOf('## Parts'));
+  const writers = new Map<string, string>();
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').map((c) => c.trim());
+    const file = /`(src\/[^`]+\.ts)`/.exec(cells[2] ?? '')?.[1];
+    if (!file) continue;
+    for (const m of (cells[1] ?? '').matchAll(/`(\w+)`/g)) writers.set(m[1]!, file);
+  }
+  return writers;
+}
+
+/** Assignments to a field of req.mock in a source text: `req.mock.f = …`, `req.mock.f.x = …`, `req.mock.f++`. */
+const writesIn = (text: string) =>
+  [...text.matchAll(/\breq\.mock\.(\w+)(?:\.\w+)*\s*(?:=(?![=>])|\+\+|--|[+\-*]=)/g)].map((m) => m[1]!);
+
+t.test('each field of the request state is written only by the file docs/architecture.md names', async (t) => {
+  const writers = readWriters();
+  t.ok(writers.size >= 10, 'the table lists the fields');
+  const bad: string[] = [];
+  for (const file of listFiles(src)) {
+    const rel = relative(root, file);
+    for (const field of writesIn(readFileSync(file, 'utf8'))) {
+      if (writers.get(field) !== rel) bad.push(`${rel} writes req.mock.${field} (writer: ${writers.get(field)})`);
+    }
+  }
+  t.same(bad, []);
+  t.same(writesIn('req.mock.auth = x; req.mock.journal.id = 1; if (req.mock.fault === y) {}'), ['auth', 'journal']);
 });
