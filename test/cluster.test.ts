@@ -33,12 +33,12 @@ const freePort = () =>
 /** How long one request may take on a busy machine (the peer timeout, 1.5 s, is far below it). */
 const patience = () => AbortSignal.timeout(60_000);
 
-const until = async <T>(what: string, f: () => Promise<T | undefined>, ms = 300_000): Promise<T> => {
+const until = async <T>(what: string | (() => string), f: () => Promise<T | undefined>, ms = 300_000): Promise<T> => {
   const end = Date.now() + ms;
   for (;;) {
     const v = await f().catch(() => undefined);
     if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === 'function' ? what() : what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 };
@@ -94,14 +94,31 @@ t.test(
 
     // Ready when every instance answers through its guard: a key per instance, found by asking the balancer for the
     // health of sandboxes that do not exist (that creates nothing; the instance's 404 or its guard's 503 names it).
+    // Twenty keys at a time: one at a time, a round of 200 took minutes on a busy machine. What the balancer answered
+    // is kept for the failure message (an instance its guard holds for down answers 503, naming none).
     const probeKeys = new Map<string, string>();
-    await until('a key leading to each instance', async () => {
-      for (let i = 0; i < 200 && probeKeys.size < names.length; i++) {
-        const instance = (await fetch(`${balancer}/__admin/health?sandbox=probe-${i}`)).headers.get('x-mock-instance');
-        if (instance && !probeKeys.has(instance)) probeKeys.set(instance, `probe-${i}`);
-      }
-      return probeKeys.size === names.length ? true : undefined;
-    });
+    const answered = new Map<string, number>();
+    await until(
+      () => `a key leading to each instance (answers: ${JSON.stringify([...answered])})`,
+      async () => {
+        for (let i = 0; i < 200 && probeKeys.size < names.length; i += 20) {
+          const keys = Array.from({ length: 20 }, (_, j) => `probe-${i + j}`);
+          const answers = await Promise.all(
+            keys.map(async (key) => {
+              const res = await fetch(`${balancer}/__admin/health?sandbox=${key}`, { signal: patience() });
+              await res.arrayBuffer();
+              return { key, status: res.status, instance: res.headers.get('x-mock-instance') };
+            }),
+          );
+          for (const { key, status, instance } of answers) {
+            const seen = `${status} ${instance ?? '-'}`;
+            answered.set(seen, (answered.get(seen) ?? 0) + 1);
+            if (instance && !probeKeys.has(instance)) probeKeys.set(instance, key);
+          }
+        }
+        return probeKeys.size === names.length ? true : undefined;
+      },
+    );
     const upBehindBalancer = (instance: string, key: string) =>
       until(`${instance} behind the balancer`, async () => {
         const res = await fetch(`${balancer}/__admin/health?sandbox=${key}`);
