@@ -1,6 +1,7 @@
 import t from 'tap';
 import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
 import { newsWidget, postcardsWidget } from '../src/domain/content.js';
+import { noEffects } from '../src/domain/effects.js';
 
 type App = Awaited<ReturnType<typeof build>>;
 const store = (app: App, tenant: string = tenants.romashka) => app.sandboxes.get('default').store.tenant(tenant)!;
@@ -175,7 +176,13 @@ t.test('widgets for the dashboard: myPostcards and updNews', async (t) => {
   const sb = app.sandboxes.get('default');
   const tenant = store(app);
   const user = tenant.users[0]!;
-  const ctx = { store: sb.store, now: new Date('2026-03-02T09:00:00.000Z'), outbox: sb.outbox, baseUrl: 'http://h:1' };
+  const ctx = {
+    store: sb.store,
+    now: new Date('2026-03-02T09:00:00.000Z'),
+    outbox: sb.outbox,
+    baseUrl: 'http://h:1',
+    effects: noEffects,
+  };
   const postcards = postcardsWidget(ctx, tenant, user);
   t.match(postcards, { key: 'myPostcards', feed: 'personal', title: 'Мои открытки', count: 5 });
   t.equal(postcards.items.length, 5);

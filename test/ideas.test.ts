@@ -1,6 +1,7 @@
 import t from 'tap';
 import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
 import { ideasWidget } from '../src/domain/ideas.js';
+import { noEffects } from '../src/domain/effects.js';
 
 const uuidZero = '00000000-0000-4000-8000-000000000000';
 
@@ -300,7 +301,7 @@ t.test('updIdeas widget', async (t) => {
   const app = await build(t);
   const sb = app.sandboxes.get('default');
   const tenant = sb.store.tenant(tenants.northwind)!;
-  const ctx = { store: sb.store, now: sb.clock.now(), outbox: sb.outbox, baseUrl: 'http://h' };
+  const ctx = { store: sb.store, now: sb.clock.now(), outbox: sb.outbox, baseUrl: 'http://h', effects: noEffects };
   const w = ideasWidget(ctx, tenant, tenant.users[0]!);
   t.match(w, { key: 'updIdeas', feed: 'company', title: 'New ideas', count: 18 });
   t.equal(w.items.length, 5);

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
 import { createNotification } from '../src/domain/notifications.js';
+import { noEffects } from '../src/domain/effects.js';
 
 t.test('pushes: newest first, paged by 10 for infinite scroll', async (t) => {
   const app = await build(t);
@@ -101,6 +102,7 @@ t.test('createNotification stores the notification and pushes to every token of 
     now: sandbox.clock.now(),
     outbox: sandbox.outbox,
     baseUrl: 'http://localhost:80',
+    effects: noEffects,
   };
   const record = createNotification(ctx, tenant, accounts.admin.userId, {
     title: 'Привет',

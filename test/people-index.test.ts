@@ -6,6 +6,7 @@ import { peopleIndex } from '../src/domain/people-index.js';
 import { departmentTreeNode, listed, userIndex } from '../src/domain/people.js';
 import { matchesText } from '../src/domain/lists.js';
 import type { DomainContext } from '../src/domain/context.js';
+import { noEffects } from '../src/domain/effects.js';
 
 const largeTenant = 5000;
 
@@ -106,7 +107,13 @@ t.test('a large tenant: cached answers equal the scans, and writes that matter a
   const { store, outbox } = app.sandboxes.get('default');
   const tenant = store.tenant(tenants.romashka)!;
   const ix = peopleIndex(tenant);
-  const ctx: DomainContext = { store, now: new Date('2026-03-02T09:00:00Z'), outbox, baseUrl: 'http://x' };
+  const ctx: DomainContext = {
+    store,
+    now: new Date('2026-03-02T09:00:00Z'),
+    outbox,
+    baseUrl: 'http://x',
+    effects: noEffects,
+  };
   const me = tenant.users.find((u) => u.id === accounts.admin.userId)!;
   const url = 'http://x/user/index';
   const get = async (path: string) => json(await app.inject({ url: path, headers: s.headers }));

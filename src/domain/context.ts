@@ -14,9 +14,27 @@ export type DomainContext = {
   outbox: Outbox;
   /** the address the client used, with the sandbox prefix: absolute URLs in answers start here */
   baseUrl: string;
-  /** tenant options the active scenario overrides (e.g. enableWallet off) */
-  tenantOptions?: Partial<TenantOptions>;
+  /** what the request's scenario changes in the domain (src/domain/effects.ts), the one way it reaches it */
+  effects: ScenarioEffects;
 };
+
+/** What a scenario changes in the domain; built once, with the domain context (effectsOf). */
+export type ScenarioEffects = {
+  /** tenant options it overrides (wallet-disabled turns enableWallet off) */
+  tenantOptions: Partial<TenantOptions>;
+  /** two-factor on (true) or off (false) for every account; null: each account's own setting */
+  twoFactor: boolean | null;
+  /** how long a session made by /mobile/auth lives */
+  sessionSeconds: number;
+  /** workflow tickets stand still (holdTickets): they do not move on with the clock */
+  ticketsHeld: boolean;
+};
+
+/** A tenant's options as the request's scenario presents them. */
+export const tenantOptionsOf = (ctx: Pick<DomainContext, 'effects'>, tenant: Tenant): TenantOptions => ({
+  ...tenant.tenant.options,
+  ...ctx.effects.tenantOptions,
+});
 
 /** An absolute address for a path stored relative to the tenant endpoint. */
 export const absolute = (ctx: Pick<DomainContext, 'baseUrl'>, path: string) =>

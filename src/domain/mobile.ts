@@ -4,19 +4,13 @@ import type { AccountSecret, AuthResult, Device, TenantInfo } from '../schemas/m
 import type { DeviceRecord, UserRecord } from '../schemas/records.js';
 import { findById, type Tenant } from '../store/store.js';
 import { hashSecret, newCode, newSecret, newUuid, secretMatches } from '../store/ids.js';
-import { absolute, type DomainContext } from './context.js';
+import { absolute, tenantOptionsOf, type DomainContext } from './context.js';
 
 /** Assumed lifetimes (the API description does not give them); documented in docs/assumptions.md. */
 export const lifetimes = {
   sessionSeconds: 24 * 3600,
   twoFactorCodeSeconds: 300,
   twoFactorResendSeconds: 60,
-};
-
-export type SignInPolicy = {
-  /** two-factor forced on (true) or off (false) by a scenario; null: each account's own setting */
-  twoFactor: boolean | null;
-  sessionSeconds: number;
 };
 
 export function tenantInfo(ctx: DomainContext, tenant: Tenant): TenantInfo {
@@ -30,11 +24,11 @@ export function tenantInfo(ctx: DomainContext, tenant: Tenant): TenantInfo {
     timezone: t.timezone,
     logoUrl: absolute(ctx, `/images/tenant/${t.id}.svg`),
     apiVersion: '2.0.0',
-    options: { ...t.options, ...ctx.tenantOptions },
+    options: tenantOptionsOf(ctx, tenant),
   };
 }
 
-const twoFactorOn = (user: UserRecord, policy: SignInPolicy) => policy.twoFactor ?? user.twoFactor;
+const twoFactorOn = (ctx: DomainContext, user: UserRecord) => ctx.effects.twoFactor ?? user.twoFactor;
 
 /** Finds the account by e-mail and password; 403 for anything wrong, with no hint which part was wrong. */
 function checkCredentials(
@@ -55,14 +49,9 @@ function checkCredentials(
   throw fail.forbidden('invalid e-mail or password');
 }
 
-export function requestTwoFactor(
-  ctx: DomainContext,
-  policy: SignInPolicy,
-  input: { email: string; password: string },
-  tenantId?: string,
-) {
+export function requestTwoFactor(ctx: DomainContext, input: { email: string; password: string }, tenantId?: string) {
   const { tenant, user } = checkCredentials(ctx, input.email, input.password, tenantId);
-  if (!twoFactorOn(user, policy)) return { codeRequired: false, tenantInfo: tenantInfo(ctx, tenant), delayTime: 0 };
+  if (!twoFactorOn(ctx, user)) return { codeRequired: false, tenantInfo: tenantInfo(ctx, tenant), delayTime: 0 };
   const now = ctx.now.getTime();
   const pending = tenant.twoFactorChallenges.find((c) => c.userId === user.id && Date.parse(c.expiresAt) > now);
   const sinceLast = pending ? (now - Date.parse(pending.createdAt)) / 1000 : Infinity;
@@ -127,12 +116,11 @@ function forgetDevice(ctx: DomainContext, tenant: Tenant, deviceId: string) {
 
 export function manualBind(
   ctx: DomainContext,
-  policy: SignInPolicy,
   input: { email: string; password: string; code?: string | undefined; device: Device },
   tenantId?: string,
 ) {
   const { tenant, user } = checkCredentials(ctx, input.email, input.password, tenantId);
-  if (twoFactorOn(user, policy)) {
+  if (twoFactorOn(ctx, user)) {
     const now = ctx.now.getTime();
     const challenge = tenant.twoFactorChallenges.find((c) => c.userId === user.id);
     if (!input.code) throw fail.forbidden('two-factor code required: request one with POST /mobile/request-two-factor');
@@ -163,7 +151,6 @@ export function bindByLink(ctx: DomainContext, linkId: string, token: string, de
 
 export function authorize(
   ctx: DomainContext,
-  policy: SignInPolicy,
   tenant: Tenant,
   input: { secret: string; userId: string; deviceId: string },
 ): AuthResult {
@@ -181,7 +168,7 @@ export function authorize(
     deviceId: device.id,
     userId: user.id,
     createdAt: ctx.now.toISOString(),
-    expiresAt: new Date(ctx.now.getTime() + policy.sessionSeconds * 1000).toISOString(),
+    expiresAt: new Date(ctx.now.getTime() + ctx.effects.sessionSeconds * 1000).toISOString(),
   });
   ctx.store.update(tenant, 'users', user, { lastLoginAt: ctx.now.toISOString() });
   return { sessionId, sessionSecret, tenantInfo: tenantInfo(ctx, tenant) };

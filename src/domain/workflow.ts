@@ -285,10 +285,10 @@ export function workflowStart(
 /**
  * Moves tickets in progress through their stages: each stage lasts the process's stageMinutes; after the last
  * one the ticket is solved. Transitions are stored, so the state stays as computed even if the clock goes back.
- * When `held` (scenario holdTickets) nothing moves; released tickets catch up with the clock.
+ * While the scenario holds tickets (holdTickets) nothing moves; released tickets catch up with the clock.
  */
-export function advanceTickets(ctx: DomainContext, tenant: Tenant, held: boolean): void {
-  if (held) return;
+export function advanceTickets(ctx: DomainContext, tenant: Tenant): void {
+  if (ctx.effects.ticketsHeld) return;
   const now = ctx.now.getTime();
   const moved = new Map<WfTicketRecord, WfTicketRecord>();
   for (const t of tenant.wfTickets) {
@@ -372,11 +372,10 @@ export type TicketQuery = ListQuery & {
 export function workflowTicketIndex(
   ctx: DomainContext,
   viewer: Viewer,
-  held: boolean,
   query: TicketQuery,
   url: string,
 ): WorkflowTicketPage {
-  advanceTickets(ctx, viewer.tenant, held);
+  advanceTickets(ctx, viewer.tenant);
   const items = visibleTickets(viewer)
     .filter((t) => !query.wf_workflow_id || t.processId === query.wf_workflow_id)
     .filter((t) => !query.wf_ticket_stage_id || t.stageId === query.wf_ticket_stage_id)
@@ -385,13 +384,8 @@ export function workflowTicketIndex(
   return pageOf(items, query, url, (t) => ticketItem(ctx, viewer.tenant, t), 10);
 }
 
-export function workflowTicketView(
-  ctx: DomainContext,
-  viewer: Viewer,
-  held: boolean,
-  id: string,
-): WorkflowTicketDetails {
-  advanceTickets(ctx, viewer.tenant, held);
+export function workflowTicketView(ctx: DomainContext, viewer: Viewer, id: string): WorkflowTicketDetails {
+  advanceTickets(ctx, viewer.tenant);
   const { tenant } = viewer;
   const t = visibleTickets(viewer).find((x) => x.id === id);
   const p = t && tenant.wfProcesses.find((x) => x.id === t.processId);

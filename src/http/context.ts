@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyRequest } from 'fastify';
 import type { Sandbox } from '../store/sandbox.js';
 import type { DomainContext } from '../domain/context.js';
+import { effectsOf } from '../domain/effects.js';
 import { fail } from '../errors.js';
 import { pathOf as pathOfUrl } from '../shared/url-path.js';
 
@@ -107,6 +108,6 @@ export function domainContext(req: FastifyRequest, now?: Date, sandbox: Sandbox 
     now: now ?? sandbox.clock.now(),
     outbox: sandbox.outbox,
     baseUrl: baseUrl(req),
-    tenantOptions: req.mock?.scenario?.tenantOptions ?? {},
+    effects: effectsOf(req.mock?.scenario ?? null),
   };
 }

@@ -18,7 +18,6 @@ export type PageInput = {
   ctx: DomainContext;
   tenant: Tenant;
   user: UserRecord;
-  held: boolean;
   id: string;
   query: Record<string, string | undefined>;
 };
@@ -123,8 +122,8 @@ const fields = (rows: ReadonlyArray<readonly [string, Html | string | number | n
 
 // ---------------------------------------------------------------- workflow
 
-export function workflowTicketPage({ ctx, tenant, user, held, id }: PageInput): PageOut {
-  const t = workflowTicketView(ctx, { tenant, user }, held, id);
+export function workflowTicketPage({ ctx, tenant, user, id }: PageInput): PageOut {
+  const t = workflowTicketView(ctx, { tenant, user }, id);
   const p = tenant.wfProcesses.find((x) => x.id === t.wf_workflow_id);
   const l = w(tenant);
   const fieldName = (fid: string) =>
@@ -153,16 +152,10 @@ ${s.responsible.length > 0 ? html`<div class="meta">${l.responsible}:</div>${peo
   };
 }
 
-export function workflowPage({ ctx, tenant, user, held, id }: PageInput): PageOut {
+export function workflowPage({ ctx, tenant, user, id }: PageInput): PageOut {
   const l = w(tenant);
   if (id === 'my') {
-    const list = workflowTicketIndex(
-      ctx,
-      { tenant, user },
-      held,
-      { 'per-page': '100' },
-      absolute(ctx, '/workflow/ticket'),
-    );
+    const list = workflowTicketIndex(ctx, { tenant, user }, { 'per-page': '100' }, absolute(ctx, '/workflow/ticket'));
     return {
       title: l.myTickets,
       body: html`<h1>${l.myTickets}</h1>${

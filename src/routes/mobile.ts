@@ -27,7 +27,6 @@ import {
   tenantInfo,
   unbind,
 } from '../domain/mobile.js';
-import { signInPolicy } from '../scenarios/effects.js';
 
 const tags = ['mobile'];
 
@@ -72,8 +71,7 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'none' },
     },
-    async (req) =>
-      requestTwoFactor(domainContext(req), signInPolicy(req), req.body, header(req, 'x-service-tenant-id')),
+    async (req) => requestTwoFactor(domainContext(req), req.body, header(req, 'x-service-tenant-id')),
   );
 
   app.post(
@@ -92,7 +90,7 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'none' },
     },
-    async (req) => manualBind(domainContext(req), signInPolicy(req), req.body, header(req, 'x-service-tenant-id')),
+    async (req) => manualBind(domainContext(req), req.body, header(req, 'x-service-tenant-id')),
   );
 
   app.post(
@@ -112,7 +110,7 @@ export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'tenant' },
     },
-    async (req) => authorize(domainContext(req), signInPolicy(req), callerTenant(req), req.body),
+    async (req) => authorize(domainContext(req), callerTenant(req), req.body),
   );
 
   app.post(

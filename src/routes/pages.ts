@@ -4,7 +4,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ApiError } from '../errors.js';
 import { baseUrl, header } from '../http/context.js';
 import { callerArgs } from './handler.js';
-import { ticketsHeld } from '../scenarios/effects.js';
 import { html } from '../pages/html.js';
 import { page, type PageFrame } from '../pages/layout.js';
 import {
@@ -156,7 +155,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       async (req, reply) => {
         const [ctx, tenant, user] = callerArgs(req);
         const query = (req.query ?? {}) as Record<string, string | undefined>;
-        const out = kind.render({ ctx, tenant, user, held: ticketsHeld(req), id: req.params.id, query });
+        const out = kind.render({ ctx, tenant, user, id: req.params.id, query });
         return reply.type('text/html; charset=utf-8').send(page(frameOf(req), out.title, out.body));
       },
     );

@@ -19,9 +19,10 @@ import {
   WalletTransactionQuery,
 } from '../schemas/admin-api.js';
 import { callerTenant } from '../auth/caller.js';
+import { domainContext } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
 import { fail } from '../errors.js';
-import { tenantOptions } from '../scenarios/effects.js';
+import { tenantOptionsOf } from '../domain/context.js';
 import {
   createTransactions,
   filterTransactions,
@@ -60,7 +61,7 @@ const sendXlsx = (req: FastifyRequest, reply: FastifyReply, name: string, bytes:
 export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addHook('onRequest', async (req) => {
     const tenant = callerTenant(req);
-    if (!tenantOptions(req, tenant).enableWallet)
+    if (!tenantOptionsOf(domainContext(req), tenant).enableWallet)
       throw fail.forbidden('wallets are disabled for this tenant (option enableWallet is off)');
   });
 

@@ -21,7 +21,6 @@ import {
   workflowTicketView,
   type Viewer,
 } from '../domain/workflow.js';
-import { ticketsHeld } from '../scenarios/effects.js';
 
 const tags = ['workflow'];
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -113,7 +112,7 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'session-or-apikey' },
     },
-    async (req) => workflowTicketIndex(domainContext(req), viewer(req), ticketsHeld(req), req.query, listUrl(req)),
+    async (req) => workflowTicketIndex(domainContext(req), viewer(req), req.query, listUrl(req)),
   );
 
   app.get(
@@ -129,6 +128,6 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'session-or-apikey' },
     },
-    async (req) => workflowTicketView(domainContext(req), viewer(req), ticketsHeld(req), req.query.id),
+    async (req) => workflowTicketView(domainContext(req), viewer(req), req.query.id),
   );
 };
