@@ -15,6 +15,7 @@ import { useLazySerializers } from './http/serializers.js';
 import { lazyValidatorBuilder } from './http/validators.js';
 import { serverLimitOptions, type ServerLimits } from './http/limits.js';
 import { proxyStatePlugin } from './proxy/plugin.js';
+import { scenarioHeaderPlugin } from './scenarios/plugin.js';
 import { bundledScenariosDir, ScenarioRegistry } from './scenarios/registry.js';
 import { activateScenario } from './scenarios/activate.js';
 import { loadSnapshotFile } from './control/snapshot.js';
@@ -214,6 +215,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     zlibOptions: { level: 1 },
   });
   await app.register(requestStatePlugin, { prefixes }); // req.mock, the one request state (src/http/request-state.ts)
+  await app.register(scenarioHeaderPlugin); // an unknown x-mock-scenario is a 400 on every route
   await app.register(proxyStatePlugin); // the upstream and recording, read by the portal and the control plane
 
   // 5. three sibling contexts: the portal's API with its own hooks, the mock's control plane, the docs

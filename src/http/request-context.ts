@@ -1,6 +1,5 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import { checkSandboxName } from '../store/sandbox.js';
 import { sandboxKey } from './context.js';
 
 /**
@@ -11,11 +10,8 @@ import { sandboxKey } from './context.js';
 export const requestContextPlugin = fp(
   async (app: FastifyInstance) => {
     app.addHook('onRequest', async (req) => {
-      const prefix = req.mock.prefix;
-      const name = sandboxKey(req.headers['x-mock-sandbox'], prefix.sandbox);
-      // a malformed prefix is refused even when the header names the sandbox: answers would hand out its URLs
-      for (const n of prefix.sandbox != null ? [name, prefix.sandbox] : [name]) checkSandboxName(n);
-      req.mock.sandbox = app.sandboxes.get(name);
+      // the key was checked on arrival (src/http/request-state.ts)
+      req.mock.sandbox = app.sandboxes.get(sandboxKey(req.headers['x-mock-sandbox'], req.mock.prefix.sandbox));
     });
     app.addHook('onSend', async (req, _reply, payload) => {
       req.mock.sandbox?.commit(); // none when the request was refused before one was chosen (a bad sandbox name)

@@ -7,11 +7,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Right } from '../schemas/common.js';
 import type { FaultKind } from '../schemas/control.js';
 import type { Scenario } from '../schemas/scenario.js';
-import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';
+import { checkSandboxName, type Sandbox, type SandboxRegistry } from '../store/sandbox.js';
 import type { Fixtures } from '../store/fixtures.js';
 import type { Options } from '../config.js';
 import { noAuth, type AuthContext, type AuthMode } from '../auth/types.js';
-import type { PrefixInfo } from './context.js';
+import { sandboxKey, type PrefixInfo } from './context.js';
 
 export type RequestState = {
   /** performance.now() when the request arrived: the journal's duration. Writer: this file. */
@@ -105,6 +105,11 @@ export const requestStatePlugin = fp(
         journal: { id: 0, body: undefined, answer: null },
         findingTypes: null,
       };
+      // a malformed sandbox key is refused on every route: it is also what a balancer routes by, and answers would
+      // hand out its URLs (a prefix is checked even when the header names the sandbox)
+      const prefixed = req.mock.prefix.sandbox;
+      checkSandboxName(sandboxKey(req.headers['x-mock-sandbox'], prefixed));
+      if (prefixed !== null) checkSandboxName(prefixed);
     });
     app.addHook('onSend', async (_req, reply, payload) => {
       if (!reply.hasHeader('x-mock-instance')) reply.header('x-mock-instance', app.instance.name);

@@ -11,17 +11,29 @@ declare module 'fastify' {
 }
 
 /** Resolves which scenario applies to each request: the x-mock-scenario header (this request only), else the sandbox's. */
+/**
+ * x-mock-scenario must name a known scenario on every route, the control plane's included: a misspelt name is a 400
+ * wherever it is sent, never silently the sandbox's scenario.
+ */
+export const scenarioHeaderPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addHook('onRequest', async (req) => {
+      const named = req.headers['x-mock-scenario'];
+      if (typeof named === 'string' && named !== '' && !app.scenarios.get(named))
+        throw fail.badRequest(
+          `unknown scenario "${named.slice(0, 80)}" in x-mock-scenario; known: ${app.scenarios.names().join(', ')}`,
+        );
+    });
+  },
+  { name: 'scenario-header', dependencies: ['request-state'] },
+);
+
 export const scenarioPlugin = fp(
   async (app: FastifyInstance) => {
     app.addHook('onRequest', async (req, reply) => {
       const fromHeader = req.headers['x-mock-scenario'];
       if (typeof fromHeader === 'string' && fromHeader !== '') {
-        const scenario = app.scenarios.get(fromHeader);
-        if (!scenario)
-          throw fail.badRequest(
-            `unknown scenario "${fromHeader.slice(0, 80)}" in x-mock-scenario; known: ${app.scenarios.names().join(', ')}`,
-          );
-        req.mock.scenario = scenario;
+        req.mock.scenario = app.scenarios.get(fromHeader) ?? null; // known: scenarioHeaderPlugin checked it
         req.mock.scenarioFromHeader = true;
       } else {
         req.mock.scenario = app.scenarios.get(req.mock.sandbox.scenario) ?? null;
