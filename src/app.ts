@@ -98,7 +98,8 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
         title: 'portal-mock: Mobile Client API of a multi-tenant corporate portal',
         version: '2.0.0',
         description:
-          'A stateful mock. Every operation also answers under /api/v2 and under /sandbox/NAME. Fields marked "assumed" are not shown by the API description.',
+          'A stateful mock. Every operation also answers under /api/v2 and under /sandbox/NAME. Fields marked ' +
+          '"assumed" are not shown by the API description.',
         contact: { name: 'portal-mock maintainers' },
       },
       // relative: "Try it out" calls the mock that serves the document, whatever its address

@@ -19,9 +19,14 @@ export const adminCaRoute: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'mockCaCertificate',
         tags: ['mock'],
         summary:
-          'The local certificate authority (PEM) that signed the HTTPS certificate: install it on the phone and trust it',
+          'The local certificate authority (PEM) that signed the HTTPS certificate: install it on the phone and trust ' +
+          'it',
         description:
-          'iOS: open this address in Safari, install the profile (Settings › General › VPN & Device Management), then turn on full trust in Settings › General › About › Certificate Trust Settings. Android: Settings › Security › Encryption & credentials › Install a certificate › CA certificate; debug builds also need a network_security_config with <certificates src="user"/>. 404 when the server does not run with --https on the local CA.',
+          'iOS: open this address in Safari, install the profile (Settings › General › VPN & Device Management), then ' +
+          'turn on full trust in Settings › General › About › Certificate Trust Settings. Android: Settings › ' +
+          'Security › Encryption & credentials › Install a certificate › CA certificate; debug builds also need a ' +
+          'network_security_config with <certificates src="user"/>. 404 when the server does not run with --https on ' +
+          'the local CA.',
         produces: ['application/x-x509-ca-cert'],
         response: { 200: Type.String({ description: 'the CA certificate, PEM' }), ...errors(401, 404) },
       },

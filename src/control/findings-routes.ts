@@ -16,7 +16,9 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "Findings on the app's traffic, newest first (docs/findings.md)",
         description:
-          'What the app did in this sandbox that the real portal answers differently or that breaks the sign-in protocol: each finding has a stable code, a severity, the journal id of the request and what to change in the app. Filters: code, severity, since.',
+          'What the app did in this sandbox that the real portal answers differently or that breaks the sign-in ' +
+          'protocol: each finding has a stable code, a severity, the journal id of the request and what to change in ' +
+          'the app. Filters: code, severity, since.',
         querystring: FindingQuery,
         response: { 200: Type.Array(ref(Finding)), ...errors(400, 401, 404, 502, 503) },
       },

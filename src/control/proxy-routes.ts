@@ -76,7 +76,8 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Set the upstream of the sandbox (null: forward nothing)',
         querystring: SandboxQuery,
         description:
-          'Sets the upstream portal for the sandbox: requests the mock does not stub are forwarded to it. null forwards nothing.',
+          'Sets the upstream portal for the sandbox: requests the mock does not stub are forwarded to it. null ' +
+          'forwards nothing.',
         body: Type.Object({
           url: Nullable(Type.String({ pattern: '^https?://', maxLength: 2000 })),
           sandbox: Type.Optional(Type.String()),
@@ -171,9 +172,12 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'mockCompareReport',
         tags,
         description:
-          "The differences between the mock's answers and the upstream's, collected while a scenario with `compare` is active, oldest first. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.",
+          "The differences between the mock's answers and the upstream's, collected while a scenario with `compare` " +
+          'is active, oldest first. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates ' +
+          'nothing.',
         summary:
-          'Differences between the mock and the upstream, collected while a scenario with `compare` is active (oldest first)',
+          'Differences between the mock and the upstream, collected while a scenario with `compare` is active (oldest ' +
+          'first)',
         querystring: Type.Object({
           sandbox: Type.Optional(Type.String()),
           operationId: Type.Optional(Type.String()),
@@ -225,7 +229,8 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Send one request to the mock and to the upstream; list where the answers differ',
         description:
-          'Sends one request to the mock and to the upstream of the sandbox and lists where the answers differ (status, headers, body fields).',
+          'Sends one request to the mock and to the upstream of the sandbox and lists where the answers differ ' +
+          '(status, headers, body fields).',
         body: Type.Object({
           method: Type.String({ pattern: '^[A-Za-z]+$', default: 'GET' }),
           url: Type.String({ pattern: '^/', description: 'path and query, without /sandbox/NAME' }),

@@ -73,7 +73,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
         tags,
         summary: 'The web console (HTML)',
         description:
-          'The web console: scenarios, QR codes of the demo accounts, the outbox and the request journal, in a browser.',
+          'The web console: scenarios, QR codes of the demo accounts, the outbox and the request journal, in a ' +
+          'browser.',
         response: {
           200: { description: 'the console page', content: { 'text/html': { schema: Type.String() } } },
           ...errors(401),
@@ -91,7 +92,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
         tags,
         summary: 'Liveness and what is running',
         description:
-          'Liveness for scripts and container health checks: version, scenario and seed of the sandbox, uptime, sandbox count and memory.',
+          'Liveness for scripts and container health checks: version, scenario and seed of the sandbox, uptime, ' +
+          'sandbox count and memory.',
         querystring: SandboxQuery,
         response: {
           200: Health,
@@ -126,7 +128,8 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
         tags,
         summary: 'Demo tenants, accounts, devices, API keys and bind links',
         description:
-          'The demo data to sign in with: tenants, accounts and their passwords, devices, API keys and bind links with their QR codes.',
+          'The demo data to sign in with: tenants, accounts and their passwords, devices, API keys and bind links ' +
+          'with their QR codes.',
         querystring: SandboxQuery,
         response: { 200: ref(FixturesAnswer), ...errors(400, 401, 404, 502, 503) },
       },

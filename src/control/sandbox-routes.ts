@@ -70,7 +70,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Available scenarios',
         description:
-          'The scenario names the mock knows (bundled and from --scenarios directories), each with its description and the scenarios it extends.',
+          'The scenario names the mock knows (bundled and from --scenarios directories), each with its description ' +
+          'and the scenarios it extends.',
         response: { 200: Type.Array(ScenarioSummary), ...errors(401) },
       },
     },
@@ -87,7 +88,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The active scenario of the sandbox',
         querystring: SandboxQuery,
         description:
-          'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default). A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+          'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default). A sandbox that does ' +
+          'not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: ActiveScenario, ...errors(400, 401, 404, 502, 503) },
       },
       preHandler: ownerFirst,
@@ -110,7 +112,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Activate a scenario in the sandbox (its data effects apply now)',
         description:
-          'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next request. An unknown name is a 404.',
+          'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next ' +
+          'request. An unknown name is a 404.',
         querystring: SandboxQuery,
         body: Type.Object({ name: Type.String({ minLength: 1 }), sandbox: Type.Optional(Type.String()) }),
         response: { 200: ActiveScenario, ...errors(400, 401, 404) },
@@ -146,7 +149,9 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Every sandbox, of this instance and of its --peers',
         querystring: Scope,
         description:
-          'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes; each names its instance. Peers that do not answer within 1.5 s are left out and named in the x-mock-unreachable-peers header.',
+          'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes; each names its ' +
+          'instance. Peers that do not answer within 1.5 s are left out and named in the x-mock-unreachable-peers ' +
+          'header.',
         response: { 200: Type.Array(ref(SandboxInfo)), ...errors(400, 401) },
       },
     },
@@ -351,7 +356,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Export the sandbox as a snapshot',
         querystring: SandboxQuery,
         description:
-          'The whole data of the sandbox as a snapshot (JSON), to save and import later with PUT /__admin/state or --state. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+          'The whole data of the sandbox as a snapshot (JSON), to save and import later with PUT /__admin/state or ' +
+          '--state. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: ref(Snapshot), ...errors(400, 401, 404, 502, 503) },
       },
       preHandler: ownerFirst,
@@ -378,7 +384,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Import a snapshot (validated; an invalid one changes nothing)',
         description:
-          'Replaces the data of the sandbox with a snapshot of GET /__admin/state. The snapshot is checked first: an invalid one is a 422 and changes nothing.',
+          'Replaces the data of the sandbox with a snapshot of GET /__admin/state. The snapshot is checked first: an ' +
+          'invalid one is a 422 and changes nothing.',
         querystring: SandboxQuery,
         body: ref(Snapshot),
         response: { 200: ref(SandboxInfo), ...errors(400, 401, 422) },
@@ -418,7 +425,9 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The request journal, newest first (or as HAR 1.2 with format=har)',
         querystring: JournalListQuery,
         description:
-          'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, status or since, or get a HAR 1.2 log with format=har. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+          'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, ' +
+          'status or since, or get a HAR 1.2 log with format=har. A sandbox that does not exist is a 404 ' +
+          '(SANDBOX_NOT_FOUND); reading creates nothing.',
         response: {
           200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]),
           ...errors(400, 401, 404, 502, 503),
@@ -452,7 +461,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'How many journal entries match',
         querystring: JournalQuery,
         description:
-          'How many journal entries match the filters of GET /__admin/requests: for assertions in tests. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+          'How many journal entries match the filters of GET /__admin/requests: for assertions in tests. A sandbox ' +
+          'that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: Type.Object({ count: Type.Integer() }), ...errors(400, 401, 404, 502, 503) },
       },
       preHandler: ownerFirst,
@@ -486,7 +496,9 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'What the mock sent: two-factor codes by e-mail, pushes',
         description:
-          'What the mock would have sent: two-factor codes by e-mail and pushes to registered tokens, newest first; filter by kind, recipient or user. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+          'What the mock would have sent: two-factor codes by e-mail and pushes to registered tokens, newest first; ' +
+          'filter by kind, recipient or user. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading ' +
+          'creates nothing.',
         querystring: OutboxQuery,
         response: { 200: Type.Array(ref(OutboxMessage)), ...errors(400, 401, 404, 502, 503) },
       },
@@ -516,7 +528,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'The sandbox clock',
         querystring: SandboxQuery,
         description:
-          'The sandbox clock: its state (real, offset or frozen) and the time it shows now. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+          'The sandbox clock: its state (real, offset or frozen) and the time it shows now. A sandbox that does not ' +
+          'exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: ClockAnswer, ...errors(400, 401, 404, 502, 503) },
       },
       preHandler: ownerFirst,
@@ -535,7 +548,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Freeze, shift, advance or release the sandbox clock',
         description:
-          'One of: {"freeze": ISO} stops time at an instant; {"offsetMs": N} runs real time shifted by N ms; {"advanceMs": N} moves the clock forward keeping its mode; {"mode": "real"} releases it.',
+          'One of: {"freeze": ISO} stops time at an instant; {"offsetMs": N} runs real time shifted by N ms; ' +
+          '{"advanceMs": N} moves the clock forward keeping its mode; {"mode": "real"} releases it.',
         querystring: SandboxQuery,
         body: Type.Object({
           freeze: Type.Optional(Type.String({ format: 'date-time' })),
@@ -580,7 +594,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Expire every session of the sandbox now',
         querystring: SandboxQuery,
         description:
-          "Every session of the sandbox expires now: the apps' next calls answer 401 and they must call /mobile/auth again.",
+          "Every session of the sandbox expires now: the apps' next calls answer 401 and they must call /mobile/auth " +
+          'again.',
         body: Type.Optional(Type.Object({ sandbox: Type.Optional(Type.String()) })),
         response: { 200: Type.Object({ expired: Type.Integer() }), ...errors(400, 401) },
       },
@@ -601,7 +616,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Mint a QR bind link for a user',
         description:
-          'Mints a bind link for a user (by e-mail or id; single-use by default, ttlSeconds for an expiry) and answers its address and QR code address; the app binds by POSTing to the address.',
+          'Mints a bind link for a user (by e-mail or id; single-use by default, ttlSeconds for an expiry) and ' +
+          'answers its address and QR code address; the app binds by POSTing to the address.',
         querystring: SandboxQuery,
         body: Type.Object({
           email: Type.Optional(Type.String()),

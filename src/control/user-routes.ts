@@ -23,7 +23,8 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "Create a notification for a user; it is pushed to the user's registered tokens (see the outbox)",
         description:
-          "Creates a notification for a user (by e-mail or id); it appears in /notifications/pushes and is pushed to the user's registered tokens (see the outbox).",
+          'Creates a notification for a user (by e-mail or id); it appears in /notifications/pushes and is pushed to ' +
+          "the user's registered tokens (see the outbox).",
         querystring: SandboxQuery,
         body: Type.Object({
           ...Who,

@@ -7,7 +7,8 @@ export const ShapeDifference = Type.Object({
   path: Type.String({ description: 'JSON path; [] stands for the items of an array' }),
   kind: Type.Union([Type.Literal('missing'), Type.Literal('extra'), Type.Literal('type')], {
     description:
-      'missing: the upstream has it, the mock does not; extra: the mock has it, the upstream does not; type: both have it with different JSON types',
+      'missing: the upstream has it, the mock does not; extra: the mock has it, the upstream does not; type: both ' +
+      'have it with different JSON types',
   }),
   mock: Type.Optional(Type.String({ description: 'JSON type in the mock answer' })),
   upstream: Type.Optional(Type.String({ description: 'JSON type in the upstream answer' })),

@@ -32,12 +32,15 @@ export const Fault = Type.Object(
     operations: Type.Optional(OperationIds),
     kind: Type.Union(FaultKind.anyOf, {
       description:
-        'reset: the connection is destroyed; empty: the connection closes with no reply; truncated: half the body, then close; malformed: a body that is not valid JSON',
+        'reset: the connection is destroyed; empty: the connection closes with no reply; truncated: half the body, ' +
+        'then close; malformed: a body that is not valid JSON',
     }),
     phase: Type.Optional(
       Type.Union([Type.Literal('before'), Type.Literal('after-commit')], {
         description:
-          'reset and empty: before (default) the handler, or after it ran and its changes were committed (the answer is lost, the change happened); truncated and malformed always break the answer the handler made (after-commit)',
+          'reset and empty: before (default) the handler, or after it ran and its changes were committed (the answer ' +
+          'is lost, the change happened); truncated and malformed always break the answer the handler made ' +
+          '(after-commit)',
       }),
     ),
     probability: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 1 })),
@@ -55,7 +58,8 @@ export const Stub = Type.Object(
       Type.String({
         pattern: '^[A-Za-z]+$',
         description:
-          'with path, instead of operationId: matches by HTTP method and exact path (no prefixes, query ignored), also for paths the mock does not implement',
+          'with path, instead of operationId: matches by HTTP method and exact path (no prefixes, query ignored), ' +
+          'also for paths the mock does not implement',
       }),
     ),
     path: Type.Optional(
@@ -127,7 +131,8 @@ export const ScenarioFile = Type.Object(
             minimum: 100,
             maximum: 1_000_000_000,
             description:
-              "each body (the request's as it is read, the answer's as it is written, after compression) moves at most this fast",
+              "each body (the request's as it is read, the answer's as it is written, after compression) moves at " +
+              'most this fast',
           }),
         },
         { additionalProperties: false },
@@ -141,7 +146,8 @@ export const ScenarioFile = Type.Object(
     compare: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         description:
-          'operationIds answered by the mock and also sent to the upstream; differences are listed by GET /__admin/compare',
+          'operationIds answered by the mock and also sent to the upstream; differences are listed by GET ' +
+          '/__admin/compare',
       }),
     ),
     findings: Type.Optional(

@@ -253,7 +253,8 @@ export class SandboxRegistry {
     if (this.sandboxes.size >= this.options.maxSandboxes) {
       throw fail.tooManyRequests(
         `sandbox "${name}" cannot be created: ${this.sandboxes.size} sandboxes exist, the limit is ${this.options.maxSandboxes} ` +
-          '(--max-sandboxes). Delete finished ones (DELETE /__admin/sandboxes/NAME), start with --sandbox-idle-ttl to drop idle ones, or raise the limit',
+          '(--max-sandboxes). Delete finished ones (DELETE /__admin/sandboxes/NAME), start with --sandbox-idle-ttl to ' +
+          'drop idle ones, or raise the limit',
       );
     }
     const store = new SandboxStore(name, this.options.worlds.get(this.options.seed), {
