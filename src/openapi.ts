@@ -2,7 +2,10 @@
 // are, the servers to try operations against. Applied once, when /docs/json is first built (nothing at start-up).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fastify/swagger';
+import { sharedSchemas } from './schemas/index.js';
 import type { AuthMode } from './auth/types.js';
 import { packageRoot } from './paths.js';
 
@@ -83,3 +86,41 @@ export const finishDocument: SwaggerTransformObject = (input) => {
   }
   return doc as never;
 };
+
+export type OpenApiTag = { name: string; description: string };
+
+/**
+ * The API document (@fastify/swagger), served at /docs/json. Registered before any route so it sees them all;
+ * the shared records become named components. The tags come from the route groups that use them.
+ */
+export const openapiPlugin = fp(
+  async (app: FastifyInstance, { tags }: { tags: OpenApiTag[] }) => {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: {
+          title: 'portal-mock: Mobile Client API of a multi-tenant corporate portal',
+          version: '2.0.0',
+          description:
+            'A stateful mock. Every operation also answers under /api/v2 and under /sandbox/NAME. Fields marked ' +
+            '"assumed" are not shown by the API description.',
+          contact: { name: 'portal-mock maintainers' },
+        },
+        // relative: "Try it out" calls the mock that serves the document, whatever its address
+        servers: [
+          { url: '/', description: 'this mock' },
+          { url: '/api/v2', description: "the same, under the portal's prefix" },
+        ],
+        components: { securitySchemes },
+        tags,
+      },
+      transform: describeRoute,
+      transformObject: finishDocument,
+      refResolver: {
+        buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+      },
+    });
+    for (const schema of sharedSchemas) app.addSchema(schema);
+  },
+  { name: 'openapi' },
+);

@@ -16,6 +16,14 @@ import { adminCaRoute } from './ca-route.js';
 import { adminProxyRoutes } from './proxy-routes.js';
 import { adminFindingRoutes } from './findings-routes.js';
 
+/** The control plane's OpenAPI tag: one, so the document never mixes it with the portal's own admin API. */
+export const openapiTags = [
+  {
+    name: 'mock',
+    description: "The mock's own control plane (/__admin): sandboxes, scenarios, journal, clock; not the portal API",
+  },
+];
+
 const tags = ['mock'];
 const maxAdminBodyDepth = 64;
 

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Right } from '../schemas/common.js';
 import type { FaultKind } from '../schemas/control.js';
 import type { Scenario } from '../schemas/scenario.js';
-import { checkSandboxName, type Sandbox, type SandboxRegistry } from '../store/sandbox.js';
+import { checkSandboxName, type Sandbox } from '../store/sandbox.js';
 import type { Fixtures } from '../store/fixtures.js';
 import type { Options } from '../config.js';
 import { noAuth, type AuthContext, type AuthMode } from '../auth/types.js';
@@ -67,11 +67,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     mock: RequestState;
   }
-  /** The app's own state, decorated once by buildApp (src/app.ts). */
+  /** The app's settings, decorated once by buildApp (src/app.ts); plugins/ declare the registries. */
   interface FastifyInstance {
     /** who this process is (--instance-name; else hostname:port once listening): the x-mock-instance header */
     instance: { name: string };
-    sandboxes: SandboxRegistry;
     config: Options;
     fixtures: Fixtures;
   }

@@ -4,6 +4,11 @@ import { AdminEmployment, AdminEmploymentPage, AdminEmploymentQuery, IdQuery } f
 import { callerArgs, listUrl } from './handler.js';
 import { listEmployments, viewEmployment } from '../domain/admin-employment.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [
+  { name: 'admin-employment', description: 'Read-only employments for integrations (right user-edit)' },
+];
+
 const tags = ['admin-employment'];
 
 export const adminEmploymentRoutes: FastifyPluginAsyncTypebox = async (app) => {

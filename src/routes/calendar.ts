@@ -23,6 +23,11 @@ import {
   type EventFilter,
 } from '../domain/calendar.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [
+  { name: 'calendar', description: 'Calendar events, event types and participation requests' },
+];
+
 const tags = ['calendar'];
 const config = { auth: 'session' as const };
 const str = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));

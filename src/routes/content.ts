@@ -7,6 +7,13 @@ import { articleCategory, articleNews, postcardUserView } from '../domain/conten
 
 const uuidArray = Type.Array(Uuid, { maxItems: 100 });
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [
+  { name: 'postcard', description: 'Received postcards' },
+  { name: 'article', description: 'News' },
+  { name: 'category', description: 'Catalog of categories and articles (right show-content-categories)' },
+];
+
 export const contentRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/postcard/user-view',

@@ -5,6 +5,9 @@ import { IdQuery } from '../schemas/admin-api.js';
 import { callerArgs } from './handler.js';
 import { feedbackAdd, feedbackView } from '../domain/feedback.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [{ name: 'feedback', description: 'Feedback about users or departments' }];
+
 const tags = ['feedback'];
 
 export const feedbackRoutes: FastifyPluginAsyncTypebox = async (app) => {

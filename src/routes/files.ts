@@ -15,6 +15,9 @@ import { domainContext } from '../http/context.js';
 import { callerArgs, listUrl } from './handler.js';
 import { downloadFile, fileCount, fileIndex, finishUpload, prepareUpload, uploadBytes } from '../domain/files.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [{ name: 'file', description: 'Files of the user, upload and download' }];
+
 const tags = ['file'];
 const fileId = Type.Object({ id: Uuid });
 

@@ -15,6 +15,9 @@ import {
   isModerator,
 } from '../domain/ideas.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [{ name: 'idea', description: 'Ideas: list, view, edit, vote, participate' }];
+
 const tags = ['idea'];
 const idQuery = Type.Object({ id: Type.String({ format: 'uuid', description: 'idea id' }) });
 const ids = (what: string) =>

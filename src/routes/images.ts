@@ -5,6 +5,11 @@ import { badgeSvg, coverSvg, missingSvg } from '../pages/svg.js';
 import { imageSubject } from '../domain/images.js';
 import { domainContext } from '../http/context.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [
+  { name: 'images', description: 'Generated images of the addresses answers hand out (SVG, public by id)' },
+];
+
 const tags = ['images'];
 const svgBody = (what: string) => Type.String({ description: `image/svg+xml: ${what}` });
 

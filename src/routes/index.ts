@@ -5,21 +5,40 @@ import { findingsPlugin } from '../findings/plugin.js';
 import { bandwidthPlugin, scenarioPlugin } from '../scenarios/plugin.js';
 import { proxyPlugin } from '../proxy/plugin.js';
 import { authPlugin } from '../auth/plugin.js';
-import { mobileRoutes } from './mobile.js';
-import { workflowRoutes } from './workflow.js';
-import { peopleRoutes } from './people.js';
-import { contentRoutes } from './content.js';
-import { calendarRoutes } from './calendar.js';
-import { ideaRoutes } from './ideas.js';
-import { feedbackRoutes } from './feedback.js';
-import { moderationRoutes } from './moderation.js';
-import { fileRoutes } from './files.js';
-import { tokenRoutes } from './tokens.js';
-import { userListCacheRoutes } from './user-list-cache.js';
-import { fileProcessingRoutes, walletRoutes } from './wallets.js';
-import { adminEmploymentRoutes } from './admin-employment.js';
-import { pageRoutes } from './pages.js';
-import { imageRoutes } from './images.js';
+import { mobileRoutes, openapiTags as mobileTags } from './mobile.js';
+import { workflowRoutes, openapiTags as workflowTags } from './workflow.js';
+import { peopleRoutes, openapiTags as peopleTags } from './people.js';
+import { contentRoutes, openapiTags as contentTags } from './content.js';
+import { calendarRoutes, openapiTags as calendarTags } from './calendar.js';
+import { ideaRoutes, openapiTags as ideasTags } from './ideas.js';
+import { feedbackRoutes, openapiTags as feedbackTags } from './feedback.js';
+import { moderationRoutes, openapiTags as moderationTags } from './moderation.js';
+import { fileRoutes, openapiTags as filesTags } from './files.js';
+import { tokenRoutes, openapiTags as tokensTags } from './tokens.js';
+import { userListCacheRoutes, openapiTags as userListCacheTags } from './user-list-cache.js';
+import { fileProcessingRoutes, walletRoutes, openapiTags as walletsTags } from './wallets.js';
+import { adminEmploymentRoutes, openapiTags as adminEmploymentTags } from './admin-employment.js';
+import { pageRoutes, openapiTags as pagesTags } from './pages.js';
+import { imageRoutes, openapiTags as imagesTags } from './images.js';
+
+/** The OpenAPI tags of every group, in the order the API document lists them. */
+export const portalTags = [
+  ...mobileTags,
+  ...workflowTags,
+  ...peopleTags,
+  ...contentTags,
+  ...calendarTags,
+  ...ideasTags,
+  ...feedbackTags,
+  ...moderationTags,
+  ...filesTags,
+  ...tokensTags,
+  ...userListCacheTags,
+  ...walletsTags,
+  ...adminEmploymentTags,
+  ...pagesTags,
+  ...imagesTags,
+];
 
 /** Every API group, one encapsulated plugin each, in the order of the API description. */
 const groups = [

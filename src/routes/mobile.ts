@@ -28,6 +28,9 @@ import {
   unbind,
 } from '../domain/mobile.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [{ name: 'mobile', description: 'Device binding and session' }];
+
 const tags = ['mobile'];
 
 export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -6,6 +6,9 @@ import { callerArgs } from './handler.js';
 import { isModerator } from '../domain/ideas.js';
 import { moderationDecide, moderationIndex } from '../domain/moderation.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [{ name: 'moderation', description: 'Moderation queue of ideas and comments' }];
+
 const tags = ['moderation'];
 const decideSchema = (operationId: string, summary: string) => ({
   operationId,

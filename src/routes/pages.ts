@@ -21,6 +21,11 @@ import {
   workflowTicketPage,
 } from '../pages/render.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [
+  { name: 'pages', description: 'Web pages of the addresses answers hand out (HTML, session headers)' },
+];
+
 const tags = ['pages'];
 const htmlBody = (what: string) => Type.String({ description: `text/html: ${what}` });
 const responses = {

@@ -56,6 +56,17 @@ const Range = (what: string) =>
     }),
   );
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [
+  { name: 'user', description: 'Users: profile, lists, search' },
+  { name: 'employment', description: 'Employments and employment documents of the current user' },
+  { name: 'account', description: 'Status text and active statuses of the current user' },
+  { name: 'department', description: 'Organisation structure' },
+  { name: 'notifications', description: 'Push notifications and the badge' },
+  { name: 'dashboard', description: 'Dashboard widgets' },
+  { name: 'lookup', description: 'User groups and meeting places for pickers' },
+];
+
 /** Users, employments, account, employment documents, lookups, notifications, structure and the dashboard. */
 export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const kept = answerCache();

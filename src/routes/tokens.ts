@@ -11,6 +11,11 @@ import {
 import { callerArgs, listUrl } from './handler.js';
 import { adminListTokens, adminRevokeToken, createToken, listOwnTokens, revokeOwnToken } from '../domain/tokens.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [
+  { name: 'user-api-token', description: 'Personal API tokens (Bearer); management needs a session' },
+];
+
 const tags = ['user-api-token'];
 const IdBody = Type.Object({ id: Uuid });
 const sessionOnly = 'Requires session authorization: a Bearer (personal token) caller gets 403.';

@@ -6,6 +6,9 @@ import { callerArgs } from './handler.js';
 import { setUserList, userListData } from '../domain/user-list-cache.js';
 import { keepBodyText } from '../http/journal.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [{ name: 'user-list-cache', description: 'Selections of users stored under a key' }];
+
 const tags = ['user-list-cache'];
 
 /** The key of a body not sent as application/json: a form field, or the text's `key` if it happens to be JSON. */

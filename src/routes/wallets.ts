@@ -41,6 +41,15 @@ import {
   viewProcessing,
 } from '../domain/file-processing.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [
+  {
+    name: 'wallet',
+    description: 'Wallets of employees and their transactions (enableWallet, right wallets-transactions)',
+  },
+  { name: 'file-processing', description: 'Background processing of uploaded files, for polling' },
+];
+
 const tags = ['wallet'];
 const config = { auth: 'session' as const, rights: ['wallets-transactions' as const] };
 const needs = 'Requires the tenant option enableWallet (else 403) and the right wallets-transactions.';

@@ -22,6 +22,9 @@ import {
   type Viewer,
 } from '../domain/workflow.js';
 
+/** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
+export const openapiTags = [{ name: 'workflow', description: 'Business process catalog, applications and tickets' }];
+
 const tags = ['workflow'];
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 

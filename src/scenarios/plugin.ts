@@ -1,16 +1,8 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { fail } from '../errors.js';
-import type { ScenarioRegistry } from './registry.js';
 import { actsOnRequests, applyBodyFault, applyScenario, throttleAnswer, throttled } from './runtime.js';
 
-declare module 'fastify' {
-  interface FastifyInstance {
-    scenarios: ScenarioRegistry;
-  }
-}
-
-/** Resolves which scenario applies to each request: the x-mock-scenario header (this request only), else the sandbox's. */
 /**
  * x-mock-scenario must name a known scenario on every route, the control plane's included: a misspelt name is a 400
  * wherever it is sent, never silently the sandbox's scenario.
@@ -28,6 +20,7 @@ export const scenarioHeaderPlugin = fp(
   { name: 'scenario-header', dependencies: ['request-state'] },
 );
 
+/** Resolves which scenario applies to each request: the x-mock-scenario header (this request only), else the sandbox's. */
 export const scenarioPlugin = fp(
   async (app: FastifyInstance) => {
     app.addHook('onRequest', async (req, reply) => {

@@ -1,0 +1,77 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { durationMs, type Options } from '../config.js';
+import type { ClockState } from '../schemas/control.js';
+import type { Fixtures } from '../store/fixtures.js';
+import { checkAllUpTo, seedData } from '../store/seed/index.js';
+import { peopleIndex } from '../domain/people-index.js';
+import { SandboxRegistry } from '../store/sandbox.js';
+import { startOfDayUtc } from '../store/clock.js';
+import { Worlds } from '../store/world.js';
+import { activateScenario } from '../scenarios/activate.js';
+import { loadSnapshotFile } from '../control/snapshot.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sandboxes: SandboxRegistry;
+  }
+}
+
+export type SandboxesOptions = { options: Options; fixtures: Fixtures };
+
+/** One frozen base world per seed, shared by every sandbox (src/store/store.ts, docs/store.md). */
+function worldsOf(options: Options, fixtures: Fixtures, refDate: Date): Worlds {
+  return new Worlds({
+    refDate,
+    users: options.users,
+    generate: (seed, at) => {
+      const data = seedData(fixtures, { seed, refDate: at, size: { users: options.users } });
+      // a large world's people indexes now, not in the first requests (see src/domain/people-index.ts)
+      if (options.users > checkAllUpTo) for (const tenant of Object.values(data.tenants)) peopleIndex(tenant).warm();
+      return data;
+    },
+  });
+}
+
+/**
+ * The sandbox registry, `app.sandboxes`. In onReady (after the scenario registry's, which a sandbox's scenario
+ * needs): the sandboxes --data brought back, the default sandbox seeded (a broken factory fails the start, and the
+ * first request is fast), --state loaded into it, the idle sweep started. In onClose: the sweep stopped and every
+ * log written and closed.
+ */
+export const sandboxesPlugin = fp(
+  async (app: FastifyInstance, { options, fixtures }: SandboxesOptions) => {
+    const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
+    const clock: ClockState = options.now ? { mode: 'frozen', at: refDate.toISOString() } : { mode: 'real' };
+    const sandboxes = new SandboxRegistry({
+      worlds: worldsOf(options, fixtures, refDate),
+      seed: options.seed,
+      dataDir: options.data,
+      clock,
+      scenario: options.scenario,
+      journalLimit: options.journalLimit,
+      maxSandboxes: options.maxSandboxes,
+      onCreate: (sandbox) => {
+        const scenario = app.scenarios.get(sandbox.scenario);
+        if (scenario) activateScenario(sandbox, scenario, fixtures);
+      },
+      warn: (message) => app.log.warn(message),
+    });
+    app.decorate('sandboxes', sandboxes);
+
+    let sweep: NodeJS.Timeout | null = null;
+    app.addHook('onReady', async () => {
+      sandboxes.loadPersisted();
+      sandboxes.checkScenarios(app.scenarios); // their data side is in their log
+      const defaultSandbox = sandboxes.get('default');
+      if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state, options.seed);
+      const idleMs = options.sandboxIdleTtl ? durationMs(options.sandboxIdleTtl) : null;
+      if (idleMs) sweep = setInterval(() => sandboxes.evictIdle(idleMs), Math.min(idleMs, 60_000)).unref();
+    });
+    app.addHook('onClose', async () => {
+      if (sweep) clearInterval(sweep);
+      sandboxes.close();
+    });
+  },
+  { name: 'sandboxes', dependencies: ['scenario-registry'] },
+);

@@ -1,0 +1,58 @@
+import fp from 'fastify-plugin';
+import type { FastifyInstance } from 'fastify';
+import { UsageError } from '../config.js';
+import { bundledScenariosDir, ScenarioRegistry } from '../scenarios/registry.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    scenarios: ScenarioRegistry;
+  }
+}
+
+export type ScenarioRegistryOptions = {
+  /** the --scenarios directories, read after the bundled one (a later file of the same name wins) */
+  dirs: string[];
+  /** --scenario: what new sandboxes start with; it must name a known scenario */
+  defaultScenario: string;
+  /** reload the files when they change (the CLI turns this on) */
+  watch: boolean;
+};
+
+/**
+ * The scenario registry, `app.scenarios`. Scenario files name operations, so they are read once every route is
+ * known: in onReady, which buildApp awaits, so a bad file or an unknown --scenario fails the start. Watching stops
+ * in onClose.
+ */
+export const scenarioRegistryPlugin = fp(
+  async (app: FastifyInstance, options: ScenarioRegistryOptions) => {
+    const operationIds = new Set<string>();
+    app.addHook('onRoute', (route) => {
+      const id = route.schema?.operationId;
+      if (typeof id === 'string') operationIds.add(id);
+    });
+
+    let registry: ScenarioRegistry | null = null;
+    app.decorate('scenarios', {
+      getter: () => {
+        if (!registry) throw new Error('the scenario registry is read before the app is ready');
+        return registry;
+      },
+    });
+
+    app.addHook('onReady', async () => {
+      const loaded = new ScenarioRegistry([bundledScenariosDir, ...options.dirs], operationIds);
+      if (!loaded.get(options.defaultScenario)) {
+        const known = loaded.names().join(', ');
+        throw new UsageError(`--scenario: unknown scenario "${options.defaultScenario}"; known: ${known}`);
+      }
+      registry = loaded;
+      if (options.watch)
+        loaded.watch(
+          (message) => app.log.error(message),
+          (names) => app.log.info({ scenarios: names }, 'scenarios reloaded'),
+        );
+    });
+    app.addHook('onClose', async () => registry?.close());
+  },
+  { name: 'scenario-registry' },
+);
