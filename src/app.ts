@@ -64,6 +64,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     dirs: options.scenarios,
     defaultScenario: options.scenario,
     watch: watchScenarios ?? false,
+    dataDir: options.data,
   });
   await app.register(sandboxesPlugin, { options, fixtures });
 

@@ -20,6 +20,7 @@ import {
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, expireSessions } from '../scenarios/activate.js';
+import { ScenarioError } from '../scenarios/registry.js';
 import {
   adminSandbox,
   adminSandboxName,
@@ -113,24 +114,44 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Activate a scenario in the sandbox (its data effects apply now)',
         description:
           'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next ' +
-          'request. An unknown name is a 404.',
+          'request. Give `name` (an unknown name is a 404), or `scenario`: a whole scenario inline, as a file ' +
+          'holds it, which is first defined on this instance under its own name (as PUT /__admin/scenarios/{name} ' +
+          'does; a definition that is not valid is a 400 naming the JSON path, and nothing changes).',
         querystring: SandboxQuery,
-        body: Type.Object({ name: Type.String({ minLength: 1 }), sandbox: Type.Optional(Type.String()) }),
+        body: Type.Object({
+          name: Type.Optional(Type.String({ minLength: 1 })),
+          scenario: Type.Optional(
+            Type.Object({}, { additionalProperties: true, description: 'a scenario file (ScenarioFile), inline' }),
+          ),
+          sandbox: Type.Optional(Type.String()),
+        }),
         response: { 200: ActiveScenario, ...errors(400, 401, 404) },
       },
     },
     async (req) => {
-      const sandbox = adminSandbox(req);
-      const scenario = app.scenarios.get(req.body.name);
+      const { name, scenario: inline } = req.body;
+      if ((name === undefined) === (inline === undefined))
+        throw fail.badRequest('give the name of a scenario, or a scenario inline (scenario), not both');
+      const scenario = inline ? defineInline(inline) : app.scenarios.get(name!);
       if (!scenario)
-        throw fail.notFound(
-          `unknown scenario "${req.body.name.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`,
-        );
+        throw fail.notFound(`unknown scenario "${name!.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`);
+      const sandbox = adminSandbox(req);
       activateScenario(sandbox, scenario, app.fixtures); // under --data written now, with the data it changed
       sandbox.keep();
       return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
     },
   );
+
+  const defineInline = (value: Record<string, unknown>) => {
+    const name = typeof value.name === 'string' ? value.name : '';
+    try {
+      return app.scenarios.define(name, value).scenario;
+    } catch (err) {
+      if (err instanceof ScenarioError)
+        throw fail.badRequest(err.message.replace(/^scenario "[^"]*"/, 'scenario (inline)'));
+      throw err;
+    }
+  };
 
   const local = () => app.sandboxes.list().map((s) => describe(s, app.instance.name));
   const Scope = Type.Object({

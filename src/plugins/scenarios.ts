@@ -1,7 +1,11 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { UsageError } from '../config.js';
+import { join } from 'node:path';
 import { bundledScenariosDir, ScenarioRegistry } from '../scenarios/registry.js';
+
+/** Under --data: a name no sandbox can have (a dot), so the sandbox loader passes it by. */
+export const definedScenariosFileName = 'portal-mock.scenarios.json';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -16,6 +20,8 @@ export type ScenarioRegistryOptions = {
   defaultScenario: string;
   /** reload the files when they change (the CLI turns this on) */
   watch: boolean;
+  /** --data: where the scenarios defined through the admin API are saved, and read back at start */
+  dataDir: string | null;
 };
 
 /**
@@ -40,7 +46,8 @@ export const scenarioRegistryPlugin = fp(
     });
 
     app.addHook('onReady', async () => {
-      const loaded = new ScenarioRegistry([bundledScenariosDir, ...options.dirs], operationIds);
+      const definedFile = options.dataDir ? join(options.dataDir, definedScenariosFileName) : null;
+      const loaded = new ScenarioRegistry([bundledScenariosDir, ...options.dirs], operationIds, { definedFile });
       if (!loaded.get(options.defaultScenario)) {
         const known = loaded.names().join(', ');
         throw new UsageError(`--scenario: unknown scenario "${options.defaultScenario}"; known: ${known}`);

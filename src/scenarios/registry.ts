@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
 import { ScenarioFile, type Scenario } from '../schemas/scenario.js';
 import { packageRoot } from '../paths.js';
 import { findingCodes } from '../schemas/control.js';
+import { writeAtomic } from '../shared/write-atomic.js';
 
 export const bundledScenariosDir = join(packageRoot, 'scenarios');
 
@@ -63,12 +64,39 @@ function stubMatcherProblem(s: ScenarioFile): string | null {
   return null;
 }
 
+type Definitions = Map<string, { file: string; scenario: ScenarioFile }>;
+
+const definedSource = (name: string) => `admin API (PUT /__admin/scenarios/${name})`;
+
+/** What every definition is checked for beyond its schema, wherever it comes from (a file, the admin API). */
+function checkDefinition(scenario: ScenarioFile, where: string, operationIds: ReadonlySet<string>): void {
+  const problem = stubMatcherProblem(scenario);
+  if (problem) throw new ScenarioError(`${where}: ${problem}`);
+  for (const op of namedOperations(scenario)) {
+    if (!operationIds.has(op.id)) throw new ScenarioError(`${where}: at ${op.path}: unknown operationId "${op.id}"`);
+  }
+  scenario.findings?.off.forEach((code, j) => {
+    if (!(findingCodes as readonly string[]).includes(code))
+      throw new ScenarioError(
+        `${where}: at /findings/off/${j}: unknown finding code "${code}"; known: ${findingCodes.join(', ')}`,
+      );
+  });
+}
+
+/** A definition given as a value (the admin API, the saved definitions): the schema, then checkDefinition. */
+function checkDefinitionValue(value: unknown, where: string, operationIds: ReadonlySet<string>): ScenarioFile {
+  let scenario: ScenarioFile;
+  try {
+    scenario = checkOrThrow(ScenarioFile, value, where);
+  } catch (err) {
+    throw new ScenarioError(err instanceof CheckError ? err.message : `${where}: ${(err as Error).message}`);
+  }
+  checkDefinition(scenario, where, operationIds);
+  return scenario;
+}
+
 /** Resolves `extends`: lists concatenated parents first, flags overridden by the child. */
-function resolve(
-  files: Map<string, { file: string; scenario: ScenarioFile }>,
-  name: string,
-  seen: string[] = [],
-): Scenario {
+function resolve(files: Definitions, name: string, seen: string[] = []): Scenario {
   const entry = files.get(name)!; // a known name: parents are checked before they are resolved
   if (seen.includes(name))
     throw new ScenarioError(
@@ -116,6 +144,10 @@ function changedNames(before: Map<string, Scenario>, after: Map<string, Scenario
  */
 export class ScenarioRegistry {
   private scenarios = new Map<string, Scenario>();
+  /** the last good read of the files, and the scenarios the admin API defined (over the files) */
+  private files: Definitions;
+  private defined: Map<string, ScenarioFile>;
+  private readonly definedFile: string | null;
   private readonly dirs: string[];
   private readonly operationIds: ReadonlySet<string>;
   private watchers: FSWatcher[] = [];
@@ -123,14 +155,88 @@ export class ScenarioRegistry {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private closed = false;
 
-  constructor(dirs: string[], operationIds: ReadonlySet<string>) {
+  constructor(dirs: string[], operationIds: ReadonlySet<string>, options: { definedFile?: string | null } = {}) {
     this.dirs = dirs;
     this.operationIds = operationIds;
-    this.scenarios = this.loadAll();
+    this.definedFile = options.definedFile ?? null;
+    this.files = this.readFiles();
+    this.defined = this.readDefined();
+    this.scenarios = this.resolveAll(this.files, this.defined);
   }
 
-  private loadAll(): Map<string, Scenario> {
-    const files = new Map<string, { file: string; scenario: ScenarioFile }>();
+  /** The scenarios an earlier run defined through the admin API (--data); a damaged file stops the start. */
+  private readDefined(): Map<string, ScenarioFile> {
+    const file = this.definedFile;
+    if (!file || !existsSync(file)) return new Map();
+    let saved: { scenarios?: unknown };
+    try {
+      saved = JSON.parse(readFileSync(file, 'utf8')) as typeof saved;
+    } catch (err) {
+      throw new ScenarioError(`${file}: not valid JSON: ${(err as Error).message}`);
+    }
+    if (!Array.isArray(saved.scenarios)) throw new ScenarioError(`${file}: at /scenarios: expected an array`);
+    const defined = new Map<string, ScenarioFile>();
+    saved.scenarios.forEach((value, i) => {
+      const scenario = checkDefinitionValue(value, `${file}: at /scenarios/${i}`, this.operationIds);
+      defined.set(scenario.name, scenario);
+    });
+    return defined;
+  }
+
+  private writeDefined(defined: Map<string, ScenarioFile>): void {
+    if (!this.definedFile) return;
+    writeAtomic(this.definedFile, `${JSON.stringify({ format: 1, scenarios: [...defined.values()] }, null, 2)}\n`);
+  }
+
+  /**
+   * Defines (or replaces) a scenario of this instance, as a scenario file would, checked the same way; over a
+   * file of the same name while it exists. Sandboxes set to it use the new version from their next request. With
+   * --data it is written before this returns. Throws a ScenarioError (with the JSON path) and changes nothing when
+   * the definition is not valid.
+   */
+  define(name: string, value: unknown): { scenario: Scenario; created: boolean } {
+    const scenario = checkDefinitionValue(value, `scenario "${name}"`, this.operationIds);
+    if (scenario.name !== name)
+      throw new ScenarioError(`scenario "${name}": at /name: expected "${name}" (the name in the URL)`);
+    const defined = new Map(this.defined).set(name, scenario);
+    const next = this.resolveAll(this.files, defined);
+    this.writeDefined(defined);
+    const created = !this.scenarios.has(name);
+    this.defined = defined;
+    this.scenarios = next;
+    return { scenario: next.get(name)!, created };
+  }
+
+  /** Whether the scenario of that name was defined through the admin API (else a file's, or unknown). */
+  isDefined(name: string): boolean {
+    return this.defined.has(name);
+  }
+
+  /** Whether a scenario file of that name was read (the admin API may define one over it). */
+  hasFile(name: string): boolean {
+    return this.files.has(name);
+  }
+
+  /** The definition of a scenario as given (a file's or the admin API's), before `extends` is resolved. */
+  definition(name: string): ScenarioFile | undefined {
+    return this.defined.get(name) ?? this.files.get(name)?.scenario;
+  }
+
+  /**
+   * Deletes a scenario defined through the admin API; a file of the same name, if any, applies again. Throws a
+   * ScenarioError when another scenario extends it and nothing else of that name remains.
+   */
+  undefine(name: string): void {
+    const defined = new Map(this.defined);
+    defined.delete(name);
+    const next = this.resolveAll(this.files, defined);
+    this.writeDefined(defined);
+    this.defined = defined;
+    this.scenarios = next;
+  }
+
+  private readFiles(): Definitions {
+    const files: Definitions = new Map();
     for (const dir of this.dirs) {
       let names: string[];
       try {
@@ -143,23 +249,19 @@ export class ScenarioRegistry {
       for (const name of names) {
         const file = join(dir, name);
         const scenario = readScenarioFile(file);
-        const problem = stubMatcherProblem(scenario);
-        if (problem) throw new ScenarioError(`${file}: ${problem}`);
-        for (const op of namedOperations(scenario)) {
-          if (!this.operationIds.has(op.id))
-            throw new ScenarioError(`${file}: at ${op.path}: unknown operationId "${op.id}"`);
-        }
-        scenario.findings?.off.forEach((code, j) => {
-          if (!(findingCodes as readonly string[]).includes(code))
-            throw new ScenarioError(
-              `${file}: at /findings/off/${j}: unknown finding code "${code}"; known: ${findingCodes.join(', ')}`,
-            );
-        });
+        checkDefinition(scenario, file, this.operationIds);
         files.set(scenario.name, { file, scenario });
       }
     }
+    return files;
+  }
+
+  /** Every scenario resolved: the files' and, over them, the ones defined through the admin API. */
+  private resolveAll(files: Definitions, defined: Map<string, ScenarioFile>): Map<string, Scenario> {
+    const all: Definitions = new Map(files);
+    for (const [name, scenario] of defined) all.set(name, { file: definedSource(name), scenario });
     const resolved = new Map<string, Scenario>();
-    for (const name of [...files.keys()].sort()) resolved.set(name, resolve(files, name));
+    for (const name of [...all.keys()].sort()) resolved.set(name, resolve(all, name));
     return resolved;
   }
 
@@ -198,9 +300,11 @@ export class ScenarioRegistry {
     const reload = () => {
       this.reloadTimer = null;
       if (this.closed) return;
+      let files: Definitions;
       let next: Map<string, Scenario>;
       try {
-        next = this.loadAll();
+        files = this.readFiles();
+        next = this.resolveAll(files, this.defined);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         report(() =>
@@ -209,6 +313,7 @@ export class ScenarioRegistry {
         return;
       }
       const changed = changedNames(this.scenarios, next);
+      this.files = files;
       this.scenarios = next;
       if (changed.length > 0) report(() => onReload(changed));
     };

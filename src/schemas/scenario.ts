@@ -167,3 +167,16 @@ export type ScenarioFile = Static<typeof ScenarioFile>;
 
 /** A scenario with `extends` resolved: lists concatenated (parents first), flags overridden by the child. */
 export type Scenario = Omit<ScenarioFile, 'extends' | '$schema'> & { file: string; chain: string[] };
+
+/** A scenario's definition as given, and where it comes from (GET /__admin/scenarios/{name}). */
+export const ScenarioDefinition = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  extends: Type.Array(Type.String(), { description: 'the scenarios it extends, resolved, outermost first' }),
+  source: Type.Union([Type.Literal('file'), Type.Literal('admin')], {
+    description: 'admin: defined through PUT /__admin/scenarios/{name} (over a file of the same name, if any)',
+  }),
+  file: Type.String({ description: 'the scenario file, or where the admin API definition lives' }),
+  definition: ScenarioFile,
+});
+export type ScenarioDefinition = Static<typeof ScenarioDefinition>;

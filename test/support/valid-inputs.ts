@@ -327,6 +327,26 @@ export const validInputs: Record<string, Valid> = {
   mockScenarioGet: admin({ url: '/__admin/scenario' }),
   mockScenarioSet: admin({ method: 'PUT', url: '/__admin/scenario', payload: { name: 'hold-tickets' } }),
   mockSandboxes: admin({ url: '/__admin/sandboxes' }),
+  mockScenarioView: admin({ url: '/__admin/scenarios/hold-tickets' }),
+  // replaces a definition it makes first, so the answer is the same 200 however often it runs
+  mockScenarioDefine: async (ctx) => {
+    const name = `${ctx.sandbox.toLowerCase()}-busy`; // scenario names are lower case
+    const url = `/__admin/scenarios/${name}`;
+    const payload = {
+      name,
+      description: 'the next two ticket lists answer 503',
+      stubs: [{ operationId: 'workflowTicketIndex', status: 503, times: 2 }],
+    };
+    await call(ctx, { method: 'PUT', url, payload });
+    return { method: 'PUT', url, payload };
+  },
+  // deletes only a definition it makes for itself
+  mockScenarioDelete: async (ctx) => {
+    const name = `${ctx.sandbox.toLowerCase()}-gone`;
+    const url = `/__admin/scenarios/${name}`;
+    await call(ctx, { method: 'PUT', url, payload: { name, description: 'to delete' } });
+    return { method: 'DELETE', url };
+  },
   mockSandboxGet: (ctx) => ({ url: `/__admin/sandboxes/${ctx.sandbox}` }),
   // deletes only the sandbox made for this check
   mockSandboxDelete: (ctx) => ({ method: 'DELETE', url: `/__admin/sandboxes/${ctx.sandbox}` }),
