@@ -9,6 +9,7 @@ import { secretMatches, hashSecret } from '../store/ids.js';
 import { existingSandbox, ownerFirst, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
 import { adminScenarioRoutes } from './scenario-routes.js';
+import { adminDataRoutes } from './data-routes.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../paths.js';
@@ -68,6 +69,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
 
   await app.register(adminSandboxRoutes);
   await app.register(adminScenarioRoutes);
+  await app.register(adminDataRoutes);
   await app.register(adminUserRoutes);
   await app.register(adminCaRoute);
   await app.register(adminProxyRoutes);

@@ -327,6 +327,33 @@ export const validInputs: Record<string, Valid> = {
   mockScenarioGet: admin({ url: '/__admin/scenario' }),
   mockScenarioSet: admin({ method: 'PUT', url: '/__admin/scenario', payload: { name: 'hold-tickets' } }),
   mockSandboxes: admin({ url: '/__admin/sandboxes' }),
+  mockRecordList: (ctx) => ({ url: `/__admin/data/${ctx.s.tenantId}/departments?sandbox=${ctx.sandbox}&limit=2` }),
+  mockRecordGet: (ctx) => ({ url: `/__admin/data/${ctx.s.tenantId}/users/${ctx.s.userId}?sandbox=${ctx.sandbox}` }),
+  // a copy of the signed-in user under another id and e-mail
+  mockRecordCreate: async (ctx) => {
+    const user = await call(ctx, {
+      url: `/__admin/data/${ctx.s.tenantId}/users/${ctx.s.userId}?sandbox=${ctx.sandbox}`,
+    });
+    const { id: _id, ...fields } = user;
+    return {
+      method: 'POST',
+      url: `/__admin/data/${ctx.s.tenantId}/users?sandbox=${ctx.sandbox}`,
+      payload: { ...fields, email: 'zoe.quill@romashka.test', name: 'Zoe Quill', firstName: 'Zoe', lastName: 'Quill' },
+    };
+  },
+  mockRecordPatch: (ctx) => ({
+    method: 'PATCH',
+    url: `/__admin/data/${ctx.s.tenantId}/users/${ctx.s.userId}?sandbox=${ctx.sandbox}`,
+    payload: { statusText: 'On leave until Monday' },
+  }),
+  // deletes only a department it makes for itself
+  mockRecordDelete: async (ctx) => {
+    const base = `/__admin/data/${ctx.s.tenantId}/departments`;
+    const [first] = (await call(ctx, { url: `${base}?sandbox=${ctx.sandbox}&limit=1` })).records;
+    const { id: _id, ...fields } = first;
+    const made = await call(ctx, { method: 'POST', url: `${base}?sandbox=${ctx.sandbox}`, payload: fields });
+    return { method: 'DELETE', url: `${base}/${made.id}?sandbox=${ctx.sandbox}` };
+  },
   mockScenarioView: admin({ url: '/__admin/scenarios/hold-tickets' }),
   // replaces a definition it makes first, so the answer is the same 200 however often it runs
   mockScenarioDefine: async (ctx) => {

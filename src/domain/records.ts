@@ -1,0 +1,120 @@
+// The records API of the control plane (/__admin/data, docs/data.md): any record of a tenant's data read, created,
+// patched or deleted through the store's one write path, checked against its collection's own schema.
+import type { TObject, TSchema } from '@sinclair/typebox';
+import { checkOrThrow, CheckError } from '../schemas/check.js';
+import { fail } from '../errors.js';
+import { TenantData } from '../store/data.js';
+import { findById, isCollectionName, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
+import { newUuid } from '../store/ids.js';
+
+type AnyRecord = Record<string, unknown> & { id: string };
+
+/** The collections whose records have an id: the ones this API serves. */
+export const recordCollections: string[] = Object.entries(TenantData.properties)
+  .filter(([, schema]) => itemSchema(schema as TSchema)?.properties?.id !== undefined)
+  .map(([name]) => name)
+  .sort();
+
+function itemSchema(schema: TSchema): TObject | undefined {
+  return schema.type === 'array' ? (schema.items as TObject) : undefined;
+}
+
+/** The collection of that name, checked: an unknown one is a 404 listing the known. */
+export function recordCollection(name: string): { name: CollectionName; schema: TObject } {
+  if (!isCollectionName(name) || !recordCollections.includes(name))
+    throw fail.notFound(`unknown collection "${name.slice(0, 80)}"; known: ${recordCollections.join(', ')}`);
+  return { name, schema: itemSchema(TenantData.properties[name] as TSchema)! };
+}
+
+export function recordTenant(store: SandboxStore, tenantId: string): Tenant {
+  const tenant = store.tenant(tenantId);
+  if (!tenant) {
+    const known = store.tenants().map((t) => t.tenant.id);
+    throw fail.notFound(`unknown tenant "${tenantId.slice(0, 80)}"; known: ${known.join(', ')}`);
+  }
+  return tenant;
+}
+
+const recordsOf = (tenant: Tenant, name: CollectionName) => tenant[name] as unknown as readonly AnyRecord[];
+
+export type RecordQuery = { offset: number; limit: number; where: Record<string, string> };
+
+/**
+ * The records of a collection, filtered by field equality (each value compared as text: `isActive=true`,
+ * `departmentId=…`), in store order, paged. A field the records do not have is a 400 naming it.
+ */
+export function listRecords(tenant: Tenant, collection: string, query: RecordQuery) {
+  const { name, schema } = recordCollection(collection);
+  const fields = Object.entries(query.where);
+  for (const [field] of fields) {
+    if (!(field in schema.properties))
+      throw fail.badRequest(
+        `unknown filter "${field.slice(0, 80)}": ${name} records have ${Object.keys(schema.properties).join(', ')}`,
+      );
+  }
+  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+  const matching = recordsOf(tenant, name).filter((r) => fields.every(([field, value]) => text(r[field]) === value));
+  return { total: matching.length, records: matching.slice(query.offset, query.offset + query.limit) };
+}
+
+export function getRecord(tenant: Tenant, collection: string, id: string): AnyRecord {
+  const { name } = recordCollection(collection);
+  const found = findById(recordsOf(tenant, name), id);
+  if (!found) throw fail.notFound(`no ${name} record "${id.slice(0, 80)}" in tenant ${tenant.tenant.id}`);
+  return found;
+}
+
+/** The one check of a record about to be written: its collection's schema, as a 400 naming the field. */
+function checked(name: CollectionName, schema: TObject, record: Record<string, unknown>): AnyRecord {
+  // a misspelt field would be kept and never read: refused, as the schema's own fields are checked
+  const unknown = Object.keys(record).find((field) => !(field in schema.properties));
+  if (unknown !== undefined)
+    throw fail.badRequest(`${name} records have no field "${unknown.slice(0, 80)}"`, [
+      { field: `body.${unknown.slice(0, 80)}`, message: 'not a field of the record' },
+    ]);
+  try {
+    return checkOrThrow(schema, record, `${name} record`) as AnyRecord;
+  } catch (err) {
+    if (!(err instanceof CheckError)) throw err;
+    throw fail.badRequest(err.message, [{ field: `body${err.path.replaceAll('/', '.')}`, message: err.expected }]);
+  }
+}
+
+/**
+ * Creates a record: the id is minted from the sandbox's seed when not given (so the same calls give the same ids),
+ * a `tenantId` field, when the records have one, is the tenant's. An id that exists is a 409.
+ */
+export function createRecord(store: SandboxStore, tenant: Tenant, collection: string, input: Record<string, unknown>) {
+  const { name, schema } = recordCollection(collection);
+  if ('tenantId' in schema.properties && input.tenantId !== undefined && input.tenantId !== tenant.tenant.id)
+    throw fail.badRequest(`tenantId: a record of tenant ${tenant.tenant.id} cannot name another tenant`);
+  const withTenant = 'tenantId' in schema.properties ? { tenantId: tenant.tenant.id } : {};
+  const record = checked(name, schema, { id: newUuid(store, name), ...withTenant, ...input });
+  if (findById(recordsOf(tenant, name), record.id))
+    throw fail.conflict(`a ${name} record "${record.id}" exists in tenant ${tenant.tenant.id}`);
+  return store.insert(tenant, name, record as never) as unknown as AnyRecord;
+}
+
+/** Changes the fields given; id and tenantId cannot change (400). The result is checked whole. */
+export function patchRecord(
+  store: SandboxStore,
+  tenant: Tenant,
+  collection: string,
+  id: string,
+  patch: Record<string, unknown>,
+) {
+  const { name, schema } = recordCollection(collection);
+  const current = getRecord(tenant, collection, id);
+  for (const field of ['id', 'tenantId']) {
+    if (patch[field] !== undefined && patch[field] !== current[field])
+      throw fail.badRequest(`${field} of a record cannot change (it is "${String(current[field])}")`);
+  }
+  const next = checked(name, schema, { ...current, ...patch });
+  return store.update(tenant, name as never, current as never, next as never) as unknown as AnyRecord;
+}
+
+export function deleteRecord(store: SandboxStore, tenant: Tenant, collection: string, id: string): void {
+  const { name } = recordCollection(collection);
+  getRecord(tenant, collection, id);
+  store.remove(tenant, name, (r) => (r as unknown as AnyRecord).id === id);
+}
