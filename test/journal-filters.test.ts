@@ -62,6 +62,7 @@ t.test('journal filters by header, query, body field, fault, finding and status 
     [q('query.page', '3'), 1],
     [q('query.tag', 'b'), 1],
     [q('query.page:present', 'true'), 1],
+    [q('header.constructor:present', 'true'), 0],
     [q('body.text', 'hello world'), 1],
     [q('body.text:regex', '^hello'), 1],
     // the 30k body is kept cut (8 KiB): its fields are not there, its text is

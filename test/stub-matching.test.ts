@@ -17,7 +17,7 @@ const dirWith = (files: Record<string, unknown>) => {
 };
 
 const info = 'mobileTenantInfo';
-const matching = {
+const matching: Record<string, unknown> = {
   name: 'matching',
   description: 'stubs that match on query, headers and body',
   stubs: [
@@ -30,6 +30,7 @@ const matching = {
       match: { query: { off: { present: false } }, headers: { 'x-want-absent': 'yes' } },
       status: 422,
     },
+    { operationId: info, match: { query: { toString: { present: true } }, headers: { 'x-proto': '1' } }, status: 423 },
     {
       name: 'by-body',
       operationId: 'feedbackAdd',
@@ -63,6 +64,8 @@ t.test('stubs match on query, headers and body; body stubs answer after auth', a
   t.equal((await get('?q=haystack-needle-hay')).status, 421, 'contains');
   t.equal((await get('', { 'x-want-absent': 'yes' })).status, 422, 'present: false with the parameter absent');
   t.equal((await get('?off=1', { 'x-want-absent': 'yes' })).status, 200, 'present: false with it there');
+  t.equal((await get('', { 'x-proto': '1' })).status, 200, 'own parameters only: toString is none');
+  t.equal((await get('?toString=1', { 'x-proto': '1' })).status, 423, 'toString sent');
 
   const post = (body: unknown, headers: Record<string, string> = s.headers) =>
     fetch(`${base}/feedback/add`, {
@@ -99,7 +102,7 @@ t.test('stubs match on query, headers and body; body stubs answer after auth', a
   const [queried] = await waitFor(() => journal('status=418'));
   t.match(queried, { stubbed: true, stub: { index: 0, name: 'by-query' } }, 'the journal names the stub');
   const [bodied] = await waitFor(() => journal('status=503'));
-  t.match(bodied, { stubbed: true, stub: { index: 5, name: 'by-body' } });
+  t.match(bodied, { stubbed: true, stub: { index: 6, name: 'by-body' } });
   const [handled] = await journal('status=200&operationId=feedbackAdd');
   t.equal(handled!.stub, undefined, 'an answer of the mock names no stub');
 });

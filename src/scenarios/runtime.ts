@@ -48,13 +48,17 @@ function stubMatches(stub: Stub, op: string | null, req: FastifyRequest): boolea
   else if (stub.operationId === '*' ? stub.except?.includes(op) : stub.operationId !== op) return false;
   const { query, headers } = stub.match ?? {};
   const received = req.query as Record<string, string | string[] | undefined>;
-  for (const [name, m] of Object.entries(query ?? {})) if (!textMatches(m, valuesOf(received[name]))) return false;
+  for (const [name, m] of Object.entries(query ?? {})) if (!textMatches(m, valuesOf(received, name))) return false;
   for (const [name, m] of Object.entries(headers ?? {}))
-    if (!textMatches(m, valuesOf(req.headers[name.toLowerCase()]))) return false;
+    if (!textMatches(m, valuesOf(req.headers, name.toLowerCase()))) return false;
   return true;
 }
 
-const valuesOf = (v: string | string[] | undefined) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
+/** The values of a parameter or header (own keys only: `constructor` is no header), undefined when absent. */
+function valuesOf(from: Record<string, string | string[] | undefined>, name: string): string[] | undefined {
+  const v = Object.hasOwn(from, name) ? from[name] : undefined;
+  return v === undefined ? undefined : Array.isArray(v) ? v : [v];
+}
 
 /** A stub with a body matcher waits for the body (preValidation); the others answer on arrival (onRequest). */
 const needsBody = (stub: Stub) => stub.match?.body !== undefined;

@@ -65,8 +65,9 @@ export class Journal {
   }
 
   /**
-   * The kept entries that match, newest first. `ids`: only these entries (the route resolves a finding code to the
-   * entries that raised it). Field filters look at the entry as it reads back: secrets redacted.
+   * The kept entries that match, newest first. `ids`: only these entries; `f.finding` is not read here, as the
+   * findings live beside the journal: the route resolves the code to the ids of the entries that raised it. Field
+   * filters look at the entry as it reads back: secrets redacted.
    */
   private matching(f: JournalFilter, ids?: ReadonlySet<number>): Kept[] {
     const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
@@ -125,7 +126,7 @@ function fieldsMatch(filters: FieldFilter[], entry: JournalEntry): boolean {
   let query: URLSearchParams | undefined;
   return filters.every(({ source, name, matcher }) => {
     if (source === 'header') {
-      const value = entry.requestHeaders[name];
+      const value = Object.hasOwn(entry.requestHeaders, name) ? entry.requestHeaders[name] : undefined;
       return textMatches(matcher, value === undefined ? undefined : [value]);
     }
     if (source === 'query') {
