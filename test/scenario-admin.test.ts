@@ -119,6 +119,14 @@ t.test('extends, and definitions refused with their JSON path (nothing changes)'
     ],
     ['a misspelt field', { ...stubbing('qa-bad', 500), stubz: [] }, /stubz|additional/i],
     ['another name in the body', stubbing('qa-other', 500), /at \/name: expected "qa-bad"/],
+    [
+      'a regex RE2 refuses',
+      {
+        ...stubbing('qa-bad', 500),
+        stubs: [{ operationId: 'mobileOauthList', status: 500, match: { query: { q: { regex: '(?=x)' } } } }],
+      },
+      /at \/stubs\/0\/match\/query\/q/,
+    ],
     ['a cycle', { name: 'qa-bad', description: 'x', extends: 'qa-bad' }, /cycle/],
     ['an unknown finding code', { ...stubbing('qa-bad', 500), findings: { off: ['nope'] } }, /at \/findings\/off\/0/],
   ];

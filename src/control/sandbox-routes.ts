@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { Data } from '../store/data.js';
@@ -37,6 +38,7 @@ import { clusterSandboxes, forwardToOwner } from './peers.js';
 import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
 import { version } from '../version.js';
+import { fieldFilter, isFieldFilterKey } from '../shared/matchers.js';
 
 const tags = ['mock'];
 
@@ -52,14 +54,50 @@ const describe = (s: Sandbox, instance: string) => ({
   outboxMessages: s.outbox.list().length,
 });
 
-const JournalListQuery = Type.Object({
-  ...JournalQuery.properties,
-  format: Type.Optional(
-    Type.Union([Type.Literal('json'), Type.Literal('har')], {
-      description: 'har: a HAR 1.2 log (oldest first) that opens in browser devtools',
-    }),
-  ),
-});
+const JournalListQuery = Type.Object(
+  {
+    ...JournalQuery.properties,
+    format: Type.Optional(
+      Type.Union([Type.Literal('json'), Type.Literal('har')], {
+        description: 'har: a HAR 1.2 log (oldest first) that opens in browser devtools',
+      }),
+    ),
+  },
+  { patternProperties: JournalQuery.patternProperties },
+);
+
+const filterSyntax =
+  'header.NAME, query.NAME, body or body.PATH, each optionally followed by :regex, :contains or :present';
+
+/**
+ * The journal's filters are its schema's properties and the field filters' keys; anything else is a 400 naming it
+ * (ajv's removeAdditional would drop it silently, and a misspelt filter would then match every entry). Runs before
+ * validation, so it sees every key the client sent.
+ */
+const journalFilterCheck = (known: readonly string[]) => async (req: FastifyRequest) => {
+  for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
+    if (known.includes(key)) continue;
+    const field = typeof value === 'string' ? fieldFilter(key, value) : null;
+    if (field === null && !isFieldFilterKey(key))
+      throw fail.validation(`unknown filter "${key}"; known: ${known.join(', ')}, ${filterSyntax}`, [
+        { field: `query.${key}`, message: 'is not a filter' },
+      ]);
+    const problem = field === null ? 'expected one value' : 'problem' in field ? field.problem : null;
+    if (problem)
+      throw fail.validation(`invalid filter ${key}: ${problem}`, [{ field: `query.${key}`, message: problem }]);
+  }
+};
+
+/** The journal entries that raised a finding of this code (the findings name their request's journal id). */
+const raisedFinding = (req: FastifyRequest, sandbox: Sandbox, code: string | undefined) =>
+  code === undefined
+    ? undefined
+    : new Set(
+        sandboxFindings(req, sandbox)
+          .list()
+          .filter((f) => f.code === code)
+          .map((f) => f.requestId),
+      );
 
 /** Sandboxes, scenario switching, reset, state, journal, outbox, clock, sessions and bind links. */
 export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -447,18 +485,21 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: JournalListQuery,
         description:
           'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, ' +
-          'status or since, or get a HAR 1.2 log with format=har. A sandbox that does not exist is a 404 ' +
-          '(SANDBOX_NOT_FOUND); reading creates nothing.',
+          'status (0: dropped before any answer), fault, finding, since, and by request header, query parameter ' +
+          'or body field (header.NAME, query.NAME, body.PATH; :regex, :contains or :present after the key; ' +
+          'docs/admin.md), or get a HAR 1.2 log with format=har. An unknown filter is a 400 naming it. A sandbox ' +
+          'that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: {
           200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]),
           ...errors(400, 401, 404, 502, 503),
         },
       },
+      preValidation: journalFilterCheck(Object.keys(JournalListQuery.properties)),
       preHandler: ownerFirst,
     },
     async (req, reply) => {
       const sandbox = existingSandbox(req);
-      const entries = sandbox.journal.list(req.query);
+      const entries = sandbox.journal.list(req.query, raisedFinding(req, sandbox, req.query.finding));
       reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
       if (req.query.format !== 'har') return reply.send(entries);
       const findings = sandboxFindings(req, sandbox).list();
@@ -486,9 +527,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: Type.Object({ count: Type.Integer() }), ...errors(400, 401, 404, 502, 503) },
       },
+      preValidation: journalFilterCheck(Object.keys(JournalQuery.properties)),
       preHandler: ownerFirst,
     },
-    async (req) => ({ count: existingSandbox(req).journal.count(req.query) }),
+    async (req) => {
+      const sandbox = existingSandbox(req);
+      return { count: sandbox.journal.count(req.query, raisedFinding(req, sandbox, req.query.finding)) };
+    },
   );
 
   app.delete(

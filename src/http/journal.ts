@@ -63,6 +63,7 @@ export const journalPlugin = fp(
           durationMs: Math.round(elapsed * 100) / 100,
           scenario: req.mock.scenario?.name ?? null,
           stubbed: req.mock.stubbed,
+          stub: req.mock.stub,
           fault: req.mock.fault,
           afterCommit: req.mock.faultAfterCommit,
         },

@@ -37,6 +37,8 @@ export type RequestState = {
   faultAfterCommit: boolean;
   /** answered by a scenario (stub or fault), not the mock's handler. Writer: scenarios/runtime.ts. */
   stubbed: boolean;
+  /** the stub that answered (its index in the scenario's stubs). Writer: scenarios/runtime.ts. */
+  stub: { index: number; name?: string } | null;
   /** what the journal keeps of this request. Writer: http/journal.ts. */
   journal: JournalMark;
   /** body fields whose JSON type the route's schema does not take (before validation converts them). Writer: findings/plugin.ts. */
@@ -101,6 +103,7 @@ export const requestStatePlugin = fp(
         fault: null,
         faultAfterCommit: false,
         stubbed: false,
+        stub: null,
         journal: { id: 0, body: undefined, answer: null },
         findingTypes: null,
       };

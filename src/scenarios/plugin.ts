@@ -1,7 +1,15 @@
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import { fail } from '../errors.js';
-import { actsOnRequests, applyBodyFault, applyScenario, throttleAnswer, throttled } from './runtime.js';
+import {
+  actsOnRequests,
+  applyBodyFault,
+  applyBodyStubs,
+  applyScenario,
+  hasBodyStubs,
+  throttleAnswer,
+  throttled,
+} from './runtime.js';
 
 /**
  * x-mock-scenario must name a known scenario on every route, the control plane's included: a misspelt name is a 400
@@ -33,6 +41,10 @@ export const scenarioPlugin = fp(
       }
       // a request answered by a stub or a fault goes no further
       if (actsOnRequests(req.mock.scenario) && (await applyScenario(req, reply))) return reply;
+    });
+    // stubs with a body matcher need the parsed body: tried after auth, before validation and the handler
+    app.addHook('preValidation', async (req, reply) => {
+      if (hasBodyStubs(req.mock.scenario) && (await applyBodyStubs(req, reply))) return reply;
     });
     app.addHook('onSend', async (req, reply, payload) => applyBodyFault(req, reply, payload));
   },

@@ -1,9 +1,10 @@
 import { existsSync, readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
-import { ScenarioFile, type Scenario } from '../schemas/scenario.js';
+import { ScenarioFile, type Scenario, type Stub } from '../schemas/scenario.js';
 import { packageRoot } from '../paths.js';
 import { findingCodes } from '../schemas/control.js';
+import { matcherProblem } from '../shared/matchers.js';
 import { writeAtomic } from '../shared/write-atomic.js';
 
 export const bundledScenariosDir = join(packageRoot, 'scenarios');
@@ -44,9 +45,30 @@ function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
   return out;
 }
 
-/** A stub matches by operationId, or by method and path together, never both; a fault's phase fits its kind. */
-function stubMatcherProblem(s: ScenarioFile): string | null {
+const pointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** What is wrong with a stub's request matchers (a bad regex, an unknown matcher key), as "at PATH: …", or null. */
+export function stubMatchProblem(stub: Stub, at: string): string | null {
+  const { query, headers, body } = stub.match ?? {};
+  for (const [name, m] of Object.entries(query ?? {})) {
+    const problem = matcherProblem(m, `${at}/match/query/${pointer(name)}`, 'text');
+    if (problem) return problem;
+  }
+  for (const [name, m] of Object.entries(headers ?? {})) {
+    const problem = matcherProblem(m, `${at}/match/headers/${pointer(name)}`, 'text');
+    if (problem) return problem;
+  }
+  return body === undefined ? null : matcherProblem(body, `${at}/match/body`, 'json');
+}
+
+/**
+ * A stub matches by operationId, or by method and path together, never both, and its matchers are valid; a fault's
+ * phase fits its kind.
+ */
+export function stubMatcherProblem(s: Pick<ScenarioFile, 'stubs' | 'faults'>): string | null {
   for (const [i, stub] of (s.stubs ?? []).entries()) {
+    const problem = stubMatchProblem(stub, `/stubs/${i}`);
+    if (problem) return problem;
     const byPath = stub.method !== undefined || stub.path !== undefined;
     if (byPath && stub.operationId !== undefined)
       return `at /stubs/${i}: give operationId, or method and path, not both`;

@@ -7,6 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SeededRandom } from '../store/random.js';
 import { pathOf } from '../http/context.js';
 import type { Fault, Latency, Scenario, Stub } from '../schemas/scenario.js';
+import { jsonMatches, textMatches } from '../shared/matchers.js';
 
 /** Whether a fault leaves the client with no answer at all. */
 export const dropsConnection = (kind: Fault['kind'] | null): boolean => kind === 'reset' || kind === 'empty';
@@ -40,31 +41,82 @@ function pickFault(faults: Fault[] | undefined, op: string | null, random: Seede
 }
 
 /** Whether a stub is for this request: by operationId (known operations), or by method and exact path (any path). */
-function stubMatches(stub: Stub, op: string | null, target: { method: string; path: string }): boolean {
-  if (stub.path !== undefined)
-    return stub.path === target.path && stub.method?.toUpperCase() === target.method.toUpperCase();
-  if (op === null || stub.operationId === undefined) return false;
-  return stub.operationId === '*' ? !stub.except?.includes(op) : stub.operationId === op;
+function stubMatches(stub: Stub, op: string | null, req: FastifyRequest): boolean {
+  if (stub.path !== undefined) {
+    if (stub.path !== pathOf(req) || stub.method?.toUpperCase() !== req.method.toUpperCase()) return false;
+  } else if (op === null || stub.operationId === undefined) return false;
+  else if (stub.operationId === '*' ? stub.except?.includes(op) : stub.operationId !== op) return false;
+  const { query, headers } = stub.match ?? {};
+  const received = req.query as Record<string, string | string[] | undefined>;
+  for (const [name, m] of Object.entries(query ?? {})) if (!textMatches(m, valuesOf(received, name))) return false;
+  for (const [name, m] of Object.entries(headers ?? {}))
+    if (!textMatches(m, valuesOf(req.headers, name.toLowerCase()))) return false;
+  return true;
 }
 
-function pickStub(
-  scenario: Scenario,
-  op: string | null,
-  random: SeededRandom,
-  uses: Map<string, number>,
-  target: { method: string; path: string },
-): Stub | null {
+/** The values of a parameter or header (own keys only: `constructor` is no header), undefined when absent. */
+function valuesOf(from: Record<string, string | string[] | undefined>, name: string): string[] | undefined {
+  const v = Object.hasOwn(from, name) ? from[name] : undefined;
+  return v === undefined ? undefined : Array.isArray(v) ? v : [v];
+}
+
+/** A stub with a body matcher waits for the body (preValidation); the others answer on arrival (onRequest). */
+const needsBody = (stub: Stub) => stub.match?.body !== undefined;
+
+/** The parsed body when the request is JSON (the journal's parser, or Fastify's, made it), else undefined. */
+function jsonBody(req: FastifyRequest): unknown {
+  return /\bjson\b/i.test(req.headers['content-type'] ?? '') ? req.body : undefined;
+}
+
+/**
+ * The first stub, in the scenario's order, that is for this request at this stage, has uses left and wins its
+ * draw; its use is counted.
+ */
+function pickStub(req: FastifyRequest, scenario: Scenario, stage: 'arrival' | 'body'): number | null {
+  const { random, stubUses } = req.mock.sandbox;
+  const body = stage === 'body' ? jsonBody(req) : undefined;
   for (const [i, stub] of (scenario.stubs ?? []).entries()) {
-    if (!stubMatches(stub, op, target)) continue;
+    if (needsBody(stub) !== (stage === 'body') || !stubMatches(stub, req.mock.operationId, req)) continue;
+    if (stage === 'body' && (body === undefined || !jsonMatches(stub.match!.body, body))) continue;
     const key = `${scenario.name}#${i}`;
-    const used = uses.get(key) ?? 0;
+    const used = stubUses.get(key) ?? 0;
     if (stub.times !== undefined && used >= stub.times) continue;
     if (!chance(stub.probability, random)) continue;
-    if (stub.times !== undefined) uses.set(key, used + 1);
-    return stub;
+    if (stub.times !== undefined) stubUses.set(key, used + 1);
+    return i;
   }
   return null;
 }
+
+/** Answers with the stub at `index` of the request's scenario, when one is for it at this stage. */
+async function answerWithStub(req: FastifyRequest, reply: FastifyReply, stage: 'arrival' | 'body'): Promise<boolean> {
+  const scenario = req.mock.scenario;
+  const index = scenario ? pickStub(req, scenario, stage) : null;
+  if (index === null) return false;
+  const stub = scenario!.stubs![index]!;
+  req.mock.stubbed = true;
+  req.mock.stub = stub.name === undefined ? { index } : { index, name: stub.name };
+  reply.code(stub.status).headers(stub.headers ?? {});
+  if (stub.body === undefined) await reply.send();
+  else if (typeof stub.body === 'string')
+    await reply
+      .type(stub.headers?.['content-type'] ?? 'text/plain; charset=utf-8')
+      .serializer((v: unknown) => String(v))
+      .send(stub.body);
+  else
+    await reply
+      .type('application/json; charset=utf-8')
+      .serializer((v: unknown) => JSON.stringify(v))
+      .send(stub.body);
+  return true;
+}
+
+/** Whether the scenario has stubs that wait for the request body. */
+export const hasBodyStubs = (scenario: Scenario | null): boolean => scenario?.stubs?.some(needsBody) ?? false;
+
+/** The preValidation part: the stubs with a body matcher, once the body is parsed. True when one answered. */
+export const applyBodyStubs = (req: FastifyRequest, reply: FastifyReply): Promise<boolean> =>
+  answerWithStub(req, reply, 'body');
 
 /** Whether a scenario has anything that acts on requests (latency, faults, stubs); most have none. */
 export const actsOnRequests = (scenario: Scenario | null): boolean =>
@@ -76,7 +128,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
   const scenario = req.mock.scenario;
   if (!scenario) return false;
   const op = req.mock.operationId;
-  const { random, stubUses } = req.mock.sandbox;
+  const { random } = req.mock.sandbox;
 
   let delay = 0;
   for (const rule of scenario.latency ?? []) if (applies(rule.operations, op)) delay += delayOf(rule, random);
@@ -97,24 +149,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
     }
   }
 
-  const stub = pickStub(scenario, op, random, stubUses, { method: req.method, path: pathOf(req) });
-  if (stub) {
-    req.mock.stubbed = true;
-    reply.code(stub.status).headers(stub.headers ?? {});
-    if (stub.body === undefined) await reply.send();
-    else if (typeof stub.body === 'string')
-      await reply
-        .type(stub.headers?.['content-type'] ?? 'text/plain; charset=utf-8')
-        .serializer((v: unknown) => String(v))
-        .send(stub.body);
-    else
-      await reply
-        .type('application/json; charset=utf-8')
-        .serializer((v: unknown) => JSON.stringify(v))
-        .send(stub.body);
-    return true;
-  }
-  return false;
+  return answerWithStub(req, reply, 'arrival');
 }
 
 /** Resets the connection (RST) or closes it (FIN) with nothing more sent (inject has no socket: its response is destroyed). */

@@ -42,6 +42,15 @@ export const JournalEntry = Type.Object(
           'were committed: the client never saw a change that happened',
       }),
     ),
+    stub: Type.Optional(
+      Type.Object(
+        {
+          index: Type.Integer({ description: "its place in the scenario's stubs, parents' first (from 0)" }),
+          name: Type.Optional(Type.String()),
+        },
+        { description: 'the scenario stub that answered' },
+      ),
+    ),
     requestHeaders: Type.Record(Type.String(), Type.String()),
     requestBody: Type.Optional(Type.Unknown()),
     responseBody: Type.Optional(Type.Unknown()),
@@ -259,17 +268,36 @@ export type Finding = Static<typeof Finding>;
 const sandbox = Type.Optional(Type.String());
 const since = Type.Optional(Type.String({ format: 'date-time', description: 'sandbox-clock time' }));
 
+/**
+ * The field filters of the journal: `header.NAME`, `query.NAME`, `body` or `body.PATH`, each optionally followed by
+ * `:regex`, `:contains` or `:present` (docs/admin.md). A pattern, not properties: the routes refuse any other key.
+ */
+export const JournalFieldFilters = Type.Record(
+  Type.TemplateLiteral([
+    Type.Union([Type.Literal('header.'), Type.Literal('query.'), Type.Literal('body')]),
+    Type.String(),
+  ]),
+  Type.String(),
+);
+
 /** The filters of GET /__admin/requests and /__admin/requests/count. */
-export const JournalQuery = Type.Object({
-  sandbox,
-  operationId: Type.Optional(Type.String()),
-  method: Type.Optional(Type.String()),
-  path: Type.Optional(Type.String({ description: 'exact path, or a prefix ending in *' })),
-  status: Type.Optional(Type.Integer({ minimum: 100, maximum: 599 })),
-  since,
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 100 })),
-});
-export type JournalFilter = Omit<Static<typeof JournalQuery>, 'sandbox'>;
+export const JournalQuery = Type.Object(
+  {
+    sandbox,
+    operationId: Type.Optional(Type.String()),
+    method: Type.Optional(Type.String()),
+    path: Type.Optional(Type.String({ description: 'exact path, or a prefix ending in *' })),
+    status: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 599, description: '0: a connection dropped before any answer' }),
+    ),
+    fault: Type.Optional(Type.Union(FaultKind.anyOf, { description: 'the scenario fault that broke the answer' })),
+    finding: Type.Optional(Type.Union(FindingCode.anyOf, { description: 'a finding code the request raised' })),
+    since,
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 100 })),
+  },
+  { patternProperties: JournalFieldFilters.patternProperties },
+);
+export type JournalFilter = Omit<Static<typeof JournalQuery>, 'sandbox'> & Static<typeof JournalFieldFilters>;
 
 export const FindingQuery = Type.Object({
   sandbox,

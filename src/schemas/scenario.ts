@@ -49,8 +49,33 @@ export const Fault = Type.Object(
 );
 export type Fault = Static<typeof Fault>;
 
+const Matchers = (what: string) =>
+  Type.Record(Type.String(), Type.Unknown(), {
+    description:
+      `${what} by name: each a value (equality of its text) or one of {present: true|false}, {regex: RE2 pattern}, ` +
+      '{contains: text}',
+  });
+
+export const StubMatch = Type.Object(
+  {
+    query: Type.Optional(Matchers('query parameters')),
+    headers: Type.Optional(Matchers('request headers (names in any case)')),
+    body: Type.Optional(
+      Type.Unknown({
+        description:
+          'a JSON subset of the request body: every field given must match, recursively (arrays item by item, same ' +
+          'length); a leaf may be a matcher. Tried once the body is read, after auth; a body that is not JSON never ' +
+          'matches',
+      }),
+    ),
+  },
+  { additionalProperties: false, description: 'what the request must also carry (docs/scenarios.md)' },
+);
+export type StubMatch = Static<typeof StubMatch>;
+
 export const Stub = Type.Object(
   {
+    name: Type.Optional(Type.String({ minLength: 1, description: 'named in the journal entries the stub answers' })),
     operationId: Type.Optional(
       Type.String({ minLength: 1, description: 'the operation answered; "*" for every portal operation' }),
     ),
@@ -71,6 +96,7 @@ export const Stub = Type.Object(
     except: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), { description: 'with "*": operations left alone' }),
     ),
+    match: Type.Optional(StubMatch),
     status: Type.Integer({ minimum: 100, maximum: 599 }),
     body: Type.Optional(Type.Unknown()),
     headers: Type.Optional(Type.Record(Type.String(), Type.String())),

@@ -1,5 +1,6 @@
 import type { FaultKind, JournalEntry, JournalFilter } from '../schemas/control.js';
 import { pathOf } from '../shared/url-path.js';
+import { fieldFilter, type FieldFilter, textMatches, textOf, valueAt } from '../shared/matchers.js';
 import { isSecretField, isSecretHeader, redactSecretFieldsInText } from '../shared/secrets.js';
 
 /** The facts of a request the journal keeps. */
@@ -11,6 +12,8 @@ export type JournalFacts = {
   durationMs: number;
   scenario: string | null;
   stubbed: boolean;
+  /** the scenario stub that answered */
+  stub?: { index: number; name?: string } | null;
   /** the scenario fault that broke the answer, and whether it did so after the handler's changes were committed */
   fault?: FaultKind | null;
   afterCommit?: boolean;
@@ -61,35 +64,43 @@ export class Journal {
     if (this.entries.length > this.limit) this.entries.shift();
   }
 
-  /** The kept entries that match, newest first. */
-  private matching(f: JournalFilter): Kept[] {
+  /**
+   * The kept entries that match, newest first. `ids`: only these entries; `f.finding` is not read here, as the
+   * findings live beside the journal: the route resolves the code to the ids of the entries that raised it. Field
+   * filters look at the entry as it reads back: secrets redacted.
+   */
+  private matching(f: JournalFilter, ids?: ReadonlySet<number>): Kept[] {
     const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
     const method = f.method?.toUpperCase();
     const prefix = f.path?.endsWith('*') ? f.path.slice(0, -1) : undefined;
+    const fields = fieldFilters(f);
     const out: Kept[] = [];
     for (let i = this.entries.length - 1; i >= 0; i--) {
       const e = this.entries[i]!;
       const { facts } = e;
+      if (ids !== undefined && !ids.has(e.id)) continue;
       if (f.operationId !== undefined && facts.operationId !== f.operationId) continue;
       if (method !== undefined && facts.method !== method) continue;
       if (f.status !== undefined && facts.status !== f.status) continue;
+      if (f.fault !== undefined && facts.fault !== f.fault) continue;
       if (sinceMs !== undefined && !(facts.atMs >= sinceMs)) continue;
       if (f.path !== undefined) {
         const path = pathOf(e.texts.routedUrl);
         if (path !== f.path && !(prefix !== undefined && path.startsWith(prefix))) continue;
       }
+      if (fields.length > 0 && !fieldsMatch(fields, complete(e))) continue;
       out.push(e);
     }
     return out;
   }
   /** Newest first, at most `limit`. */
-  list(f: JournalFilter = {}): JournalEntry[] {
-    return this.matching(f)
+  list(f: JournalFilter = {}, ids?: ReadonlySet<number>): JournalEntry[] {
+    return this.matching(f, ids)
       .slice(0, f.limit ?? 100)
       .map(complete);
   }
-  count(f: JournalFilter = {}): number {
-    return this.matching(f).length;
+  count(f: JournalFilter = {}, ids?: ReadonlySet<number>): number {
+    return this.matching(f, ids).length;
   }
   size(): number {
     return this.entries.length;
@@ -98,6 +109,33 @@ export class Journal {
   clear(): void {
     this.entries = [];
   }
+}
+
+/** The field filters of a journal filter (header.NAME, query.NAME, body.PATH …); the routes refused bad ones. */
+function fieldFilters(f: JournalFilter): FieldFilter[] {
+  const out: FieldFilter[] = [];
+  for (const [key, value] of Object.entries(f)) {
+    const filter = typeof value === 'string' ? fieldFilter(key, value) : null;
+    if (filter && !('problem' in filter)) out.push(filter);
+  }
+  return out;
+}
+
+/** Whether an entry passes every field filter (a value that is not a string is compared as its JSON text). */
+function fieldsMatch(filters: FieldFilter[], entry: JournalEntry): boolean {
+  let query: URLSearchParams | undefined;
+  return filters.every(({ source, name, matcher }) => {
+    if (source === 'header') {
+      const value = Object.hasOwn(entry.requestHeaders, name) ? entry.requestHeaders[name] : undefined;
+      return textMatches(matcher, value === undefined ? undefined : [value]);
+    }
+    if (source === 'query') {
+      query ??= new URLSearchParams(entry.url.includes('?') ? entry.url.slice(entry.url.indexOf('?') + 1) : '');
+      return textMatches(matcher, query.has(name) ? query.getAll(name) : undefined);
+    }
+    const value = valueAt(entry.requestBody, name);
+    return textMatches(matcher, value === undefined ? undefined : [textOf(value)]);
+  });
 }
 
 /** A body text the journal keeps: up to this many characters. */
@@ -168,6 +206,7 @@ function complete({ id, facts: f, texts: t }: Kept): JournalEntry {
     scenario: f.scenario,
     stubbed: f.stubbed,
     ...(f.fault ? { fault: f.fault, afterCommit: f.afterCommit === true } : {}),
+    ...(f.stub ? { stub: f.stub } : {}),
     requestHeaders: redactHeaders(headers),
     ...(t.requestBody ? { requestBody: readBack(t.requestBody) } : {}),
     ...(t.response ? { responseBody: readBack(t.response) } : {}),
