@@ -144,6 +144,25 @@ t.test('DELETE /__admin/sandboxes: all but default, or those with a prefix; answ
   t.match(await call('DELETE', '/__admin/sandboxes?prefix=default'), { status: 200, body: { deleted: [] } });
 });
 
+t.test('POST /__admin/sandboxes/reset: every sandbox (or a prefix) back to its seeded state', async (t) => {
+  const { call } = await listening(t);
+  const scenarioOf = async (name: string) => (await call('GET', `/__admin/scenario?sandbox=${name}`)).body.name;
+  for (const n of ['ci-1', 'ci-2', 'tester']) {
+    const res = await call('PUT', `/__admin/scenario?sandbox=${n}`, { body: { name: 'flaky' } });
+    t.equal(res.status, 200, `${n} set to flaky`);
+  }
+  const some = await call('POST', '/__admin/sandboxes/reset?prefix=ci-');
+  t.match(some, { status: 200, body: { reset: ['ci-1', 'ci-2'] } }, 'the prefix');
+  t.same(
+    [await scenarioOf('ci-1'), await scenarioOf('ci-2'), await scenarioOf('tester')],
+    ['default', 'default', 'flaky'],
+  );
+  const all = await call('POST', '/__admin/sandboxes/reset');
+  t.same(all.body.reset, ['ci-1', 'ci-2', 'default', 'tester'], 'all, default included');
+  t.equal(await scenarioOf('tester'), 'default');
+  t.equal((await call('GET', '/__admin/sandboxes')).body.length, 4, 'none deleted');
+});
+
 t.test('admin writes still make the sandbox they name (docs/sandboxes.md)', async (t) => {
   const { call, names } = await listening(t);
   const writes: Array<[string, string, unknown]> = [

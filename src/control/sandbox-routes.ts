@@ -374,6 +374,50 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  /** Back to the seeded state, then the start scenario's data side again (a reset is a fresh start). */
+  const reset = (sandbox: Sandbox, seed?: number) => {
+    app.sandboxes.reset(sandbox, seed);
+    const scenario = app.scenarios.get(sandbox.scenario);
+    if (scenario) activateScenario(sandbox, scenario, app.fixtures);
+    sandbox.commit();
+  };
+
+  app.post(
+    '/__admin/sandboxes/reset',
+    {
+      schema: {
+        operationId: 'mockSandboxesReset',
+        tags,
+        summary: 'Reset every sandbox (or those whose name starts with ?prefix=), default included',
+        description:
+          'Puts every sandbox of the instance reached back to its seeded state, as POST /__admin/reset does for ' +
+          "one, and answers their names; with `prefix`, only those whose name starts with it (e.g. a pipeline's " +
+          '`ci-1234-`). With --peers, each instance resets its own: call it on each.',
+        querystring: Type.Object({
+          prefix: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 64, description: 'only sandboxes whose name starts with this' }),
+          ),
+        }),
+        response: {
+          200: Type.Object({
+            instance: Type.String({ description: 'the instance that reset them (its x-mock-instance)' }),
+            reset: Type.Array(Type.String(), { description: 'the names reset, sorted' }),
+          }),
+          ...errors(400, 401),
+        },
+      },
+    },
+    async (req) => {
+      const prefix = req.query.prefix ?? '';
+      const sandboxes = app.sandboxes
+        .list()
+        .filter((s) => s.name.startsWith(prefix))
+        .sort((a, b) => (a.name < b.name ? -1 : 1));
+      for (const sandbox of sandboxes) reset(sandbox);
+      return { instance: app.instance.name, reset: sandboxes.map((s) => s.name) };
+    },
+  );
+
   app.post(
     '/__admin/reset',
     {
@@ -398,10 +442,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const sandbox = adminSandbox(req);
-      app.sandboxes.reset(sandbox, req.body?.seed);
-      const scenario = app.scenarios.get(sandbox.scenario);
-      if (scenario) activateScenario(sandbox, scenario, app.fixtures);
-      sandbox.commit();
+      reset(sandbox, req.body?.seed);
       return describe(sandbox, app.instance.name);
     },
   );

@@ -390,6 +390,8 @@ export const validInputs: Record<string, Valid> = {
     return { method: 'DELETE', url: `/__admin/sandboxes?prefix=${gone}` };
   },
   mockReset: admin({ method: 'POST', url: '/__admin/reset', payload: {} }),
+  // only the check's own sandbox (its name is the prefix)
+  mockSandboxesReset: (ctx) => ({ method: 'POST', url: `/__admin/sandboxes/reset?prefix=${ctx.sandbox}` }),
   mockStateExport: admin({ url: '/__admin/state' }),
   mockStateImport: async (ctx) => {
     const state = (await ctx.app.inject({ url: `/__admin/state?sandbox=${ctx.sandbox}` })).json();
