@@ -67,7 +67,12 @@ async function startMock(root) {
 }
 
 const load = (mock, seconds) =>
-  autocannon({ url: `http://127.0.0.1:${mock.port}${path}`, headers: mock.headers, connections: 50, duration: seconds });
+  autocannon({
+    url: `http://127.0.0.1:${mock.port}${path}`,
+    headers: mock.headers,
+    connections: 50,
+    duration: seconds,
+  });
 
 const median = (xs) => {
   const s = [...xs].sort((x, y) => x - y);
