@@ -36,6 +36,7 @@ import { clusterSandboxes, forwardToOwner } from './peers.js';
 import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
 import { version } from '../version.js';
+import { SandboxDeleted, SandboxesDeleted, SessionsExpired } from '../schemas/control-answers.js';
 
 const tags = ['mock'];
 
@@ -199,7 +200,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'instead). With --peers, a sandbox another instance holds is deleted there; while a peer that may hold it ' +
           'cannot be asked, 503.',
         params: Type.Object({ name: Type.String() }),
-        response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 502, 503) },
+        response: { 200: SandboxDeleted, ...errors(400, 401, 404, 502, 503) },
       },
     },
     async (req, reply) => {
@@ -295,10 +296,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         }),
         response: {
-          200: Type.Object({
-            instance: Type.String({ description: 'the instance that deleted them (its x-mock-instance)' }),
-            deleted: Type.Array(Type.String(), { description: 'the names deleted, sorted' }),
-          }),
+          200: SandboxesDeleted,
           ...errors(400, 401),
         },
       },
@@ -597,7 +595,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "Every session of the sandbox expires now: the apps' next calls answer 401 and they must call /mobile/auth " +
           'again.',
         body: Type.Optional(Type.Object({ sandbox: Type.Optional(Type.String()) })),
-        response: { 200: Type.Object({ expired: Type.Integer() }), ...errors(400, 401) },
+        response: { 200: SessionsExpired, ...errors(400, 401) },
       },
     },
     async (req) => {
