@@ -94,12 +94,16 @@ t.test(
     await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'default');
     t.notOk(await page.locator('#token-form').isVisible(), 'the right token: the form goes away');
     t.match(await page.locator('#sandbox-select').innerText(), /default/, 'and the sandboxes show');
-    // the QR images load with ?token= (an <img> sends no header): each has a width once loaded
+    // the QR images are fetched with the token header (no token in an address): each has a width once loaded
     await page.waitForFunction(() => {
       const imgs = Array.from(document.querySelectorAll<HTMLImageElement>('#qr-list img'));
       return imgs.length === 6 && imgs.every((i) => i.complete && i.naturalWidth > 0);
     });
     t.pass('the bind QR codes load');
+    t.notOk(
+      await page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.includes('token='))),
+      'no address the page loaded carries the token',
+    );
 
     await page.reload();
     await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'default');
