@@ -71,3 +71,42 @@ t.test(
     t.match(new URL(page.url()).search, '?sandbox=tester-7', 'and shows it');
   },
 );
+
+t.test(
+  'with --admin-token the console asks for the token, says when it is wrong, then works',
+  needsChromium,
+  async (t) => {
+    const app = await build(t, { adminToken: 'console-token' });
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const browser = await launchBrowser(t);
+    const page = await newPage(browser, { viewport: { width: 1200, height: 900 } });
+    await page.goto(`${address}/__admin`);
+    await page.waitForSelector('#token-form:not([hidden])');
+    t.match(await page.locator('#token-message').innerText(), /--admin-token/, 'the page asks for the token');
+
+    await page.fill('#token-input', 'not-the-token');
+    await page.click('#token-submit');
+    await page.waitForFunction(() => /wrong/.test(document.getElementById('token-message')?.textContent ?? ''));
+    t.ok(await page.locator('#token-form').isVisible(), 'a wrong token: the page says so and asks again');
+
+    await page.fill('#token-input', 'console-token');
+    await page.click('#token-submit');
+    await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'default');
+    t.notOk(await page.locator('#token-form').isVisible(), 'the right token: the form goes away');
+    t.match(await page.locator('#sandbox-select').innerText(), /default/, 'and the sandboxes show');
+    // the QR images are fetched with the token header (no token in an address): each has a width once loaded
+    await page.waitForFunction(() => {
+      const imgs = Array.from(document.querySelectorAll<HTMLImageElement>('#qr-list img'));
+      return imgs.length === 6 && imgs.every((i) => i.complete && i.naturalWidth > 0);
+    });
+    t.pass('the bind QR codes load');
+    t.notOk(
+      await page.evaluate(() => performance.getEntriesByType('resource').some((e) => e.name.includes('token='))),
+      'no address the page loaded carries the token',
+    );
+
+    await page.reload();
+    await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'default');
+    t.notOk(await page.locator('#token-form').isVisible(), 'the tab keeps the token across a reload');
+  },
+);

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { buildApp, type AppOptions } from '../src/app.js';
+import { AdminError, adminClient } from '../src/client/control.js';
 import { build, tenants } from './helper.js';
 
 type Teardown = { teardown(fn: () => unknown): void };
@@ -178,4 +179,26 @@ t.test('with --data, definitions and the sandboxes set to them survive a restart
     /portal-mock\.scenarios\.json: at \/scenarios\/0/,
     'a damaged file stops the start',
   );
+});
+
+t.test('the typed client: scenarioDefinitions, scenario.setInline, sandboxes.resetAll', async (t) => {
+  const { app, oauthList } = await listening(t);
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const admin = adminClient({ baseUrl: base, sandbox: 'typed' });
+  t.same(await admin.scenarioDefinitions.put(stubbing('qa-typed', 503)), {
+    name: 'qa-typed',
+    description: 'oauth-list answers 503',
+    extends: [],
+  });
+  t.equal((await admin.scenarioDefinitions.get('qa-typed')).source, 'admin');
+  await admin.scenario.set('qa-typed');
+  t.equal(await oauthList('typed'), 503);
+  const refused = await admin.scenarioDefinitions.put(stubbing('qa-typed', 42)).catch((err: unknown) => err);
+  t.ok(refused instanceof AdminError && refused.status === 400, 'a bad one is an AdminError, 400');
+  t.equal((await admin.scenario.setInline(stubbing('qa-typed-inline', 502))).name, 'qa-typed-inline');
+  t.equal(await oauthList('typed'), 502);
+  const { reset } = await admin.sandboxes.resetAll({ prefix: 'typ' });
+  t.same(reset, ['typed']);
+  t.equal(await oauthList('typed'), 200, 'back on the start scenario');
+  t.same(await admin.scenarioDefinitions.delete('qa-typed'), { deleted: 'qa-typed' });
 });

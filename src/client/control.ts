@@ -20,6 +20,19 @@ import type {
   Snapshot,
   ScenarioSummary,
 } from '../schemas/control.js';
+import type {
+  FindingsCleared,
+  JournalCleared,
+  JournalCount,
+  NotificationCreated,
+  SandboxDeleted,
+  SandboxesDeleted,
+  SandboxesReset,
+  SessionsExpired,
+  UserBlocked,
+} from '../schemas/control-answers.js';
+import type { ScenarioDefinition, ScenarioFile } from '../schemas/scenario.js';
+import type { ScenarioName, ShippedScenarioName } from '../schemas/scenario-names.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
 export type {
@@ -32,6 +45,19 @@ export type {
   JournalFilter,
   OutboxFilter,
   ScenarioSummary,
+};
+export type {
+  FindingsCleared,
+  JournalCleared,
+  NotificationCreated,
+  SandboxDeleted,
+  SandboxesDeleted,
+  SandboxesReset,
+  ScenarioDefinition,
+  ScenarioFile,
+  ScenarioName,
+  ShippedScenarioName,
+  UserBlocked,
 };
 export type Clock = ClockAnswer;
 
@@ -72,9 +98,106 @@ export class AdminError extends Error {
 
 type Query = Record<string, string | number | undefined>;
 
-export type AdminClient = ReturnType<typeof adminClient>;
+/** The journal filter without `limit` (a count or an assertion is over every entry the journal keeps). */
+export type JournalMatch = Omit<JournalFilter, 'limit'>;
+/** What `requests.assert` expects: the filter, and `times` (exactly) or `atLeast` (default: at least 1). */
+export type JournalExpectation = JournalMatch & { times?: number; atLeast?: number };
 
-export function adminClient(options: AdminClientOptions) {
+/**
+ * The typed client. Declared, not inferred, so that `sandbox(name)` answers this same type (an inferred recursive
+ * return type degrades to `any` in the emitted .d.ts, and `admin.sandbox('y').scenario.sett()` would compile).
+ */
+export interface AdminClient {
+  readonly options: Readonly<AdminClientOptions>;
+  /** The same client for another sandbox (made when a read finds it missing: see `createSandbox`). */
+  sandbox(name: string): AdminClient;
+  /** makes this client's sandbox (PUT /__admin/sandboxes/NAME), or answers it when it exists */
+  sandboxCreate(init?: { scenario?: ScenarioName }): Promise<SandboxInfo>;
+  health(): Promise<Health>;
+  fixtures(): Promise<FixturesAnswer>;
+  scenarios(): Promise<ScenarioSummary[]>;
+  scenario: {
+    get(): Promise<ActiveScenario>;
+    set(name: ScenarioName): Promise<ActiveScenario>;
+    /** defines `scenario` on the instance under its own name (as `scenarioDefinitions.put`) and activates it */
+    setInline(scenario: ScenarioFile): Promise<ActiveScenario>;
+  };
+  /** scenarios defined while the mock runs, per instance (docs/scenarios.md) */
+  scenarioDefinitions: {
+    get(name: ScenarioName): Promise<ScenarioDefinition>;
+    /** defines or replaces the scenario of `scenario.name`; a definition that is not valid is an AdminError (400) */
+    put(scenario: ScenarioFile): Promise<ScenarioSummary>;
+    delete(name: string): Promise<{ deleted: string }>;
+  };
+  reset(seed?: number): Promise<SandboxInfo>;
+  state: {
+    export(): Promise<Snapshot>;
+    import(snapshot: Snapshot): Promise<SandboxInfo>;
+  };
+  requests: {
+    list(filter?: JournalFilter): Promise<JournalEntry[]>;
+    count(filter?: JournalMatch): Promise<number>;
+    /**
+     * The entries matching the filter; throws an Error saying what was expected, how many matched and what came
+     * closest (the entries that match all but one of the filter's fields) when their number is not `times` (or is
+     * below `atLeast`; neither given: at least 1).
+     */
+    assert(expect: JournalExpectation): Promise<JournalEntry[]>;
+    clear(): Promise<JournalCleared>;
+    /** the journal as a HAR 1.2 log: save it as an artifact, open it in browser devtools */
+    har(filter?: JournalFilter): Promise<Har>;
+  };
+  outbox: {
+    list(filter?: OutboxFilter): Promise<OutboxMessage[]>;
+    /** the newest two-factor code sent to this e-mail address, or null */
+    lastTwoFactorCode(email: string): Promise<string | null>;
+  };
+  clock: {
+    get(): Promise<Clock>;
+    set(change: ClockChange): Promise<Clock>;
+  };
+  sandboxes: {
+    /** every sandbox, of the instance reached and of its --peers; each names its `instance` */
+    list(): Promise<SandboxInfo[]>;
+    /** the same, with the peers that did not answer ("peer: why") */
+    listAll(): Promise<{ sandboxes: SandboxInfo[]; unreachable: string[] }>;
+    get(name: string): Promise<SandboxInfo>;
+    /**
+     * Makes sandbox `name` (idempotent: it answers the existing one; a different `scenario` than its active one is a
+     * 409). Sent with the name as the key, so a balancer routes it to the instance that will serve it.
+     */
+    create(name: string, init?: { scenario?: ScenarioName }): Promise<SandboxInfo>;
+    delete(name: string): Promise<SandboxDeleted>;
+    /** deletes every sandbox of the instance reached but default (with `prefix`: those whose name starts with it) */
+    deleteAll(filter?: { prefix?: string }): Promise<SandboxesDeleted>;
+    /** resets every sandbox of the instance reached, default included (with `prefix`: those whose name starts with it) */
+    resetAll(filter?: { prefix?: string }): Promise<SandboxesReset>;
+  };
+  sessions: {
+    /** expires every session of the sandbox now: how many */
+    expire(): Promise<number>;
+  };
+  notifications: {
+    send(input: Who & { title: string; body?: string; kind?: string; url?: string }): Promise<NotificationCreated>;
+  };
+  users: {
+    block(who: Who): Promise<UserBlocked>;
+  };
+  bindLinks: {
+    create(input: Who & { singleUse?: boolean; ttlSeconds?: number }): Promise<BindLink>;
+  };
+  /** what the app did that the real portal answers differently (docs/findings.md) */
+  findings: {
+    list(filter?: FindingFilter): Promise<Finding[]>;
+    clear(): Promise<FindingsCleared>;
+    /** Throws an Error listing every finding of severity error (with `{ severity: 'warning' }`, warnings too). */
+    assertNone(opts?: { severity?: Finding['severity'] }): Promise<void>;
+  };
+  /** the local CA certificate (PEM) of a server started with --https */
+  caCertificate(): Promise<string>;
+}
+
+export function adminClient(options: AdminClientOptions): AdminClient {
   const base = options.baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -123,20 +246,58 @@ export function adminClient(options: AdminClientOptions) {
 
   const outboxList = (filter: OutboxFilter = {}) => inSandbox<OutboxMessage[]>('GET', '/outbox', filter);
   const findingList = (filter: FindingFilter = {}) => inSandbox<Finding[]>('GET', '/findings', filter);
+  const journalList = (filter: JournalFilter = {}) => inSandbox<JournalEntry[]>('GET', '/requests', filter);
+  const journalCount = async (filter: JournalMatch = {}) =>
+    (await inSandbox<JournalCount>('GET', '/requests/count', filter)).count;
+
+  async function journalAssert({ times, atLeast, ...filter }: JournalExpectation): Promise<JournalEntry[]> {
+    const count = await journalCount(filter);
+    const matched = count === 0 ? [] : await journalList({ ...filter, limit: Math.min(count, 100000) });
+    const expected = times !== undefined ? `exactly ${times}` : `at least ${atLeast ?? 1}`;
+    if (times !== undefined ? count === times : count >= (atLeast ?? 1)) return matched;
+    // what came closest: the entries matching every field of the filter but one (the filter's own fields, whatever
+    // the journal's filters are), else the latest entries
+    const shown = new Set(matched.map((e) => e.id));
+    const near: string[] = [];
+    for (const field of Object.keys(filter) as Array<keyof JournalMatch>) {
+      if (filter[field] === undefined) continue;
+      const { [field]: _dropped, ...rest } = filter;
+      for (const e of await journalList({ ...rest, limit: 10 })) {
+        if (shown.has(e.id)) continue;
+        shown.add(e.id);
+        near.push(`${describeEntry(e)}  (all but ${String(field)})`);
+      }
+    }
+    const latest = near.length ? [] : (await journalList({ limit: 5 })).map(describeEntry);
+    const where = options.sandbox ? ` in sandbox ${options.sandbox}` : '';
+    throw new Error(
+      [
+        `portal-mock: expected ${expected} request(s) matching ${JSON.stringify(filter)}${where}; ${count} matched`,
+        ...matched.slice(0, 10).map(describeEntry),
+        ...(near.length ? ['closest:', ...near.slice(0, 20)] : []),
+        ...(near.length ? [] : latest.length ? ['the latest requests:', ...latest] : ['the journal is empty']),
+      ].join('\n  '),
+    );
+  }
 
   return {
     options: { ...options } as Readonly<AdminClientOptions>,
-    /** The same client for another sandbox (made when a read finds it missing: see `createSandbox`). */
     sandbox: (name: string) => adminClient({ ...options, sandbox: name }),
-    /** makes this client's sandbox (PUT /__admin/sandboxes/NAME), or answers it when it exists */
-    sandboxCreate: (init: { scenario?: string } = {}) =>
+    sandboxCreate: (init: { scenario?: ScenarioName } = {}) =>
       call<SandboxInfo>('PUT', `/sandboxes/${encodeURIComponent(options.sandbox ?? 'default')}`, {}, init),
     health: () => call<Health>('GET', '/health'),
     fixtures: () => inSandbox<FixturesAnswer>('GET', '/fixtures'),
     scenarios: () => call<ScenarioSummary[]>('GET', '/scenarios'),
     scenario: {
       get: () => inSandbox<ActiveScenario>('GET', '/scenario'),
-      set: (name: string) => call<ActiveScenario>('PUT', '/scenario', {}, { name }),
+      set: (name: ScenarioName) => call<ActiveScenario>('PUT', '/scenario', {}, { name }),
+      setInline: (scenario: ScenarioFile) => call<ActiveScenario>('PUT', '/scenario', {}, { scenario }),
+    },
+    scenarioDefinitions: {
+      get: (name: ScenarioName) => call<ScenarioDefinition>('GET', `/scenarios/${encodeURIComponent(name)}`),
+      put: (scenario: ScenarioFile) =>
+        call<ScenarioSummary>('PUT', `/scenarios/${encodeURIComponent(scenario.name)}`, {}, scenario),
+      delete: (name: string) => call<{ deleted: string }>('DELETE', `/scenarios/${encodeURIComponent(name)}`),
     },
     reset: (seed?: number) => call<SandboxInfo>('POST', '/reset', {}, seed === undefined ? {} : { seed }),
     state: {
@@ -144,16 +305,14 @@ export function adminClient(options: AdminClientOptions) {
       import: (snapshot: Snapshot) => call<SandboxInfo>('PUT', '/state', {}, snapshot),
     },
     requests: {
-      list: (filter: JournalFilter = {}) => inSandbox<JournalEntry[]>('GET', '/requests', filter),
-      count: async (filter: Omit<JournalFilter, 'limit'> = {}) =>
-        (await inSandbox<{ count: number }>('GET', '/requests/count', filter)).count,
-      clear: () => call<{ cleared: boolean }>('DELETE', '/requests'),
-      /** the journal as a HAR 1.2 log: save it as an artifact, open it in browser devtools */
+      list: journalList,
+      count: journalCount,
+      assert: journalAssert,
+      clear: () => call<JournalCleared>('DELETE', '/requests'),
       har: (filter: JournalFilter = {}) => inSandbox<Har>('GET', '/requests', { ...filter, format: 'har' }),
     },
     outbox: {
       list: outboxList,
-      /** the newest two-factor code sent to this e-mail address, or null */
       lastTwoFactorCode: async (email: string): Promise<string | null> =>
         (await outboxList({ kind: 'two-factor-code', to: email }))[0]?.code ?? null,
     },
@@ -162,44 +321,35 @@ export function adminClient(options: AdminClientOptions) {
       set: (change: ClockChange) => call<Clock>('PUT', '/clock', {}, change),
     },
     sandboxes: {
-      /** every sandbox, of the instance reached and of its --peers; each names its `instance` */
       list: () => call<SandboxInfo[]>('GET', '/sandboxes'),
-      /** the same, with the peers that did not answer ("peer: why") */
       listAll: async (): Promise<{ sandboxes: SandboxInfo[]; unreachable: string[] }> => {
         const { body, headers } = await exchange<SandboxInfo[]>('GET', '/sandboxes');
         return { sandboxes: body, unreachable: headers.get('x-mock-unreachable-peers')?.split('; ') ?? [] };
       },
       get: (name: string) => call<SandboxInfo>('GET', `/sandboxes/${encodeURIComponent(name)}`),
-      /**
-       * Makes sandbox `name` (idempotent: it answers the existing one; a different `scenario` than its active one is a
-       * 409). Sent with the name as the key, so a balancer routes it to the instance that will serve it.
-       */
-      create: (name: string, init: { scenario?: string } = {}) =>
+      create: (name: string, init: { scenario?: ScenarioName } = {}) =>
         adminClient({ ...options, sandbox: name }).sandboxCreate(init),
-      delete: (name: string) => call<{ deleted: string }>('DELETE', `/sandboxes/${encodeURIComponent(name)}`),
-      /** deletes every sandbox of the instance reached but default (with `prefix`: those whose name starts with it) */
-      deleteAll: (filter: { prefix?: string } = {}) =>
-        call<{ instance: string; deleted: string[] }>('DELETE', '/sandboxes', filter),
+      delete: (name: string) => call<SandboxDeleted>('DELETE', `/sandboxes/${encodeURIComponent(name)}`),
+      deleteAll: (filter: { prefix?: string } = {}) => call<SandboxesDeleted>('DELETE', '/sandboxes', filter),
+      resetAll: (filter: { prefix?: string } = {}) => call<SandboxesReset>('POST', '/sandboxes/reset', filter, {}),
     },
     sessions: {
-      expire: async () => (await call<{ expired: number }>('POST', '/sessions/expire', {}, {})).expired,
+      expire: async () => (await call<SessionsExpired>('POST', '/sessions/expire', {}, {})).expired,
     },
     notifications: {
       send: (input: Who & { title: string; body?: string; kind?: string; url?: string }) =>
-        call<{ id: string; userId: string; tenantId: string; pushes: number }>('POST', '/notifications', {}, input),
+        call<NotificationCreated>('POST', '/notifications', {}, input),
     },
     users: {
-      block: (who: Who) => call<{ userId: string; state: string }>('POST', '/users/block', {}, who),
+      block: (who: Who) => call<UserBlocked>('POST', '/users/block', {}, who),
     },
     bindLinks: {
       create: (input: Who & { singleUse?: boolean; ttlSeconds?: number }) =>
         call<BindLink>('POST', '/bind-links', {}, input),
     },
-    /** what the app did that the real portal answers differently (docs/findings.md) */
     findings: {
       list: findingList,
-      clear: () => call<{ cleared: number }>('DELETE', '/findings'),
-      /** Throws an Error listing every finding of severity error (with `{ severity: 'warning' }`, warnings too). */
+      clear: () => call<FindingsCleared>('DELETE', '/findings'),
       assertNone: async (opts: { severity?: Finding['severity'] } = {}): Promise<void> => {
         const found = (await findingList()).filter((f) => opts.severity === 'warning' || f.severity === 'error');
         if (found.length === 0) return;
@@ -210,7 +360,10 @@ export function adminClient(options: AdminClientOptions) {
         );
       },
     },
-    /** the local CA certificate (PEM) of a server started with --https */
     caCertificate: () => call<string>('GET', '/ca.pem'),
   };
 }
+
+/** One journal entry on one line, for an assertion's message. */
+const describeEntry = (e: JournalEntry) =>
+  `#${e.id} ${e.method} ${e.path} ${e.operationId ?? '(no operation)'} -> ${e.status}${e.stubbed ? ' (scenario)' : ''}`;

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
 import { Finding, FindingQuery } from '../schemas/control.js';
 import { adminSandbox, existingSandbox, ownerFirst, sandboxFindings } from './sandbox.js';
+import { FindingsCleared } from '../schemas/control-answers.js';
 
 const tags = ['mock'];
 
@@ -37,7 +38,7 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Clears the findings list of the sandbox, e.g. between two tests; a reset clears them too.',
         querystring: Type.Object({ sandbox: Type.Optional(Type.String()) }),
         response: {
-          200: Type.Object({ cleared: Type.Integer({ description: 'how many findings were dropped' }) }),
+          200: FindingsCleared,
           ...errors(400, 401),
         },
       },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
 import { jsonDepth } from '../shared/json-depth.js';
@@ -35,19 +36,6 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, controlPlane: true };
   });
-  const token = app.config.adminToken;
-  if (token) {
-    const tokenHash = hashSecret(token);
-    app.addHook('onRequest', async (req) => {
-      const auth = req.headers.authorization;
-      const presented =
-        typeof auth === 'string' && auth.startsWith('Bearer ') ? auth.slice(7) : req.headers['x-mock-admin-token'];
-      if (typeof presented !== 'string' || !secretMatches(presented, tokenHash)) {
-        throw fail.unauthorized('admin token required: Authorization: Bearer TOKEN (or x-mock-admin-token)');
-      }
-    });
-  }
-
   // QA scripts call admin routes with curl and fetch as they come: `curl -X POST .../reset` (no body), `-d '{}'`
   // (form content type), an empty body with content-type JSON. In this scope a body is JSON whatever its content
   // type, and an admin route whose body is all optional takes no body as {}.
@@ -67,14 +55,48 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       req.body = {};
   });
 
-  await app.register(adminSandboxRoutes);
-  await app.register(adminScenarioRoutes);
-  await app.register(adminDataRoutes);
-  await app.register(adminUserRoutes);
-  await app.register(adminCaRoute);
-  await app.register(adminProxyRoutes);
-  await app.register(adminFindingRoutes);
+  // Which routes need the admin token is decided by the sibling context they are registered in (docs/admin.md):
+  // a browser and a phone open the console page and ca.pem as they are, they hold nothing secret; a QR image
+  // carries a bind token (whoever scans it gets an account secret), so it takes the admin token in the query too,
+  // as an <img> and a phone cannot send a header; every other route takes it in a header only.
+  await app.register(publicAdminRoutes);
+  await app.register(async (app) => {
+    if (app.config.adminToken) app.addHook('onRequest', adminTokenHook(app.config.adminToken, { query: true }));
+    await app.register(adminQrRoute);
+  });
+  await app.register(async (app) => {
+    if (app.config.adminToken) app.addHook('onRequest', adminTokenHook(app.config.adminToken, { query: false }));
+    await app.register(adminSandboxRoutes);
+    await app.register(adminScenarioRoutes);
+    await app.register(adminDataRoutes);
+    await app.register(adminUserRoutes);
+    await app.register(adminProxyRoutes);
+    await app.register(adminFindingRoutes);
+    await app.register(adminStatusRoutes, opts);
+  });
+};
 
+/** The onRequest hook of a context whose routes need --admin-token: a header, or with `query` also `?token=`. */
+function adminTokenHook(token: string, accept: { query: boolean }) {
+  const tokenHash = hashSecret(token);
+  return async (req: FastifyRequest) => {
+    const auth = req.headers.authorization;
+    const fromQuery = accept.query ? (req.query as { token?: unknown } | undefined)?.token : undefined;
+    const presented =
+      typeof auth === 'string' && auth.startsWith('Bearer ')
+        ? auth.slice(7)
+        : (req.headers['x-mock-admin-token'] ?? fromQuery);
+    if (typeof presented !== 'string' || !secretMatches(presented, tokenHash)) {
+      throw fail.unauthorized(
+        `admin token required: Authorization: Bearer TOKEN (or x-mock-admin-token${accept.query ? ', or ?token=' : ''})`,
+      );
+    }
+  };
+}
+
+/** Served without the admin token: the console page (it asks for the token) and the CA certificate. */
+const publicAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  await app.register(adminCaRoute);
   // One self-contained page over the admin JSON routes (public/console.html): no build step, read once.
   const consoleHtml = readFileSync(join(packageRoot, 'public/console.html'), 'utf8');
   app.get(
@@ -95,7 +117,49 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     },
     async (_req, reply) => reply.type('text/html; charset=utf-8').send(consoleHtml),
   );
+};
 
+/** The QR image of a bind link: the admin token in a header or `?token=` (an <img> or a phone sends no header). */
+const adminQrRoute: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/__admin/bind-links/:id/qr.svg',
+    {
+      schema: {
+        operationId: 'mockBindLinkQr',
+        tags,
+        summary: 'The QR code of a bind link, as SVG (scan it with the app)',
+        description:
+          'The QR code of a bind link as SVG: scan it with the app to bind a device. It carries the bind token, so ' +
+          'with --admin-token it needs the token, in a header or as ?token=.',
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
+        querystring: Type.Object({
+          ...SandboxQuery.properties,
+          token: Type.Optional(
+            Type.String({ description: 'the --admin-token, for an <img> or a phone that cannot send a header' }),
+          ),
+        }),
+        response: {
+          200: { description: 'the QR code', content: { 'image/svg+xml': { schema: Type.String() } } },
+          ...errors(400, 401, 404, 502, 503),
+        },
+      },
+      preHandler: ownerFirst,
+    },
+    async (req, reply) => {
+      const sandbox = existingSandbox(req);
+      const link = sandbox.store
+        .tenants()
+        .flatMap((t) => t.bindLinks)
+        .find((l) => l.id === req.params.id);
+      if (!link) throw fail.notFound(`bind link ${req.params.id} not found in sandbox ${sandbox.name}`);
+      const svg = await qrSvg(bindLinkContent(bindUrl(phoneBase(req, sandbox.name), link.id, link.token)));
+      return reply.type('image/svg+xml').send(svg);
+    },
+  );
+};
+
+/** The control plane's own status and fixtures, and its 404. */
+const adminStatusRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
   app.get(
     '/__admin/health',
     {
@@ -148,35 +212,6 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
       preHandler: ownerFirst,
     },
     async (req) => describeFixtures(app.fixtures, req, existingSandbox(req).name),
-  );
-
-  app.get(
-    '/__admin/bind-links/:id/qr.svg',
-    {
-      schema: {
-        operationId: 'mockBindLinkQr',
-        tags,
-        summary: 'The QR code of a bind link, as SVG (scan it with the app)',
-        description: 'The QR code of a bind link as SVG: scan it with the app to bind a device.',
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) }),
-        querystring: SandboxQuery,
-        response: {
-          200: { description: 'the QR code', content: { 'image/svg+xml': { schema: Type.String() } } },
-          ...errors(400, 401, 404, 502, 503),
-        },
-      },
-      preHandler: ownerFirst,
-    },
-    async (req, reply) => {
-      const sandbox = existingSandbox(req);
-      const link = sandbox.store
-        .tenants()
-        .flatMap((t) => t.bindLinks)
-        .find((l) => l.id === req.params.id);
-      if (!link) throw fail.notFound(`bind link ${req.params.id} not found in sandbox ${sandbox.name}`);
-      const svg = await qrSvg(bindLinkContent(bindUrl(phoneBase(req, sandbox.name), link.id, link.token)));
-      return reply.type('image/svg+xml').send(svg);
-    },
   );
 
   // A path under /__admin that no admin route answers is the control plane's own 404, so a typo in a QA script is

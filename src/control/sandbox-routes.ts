@@ -39,6 +39,14 @@ import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
 import { version } from '../version.js';
 import { fieldFilter, isFieldFilterKey } from '../shared/matchers.js';
+import {
+  JournalCleared,
+  JournalCount,
+  SandboxDeleted,
+  SandboxesDeleted,
+  SandboxesReset,
+  SessionsExpired,
+} from '../schemas/control-answers.js';
 
 const tags = ['mock'];
 
@@ -258,7 +266,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'instead). With --peers, a sandbox another instance holds is deleted there; while a peer that may hold it ' +
           'cannot be asked, 503.',
         params: Type.Object({ name: Type.String() }),
-        response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 502, 503) },
+        response: { 200: SandboxDeleted, ...errors(400, 401, 404, 502, 503) },
       },
     },
     async (req, reply) => {
@@ -354,10 +362,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         }),
         response: {
-          200: Type.Object({
-            instance: Type.String({ description: 'the instance that deleted them (its x-mock-instance)' }),
-            deleted: Type.Array(Type.String(), { description: 'the names deleted, sorted' }),
-          }),
+          200: SandboxesDeleted,
           ...errors(400, 401),
         },
       },
@@ -398,13 +403,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
             Type.String({ minLength: 1, maxLength: 64, description: 'only sandboxes whose name starts with this' }),
           ),
         }),
-        response: {
-          200: Type.Object({
-            instance: Type.String({ description: 'the instance that reset them (its x-mock-instance)' }),
-            reset: Type.Array(Type.String(), { description: 'the names reset, sorted' }),
-          }),
-          ...errors(400, 401),
-        },
+        response: { 200: SandboxesReset, ...errors(400, 401) },
       },
     },
     async (req) => {
@@ -566,7 +565,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'How many journal entries match the filters of GET /__admin/requests: for assertions in tests. A sandbox ' +
           'that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
-        response: { 200: Type.Object({ count: Type.Integer() }), ...errors(400, 401, 404, 502, 503) },
+        response: { 200: JournalCount, ...errors(400, 401, 404, 502, 503) },
       },
       preValidation: journalFilterCheck(Object.keys(JournalQuery.properties)),
       preHandler: ownerFirst,
@@ -586,7 +585,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Empty the journal',
         querystring: SandboxQuery,
         description: 'Empties the request journal of the sandbox.',
-        response: { 200: Type.Object({ cleared: Type.Boolean() }), ...errors(400, 401) },
+        response: { 200: JournalCleared, ...errors(400, 401) },
       },
     },
     async (req) => {
@@ -704,7 +703,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "Every session of the sandbox expires now: the apps' next calls answer 401 and they must call /mobile/auth " +
           'again.',
         body: Type.Optional(Type.Object({ sandbox: Type.Optional(Type.String()) })),
-        response: { 200: Type.Object({ expired: Type.Integer() }), ...errors(400, 401) },
+        response: { 200: SessionsExpired, ...errors(400, 401) },
       },
     },
     async (req) => {

@@ -5,6 +5,7 @@ import { domainContext } from '../http/context.js';
 import { createNotification } from '../domain/notifications.js';
 import { blockUser } from '../domain/tokens.js';
 import { adminUser, SandboxQuery } from './sandbox.js';
+import { NotificationCreated, UserBlocked } from '../schemas/control-answers.js';
 
 const tags = ['mock'];
 const Who = {
@@ -36,12 +37,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
         }),
         response: {
-          200: Type.Object({
-            id: Type.String(),
-            userId: Type.String(),
-            tenantId: Type.String(),
-            pushes: Type.Integer({ description: 'push messages sent to the outbox' }),
-          }),
+          200: NotificationCreated,
           ...errors(400, 401, 404),
         },
       },
@@ -75,7 +71,7 @@ export const adminUserRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Blocks a user: their sessions end, their personal tokens are revoked, and sign-in answers 403.',
         querystring: SandboxQuery,
         body: Type.Object(Who),
-        response: { 200: Type.Object({ userId: Type.String(), state: Type.String() }), ...errors(400, 401, 404) },
+        response: { 200: UserBlocked, ...errors(400, 401, 404) },
       },
     },
     async (req) => {
