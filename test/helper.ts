@@ -167,3 +167,21 @@ export function setTenantOptions(
   tenant.tenant = { ...tenant.tenant, options: { ...tenant.tenant.options, ...options } };
   app.sandboxes.replaceData(target, data);
 }
+
+/**
+ * Calls over a real socket to a listening mock: JSON in, and the answer's JSON (or text) out with its status.
+ * For tests of the control plane that go through HTTP as a QA script does.
+ */
+export function httpCaller(base: string) {
+  return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    // any: an answer of any route; each test reads the fields it knows
+    const json: any = /^[[{]/.test(text) ? JSON.parse(text) : text;
+    return { status: res.status, body: json };
+  };
+}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../src/app.js';
-import { accounts, build, signIn, tenants } from './helper.js';
+import { accounts, build, httpCaller, signIn, tenants } from './helper.js';
 
 type Teardown = { teardown(fn: () => unknown): void };
 const users = `/__admin/data/${tenants.romashka}/users`;
@@ -14,15 +14,7 @@ const users = `/__admin/data/${tenants.romashka}/users`;
 async function listening(t: Teardown, options: AppOptions = {}, app?: FastifyInstance) {
   const mock = app ?? (await build(t, options));
   const base = await mock.listen({ port: 0, host: '127.0.0.1' });
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: /^[[{]/.test(text) ? JSON.parse(text) : text };
-  };
+  const call = httpCaller(base);
   /** the portal's own search, as the signed-in demo admin of the sandbox */
   const search = async (sandbox: string, q: string) => {
     const s = await signIn(mock, accounts.admin, { sandbox });

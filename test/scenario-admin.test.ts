@@ -6,22 +6,14 @@ import { join } from 'node:path';
 import t from 'tap';
 import { buildApp, type AppOptions } from '../src/app.js';
 import { AdminError, adminClient } from '../src/client/control.js';
-import { build, tenants } from './helper.js';
+import { build, httpCaller, tenants } from './helper.js';
 
 type Teardown = { teardown(fn: () => unknown): void };
 
 async function listening(t: Teardown, options: AppOptions = {}) {
   const app = await build(t, options);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: /^[[{]/.test(text) ? JSON.parse(text) : text };
-  };
+  const call = httpCaller(base);
   /** GET /mobile/oauth-list in a sandbox (needs only the tenant): the status tells whether a stub answered */
   const oauthList = async (sandbox: string, headers: Record<string, string> = {}) =>
     (
