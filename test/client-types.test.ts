@@ -44,7 +44,10 @@ export async function use() {
   const expired: number = await other.sessions.expire();
   const { deleted }: { deleted: string[] } = await admin.sandboxes.deleteAll({ prefix: 'ci-' });
   const pushes: number = (await admin.notifications.send({ email: 'a@b.test', title: 'hi' })).pushes;
-  return [status, n, expired, deleted, pushes];
+  const users = admin.records('tenant-id', 'users');
+  const boss: boolean | undefined = (await users.list({ isBoss: true, limit: 5 })).records[0]?.isBoss;
+  const text: string = (await users.patch('user-id', { statusText: 'On leave' })).statusText;
+  return [status, n, expired, deleted, pushes, boss, text];
 }
 `,
   misspelt: `${header}
@@ -61,6 +64,12 @@ export const f = async () => {
 `,
   filter: `${header}
 export const x = adminClient({ baseUrl: 'http://x' }).requests.assert({ operationID: 'mobileAuth', times: 1 });
+`,
+  collection: `${header}
+export const x = adminClient({ baseUrl: 'http://x' }).records('t', 'userz');
+`,
+  record: `${header}
+export const x = adminClient({ baseUrl: 'http://x' }).records('t', 'users').patch('id', { isBoss: 'yes' });
 `,
 };
 
@@ -96,6 +105,12 @@ t.test('dist/client/control.d.ts: sandbox(name) keeps the client type; answers a
   t.match(of('nested'), /TS2551: Property 'asert' does not exist/, 'so does a misspelt call two sandboxes down');
   t.match(of('answer'), /TS2322: Type 'number' is not assignable to type 'string'/, 'answers have their types');
   t.match(of('filter'), /TS2561.*operationID/, 'the journal filter is checked');
+  t.match(of('collection'), /TS2345.*"userz"/, 'records(): the collection is one of the records API');
+  t.match(
+    of('record'),
+    /TS2322: Type 'string' is not assignable to type 'boolean( \| undefined)?'/,
+    "a record's fields are typed",
+  );
   const elsewhere = [...found].filter(([f]) => !f.startsWith(`test${'/'}.client-types`));
   t.same(elsewhere, [], 'and nothing else fails to compile');
 });

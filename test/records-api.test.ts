@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../src/app.js';
+import { adminClient } from '../src/client/control.js';
 import { accounts, build, httpCaller, signIn, tenants } from './helper.js';
 
 type Teardown = { teardown(fn: () => unknown): void };
@@ -138,4 +139,22 @@ t.test('with --data, a created record survives a restart', async (t) => {
   const back = await second.call('GET', `${users}/${made.body.id}?sandbox=kept`);
   t.equal(back.status, 200, 'back after the restart');
   t.equal(back.body.lastName, 'Quillfeather');
+});
+
+t.test('the typed client: records(tenantId, collection)', async (t) => {
+  const { app, search } = await listening(t);
+  const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const users = adminClient({ baseUrl: base, sandbox: 'typed' }).records(tenants.romashka, 'users');
+  const me = await users.get(accounts.admin.userId);
+  t.equal(me.id, accounts.admin.userId, 'a read makes the sandbox it names through the client, as other reads');
+  const { id: _id, ...fields } = me;
+  const who = { firstName: 'Zoe', lastName: 'Quillfeather', name: 'Zoe Quillfeather', middleName: null };
+  const made = await users.create({ ...fields, ...who, email: 'zoe.quill@romashka.test' });
+  t.same(await search('typed', 'Quillfeather'), [made.id]);
+  t.equal((await users.patch(made.id, { statusText: 'Hi' })).statusText, 'Hi');
+  t.ok(
+    (await users.list({ isBoss: true })).records.every((u) => u.isBoss),
+    'a typed filter',
+  );
+  t.same(await users.delete(made.id), { deleted: made.id });
 });

@@ -32,6 +32,7 @@ import type {
   UserBlocked,
 } from '../schemas/control-answers.js';
 import type { ScenarioDefinition, ScenarioFile } from '../schemas/scenario.js';
+import type { TenantData } from '../schemas/tenant-data.js';
 import type { ScenarioName, ShippedScenarioName } from '../schemas/scenario-names.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
@@ -102,6 +103,25 @@ type Query = Record<string, string | number | undefined>;
 export type JournalMatch = Omit<JournalFilter, 'limit'>;
 /** What `requests.assert` expects: the filter, and `times` (exactly) or `atLeast` (default: at least 1). */
 export type JournalExpectation = JournalMatch & { times?: number; atLeast?: number };
+
+/** The collections of a tenant's data whose records have an id: what the records API serves (docs/data.md). */
+export type RecordCollectionName = {
+  [K in keyof TenantData]: TenantData[K] extends Array<infer R> ? (R extends { id: string } ? K : never) : never;
+}[keyof TenantData];
+/** A record of that collection, as its schema declares it. */
+export type RecordOf<K extends RecordCollectionName> = TenantData[K] extends Array<infer R> ? R : never;
+/** Field equality filters (compared as text by the mock) and paging. */
+export type RecordFilter<R> = { [F in keyof R]?: string | number | boolean } & { offset?: number; limit?: number };
+
+/** The records of one collection of one tenant, in the client's sandbox. */
+export interface RecordsClient<R> {
+  list(filter?: RecordFilter<R>): Promise<{ total: number; records: R[] }>;
+  get(id: string): Promise<R>;
+  /** the whole record; without `id`, one is minted from the sandbox's seed */
+  create(record: Omit<R, 'id'> & { id?: string }): Promise<R>;
+  patch(id: string, fields: Partial<Omit<R, 'id'>>): Promise<R>;
+  delete(id: string): Promise<{ deleted: string }>;
+}
 
 /**
  * The typed client. Declared, not inferred, so that `sandbox(name)` answers this same type (an inferred recursive
@@ -193,6 +213,8 @@ export interface AdminClient {
     /** Throws an Error listing every finding of severity error (with `{ severity: 'warning' }`, warnings too). */
     assertNone(opts?: { severity?: Finding['severity'] }): Promise<void>;
   };
+  /** any record of a tenant's data in this client's sandbox, typed by its collection's schema (docs/data.md) */
+  records<K extends RecordCollectionName>(tenantId: string, collection: K): RecordsClient<RecordOf<K>>;
   /** the local CA certificate (PEM) of a server started with --https */
   caCertificate(): Promise<string>;
 }
@@ -359,6 +381,21 @@ export function adminClient(options: AdminClientOptions): AdminClient {
             .join('\n')}`,
         );
       },
+    },
+    records: <K extends RecordCollectionName>(tenantId: string, collection: K): RecordsClient<RecordOf<K>> => {
+      type R = RecordOf<K>;
+      const path = `/data/${encodeURIComponent(tenantId)}/${encodeURIComponent(collection)}`;
+      const one = (id: string) => `${path}/${encodeURIComponent(id)}`;
+      return {
+        list: (filter: RecordFilter<R> = {}) => {
+          const query = Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, String(v)]));
+          return inSandbox<{ total: number; records: R[] }>('GET', path, query);
+        },
+        get: (id: string) => inSandbox<R>('GET', one(id)),
+        create: (record: Omit<R, 'id'> & { id?: string }) => call<R>('POST', path, {}, record),
+        patch: (id: string, fields: Partial<Omit<R, 'id'>>) => call<R>('PATCH', one(id), {}, fields),
+        delete: (id: string) => call<{ deleted: string }>('DELETE', one(id)),
+      };
     },
     caCertificate: () => call<string>('GET', '/ca.pem'),
   };

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
-import { Data } from '../store/data.js';
+import { Data } from '../schemas/tenant-data.js';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
 import {
   ActiveScenario,

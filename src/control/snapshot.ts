@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Data } from '../store/data.js';
+import { Data } from '../schemas/tenant-data.js';
 import { checkOrThrow } from '../schemas/check.js';
 import { ClockState } from '../schemas/control.js';
 import type { Sandbox, SandboxRegistry } from '../store/sandbox.js';

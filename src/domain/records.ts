@@ -3,7 +3,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
 import { fail } from '../errors.js';
-import { TenantData } from '../store/data.js';
+import { TenantData } from '../schemas/tenant-data.js';
 import { findById, isCollectionName, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 

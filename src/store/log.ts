@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Low, LowSync } from 'lowdb';
 import { JSONFile, JSONFileSync } from 'lowdb/node';
-import { Data, TenantData } from './data.js';
+import { Data, TenantData } from '../schemas/tenant-data.js';
 import { checkOrThrow } from '../schemas/check.js';
 import { ClockState } from '../schemas/control.js';
 import { Nullable } from '../schemas/common.js';

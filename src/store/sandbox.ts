@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync } from 'node:fs';
-import type { Data } from './data.js';
+import type { Data } from '../schemas/tenant-data.js';
 import { Clock } from './clock.js';
 import type { ClockState } from '../schemas/control.js';
 import { newOutbox } from './outbox.js';

@@ -1,6 +1,6 @@
 // One sandbox's data: the shared base world plus what the sandbox changed (see docs/store.md).
 import { createHash } from 'node:crypto';
-import { TenantData, type Data } from './data.js';
+import { TenantData, type Data } from '../schemas/tenant-data.js';
 import { cached, deepFreeze, type BaseWorld, type WorldStamp } from './world.js';
 
 /** The collections of a tenant (every field of TenantData but the tenant record itself). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Data } from './data.js';
+import type { Data } from '../schemas/tenant-data.js';
 
 /**
  * Freezes a value and everything it holds, so a stray mutation of shared data throws (TypeError in strict mode)

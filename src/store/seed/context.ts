@@ -3,7 +3,7 @@ import type { Faker } from '@faker-js/faker';
 // entry (~0.2 s of start-up). Their merged definitions are what `new Faker({ locale: [ru, en, base] })` builds.
 import { faker as fakerRu } from '@faker-js/faker/locale/ru';
 import { faker as fakerEn } from '@faker-js/faker/locale/en';
-import type { TenantData } from '../data.js';
+import type { TenantData } from '../../schemas/tenant-data.js';
 import type { FixtureTenant } from '../fixtures.js';
 import { seedFrom } from '../ids.js';
 

@@ -1,4 +1,4 @@
-import { Data, TenantData } from '../data.js';
+import { Data, TenantData } from '../../schemas/tenant-data.js';
 import type { Fixtures } from '../fixtures.js';
 import { checkOrThrow } from '../../schemas/check.js';
 import { fakerFor, type Seeder, type SizeOptions } from './context.js';

@@ -16,13 +16,13 @@ import {
   TwoFactorChallengeRecord,
   UserGroupRecord,
   UserRecord,
-} from '../schemas/records.js';
-import { WorkflowCollections } from '../schemas/workflow.js';
-import { PeopleCollections } from '../schemas/people-records.js';
-import { ContentCollections } from '../schemas/content.js';
-import { CalendarCollections } from '../schemas/calendar.js';
-import { EngageCollections } from '../schemas/ideas.js';
-import { IntegrationCollections } from '../schemas/integration-records.js';
+} from './records.js';
+import { WorkflowCollections } from './workflow.js';
+import { PeopleCollections } from './people-records.js';
+import { ContentCollections } from './content.js';
+import { CalendarCollections } from './calendar.js';
+import { EngageCollections } from './ideas.js';
+import { IntegrationCollections } from './integration-records.js';
 
 export const CoreCollections = {
   tenant: TenantRecord,
