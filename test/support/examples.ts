@@ -2,7 +2,9 @@
 // called with its valid input (valid-inputs.ts) in a fresh sandbox, as the demo admin, with the default seed and a
 // fixed clock, so the capture is the same on every run. `npm run openapi` writes it (scripts/openapi-examples.mjs);
 // test/openapi-examples.test.ts fails when the committed file is stale.
+import { relative } from 'node:path';
 import { buildApp } from '../../src/app.js';
+import { packageRoot } from '../../src/paths.js';
 import type { Examples } from '../../src/openapi.js';
 import { loadDoc, operations } from './openapi.js';
 import { makeCtx, validInputs } from './valid-inputs.js';
@@ -23,9 +25,14 @@ const trim = (v: unknown): unknown => {
   if (Array.isArray(v)) return v.slice(0, 2).map(trim);
   if (typeof v === 'string') return v.length > 200 ? `${v.slice(0, 200)}…` : v;
   if (v === null || typeof v !== 'object') return v;
-  // a sandbox's createdAt is wall-clock time
+  // a sandbox's createdAt is wall-clock time; a scenario file's path is where the package sits on this machine
   const steady = (k: string, x: unknown) =>
-    volatile[k] ?? (k === 'createdAt' && 'journalEntries' in v ? clock : trim(x));
+    volatile[k] ??
+    (k === 'createdAt' && 'journalEntries' in v
+      ? clock
+      : k === 'file' && typeof x === 'string'
+        ? relative(packageRoot, x)
+        : trim(x));
   return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, steady(k, x)]));
 };
 
