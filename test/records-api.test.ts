@@ -158,3 +158,12 @@ t.test('the typed client: records(tenantId, collection)', async (t) => {
   );
   t.same(await users.delete(made.id), { deleted: made.id });
 });
+
+t.test('a record other records name cannot be deleted (409 naming them); nothing cascades', async (t) => {
+  const { call } = await listening(t);
+  await call('PUT', '/__admin/sandboxes/refs');
+  const res = await call('DELETE', `${users}/${accounts.admin.userId}?sandbox=refs`);
+  t.equal(res.status, 409);
+  t.match(res.body.message, /is named by .*employments\/[^ ]+\.userId/, 'names who points to it');
+  t.equal((await call('GET', `${users}/${accounts.admin.userId}?sandbox=refs`)).status, 200, 'still there');
+});

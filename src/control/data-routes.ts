@@ -143,10 +143,12 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'mockRecordDelete',
         tags,
         summary: 'Delete a record',
-        description: 'Removes the record; records that point to it are left as they are (not yet checked).',
+        description:
+          'Removes the record. One that other records name (a field equal to its id, or a list holding it) is ' +
+          'a 409 naming them: delete or patch those first. Nothing cascades.',
         params: RecordParams,
         querystring: SandboxOnly,
-        response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 502, 503) },
+        response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 409, 502, 503) },
       },
       preHandler: ownerFirst,
     },

@@ -113,8 +113,34 @@ export function patchRecord(
   return store.update(tenant, name as never, current as never, next as never) as unknown as AnyRecord;
 }
 
+/** Where other records of the tenant name `id` (a field equal to it, or a list holding it): "collection/id.field". */
+function referencesTo(tenant: Tenant, id: string): string[] {
+  const found: string[] = [];
+  for (const name of Object.keys(TenantData.properties)) {
+    const list = tenant[name as keyof Tenant];
+    if (!Array.isArray(list)) continue;
+    for (const [i, record] of (list as readonly Record<string, unknown>[]).entries()) {
+      if (record.id === id) continue;
+      for (const [field, value] of Object.entries(record)) {
+        if (value === id || (Array.isArray(value) && value.includes(id)))
+          found.push(`${name}/${typeof record.id === 'string' ? record.id : i}.${field}`);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Deletes a record no other record names; one that others point to is a 409 naming them (delete or patch those
+ * first): the portal's operations would otherwise meet a dangling reference the real portal never has.
+ */
 export function deleteRecord(store: SandboxStore, tenant: Tenant, collection: string, id: string): void {
   const { name } = recordCollection(collection);
   getRecord(tenant, collection, id);
+  const pointing = referencesTo(tenant, id);
+  if (pointing.length > 0) {
+    const listed = pointing.slice(0, 5).join(', ') + (pointing.length > 5 ? ` and ${pointing.length - 5} more` : '');
+    throw fail.conflict(`${name} record "${id}" is named by ${listed}: delete or patch those first`);
+  }
   store.remove(tenant, name, (r) => (r as unknown as AnyRecord).id === id);
 }
