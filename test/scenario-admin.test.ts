@@ -120,6 +120,19 @@ t.test('extends, and definitions refused with their JSON path (nothing changes)'
       },
       /at \/stubs\/0\/match\/query\/q/,
     ],
+    [
+      'a body matcher on an operation without a JSON body',
+      {
+        ...stubbing('qa-bad', 500),
+        stubs: [{ operationId: 'mobileOauthList', status: 500, match: { body: { a: 1 } } }],
+      },
+      /at \/stubs\/0\/match\/body: operation "mobileOauthList" takes no JSON body/,
+    ],
+    [
+      'a body matcher on a GET',
+      { ...stubbing('qa-bad', 500), stubs: [{ method: 'GET', path: '/x', status: 500, match: { body: { a: 1 } } }] },
+      /at \/stubs\/0\/match\/body: a GET request carries no body/,
+    ],
     ['a cycle', { name: 'qa-bad', description: 'x', extends: 'qa-bad' }, /cycle/],
     ['an unknown finding code', { ...stubbing('qa-bad', 500), findings: { off: ['nope'] } }, /at \/findings\/off\/0/],
   ];

@@ -32,9 +32,12 @@ export type ScenarioRegistryOptions = {
 export const scenarioRegistryPlugin = fp(
   async (app: FastifyInstance, options: ScenarioRegistryOptions) => {
     const operationIds = new Set<string>();
+    const jsonBodies = new Set<string>(); // what a stub's body matcher can look at
     app.addHook('onRoute', (route) => {
       const id = route.schema?.operationId;
-      if (typeof id === 'string') operationIds.add(id);
+      if (typeof id !== 'string') return;
+      operationIds.add(id);
+      if (route.schema?.body !== undefined) jsonBodies.add(id);
     });
 
     let registry: ScenarioRegistry | null = null;
@@ -47,7 +50,10 @@ export const scenarioRegistryPlugin = fp(
 
     app.addHook('onReady', async () => {
       const definedFile = options.dataDir ? join(options.dataDir, definedScenariosFileName) : null;
-      const loaded = new ScenarioRegistry([bundledScenariosDir, ...options.dirs], operationIds, { definedFile });
+      const loaded = new ScenarioRegistry([bundledScenariosDir, ...options.dirs], operationIds, {
+        definedFile,
+        jsonBodies,
+      });
       if (!loaded.get(options.defaultScenario)) {
         const known = loaded.names().join(', ');
         throw new UsageError(`--scenario: unknown scenario "${options.defaultScenario}"; known: ${known}`);

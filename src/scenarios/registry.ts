@@ -90,9 +90,27 @@ type Definitions = Map<string, { file: string; scenario: ScenarioFile }>;
 
 const definedSource = (name: string) => `admin API (PUT /__admin/scenarios/${name})`;
 
+/** The operations the routes declare: every operationId, and those that take a JSON body. */
+export type KnownOperations = { operationIds: ReadonlySet<string>; jsonBodies: ReadonlySet<string> | null };
+
+/** A body matcher on a stub whose requests carry no JSON body would never match: refused, not silently inert. */
+function bodyMatcherProblem(s: ScenarioFile, jsonBodies: ReadonlySet<string> | null): string | null {
+  for (const [i, stub] of (s.stubs ?? []).entries()) {
+    if (stub.match?.body === undefined) continue;
+    const at = `at /stubs/${i}/match/body`;
+    if (stub.method !== undefined && ['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(stub.method.toUpperCase()))
+      return `${at}: a ${stub.method.toUpperCase()} request carries no body, so a body matcher never matches`;
+    const op = stub.operationId;
+    if (jsonBodies && op !== undefined && op !== '*' && !jsonBodies.has(op))
+      return `${at}: operation "${op}" takes no JSON body, so a body matcher never matches`;
+  }
+  return null;
+}
+
 /** What every definition is checked for beyond its schema, wherever it comes from (a file, the admin API). */
-function checkDefinition(scenario: ScenarioFile, where: string, operationIds: ReadonlySet<string>): void {
-  const problem = stubMatcherProblem(scenario);
+function checkDefinition(scenario: ScenarioFile, where: string, known: KnownOperations): void {
+  const { operationIds } = known;
+  const problem = stubMatcherProblem(scenario) ?? bodyMatcherProblem(scenario, known.jsonBodies);
   if (problem) throw new ScenarioError(`${where}: ${problem}`);
   for (const op of namedOperations(scenario)) {
     if (!operationIds.has(op.id)) throw new ScenarioError(`${where}: at ${op.path}: unknown operationId "${op.id}"`);
@@ -106,14 +124,14 @@ function checkDefinition(scenario: ScenarioFile, where: string, operationIds: Re
 }
 
 /** A definition given as a value (the admin API, the saved definitions): the schema, then checkDefinition. */
-function checkDefinitionValue(value: unknown, where: string, operationIds: ReadonlySet<string>): ScenarioFile {
+function checkDefinitionValue(value: unknown, where: string, known: KnownOperations): ScenarioFile {
   let scenario: ScenarioFile;
   try {
     scenario = checkOrThrow(ScenarioFile, value, where);
   } catch (err) {
     throw new ScenarioError(err instanceof CheckError ? err.message : `${where}: ${(err as Error).message}`);
   }
-  checkDefinition(scenario, where, operationIds);
+  checkDefinition(scenario, where, known);
   return scenario;
 }
 
@@ -171,15 +189,20 @@ export class ScenarioRegistry {
   private defined: Map<string, ScenarioFile>;
   private readonly definedFile: string | null;
   private readonly dirs: string[];
-  private readonly operationIds: ReadonlySet<string>;
+  private readonly known: KnownOperations;
   private watchers: FSWatcher[] = [];
   private reloadTimer: NodeJS.Timeout | null = null;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private closed = false;
 
-  constructor(dirs: string[], operationIds: ReadonlySet<string>, options: { definedFile?: string | null } = {}) {
+  /** `jsonBodies`: the operations that take a JSON body (a body matcher on another is refused); null: not checked */
+  constructor(
+    dirs: string[],
+    operationIds: ReadonlySet<string>,
+    options: { definedFile?: string | null; jsonBodies?: ReadonlySet<string> | null } = {},
+  ) {
     this.dirs = dirs;
-    this.operationIds = operationIds;
+    this.known = { operationIds, jsonBodies: options.jsonBodies ?? null };
     this.definedFile = options.definedFile ?? null;
     this.files = this.readFiles();
     this.defined = this.readDefined();
@@ -199,7 +222,7 @@ export class ScenarioRegistry {
     if (!Array.isArray(saved.scenarios)) throw new ScenarioError(`${file}: at /scenarios: expected an array`);
     const defined = new Map<string, ScenarioFile>();
     saved.scenarios.forEach((value, i) => {
-      const scenario = checkDefinitionValue(value, `${file}: at /scenarios/${i}`, this.operationIds);
+      const scenario = checkDefinitionValue(value, `${file}: at /scenarios/${i}`, this.known);
       defined.set(scenario.name, scenario);
     });
     return defined;
@@ -217,7 +240,7 @@ export class ScenarioRegistry {
    * the definition is not valid.
    */
   define(name: string, value: unknown): { scenario: Scenario; created: boolean } {
-    const scenario = checkDefinitionValue(value, `scenario "${name}"`, this.operationIds);
+    const scenario = checkDefinitionValue(value, `scenario "${name}"`, this.known);
     if (scenario.name !== name)
       throw new ScenarioError(`scenario "${name}": at /name: expected "${name}" (the name in the URL)`);
     const defined = new Map(this.defined).set(name, scenario);
@@ -271,7 +294,7 @@ export class ScenarioRegistry {
       for (const name of names) {
         const file = join(dir, name);
         const scenario = readScenarioFile(file);
-        checkDefinition(scenario, file, this.operationIds);
+        checkDefinition(scenario, file, this.known);
         files.set(scenario.name, { file, scenario });
       }
     }
