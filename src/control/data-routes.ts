@@ -10,7 +10,7 @@ import {
   recordCollections,
   recordTenant,
 } from '../domain/records.js';
-import { adminSandbox, existingSandbox, ownerFirst } from './sandbox.js';
+import { adminSandbox, existingSandbox, ownerFirst, SandboxQuery } from './sandbox.js';
 
 const tags = ['mock'];
 
@@ -26,11 +26,10 @@ const ListQuery = Type.Object(
   {
     offset: Type.Integer({ minimum: 0, default: 0 }),
     limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
-    sandbox: Type.Optional(Type.String()),
+    ...SandboxQuery.properties,
   },
   { additionalProperties: Type.String(), description: 'any other parameter: a field the records must equal' },
 );
-const SandboxOnly = Type.Object({ sandbox: Type.Optional(Type.String()) });
 
 /**
  * The records API: any record of a tenant's data in the sandbox of the call, read and written through the store's
@@ -72,7 +71,7 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'One record by id',
         description: 'The record as the store holds it. Reads never make a sandbox (404).',
         params: RecordParams,
-        querystring: SandboxOnly,
+        querystring: SandboxQuery,
         response: { 200: AnyRecord, ...errors(400, 401, 404, 502, 503) },
       },
       preHandler: ownerFirst,
@@ -94,7 +93,7 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "The body is the record, checked whole against its collection's schema (400 naming the field; nothing " +
           'is written). The id is minted from the sandbox seed when not given; an id that exists is a 409.',
         params: CollectionParams,
-        querystring: SandboxOnly,
+        querystring: SandboxQuery,
         body: RecordBody,
         response: { 201: AnyRecord, ...errors(400, 401, 404, 409, 502, 503) },
       },
@@ -122,7 +121,7 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "The fields given replace the record's; id and tenantId cannot change. The result is checked whole (400 " +
           'naming the field; nothing is written).',
         params: RecordParams,
-        querystring: SandboxOnly,
+        querystring: SandboxQuery,
         body: RecordBody,
         response: { 200: AnyRecord, ...errors(400, 401, 404, 502, 503) },
       },
@@ -147,7 +146,7 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Removes the record. One that other records name (a field equal to its id, or a list holding it) is ' +
           'a 409 naming them: delete or patch those first. Nothing cascades.',
         params: RecordParams,
-        querystring: SandboxOnly,
+        querystring: SandboxQuery,
         response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 409, 502, 503) },
       },
       preHandler: ownerFirst,

@@ -6,6 +6,7 @@ import { fail } from '../errors.js';
 import { TenantData } from '../schemas/tenant-data.js';
 import { findById, isCollectionName, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
+import { textOf } from '../shared/matchers.js';
 
 type AnyRecord = Record<string, unknown> & { id: string };
 
@@ -52,8 +53,7 @@ export function listRecords(tenant: Tenant, collection: string, query: RecordQue
         `unknown filter "${field.slice(0, 80)}": ${name} records have ${Object.keys(schema.properties).join(', ')}`,
       );
   }
-  const text = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
-  const matching = recordsOf(tenant, name).filter((r) => fields.every(([field, value]) => text(r[field]) === value));
+  const matching = recordsOf(tenant, name).filter((r) => fields.every(([field, value]) => textOf(r[field]) === value));
   return { total: matching.length, records: matching.slice(query.offset, query.offset + query.limit) };
 }
 
