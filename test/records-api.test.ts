@@ -68,8 +68,8 @@ t.test('create, patch, delete: the portal sees each at once; other sandboxes nev
   const record = await newcomer(call);
   const made = await call('POST', `${users}?sandbox=arrange`, record);
   t.equal(made.status, 201);
-  t.match(made.body, { id: /^[0-9a-f-]{36}$/, lastName: 'Quillfeather' });
-  const id = made.body.id as string;
+  t.match(made.body, { records: [{ id: /^[0-9a-f-]{36}$/, lastName: 'Quillfeather' }], dependents: {} });
+  const id = made.body.records[0].id as string;
   t.same(await search('arrange', 'Quillfeather'), [id], 'the portal finds the new employee');
   t.same(await search('elsewhere', 'Quillfeather'), [], 'another sandbox does not');
   t.equal((await call('POST', `${users}?sandbox=arrange`, { ...record, id })).status, 409, 'an id that exists');
@@ -118,14 +118,19 @@ t.test('the same calls give the same ids; a reset undoes them', async (t) => {
   const { call } = await listening(t);
   const record = await newcomer(call);
   await call('POST', `${users}?sandbox=one`, { ...record, email: 'bad' }); // refused: mints nothing
-  const a = (await call('POST', `${users}?sandbox=one`, record)).body.id;
-  const b = (await call('POST', `${users}?sandbox=two`, record)).body.id;
+  const a = (await call('POST', `${users}?sandbox=one`, record)).body.records[0].id;
+  const b = (await call('POST', `${users}?sandbox=two`, record)).body.records[0].id;
   t.ok(a && b);
-  const again = (await call('POST', `${users}?sandbox=one`, { ...record, email: 'zoe2@romashka.test' })).body.id;
+  const again = (await call('POST', `${users}?sandbox=one`, { ...record, email: 'zoe2@romashka.test' })).body.records[0]
+    .id;
   t.not(again, a, 'a second create mints another id');
   await call('POST', '/__admin/reset?sandbox=one', {});
   t.equal((await call('GET', `${users}/${a}?sandbox=one`)).status, 404, 'reset undoes it');
-  t.equal((await call('POST', `${users}?sandbox=one`, record)).body.id, a, 'after a reset the same id again');
+  t.equal(
+    (await call('POST', `${users}?sandbox=one`, record)).body.records[0].id,
+    a,
+    'after a reset the same id again',
+  );
 });
 
 t.test('with --data, a created record survives a restart', async (t) => {
@@ -136,7 +141,7 @@ t.test('with --data, a created record survives a restart', async (t) => {
   t.equal(made.status, 201);
   await first.close();
   const second = await listening(t, { data });
-  const back = await second.call('GET', `${users}/${made.body.id}?sandbox=kept`);
+  const back = await second.call('GET', `${users}/${made.body.records[0].id}?sandbox=kept`);
   t.equal(back.status, 200, 'back after the restart');
   t.equal(back.body.lastName, 'Quillfeather');
 });
@@ -149,7 +154,9 @@ t.test('the typed client: records(tenantId, collection)', async (t) => {
   t.equal(me.id, accounts.admin.userId, 'a read makes the sandbox it names through the client, as other reads');
   const { id: _id, ...fields } = me;
   const who = { firstName: 'Zoe', lastName: 'Quillfeather', name: 'Zoe Quillfeather', middleName: null };
-  const made = await users.create({ ...fields, ...who, email: 'zoe.quill@romashka.test' });
+  const { records } = await users.create({ ...fields, ...who, email: 'zoe.quill@romashka.test' });
+  const made = records[0];
+  if (!made) throw new Error('the create answered no record');
   t.same(await search('typed', 'Quillfeather'), [made.id]);
   t.equal((await users.patch(made.id, { statusText: 'Hi' })).statusText, 'Hi');
   t.ok(
@@ -166,4 +173,24 @@ t.test('a record other records name cannot be deleted (409 naming them); nothing
   t.equal(res.status, 409);
   t.match(res.body.message, /is named by .*employments\/[^ ]+\.userId/, 'names who points to it');
   t.equal((await call('GET', `${users}/${accounts.admin.userId}?sandbox=refs`)).status, 200, 'still there');
+});
+
+t.test('{count, record} creates several alike; a bad count is a 400 and makes nothing', async (t) => {
+  const { call } = await listening(t);
+  const notifications = `/__admin/data/${tenants.romashka}/notifications`;
+  await call('PUT', '/__admin/sandboxes/many');
+  const [sample] = (await call('GET', `${notifications}?sandbox=many&limit=1`)).body.records;
+  const { id: _id, ...record } = sample;
+  const before = (await call('GET', `${notifications}?sandbox=many&limit=1`)).body.total;
+  const made = await call('POST', `${notifications}?sandbox=many`, { count: 3, record });
+  t.equal(made.status, 201);
+  t.equal(made.body.records.length, 3);
+  t.equal(new Set(made.body.records.map((r: { id: string }) => r.id)).size, 3, 'each its own id');
+  t.equal((await call('GET', `${notifications}?sandbox=many&limit=1`)).body.total, before + 3);
+  for (const count of [0, 1001, 1.5, 'two']) {
+    const res = await call('POST', `${notifications}?sandbox=many`, { count, record });
+    t.equal(res.status, 400, `count ${count}`);
+    t.match(res.body.message, /count: an integer from 1 to 1000/);
+  }
+  t.equal((await call('GET', `${notifications}?sandbox=many&limit=1`)).body.total, before + 3, 'nothing more');
 });

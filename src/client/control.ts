@@ -113,12 +113,15 @@ export type RecordOf<K extends RecordCollectionName> = TenantData[K] extends Arr
 /** Field equality filters (compared as text by the mock) and paging. */
 export type RecordFilter<R> = { [F in keyof R]?: string | number | boolean } & { offset?: number; limit?: number };
 
+/** What a create made: the records of the collection named, and the records of others they needed. */
+export type Created<R> = { records: R[]; dependents: Partial<{ [K in RecordCollectionName]: RecordOf<K>[] }> };
+
 /** The records of one collection of one tenant, in the client's sandbox. */
 export interface RecordsClient<R> {
   list(filter?: RecordFilter<R>): Promise<{ total: number; records: R[] }>;
   get(id: string): Promise<R>;
   /** the whole record; without `id`, one is minted from the sandbox's seed */
-  create(record: Omit<R, 'id'> & { id?: string }): Promise<R>;
+  create(record: Omit<R, 'id'> & { id?: string }): Promise<Created<R>>;
   patch(id: string, fields: Partial<Omit<R, 'id'>>): Promise<R>;
   delete(id: string): Promise<{ deleted: string }>;
 }
@@ -392,7 +395,7 @@ export function adminClient(options: AdminClientOptions): AdminClient {
           return inSandbox<{ total: number; records: R[] }>('GET', path, query);
         },
         get: (id: string) => inSandbox<R>('GET', one(id)),
-        create: (record: Omit<R, 'id'> & { id?: string }) => call<R>('POST', path, {}, record),
+        create: (record: Omit<R, 'id'> & { id?: string }) => call<Created<R>>('POST', path, {}, record),
         patch: (id: string, fields: Partial<Omit<R, 'id'>>) => call<R>('PATCH', one(id), {}, fields),
         delete: (id: string) => call<{ deleted: string }>('DELETE', one(id)),
       };

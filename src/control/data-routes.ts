@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../schemas/common.js';
 import {
-  createRecord,
+  createRecords,
   deleteRecord,
   getRecord,
   listRecords,
@@ -22,6 +22,19 @@ const RecordParams = Type.Object({ ...CollectionParams.properties, id: Type.Stri
 // a record of any collection: each is checked against its own collection's schema by the handler (docs/data.md)
 const AnyRecord = Type.Object({ id: Type.String() }, { additionalProperties: true });
 const RecordBody = Type.Object({}, { additionalProperties: true, description: 'fields of a record of the collection' });
+const CreateBody = Type.Object(
+  {},
+  {
+    additionalProperties: true,
+    description: 'a record of the collection, or {count: N, record: {...}} for N records alike (docs/data.md)',
+  },
+);
+const CreatedRecords = Type.Object({
+  records: Type.Array(AnyRecord, { description: 'the records of the collection named, in the order made' }),
+  dependents: Type.Record(Type.String(), Type.Array(AnyRecord), {
+    description: 'records of other collections made because those need them, by collection',
+  }),
+});
 const ListQuery = Type.Object(
   {
     offset: Type.Integer({ minimum: 0, default: 0 }),
@@ -88,14 +101,15 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'mockRecordCreate',
         tags,
-        summary: 'Create a record',
+        summary: 'Create records',
         description:
-          "The body is the record, checked whole against its collection's schema (400 naming the field; nothing " +
-          'is written). The id is minted from the sandbox seed when not given; an id that exists is a 409.',
+          'The body is the record, or {count, record} for several alike; each is checked whole against its ' +
+          "collection's schema (400 naming the field; nothing is written). The id is minted from the sandbox seed " +
+          'when not given; an id that exists is a 409.',
         params: CollectionParams,
         querystring: SandboxQuery,
-        body: RecordBody,
-        response: { 201: AnyRecord, ...errors(400, 401, 404, 409, 502, 503) },
+        body: CreateBody,
+        response: { 201: CreatedRecords, ...errors(400, 401, 404, 409, 502, 503) },
       },
       preHandler: ownerFirst,
     },
@@ -103,10 +117,10 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const sandbox = adminSandbox(req);
       const tenant = recordTenant(sandbox.store, req.params.tenantId);
       // a refused record leaves no trace, not even a minted id: the same calls give the same ids
-      const create = () => createRecord(sandbox.store, tenant, req.params.collection, req.body);
-      const record = sandbox.change(() => sandbox.store.transaction(create));
+      const create = () => createRecords(sandbox.store, tenant, req.params.collection, req.body);
+      const created = sandbox.change(() => sandbox.store.transaction(create));
       reply.code(201);
-      return record;
+      return created;
     },
   );
 

@@ -95,6 +95,34 @@ export function createRecord(store: SandboxStore, tenant: Tenant, collection: st
   return store.insert(tenant, name, record as never) as unknown as AnyRecord;
 }
 
+/** What a create made: the records of the collection named, and those they needed (by collection). */
+export type Created = { records: AnyRecord[]; dependents: Record<string, AnyRecord[]> };
+
+/** At most this many records in one create. */
+export const maxCreateCount = 1000;
+
+/**
+ * A create's body: one record, or `{ "count": N, "record": {...} }` for N alike (no record of any collection has
+ * a top-level `count`, so the two cannot be confused). Each is created as `createRecord` does.
+ */
+export function createRecords(store: SandboxStore, tenant: Tenant, collection: string, body: Record<string, unknown>) {
+  const batch = 'count' in body && Object.keys(body).every((key) => key === 'count' || key === 'record');
+  const count = batch ? body.count : 1;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > maxCreateCount)
+    throw fail.badRequest(`count: an integer from 1 to ${maxCreateCount}`, [
+      { field: 'body.count', message: `an integer from 1 to ${maxCreateCount}` },
+    ]);
+  const record = batch ? (body.record ?? {}) : body;
+  if (typeof record !== 'object' || record === null || Array.isArray(record))
+    throw fail.badRequest('record: an object, the fields of the records to create', [
+      { field: 'body.record', message: 'an object' },
+    ]);
+  const created: Created = { records: [], dependents: {} };
+  for (let i = 0; i < count; i++)
+    created.records.push(createRecord(store, tenant, collection, record as Record<string, unknown>));
+  return created;
+}
+
 /** Changes the fields given; id and tenantId cannot change (400). The result is checked whole. */
 export function patchRecord(
   store: SandboxStore,

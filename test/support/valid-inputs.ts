@@ -352,7 +352,7 @@ export const validInputs: Record<string, Valid> = {
     const [first] = (await call(ctx, { url: `${base}?sandbox=${ctx.sandbox}&limit=1` })).records;
     const { id: _id, ...fields } = first;
     const made = await call(ctx, { method: 'POST', url: `${base}?sandbox=${ctx.sandbox}`, payload: fields });
-    return { method: 'DELETE', url: `${base}/${made.id}?sandbox=${ctx.sandbox}` };
+    return { method: 'DELETE', url: `${base}/${made.records[0].id}?sandbox=${ctx.sandbox}` };
   },
   mockScenarioView: admin({ url: '/__admin/scenarios/hold-tickets' }),
   // replaces a definition it makes first, so the answer is the same 200 however often it runs
