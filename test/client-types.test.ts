@@ -47,7 +47,11 @@ export async function use() {
   const users = admin.records('tenant-id', 'users');
   const boss: boolean | undefined = (await users.list({ isBoss: true, limit: 5 })).records[0]?.isBoss;
   const text: string = (await users.patch('user-id', { statusText: 'On leave' })).statusText;
-  return [status, n, expired, deleted, pushes, boss, text];
+  const made = await other.data.users.create({ twoFactor: true });
+  const twoFactor: boolean | undefined = made.records[0]?.twoFactor;
+  const jobs = made.dependents.employments?.map((e) => e.position);
+  const ideas = await admin.data.tenant('another-tenant').ideas.createMany(3);
+  return [status, n, expired, deleted, pushes, boss, text, twoFactor, jobs, ideas];
 }
 `,
   misspelt: `${header}
@@ -67,6 +71,12 @@ export const x = adminClient({ baseUrl: 'http://x' }).requests.assert({ operatio
 `,
   collection: `${header}
 export const x = adminClient({ baseUrl: 'http://x' }).records('t', 'userz');
+`,
+  dataCollection: `${header}
+export const x = adminClient({ baseUrl: 'http://x' }).data.userz.list();
+`,
+  dataField: `${header}
+export const x = adminClient({ baseUrl: 'http://x' }).sandbox('y').data.users.create({ twoFactr: true });
 `,
   record: `${header}
 export const x = adminClient({ baseUrl: 'http://x' }).records('t', 'users').patch('id', { isBoss: 'yes' });
@@ -111,6 +121,8 @@ t.test('dist/client/control.d.ts: sandbox(name) keeps the client type; answers a
     /TS2322: Type 'string' is not assignable to type 'boolean( \| undefined)?'/,
     "a record's fields are typed",
   );
+  t.match(of('dataCollection'), /TS2551: Property 'userz' does not exist/, 'data.<collection> is checked');
+  t.match(of('dataField'), /TS2561.*twoFactr/, "and a factory's fields are the record's");
   const elsewhere = [...found].filter(([f]) => !f.startsWith(`test${'/'}.client-types`));
   t.same(elsewhere, [], 'and nothing else fails to compile');
 });

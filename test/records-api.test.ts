@@ -163,7 +163,7 @@ t.test('the typed client: records(tenantId, collection)', async (t) => {
     (await users.list({ isBoss: true })).records.every((u) => u.isBoss),
     'a typed filter',
   );
-  t.same(await users.delete(made.id), { deleted: made.id });
+  t.same(await users.remove(made.id), { deleted: made.id });
 });
 
 t.test('a record other records name cannot be deleted (409 naming them); nothing cascades', async (t) => {

@@ -72,6 +72,8 @@ export type AdminClientOptions = {
   sandbox?: string;
   /** the --admin-token of the server */
   adminToken?: string;
+  /** the tenant of `data` (default: the first tenant of the mock's fixtures) */
+  tenantId?: string;
   /** another fetch (default: the global one) */
   fetch?: typeof fetch;
   /**
@@ -120,11 +122,25 @@ export type Created<R> = { records: R[]; dependents: Partial<{ [K in RecordColle
 export interface RecordsClient<R> {
   list(filter?: RecordFilter<R>): Promise<{ total: number; records: R[] }>;
   get(id: string): Promise<R>;
-  /** the whole record; without `id`, one is minted from the sandbox's seed */
-  create(record: Omit<R, 'id'> & { id?: string }): Promise<Created<R>>;
+  /**
+   * Creates a record from the fields given: the mock fills the others as its seeder would (an id from the sandbox's
+   * seed, references to existing records of the tenant) and makes what the record needs (a user's employment),
+   * answered in `dependents`.
+   */
+  create(record?: Partial<R>): Promise<Created<R>>;
+  /** `count` records alike, each filled as `create` does (unique fields differ) */
+  createMany(count: number, record?: Partial<R>): Promise<Created<R>>;
   patch(id: string, fields: Partial<Omit<R, 'id'>>): Promise<R>;
-  delete(id: string): Promise<{ deleted: string }>;
+  remove(id: string): Promise<{ deleted: string }>;
 }
+
+/**
+ * Every collection of one tenant's data, typed by its schema: `data.users.create({ twoFactor: true })`.
+ * `tenant(id)` is the same for another tenant.
+ */
+export type DataClient = { readonly [K in RecordCollectionName]: RecordsClient<RecordOf<K>> } & {
+  tenant(tenantId: string): DataClient;
+};
 
 /**
  * The typed client. Declared, not inferred, so that `sandbox(name)` answers this same type (an inferred recursive
@@ -216,6 +232,11 @@ export interface AdminClient {
     /** Throws an Error listing every finding of severity error (with `{ severity: 'warning' }`, warnings too). */
     assertNone(opts?: { severity?: Finding['severity'] }): Promise<void>;
   };
+  /**
+   * The data of the client's sandbox (docs/data.md), by collection, of the tenant `options.tenantId` (default: the
+   * first tenant of the mock's fixtures); `data.tenant(id)` for another.
+   */
+  data: DataClient;
   /** any record of a tenant's data in this client's sandbox, typed by its collection's schema (docs/data.md) */
   records<K extends RecordCollectionName>(tenantId: string, collection: K): RecordsClient<RecordOf<K>>;
   /** the local CA certificate (PEM) of a server started with --https */
@@ -267,6 +288,47 @@ export function adminClient(options: AdminClientOptions): AdminClient {
     const parsed: unknown = type.includes('json') && text ? JSON.parse(text) : text;
     if (!res.ok) throw new AdminError(res.status, parsed, `${method} /__admin${path}`);
     return { body: parsed as T, headers: res.headers };
+  }
+
+  /** The records API of one collection; the tenant is asked for at the first call (see `data`). */
+  function recordsOf<R>(tenantOf: () => Promise<string>, collection: string): RecordsClient<R> {
+    const path = async (id?: string) => {
+      const base = `/data/${encodeURIComponent(await tenantOf())}/${encodeURIComponent(collection)}`;
+      return id === undefined ? base : `${base}/${encodeURIComponent(id)}`;
+    };
+    return {
+      list: async (filter: RecordFilter<R> = {}) => {
+        const query = Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, String(v)]));
+        return inSandbox<{ total: number; records: R[] }>('GET', await path(), query);
+      },
+      get: async (id: string) => inSandbox<R>('GET', await path(id)),
+      create: async (record: Partial<R> = {}) => call<Created<R>>('POST', await path(), {}, record),
+      createMany: async (count: number, record: Partial<R> = {}) =>
+        call<Created<R>>('POST', await path(), {}, { count, record }),
+      patch: async (id: string, fields: Partial<Omit<R, 'id'>>) => call<R>('PATCH', await path(id), {}, fields),
+      remove: async (id: string) => call<{ deleted: string }>('DELETE', await path(id)),
+    };
+  }
+
+  let firstTenant: Promise<string> | undefined;
+  const defaultTenant = () => {
+    firstTenant ??= call<FixturesAnswer>('GET', '/fixtures').then(({ tenants }) => {
+      if (!tenants[0]) throw new Error('portal-mock: the mock has no tenants');
+      return tenants[0].id;
+    });
+    return firstTenant;
+  };
+
+  /**
+   * Every collection by name: a property read makes that collection's client (the collection names are types
+   * only here; the client loads nothing of the server), checked by the mock (404 naming the known ones).
+   */
+  function dataOf(tenantOf: () => Promise<string>): DataClient {
+    const tenant = (tenantId: string) => dataOf(async () => tenantId);
+    return new Proxy({} as DataClient, {
+      get: (_target, name) =>
+        name === 'tenant' ? tenant : typeof name === 'string' ? recordsOf(tenantOf, name) : undefined,
+    });
   }
 
   const outboxList = (filter: OutboxFilter = {}) => inSandbox<OutboxMessage[]>('GET', '/outbox', filter);
@@ -385,21 +447,9 @@ export function adminClient(options: AdminClientOptions): AdminClient {
         );
       },
     },
-    records: <K extends RecordCollectionName>(tenantId: string, collection: K): RecordsClient<RecordOf<K>> => {
-      type R = RecordOf<K>;
-      const path = `/data/${encodeURIComponent(tenantId)}/${encodeURIComponent(collection)}`;
-      const one = (id: string) => `${path}/${encodeURIComponent(id)}`;
-      return {
-        list: (filter: RecordFilter<R> = {}) => {
-          const query = Object.fromEntries(Object.entries(filter).map(([k, v]) => [k, String(v)]));
-          return inSandbox<{ total: number; records: R[] }>('GET', path, query);
-        },
-        get: (id: string) => inSandbox<R>('GET', one(id)),
-        create: (record: Omit<R, 'id'> & { id?: string }) => call<Created<R>>('POST', path, {}, record),
-        patch: (id: string, fields: Partial<Omit<R, 'id'>>) => call<R>('PATCH', one(id), {}, fields),
-        delete: (id: string) => call<{ deleted: string }>('DELETE', one(id)),
-      };
-    },
+    data: dataOf(async () => options.tenantId ?? (await defaultTenant())),
+    records: <K extends RecordCollectionName>(tenantId: string, collection: K) =>
+      recordsOf<RecordOf<K>>(async () => tenantId, collection),
     caCertificate: () => call<string>('GET', '/ca.pem'),
   };
 }
