@@ -55,7 +55,7 @@ t.test('list, filter, page; unknown names are 4xx naming them', async (t) => {
   t.match(unknownFilter.body.message, /unknown filter "isBos"/);
   const unknownCollection = await call('GET', `/__admin/data/${tenants.romashka}/user?sandbox=rec`);
   t.equal(unknownCollection.status, 404);
-  t.match(unknownCollection.body.message, /unknown collection "user"; known: .*users/);
+  t.match(unknownCollection.body.message, /no records API route answers GET .*\/user; collections: .*users/);
   t.equal((await call('GET', `/__admin/data/nope/users?sandbox=rec`)).status, 404, 'unknown tenant');
   const ghost = await call('GET', `${users}?sandbox=ghost-sandbox`);
   t.equal(ghost.status, 404, 'a read never makes a sandbox');
@@ -91,7 +91,7 @@ t.test('refused whole: the schema, unknown fields, immutable fields', async (t) 
   await call('PUT', '/__admin/sandboxes/bad');
   const before = (await call('GET', `${users}?sandbox=bad&limit=1`)).body.total;
   const refused: Array<[string, string, string, unknown, RegExp]> = [
-    ['a bad email', 'POST', users, { ...record, email: 'not-an-email' }, /at \/email/],
+    ['a bad email', 'POST', users, { ...record, email: 'not-an-email' }, /email/],
     ['a missing field', 'POST', users, { ...record, position: undefined }, /at \/position/],
     ['a misspelt field', 'POST', users, { ...record, lastname: 'x' }, /no field "lastname"/],
     ['another tenant', 'POST', users, { ...record, tenantId: tenants.northwind }, /./],
@@ -102,7 +102,7 @@ t.test('refused whole: the schema, unknown fields, immutable fields', async (t) 
       { id: 'a1000000-0000-4000-8000-000000000099' },
       /id of a record cannot change/,
     ],
-    ['a wrong type', 'PATCH', `${users}/${accounts.admin.userId}`, { isBoss: 'yes' }, /at \/isBoss/],
+    ['a wrong type', 'PATCH', `${users}/${accounts.admin.userId}`, { isBoss: 'yes' }, /isBoss/],
   ];
   for (const [what, method, path, body, message] of refused) {
     const res = await call(method, `${path}?sandbox=bad`, body);
@@ -175,22 +175,22 @@ t.test('a record other records name cannot be deleted (409 naming them); nothing
   t.equal((await call('GET', `${users}/${accounts.admin.userId}?sandbox=refs`)).status, 200, 'still there');
 });
 
-t.test('{count, record} creates several alike; a bad count is a 400 and makes nothing', async (t) => {
+t.test('?count=N creates several alike; a bad count is a 400 and makes nothing', async (t) => {
   const { call } = await listening(t);
   const notifications = `/__admin/data/${tenants.romashka}/notifications`;
   await call('PUT', '/__admin/sandboxes/many');
   const [sample] = (await call('GET', `${notifications}?sandbox=many&limit=1`)).body.records;
   const { id: _id, ...record } = sample;
   const before = (await call('GET', `${notifications}?sandbox=many&limit=1`)).body.total;
-  const made = await call('POST', `${notifications}?sandbox=many`, { count: 3, record });
+  const made = await call('POST', `${notifications}?sandbox=many&count=3`, record);
   t.equal(made.status, 201);
   t.equal(made.body.records.length, 3);
   t.equal(new Set(made.body.records.map((r: { id: string }) => r.id)).size, 3, 'each its own id');
   t.equal((await call('GET', `${notifications}?sandbox=many&limit=1`)).body.total, before + 3);
-  for (const count of [0, 1001, 1.5, 'two']) {
-    const res = await call('POST', `${notifications}?sandbox=many`, { count, record });
+  for (const count of ['0', '1001', '1.5', 'two']) {
+    const res = await call('POST', `${notifications}?sandbox=many&count=${count}`, record);
     t.equal(res.status, 400, `count ${count}`);
-    t.match(res.body.message, /count: an integer from 1 to 1000/);
+    t.match(res.body.details, [{ field: 'query.count' }]);
   }
   t.equal((await call('GET', `${notifications}?sandbox=many&limit=1`)).body.total, before + 3, 'nothing more');
 });

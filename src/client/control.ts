@@ -32,7 +32,7 @@ import type {
   UserBlocked,
 } from '../schemas/control-answers.js';
 import type { ScenarioDefinition, ScenarioFile } from '../schemas/scenario.js';
-import type { TenantData } from '../schemas/tenant-data.js';
+import type { RecordCollectionName, RecordOf } from '../schemas/stored-records.js';
 import type { ScenarioName, ShippedScenarioName } from '../schemas/scenario-names.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
@@ -47,6 +47,7 @@ export type {
   OutboxFilter,
   ScenarioSummary,
 };
+export type { RecordCollectionName, RecordOf };
 export type {
   FindingsCleared,
   JournalCleared,
@@ -106,12 +107,6 @@ export type JournalMatch = Omit<JournalFilter, 'limit'>;
 /** What `requests.assert` expects: the filter, and `times` (exactly) or `atLeast` (default: at least 1). */
 export type JournalExpectation = JournalMatch & { times?: number; atLeast?: number };
 
-/** The collections of a tenant's data whose records have an id: what the records API serves (docs/data.md). */
-export type RecordCollectionName = {
-  [K in keyof TenantData]: TenantData[K] extends Array<infer R> ? (R extends { id: string } ? K : never) : never;
-}[keyof TenantData];
-/** A record of that collection, as its schema declares it. */
-export type RecordOf<K extends RecordCollectionName> = TenantData[K] extends Array<infer R> ? R : never;
 /** Field equality filters (compared as text by the mock) and paging. */
 export type RecordFilter<R> = { [F in keyof R]?: string | number | boolean } & { offset?: number; limit?: number };
 
@@ -304,7 +299,7 @@ export function adminClient(options: AdminClientOptions): AdminClient {
       get: async (id: string) => inSandbox<R>('GET', await path(id)),
       create: async (record: Partial<R> = {}) => call<Created<R>>('POST', await path(), {}, record),
       createMany: async (count: number, record: Partial<R> = {}) =>
-        call<Created<R>>('POST', await path(), {}, { count, record }),
+        call<Created<R>>('POST', await path(), { count }, record),
       patch: async (id: string, fields: Partial<Omit<R, 'id'>>) => call<R>('PATCH', await path(id), {}, fields),
       remove: async (id: string) => call<{ deleted: string }>('DELETE', await path(id)),
     };

@@ -1,6 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors } from '../schemas/common.js';
+import { fail } from '../errors.js';
+import { errors, ref } from '../schemas/common.js';
+import { storedRecords, type StoredRecord } from '../schemas/stored-records.js';
 import {
   createRecords,
   deleteRecord,
@@ -14,163 +16,183 @@ import { adminSandbox, existingSandbox, ownerFirst, SandboxQuery } from './sandb
 
 const tags = ['mock'];
 
-const CollectionParams = Type.Object({
-  tenantId: Type.String({ minLength: 1, maxLength: 200 }),
-  collection: Type.String({ minLength: 1, maxLength: 80, description: `one of ${recordCollections.join(', ')}` }),
+const TenantParams = Type.Object({ tenantId: Type.String({ minLength: 1, maxLength: 200 }) });
+const RecordParams = Type.Object({ ...TenantParams.properties, id: Type.String({ minLength: 1, maxLength: 200 }) });
+const CreateQuery = Type.Object({
+  count: Type.Integer({ minimum: 1, maximum: 1000, default: 1, description: 'how many records alike to create' }),
+  ...SandboxQuery.properties,
 });
-const RecordParams = Type.Object({ ...CollectionParams.properties, id: Type.String({ minLength: 1, maxLength: 200 }) });
-// a record of any collection: each is checked against its own collection's schema by the handler (docs/data.md)
-const AnyRecord = Type.Object({ id: Type.String() }, { additionalProperties: true });
-const RecordBody = Type.Object({}, { additionalProperties: true, description: 'fields of a record of the collection' });
-const CreateBody = Type.Object(
-  {},
-  {
-    additionalProperties: true,
-    description: 'a record of the collection, or {count: N, record: {...}} for N records alike (docs/data.md)',
-  },
-);
-const CreatedRecords = Type.Object({
-  records: Type.Array(AnyRecord, { description: 'the records of the collection named, in the order made' }),
-  dependents: Type.Record(Type.String(), Type.Array(AnyRecord), {
-    description: 'records of other collections made because those need them, by collection',
-  }),
-});
-const ListQuery = Type.Object(
-  {
-    offset: Type.Integer({ minimum: 0, default: 0 }),
-    limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
-    ...SandboxQuery.properties,
-  },
-  { additionalProperties: Type.String(), description: 'any other parameter: a field the records must equal' },
+const Deleted = Type.Object({ deleted: Type.String() });
+// a record another collection's record needs (a user's employment): any collection, so its own schema is not known
+const DependentRecord = Type.Object(
+  { id: Type.String() },
+  { additionalProperties: true, description: 'a record of the collection it is listed under' },
 );
 
 /**
  * The records API: any record of a tenant's data in the sandbox of the call, read and written through the store's
  * one write path (copy-on-write, logged with --data, undone by a reset, seen at once by the portal's operations).
+ * One set of routes per collection, so each has its record's schema in the API document.
  */
 export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  app.get(
-    '/__admin/data/:tenantId/:collection',
-    {
-      schema: {
-        operationId: 'mockRecordList',
-        tags,
-        summary: 'The records of a collection of a tenant, filtered by field equality, paged',
-        description:
-          'Every query parameter but offset, limit and sandbox is a field the records must equal (compared as text: ' +
-          'isActive=true); a field the records do not have is a 400. Reads never make a sandbox (404).',
-        params: CollectionParams,
-        querystring: ListQuery,
-        response: {
-          200: Type.Object({ total: Type.Integer(), records: Type.Array(AnyRecord) }),
-          ...errors(400, 401, 404, 502, 503),
-        },
-      },
-      preHandler: ownerFirst,
+  for (const collection of storedRecords) await app.register(collectionRoutes(collection));
+  // a path below /__admin/data that no collection's routes answer: named with the collections there are (before the
+  // control plane's own 404 for /__admin/*, as the longer path wins)
+  app.route({
+    method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    url: '/*',
+    schema: { hide: true },
+    handler: async (req) => {
+      const path = req.url.split('?')[0]?.slice(0, 200);
+      throw fail.notFound(
+        `no records API route answers ${req.method} ${path}; collections: ${recordCollections.join(', ')}`,
+      );
     },
-    async (req) => {
-      const { offset, limit, sandbox: _sandbox, ...where } = req.query;
-      const tenant = recordTenant(existingSandbox(req).store, req.params.tenantId);
-      return listRecords(tenant, req.params.collection, { offset, limit, where: where as Record<string, string> });
-    },
-  );
-
-  app.get(
-    '/__admin/data/:tenantId/:collection/:id',
-    {
-      schema: {
-        operationId: 'mockRecordGet',
-        tags,
-        summary: 'One record by id',
-        description: 'The record as the store holds it. Reads never make a sandbox (404).',
-        params: RecordParams,
-        querystring: SandboxQuery,
-        response: { 200: AnyRecord, ...errors(400, 401, 404, 502, 503) },
-      },
-      preHandler: ownerFirst,
-    },
-    async (req) => {
-      const tenant = recordTenant(existingSandbox(req).store, req.params.tenantId);
-      return getRecord(tenant, req.params.collection, req.params.id);
-    },
-  );
-
-  app.post(
-    '/__admin/data/:tenantId/:collection',
-    {
-      schema: {
-        operationId: 'mockRecordCreate',
-        tags,
-        summary: 'Create records',
-        description:
-          'The body is the record, or {count, record} for several alike; each is checked whole against its ' +
-          "collection's schema (400 naming the field; nothing is written). The id is minted from the sandbox seed " +
-          'when not given; an id that exists is a 409.',
-        params: CollectionParams,
-        querystring: SandboxQuery,
-        body: CreateBody,
-        response: { 201: CreatedRecords, ...errors(400, 401, 404, 409, 502, 503) },
-      },
-      preHandler: ownerFirst,
-    },
-    async (req, reply) => {
-      const sandbox = adminSandbox(req);
-      const tenant = recordTenant(sandbox.store, req.params.tenantId);
-      // a refused record leaves no trace, not even a minted id: the same calls give the same ids
-      const create = () => createRecords(sandbox.store, tenant, req.params.collection, req.body);
-      const created = sandbox.change(() => sandbox.store.transaction(create));
-      reply.code(201);
-      return created;
-    },
-  );
-
-  app.patch(
-    '/__admin/data/:tenantId/:collection/:id',
-    {
-      schema: {
-        operationId: 'mockRecordPatch',
-        tags,
-        summary: 'Change fields of a record',
-        description:
-          "The fields given replace the record's; id and tenantId cannot change. The result is checked whole (400 " +
-          'naming the field; nothing is written).',
-        params: RecordParams,
-        querystring: SandboxQuery,
-        body: RecordBody,
-        response: { 200: AnyRecord, ...errors(400, 401, 404, 502, 503) },
-      },
-      preHandler: ownerFirst,
-    },
-    async (req) => {
-      const sandbox = existingSandbox(req);
-      const { tenantId, collection, id } = req.params;
-      const tenant = recordTenant(sandbox.store, tenantId);
-      return sandbox.change(() => patchRecord(sandbox.store, tenant, collection, id, req.body));
-    },
-  );
-
-  app.delete(
-    '/__admin/data/:tenantId/:collection/:id',
-    {
-      schema: {
-        operationId: 'mockRecordDelete',
-        tags,
-        summary: 'Delete a record',
-        description:
-          'Removes the record. One that other records name (a field equal to its id, or a list holding it) is ' +
-          'a 409 naming them: delete or patch those first. Nothing cascades.',
-        params: RecordParams,
-        querystring: SandboxQuery,
-        response: { 200: Type.Object({ deleted: Type.String() }), ...errors(400, 401, 404, 409, 502, 503) },
-      },
-      preHandler: ownerFirst,
-    },
-    async (req) => {
-      const sandbox = existingSandbox(req);
-      const { tenantId, collection, id } = req.params;
-      const tenant = recordTenant(sandbox.store, tenantId);
-      sandbox.change(() => deleteRecord(sandbox.store, tenant, collection, id));
-      return { deleted: id };
-    },
-  );
+  });
 };
+
+function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): FastifyPluginAsyncTypebox {
+  const record = ref(schema);
+  const fields = Type.Partial(plain, { description: `fields of a ${name} record` });
+  const listQuery = Type.Object(
+    {
+      offset: Type.Integer({ minimum: 0, default: 0 }),
+      limit: Type.Integer({ minimum: 1, maximum: 1000, default: 50 }),
+      ...SandboxQuery.properties,
+    },
+    { additionalProperties: Type.String(), description: 'any other parameter: a field the records must equal' },
+  );
+  const path = `/:tenantId/${name}`;
+  return async (app) => {
+    app.get(
+      path,
+      {
+        schema: {
+          operationId: `mockData${pascalName}List`,
+          tags,
+          summary: `The ${name} records of a tenant, filtered by field equality, paged`,
+          description:
+            'Every query parameter but offset, limit and sandbox is a field the records must equal (compared as ' +
+            'text: isActive=true); a field the records do not have is a 400. Reads never make a sandbox (404).',
+          params: TenantParams,
+          querystring: listQuery,
+          response: {
+            200: Type.Object({ total: Type.Integer(), records: Type.Array(record) }),
+            ...errors(400, 401, 404, 502, 503),
+          },
+        },
+        preHandler: ownerFirst,
+      },
+      async (req) => {
+        const { offset, limit, sandbox: _sandbox, ...where } = req.query;
+        const tenant = recordTenant(existingSandbox(req).store, req.params.tenantId);
+        return listRecords(tenant, name, { offset, limit, where: where as Record<string, string> });
+      },
+    );
+
+    app.get(
+      `${path}/:id`,
+      {
+        schema: {
+          operationId: `mockData${pascalName}Get`,
+          tags,
+          summary: `One ${name} record by id`,
+          description: 'The record as the store holds it. Reads never make a sandbox (404).',
+          params: RecordParams,
+          querystring: SandboxQuery,
+          response: { 200: record, ...errors(400, 401, 404, 502, 503) },
+        },
+        preHandler: ownerFirst,
+      },
+      async (req) => {
+        const tenant = recordTenant(existingSandbox(req).store, req.params.tenantId);
+        return getRecord(tenant, name, req.params.id);
+      },
+    );
+
+    app.post(
+      path,
+      {
+        schema: {
+          operationId: `mockData${pascalName}Create`,
+          tags,
+          summary: `Create ${name} records`,
+          description:
+            `The body is the record (\`?count=N\`: N alike), checked whole against the ${name} schema (400 naming ` +
+            'the field; nothing is written). The id is minted from the sandbox seed when not given; an id that ' +
+            'exists is a 409.',
+          params: TenantParams,
+          querystring: CreateQuery,
+          body: fields,
+          response: {
+            201: Type.Object({
+              records: Type.Array(record, { description: 'the records made, in order' }),
+              dependents: Type.Record(Type.String(), Type.Array(DependentRecord), {
+                description: 'records of other collections made because these need them, by collection',
+              }),
+            }),
+            ...errors(400, 401, 404, 409, 502, 503),
+          },
+        },
+        preHandler: ownerFirst,
+      },
+      async (req, reply) => {
+        const sandbox = adminSandbox(req);
+        const tenant = recordTenant(sandbox.store, req.params.tenantId);
+        // a refused record leaves no trace, not even a minted id: the same calls give the same ids
+        const create = () => createRecords(sandbox.store, tenant, name, req.body, req.query.count);
+        const created = sandbox.change(() => sandbox.store.transaction(create));
+        reply.code(201);
+        return created;
+      },
+    );
+
+    app.patch(
+      `${path}/:id`,
+      {
+        schema: {
+          operationId: `mockData${pascalName}Patch`,
+          tags,
+          summary: `Change fields of a ${name} record`,
+          description:
+            "The fields given replace the record's; id and tenantId cannot change. The result is checked whole " +
+            '(400 naming the field; nothing is written).',
+          params: RecordParams,
+          querystring: SandboxQuery,
+          body: fields,
+          response: { 200: record, ...errors(400, 401, 404, 502, 503) },
+        },
+        preHandler: ownerFirst,
+      },
+      async (req) => {
+        const sandbox = existingSandbox(req);
+        const tenant = recordTenant(sandbox.store, req.params.tenantId);
+        return sandbox.change(() => patchRecord(sandbox.store, tenant, name, req.params.id, req.body));
+      },
+    );
+
+    app.delete(
+      `${path}/:id`,
+      {
+        schema: {
+          operationId: `mockData${pascalName}Delete`,
+          tags,
+          summary: `Delete a ${name} record`,
+          description:
+            'Removes the record. One that other records name (a field equal to its id, or a list holding it) is ' +
+            'a 409 naming them: delete or patch those first. Nothing cascades.',
+          params: RecordParams,
+          querystring: SandboxQuery,
+          response: { 200: Deleted, ...errors(400, 401, 404, 409, 502, 503) },
+        },
+        preHandler: ownerFirst,
+      },
+      async (req) => {
+        const sandbox = existingSandbox(req);
+        const tenant = recordTenant(sandbox.store, req.params.tenantId);
+        sandbox.change(() => deleteRecord(sandbox.store, tenant, name, req.params.id));
+        return { deleted: req.params.id };
+      },
+    );
+  };
+}

@@ -68,7 +68,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     if (app.config.adminToken) app.addHook('onRequest', adminTokenHook(app.config.adminToken, { query: false }));
     await app.register(adminSandboxRoutes);
     await app.register(adminScenarioRoutes);
-    await app.register(adminDataRoutes);
+    await app.register(adminDataRoutes, { prefix: '/__admin/data' });
     await app.register(adminUserRoutes);
     await app.register(adminProxyRoutes);
     await app.register(adminFindingRoutes);

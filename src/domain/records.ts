@@ -1,9 +1,10 @@
 // The records API of the control plane (/__admin/data, docs/data.md): any record of a tenant's data read, created,
 // patched or deleted through the store's one write path, checked against its collection's own schema.
-import type { TObject, TSchema } from '@sinclair/typebox';
+import type { TObject } from '@sinclair/typebox';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
 import { fail } from '../errors.js';
 import { TenantData } from '../schemas/tenant-data.js';
+import { storedRecords } from '../schemas/stored-records.js';
 import { findById, isCollectionName, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { textOf } from '../shared/matchers.js';
@@ -11,20 +12,13 @@ import { textOf } from '../shared/matchers.js';
 type AnyRecord = Record<string, unknown> & { id: string };
 
 /** The collections whose records have an id: the ones this API serves. */
-export const recordCollections: string[] = Object.entries(TenantData.properties)
-  .filter(([, schema]) => itemSchema(schema as TSchema)?.properties?.id !== undefined)
-  .map(([name]) => name)
-  .sort();
-
-function itemSchema(schema: TSchema): TObject | undefined {
-  return schema.type === 'array' ? (schema.items as TObject) : undefined;
-}
+export const recordCollections: string[] = storedRecords.map((r) => r.name);
 
 /** The collection of that name, checked: an unknown one is a 404 listing the known. */
 export function recordCollection(name: string): { name: CollectionName; schema: TObject } {
   if (!isCollectionName(name) || !recordCollections.includes(name))
     throw fail.notFound(`unknown collection "${name.slice(0, 80)}"; known: ${recordCollections.join(', ')}`);
-  return { name, schema: itemSchema(TenantData.properties[name] as TSchema)! };
+  return { name, schema: storedRecords.find((r) => r.name === name)!.plain };
 }
 
 export function recordTenant(store: SandboxStore, tenantId: string): Tenant {
@@ -98,28 +92,16 @@ export function createRecord(store: SandboxStore, tenant: Tenant, collection: st
 /** What a create made: the records of the collection named, and those they needed (by collection). */
 export type Created = { records: AnyRecord[]; dependents: Record<string, AnyRecord[]> };
 
-/** At most this many records in one create. */
-export const maxCreateCount = 1000;
-
-/**
- * A create's body: one record, or `{ "count": N, "record": {...} }` for N alike (no record of any collection has
- * a top-level `count`, so the two cannot be confused). Each is created as `createRecord` does.
- */
-export function createRecords(store: SandboxStore, tenant: Tenant, collection: string, body: Record<string, unknown>) {
-  const batch = 'count' in body && Object.keys(body).every((key) => key === 'count' || key === 'record');
-  const count = batch ? body.count : 1;
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > maxCreateCount)
-    throw fail.badRequest(`count: an integer from 1 to ${maxCreateCount}`, [
-      { field: 'body.count', message: `an integer from 1 to ${maxCreateCount}` },
-    ]);
-  const record = batch ? (body.record ?? {}) : body;
-  if (typeof record !== 'object' || record === null || Array.isArray(record))
-    throw fail.badRequest('record: an object, the fields of the records to create', [
-      { field: 'body.record', message: 'an object' },
-    ]);
+/** Creates `count` records alike from `record`, each as `createRecord` does. */
+export function createRecords(
+  store: SandboxStore,
+  tenant: Tenant,
+  collection: string,
+  record: Record<string, unknown>,
+  count = 1,
+): Created {
   const created: Created = { records: [], dependents: {} };
-  for (let i = 0; i < count; i++)
-    created.records.push(createRecord(store, tenant, collection, record as Record<string, unknown>));
+  for (let i = 0; i < count; i++) created.records.push(createRecord(store, tenant, collection, record));
   return created;
 }
 

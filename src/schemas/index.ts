@@ -10,6 +10,7 @@ import { ideaSchemas } from './ideas.js';
 import { feedbackSchemas } from './feedback.js';
 import { fileSchemas } from './files.js';
 import { adminApiSchemas } from './admin-api.js';
+import { storedRecords } from './stored-records.js';
 import {
   ClockState,
   Finding,
@@ -35,6 +36,7 @@ export const sharedSchemas: TSchema[] = [
   ...fileSchemas,
   ...adminApiSchemas,
   // admin side
+  ...storedRecords.map((r) => r.schema),
   ClockState,
   JournalEntry,
   OutboxMessage,

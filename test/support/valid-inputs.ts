@@ -3,6 +3,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { accounts, signIn, tenants, type Session } from '../helper.js';
 import { waitFor } from './wait.js';
+import { storedRecords } from '../../src/schemas/stored-records.js';
 
 export type Ctx = {
   app: FastifyInstance;
@@ -327,33 +328,6 @@ export const validInputs: Record<string, Valid> = {
   mockScenarioGet: admin({ url: '/__admin/scenario' }),
   mockScenarioSet: admin({ method: 'PUT', url: '/__admin/scenario', payload: { name: 'hold-tickets' } }),
   mockSandboxes: admin({ url: '/__admin/sandboxes' }),
-  mockRecordList: (ctx) => ({ url: `/__admin/data/${ctx.s.tenantId}/departments?sandbox=${ctx.sandbox}&limit=2` }),
-  mockRecordGet: (ctx) => ({ url: `/__admin/data/${ctx.s.tenantId}/users/${ctx.s.userId}?sandbox=${ctx.sandbox}` }),
-  // a copy of the signed-in user under another id and e-mail
-  mockRecordCreate: async (ctx) => {
-    const user = await call(ctx, {
-      url: `/__admin/data/${ctx.s.tenantId}/users/${ctx.s.userId}?sandbox=${ctx.sandbox}`,
-    });
-    const { id: _id, ...fields } = user;
-    return {
-      method: 'POST',
-      url: `/__admin/data/${ctx.s.tenantId}/users?sandbox=${ctx.sandbox}`,
-      payload: { ...fields, email: 'zoe.quill@romashka.test', name: 'Zoe Quill', firstName: 'Zoe', lastName: 'Quill' },
-    };
-  },
-  mockRecordPatch: (ctx) => ({
-    method: 'PATCH',
-    url: `/__admin/data/${ctx.s.tenantId}/users/${ctx.s.userId}?sandbox=${ctx.sandbox}`,
-    payload: { statusText: 'On leave until Monday' },
-  }),
-  // deletes only a department it makes for itself
-  mockRecordDelete: async (ctx) => {
-    const base = `/__admin/data/${ctx.s.tenantId}/departments`;
-    const [first] = (await call(ctx, { url: `${base}?sandbox=${ctx.sandbox}&limit=1` })).records;
-    const { id: _id, ...fields } = first;
-    const made = await call(ctx, { method: 'POST', url: `${base}?sandbox=${ctx.sandbox}`, payload: fields });
-    return { method: 'DELETE', url: `${base}/${made.records[0].id}?sandbox=${ctx.sandbox}` };
-  },
   mockScenarioView: admin({ url: '/__admin/scenarios/hold-tickets' }),
   // replaces a definition it makes first, so the answer is the same 200 however often it runs
   mockScenarioDefine: async (ctx) => {
@@ -553,6 +527,49 @@ async function processed(ctx: Ctx): Promise<{ id: string }> {
   if (!finished) throw new Error(`setup: file processing ${id} did not finish`);
   return { id };
 }
+
+/**
+ * The records API's five operations of every collection (src/control/data-routes.ts), on the tenant of the signed-in
+ * admin. A record to read, change or delete is one the entry creates itself: a copy of the collection's first record
+ * under a new id, or one the factory fills where the collection starts empty.
+ */
+function recordsApiInputs(): Record<string, Valid> {
+  const inputs: Record<string, Valid> = {};
+  let copies = 0;
+  for (const { name, pascalName } of storedRecords) {
+    const base = (ctx: Ctx) => `/__admin/data/${ctx.s.tenantId}/${name}`;
+    const sandbox = (ctx: Ctx) => `sandbox=${ctx.sandbox}`;
+    const fresh = async (ctx: Ctx) => {
+      const [first] = (await call(ctx, { url: `${base(ctx)}?${sandbox(ctx)}&limit=1` })).records;
+      const { id: _id, ...fields } = first ?? {};
+      // a user's e-mail is how the portal finds one: the copy gets its own
+      if (name === 'users') fields.email = `copy.${++copies}@romashka.test`;
+      return fields;
+    };
+    const made = async (ctx: Ctx) => {
+      const payload = await fresh(ctx);
+      return (await call(ctx, { method: 'POST', url: `${base(ctx)}?${sandbox(ctx)}`, payload })).records[0].id;
+    };
+    inputs[`mockData${pascalName}List`] = (ctx) => ({ url: `${base(ctx)}?${sandbox(ctx)}&limit=2` });
+    inputs[`mockData${pascalName}Get`] = async (ctx) => ({ url: `${base(ctx)}/${await made(ctx)}?${sandbox(ctx)}` });
+    inputs[`mockData${pascalName}Create`] = async (ctx) => ({
+      method: 'POST',
+      url: `${base(ctx)}?${sandbox(ctx)}`,
+      payload: await fresh(ctx),
+    });
+    inputs[`mockData${pascalName}Patch`] = async (ctx) => ({
+      method: 'PATCH',
+      url: `${base(ctx)}/${await made(ctx)}?${sandbox(ctx)}`,
+      payload: {},
+    });
+    inputs[`mockData${pascalName}Delete`] = async (ctx) => ({
+      method: 'DELETE',
+      url: `${base(ctx)}/${await made(ctx)}?${sandbox(ctx)}`,
+    });
+  }
+  return inputs;
+}
+Object.assign(validInputs, recordsApiInputs());
 
 /** A fresh sandbox with the admin signed in: every check starts from the seeded state. */
 export async function makeCtx(app: FastifyInstance, sandbox: string, deviceId?: string): Promise<Ctx> {
