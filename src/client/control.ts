@@ -307,7 +307,7 @@ export function adminClient(options: AdminClientOptions): AdminClient {
 
   let firstTenant: Promise<string> | undefined;
   const defaultTenant = () => {
-    firstTenant ??= call<FixturesAnswer>('GET', '/fixtures').then(({ tenants }) => {
+    firstTenant ??= inSandbox<FixturesAnswer>('GET', '/fixtures').then(({ tenants }) => {
       if (!tenants[0]) throw new Error('portal-mock: the mock has no tenants');
       return tenants[0].id;
     });
