@@ -75,6 +75,7 @@ export const finishDocument: SwaggerTransformObject = (input) => {
     if (request && captured?.request !== undefined) request.example = captured.request;
     if (answer && captured?.response !== undefined) answer.example = captured.response;
   }
+  exclusiveBoundsAsOpenApi30(doc);
   // shared schemas that TypeBox inlines where they are used (Right …): unreferenced components are noise
   for (let pruned = true; pruned; ) {
     const text = JSON.stringify(doc);
@@ -86,6 +87,24 @@ export const finishDocument: SwaggerTransformObject = (input) => {
   }
   return doc as never;
 };
+
+/**
+ * JSON Schema's numeric `exclusiveMinimum: n` (a stored record's `amount > 0`) in OpenAPI 3.0's form, `minimum: n`
+ * with `exclusiveMinimum: true`; the same for the maximum.
+ */
+function exclusiveBoundsAsOpenApi30(node: unknown): void {
+  if (typeof node !== 'object' || node === null) return;
+  const schema = node as Record<string, unknown>;
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof schema[exclusive] !== 'number') continue;
+    schema[bound] = schema[exclusive];
+    schema[exclusive] = true;
+  }
+  for (const value of Object.values(schema)) exclusiveBoundsAsOpenApi30(value);
+}
 
 export type OpenApiTag = { name: string; description: string };
 
