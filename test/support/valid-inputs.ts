@@ -327,6 +327,7 @@ export const validInputs: Record<string, Valid> = {
   mockScenarioGet: admin({ url: '/__admin/scenario' }),
   mockScenarioSet: admin({ method: 'PUT', url: '/__admin/scenario', payload: { name: 'hold-tickets' } }),
   mockSandboxes: admin({ url: '/__admin/sandboxes' }),
+  mockRecordCollections: admin({ url: '/__admin/data/collections' }),
   mockRecordList: (ctx) => ({ url: `/__admin/data/${ctx.s.tenantId}/departments?sandbox=${ctx.sandbox}&limit=2` }),
   mockRecordGet: (ctx) => ({ url: `/__admin/data/${ctx.s.tenantId}/users/${ctx.s.userId}?sandbox=${ctx.sandbox}` }),
   // a copy of the signed-in user under another id and e-mail
