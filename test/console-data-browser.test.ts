@@ -162,6 +162,14 @@ t.test('the data panel: list, page, filter, open, edit, validation, create, dele
     t.match(JSON.stringify(changes.body), /Back on Monday/, 'holding the edit made in the panel');
     t.match(await page.locator('#data-export-download').getAttribute('href'), /^blob:/, 'offered as a download');
   });
+
+  // ---- Reset sandbox: the seeded records again, so the panel closes the record it had open (it may be gone)
+  page.once('dialog', (dialog) => dialog.accept());
+  await page.click('#reset');
+  await page.waitForFunction(() => (document.getElementById('data-save') as HTMLButtonElement | null)?.disabled);
+  t.equal(await page.locator('#data-editor').inputValue(), '', 'no record open after a reset');
+  const seeded = await call('GET', `${users}/${accounts.twoFactor.userId}?sandbox=${sandbox}`);
+  t.equal(seeded.body.statusText, elsewhere.body.statusText, 'the edit is undone');
 });
 
 t.test('with --admin-token the data panel sends the token with its calls', needsChromium, async (t) => {
