@@ -328,6 +328,7 @@ export const validInputs: Record<string, Valid> = {
   mockScenarioGet: admin({ url: '/__admin/scenario' }),
   mockScenarioSet: admin({ method: 'PUT', url: '/__admin/scenario', payload: { name: 'hold-tickets' } }),
   mockSandboxes: admin({ url: '/__admin/sandboxes' }),
+  mockDataCollections: admin({ url: '/__admin/data/collections' }),
   mockScenarioView: admin({ url: '/__admin/scenarios/hold-tickets' }),
   // replaces a definition it makes first, so the answer is the same 200 however often it runs
   mockScenarioDefine: async (ctx) => {
