@@ -102,6 +102,20 @@ t.test('refused whole: the schema, unknown fields, immutable fields', async (t) 
       { id: 'a1000000-0000-4000-8000-000000000099' },
       /id of a record cannot change/,
     ],
+    [
+      'a dangling reference',
+      'POST',
+      users,
+      { ...record, departmentId: 'dead0000-0000-4000-8000-000000000000' },
+      /^departmentId: no departments record "dead0000-0000-4000-8000-000000000000" in tenant /,
+    ],
+    [
+      'a patch to a dangling reference',
+      'PATCH',
+      `${users}/${accounts.admin.userId}`,
+      { departmentId: 'dead0000-0000-4000-8000-000000000000', isBoss: !record.isBoss },
+      /^departmentId: no departments record/,
+    ],
     ['a wrong type', 'PATCH', `${users}/${accounts.admin.userId}`, { isBoss: 'yes' }, /at \/isBoss/],
   ];
   for (const [what, method, path, body, message] of refused) {

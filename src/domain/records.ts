@@ -7,6 +7,7 @@ import { TenantData } from '../schemas/tenant-data.js';
 import { findById, isCollectionName, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { textOf } from '../shared/matchers.js';
+import { checkReferences, referrersOf } from './references.js';
 
 type AnyRecord = Record<string, unknown> & { id: string };
 
@@ -90,6 +91,7 @@ export function createRecord(store: SandboxStore, tenant: Tenant, collection: st
     throw fail.badRequest(`tenantId: a record of tenant ${tenant.tenant.id} cannot name another tenant`);
   const withTenant = 'tenantId' in schema.properties ? { tenantId: tenant.tenant.id } : {};
   const record = checked(name, schema, { id: newUuid(store, name), ...withTenant, ...input });
+  checkReferences(tenant, name, record);
   if (findById(recordsOf(tenant, name), record.id))
     throw fail.conflict(`a ${name} record "${record.id}" exists in tenant ${tenant.tenant.id}`);
   return store.insert(tenant, name, record as never) as unknown as AnyRecord;
@@ -138,34 +140,19 @@ export function patchRecord(
       throw fail.badRequest(`${field} of a record cannot change (it is "${String(current[field])}")`);
   }
   const next = checked(name, schema, { ...current, ...patch });
+  checkReferences(tenant, name, next, new Set(Object.keys(patch)));
   return store.update(tenant, name as never, current as never, next as never) as unknown as AnyRecord;
 }
 
-/** Where other records of the tenant name `id` (a field equal to it, or a list holding it): "collection/id.field". */
-function referencesTo(tenant: Tenant, id: string): string[] {
-  const found: string[] = [];
-  for (const name of Object.keys(TenantData.properties)) {
-    const list = tenant[name as keyof Tenant];
-    if (!Array.isArray(list)) continue;
-    for (const [i, record] of (list as readonly Record<string, unknown>[]).entries()) {
-      if (record.id === id) continue;
-      for (const [field, value] of Object.entries(record)) {
-        if (value === id || (Array.isArray(value) && value.includes(id)))
-          found.push(`${name}/${typeof record.id === 'string' ? record.id : i}.${field}`);
-      }
-    }
-  }
-  return found;
-}
-
 /**
- * Deletes a record no other record names; one that others point to is a 409 naming them (delete or patch those
- * first): the portal's operations would otherwise meet a dangling reference the real portal never has.
+ * Deletes a record no other record names (by the reference map, src/domain/references.ts); one that others point
+ * to is a 409 naming them (delete or patch those first): the portal's operations would otherwise meet a dangling
+ * reference the real portal never has.
  */
 export function deleteRecord(store: SandboxStore, tenant: Tenant, collection: string, id: string): void {
   const { name } = recordCollection(collection);
   getRecord(tenant, collection, id);
-  const pointing = referencesTo(tenant, id);
+  const pointing = referrersOf(tenant, name, id);
   if (pointing.length > 0) {
     const listed = pointing.slice(0, 5).join(', ') + (pointing.length > 5 ? ` and ${pointing.length - 5} more` : '');
     throw fail.conflict(`${name} record "${id}" is named by ${listed}: delete or patch those first`);
