@@ -32,7 +32,9 @@ const CreateBody = Type.Object(
 const CreatedRecords = Type.Object({
   records: Type.Array(AnyRecord, { description: 'the records of the collection named, in the order made' }),
   dependents: Type.Record(Type.String(), Type.Array(AnyRecord), {
-    description: 'records of other collections made because those need them, by collection',
+    description:
+      "records of other collections made or changed because those need them, by collection (a user's employment, " +
+      'the user groups it joined)',
   }),
 });
 const ListQuery = Type.Object(
@@ -101,11 +103,12 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         operationId: 'mockRecordCreate',
         tags,
-        summary: 'Create records',
+        summary: 'Create records, filling what is not given as the seeder would',
         description:
-          'The body is the record, or {count, record} for several alike; each is checked whole against its ' +
-          "collection's schema (400 naming the field; nothing is written). The id is minted from the sandbox seed " +
-          'when not given; an id that exists is a 409.',
+          'The body is a record, whole or partial, or {count, record} for several alike. Fields not given are ' +
+          "filled as the seeder fills them, from the sandbox's seed, stamped by the sandbox clock (docs/data.md); " +
+          "each record is then checked whole against its collection's schema and its references (400 naming the " +
+          'field; nothing is written). An id that exists is a 409.',
         params: CollectionParams,
         querystring: SandboxQuery,
         body: CreateBody,
@@ -117,7 +120,7 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const sandbox = adminSandbox(req);
       const tenant = recordTenant(sandbox.store, req.params.tenantId);
       // a refused record leaves no trace, not even a minted id: the same calls give the same ids
-      const create = () => createRecords(sandbox.store, tenant, req.params.collection, req.body);
+      const create = () => createRecords(sandbox.store, tenant, req.params.collection, req.body, sandbox.clock.now());
       const created = sandbox.change(() => sandbox.store.transaction(create));
       reply.code(201);
       return created;
@@ -132,8 +135,8 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Change fields of a record',
         description:
-          "The fields given replace the record's; id and tenantId cannot change. The result is checked whole (400 " +
-          'naming the field; nothing is written).',
+          "The fields given replace the record's; id and tenantId cannot change. The result is checked whole, and " +
+          'the fields given against the records they name (400 naming the field; nothing is written).',
         params: RecordParams,
         querystring: SandboxQuery,
         body: RecordBody,

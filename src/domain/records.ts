@@ -8,6 +8,7 @@ import { findById, isCollectionName, type CollectionName, type SandboxStore, typ
 import { newUuid } from '../store/ids.js';
 import { textOf } from '../shared/matchers.js';
 import { checkReferences, referrersOf } from './references.js';
+import { factoryContext, makeRecord } from './factories.js';
 
 type AnyRecord = Record<string, unknown> & { id: string };
 
@@ -65,14 +66,18 @@ export function getRecord(tenant: Tenant, collection: string, id: string): AnyRe
   return found;
 }
 
-/** The one check of a record about to be written: its collection's schema, as a 400 naming the field. */
-function checked(name: CollectionName, schema: TObject, record: Record<string, unknown>): AnyRecord {
-  // a misspelt field would be kept and never read: refused, as the schema's own fields are checked
+/** A field the records do not have is refused: a misspelt field would be kept and never read. */
+function knownFields(name: CollectionName, schema: TObject, record: Record<string, unknown>): void {
   const unknown = Object.keys(record).find((field) => !(field in schema.properties));
   if (unknown !== undefined)
     throw fail.badRequest(`${name} records have no field "${unknown.slice(0, 80)}"`, [
       { field: `body.${unknown.slice(0, 80)}`, message: 'not a field of the record' },
     ]);
+}
+
+/** The one check of a record about to be written: its collection's schema, as a 400 naming the field. */
+function checked(name: CollectionName, schema: TObject, record: Record<string, unknown>): AnyRecord {
+  knownFields(name, schema, record);
   try {
     return checkOrThrow(schema, record, `${name} record`) as AnyRecord;
   } catch (err) {
@@ -81,24 +86,50 @@ function checked(name: CollectionName, schema: TObject, record: Record<string, u
   }
 }
 
+/** What a create made: the records of the collection named, and those they needed (by collection). */
+export type Created = { records: AnyRecord[]; dependents: Record<string, AnyRecord[]> };
+
 /**
- * Creates a record: the id is minted from the sandbox's seed when not given (so the same calls give the same ids),
- * a `tenantId` field, when the records have one, is the tenant's. An id that exists is a 409.
+ * Creates a record: the fields not given are filled as the seeder fills them (src/domain/factories.ts), from draws
+ * the sandbox's store mints, and stamps at `now`; the id is minted when not given. A `tenantId` field, when the
+ * records have one, is the tenant's. An id that exists is a 409; a field naming a record the tenant does not have
+ * is a 400. What the record needs (a user's employment) is made with it and added to `created.dependents`.
  */
-export function createRecord(store: SandboxStore, tenant: Tenant, collection: string, input: Record<string, unknown>) {
+export function createRecord(
+  store: SandboxStore,
+  tenant: Tenant,
+  collection: string,
+  input: Record<string, unknown>,
+  now: Date = new Date(store.meta.refDate),
+  created: Created = { records: [], dependents: {} },
+): AnyRecord {
   const { name, schema } = recordCollection(collection);
+  knownFields(name, schema, input);
   if ('tenantId' in schema.properties && input.tenantId !== undefined && input.tenantId !== tenant.tenant.id)
     throw fail.badRequest(`tenantId: a record of tenant ${tenant.tenant.id} cannot name another tenant`);
   const withTenant = 'tenantId' in schema.properties ? { tenantId: tenant.tenant.id } : {};
-  const record = checked(name, schema, { id: newUuid(store, name), ...withTenant, ...input });
+  const id = typeof input.id === 'string' ? input.id : newUuid(store, name);
+  if (findById(recordsOf(tenant, name), id))
+    throw fail.conflict(`a ${name} record "${id}" exists in tenant ${tenant.tenant.id}`);
+  // the fields given name existing records before a factory reads them
+  checkReferences(tenant, name, input);
+  const made = makeRecord(factoryContext(store, tenant, name, now), name, schema, { id, ...withTenant, ...input });
+  const record = checked(name, schema, made.record);
   checkReferences(tenant, name, record);
-  if (findById(recordsOf(tenant, name), record.id))
-    throw fail.conflict(`a ${name} record "${record.id}" exists in tenant ${tenant.tenant.id}`);
-  return store.insert(tenant, name, record as never) as unknown as AnyRecord;
+  const inserted = store.insert(tenant, name, record as never) as unknown as AnyRecord;
+  created.records.push(inserted);
+  for (const dependent of made.dependents) {
+    const { schema: dependentSchema } = recordCollection(dependent.collection);
+    const next = checked(dependent.collection, dependentSchema, dependent.record);
+    const written = dependent.replaces
+      ? store.update(tenant, dependent.collection as never, dependent.replaces as never, next as never)
+      : store.insert(tenant, dependent.collection, next as never);
+    const list = created.dependents[dependent.collection] ?? [];
+    list.push(written as unknown as AnyRecord);
+    created.dependents[dependent.collection] = list;
+  }
+  return inserted;
 }
-
-/** What a create made: the records of the collection named, and those they needed (by collection). */
-export type Created = { records: AnyRecord[]; dependents: Record<string, AnyRecord[]> };
 
 /** At most this many records in one create. */
 export const maxCreateCount = 1000;
@@ -107,7 +138,13 @@ export const maxCreateCount = 1000;
  * A create's body: one record, or `{ "count": N, "record": {...} }` for N alike (no record of any collection has
  * a top-level `count`, so the two cannot be confused). Each is created as `createRecord` does.
  */
-export function createRecords(store: SandboxStore, tenant: Tenant, collection: string, body: Record<string, unknown>) {
+export function createRecords(
+  store: SandboxStore,
+  tenant: Tenant,
+  collection: string,
+  body: Record<string, unknown>,
+  now: Date = new Date(store.meta.refDate),
+) {
   const batch = 'count' in body && Object.keys(body).every((key) => key === 'count' || key === 'record');
   const count = batch ? body.count : 1;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > maxCreateCount)
@@ -121,7 +158,7 @@ export function createRecords(store: SandboxStore, tenant: Tenant, collection: s
     ]);
   const created: Created = { records: [], dependents: {} };
   for (let i = 0; i < count; i++)
-    created.records.push(createRecord(store, tenant, collection, record as Record<string, unknown>));
+    createRecord(store, tenant, collection, record as Record<string, unknown>, now, created);
   return created;
 }
 
