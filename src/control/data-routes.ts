@@ -33,8 +33,8 @@ const CreatedRecords = Type.Object({
   records: Type.Array(AnyRecord, { description: 'the records of the collection named, in the order made' }),
   dependents: Type.Record(Type.String(), Type.Array(AnyRecord), {
     description:
-      "records of other collections made or changed because those need them, by collection (a user's employment, " +
-      'the user groups it joined)',
+      "records of other collections made because those need them, by collection (a user's employment); records " +
+      'changed for them (the user groups a user joins) are not repeated',
   }),
 });
 const ListQuery = Type.Object(

@@ -29,7 +29,10 @@ export type FactoryContext = {
   faker(): Faker;
 };
 
-/** A record another one needs: inserted after it, or (`replaces`) an existing record changed for it. */
+/**
+ * A record another one needs: inserted after it (and answered in `dependents`), or (`replaces`) an existing record
+ * changed for it (written, not answered).
+ */
 export type Dependent = { collection: CollectionName; record: Fields; replaces?: Fields };
 export type Made = { record: Fields; dependents: Dependent[] };
 
@@ -271,18 +274,19 @@ const organizationName = (tenant: Tenant) =>
 
 /** A unique e-mail as the seeder makes one: first.last@tenant.test, numbered when taken. */
 function uniqueEmail(tenant: Tenant, first: string, last: string): string {
-  const taken = new Set(tenant.users.map((u) => u.email.toLowerCase()));
+  // the seeder writes e-mails in lower case, as this does
+  const taken = (email: string) => tenant.users.some((u) => u.email === email);
   const local = `${transliterate(first)}.${transliterate(last)}`;
   const domain = `${tenant.tenant.domain.split('.')[0]}.test`;
   let email = `${local}@${domain}`;
-  for (let n = 2; taken.has(email); n++) email = `${local}${n}@${domain}`;
+  for (let n = 2; taken(email); n++) email = `${local}${n}@${domain}`;
   return email;
 }
 
 /**
  * An employee as the seeder makes one (names in the tenant's locale, the demo password, an employee's rights, a
- * department at the bottom of the tree), with its main employment, and a member of the groups whose rule it meets
- * (everyone; managers when a boss; newcomers when hired in the last 90 days).
+ * department at the bottom of the tree), with its main employment (a dependent), and a member of the groups whose
+ * rule it meets (everyone; managers when a boss; newcomers when hired in the last 90 days; changed, not answered).
  */
 function makeUser(ctx: FactoryContext, input: Fields, schema: TObject): Made {
   const { tenant, now } = ctx;

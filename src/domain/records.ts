@@ -119,11 +119,18 @@ export function createRecord(
   const inserted = store.insert(tenant, name, record as never) as unknown as AnyRecord;
   created.records.push(inserted);
   for (const dependent of made.dependents) {
+    if (dependent.replaces) {
+      // a record changed for it (a group the user joins): not repeated in the answer nor checked again, since a
+      // group holds every member and both would grow with the tenant; the factory changes only checked ids
+      store.update(tenant, dependent.collection as never, dependent.replaces as never, dependent.record as never);
+      continue;
+    }
     const { schema: dependentSchema } = recordCollection(dependent.collection);
-    const next = checked(dependent.collection, dependentSchema, dependent.record);
-    const written = dependent.replaces
-      ? store.update(tenant, dependent.collection as never, dependent.replaces as never, next as never)
-      : store.insert(tenant, dependent.collection, next as never);
+    const written = store.insert(
+      tenant,
+      dependent.collection,
+      checked(dependent.collection, dependentSchema, dependent.record) as never,
+    );
     const list = created.dependents[dependent.collection] ?? [];
     list.push(written as unknown as AnyRecord);
     created.dependents[dependent.collection] = list;
