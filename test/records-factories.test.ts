@@ -61,6 +61,40 @@ t.test('an empty record makes a whole one in every collection; the fields given 
     const back = await call('GET', `${data(collection)}/${record.id}?sandbox=fill`);
     t.same(back.body, record, `${collection}: kept as answered`);
   }
+  // the portal's screens read what was made as they read the seeded world: each answers as in an untouched sandbox
+  const screens = [
+    '/user/items',
+    '/user/index',
+    '/user/search?q=a',
+    '/employment/index',
+    '/org-employment-file/index',
+    '/user-group/items',
+    '/meeting-place/items',
+    '/notifications/pushes',
+    '/department/tree-node',
+    '/dashboard',
+    '/workflow/catalog',
+    '/workflow-ticket/',
+    '/file/index',
+    '/idea/index',
+    '/article/news',
+    '/calendar-event-type',
+    '/admin/employment',
+    '/admin/wallet',
+  ];
+  const admin = accounts.admin;
+  const filled = await signInOverHttp(call, 'fill', admin.email, admin.password);
+  const untouched = await signInOverHttp(call, 'untouched', admin.email, admin.password);
+  let shown = 0;
+  for (const screen of screens) {
+    const seen = await call('GET', screen, undefined, filled.headers);
+    if (seen.status === 200) shown++;
+    const before = await call('GET', screen, undefined, untouched.headers);
+    t.equal(seen.status, before.status, `${screen}: ${JSON.stringify(seen.body).slice(0, 200)}`);
+    t.ok(seen.status < 500, `${screen} answers`);
+  }
+  t.ok(shown >= screens.length - 2, `the screens show (${shown} of ${screens.length} answered 200)`);
+
   const given = await call('POST', `${data('notifications')}?sandbox=fill`, {
     userId: accounts.noRights.userId,
     title: 'Your payslip',
