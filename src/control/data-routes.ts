@@ -116,11 +116,12 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
         schema: {
           operationId: `mockData${pascalName}Create`,
           tags,
-          summary: `Create ${name} records`,
+          summary: `Create ${name} records, filling what is not given as the seeder would`,
           description:
-            `The body is the record (\`?count=N\`: N alike), checked whole against the ${name} schema (400 naming ` +
-            'the field; nothing is written). The id is minted from the sandbox seed when not given; an id that ' +
-            'exists is a 409.',
+            `The body is a ${name} record, whole or partial (\`?count=N\`: N alike). Fields not given are filled ` +
+            "as the seeder fills them, from the sandbox's seed, stamped by the sandbox clock (docs/data.md); each " +
+            `record is then checked whole against the ${name} schema and its references (400 naming the field; ` +
+            'nothing is written). An id that exists is a 409.',
           params: TenantParams,
           querystring: CreateQuery,
           body: fields,
@@ -128,7 +129,9 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
             201: Type.Object({
               records: Type.Array(record, { description: 'the records made, in order' }),
               dependents: Type.Record(Type.String(), Type.Array(DependentRecord), {
-                description: 'records of other collections made because these need them, by collection',
+                description:
+                  "records of other collections made because these need them, by collection (a user's " +
+                  'employment); records changed for them (the groups a user joins) are not repeated',
               }),
             }),
             ...errors(400, 401, 404, 409, 502, 503),
@@ -140,7 +143,8 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
         const sandbox = adminSandbox(req);
         const tenant = recordTenant(sandbox.store, req.params.tenantId);
         // a refused record leaves no trace, not even a minted id: the same calls give the same ids
-        const create = () => createRecords(sandbox.store, tenant, name, req.body, req.query.count);
+        const { count } = req.query;
+        const create = () => createRecords(sandbox.store, tenant, name, req.body, count, sandbox.clock.now());
         const created = sandbox.change(() => sandbox.store.transaction(create));
         reply.code(201);
         return created;
@@ -155,8 +159,8 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
           tags,
           summary: `Change fields of a ${name} record`,
           description:
-            "The fields given replace the record's; id and tenantId cannot change. The result is checked whole " +
-            '(400 naming the field; nothing is written).',
+            "The fields given replace the record's; id and tenantId cannot change. The result is checked whole, " +
+            'and the fields given against the records they name (400 naming the field; nothing is written).',
           params: RecordParams,
           querystring: SandboxQuery,
           body: fields,

@@ -3,11 +3,12 @@
 import type { TObject } from '@sinclair/typebox';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
 import { fail } from '../errors.js';
-import { TenantData } from '../schemas/tenant-data.js';
 import { storedRecords } from '../schemas/stored-records.js';
 import { findById, isCollectionName, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { textOf } from '../shared/matchers.js';
+import { checkReferences, referrersOf } from './references.js';
+import { factoryContext, makeRecord } from './factories.js';
 
 type AnyRecord = Record<string, unknown> & { id: string };
 
@@ -58,14 +59,18 @@ export function getRecord(tenant: Tenant, collection: string, id: string): AnyRe
   return found;
 }
 
-/** The one check of a record about to be written: its collection's schema, as a 400 naming the field. */
-function checked(name: CollectionName, schema: TObject, record: Record<string, unknown>): AnyRecord {
-  // a misspelt field would be kept and never read: refused, as the schema's own fields are checked
+/** A field the records do not have is refused: a misspelt field would be kept and never read. */
+function knownFields(name: CollectionName, schema: TObject, record: Record<string, unknown>): void {
   const unknown = Object.keys(record).find((field) => !(field in schema.properties));
   if (unknown !== undefined)
     throw fail.badRequest(`${name} records have no field "${unknown.slice(0, 80)}"`, [
       { field: `body.${unknown.slice(0, 80)}`, message: 'not a field of the record' },
     ]);
+}
+
+/** The one check of a record about to be written: its collection's schema, as a 400 naming the field. */
+function checked(name: CollectionName, schema: TObject, record: Record<string, unknown>): AnyRecord {
+  knownFields(name, schema, record);
   try {
     return checkOrThrow(schema, record, `${name} record`) as AnyRecord;
   } catch (err) {
@@ -74,34 +79,69 @@ function checked(name: CollectionName, schema: TObject, record: Record<string, u
   }
 }
 
-/**
- * Creates a record: the id is minted from the sandbox's seed when not given (so the same calls give the same ids),
- * a `tenantId` field, when the records have one, is the tenant's. An id that exists is a 409.
- */
-export function createRecord(store: SandboxStore, tenant: Tenant, collection: string, input: Record<string, unknown>) {
-  const { name, schema } = recordCollection(collection);
-  if ('tenantId' in schema.properties && input.tenantId !== undefined && input.tenantId !== tenant.tenant.id)
-    throw fail.badRequest(`tenantId: a record of tenant ${tenant.tenant.id} cannot name another tenant`);
-  const withTenant = 'tenantId' in schema.properties ? { tenantId: tenant.tenant.id } : {};
-  const record = checked(name, schema, { id: newUuid(store, name), ...withTenant, ...input });
-  if (findById(recordsOf(tenant, name), record.id))
-    throw fail.conflict(`a ${name} record "${record.id}" exists in tenant ${tenant.tenant.id}`);
-  return store.insert(tenant, name, record as never) as unknown as AnyRecord;
-}
-
 /** What a create made: the records of the collection named, and those they needed (by collection). */
 export type Created = { records: AnyRecord[]; dependents: Record<string, AnyRecord[]> };
 
-/** Creates `count` records alike from `record`, each as `createRecord` does. */
+/**
+ * Creates a record: the fields not given are filled as the seeder fills them (src/domain/factories.ts), from draws
+ * the sandbox's store mints, and stamps at `now`; the id is minted when not given. A `tenantId` field, when the
+ * records have one, is the tenant's. An id that exists is a 409; a field naming a record the tenant does not have
+ * is a 400. What the record needs (a user's employment) is made with it and added to `created.dependents`.
+ */
+export function createRecord(
+  store: SandboxStore,
+  tenant: Tenant,
+  collection: string,
+  input: Record<string, unknown>,
+  now: Date = new Date(store.meta.refDate),
+  created: Created = { records: [], dependents: {} },
+): AnyRecord {
+  const { name, schema } = recordCollection(collection);
+  knownFields(name, schema, input);
+  if ('tenantId' in schema.properties && input.tenantId !== undefined && input.tenantId !== tenant.tenant.id)
+    throw fail.badRequest(`tenantId: a record of tenant ${tenant.tenant.id} cannot name another tenant`);
+  const withTenant = 'tenantId' in schema.properties ? { tenantId: tenant.tenant.id } : {};
+  const id = typeof input.id === 'string' ? input.id : newUuid(store, name);
+  if (findById(recordsOf(tenant, name), id))
+    throw fail.conflict(`a ${name} record "${id}" exists in tenant ${tenant.tenant.id}`);
+  // the fields given name existing records before a factory reads them
+  checkReferences(tenant, name, input);
+  const made = makeRecord(factoryContext(store, tenant, name, now), name, schema, { id, ...withTenant, ...input });
+  const record = checked(name, schema, made.record);
+  checkReferences(tenant, name, record);
+  const inserted = store.insert(tenant, name, record as never) as unknown as AnyRecord;
+  created.records.push(inserted);
+  for (const dependent of made.dependents) {
+    if (dependent.replaces) {
+      // a record changed for it (a group the user joins): not repeated in the answer nor checked again, since a
+      // group holds every member and both would grow with the tenant; the factory changes only checked ids
+      store.update(tenant, dependent.collection as never, dependent.replaces as never, dependent.record as never);
+      continue;
+    }
+    const { schema: dependentSchema } = recordCollection(dependent.collection);
+    const written = store.insert(
+      tenant,
+      dependent.collection,
+      checked(dependent.collection, dependentSchema, dependent.record) as never,
+    );
+    const list = created.dependents[dependent.collection] ?? [];
+    list.push(written as unknown as AnyRecord);
+    created.dependents[dependent.collection] = list;
+  }
+  return inserted;
+}
+
+/** Creates `count` records alike from `record`, each as `createRecord` does (with what each needs). */
 export function createRecords(
   store: SandboxStore,
   tenant: Tenant,
   collection: string,
   record: Record<string, unknown>,
   count = 1,
+  now: Date = new Date(store.meta.refDate),
 ): Created {
   const created: Created = { records: [], dependents: {} };
-  for (let i = 0; i < count; i++) created.records.push(createRecord(store, tenant, collection, record));
+  for (let i = 0; i < count; i++) createRecord(store, tenant, collection, record, now, created);
   return created;
 }
 
@@ -120,34 +160,19 @@ export function patchRecord(
       throw fail.badRequest(`${field} of a record cannot change (it is "${String(current[field])}")`);
   }
   const next = checked(name, schema, { ...current, ...patch });
+  checkReferences(tenant, name, next, new Set(Object.keys(patch)));
   return store.update(tenant, name as never, current as never, next as never) as unknown as AnyRecord;
 }
 
-/** Where other records of the tenant name `id` (a field equal to it, or a list holding it): "collection/id.field". */
-function referencesTo(tenant: Tenant, id: string): string[] {
-  const found: string[] = [];
-  for (const name of Object.keys(TenantData.properties)) {
-    const list = tenant[name as keyof Tenant];
-    if (!Array.isArray(list)) continue;
-    for (const [i, record] of (list as readonly Record<string, unknown>[]).entries()) {
-      if (record.id === id) continue;
-      for (const [field, value] of Object.entries(record)) {
-        if (value === id || (Array.isArray(value) && value.includes(id)))
-          found.push(`${name}/${typeof record.id === 'string' ? record.id : i}.${field}`);
-      }
-    }
-  }
-  return found;
-}
-
 /**
- * Deletes a record no other record names; one that others point to is a 409 naming them (delete or patch those
- * first): the portal's operations would otherwise meet a dangling reference the real portal never has.
+ * Deletes a record no other record names (by the reference map, src/domain/references.ts); one that others point
+ * to is a 409 naming them (delete or patch those first): the portal's operations would otherwise meet a dangling
+ * reference the real portal never has.
  */
 export function deleteRecord(store: SandboxStore, tenant: Tenant, collection: string, id: string): void {
   const { name } = recordCollection(collection);
   getRecord(tenant, collection, id);
-  const pointing = referencesTo(tenant, id);
+  const pointing = referrersOf(tenant, name, id);
   if (pointing.length > 0) {
     const listed = pointing.slice(0, 5).join(', ') + (pointing.length > 5 ? ` and ${pointing.length - 5} more` : '');
     throw fail.conflict(`${name} record "${id}" is named by ${listed}: delete or patch those first`);
