@@ -11,6 +11,7 @@ import { existingSandbox, ownerFirst, sandboxFindings, SandboxQuery } from './sa
 import { adminSandboxRoutes } from './sandbox-routes.js';
 import { adminScenarioRoutes } from './scenario-routes.js';
 import { adminDataRoutes } from './data-routes.js';
+import { adminDataChangesRoute } from './data-changes-route.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../paths.js';
@@ -69,6 +70,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     await app.register(adminSandboxRoutes);
     await app.register(adminScenarioRoutes);
     await app.register(adminDataRoutes);
+    await app.register(adminDataChangesRoute);
     await app.register(adminUserRoutes);
     await app.register(adminProxyRoutes);
     await app.register(adminFindingRoutes);

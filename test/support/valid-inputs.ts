@@ -354,6 +354,8 @@ export const validInputs: Record<string, Valid> = {
     const made = await call(ctx, { method: 'POST', url: `${base}?sandbox=${ctx.sandbox}`, payload: fields });
     return { method: 'DELETE', url: `${base}/${made.records[0].id}?sandbox=${ctx.sandbox}` };
   },
+  mockDataChanges: (ctx) => ({ url: `/__admin/data/changes?sandbox=${ctx.sandbox}&collections=users,sessions` }),
+  mockScenarioSchema: admin({ url: '/__admin/scenario.schema.json' }),
   mockScenarioView: admin({ url: '/__admin/scenarios/hold-tickets' }),
   // replaces a definition it makes first, so the answer is the same 200 however often it runs
   mockScenarioDefine: async (ctx) => {
