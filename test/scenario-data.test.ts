@@ -107,6 +107,19 @@ t.test('a scenario file with data: applied when a sandbox is made with it, not b
   t.equal(await adminNotifications(call, 'arr-1'), before);
 });
 
+t.test('the shipped unread-notifications scenario gives the demo admin 50 unread notifications more', async (t) => {
+  const { call } = await listening(t);
+  const before = await adminNotifications(call, 'default');
+  t.equal((await call('PUT', '/__admin/sandboxes/unread', { scenario: 'unread-notifications' })).status, 201);
+  t.equal(await adminNotifications(call, 'unread'), before + 50);
+  const made = await call('GET', `${data('notifications')}?sandbox=unread&title=Unread%20notification&limit=1000`);
+  t.equal(made.body.total, 50);
+  t.ok(
+    made.body.records.every((n: { seenAt: unknown }) => n.seenAt === null),
+    'all unread',
+  );
+});
+
 t.test('a data entry that does not apply: the scenario is refused whole, naming the entry', async (t) => {
   const { call } = await listening(t);
   t.equal((await call('PUT', '/__admin/scenario?sandbox=bad-1', { name: 'hold-tickets' })).status, 200);

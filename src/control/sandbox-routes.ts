@@ -162,7 +162,9 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next ' +
           'request. Give `name` (an unknown name is a 404), or `scenario`: a whole scenario inline, as a file ' +
           'holds it, which is first defined on this instance under its own name (as PUT /__admin/scenarios/{name} ' +
-          'does; a definition that is not valid is a 400 naming the JSON path, and nothing changes).',
+          'does; a definition that is not valid is a 400 naming the JSON path, and nothing changes). A data block ' +
+          'that does not apply to the sandbox is a 422 naming the entry: the sandbox keeps its scenario and data ' +
+          '(and an inline scenario is not defined).',
         querystring: SandboxQuery,
         body: Type.Object({
           name: Type.Optional(Type.String({ minLength: 1 })),
@@ -300,7 +302,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Makes the sandbox NAME from the seed, with the start scenario or the one given, and answers it: 201 when ' +
           'it was made, 200 when it exists already (nothing changes; a different `scenario` than its active one is ' +
-          'a 409: switch it with PUT /__admin/scenario). An unknown scenario is a 422 and makes nothing. Admin reads ' +
+          'a 409: switch it with PUT /__admin/scenario). An unknown scenario, or one whose data block does not ' +
+          'apply (the entry named), is a 422 and makes nothing. Admin reads ' +
           'of a sandbox never make it (404 SANDBOX_NOT_FOUND). With --peers, a sandbox another instance holds is ' +
           'answered by it; while a peer that may hold it cannot be asked, 503. Behind a balancer, name the sandbox ' +
           'in x-mock-sandbox or ?sandbox= too, so the call reaches the instance that will serve it.',
@@ -461,7 +464,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
         description:
           'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. ' +
-          'The body is optional; `seed` reseeds with another seed. With --peers, a sandbox another instance holds is ' +
+          'The body is optional; `seed` reseeds with another seed. When the start scenario carries data that does ' +
+          'not apply to that world, a 422 naming the entry, and nothing is reset. With --peers, a sandbox another instance holds is ' +
           'reset there; while a peer that may hold it cannot be asked, 503 and nothing is created.',
         response: { 200: ref(SandboxInfo), ...errors(400, 401, 422, 502, 503) },
       },

@@ -8,10 +8,9 @@ import { peopleIndex } from '../domain/people-index.js';
 import { SandboxRegistry } from '../store/sandbox.js';
 import { startOfDayUtc } from '../store/clock.js';
 import { Worlds } from '../store/world.js';
-import { activateScenario } from '../scenarios/activate.js';
+import { activateScenario, ScenarioDataError } from '../scenarios/activate.js';
 import { ScenarioError } from '../scenarios/registry.js';
 import { loadSnapshotFile } from '../control/snapshot.js';
-import { ApiError } from '../errors.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,7 +41,7 @@ function startSandbox<T>(make: () => T, scenario: string): T {
   try {
     return make();
   } catch (err) {
-    if (err instanceof ApiError) throw new ScenarioError(`--scenario ${scenario}: ${err.message}`);
+    if (err instanceof ScenarioDataError) throw new ScenarioError(`--scenario ${scenario}: ${err.message}`);
     throw err;
   }
 }

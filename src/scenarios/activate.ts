@@ -7,7 +7,7 @@ import type { DataEntry, Scenario } from '../schemas/scenario.js';
 import type { ClockState } from '../schemas/control.js';
 import { collectionNames, SandboxStore, type CollectionName } from '../store/store.js';
 import type { BaseWorld } from '../store/world.js';
-import { ApiError, fail } from '../errors.js';
+import { ApiError, type Detail } from '../errors.js';
 import { createRecords, deleteRecord, patchRecord, recordTenant } from '../domain/records.js';
 
 /** Collections a fresh employee needs to sign in: never emptied. */
@@ -74,6 +74,13 @@ const ownedBy = (record: unknown, ids: ReadonlySet<string>) =>
   record !== null &&
   ownerFields.some((f) => ids.has(String((record as Record<string, unknown>)[f])));
 
+/** A data block that does not apply to the sandbox: a 422 naming the entry (a stopped start, at start-up). */
+export class ScenarioDataError extends ApiError {
+  constructor(message: string, details?: Detail[]) {
+    super('unprocessable', message, details);
+  }
+}
+
 /** An entry as its error names it: `data[2] (patch users ID)`. */
 function entryLabel(entry: DataEntry, i: number): string {
   if ('create' in entry) return `data[${i}] (create ${entry.create}${entry.count ? ` ×${entry.count}` : ''})`;
@@ -106,7 +113,7 @@ function applyData(store: SandboxStore, scenario: Scenario, fixtures: Fixtures):
         field: `data[${i}].${d.field.replace(/^body\./, `${entryFields(entry)}.`)}`,
         message: d.message,
       }));
-      throw fail.unprocessable(`scenario "${scenario.name}": ${entryLabel(entry, i)}: ${err.message}`, details);
+      throw new ScenarioDataError(`scenario "${scenario.name}": ${entryLabel(entry, i)}: ${err.message}`, details);
     }
   }
 }
