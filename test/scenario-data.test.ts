@@ -296,6 +296,8 @@ t.test('export: the changes of sandbox A, replayed by a scenario in sandbox B, g
 
   const scenario = { name: 'exported-a', description: 'what sandbox A arranged', data: block };
   t.equal((await call('PUT', '/__admin/scenarios/exported-a', scenario)).status, 201);
+  const viewed = await call('GET', '/__admin/scenarios/exported-a');
+  t.same(viewed.body.definition.data, block, 'the definition answers its data block as given');
   t.equal((await call('PUT', '/__admin/sandboxes/export-b', { scenario: 'exported-a' })).status, 201);
   // the same records; made ones in replay order (referenced first), so compared by id
   const byId = (records: unknown[]) => (records as { id: string }[]).sort((a, b) => (a.id < b.id ? -1 : 1));

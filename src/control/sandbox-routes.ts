@@ -184,14 +184,16 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const scenario = inline ? inline.scenario : app.scenarios.get(name!);
       if (!scenario)
         throw fail.notFound(`unknown scenario "${name!.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`);
-      const existed = app.sandboxes.find(adminSandboxName(req)) !== undefined;
-      const sandbox = adminSandbox(req);
+      const target = adminSandboxName(req);
+      const existed = app.sandboxes.find(target) !== undefined;
+      let sandbox: Sandbox;
       try {
+        sandbox = adminSandbox(req); // a new one applies the start scenario first, which may fail as well
         activateScenario(sandbox, scenario, app.fixtures); // under --data written now, with the data it changed
       } catch (err) {
         // its data does not apply (a 422 naming the entry): nothing changes, not the definition, not the sandbox
         inline?.undo();
-        if (!existed) app.sandboxes.delete(sandbox.name);
+        if (!existed) app.sandboxes.delete(target);
         throw err;
       }
       sandbox.keep();

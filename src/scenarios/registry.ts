@@ -23,12 +23,17 @@ function dataBlockProblem(value: unknown): string | null {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
       return `at ${at}: expected an object: {"create"|"patch"|"remove": COLLECTION, …}`;
     const kinds = (Object.keys(dataEntryKinds) as Array<keyof typeof dataEntryKinds>).filter((k) => k in entry);
-    if (kinds.length !== 1)
-      return `at ${at}: expected exactly one of "create", "patch" or "remove" (the collection)${kinds.length > 1 ? `, found ${kinds.join(' and ')}` : ''}`;
+    if (kinds.length !== 1) {
+      const found = kinds.length > 1 ? `, found ${kinds.join(' and ')}` : '';
+      return `at ${at}: expected exactly one of "create", "patch" or "remove" (the collection)${found}`;
+    }
     const kind = kinds[0]!;
     const collection: unknown = (entry as Record<string, unknown>)[kind];
     if (typeof collection !== 'string' || !dataCollections.includes(collection))
-      return `at ${at}/${kind}: unknown collection ${JSON.stringify(collection)?.slice(0, 80)}; known: ${dataCollections.join(', ')}`;
+      return (
+        `at ${at}/${kind}: unknown collection ${JSON.stringify(collection)?.slice(0, 80)}; ` +
+        `known: ${dataCollections.join(', ')}`
+      );
     try {
       checkOrThrow(dataEntryKinds[kind], entry, at);
     } catch (err) {
