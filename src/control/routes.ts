@@ -12,6 +12,7 @@ import { adminSandboxRoutes } from './sandbox-routes.js';
 import { adminScenarioRoutes } from './scenario-routes.js';
 import { adminDataRoutes } from './data-routes.js';
 import { adminDataCollectionsRoute } from './data-collections-route.js';
+import { adminDataChangesRoute } from './data-changes-route.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../paths.js';
@@ -71,6 +72,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     await app.register(adminScenarioRoutes);
     await app.register(adminDataRoutes, { prefix: '/__admin/data' });
     await app.register(adminDataCollectionsRoute);
+    await app.register(adminDataChangesRoute);
     await app.register(adminUserRoutes);
     await app.register(adminProxyRoutes);
     await app.register(adminFindingRoutes);

@@ -20,7 +20,7 @@ import {
 } from '../schemas/control.js';
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
-import { activateScenario, expireSessions } from '../scenarios/activate.js';
+import { activateScenario, checkActivation, expireSessions } from '../scenarios/activate.js';
 import { ScenarioError } from '../scenarios/registry.js';
 import {
   adminSandbox,
@@ -162,7 +162,9 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next ' +
           'request. Give `name` (an unknown name is a 404), or `scenario`: a whole scenario inline, as a file ' +
           'holds it, which is first defined on this instance under its own name (as PUT /__admin/scenarios/{name} ' +
-          'does; a definition that is not valid is a 400 naming the JSON path, and nothing changes).',
+          'does; a definition that is not valid is a 400 naming the JSON path, and nothing changes). A data block ' +
+          'that does not apply to the sandbox is a 422 naming the entry: the sandbox keeps its scenario and data ' +
+          '(and an inline scenario is not defined).',
         querystring: SandboxQuery,
         body: Type.Object({
           name: Type.Optional(Type.String({ minLength: 1 })),
@@ -171,27 +173,41 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
           sandbox: Type.Optional(Type.String()),
         }),
-        response: { 200: ActiveScenario, ...errors(400, 401, 404) },
+        response: { 200: ActiveScenario, ...errors(400, 401, 404, 422) },
       },
     },
     async (req) => {
-      const { name, scenario: inline } = req.body;
-      if ((name === undefined) === (inline === undefined))
+      const { name, scenario: value } = req.body;
+      if ((name === undefined) === (value === undefined))
         throw fail.badRequest('give the name of a scenario, or a scenario inline (scenario), not both');
-      const scenario = inline ? defineInline(inline) : app.scenarios.get(name!);
+      const inline = value ? defineInline(value) : undefined;
+      const scenario = inline ? inline.scenario : app.scenarios.get(name!);
       if (!scenario)
         throw fail.notFound(`unknown scenario "${name!.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`);
-      const sandbox = adminSandbox(req);
-      activateScenario(sandbox, scenario, app.fixtures); // under --data written now, with the data it changed
+      const target = adminSandboxName(req);
+      const existed = app.sandboxes.find(target) !== undefined;
+      let sandbox: Sandbox;
+      try {
+        sandbox = adminSandbox(req); // a new one applies the start scenario first, which may fail as well
+        activateScenario(sandbox, scenario, app.fixtures); // under --data written now, with the data it changed
+      } catch (err) {
+        // its data does not apply (a 422 naming the entry): nothing changes, not the definition, not the sandbox
+        inline?.undo();
+        if (!existed) app.sandboxes.delete(target);
+        throw err;
+      }
       sandbox.keep();
       return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
     },
   );
 
+  /** Defines an inline scenario; `undo` puts back what its name meant before (nothing, or another definition). */
   const defineInline = (value: Record<string, unknown>) => {
     const name = typeof value.name === 'string' ? value.name : '';
+    const before = app.scenarios.isDefined(name) ? app.scenarios.definition(name) : undefined;
+    const undo = () => (before ? app.scenarios.define(name, before) : app.scenarios.undefine(name));
     try {
-      return app.scenarios.define(name, value).scenario;
+      return { scenario: app.scenarios.define(name, value).scenario, undo };
     } catch (err) {
       if (err instanceof ScenarioError)
         throw fail.badRequest(err.message.replace(/^scenario "[^"]*"/, 'scenario (inline)'));
@@ -288,7 +304,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Makes the sandbox NAME from the seed, with the start scenario or the one given, and answers it: 201 when ' +
           'it was made, 200 when it exists already (nothing changes; a different `scenario` than its active one is ' +
-          'a 409: switch it with PUT /__admin/scenario). An unknown scenario is a 422 and makes nothing. Admin reads ' +
+          'a 409: switch it with PUT /__admin/scenario). An unknown scenario, or one whose data block does not ' +
+          'apply (the entry named), is a 422 and makes nothing. Admin reads ' +
           'of a sandbox never make it (404 SANDBOX_NOT_FOUND). With --peers, a sandbox another instance holds is ' +
           'answered by it; while a peer that may hold it cannot be asked, 503. Behind a balancer, name the sandbox ' +
           'in x-mock-sandbox or ?sandbox= too, so the call reaches the instance that will serve it.',
@@ -339,7 +356,12 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'x-mock-sandbox or ?sandbox= too, so it is made on the instance that serves it',
         );
       const sandbox = app.sandboxes.get(name); // 429 past --max-sandboxes; the start scenario's data side applies
-      if (scenario && scenario.name !== sandbox.scenario) activateScenario(sandbox, scenario, app.fixtures);
+      try {
+        if (scenario && scenario.name !== sandbox.scenario) activateScenario(sandbox, scenario, app.fixtures);
+      } catch (err) {
+        app.sandboxes.delete(name); // its data does not apply (a 422 naming the entry): nothing is made
+        throw err;
+      }
       sandbox.keep();
       return reply.code(201).send(describe(sandbox, app.instance.name));
     },
@@ -379,6 +401,16 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  /**
+   * A reset goes back to the start scenario; when its data block does not fit the world of `seed` (a 422 naming the
+   * entry), nothing is reset: checked on a throwaway store first, as a reset cannot be undone.
+   */
+  const checkReset = (sandbox: Sandbox, seed?: number) => {
+    const scenario = app.scenarios.get(app.config.scenario);
+    const world = app.worlds.get(seed ?? app.config.seed);
+    if (scenario) checkActivation(sandbox.name, world, sandbox.clock.state, scenario, app.fixtures);
+  };
+
   /** Back to the seeded state, then the start scenario's data side again (a reset is a fresh start). */
   const reset = (sandbox: Sandbox, seed?: number) => {
     app.sandboxes.reset(sandbox, seed);
@@ -403,7 +435,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
             Type.String({ minLength: 1, maxLength: 64, description: 'only sandboxes whose name starts with this' }),
           ),
         }),
-        response: { 200: SandboxesReset, ...errors(400, 401) },
+        response: { 200: SandboxesReset, ...errors(400, 401, 422) },
       },
     },
     async (req) => {
@@ -412,6 +444,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         .list()
         .filter((s) => s.name.startsWith(prefix))
         .sort((a, b) => (a.name < b.name ? -1 : 1));
+      for (const sandbox of sandboxes) checkReset(sandbox); // all or none
       for (const sandbox of sandboxes) reset(sandbox);
       return { instance: app.instance.name, reset: sandboxes.map((s) => s.name) };
     },
@@ -433,14 +466,16 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ),
         description:
           'Puts the sandbox back to its seeded state: data, scenario effects, clock, journal and outbox. ' +
-          'The body is optional; `seed` reseeds with another seed. With --peers, a sandbox another instance holds is ' +
+          'The body is optional; `seed` reseeds with another seed. When the start scenario carries data that does ' +
+          'not apply to that world, a 422 naming the entry, and nothing is reset. With --peers, a sandbox another instance holds is ' +
           'reset there; while a peer that may hold it cannot be asked, 503 and nothing is created.',
-        response: { 200: ref(SandboxInfo), ...errors(400, 401, 502, 503) },
+        response: { 200: ref(SandboxInfo), ...errors(400, 401, 422, 502, 503) },
       },
       preHandler: ownerFirst,
     },
     async (req) => {
       const sandbox = adminSandbox(req);
+      checkReset(sandbox, req.body?.seed);
       reset(sandbox, req.body?.seed);
       return describe(sandbox, app.instance.name);
     },

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../schemas/common.js';
 import { ScenarioSummary } from '../schemas/control.js';
-import { ScenarioDefinition } from '../schemas/scenario.js';
+import { ScenarioDefinition, scenarioJsonSchema, scenarioSchemaId } from '../schemas/scenario.js';
 import { fail } from '../errors.js';
 import { ScenarioError } from '../scenarios/registry.js';
 
@@ -16,6 +16,31 @@ const NameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 20
 export const adminScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const unknown = (name: string) =>
     fail.notFound(`unknown scenario "${name.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`);
+
+  const jsonSchema = scenarioJsonSchema();
+  app.get(
+    '/__admin/scenario.schema.json',
+    {
+      schema: {
+        operationId: 'mockScenarioSchema',
+        tags,
+        summary: 'The JSON Schema of a scenario file',
+        description:
+          'What a scenario file (and a body of PUT /__admin/scenarios/{name}) may hold, as a draft-07 JSON Schema ' +
+          'editors complete and check against. The package ships it as scenarios/scenario.schema.json: a scenario ' +
+          'file names it with "$schema": "./scenario.schema.json".',
+        response: {
+          // its keys ($schema, $id, properties…) are not declared: the document's tools would read them as schema
+          200: Type.Object(
+            {},
+            { additionalProperties: true, description: `a JSON Schema (draft-07), $id ${scenarioSchemaId}` },
+          ),
+          ...errors(401),
+        },
+      },
+    },
+    async () => jsonSchema,
+  );
 
   app.get(
     '/__admin/scenarios/:name',

@@ -8,12 +8,15 @@ import { peopleIndex } from '../domain/people-index.js';
 import { SandboxRegistry } from '../store/sandbox.js';
 import { startOfDayUtc } from '../store/clock.js';
 import { Worlds } from '../store/world.js';
-import { activateScenario } from '../scenarios/activate.js';
+import { activateScenario, ScenarioDataError } from '../scenarios/activate.js';
+import { ScenarioError } from '../scenarios/registry.js';
 import { loadSnapshotFile } from '../control/snapshot.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     sandboxes: SandboxRegistry;
+    /** the base worlds sandboxes are made from, by seed (a reset checks its scenario's data against one first) */
+    worlds: Worlds;
   }
 }
 
@@ -33,6 +36,16 @@ function worldsOf(options: Options, fixtures: Fixtures, refDate: Date): Worlds {
   });
 }
 
+/** The default sandbox made at start: a --scenario whose data does not apply stops the start, naming the entry. */
+function startSandbox<T>(make: () => T, scenario: string): T {
+  try {
+    return make();
+  } catch (err) {
+    if (err instanceof ScenarioDataError) throw new ScenarioError(`--scenario ${scenario}: ${err.message}`);
+    throw err;
+  }
+}
+
 /**
  * The sandbox registry, `app.sandboxes`. In onReady (after the scenario registry's, which a sandbox's scenario
  * needs): the sandboxes --data brought back, the default sandbox seeded (a broken factory fails the start, and the
@@ -43,8 +56,9 @@ export const sandboxesPlugin = fp(
   async (app: FastifyInstance, { options, fixtures }: SandboxesOptions) => {
     const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
     const clock: ClockState = options.now ? { mode: 'frozen', at: refDate.toISOString() } : { mode: 'real' };
+    const worlds = worldsOf(options, fixtures, refDate);
     const sandboxes = new SandboxRegistry({
-      worlds: worldsOf(options, fixtures, refDate),
+      worlds,
       seed: options.seed,
       dataDir: options.data,
       clock,
@@ -53,17 +67,25 @@ export const sandboxesPlugin = fp(
       maxSandboxes: options.maxSandboxes,
       onCreate: (sandbox) => {
         const scenario = app.scenarios.get(sandbox.scenario);
-        if (scenario) activateScenario(sandbox, scenario, fixtures);
+        if (!scenario) return;
+        try {
+          activateScenario(sandbox, scenario, fixtures);
+        } catch (err) {
+          // a start scenario whose data does not fit (its definition was replaced) makes no sandbox at all
+          sandboxes.delete(sandbox.name);
+          throw err;
+        }
       },
       warn: (message) => app.log.warn(message),
     });
     app.decorate('sandboxes', sandboxes);
+    app.decorate('worlds', worlds);
 
     let sweep: NodeJS.Timeout | null = null;
     app.addHook('onReady', async () => {
       sandboxes.loadPersisted();
       sandboxes.checkScenarios(app.scenarios); // their data side is in their log
-      const defaultSandbox = sandboxes.get('default');
+      const defaultSandbox = startSandbox(() => sandboxes.get('default'), options.scenario);
       if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state, options.seed);
       const idleMs = options.sandboxIdleTtl ? durationMs(options.sandboxIdleTtl) : null;
       if (idleMs) sweep = setInterval(() => sandboxes.evictIdle(idleMs), Math.min(idleMs, 60_000)).unref();

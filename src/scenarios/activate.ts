@@ -1,10 +1,14 @@
 // The data side of a scenario, applied once when it becomes active in a sandbox (when the sandbox is made, by the admin
 // route, after a reset; not when --data brings a sandbox back). A per-request x-mock-scenario header applies only the
 // behaviour side.
-import type { Sandbox } from '../store/sandbox.js';
+import { Sandbox } from '../store/sandbox.js';
 import type { Fixtures } from '../store/fixtures.js';
-import type { Scenario } from '../schemas/scenario.js';
-import { collectionNames, type CollectionName } from '../store/store.js';
+import type { DataEntry, Scenario } from '../schemas/scenario.js';
+import type { ClockState } from '../schemas/control.js';
+import { collectionNames, SandboxStore, type CollectionName } from '../store/store.js';
+import type { BaseWorld } from '../store/world.js';
+import { ApiError, type Detail } from '../errors.js';
+import { createRecords, deleteRecord, patchRecord, recordTenant } from '../domain/records.js';
 
 /** Collections a fresh employee needs to sign in: never emptied. */
 const signInCollections = new Set<CollectionName>([
@@ -70,15 +74,88 @@ const ownedBy = (record: unknown, ids: ReadonlySet<string>) =>
   record !== null &&
   ownerFields.some((f) => ids.has(String((record as Record<string, unknown>)[f])));
 
+/** A data block that does not apply to the sandbox: a 422 naming the entry (a stopped start, at start-up). */
+export class ScenarioDataError extends ApiError {
+  constructor(message: string, details?: Detail[]) {
+    super('unprocessable', message, details);
+  }
+}
+
+/** An entry as its error names it: `data[2] (patch users ID)`. */
+function entryLabel(entry: DataEntry, i: number): string {
+  if ('create' in entry) return `data[${i}] (create ${entry.create}${entry.count ? ` ×${entry.count}` : ''})`;
+  if ('patch' in entry) return `data[${i}] (patch ${entry.patch} ${entry.id})`;
+  return `data[${i}] (remove ${entry.remove} ${entry.id})`;
+}
+
+/** Where an entry's record fields are, for an error's details: the records API names them `body.FIELD`. */
+const entryFields = (entry: DataEntry) => ('create' in entry ? 'record' : 'set');
+
 /**
- * Makes `scenario` the sandbox's and applies its data side. Under --data the name and the data it changed are one
- * log line: a restart sets the name again without applying the data side twice (it is in the log).
+ * Applies a scenario's data block through the records API's domain functions, in order. A tenant left out is the
+ * first tenant of the fixtures. An entry that fails throws a 422 naming it; the caller's transaction undoes the rest.
+ */
+function applyData(store: SandboxStore, scenario: Scenario, fixtures: Fixtures, now: Date): void {
+  const firstTenant = fixtures.tenants[0]!.id; // the fixtures schema has minItems 1
+  for (const [i, entry] of (scenario.data ?? []).entries()) {
+    try {
+      const tenant = recordTenant(store, entry.tenant ?? firstTenant);
+      // records are stamped by the sandbox clock, as the records API stamps them
+      if ('create' in entry) createRecords(store, tenant, entry.create, entry.record ?? {}, entry.count, now);
+      else if ('patch' in entry) patchRecord(store, tenant, entry.patch, entry.id, entry.set);
+      else deleteRecord(store, tenant, entry.remove, entry.id);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      // the data does not fit this sandbox: 422 whatever the records API would have answered (a 404 here is not
+      // an unknown scenario)
+      const details = err.details?.map((d) => ({
+        field: `data[${i}].${d.field.replace(/^body\./, `${entryFields(entry)}.`)}`,
+        message: d.message,
+      }));
+      throw new ScenarioDataError(`scenario "${scenario.name}": ${entryLabel(entry, i)}: ${err.message}`, details);
+    }
+  }
+}
+
+/**
+ * Makes `scenario` the sandbox's and applies its data side, all or nothing: when an entry of its data block fails
+ * (a 422 naming it), the sandbox keeps its previous scenario and data. Under --data the name and the data it changed
+ * are one log line: a restart sets the name again without applying the data side twice (it is in the log).
  */
 export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures: Fixtures): void {
   sandbox.change(() => {
+    sandbox.store.transaction(() => {
+      if (scenario.sessions?.expired) expireSessions(sandbox);
+      if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
+      applyData(sandbox.store, scenario, fixtures, sandbox.clock.now()); // last: a scenario extending new-employee can give them records
+    });
+    // only once the data applied: a refused scenario leaves the name as it was
     sandbox.scenario = scenario.name;
     sandbox.stubUses.clear();
-    if (scenario.sessions?.expired) expireSessions(sandbox);
-    if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
   });
+}
+
+/**
+ * Throws what activating `scenario` would throw in a sandbox of that name made fresh from `world`, changing nothing:
+ * a reset checks first that the start scenario's data fits the world it goes back to, so a refused reset keeps
+ * the sandbox as it was.
+ */
+export function checkActivation(
+  name: string,
+  world: BaseWorld,
+  clock: ClockState,
+  scenario: Scenario,
+  fixtures: Fixtures,
+): void {
+  if (!scenario.data?.length) return; // nothing else of a scenario's data side can fail
+  const store = new SandboxStore(name, world, { recordChanges: false });
+  const probe = new Sandbox({
+    name,
+    store,
+    log: null,
+    journalLimit: 1,
+    start: { scenario: 'default', clock },
+    own: {},
+  });
+  activateScenario(probe, scenario, fixtures);
 }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
-import { ScenarioFile, type Scenario, type Stub } from '../schemas/scenario.js';
+import { dataCollections, dataEntryKinds, ScenarioFile, type Scenario, type Stub } from '../schemas/scenario.js';
 import { packageRoot } from '../paths.js';
 import { findingCodes } from '../schemas/control.js';
 import { matcherProblem } from '../shared/matchers.js';
@@ -11,11 +11,55 @@ export const bundledScenariosDir = join(packageRoot, 'scenarios');
 
 export class ScenarioError extends Error {}
 
+/**
+ * What is wrong with a definition's data block, as "at /data/N…: …", or null. Checked before the whole schema, whose
+ * message for an entry (one of three shapes) would only say that none fits: this one names the field.
+ */
+function dataBlockProblem(value: unknown): string | null {
+  const data = typeof value === 'object' && value !== null ? (value as { data?: unknown }).data : undefined;
+  if (!Array.isArray(data)) return null; // absent, or not a list: the whole schema says so
+  for (const [i, entry] of data.entries()) {
+    const at = `/data/${i}`;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      return `at ${at}: expected an object: {"create"|"patch"|"remove": COLLECTION, …}`;
+    const kinds = (Object.keys(dataEntryKinds) as Array<keyof typeof dataEntryKinds>).filter((k) => k in entry);
+    if (kinds.length !== 1) {
+      const found = kinds.length > 1 ? `, found ${kinds.join(' and ')}` : '';
+      return `at ${at}: expected exactly one of "create", "patch" or "remove" (the collection)${found}`;
+    }
+    const kind = kinds[0]!;
+    const collection: unknown = (entry as Record<string, unknown>)[kind];
+    if (typeof collection !== 'string' || !dataCollections.includes(collection))
+      return (
+        `at ${at}/${kind}: unknown collection ${JSON.stringify(collection)?.slice(0, 80)}; ` +
+        `known: ${dataCollections.join(', ')}`
+      );
+    try {
+      checkOrThrow(dataEntryKinds[kind], entry, at);
+    } catch (err) {
+      if (err instanceof CheckError) return `at ${at}${err.path}: ${err.expected}`;
+      throw err;
+    }
+  }
+  return null;
+}
+
+/** The definition checked whole: its data block first (for the field's path), then the schema. */
+function checkScenarioValue(value: unknown, where: string): ScenarioFile {
+  const problem = dataBlockProblem(value);
+  if (problem) throw new ScenarioError(`${where}: ${problem}`);
+  return checkOrThrow(ScenarioFile, value, where);
+}
+
+/** Files in a scenario directory that are not scenarios: the JSON Schema of the files themselves. */
+const isScenarioFileName = (name: string) => name.endsWith('.json') && !name.endsWith('.schema.json');
+
 function readScenarioFile(file: string): ScenarioFile {
   let parsed: ScenarioFile;
   try {
-    parsed = checkOrThrow(ScenarioFile, JSON.parse(readFileSync(file, 'utf8')), file);
+    parsed = checkScenarioValue(JSON.parse(readFileSync(file, 'utf8')), file);
   } catch (err) {
+    if (err instanceof ScenarioError) throw err;
     // a CheckError's message is already "FILE: at PATH: expected"
     throw new ScenarioError(
       err instanceof CheckError ? err.message : `${file}: not valid JSON: ${(err as Error).message}`,
@@ -127,8 +171,9 @@ function checkDefinition(scenario: ScenarioFile, where: string, known: KnownOper
 function checkDefinitionValue(value: unknown, where: string, known: KnownOperations): ScenarioFile {
   let scenario: ScenarioFile;
   try {
-    scenario = checkOrThrow(ScenarioFile, value, where);
+    scenario = checkScenarioValue(value, where);
   } catch (err) {
+    if (err instanceof ScenarioError) throw err;
     throw new ScenarioError(err instanceof CheckError ? err.message : `${where}: ${(err as Error).message}`);
   }
   checkDefinition(scenario, where, known);
@@ -168,6 +213,7 @@ function merge(base: Scenario, over: Scenario): Scenario {
       base.findings || over.findings
         ? { off: [...(base.findings?.off ?? []), ...(over.findings?.off ?? [])] }
         : undefined,
+    data: [...(base.data ?? []), ...(over.data ?? [])],
     chain: [...base.chain, ...over.chain],
   };
 }
@@ -285,9 +331,7 @@ export class ScenarioRegistry {
     for (const dir of this.dirs) {
       let names: string[];
       try {
-        names = readdirSync(dir)
-          .filter((f) => f.endsWith('.json'))
-          .sort();
+        names = readdirSync(dir).filter(isScenarioFileName).sort();
       } catch (err) {
         throw new ScenarioError(`${dir}: cannot read scenario directory: ${(err as Error).message}`);
       }
@@ -364,7 +408,7 @@ export class ScenarioRegistry {
     };
     const schedule = (file: string | Buffer | null) => {
       // editors' swap and backup files (.x.json.swp, x.json~) change nothing; no name: look anyway
-      if (file !== null && !String(file).endsWith('.json')) return;
+      if (file !== null && !isScenarioFileName(String(file))) return;
       if (this.reloadTimer) clearTimeout(this.reloadTimer);
       this.reloadTimer = setTimeout(reload, debounceMs);
       this.reloadTimer.unref();

@@ -15,6 +15,7 @@ export const shippedScenarioNames = [
   'slow-3g',
   'slow-network',
   'two-factor-required',
+  'unread-notifications',
   'wallet-disabled',
 ] as const;
 export type ShippedScenarioName = (typeof shippedScenarioNames)[number];

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Right } from './common.js';
 import { FaultKind } from './control.js';
+import { TenantData } from './tenant-data.js';
 
 const OperationIds = Type.Array(Type.String({ minLength: 1 }), {
   description: 'operationIds; all operations when absent',
@@ -109,9 +110,65 @@ export const Stub = Type.Object(
 );
 export type Stub = Static<typeof Stub>;
 
+/** The collections a data entry can name: those of a tenant's data whose records have an id (the records API's). */
+export const dataCollections: string[] = Object.entries(TenantData.properties)
+  .filter(([, schema]) => {
+    const items = (schema as { items?: { properties?: Record<string, unknown> } }).items;
+    return items?.properties?.id !== undefined;
+  })
+  .map(([name]) => name)
+  .sort();
+
+const Collection = (what: string) =>
+  Type.Union(
+    dataCollections.map((name) => Type.Literal(name)),
+    { description: `the collection of the records ${what} (docs/data.md)` },
+  );
+const DataTenant = Type.Optional(
+  Type.String({ minLength: 1, description: 'the tenant id; when absent, the first tenant of the fixtures' }),
+);
+const DataFields = (description: string) => Type.Record(Type.String(), Type.Unknown(), { description });
+
+export const DataCreate = Type.Object(
+  {
+    create: Collection('made'),
+    tenant: DataTenant,
+    record: DataFields("the record's fields, checked against its collection's schema when the scenario is applied"),
+    count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'this many records alike' })),
+  },
+  { additionalProperties: false, description: 'creates records, as POST /__admin/data/{tenantId}/{collection}' },
+);
+export const DataPatch = Type.Object(
+  {
+    patch: Collection('changed'),
+    tenant: DataTenant,
+    id: Type.String({ minLength: 1 }),
+    set: DataFields('the fields that change (id and tenantId cannot)'),
+  },
+  { additionalProperties: false, description: 'changes fields of a record, as PATCH /__admin/data/…/{id}' },
+);
+export const DataRemove = Type.Object(
+  {
+    remove: Collection('removed'),
+    tenant: DataTenant,
+    id: Type.String({ minLength: 1 }),
+  },
+  {
+    additionalProperties: false,
+    description: 'removes a record no other record names, as DELETE /__admin/data/…/{id}',
+  },
+);
+/** One step of a scenario's data block: create, patch or remove, named by the key that holds the collection. */
+export const DataEntry = Type.Union([DataCreate, DataPatch, DataRemove]);
+export type DataEntry = Static<typeof DataEntry>;
+/** The entry kinds by their key, for a check that names what is wrong instead of "expected one of three". */
+export const dataEntryKinds = { create: DataCreate, patch: DataPatch, remove: DataRemove } as const;
+
 export const ScenarioFile = Type.Object(
   {
-    $schema: Type.Optional(Type.String()),
+    $schema: Type.Optional(
+      Type.String({ description: 'the JSON Schema editors check the file against: "./scenario.schema.json"' }),
+    ),
     name: Type.String({
       pattern: '^[a-z0-9][a-z0-9-]{0,63}$',
       description: 'the name used by --scenario, x-mock-scenario and the admin routes; the file is NAME.json',
@@ -186,6 +243,13 @@ export const ScenarioFile = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    data: Type.Optional(
+      Type.Array(DataEntry, {
+        description:
+          'records created, patched and removed, in order, when the scenario is applied to a sandbox (made with it, ' +
+          'set to it, reset); all or nothing: an entry that does not apply leaves the sandbox as it was',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -206,3 +270,20 @@ export const ScenarioDefinition = Type.Object({
   definition: ScenarioFile,
 });
 export type ScenarioDefinition = Static<typeof ScenarioDefinition>;
+
+/** The `$id` of the scenario file's JSON Schema (scenarios/scenario.schema.json, GET /__admin/scenario.schema.json). */
+export const scenarioSchemaId = 'urn:portal-mock:scenario-file' as const;
+
+/**
+ * The JSON Schema of a scenario file, for editors: ScenarioFile as plain JSON (draft-07), its own `$schema` and `$id`,
+ * and no inner `$id` (a named part such as Right is inlined, and an inner `$id` would only move its base URI).
+ */
+export function scenarioJsonSchema(): { $schema: string; $id: typeof scenarioSchemaId } & Record<string, unknown> {
+  const plain = JSON.parse(JSON.stringify(ScenarioFile), (key, value) => (key === '$id' ? undefined : value));
+  return {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: scenarioSchemaId,
+    title: 'portal-mock scenario',
+    ...plain,
+  };
+}

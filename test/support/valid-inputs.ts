@@ -329,6 +329,8 @@ export const validInputs: Record<string, Valid> = {
   mockScenarioSet: admin({ method: 'PUT', url: '/__admin/scenario', payload: { name: 'hold-tickets' } }),
   mockSandboxes: admin({ url: '/__admin/sandboxes' }),
   mockDataCollections: admin({ url: '/__admin/data/collections' }),
+  mockDataChanges: (ctx) => ({ url: `/__admin/data/changes?sandbox=${ctx.sandbox}&collections=users,sessions` }),
+  mockScenarioSchema: admin({ url: '/__admin/scenario.schema.json' }),
   mockScenarioView: admin({ url: '/__admin/scenarios/hold-tickets' }),
   // replaces a definition it makes first, so the answer is the same 200 however often it runs
   mockScenarioDefine: async (ctx) => {
