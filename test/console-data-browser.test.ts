@@ -125,12 +125,22 @@ t.test('the data panel: list, page, filter, open, edit, validation, create, dele
     "the portal's search finds the new employee",
   );
 
-  // ---- delete what nobody names
+  // ---- create from the factory ({}: every field filled as the seeder would), then delete what nobody names
+  await page.selectOption('#data-collection', 'notifications');
+  await page.fill('#data-new', '{}');
+  await page.click('#data-create');
+  await message(page, /^created notifications\//);
+  const notificationId = (await page.locator('#data-open-title').innerText()).replace('notifications/', '');
+  const notifications = `/__admin/data/${tenants.romashka}/notifications`;
+  const made = await call('GET', `${notifications}/${notificationId}?sandbox=${sandbox}`);
+  t.equal(made.status, 200, 'the factory made a whole notification');
   page.once('dialog', (dialog) => dialog.accept());
   await page.click('#data-delete');
-  await message(page, /^deleted users\//);
-  t.equal((await call('GET', `${users}/${zoeId}?sandbox=${sandbox}`)).status, 404, 'the record is gone');
-  t.equal(await page.locator('#data-save').isDisabled(), true, 'and no longer open');
+  await message(page, /^deleted notifications\//);
+  t.equal((await call('GET', `${notifications}/${notificationId}?sandbox=${sandbox}`)).status, 404, 'it is gone');
+  await page.waitForFunction(() => (document.getElementById('data-save') as HTMLButtonElement | null)?.disabled);
+  t.pass('and no longer open');
+  await page.selectOption('#data-collection', 'users');
 
   // ---- delete a record others name: the 409 names them, and nothing is deleted
   await list(page, `email=${accounts.admin.email}`, /^1–1 of 1$/);

@@ -273,7 +273,7 @@ t.test('export: the changes of sandbox A, replayed by a scenario in sandbox B, g
   t.equal((await call('PATCH', `${data('users')}/${admin}?sandbox=${A}`, { statusText: 'exported' })).status, 200);
   const gone = (await call('GET', `${data('notifications')}?sandbox=${A}&userId=${admin}&limit=1`)).body.records[0];
   t.equal((await call('DELETE', `${data('notifications')}/${gone.id}?sandbox=${A}`)).status, 200);
-  t.equal((await call('POST', `${data('notifications')}?sandbox=${A}`, { count: 3, record: template })).status, 201);
+  t.equal((await call('POST', `${data('notifications')}?sandbox=${A}&count=3`, template)).status, 201);
 
   const collections = 'departments,users,notifications';
   const exported = await call('GET', `/__admin/data/changes?sandbox=${A}&collections=${collections}`);
