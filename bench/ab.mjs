@@ -1,14 +1,24 @@
 // A/B of one read between two builds in the same sitting: node bench/ab.mjs A_ROOT B_ROOT [PATH] [ROUNDS] [SECONDS]
 // (each root a checkout with dist/ built). Both mocks run at once, signed in alike; their rounds alternate
-// (A, B, B, A, …) so drift of a shared, noisy machine falls on both. Prints the median req/s and p99 of each and
-// the ratio B/A. Used for "a change must not slow the light read" (docs/performance.md).
+// (A, B, B, A, …) so drift of a shared, noisy machine falls on both. Prints the median req/s and p99 of each, the
+// server's CPU per request (user + sys from /proc, Linux only: steadier than req/s on a shared machine) and the
+// ratio B/A. Used for "a change must not slow the light read" (docs/performance.md).
+// Options: --header='name: value' (repeatable; e.g. 'accept-encoding: gzip'), --a-args='…' and --b-args='…' (extra
+// flags for one mock, e.g. --b-args='--journal-limit 0' to compare one build with and without its journal).
+import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 
-const [aRoot, bRoot, path = '/mobile/tenant-info', roundsArg = '6', secondsArg = '5'] = process.argv.slice(2);
+const option = (name) => process.argv.filter((a) => a.startsWith(`--${name}=`)).map((a) => a.slice(name.length + 3));
+const extraHeaders = Object.fromEntries(
+  option('header').map((h) => [h.slice(0, h.indexOf(':')).trim().toLowerCase(), h.slice(h.indexOf(':') + 1).trim()]),
+);
+const extraArgs = { a: option('a-args')[0]?.split(' ') ?? [], b: option('b-args')[0]?.split(' ') ?? [] };
+const positional = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const [aRoot, bRoot, path = '/mobile/tenant-info', roundsArg = '6', secondsArg = '5'] = positional;
 if (!aRoot || !bRoot) {
   process.stderr.write('usage: node bench/ab.mjs A_ROOT B_ROOT [PATH] [ROUNDS] [SECONDS]\n');
   process.exit(2);
@@ -45,9 +55,9 @@ function call(port, method, path, headers = {}, body) {
 }
 
 /** Starts the bin of `root` and waits for its health route: the readiness signal, no fixed sleep. */
-async function startMock(root) {
+async function startMock(root, extra) {
   const port = await freePort();
-  const args = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner'];
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
   const proc = spawn(join(resolve(root), 'bin', 'portal-mock.js'), args, { stdio: 'ignore' });
   for (;;) {
     if (proc.exitCode !== null) throw new Error(`${root}: the mock exited with ${proc.exitCode}`);
@@ -62,6 +72,7 @@ async function startMock(root) {
     'x-service-device-id': signInBody.deviceId,
     'x-service-session-id': session.sessionId,
     'x-service-session-code': session.sessionSecret,
+    ...extraHeaders,
   };
   return { root, port, proc, headers };
 }
@@ -74,13 +85,23 @@ const load = (mock, seconds) =>
     duration: seconds,
   });
 
+/** CPU seconds (user + sys) the process has used, or NaN where /proc is not there. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks
+  } catch {
+    return Number.NaN;
+  }
+}
+
 const median = (xs) => {
   const s = [...xs].sort((x, y) => x - y);
   return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
-const a = await startMock(aRoot);
-const b = await startMock(bRoot);
+const a = await startMock(aRoot, extraArgs.a);
+const b = await startMock(bRoot, extraArgs.b);
 try {
   for (const mock of [a, b]) {
     const probe = await call(mock.port, 'GET', path, mock.headers);
@@ -94,8 +115,10 @@ try {
   const rounds = Number(roundsArg);
   for (let i = 0; i < rounds; i++) {
     for (const mock of i % 2 ? [b, a] : [a, b]) {
+      const cpuBefore = cpuSeconds(mock.proc.pid);
       const r = await load(mock, Number(secondsArg));
-      seen.get(mock).push({ rps: r.requests.average, p99: r.latency.p99, errors: r.errors + r.non2xx });
+      const cpuUs = ((cpuSeconds(mock.proc.pid) - cpuBefore) * 1e6) / r.requests.total;
+      seen.get(mock).push({ rps: r.requests.average, p99: r.latency.p99, cpuUs, errors: r.errors + r.non2xx });
     }
   }
   const summary = [a, b].map((mock) => {
@@ -104,12 +127,16 @@ try {
       root: mock.root,
       medianRps: Math.round(median(runs.map((r) => r.rps))),
       medianP99Ms: median(runs.map((r) => r.p99)),
+      medianCpuUsPerRequest: Math.round(median(runs.map((r) => r.cpuUs)) * 10) / 10,
       errors: runs.reduce((n, r) => n + r.errors, 0),
       rps: runs.map((r) => Math.round(r.rps)),
+      cpuUs: runs.map((r) => Math.round(r.cpuUs)),
     };
   });
   console.log(JSON.stringify({ path, rounds, seconds: Number(secondsArg), summary }, null, 2));
-  console.log(`B/A = ${(summary[1].medianRps / summary[0].medianRps).toFixed(3)}`);
+  console.log(
+    `B/A = ${(summary[1].medianRps / summary[0].medianRps).toFixed(3)} (req/s); CPU per request B/A = ${(summary[1].medianCpuUsPerRequest / summary[0].medianCpuUsPerRequest).toFixed(3)}`,
+  );
 } finally {
   a.proc.kill('SIGTERM');
   b.proc.kill('SIGTERM');

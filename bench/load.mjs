@@ -40,4 +40,13 @@ const r = await autocannon({
   duration: dur,
   headers,
 });
-console.log(path, Math.round(r.requests.average), 'req/s p99', r.latency.p99, 'non2xx', r.non2xx);
+console.log(
+  path,
+  Math.round(r.requests.average),
+  'req/s p99',
+  r.latency.p99,
+  'non2xx',
+  r.non2xx,
+  'requests',
+  r.requests.total,
+);

@@ -3,12 +3,12 @@ import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import swaggerUi from '@fastify/swagger-ui';
 import cors from '@fastify/cors';
-import compress from '@fastify/compress';
 import { resolveOptions, type Options } from './config.js';
 import { registerErrorHandling } from './errors.js';
 import type { PrefixInfo } from './http/context.js';
 import { compressOptions, corsOptions, fastifyOptions, type LoggerOption } from './http/server-options.js';
 import { requestStatePlugin } from './http/request-state.js';
+import { compressionPlugin } from './http/answer-cache.js';
 import { useLazySerializers } from './http/serializers.js';
 import type { ServerLimits } from './http/limits.js';
 import { openapiPlugin } from './openapi.js';
@@ -72,8 +72,8 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   // compression adds its onSend to each route's own hooks, so it runs after every context's: the journal, the
   // body faults and the proxy see the answer as text
   await app.register(cors, corsOptions);
-  await app.register(compress, compressOptions);
   await app.register(requestStatePlugin, { prefixes }); // req.mock, the one request state
+  await app.register(compressionPlugin, compressOptions); // @fastify/compress, kept answers compressed once
   await app.register(scenarioHeaderPlugin); // an unknown x-mock-scenario is a 400 on every route
   await app.register(proxyStatePlugin); // the upstream and recording, read by the portal and the control plane
 

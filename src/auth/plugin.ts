@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
@@ -7,7 +8,7 @@ import { noAuth, type AuthContext, type AuthMode } from './types.js';
 import { secretMatches } from '../store/ids.js';
 import { findById, type Tenant } from '../store/store.js';
 import type { Sandbox } from '../store/sandbox.js';
-import type { UserRecord } from '../schemas/records.js';
+import type { SessionRecord, UserRecord } from '../schemas/records.js';
 import { peopleIndex } from '../domain/people-index.js';
 
 /** Effective rights: the user's, less what the active scenario revokes. */
@@ -37,6 +38,24 @@ const scenarioPolicy: AuthPolicy = {
   sessionsExpired: (req) => req.mock.scenarioFromHeader && req.mock.scenario?.sessions?.expired === true,
 };
 
+/**
+ * Session codes already checked, per session record: records are frozen (a change makes a new one), so a code that
+ * matched one still does, and the SHA-256 of the code is not taken again on every request. The comparison stays
+ * constant-time.
+ */
+const checkedCodes = new WeakMap<SessionRecord, Buffer>();
+
+function sessionCodeMatches(code: string, session: SessionRecord): boolean {
+  const checked = checkedCodes.get(session);
+  if (checked !== undefined) {
+    const presented = Buffer.from(code);
+    return presented.length === checked.length && timingSafeEqual(presented, checked);
+  }
+  if (!secretMatches(code, session.secretHash)) return false;
+  checkedCodes.set(session, Buffer.from(code));
+  return true;
+}
+
 function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy): AuthContext {
   const [tenantId, deviceId, sessionId, code] = sessionHeaders.map((name) => header(req, name));
   if (tenantId === undefined || deviceId === undefined || sessionId === undefined || code === undefined) {
@@ -46,7 +65,7 @@ function sessionAuth(req: FastifyRequest, sandbox: Sandbox, policy: AuthPolicy):
   const tenant = sandbox.store.tenant(tenantId);
   // The same answer for an unknown tenant and a foreign session: a caller learns nothing about other tenants.
   const session = tenant && findById(tenant.sessions, sessionId);
-  if (!tenant || !session || !secretMatches(code, session.secretHash))
+  if (!tenant || !session || !sessionCodeMatches(code, session))
     throw fail.unauthorized('session not found or session code invalid');
   if (session.deviceId !== deviceId) throw fail.unauthorized('session does not belong to this device');
   const device = findById(tenant.devices, deviceId);
@@ -137,11 +156,14 @@ function authenticate(req: FastifyRequest, mode: AuthMode, policy: AuthPolicy): 
 export const authPlugin = fp(
   async (app: FastifyInstance) => {
     // every portal request, after its sandbox and scenario are known; a thrown error reaches the error handler
-    app.addHook('onRequest', async (req) => {
+    // callback-style: nothing is awaited, so no promise per request (a throw still reaches the error handler)
+    app.addHook('onRequest', (req, _reply, done) => {
       const config = req.mock.routeConfig;
       req.mock.auth = authenticate(req, config.auth ?? 'none', scenarioPolicy);
-      const missing = (config.rights ?? []).filter((r) => !req.mock.auth.rights.includes(r));
-      if (missing.length > 0) throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
+      const missing = config.rights?.filter((r) => !req.mock.auth.rights.includes(r));
+      if (missing !== undefined && missing.length > 0)
+        throw fail.forbidden(`missing access right(s): ${missing.join(', ')}`);
+      done();
     });
   },
   { name: 'auth', dependencies: ['request-context'] },

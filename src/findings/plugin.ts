@@ -114,23 +114,26 @@ export const findingsPlugin = fp(
       cached(byOp, op, () => [...entries.filter(([, r]) => r.ops?.includes(op)), ...everyOp]);
 
     // before validation converts them (coerceTypes): the body as the app sent it
-    app.addHook('preValidation', async (req) => {
-      if (req.body === null || typeof req.body !== 'object' || Buffer.isBuffer(req.body)) return;
+    // callback-style hooks: nothing here waits
+    app.addHook('preValidation', (req, _reply, done) => {
+      if (req.body === null || typeof req.body !== 'object' || Buffer.isBuffer(req.body)) return done();
       const out: string[] = [];
       wrongTypes(req.routeOptions.schema?.body as Json | undefined, req.body, '', out, refs);
       if (out.length > 0) req.mock.findingTypes = out;
+      done();
     });
 
-    app.addHook('onSend', async (req, reply, payload) => {
+    app.addHook('onSend', (req, reply, payload, done) => {
       const op = req.mock.operationId;
       // no sandbox: the request was refused before one was chosen (a bad sandbox name)
-      if (op === null || !req.mock.sandbox || reply.raw.headersSent) return payload;
-      try {
-        detect(req, reply, op, payload);
-      } catch (err) {
-        req.log.error({ err }, 'a findings detector failed; the answer goes out unchanged');
+      if (op !== null && req.mock.sandbox && !reply.raw.headersSent) {
+        try {
+          detect(req, reply, op, payload);
+        } catch (err) {
+          req.log.error({ err }, 'a findings detector failed; the answer goes out unchanged');
+        }
       }
-      return payload;
+      done(null, payload);
     });
 
     const detect = (req: FastifyRequest, reply: FastifyReply, op: string, payload: unknown) => {

@@ -28,7 +28,8 @@ export const journalPlugin = fp(
       keepBodyText(req, text);
       parseJson(req, text, done);
     });
-    app.addHook('onRequest', async (req, reply) => {
+    // callback-style hooks: nothing here waits, so no promise per request
+    app.addHook('onRequest', (req, reply, done) => {
       req.mock.journal.id = req.mock.sandbox.journal.reserveId();
       reply.raw.once('close', () => {
         try {
@@ -37,17 +38,20 @@ export const journalPlugin = fp(
           req.log.error({ err }, 'the request could not be journaled');
         }
       });
+      done();
     });
     // registered before compression, so the answer is still JSON text here
-    app.addHook('onSend', async (req, reply, payload) => {
+    app.addHook('onSend', (req, reply, payload, done) => {
       // an error after the headers left (a truncated body) cannot change what the client got
-      if (reply.raw.headersSent) return payload;
-      const json =
-        typeof payload === 'string' &&
-        payload.length <= keptChars &&
-        String(reply.getHeader('content-type') ?? '').includes('json');
-      req.mock.journal.answer = { status: reply.statusCode, body: json ? payload : undefined };
-      return payload;
+      if (!reply.raw.headersSent) {
+        const json =
+          typeof payload === 'string' &&
+          payload.length <= keptChars &&
+          String(reply.getHeader('content-type') ?? '').includes('json');
+        req.mock.journal.status = reply.statusCode;
+        req.mock.journal.answer = json ? payload : undefined;
+      }
+      done(null, payload);
     });
     const record = (req: FastifyRequest) => {
       const elapsed = performance.now() - req.mock.arrivedAt;
@@ -59,7 +63,7 @@ export const journalPlugin = fp(
           // no status for a connection dropped before any answer (0, as HAR has it)
           method: req.method,
           operationId: req.mock.operationId,
-          status: req.mock.journal.answer?.status ?? 0,
+          status: req.mock.journal.status,
           durationMs: Math.round(elapsed * 100) / 100,
           scenario: req.mock.scenario?.name ?? null,
           stubbed: req.mock.stubbed,
@@ -71,7 +75,7 @@ export const journalPlugin = fp(
           url: req.raw.url ?? req.url,
           routedUrl: req.url,
           rawHeaders: req.raw.rawHeaders,
-          response: req.mock.journal.answer?.body,
+          response: req.mock.journal.answer,
           requestBody: req.mock.journal.body,
         },
         req.mock.journal.id,

@@ -9,13 +9,14 @@ import { sandboxKey } from './context.js';
  */
 export const requestContextPlugin = fp(
   async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (req) => {
+    app.addHook('onRequest', (req, _reply, done) => {
       // the key was checked on arrival (src/http/request-state.ts)
       req.mock.sandbox = app.sandboxes.get(sandboxKey(req.headers['x-mock-sandbox'], req.mock.prefix.sandbox));
+      done();
     });
-    app.addHook('onSend', async (req, _reply, payload) => {
+    app.addHook('onSend', (req, _reply, payload, done) => {
       req.mock.sandbox?.commit(); // none when the request was refused before one was chosen (a bad sandbox name)
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'request-context', dependencies: ['request-state'] },

@@ -12,6 +12,7 @@ import type { Fixtures } from '../store/fixtures.js';
 import type { Options } from '../config.js';
 import { noAuth, type AuthContext, type AuthMode } from '../auth/types.js';
 import { sandboxKey, type PrefixInfo } from './context.js';
+import type { KeptAnswer } from './answer-cache.js';
 
 export type RequestState = {
   /** performance.now() when the request arrived: the journal's duration. Writer: this file. */
@@ -39,6 +40,8 @@ export type RequestState = {
   stubbed: boolean;
   /** the stub that answered (its index in the scenario's stubs). Writer: scenarios/runtime.ts. */
   stub: { index: number; name?: string } | null;
+  /** the kept answer this request was sent, while its text is what compression gets. Writer: http/answer-cache.ts. */
+  keptAnswer: KeptAnswer | null;
   /** what the journal keeps of this request. Writer: http/journal.ts. */
   journal: JournalMark;
   /** body fields whose JSON type the route's schema does not take (before validation converts them). Writer: findings/plugin.ts. */
@@ -50,8 +53,10 @@ export type JournalMark = {
   id: number;
   /** the request body's text as it arrived, cut (store/journal.ts keptText) */
   body: string | undefined;
-  /** the status and JSON text of the answer as it left (a body fault may break the connection after it) */
-  answer: { status: number; body: string | undefined } | null;
+  /** the status of the answer as it left (0: none left, as for a connection a fault dropped before any answer) */
+  status: number;
+  /** the answer's JSON text as it left (a body fault may break the connection after it) */
+  answer: string | undefined;
 };
 
 /** What a route declares about itself in its `config`. */
@@ -88,7 +93,9 @@ const noConfig: RouteConfig = {};
 export const requestStatePlugin = fp(
   async (app: FastifyInstance, opts: { prefixes: WeakMap<IncomingMessage, PrefixInfo> }) => {
     app.decorateRequest('mock', null as never);
-    app.addHook('onRequest', async (req) => {
+    // callback-style hooks here and in the other plugins of every request: nothing is awaited, so no promise per
+    // hook (a throw still reaches the error handler)
+    app.addHook('onRequest', (req, _reply, done) => {
       const route = req.routeOptions;
       const operationId = route.schema?.operationId;
       req.mock = {
@@ -104,7 +111,8 @@ export const requestStatePlugin = fp(
         faultAfterCommit: false,
         stubbed: false,
         stub: null,
-        journal: { id: 0, body: undefined, answer: null },
+        keptAnswer: null,
+        journal: { id: 0, body: undefined, status: 0, answer: undefined },
         findingTypes: null,
       };
       // a malformed sandbox key is refused on every route: it is also what a balancer routes by, and answers would
@@ -112,10 +120,11 @@ export const requestStatePlugin = fp(
       const prefixed = req.mock.prefix.sandbox;
       checkSandboxName(sandboxKey(req.headers['x-mock-sandbox'], prefixed));
       if (prefixed !== null) checkSandboxName(prefixed);
+      done();
     });
-    app.addHook('onSend', async (_req, reply, payload) => {
+    app.addHook('onSend', (_req, reply, payload, done) => {
       if (!reply.hasHeader('x-mock-instance')) reply.header('x-mock-instance', app.instance.name);
-      return payload;
+      done(null, payload);
     });
   },
   { name: 'request-state' },

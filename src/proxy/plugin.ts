@@ -163,24 +163,25 @@ export const proxyPlugin = fp(
     const state = app.proxy;
     const marks = new WeakMap<FastifyRequest, CompareMark>();
 
-    app.addHook('onRequest', async (req, reply) => {
+    // callback-style: only a forwarded request waits (for the upstream); it has sent the reply when done is called,
+    // and Fastify then runs no further hook
+    app.addHook('onRequest', (req, reply, done) => {
       const op = req.mock.operationId;
       const unmatched = req.mock.routeConfig?.unmatched === true;
       const { url: base } = state.upstreamFor(req.mock.sandbox);
       if (!unmatched && op !== null && base && req.mock.scenario?.compare?.includes(op)) {
         marks.set(req, { base, body: undefined, mockBody: '' });
-        return;
+        return done();
       }
-      if (!unmatched && !(op !== null && req.mock.scenario?.forward?.includes(op))) return;
+      if (!unmatched && !(op !== null && req.mock.scenario?.forward?.includes(op))) return done();
       if (!base) {
-        if (unmatched) return; // the catch-all answers the usual 404
+        if (unmatched) return done(); // the catch-all answers the usual 404
         throw new ApiError(
           'badGateway',
           `scenario "${req.mock.scenario?.name ?? ''}" forwards ${op ?? ''} but no upstream is configured (--proxy or PUT /__admin/proxy)`,
         );
       }
-      await forward(req, reply, op, base);
-      return reply;
+      forward(req, reply, op, base).then(() => done(), done);
     });
     const forward = async (req: FastifyRequest, reply: FastifyReply, op: string | null, base: string) => {
       const body =
@@ -209,9 +210,9 @@ export const proxyPlugin = fp(
     });
     // the upstream is asked once the mock's answer has gone; only compared requests listen for that (a global
     // onResponse hook would make Fastify add 'finish' listeners to every answer)
-    app.addHook('onSend', async (req, reply, payload) => {
+    app.addHook('onSend', (req, reply, payload, done) => {
       const mark = marks.get(req);
-      if (!mark) return payload;
+      if (!mark) return done(null, payload);
       mark.mockBody = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
       // outside Fastify's error handling: a failed comparison is logged, never left to end the process
       reply.raw.once('finish', () =>
@@ -221,7 +222,7 @@ export const proxyPlugin = fp(
           ),
         ),
       );
-      return payload;
+      done(null, payload);
     });
     const compareLater = async (req: FastifyRequest, reply: FastifyReply, mark: CompareMark) => {
       const at = req.mock.sandbox.clock.iso(); // when the mock answered, not when the upstream did

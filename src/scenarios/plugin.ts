@@ -17,12 +17,13 @@ import {
  */
 export const scenarioHeaderPlugin = fp(
   async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (req) => {
+    app.addHook('onRequest', (req, _reply, done) => {
       const named = req.headers['x-mock-scenario'];
       if (typeof named === 'string' && named !== '' && !app.scenarios.get(named))
         throw fail.badRequest(
           `unknown scenario "${named.slice(0, 80)}" in x-mock-scenario; known: ${app.scenarios.names().join(', ')}`,
         );
+      done();
     });
   },
   { name: 'scenario-header', dependencies: ['request-state'] },
@@ -31,7 +32,9 @@ export const scenarioHeaderPlugin = fp(
 /** Resolves which scenario applies to each request: the x-mock-scenario header (this request only), else the sandbox's. */
 export const scenarioPlugin = fp(
   async (app: FastifyInstance) => {
-    app.addHook('onRequest', async (req, reply) => {
+    // callback-style: only a scenario that acts on requests waits (a delay, a stub); a stub that answered has sent
+    // the reply, and Fastify then runs no further hook
+    app.addHook('onRequest', (req, reply, done) => {
       const fromHeader = req.headers['x-mock-scenario'];
       if (typeof fromHeader === 'string' && fromHeader !== '') {
         req.mock.scenario = app.scenarios.get(fromHeader) ?? null; // known: scenarioHeaderPlugin checked it
@@ -39,14 +42,15 @@ export const scenarioPlugin = fp(
       } else {
         req.mock.scenario = app.scenarios.get(req.mock.sandbox.scenario) ?? null;
       }
-      // a request answered by a stub or a fault goes no further
-      if (actsOnRequests(req.mock.scenario) && (await applyScenario(req, reply))) return reply;
+      if (!actsOnRequests(req.mock.scenario)) return done();
+      applyScenario(req, reply).then(() => done(), done);
     });
     // stubs with a body matcher need the parsed body: tried after auth, before validation and the handler
-    app.addHook('preValidation', async (req, reply) => {
-      if (hasBodyStubs(req.mock.scenario) && (await applyBodyStubs(req, reply))) return reply;
+    app.addHook('preValidation', (req, reply, done) => {
+      if (!hasBodyStubs(req.mock.scenario)) return done();
+      applyBodyStubs(req, reply).then(() => done(), done);
     });
-    app.addHook('onSend', async (req, reply, payload) => applyBodyFault(req, reply, payload));
+    app.addHook('onSend', (req, reply, payload, done) => done(null, applyBodyFault(req, reply, payload)));
   },
   { name: 'scenarios', dependencies: ['request-context'] },
 );
@@ -60,7 +64,7 @@ export const bandwidthPlugin = fp(
     app.addHook('onRoute', (route) => {
       route.onSend = [...[route.onSend ?? []].flat(), throttleAnswer];
     });
-    app.addHook('preParsing', async (req, _reply, payload) => throttled(req, payload));
+    app.addHook('preParsing', (req, _reply, payload, done) => done(null, throttled(req, payload)));
   },
   { name: 'scenario-bandwidth', dependencies: ['scenarios'] },
 );

@@ -37,12 +37,16 @@ export type JournalTexts = {
 type Kept = { id: number; facts: JournalFacts; texts: JournalTexts };
 
 /**
- * The request journal of a sandbox: the last `limit` requests in a plain array, oldest dropped first, so a sandbox
- * that never sees a request holds an empty array. Entries are completed and redacted only when read.
+ * The request journal of a sandbox: the last `limit` requests in a ring, oldest overwritten first, so a full journal
+ * moves nothing when a request comes (a sandbox that never sees a request holds an empty array). Entries are
+ * completed and redacted only when read.
  */
 export class Journal {
   readonly limit: number;
+  /** grows to `limit`, then `next` goes round it */
   private entries: Kept[] = [];
+  /** where the next entry goes once the ring is full: the oldest entry's slot */
+  private next = 0;
   /** id of the next entry (ids go on after clear) */
   private nextId = 1;
 
@@ -60,8 +64,18 @@ export class Journal {
 
   add(facts: JournalFacts, texts: JournalTexts, id = this.reserveId()): void {
     if (!this.enabled) return;
-    this.entries.push({ id, facts, texts });
-    if (this.entries.length > this.limit) this.entries.shift();
+    const kept = { id, facts, texts };
+    if (this.entries.length < this.limit) this.entries.push(kept);
+    else {
+      this.entries[this.next] = kept;
+      this.next = (this.next + 1) % this.limit;
+    }
+  }
+
+  /** The entry `age` requests back (0: the newest), `age` below size(). */
+  private at(age: number): Kept {
+    const newest = this.entries.length < this.limit ? this.entries.length - 1 : this.next - 1;
+    return this.entries[(newest - age + this.entries.length) % this.entries.length]!;
   }
 
   /**
@@ -75,8 +89,8 @@ export class Journal {
     const prefix = f.path?.endsWith('*') ? f.path.slice(0, -1) : undefined;
     const fields = fieldFilters(f);
     const out: Kept[] = [];
-    for (let i = this.entries.length - 1; i >= 0; i--) {
-      const e = this.entries[i]!;
+    for (let age = 0; age < this.entries.length; age++) {
+      const e = this.at(age);
       const { facts } = e;
       if (ids !== undefined && !ids.has(e.id)) continue;
       if (f.operationId !== undefined && facts.operationId !== f.operationId) continue;
@@ -108,6 +122,7 @@ export class Journal {
   /** Drops every entry (ids go on). */
   clear(): void {
     this.entries = [];
+    this.next = 0;
   }
 }
 
