@@ -152,8 +152,14 @@ export function sortBy<T>(
   });
 }
 
+// \u0451 is ё: esbuild escapes non-Latin-1 text everywhere but in a regular expression, and one such character made
+// V8 hold the whole bundled source as a two-byte string (about 3 MB more memory for the life of the process)
 /** Folds case and ё→е, so "Алёна", "алена" and "АЛЕНА" match; works for Latin and Cyrillic alike. */
-export const foldText = (s: string) => s.toLocaleLowerCase('ru').replace(/ё/g, 'е').normalize('NFC');
+export const foldText = (s: string) =>
+  s
+    .toLocaleLowerCase('ru')
+    .replace(/\u0451/g, 'е')
+    .normalize('NFC');
 
 /** The folded words of a search text; null when it has none (no filter). */
 export function queryWords(q: string | undefined): string[] | null {

@@ -11,6 +11,9 @@ import {
   CalendarView,
 } from '../schemas/calendar.js';
 import { callerArgs, listUrl } from './handler.js';
+import { caller } from '../auth/caller.js';
+import { domainContext } from '../http/context.js';
+import { answerCache, answerKey } from '../http/answer-cache.js';
 import {
   calendarEventList,
   calendarEventRequestCancel,
@@ -69,6 +72,7 @@ const filter = <Q extends { calendar_event_type_id?: EventFilter['type'] }>({
 }: Q) => ({ ...rest, type });
 
 export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const kept = answerCache();
   for (const family of [
     {
       path: '/calendar-event',
@@ -106,7 +110,13 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
         config,
       },
-      async (req) => list(...callerArgs(req), filter(req.query)),
+      (req, reply) => {
+        const { tenant, user } = caller(req);
+        // kept per data version and second: a month is tens of occurrences with their people, ~30 KB
+        kept(req, reply, answerKey(req, tenant.tenant.id, user.id, req.url), (now) =>
+          list(domainContext(req, now), tenant, user, filter(req.query)),
+        );
+      },
     );
     app.get(
       `${family.path}/my`,
@@ -123,7 +133,12 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
         config,
       },
-      async (req) => list(...callerArgs(req), filter(req.query), true),
+      (req, reply) => {
+        const { tenant, user } = caller(req);
+        kept(req, reply, answerKey(req, tenant.tenant.id, user.id, req.url), (now) =>
+          list(domainContext(req, now), tenant, user, filter(req.query), true),
+        );
+      },
     );
     app.get(
       `${family.path}/items`,

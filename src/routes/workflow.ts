@@ -13,7 +13,9 @@ import {
 import { domainContext } from '../http/context.js';
 import { callerTenant } from '../auth/caller.js';
 import { callerArgs, listUrl } from './handler.js';
+import { answerCache, answerKey } from '../http/answer-cache.js';
 import {
+  advanceTickets,
   workflowCatalog,
   workflowStart,
   workflowStartForm,
@@ -37,6 +39,7 @@ const ticketAuth =
 
 /** Business process catalog, start forms, applications and tickets. Paths answer with and without /api/v2. */
 export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const kept = answerCache();
   app.get(
     '/workflow/catalog',
     {
@@ -115,7 +118,15 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'session-or-apikey' },
     },
-    async (req) => workflowTicketIndex(domainContext(req), viewer(req), req.query, listUrl(req)),
+    (req, reply) => {
+      const who = viewer(req);
+      const url = listUrl(req);
+      // Tickets the clock moved on are a write: made first, so the kept answer is looked up under the new version.
+      advanceTickets(domainContext(req), who.tenant);
+      kept(req, reply, answerKey(req, who.tenant.tenant.id, who.user?.id ?? 'api-key', url), (now) =>
+        workflowTicketIndex(domainContext(req, now), who, req.query, url),
+      );
+    },
   );
 
   app.get(

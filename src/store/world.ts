@@ -7,7 +7,9 @@ import type { Data } from '../schemas/tenant-data.js';
  */
 export function deepFreeze<T>(value: T): T {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  for (const item of Object.values(value)) deepFreeze(item);
+  // an index loop and for…in: Object.values made an array per record, a tenth of a --users 100000 start-up
+  if (Array.isArray(value)) for (let i = 0; i < value.length; i++) deepFreeze(value[i]);
+  else for (const key in value) deepFreeze(value[key]);
   return Object.freeze(value);
 }
 

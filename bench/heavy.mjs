@@ -1,0 +1,207 @@
+// The heavy reads and the sign-in, one build or two in the same sitting:
+//   node bench/heavy.mjs ROOT [ROOT_B] [--rounds N] [--seconds S] [--only calendar,tickets,signIn]
+//   node bench/heavy.mjs --port PORT …   (a mock already running, e.g. under node --cpu-prof dist/portal-mock.mjs)
+// Each ROOT is a checkout with dist/ built; its bin is started as a user would (plain node, default data). With two
+// roots both run at once and their rounds alternate (A, B, B, A, …) so the drift of a shared machine falls on both,
+// as in bench/ab.mjs. Workloads, 50 connections each:
+//   calendar  GET /calendar for the current month (session)
+//   tickets   GET /api/v2/workflow-ticket/?page=3 (API key)
+//   signIn    POST /mobile/manual-bind then POST /mobile/auth, at most one device per connection (sequences/s)
+// Prints, per workload and root, the median req/s (sequences/s for the sign-in), its spread, the median p99 and the
+// rounds; then JSON on stdout.
+import { spawn } from 'node:child_process';
+import { request } from 'node:http';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => {
+  const i = argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : argv.splice(i, 2)[1];
+};
+const rounds = Number(option('rounds', '4'));
+const seconds = Number(option('seconds', '5'));
+const only = option('only', 'calendar,tickets,signIn').split(',');
+const runningPort = option('port', undefined);
+const roots = argv;
+if (runningPort ? roots.length > 0 : roots.length < 1 || roots.length > 2) {
+  process.stderr.write('usage: node bench/heavy.mjs ROOT [ROOT_B] [--rounds N] [--seconds S] [--only a,b]\n');
+  process.exit(2);
+}
+
+const tenant = '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01';
+const demo = {
+  email: 'ivan.petrov@romashka.test',
+  password: 'demo1234',
+  userId: 'a1000000-0000-4000-8000-000000000001',
+};
+const apiKey = { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' };
+const log = (line) => process.stderr.write(`${line}\n`);
+
+const freePort = () =>
+  new Promise((done, fail) => {
+    const s = createServer();
+    s.once('error', fail);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => done(port));
+    });
+  });
+
+function call(port, method, path, headers = {}, body) {
+  return new Promise((done, fail) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => done({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', fail);
+    if (payload) req.setHeader('content-type', 'application/json');
+    req.end(payload);
+  });
+}
+
+/** Starts the bin of `root` and waits for its health route: the readiness signal, no fixed sleep. */
+async function startMock(root) {
+  const port = await freePort();
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner'];
+  const proc = spawn(join(resolve(root), 'bin', 'portal-mock.js'), args, { stdio: 'ignore' });
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${root}: the mock exited with ${proc.exitCode}`);
+    const up = await call(port, 'GET', '/__admin/health').catch(() => null);
+    if (up?.status === 200) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { root, port, proc, session: await signIn(port) };
+}
+
+async function signIn(port) {
+  const auth = await call(
+    port,
+    'POST',
+    '/mobile/auth',
+    { 'x-service-tenant-id': tenant },
+    { secret: 'demo-device-secret-1', userId: demo.userId, deviceId: 'demo-device-romashka' },
+  );
+  const { sessionId, sessionSecret } = JSON.parse(auth.body);
+  return {
+    'x-service-tenant-id': tenant,
+    'x-service-device-id': 'demo-device-romashka',
+    'x-service-session-id': sessionId,
+    'x-service-session-code': sessionSecret,
+  };
+}
+
+/** The current month as the benchmark asks for it (bench/run.mjs does the same). */
+function monthPath() {
+  const now = new Date();
+  const ym = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+  const lastDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
+  const q = (s) => encodeURIComponent(s);
+  return `/calendar?start_date_time=${q(`${ym}-01 00:00:00`)}&end_date_time=${q(`${ym}-${lastDay} 23:59:59`)}`;
+}
+
+/** Each workload: autocannon options for a mock, and how many requests make one counted unit. */
+const workloads = {
+  calendar: { perUnit: 1, options: (m) => ({ path: monthPath(), headers: m.session }) },
+  tickets: { perUnit: 1, options: () => ({ path: '/api/v2/workflow-ticket/?page=3', headers: apiKey }) },
+  signIn: { perUnit: 2, options: () => signInRequests({ newDevices: false }) },
+  // what bench/run.mjs measured up to now: a new device per sequence, so devices and sessions pile up as they would
+  // for a pipeline that binds a fresh device per job
+  signInNewDevices: { perUnit: 2, options: () => signInRequests({ newDevices: true }) },
+};
+
+let devicesMade = 0;
+function signInRequests({ newDevices }) {
+  // autocannon gives each sequence a fresh context, so a device id kept there would be a new device every time
+  // and the tenant's devices and sessions would grow by the thousand. A sequence borrows an id from a pool and
+  // gives it back after its auth: at most one id per connection, and a rebind replaces the device's sessions.
+  const free = [];
+  return {
+    requests: [
+      {
+        method: 'POST',
+        path: '/mobile/manual-bind',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (req, ctx) => {
+          ctx.deviceId = (newDevices ? undefined : free.pop()) ?? `heavy-device-${devicesMade++}`;
+          const device = { id: ctx.deviceId, platform: 'ios' };
+          return { ...req, body: JSON.stringify({ email: demo.email, password: demo.password, device }) };
+        },
+        onResponse: (status, body, ctx) => {
+          if (status === 200) ctx.accountSecret = JSON.parse(body).accountSecret;
+        },
+      },
+      {
+        method: 'POST',
+        path: '/mobile/auth',
+        headers: { 'content-type': 'application/json', 'x-service-tenant-id': tenant },
+        setupRequest: (req, ctx) => ({
+          ...req,
+          body: JSON.stringify({
+            secret: ctx.accountSecret?.secret ?? 'x',
+            userId: demo.userId,
+            deviceId: ctx.deviceId,
+          }),
+        }),
+        onResponse: (_status, _body, ctx) => free.push(ctx.deviceId),
+      },
+    ],
+  };
+}
+
+const run = (mock, workload, duration) => {
+  const { path = '', ...options } = workloads[workload].options(mock);
+  return autocannon({ url: `http://127.0.0.1:${mock.port}${path}`, connections: 50, duration, ...options });
+};
+
+const median = (xs) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const mocks = [];
+try {
+  if (runningPort) {
+    const port = Number(runningPort);
+    mocks.push({ root: `port ${port}`, port, proc: null, session: await signIn(port) });
+  }
+  for (const root of roots) mocks.push(await startMock(root));
+  const results = [];
+  for (const workload of only) {
+    if (!workloads[workload]) throw new Error(`unknown workload ${workload}: ${Object.keys(workloads).join(', ')}`);
+    const seen = new Map(mocks.map((m) => [m, []]));
+    for (const m of mocks) await run(m, workload, 2); // warm-up
+    for (let i = 0; i < rounds; i++) {
+      for (const m of i % 2 ? [...mocks].reverse() : mocks) {
+        const r = await run(m, workload, seconds);
+        const bad = r.errors + r.timeouts + r.non2xx;
+        seen.get(m).push({ rate: r.requests.average / workloads[workload].perUnit, p99: r.latency.p99, bad });
+      }
+    }
+    for (const m of mocks) {
+      const runs = seen.get(m);
+      const rates = runs.map((r) => r.rate);
+      const row = {
+        workload,
+        root: m.root,
+        medianRate: Math.round(median(rates)),
+        spreadPct: Math.round(((Math.max(...rates) - Math.min(...rates)) / median(rates)) * 100),
+        medianP99Ms: median(runs.map((r) => r.p99)),
+        errors: runs.reduce((n, r) => n + r.bad, 0),
+        rates: rates.map(Math.round),
+        p99s: runs.map((r) => r.p99),
+      };
+      results.push(row);
+      log(
+        `${workload} ${m.root}: ${row.medianRate}/s (spread ${row.spreadPct}%), p99 ${row.medianP99Ms} ms ` +
+          `[${row.p99s.join(', ')}]${row.errors ? `, ${row.errors} errors/non-2xx` : ''}`,
+      );
+    }
+  }
+  console.log(JSON.stringify({ rounds, seconds, connections: 50, results }, null, 2));
+} finally {
+  for (const m of mocks) m.proc?.kill('SIGTERM');
+}
