@@ -531,6 +531,19 @@ async function processed(ctx: Ctx): Promise<{ id: string }> {
   return { id };
 }
 
+/** A created user is named by its employment and the groups it joined (a 409 on delete): those let go of it. */
+async function releaseUser(ctx: Ctx, id: string) {
+  const base = `/__admin/data/${ctx.s.tenantId}`;
+  const inSandbox = `sandbox=${ctx.sandbox}`;
+  for (const e of (await call(ctx, { url: `${base}/employments?${inSandbox}&userId=${id}` })).records)
+    await call(ctx, { method: 'DELETE', url: `${base}/employments/${e.id}?${inSandbox}` });
+  for (const g of (await call(ctx, { url: `${base}/userGroups?${inSandbox}&limit=1000` })).records) {
+    if (!g.memberIds.includes(id)) continue;
+    const memberIds = g.memberIds.filter((m: string) => m !== id);
+    await call(ctx, { method: 'PATCH', url: `${base}/userGroups/${g.id}?${inSandbox}`, payload: { memberIds } });
+  }
+}
+
 /**
  * The records API's five operations of every collection (src/control/data-routes.ts), on the tenant of the signed-in
  * admin. A record to read, change or delete is one the entry creates itself: a copy of the collection's first record
@@ -565,10 +578,11 @@ function recordsApiInputs(): Record<string, Valid> {
       url: `${base(ctx)}/${await made(ctx)}?${sandbox(ctx)}`,
       payload: {},
     });
-    inputs[`mockData${pascalName}Delete`] = async (ctx) => ({
-      method: 'DELETE',
-      url: `${base(ctx)}/${await made(ctx)}?${sandbox(ctx)}`,
-    });
+    inputs[`mockData${pascalName}Delete`] = async (ctx) => {
+      const id = await made(ctx);
+      if (name === 'users') await releaseUser(ctx, id);
+      return { method: 'DELETE', url: `${base(ctx)}/${id}?${sandbox(ctx)}` };
+    };
   }
   return inputs;
 }
