@@ -39,6 +39,22 @@ export function operations(doc: OpenApiDoc): Operation[] {
   return ops;
 }
 
+/** OpenAPI 3.0's `minimum: n, exclusiveMinimum: true` back in JSON Schema's form (`exclusiveMinimum: n`) for Ajv. */
+function exclusiveBoundsAsJsonSchema<T>(node: T): T {
+  if (typeof node !== 'object' || node === null) return node;
+  const schema = node as Record<string, unknown>;
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (schema[exclusive] !== true) continue;
+    schema[exclusive] = schema[bound];
+    delete schema[bound];
+  }
+  for (const value of Object.values(schema)) exclusiveBoundsAsJsonSchema(value);
+  return node;
+}
+
 const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Validates a response body against the schema the document declares for (operation, status, content type). */
@@ -49,7 +65,7 @@ export class ResponseValidator {
     this.ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
     addFormats(this.ajv);
     this.ajv.addFormat('password', true);
-    this.ajv.addSchema({ ...doc, $id: 'openapi.json' } as object);
+    this.ajv.addSchema({ ...exclusiveBoundsAsJsonSchema(structuredClone(doc)), $id: 'openapi.json' } as object);
   }
   /** null when valid; a message otherwise (also when the document declares no schema for the status). */
   check(op: Operation, status: number, contentType: string, body: string): string | null {
