@@ -181,6 +181,19 @@ try {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
+// --json: the rows for bench/run.mjs, which puts them in its report and judges the targets
+if (process.argv.includes('--json')) {
+  const json = rows.map(([what, mode, p50, p99, memory]) => ({
+    what,
+    mode,
+    p50: round(p50, 3),
+    p99: round(p99, 3),
+    memory,
+  }));
+  console.log(JSON.stringify(json));
+  process.exit(0);
+}
+
 const load = loadavg()
   .map((x) => round(x, 1))
   .join(', ');
