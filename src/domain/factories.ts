@@ -8,11 +8,13 @@ import { faker as fakerEn } from '@faker-js/faker/locale/en';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { fail } from '../errors.js';
 import type { Right } from '../schemas/common.js';
-import type { EmploymentRecord, UserRecord } from '../schemas/records.js';
-import type { WfFieldRecord, WfProcessRecord, WfTicketRecord } from '../schemas/workflow.js';
+import type { UserRecord } from '../schemas/records.js';
+import type { WfProcessRecord, WfTicketRecord } from '../schemas/workflow.js';
 import { hashSecret } from '../store/ids.js';
 import { SeededRandom } from '../store/random.js';
 import { transliterate } from '../store/seed/people.js';
+import { startFormValue } from '../store/seed/workflow.js';
+import { mainEmployment } from '../store/seed/organisation.js';
 import { findById, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
 import { references } from './references.js';
 import { chiefOf } from './workflow.js';
@@ -333,21 +335,11 @@ function makeUser(ctx: FactoryContext, input: Fields, schema: TObject): Made {
   };
   const user = { ...made, ...input } as UserRecord;
   const record = Object.fromEntries(Object.keys(schema.properties).map((key) => [key, user[key as keyof UserRecord]]));
-  const employment: EmploymentRecord = {
+  const employment = mainEmployment(user, {
     id: ctx.random.uuid(),
-    userId: user.id,
-    departmentId: user.departmentId,
-    position: user.position,
-    isMain: true,
-    statusId: 1,
-    employmentDate: user.hiredAt,
-    firedDate: null,
     originId: originId(ctx),
-    originOrganizationId: 'ORG-1',
     organizationName: organizationName(tenant),
-    rate: 1,
-    createdAt: user.createdAt,
-  };
+  });
   const recent = isoDay(new Date(now.getTime() - 90 * 86_400_000));
   const joins = (rule: string) =>
     rule === '*' || (rule === 'isBoss' && user.isBoss) || (rule.startsWith('hiredAt') && user.hiredAt >= recent);
@@ -364,27 +356,6 @@ function makeUser(ctx: FactoryContext, input: Fields, schema: TObject): Made {
 // ---------------------------------------------------------------- workflow tickets
 
 const WfStatus = { inProgress: 1, solved: 2 } as const;
-
-/** A value for a field of a start form, as the seeder fills one. */
-function fieldValue(ctx: FactoryContext, f: WfFieldRecord): string {
-  const faker = ctx.faker();
-  switch (f.type) {
-    case 'select':
-      return f.values.length === 0 ? '' : ctx.random.pick(f.values);
-    case 'date':
-      return isoDay(faker.date.soon({ days: 60, refDate: ctx.now }));
-    case 'number':
-      return String(ctx.random.int(1, 5));
-    case 'checkbox':
-      return 'true';
-    case 'file':
-      return ctx.random.uuid();
-    case 'textarea':
-      return faker.lorem.sentence();
-    default:
-      return faker.lorem.words(2);
-  }
-}
 
 /**
  * A ticket of a process the author may start (a visible one, unless `processId` is given), with its form filled,
@@ -447,7 +418,10 @@ function makeTicket(ctx: FactoryContext, input: Fields, schema: TObject): Made {
     updatedAt: statusId === WfStatus.inProgress ? at(entered) : closed,
     solvedAt: statusId === WfStatus.solved ? closed : null,
     stageEnteredAt: at(entered),
-    fieldValues: { ...Object.fromEntries(p.fields.map((f) => [f.id, f.defaultValue ?? fieldValue(ctx, f)])), ...given },
+    fieldValues: {
+      ...Object.fromEntries(p.fields.map((f) => [f.id, f.defaultValue ?? startFormValue(ctx.faker(), f, ctx.now)])),
+      ...given,
+    },
     responsible,
     history,
   };

@@ -1,5 +1,5 @@
 // Shared organisation data several groups read: employments, user groups, meeting places.
-import type { EmploymentRecord, UserGroupRecord } from '../../schemas/records.js';
+import type { EmploymentRecord, UserGroupRecord, UserRecord } from '../../schemas/records.js';
 import { dayMs, isoDay, type SeedContext } from './context.js';
 import { fakerRandom, fakerUsers } from './fast-random.js';
 import { SeededRandom } from '../random.js';
@@ -50,21 +50,7 @@ export function seedOrganisation(ctx: SeedContext): void {
   data.users.forEach((user, i) => {
     const random = i < fakerUsers ? fromFaker : fast;
     const origin = (n: number) => `${fixture.locale === 'ru' ? 'ТН' : 'EMP'}-${String(100000 + i * 3 + n)}`;
-    employments.push({
-      id: random.uuid(),
-      userId: user.id,
-      departmentId: user.departmentId,
-      position: user.position,
-      isMain: true,
-      statusId: 1,
-      employmentDate: user.hiredAt,
-      firedDate: null,
-      originId: origin(0),
-      originOrganizationId: 'ORG-1',
-      organizationName: w.org,
-      rate: 1,
-      createdAt: user.createdAt,
-    });
+    employments.push(mainEmployment(user, { id: random.uuid(), originId: origin(0), organizationName: w.org }));
     // About one in ten holds a second, part-time employment in the sister company.
     if (i < 3 || random.boolean(0.1)) {
       const dep = random.pick(secondDepartments);
@@ -119,4 +105,26 @@ export function seedOrganisation(ctx: SeedContext): void {
     address: w.city,
     capacity: faker.number.int({ min: 4, max: 120 }),
   }));
+}
+
+/** A user's main employment, full time in the user's department since the hire date (seeded users and made ones). */
+export function mainEmployment(
+  user: UserRecord,
+  drawn: { id: string; originId: string; organizationName: string },
+): EmploymentRecord {
+  return {
+    id: drawn.id,
+    userId: user.id,
+    departmentId: user.departmentId,
+    position: user.position,
+    isMain: true,
+    statusId: 1,
+    employmentDate: user.hiredAt,
+    firedDate: null,
+    originId: drawn.originId,
+    originOrganizationId: 'ORG-1',
+    organizationName: drawn.organizationName,
+    rate: 1,
+    createdAt: user.createdAt,
+  };
 }

@@ -1,5 +1,6 @@
 // Workflow seeder: a two-level catalog of categories, ~12 processes (texts in the tenant language) and ~30
 // tickets of fixture and generated users in various stages and statuses.
+import type { Faker } from '@faker-js/faker';
 import type { WfCategoryRecord, WfFieldRecord, WfProcessRecord, WfTicketRecord } from '../../schemas/workflow.js';
 import type { UserRecord } from '../../schemas/records.js';
 import { transliterate } from './people.js';
@@ -497,25 +498,6 @@ export function seedWorkflow(ctx: SeedContext): void {
     });
   }
 
-  const valueFor = (f: WfFieldRecord): string => {
-    switch (f.type) {
-      case 'select':
-        return f.values[0] === undefined ? '' : faker.helpers.arrayElement(f.values);
-      case 'date':
-        return isoDay(faker.date.soon({ days: 60, refDate }));
-      case 'number':
-        return String(faker.number.int({ min: 1, max: 5 }));
-      case 'checkbox':
-        return 'true';
-      case 'file':
-        return faker.string.uuid();
-      case 'textarea':
-        return faker.lorem.sentence();
-      default:
-        return faker.lorem.words(2);
-    }
-  };
-
   const fixtureUsers = fixture.accounts
     .map((a) => data.users.find((u) => u.id === a.userId))
     .filter((u): u is UserRecord => !!u);
@@ -565,7 +547,7 @@ export function seedWorkflow(ctx: SeedContext): void {
       updatedAt,
       solvedAt,
       stageEnteredAt: at(enteredMin),
-      fieldValues: Object.fromEntries(p.fields.map((f) => [f.id, f.defaultValue ?? valueFor(f)])),
+      fieldValues: Object.fromEntries(p.fields.map((f) => [f.id, f.defaultValue ?? startFormValue(faker, f, refDate)])),
       responsible,
       history,
     };
@@ -574,4 +556,24 @@ export function seedWorkflow(ctx: SeedContext): void {
   data.wfCategories = cats;
   data.wfProcesses = procs;
   data.wfTickets = tickets;
+}
+
+/** A value for a field of a start form as a tester would fill it (the seeder's tickets and the factory's). */
+export function startFormValue(faker: Faker, f: WfFieldRecord, refDate: Date): string {
+  switch (f.type) {
+    case 'select':
+      return f.values[0] === undefined ? '' : faker.helpers.arrayElement(f.values);
+    case 'date':
+      return isoDay(faker.date.soon({ days: 60, refDate }));
+    case 'number':
+      return String(faker.number.int({ min: 1, max: 5 }));
+    case 'checkbox':
+      return 'true';
+    case 'file':
+      return faker.string.uuid();
+    case 'textarea':
+      return faker.lorem.sentence();
+    default:
+      return faker.lorem.words(2);
+  }
 }
