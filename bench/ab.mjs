@@ -7,10 +7,9 @@
 // flags for one mock, e.g. --b-args='--journal-limit 0' to compare one build with and without its journal).
 import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { call, freePort } from './http.mjs';
 
 const option = (name) => process.argv.filter((a) => a.startsWith(`--${name}=`)).map((a) => a.slice(name.length + 3));
 const extraHeaders = Object.fromEntries(
@@ -29,30 +28,6 @@ const signInBody = {
   userId: 'a1000000-0000-4000-8000-000000000001',
   deviceId: 'demo-device-romashka',
 };
-
-const freePort = () =>
-  new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
-  });
-
-function call(port, method, path, headers = {}, body) {
-  return new Promise((done, fail) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => done({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', fail);
-    if (payload) req.setHeader('content-type', 'application/json');
-    req.end(payload);
-  });
-}
 
 /** Starts the bin of `root` and waits for its health route: the readiness signal, no fixed sleep. */
 async function startMock(root, extra) {

@@ -10,10 +10,9 @@
 // Prints, per workload and root, the median req/s (sequences/s for the sign-in), its spread, the median p99 and the
 // rounds; then JSON on stdout.
 import { spawn } from 'node:child_process';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { call, freePort, signInRequests } from './http.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -38,30 +37,6 @@ const demo = {
 };
 const apiKey = { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' };
 const log = (line) => process.stderr.write(`${line}\n`);
-
-const freePort = () =>
-  new Promise((done, fail) => {
-    const s = createServer();
-    s.once('error', fail);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => done(port));
-    });
-  });
-
-function call(port, method, path, headers = {}, body) {
-  return new Promise((done, fail) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request({ host: '127.0.0.1', port, method, path, headers }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => done({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-    });
-    req.on('error', fail);
-    if (payload) req.setHeader('content-type', 'application/json');
-    req.end(payload);
-  });
-}
 
 /** Starts the bin of `root` and waits for its health route: the readiness signal, no fixed sleep. */
 async function startMock(root) {
@@ -107,50 +82,14 @@ function monthPath() {
 const workloads = {
   calendar: { perUnit: 1, options: (m) => ({ path: monthPath(), headers: m.session }) },
   tickets: { perUnit: 1, options: () => ({ path: '/api/v2/workflow-ticket/?page=3', headers: apiKey }) },
-  signIn: { perUnit: 2, options: () => signInRequests({ newDevices: false }) },
+  signIn: { perUnit: 2, options: () => ({ requests: signInRequests({ ...demo, tenantId: tenant }) }) },
   // what bench/run.mjs measured up to now: a new device per sequence, so devices and sessions pile up as they would
   // for a pipeline that binds a fresh device per job
-  signInNewDevices: { perUnit: 2, options: () => signInRequests({ newDevices: true }) },
+  signInNewDevices: {
+    perUnit: 2,
+    options: () => ({ requests: signInRequests({ ...demo, tenantId: tenant }, { newDevices: true }) }),
+  },
 };
-
-let devicesMade = 0;
-function signInRequests({ newDevices }) {
-  // autocannon gives each sequence a fresh context, so a device id kept there would be a new device every time
-  // and the tenant's devices and sessions would grow by the thousand. A sequence borrows an id from a pool and
-  // gives it back after its auth: at most one id per connection, and a rebind replaces the device's sessions.
-  const free = [];
-  return {
-    requests: [
-      {
-        method: 'POST',
-        path: '/mobile/manual-bind',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (req, ctx) => {
-          ctx.deviceId = (newDevices ? undefined : free.pop()) ?? `heavy-device-${devicesMade++}`;
-          const device = { id: ctx.deviceId, platform: 'ios' };
-          return { ...req, body: JSON.stringify({ email: demo.email, password: demo.password, device }) };
-        },
-        onResponse: (status, body, ctx) => {
-          if (status === 200) ctx.accountSecret = JSON.parse(body).accountSecret;
-        },
-      },
-      {
-        method: 'POST',
-        path: '/mobile/auth',
-        headers: { 'content-type': 'application/json', 'x-service-tenant-id': tenant },
-        setupRequest: (req, ctx) => ({
-          ...req,
-          body: JSON.stringify({
-            secret: ctx.accountSecret?.secret ?? 'x',
-            userId: demo.userId,
-            deviceId: ctx.deviceId,
-          }),
-        }),
-        onResponse: (_status, _body, ctx) => free.push(ctx.deviceId),
-      },
-    ],
-  };
-}
 
 const run = (mock, workload, duration) => {
   const { path = '', ...options } = workloads[workload].options(mock);

@@ -6,11 +6,10 @@
 // Targets (issue 33): a create <= 1 ms p50 in memory and <= 2 ms with --data; a collection read <= 10 ms.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { call as callWith, freePort } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const creates = Number(process.argv.find((a) => a.startsWith('--creates='))?.slice(10) ?? 2000);
@@ -23,47 +22,14 @@ const quantile = (xs, q) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 // one keep-alive connection, as a test's HTTP client holds one
+const call = (port, method, path, body) => callWith(port, method, path, {}, body, agent);
 const agentOptions = { keepAlive: true, maxSockets: 1 };
 let agent;
 async function agentFor() {
   const { Agent } = await import('node:http');
   agent ??= new Agent(agentOptions);
   return agent;
-}
-
-function call(port, method, path, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        agent,
-        headers: payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {},
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
 }
 
 /** Starts the built mock (bin/portal-mock.js) and waits for its health answer. */

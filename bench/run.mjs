@@ -6,13 +6,12 @@
 // bench/results/*.json and *.md and refreshes the benchmark block of docs/performance.md.
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { wiremockJar, writePrismSpec, writeWiremockRoot } from './peers.mjs';
+import { call, freePort, signInRequests } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // --mock-root=DIR benchmarks the build of another checkout (e.g. the code before a change); results still land here
@@ -59,46 +58,6 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** One HTTP call; resolves { status, body }. */
-function call(port, method, path, headers = {}, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        headers: {
-          ...headers,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => {
-          const bytes = Buffer.concat(chunks);
-          resolve({ status: res.statusCode, headers: res.headers, bytes, body: bytes.toString('utf8') });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
 
 function memory(pid) {
   try {
@@ -495,51 +454,9 @@ async function main() {
       path: `/idea/vote?id=${ideaId}`,
       headers: session,
     });
-    // autocannon gives each sequence a fresh context, so an id kept there would bind a new device every sequence
-    // and the tenant's devices and sessions would grow by the thousand: a sequence borrows an id from a pool and
-    // gives it back after its auth (at most one per connection; a rebind replaces the device's sessions)
-    let device = 0;
-    const freeDevices = [];
     T0.signIn = await load(
       'sign-in: POST /mobile/manual-bind + POST /mobile/auth (sequences/s)',
-      {
-        port: m,
-        requests: [
-          {
-            method: 'POST',
-            path: '/mobile/manual-bind',
-            headers: { 'content-type': 'application/json' },
-            setupRequest: (req, ctx) => {
-              ctx.deviceId = freeDevices.pop() ?? `bench-device-${device++}`;
-              return {
-                ...req,
-                body: JSON.stringify({
-                  email: demo.email,
-                  password: demo.password,
-                  device: { id: ctx.deviceId, platform: 'ios' },
-                }),
-              };
-            },
-            onResponse: (status, body, ctx) => {
-              if (status === 200) ctx.accountSecret = JSON.parse(body).accountSecret;
-            },
-          },
-          {
-            method: 'POST',
-            path: '/mobile/auth',
-            headers: { 'content-type': 'application/json', 'x-service-tenant-id': T },
-            setupRequest: (req, ctx) => ({
-              ...req,
-              body: JSON.stringify({
-                secret: ctx.accountSecret?.secret ?? 'x',
-                userId: demo.userId,
-                deviceId: ctx.deviceId,
-              }),
-            }),
-            onResponse: (_status, _body, ctx) => freeDevices.push(ctx.deviceId),
-          },
-        ],
-      },
+      { port: m, requests: signInRequests({ ...demo, tenantId: T }) },
       { perSequence: 2 },
     );
     results.memory.underLoadDefault = memory(mock.pid);

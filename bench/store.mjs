@@ -12,13 +12,14 @@
 // Writes bench/results/store.json and store.md. The machine is shared and noisy: compare ratios of one sitting.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
+import { call as callWith } from './http.mjs';
 import { runInNewContext } from 'node:vm';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,31 +49,7 @@ const stats = (xs, d = 3) => ({
 });
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-function call(port, method, path, headers = {}, body) {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      {
-        agent,
-        host: '127.0.0.1',
-        port,
-        method,
-        path,
-        headers: {
-          ...headers,
-          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
-        },
-      },
-      (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-      },
-    );
-    req.on('error', reject);
-    req.end(payload);
-  });
-}
+const call = (port, method, path, headers = {}, body = undefined) => callWith(port, method, path, headers, body, agent);
 
 // a measurement that throws must not leave its mock running (holding the terminal and the machine)
 const running = new Set();
