@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { call, freePort } from './http.mjs';
+import { call, freePort, romashka } from './http.mjs';
 
 const option = (name) => process.argv.filter((a) => a.startsWith(`--${name}=`)).map((a) => a.slice(name.length + 3));
 const extraHeaders = Object.fromEntries(
@@ -22,12 +22,7 @@ if (!aRoot || !bRoot) {
   process.stderr.write('usage: node bench/ab.mjs A_ROOT B_ROOT [PATH] [ROUNDS] [SECONDS]\n');
   process.exit(2);
 }
-const tenant = '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01';
-const signInBody = {
-  secret: 'demo-device-secret-1',
-  userId: 'a1000000-0000-4000-8000-000000000001',
-  deviceId: 'demo-device-romashka',
-};
+const { tenantId: tenant, device: signInBody } = romashka;
 
 /** Starts the bin of `root` and waits for its health route: the readiness signal, no fixed sleep. */
 async function startMock(root, extra) {

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { call, freePort, signInRequests } from './http.mjs';
+import { call, freePort, signInRequests, romashka } from './http.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -29,13 +29,7 @@ if (runningPort ? roots.length > 0 : roots.length < 1 || roots.length > 2) {
   process.exit(2);
 }
 
-const tenant = '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01';
-const demo = {
-  email: 'ivan.petrov@romashka.test',
-  password: 'demo1234',
-  userId: 'a1000000-0000-4000-8000-000000000001',
-};
-const apiKey = { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' };
+const { tenantId: tenant, demo, apiKey } = romashka;
 const log = (line) => process.stderr.write(`${line}\n`);
 
 /** Starts the bin of `root` and waits for its health route: the readiness signal, no fixed sleep. */
@@ -53,17 +47,11 @@ async function startMock(root) {
 }
 
 async function signIn(port) {
-  const auth = await call(
-    port,
-    'POST',
-    '/mobile/auth',
-    { 'x-service-tenant-id': tenant },
-    { secret: 'demo-device-secret-1', userId: demo.userId, deviceId: 'demo-device-romashka' },
-  );
+  const auth = await call(port, 'POST', '/mobile/auth', { 'x-service-tenant-id': tenant }, romashka.device);
   const { sessionId, sessionSecret } = JSON.parse(auth.body);
   return {
     'x-service-tenant-id': tenant,
-    'x-service-device-id': 'demo-device-romashka',
+    'x-service-device-id': romashka.device.deviceId,
     'x-service-session-id': sessionId,
     'x-service-session-code': sessionSecret,
   };

@@ -45,6 +45,19 @@ export function call(port, method, path, headers = {}, body = undefined, agent =
   });
 }
 
+/** The demo tenant of the fixtures, and its admin, as every benchmark signs in. */
+export const romashka = {
+  tenantId: '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01',
+  demo: { email: 'ivan.petrov@romashka.test', password: 'demo1234', userId: 'a1000000-0000-4000-8000-000000000001' },
+  /** the admin's bound demo device: POST /mobile/auth with it opens a session without binding */
+  device: {
+    secret: 'demo-device-secret-1',
+    userId: 'a1000000-0000-4000-8000-000000000001',
+    deviceId: 'demo-device-romashka',
+  },
+  apiKey: { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' },
+};
+
 let devicesMade = 0;
 /**
  * The sign-in pair (manual-bind, then auth) as autocannon requests for one demo account. autocannon gives each

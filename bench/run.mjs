@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { wiremockJar, writePrismSpec, writeWiremockRoot } from './peers.mjs';
-import { call, freePort, signInRequests } from './http.mjs';
+import { call, freePort, signInRequests, romashka } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // --mock-root=DIR benchmarks the build of another checkout (e.g. the code before a change); results still land here
@@ -26,13 +26,7 @@ const scaleUsers = 100_000;
 /** keeps the whole run under 10 minutes on a 2-core machine */
 const scaleStartLimitMs = quick ? 120_000 : 240_000;
 
-const T = '7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01';
-const demo = {
-  email: 'ivan.petrov@romashka.test',
-  password: 'demo1234',
-  userId: 'a1000000-0000-4000-8000-000000000001',
-};
-const apiKey = { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' };
+const { tenantId: T, demo, apiKey } = romashka;
 const widgets = [
   'myLms',
   'mySurvey',
@@ -131,18 +125,12 @@ async function startMock(extra = [], name = 'portal-mock') {
 }
 
 async function signIn(port) {
-  const res = await call(
-    port,
-    'POST',
-    '/mobile/auth',
-    { 'x-service-tenant-id': T },
-    { secret: 'demo-device-secret-1', userId: demo.userId, deviceId: 'demo-device-romashka' },
-  );
+  const res = await call(port, 'POST', '/mobile/auth', { 'x-service-tenant-id': T }, romashka.device);
   if (res.status !== 200) throw new Error(`auth: ${res.status} ${res.body}`);
   const { sessionId, sessionSecret } = JSON.parse(res.body);
   return {
     'x-service-tenant-id': T,
-    'x-service-device-id': 'demo-device-romashka',
+    'x-service-device-id': romashka.device.deviceId,
     'x-service-session-id': sessionId,
     'x-service-session-code': sessionSecret,
   };
