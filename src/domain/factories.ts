@@ -384,11 +384,13 @@ function makeTicket(ctx: FactoryContext, input: Fields, schema: TObject): Made {
   let index: number;
   if (input.stageId !== undefined) {
     index = p.stages.findIndex((s) => s.id === input.stageId);
-    if (index < 0)
+    if (index < 0) {
+      const stages = p.stages.map((s) => s.id).join(', ');
       throw fail.badRequest(
-        `stageId: "${String(input.stageId).slice(0, 80)}" is not a stage of process ${p.id}; its stages: ${p.stages.map((s) => s.id).join(', ')}`,
+        `stageId: "${String(input.stageId).slice(0, 80)}" is not a stage of process ${p.id}; its stages: ${stages}`,
         [{ field: 'body.stageId', message: 'not a stage of the process' }],
       );
+    }
   } else if (statusId === WfStatus.inProgress) index = 0;
   else if (statusId === WfStatus.solved) index = p.stages.length - 1;
   else index = ctx.random.int(0, p.stages.length - 1);
