@@ -4,7 +4,7 @@
 // author in the portal's ticket screens.
 import t from 'tap';
 import { recordCollections } from '../src/domain/records.js';
-import { demoPassword, employeeRights } from '../src/domain/factories.js';
+import { employeeRights, generatedPassword as demoPassword } from '../src/store/seed/people.js';
 import { accounts, build, httpCaller, tenants } from './helper.js';
 
 type Teardown = { teardown(fn: () => unknown): void };

@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Fixtures } from '../store/fixtures.js';
 import { isLoopbackHost, lanAddresses } from '../shared/lan.js';
 import { forwardedPrefix } from '../http/context.js';
+import { generatedPassword } from '../store/seed/people.js';
 
 const sandboxPrefix = (sandboxName: string) => (sandboxName === 'default' ? '' : `/sandbox/${sandboxName}`);
 
@@ -73,7 +74,7 @@ export function describeFixtures(fixtures: Fixtures, req: FastifyRequest, sandbo
           ...bindLinkAddresses(req, sandboxName, b.id, b.token),
         })),
     ),
-    generatedPassword: 'demo1234',
+    generatedPassword,
   };
 }
 

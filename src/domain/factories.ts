@@ -7,13 +7,13 @@ import { faker as fakerRu } from '@faker-js/faker/locale/ru';
 import { faker as fakerEn } from '@faker-js/faker/locale/en';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { fail } from '../errors.js';
-import type { Right } from '../schemas/common.js';
 import type { UserRecord } from '../schemas/records.js';
 import type { WfProcessRecord, WfTicketRecord } from '../schemas/workflow.js';
 import { hashSecret } from '../store/ids.js';
 import { SeededRandom } from '../store/random.js';
-import { transliterate } from '../store/seed/people.js';
+import { employeeRights, generatedPassword, transliterate } from '../store/seed/people.js';
 import { startFormValue } from '../store/seed/workflow.js';
+import { isoDay } from '../store/seed/context.js';
 import { mainEmployment } from '../store/seed/organisation.js';
 import { findById, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
 import { references } from './references.js';
@@ -37,11 +37,6 @@ export type FactoryContext = {
  */
 export type Dependent = { collection: CollectionName; record: Fields; replaces?: Fields };
 export type Made = { record: Fields; dependents: Dependent[] };
-
-/** The password of every generated user (src/store/seed/people.ts): a created user signs in with it unless given. */
-export const demoPassword = 'demo1234';
-/** The rights the seeder gives an employee (src/store/seed/people.ts). */
-export const employeeRights: Right[] = ['show-content-categories', 'shop-usage', 'show-structure-names'];
 
 // One faker per locale, reseeded before each record: building one costs more than a whole create, and a reseeded
 // faker keeps nothing of the record before (each draw depends on the seed and the calls since).
@@ -85,7 +80,6 @@ export function makeRecord(ctx: FactoryContext, collection: CollectionName, sche
 
 type Filler = (ctx: FactoryContext, record: Fields) => unknown;
 
-const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 const hoursAfter = (stamp: unknown, hours: number) =>
   new Date(Date.parse(String(stamp)) + hours * 3600_000).toISOString();
 const capitalised = (text: string) => text.charAt(0).toLocaleUpperCase() + text.slice(1);
@@ -311,7 +305,7 @@ function makeUser(ctx: FactoryContext, input: Fields, schema: TObject): Made {
   const made: UserRecord = {
     id,
     email: email ?? uniqueEmail(tenant, firstName, lastName),
-    password: demoPassword,
+    password: generatedPassword,
     twoFactor: false,
     rights: [...employeeRights],
     firstName,

@@ -106,7 +106,10 @@ export const transliterate = (text: string) =>
     .join('')
     .replace(/[^a-z0-9]/g, '');
 
-const employeeRights: Right[] = ['show-content-categories', 'shop-usage', 'show-structure-names'];
+/** The rights of an employee (not a manager, not HR): seeded users' and the records API's made ones. */
+export const employeeRights: Right[] = ['show-content-categories', 'shop-usage', 'show-structure-names'];
+/** The password of every generated user, listed by /__admin/fixtures: made users sign in with it too. */
+export const generatedPassword = 'demo1234';
 
 export function seedPeople(ctx: SeedContext): void {
   const { fixture, data, refDate, size } = ctx;
@@ -213,7 +216,7 @@ export function seedPeople(ctx: SeedContext): void {
     return {
       id,
       email: uniqueEmail(firstName, lastName),
-      password: 'demo1234',
+      password: generatedPassword,
       twoFactor: false,
       rights: [...employeeRights],
       firstName,
@@ -251,7 +254,7 @@ export function seedPeople(ctx: SeedContext): void {
         {
           id: faker.string.uuid(),
           email: uniqueEmail(firstName, lastName),
-          password: 'demo1234',
+          password: generatedPassword,
           twoFactor: false,
           rights: [...employeeRights],
           firstName,
