@@ -274,13 +274,30 @@ t.test('export: the changes of sandbox A, replayed by a scenario in sandbox B, g
   const gone = (await call('GET', `${data('notifications')}?sandbox=${A}&userId=${admin}&limit=1`)).body.records[0];
   t.equal((await call('DELETE', `${data('notifications')}/${gone.id}?sandbox=${A}`)).status, 200);
   t.equal((await call('POST', `${data('notifications')}?sandbox=${A}&count=3`, template)).status, 201);
+  // a made user brings its employment and joins groups: the export lists those, and the replay must not make them twice
+  const made = await call('POST', `${data('users')}?sandbox=${A}`, { firstName: 'Exported' });
+  t.equal(made.body.dependents.employments.length, 1);
 
-  const collections = 'departments,users,notifications';
+  const collections = 'departments,users,notifications,employments,userGroups';
   const exported = await call('GET', `/__admin/data/changes?sandbox=${A}&collections=${collections}`);
   t.equal(exported.status, 200);
   const block = exported.body.data as Array<Record<string, any>>;
   const kinds = block.map((e) => ('create' in e ? 'create' : 'patch' in e ? 'patch' : 'remove'));
-  t.same(kinds, ['create', 'create', 'create', 'create', 'create', 'patch', 'remove'], 'creates, patches, removes');
+  const order = { create: 0, patch: 1, remove: 2 };
+  t.same(
+    kinds,
+    [...kinds].sort((a, b) => order[a] - order[b]),
+    'creates, then patches, then removes',
+  );
+  t.equal(
+    kinds.filter((k) => k === 'create').length,
+    7,
+    'two departments, three notifications, a user, its employment',
+  );
+  t.ok(
+    block.filter((e) => 'create' in e).every((e) => e.dependents === false),
+    'each create replays alone: its dependents are in the block',
+  );
   const departmentsMade = block.filter((e) => e.create === 'departments').map((e) => e.record.id);
   t.same(departmentsMade, [parent.id, child.id], 'the department named by the other is created first');
   t.same(

@@ -144,7 +144,7 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
         const tenant = recordTenant(sandbox.store, req.params.tenantId);
         // a refused record leaves no trace, not even a minted id: the same calls give the same ids
         const { count } = req.query;
-        const create = () => createRecords(sandbox.store, tenant, name, req.body, count, sandbox.clock.now());
+        const create = () => createRecords(sandbox.store, tenant, name, req.body, { count, now: sandbox.clock.now() });
         const created = sandbox.change(() => sandbox.store.transaction(create));
         reply.code(201);
         return created;

@@ -84,7 +84,10 @@ export function dataChanges(store: SandboxStore, collections: readonly string[])
     }
   }
   return [
-    ...referencedFirst(created).map((f): DataEntry => ({ create: f.collection, tenant: f.tenant, record: f.record })),
+    // the records a factory made with them are in the export too: replayed alone, not made twice
+    ...referencedFirst(created).map(
+      (f): DataEntry => ({ create: f.collection, tenant: f.tenant, record: f.record, dependents: false }),
+    ),
     ...patches,
     ...referencedFirst(removed)
       .reverse()

@@ -79,6 +79,13 @@ function checked(name: CollectionName, schema: TObject, record: Record<string, u
   }
 }
 
+/**
+ * now: the sandbox clock's time, for the stamps a factory fills (default: the seed's reference date).
+ * dependents: false makes the record alone, without what its factory would make for it (a user's employment and
+ * groups): a data block exported from a sandbox lists those itself.
+ */
+export type CreateOptions = { now?: Date; dependents?: boolean };
+
 /** What a create made: the records of the collection named, and those they needed (by collection). */
 export type Created = { records: AnyRecord[]; dependents: Record<string, AnyRecord[]> };
 
@@ -93,7 +100,7 @@ export function createRecord(
   tenant: Tenant,
   collection: string,
   input: Record<string, unknown>,
-  now: Date = new Date(store.meta.refDate),
+  { now = new Date(store.meta.refDate), dependents = true }: CreateOptions = {},
   created: Created = { records: [], dependents: {} },
 ): AnyRecord {
   const { name, schema } = recordCollection(collection);
@@ -111,7 +118,7 @@ export function createRecord(
   checkReferences(tenant, name, record);
   const inserted = store.insert(tenant, name, record as never) as unknown as AnyRecord;
   created.records.push(inserted);
-  for (const dependent of made.dependents) {
+  for (const dependent of dependents ? made.dependents : []) {
     if (dependent.replaces) {
       // a record changed for it (a group the user joins): not repeated in the answer nor checked again, since a
       // group holds every member and both would grow with the tenant; the factory changes only checked ids
@@ -137,11 +144,10 @@ export function createRecords(
   tenant: Tenant,
   collection: string,
   record: Record<string, unknown>,
-  count = 1,
-  now: Date = new Date(store.meta.refDate),
+  { count = 1, ...options }: CreateOptions & { count?: number } = {},
 ): Created {
   const created: Created = { records: [], dependents: {} };
-  for (let i = 0; i < count; i++) createRecord(store, tenant, collection, record, now, created);
+  for (let i = 0; i < count; i++) createRecord(store, tenant, collection, record, options, created);
   return created;
 }
 

@@ -101,8 +101,10 @@ function applyData(store: SandboxStore, scenario: Scenario, fixtures: Fixtures, 
     try {
       const tenant = recordTenant(store, entry.tenant ?? firstTenant);
       // records are stamped by the sandbox clock, as the records API stamps them
-      if ('create' in entry) createRecords(store, tenant, entry.create, entry.record ?? {}, entry.count, now);
-      else if ('patch' in entry) patchRecord(store, tenant, entry.patch, entry.id, entry.set);
+      if ('create' in entry) {
+        const { count, dependents } = entry;
+        createRecords(store, tenant, entry.create, entry.record ?? {}, { count, now, dependents });
+      } else if ('patch' in entry) patchRecord(store, tenant, entry.patch, entry.id, entry.set);
       else deleteRecord(store, tenant, entry.remove, entry.id);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;

@@ -135,6 +135,14 @@ export const DataCreate = Type.Object(
     tenant: DataTenant,
     record: DataFields("the record's fields, checked against its collection's schema when the scenario is applied"),
     count: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'this many records alike' })),
+    dependents: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          "false: the record alone, without what its factory makes for it (a user's employment and groups); an " +
+          'exported block says so on every create, as it lists those records itself',
+      }),
+    ),
   },
   { additionalProperties: false, description: 'creates records, as POST /__admin/data/{tenantId}/{collection}' },
 );
