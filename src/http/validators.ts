@@ -1,27 +1,38 @@
 import AjvCompiler from '@fastify/ajv-compiler';
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown };
-type Compile = (route: { schema: unknown; method: string; url: string; httpPart?: string }) => Validate;
+type Route = { schema: unknown; method: string; url: string; httpPart?: string };
+type Compile = (route: Route) => Validate;
+type BuildCompiler = (externalSchemas: unknown, options: unknown) => Compile;
 
 /**
  * Fastify's Ajv validators, compiled on a route's first request and shared between identical schemas: most of the
- * ~400 input schemas are never used in a session, and compiling them slowed every start. Every route is still
- * compiled by the contract test (test/reliability-contract).
+ * ~570 input schemas are never used in a session, and compiling them slowed every start. Nothing is done before that
+ * first request, not even Ajv's pool look-up: Fastify asks for a compiler once per plugin context, and the pool key is
+ * the JSON text of every shared schema (a sixth of a second at start-up, summed over the contexts). Every route is
+ * still compiled by the contract test (test/reliability-contract).
  */
 export function lazyValidatorBuilder(): AjvCompiler.BuildCompilerFromPool {
-  const build = AjvCompiler();
   // The package's types describe the compiler as taking a bare schema; Fastify calls it with { schema, method, url, httpPart }.
+  const build = AjvCompiler() as unknown as BuildCompiler;
   const builder = (externalSchemas: unknown, options: unknown) => {
-    const compile = (build as (s: unknown, o: unknown) => Compile)(externalSchemas, options);
+    let compile: Compile | undefined;
+    // per context: the same schema text under other shared schemas may mean something else
     const compiled = new Map<string, Validate>();
-    return (route: Parameters<Compile>[0]): Validate => {
+    const validatorOf = (route: Route): Validate => {
+      compile ??= build(externalSchemas, options);
       const key = JSON.stringify(route.schema);
+      let validate = compiled.get(key);
+      if (!validate) {
+        validate = compile(route);
+        compiled.set(key, validate);
+      }
+      return validate;
+    };
+    return (route: Route): Validate => {
       let validate: Validate | undefined;
       const lazy: Validate = (data) => {
-        if (!validate) {
-          validate = compiled.get(key) ?? compile(route);
-          compiled.set(key, validate);
-        }
+        validate ??= validatorOf(route);
         const ok = validate(data);
         // Fastify reads the errors from the function it was given
         lazy.errors = validate.errors;

@@ -52,12 +52,19 @@ function digestOf(data: Data): string {
 /** One seeded world, frozen, shared read-only by every sandbox made from it. */
 export class BaseWorld {
   readonly data: Data;
-  readonly stamp: WorldStamp;
+  private readonly users: number;
+  private stampMemo: WorldStamp | undefined;
   // the position of each base record in its collection, for encoding a sandbox's collections as runs of the base
   private readonly positions = new WeakMap<readonly unknown[], Map<unknown, number>>();
   constructor(data: Data, users: number) {
     this.data = deepFreeze(data);
-    this.stamp = { seed: data.meta.seed, refDate: data.meta.refDate, users, digest: digestOf(data) };
+    this.users = users;
+  }
+  /** Made when a data directory first needs it: the digest takes a second at --users 100000 (its groups' members). */
+  get stamp(): WorldStamp {
+    const { data, users } = this;
+    this.stampMemo ??= { seed: data.meta.seed, refDate: data.meta.refDate, users, digest: digestOf(data) };
+    return this.stampMemo;
   }
   positionsOf(collection: readonly unknown[]): Map<unknown, number> {
     return cached(this.positions, collection, () => new Map(collection.map((record, i) => [record, i])));

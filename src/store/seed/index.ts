@@ -59,17 +59,35 @@ export function seedData(fixtures: Fixtures, options: SeedOptions): Data {
 export const checkAllUpTo = 5000;
 const sampleSize = 300;
 
-/** A shallow copy of the store whose long collections hold only a sample of their records. */
+/**
+ * A shallow copy of the store whose long collections hold only a sample of their records, and whose records' long
+ * lists (a rule group's members, a course's assignees) only a sample of their items.
+ */
 function sampled(data: Data): Data {
   const tenants: Data['tenants'] = {};
   for (const [id, tenant] of Object.entries(data.tenants)) {
     const copy: Record<string, unknown> = { ...tenant };
     for (const [key, value] of Object.entries(tenant)) {
-      if (!Array.isArray(value) || value.length <= 2 * sampleSize) continue;
-      const step = Math.floor(value.length / sampleSize);
-      copy[key] = [...value.slice(0, sampleSize), ...value.filter((_, i) => i >= sampleSize && i % step === 0)];
+      if (Array.isArray(value)) copy[key] = sampleOf(value as unknown[]).map(withListsSampled);
     }
     tenants[id] = copy as TenantData;
   }
   return { ...data, tenants };
+}
+
+/** The first `sampleSize` items and every step-th one after them, or all of a short list. */
+function sampleOf<T>(list: readonly T[]): T[] {
+  if (list.length <= 2 * sampleSize) return [...list];
+  const step = Math.floor(list.length / sampleSize);
+  return [...list.slice(0, sampleSize), ...list.filter((_, i) => i >= sampleSize && i % step === 0)];
+}
+
+/** A record with each of its long lists sampled (a copy only when it has one). */
+function withListsSampled(record: unknown): unknown {
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return record;
+  const long = Object.entries(record).filter(([, v]) => Array.isArray(v) && v.length > 2 * sampleSize);
+  if (long.length === 0) return record;
+  const copy: Record<string, unknown> = { ...record };
+  for (const [key, list] of long) copy[key] = sampleOf(list as unknown[]);
+  return copy;
 }
