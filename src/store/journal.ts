@@ -33,8 +33,57 @@ export type JournalTexts = {
   response?: string | undefined;
 };
 
-/** kept as given: the two objects the request built, not copied into one */
-type Kept = { id: number; facts: JournalFacts; texts: JournalTexts };
+/**
+ * One kept request: its facts as plain fields and its texts packed into one string (`packTexts`). A request is kept
+ * for the next `limit` requests, long enough to outlive a scavenge or two: kept as the objects the request made (its
+ * header array and each header's string among them), the collector copied and traced some thirty objects per request,
+ * and that cost a fifth of the light read's throughput (docs/performance.md, "The journal").
+ */
+type Kept = {
+  id: number;
+  atMs: number;
+  method: string;
+  operationId: string | null;
+  status: number;
+  durationMs: number;
+  scenario: string | null;
+  stubbed: boolean;
+  stub: { index: number; name?: string } | null;
+  fault: FaultKind | null;
+  afterCommit: boolean;
+  /** url, routed url, request body, answer, then the headers (name, value …): see packTexts */
+  texts: string;
+};
+
+/** The texts of a kept request, unpacked when the journal is read. */
+type Texts = { url: string; routedUrl: string; requestBody: string; response: string; rawHeaders: string[] };
+
+/**
+ * The texts of a request as one flat string, each part as `length:text` so any text (a newline or a colon in a
+ * header) reads back as it was. `join` makes one flat string; concatenated parts would stay alive as a rope.
+ */
+function packTexts(t: JournalTexts): string {
+  const parts: string[] = [];
+  const put = (text: string) => parts.push(`${text.length}:`, text);
+  put(t.url);
+  put(t.routedUrl);
+  put(t.requestBody ?? '');
+  put(t.response ?? '');
+  for (const text of t.rawHeaders) put(text);
+  return parts.join('');
+}
+
+function unpackTexts(packed: string): Texts {
+  const parts: string[] = [];
+  for (let at = 0; at < packed.length; ) {
+    const colon = packed.indexOf(':', at);
+    const end = colon + 1 + Number(packed.slice(at, colon));
+    parts.push(packed.slice(colon + 1, end));
+    at = end;
+  }
+  const [url = '', routedUrl = '', requestBody = '', response = '', ...rawHeaders] = parts;
+  return { url, routedUrl, requestBody, response, rawHeaders };
+}
 
 /**
  * The request journal of a sandbox: the last `limit` requests in a ring, oldest overwritten first, so a full journal
@@ -64,7 +113,20 @@ export class Journal {
 
   add(facts: JournalFacts, texts: JournalTexts, id = this.reserveId()): void {
     if (!this.enabled) return;
-    const kept = { id, facts, texts };
+    const kept: Kept = {
+      id,
+      atMs: facts.atMs,
+      method: facts.method,
+      operationId: facts.operationId,
+      status: facts.status,
+      durationMs: facts.durationMs,
+      scenario: facts.scenario,
+      stubbed: facts.stubbed,
+      stub: facts.stub ?? null,
+      fault: facts.fault ?? null,
+      afterCommit: facts.afterCommit === true,
+      texts: packTexts(texts),
+    };
     if (this.entries.length < this.limit) this.entries.push(kept);
     else {
       this.entries[this.next] = kept;
@@ -91,15 +153,14 @@ export class Journal {
     const out: Kept[] = [];
     for (let age = 0; age < this.entries.length; age++) {
       const e = this.at(age);
-      const { facts } = e;
       if (ids !== undefined && !ids.has(e.id)) continue;
-      if (f.operationId !== undefined && facts.operationId !== f.operationId) continue;
-      if (method !== undefined && facts.method !== method) continue;
-      if (f.status !== undefined && facts.status !== f.status) continue;
-      if (f.fault !== undefined && facts.fault !== f.fault) continue;
-      if (sinceMs !== undefined && !(facts.atMs >= sinceMs)) continue;
+      if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
+      if (method !== undefined && e.method !== method) continue;
+      if (f.status !== undefined && e.status !== f.status) continue;
+      if (f.fault !== undefined && e.fault !== f.fault) continue;
+      if (sinceMs !== undefined && !(e.atMs >= sinceMs)) continue;
       if (f.path !== undefined) {
-        const path = pathOf(e.texts.routedUrl);
+        const path = pathOf(unpackTexts(e.texts).routedUrl);
         if (path !== f.path && !(prefix !== undefined && path.startsWith(prefix))) continue;
       }
       if (fields.length > 0 && !fieldsMatch(fields, complete(e))) continue;
@@ -203,25 +264,26 @@ function readBack(text: string): unknown {
 }
 
 /** The entry as the admin API gives it: headers joined per name, bodies parsed, secrets redacted. */
-function complete({ id, facts: f, texts: t }: Kept): JournalEntry {
+function complete(e: Kept): JournalEntry {
+  const t = unpackTexts(e.texts);
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < t.rawHeaders.length; i += 2) {
     const name = t.rawHeaders[i]!.toLowerCase();
     headers[name] = headers[name] === undefined ? t.rawHeaders[i + 1]! : `${headers[name]}, ${t.rawHeaders[i + 1]!}`;
   }
   return {
-    id,
-    at: new Date(f.atMs).toISOString(),
-    method: f.method,
+    id: e.id,
+    at: new Date(e.atMs).toISOString(),
+    method: e.method,
     url: t.url,
     path: pathOf(t.routedUrl),
-    operationId: f.operationId,
-    status: f.status,
-    durationMs: f.durationMs,
-    scenario: f.scenario,
-    stubbed: f.stubbed,
-    ...(f.fault ? { fault: f.fault, afterCommit: f.afterCommit === true } : {}),
-    ...(f.stub ? { stub: f.stub } : {}),
+    operationId: e.operationId,
+    status: e.status,
+    durationMs: e.durationMs,
+    scenario: e.scenario,
+    stubbed: e.stubbed,
+    ...(e.fault ? { fault: e.fault, afterCommit: e.afterCommit } : {}),
+    ...(e.stub ? { stub: e.stub } : {}),
     requestHeaders: redactHeaders(headers),
     ...(t.requestBody ? { requestBody: readBack(t.requestBody) } : {}),
     ...(t.response ? { responseBody: readBack(t.response) } : {}),
