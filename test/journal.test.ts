@@ -12,14 +12,18 @@ import {
   type JournalFacts,
   type JournalTexts,
 } from '../src/store/journal.js';
+import { TextChunks, type TextPlace } from '../src/store/text-chunks.js';
 import { build, signIn } from './helper.js';
 import type { JournalFilter } from '../src/schemas/control.js';
 import type { JournalEntry } from '../src/schemas/control.js';
 
 type ModelRecord = { id: number; entry: JournalEntry };
 
-/** What a text reads back as: itself (the journal keeps strings as they came). */
-const utf8 = (s: string): string => s;
+/**
+ * What a text reads back as: its UTF-8 bytes decoded (the journal keeps texts as UTF-8, so a lone surrogate, which
+ * no text from the wire holds, reads back as U+FFFD).
+ */
+const utf8 = (s: string): string => Buffer.from(s, 'utf8').toString('utf8');
 const parse = (text: string): unknown => {
   try {
     return JSON.parse(text);
@@ -338,11 +342,45 @@ t.test('a journal holds no more than its limit, however many requests', (t) => {
   const j = new Journal(100);
   for (let i = 0; i < 10_000; i++) j.add(f0(i), { url: `/x/${i}`, routedUrl: `/x/${i}`, rawHeaders: [] });
   t.equal(j.size(), 100);
-  t.equal((j as unknown as { entries: unknown[] }).entries.length, 100, 'the array stays at the limit');
+  const inside = j as unknown as { slots: unknown[]; texts: TextChunks };
+  t.equal(inside.slots.length, 100, 'the array stays at the limit');
+  t.ok(inside.texts.heldBytes() <= 64 * 1024, `the texts' bytes stay bounded: ${inside.texts.heldBytes()} bytes`);
   t.same(
     j.list({ limit: 2 }).map((e) => e.url),
     ['/x/9999', '/x/9998'],
   );
+  t.end();
+});
+
+t.test('texts kept as bytes read back as written, and a ring of them holds a bounded number of bytes', (t) => {
+  const places = 50;
+  const part = fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: 40 }),
+    fc.string({ unit: 'grapheme', minLength: 2000, maxLength: 9000 }),
+    fc.constant(''),
+  );
+  fc.assert(
+    fc.property(fc.array(fc.array(part, { maxLength: 6 }), { minLength: 1, maxLength: 400 }), (texts) => {
+      const store = new TextChunks();
+      const ring: Array<{ place: TextPlace; parts: string[] }> = [];
+      let peakLive = 0;
+      for (const [i, parts] of texts.entries()) {
+        const at = i % places;
+        const old = ring[at];
+        if (old) store.drop(old.place);
+        const place: TextPlace = { chunk: null, start: 0, length: 0 };
+        store.write(place, parts);
+        ring[at] = { place, parts };
+        const live = ring.reduce((n, r) => n + r.place.length, 0);
+        peakLive = Math.max(peakLive, live);
+        for (const r of ring) if (JSON.stringify(store.read(r.place)) !== JSON.stringify(r.parts)) return false;
+      }
+      // what is held: at most twice the most ever kept at once, and the chunks it started with
+      return store.heldBytes() <= 2 * peakLive + 2 * 64 * 1024;
+    }),
+    { numRuns: 40, seed: 20261126 },
+  );
+  t.pass('every kept text read back as written; held bytes bounded');
   t.end();
 });
 

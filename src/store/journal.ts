@@ -2,6 +2,7 @@ import type { FaultKind, JournalEntry, JournalFilter } from '../schemas/control.
 import { pathOf } from '../shared/url-path.js';
 import { fieldFilter, type FieldFilter, textMatches, textOf, valueAt } from '../shared/matchers.js';
 import { isSecretField, isSecretHeader, redactSecretFieldsInText } from '../shared/secrets.js';
+import { TextChunks, type TextPlace } from './text-chunks.js';
 
 /** The facts of a request the journal keeps. */
 export type JournalFacts = {
@@ -34,12 +35,11 @@ export type JournalTexts = {
 };
 
 /**
- * One kept request: its facts as plain fields and its texts packed into one string (`packTexts`). A request is kept
- * for the next `limit` requests, long enough to outlive a scavenge or two: kept as the objects the request made (its
- * header array and each header's string among them), the collector copied and traced some thirty objects per request,
- * and that cost a fifth of the light read's throughput (docs/performance.md, "The journal").
+ * One place of the ring, reused for every request it keeps: its facts as plain fields (a number stored again in a
+ * field that holds numbers takes no new memory), its texts as UTF-8 bytes outside the heap (`TextChunks`). Once the
+ * ring is full, keeping a request leaves nothing new on the heap for the collector to copy.
  */
-type Kept = {
+type Slot = TextPlace & {
   id: number;
   atMs: number;
   method: string;
@@ -51,39 +51,27 @@ type Kept = {
   stub: { index: number; name?: string } | null;
   fault: FaultKind | null;
   afterCommit: boolean;
-  /** url, routed url, request body, answer, then the headers (name, value …): see packTexts */
-  texts: string;
 };
 
-/** The texts of a kept request, unpacked when the journal is read. */
+const emptySlot = (): Slot => ({
+  chunk: null,
+  start: 0,
+  length: 0,
+  id: 0,
+  atMs: 0,
+  method: '',
+  operationId: null,
+  status: 0,
+  durationMs: 0,
+  scenario: null,
+  stubbed: false,
+  stub: null,
+  fault: null,
+  afterCommit: false,
+});
+
+/** The texts of a kept request, read back. */
 type Texts = { url: string; routedUrl: string; requestBody: string; response: string; rawHeaders: string[] };
-
-/**
- * The texts of a request as one flat string, each part as `length:text` so any text (a newline or a colon in a
- * header) reads back as it was. `join` makes one flat string; concatenated parts would stay alive as a rope.
- */
-function packTexts(t: JournalTexts): string {
-  const parts: string[] = [];
-  const put = (text: string) => parts.push(`${text.length}:`, text);
-  put(t.url);
-  put(t.routedUrl);
-  put(t.requestBody ?? '');
-  put(t.response ?? '');
-  for (const text of t.rawHeaders) put(text);
-  return parts.join('');
-}
-
-function unpackTexts(packed: string): Texts {
-  const parts: string[] = [];
-  for (let at = 0; at < packed.length; ) {
-    const colon = packed.indexOf(':', at);
-    const end = colon + 1 + Number(packed.slice(at, colon));
-    parts.push(packed.slice(colon + 1, end));
-    at = end;
-  }
-  const [url = '', routedUrl = '', requestBody = '', response = '', ...rawHeaders] = parts;
-  return { url, routedUrl, requestBody, response, rawHeaders };
-}
 
 /**
  * The request journal of a sandbox: the last `limit` requests in a ring, oldest overwritten first, so a full journal
@@ -93,11 +81,12 @@ function unpackTexts(packed: string): Texts {
 export class Journal {
   readonly limit: number;
   /** grows to `limit`, then `next` goes round it */
-  private entries: Kept[] = [];
+  private slots: Slot[] = [];
   /** where the next entry goes once the ring is full: the oldest entry's slot */
   private next = 0;
   /** id of the next entry (ids go on after clear) */
   private nextId = 1;
+  private readonly texts = new TextChunks();
 
   constructor(limit: number) {
     this.limit = limit;
@@ -113,31 +102,40 @@ export class Journal {
 
   add(facts: JournalFacts, texts: JournalTexts, id = this.reserveId()): void {
     if (!this.enabled) return;
-    const kept: Kept = {
-      id,
-      atMs: facts.atMs,
-      method: facts.method,
-      operationId: facts.operationId,
-      status: facts.status,
-      durationMs: facts.durationMs,
-      scenario: facts.scenario,
-      stubbed: facts.stubbed,
-      stub: facts.stub ?? null,
-      fault: facts.fault ?? null,
-      afterCommit: facts.afterCommit === true,
-      texts: packTexts(texts),
-    };
-    if (this.entries.length < this.limit) this.entries.push(kept);
-    else {
-      this.entries[this.next] = kept;
+    let slot: Slot;
+    if (this.slots.length < this.limit) {
+      slot = emptySlot();
+      this.slots.push(slot);
+    } else {
+      slot = this.slots[this.next]!;
       this.next = (this.next + 1) % this.limit;
+      this.texts.drop(slot);
     }
+    slot.id = id;
+    slot.atMs = facts.atMs;
+    slot.method = facts.method;
+    slot.operationId = facts.operationId;
+    slot.status = facts.status;
+    slot.durationMs = facts.durationMs;
+    slot.scenario = facts.scenario;
+    slot.stubbed = facts.stubbed;
+    slot.stub = facts.stub ?? null;
+    slot.fault = facts.fault ?? null;
+    slot.afterCommit = facts.afterCommit === true;
+    const { url, routedUrl, requestBody = '', response = '', rawHeaders } = texts;
+    this.texts.write(slot, [url, routedUrl, requestBody, response, ...rawHeaders]);
+  }
+
+  /** The texts of a kept entry. */
+  private textsOf(slot: Slot): Texts {
+    const [url = '', routedUrl = '', requestBody = '', response = '', ...rawHeaders] = this.texts.read(slot);
+    return { url, routedUrl, requestBody, response, rawHeaders };
   }
 
   /** The entry `age` requests back (0: the newest), `age` below size(). */
-  private at(age: number): Kept {
-    const newest = this.entries.length < this.limit ? this.entries.length - 1 : this.next - 1;
-    return this.entries[(newest - age + this.entries.length) % this.entries.length]!;
+  private at(age: number): Slot {
+    const newest = this.slots.length < this.limit ? this.slots.length - 1 : this.next - 1;
+    return this.slots[(newest - age + this.slots.length) % this.slots.length]!;
   }
 
   /**
@@ -145,13 +143,13 @@ export class Journal {
    * findings live beside the journal: the route resolves the code to the ids of the entries that raised it. Field
    * filters look at the entry as it reads back: secrets redacted.
    */
-  private matching(f: JournalFilter, ids?: ReadonlySet<number>): Kept[] {
+  private matching(f: JournalFilter, ids?: ReadonlySet<number>): Slot[] {
     const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
     const method = f.method?.toUpperCase();
     const prefix = f.path?.endsWith('*') ? f.path.slice(0, -1) : undefined;
     const fields = fieldFilters(f);
-    const out: Kept[] = [];
-    for (let age = 0; age < this.entries.length; age++) {
+    const out: Slot[] = [];
+    for (let age = 0; age < this.slots.length; age++) {
       const e = this.at(age);
       if (ids !== undefined && !ids.has(e.id)) continue;
       if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
@@ -160,10 +158,10 @@ export class Journal {
       if (f.fault !== undefined && e.fault !== f.fault) continue;
       if (sinceMs !== undefined && !(e.atMs >= sinceMs)) continue;
       if (f.path !== undefined) {
-        const path = pathOf(unpackTexts(e.texts).routedUrl);
+        const path = pathOf(this.textsOf(e).routedUrl);
         if (path !== f.path && !(prefix !== undefined && path.startsWith(prefix))) continue;
       }
-      if (fields.length > 0 && !fieldsMatch(fields, complete(e))) continue;
+      if (fields.length > 0 && !fieldsMatch(fields, this.complete(e))) continue;
       out.push(e);
     }
     return out;
@@ -172,18 +170,46 @@ export class Journal {
   list(f: JournalFilter = {}, ids?: ReadonlySet<number>): JournalEntry[] {
     return this.matching(f, ids)
       .slice(0, f.limit ?? 100)
-      .map(complete);
+      .map((slot) => this.complete(slot));
   }
   count(f: JournalFilter = {}, ids?: ReadonlySet<number>): number {
     return this.matching(f, ids).length;
   }
   size(): number {
-    return this.entries.length;
+    return this.slots.length;
   }
   /** Drops every entry (ids go on). */
   clear(): void {
-    this.entries = [];
+    this.slots = [];
     this.next = 0;
+    this.texts.clear();
+  }
+
+  /** The entry as the admin API gives it: headers joined per name, bodies parsed, secrets redacted. */
+  private complete(e: Slot): JournalEntry {
+    const t = this.textsOf(e);
+    const headers: Record<string, string> = {};
+    for (let i = 0; i + 1 < t.rawHeaders.length; i += 2) {
+      const name = t.rawHeaders[i]!.toLowerCase();
+      headers[name] = headers[name] === undefined ? t.rawHeaders[i + 1]! : `${headers[name]}, ${t.rawHeaders[i + 1]!}`;
+    }
+    return {
+      id: e.id,
+      at: new Date(e.atMs).toISOString(),
+      method: e.method,
+      url: t.url,
+      path: pathOf(t.routedUrl),
+      operationId: e.operationId,
+      status: e.status,
+      durationMs: e.durationMs,
+      scenario: e.scenario,
+      stubbed: e.stubbed,
+      ...(e.fault ? { fault: e.fault, afterCommit: e.afterCommit } : {}),
+      ...(e.stub ? { stub: e.stub } : {}),
+      requestHeaders: redactHeaders(headers),
+      ...(t.requestBody ? { requestBody: readBack(t.requestBody) } : {}),
+      ...(t.response ? { responseBody: readBack(t.response) } : {}),
+    };
   }
 }
 
@@ -261,33 +287,6 @@ function readBack(text: string): unknown {
     }
   }
   return redactSecretFieldsInText(text);
-}
-
-/** The entry as the admin API gives it: headers joined per name, bodies parsed, secrets redacted. */
-function complete(e: Kept): JournalEntry {
-  const t = unpackTexts(e.texts);
-  const headers: Record<string, string> = {};
-  for (let i = 0; i + 1 < t.rawHeaders.length; i += 2) {
-    const name = t.rawHeaders[i]!.toLowerCase();
-    headers[name] = headers[name] === undefined ? t.rawHeaders[i + 1]! : `${headers[name]}, ${t.rawHeaders[i + 1]!}`;
-  }
-  return {
-    id: e.id,
-    at: new Date(e.atMs).toISOString(),
-    method: e.method,
-    url: t.url,
-    path: pathOf(t.routedUrl),
-    operationId: e.operationId,
-    status: e.status,
-    durationMs: e.durationMs,
-    scenario: e.scenario,
-    stubbed: e.stubbed,
-    ...(e.fault ? { fault: e.fault, afterCommit: e.afterCommit } : {}),
-    ...(e.stub ? { stub: e.stub } : {}),
-    requestHeaders: redactHeaders(headers),
-    ...(t.requestBody ? { requestBody: readBack(t.requestBody) } : {}),
-    ...(t.response ? { responseBody: readBack(t.response) } : {}),
-  };
 }
 
 /** Headers as kept in the journal: secrets replaced, so a journal can be attached to a bug report. */
