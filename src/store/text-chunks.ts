@@ -26,19 +26,22 @@ export class TextChunks {
 
   /** Writes `parts` as one text and records where in `place` (which must hold no text). */
   write(place: TextPlace, parts: readonly string[]): void {
-    let size = 4 * parts.length;
-    for (const part of parts) size += Buffer.byteLength(part, 'utf8');
-    const chunk = this.chunkWithRoom(size);
-    let at = chunk.used;
+    // room for the longest the parts can be (UTF-8 takes at most 3 bytes per UTF-16 unit): measuring each part
+    // first took as long as writing it
+    let most = 0;
+    for (const part of parts) most += 4 + 3 * part.length;
+    const chunk = this.chunkWithRoom(most);
+    const start = chunk.used;
+    let at = start;
     for (const part of parts) {
       const written = chunk.bytes.write(part, at + 4, 'utf8');
       chunk.bytes.writeUInt32LE(written, at);
       at += 4 + written;
     }
     place.chunk = chunk;
-    place.start = chunk.used;
-    place.length = size;
-    chunk.used += size;
+    place.start = start;
+    place.length = at - start;
+    chunk.used = at;
     chunk.kept++;
   }
 
