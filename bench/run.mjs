@@ -177,27 +177,48 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/** One autocannon round: its req/s, latency and failures, and how many requests it made. */
+async function cannonRound(opts, duration) {
+  const r = await cannon({ connections: cfg.connections, pipelining: 1, ...opts, duration });
+  const bad = r.errors + r.timeouts + (r.non2xx ?? 0);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad, total: r.requests.total };
+}
+
+/** One wrk round, in the same shape. */
+async function wrkRound({ port, path, headers }, duration) {
+  const argv = [
+    '-t1',
+    `-c${cfg.connections}`,
+    `-d${duration}s`,
+    '--latency',
+    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
+    `http://127.0.0.1:${port}${path}`,
+  ];
+  const text = await new Promise((resolve, reject) => {
+    execFile('wrk', argv, { encoding: 'utf8' }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
+  const run = parseWrk(text);
+  return { ...run, total: run.rps * duration };
+}
+
 /**
- * Like `load`, for targets compared with each other: their rounds alternate (a, b, then b, a …), so a slower
- * stretch of this shared machine falls on both. Each summary also gives its rounds' req/s in order, and the
- * server's CPU time per request (µs), which a neighbour's load disturbs less than throughput.
+ * Like `load`, for targets compared with each other: their rounds alternate (a, b, c, then c, b, a …), so a slower
+ * stretch of this shared machine falls on all of them. Each summary also gives its rounds' req/s in order, and the
+ * server's CPU time per request (µs), which a neighbour's load disturbs less than throughput. `generator`:
+ * cannonRound or wrkRound.
  */
-async function loadAlternating(targets, { rounds = cfg.rounds + 2, duration = cfg.duration } = {}) {
-  const base = { connections: cfg.connections, pipelining: 1 };
-  for (const t of targets) await cannon({ ...base, ...t.opts, duration: cfg.warmup });
+async function loadAlternating(
+  targets,
+  { rounds = cfg.rounds + 2, duration = cfg.duration, generator = cannonRound } = {},
+) {
+  for (const t of targets) await generator(t.opts, cfg.warmup);
   const runs = targets.map(() => []);
   for (let i = 0; i < rounds; i++) {
     const order = i % 2 === 0 ? targets.map((_, k) => k) : targets.map((_, k) => targets.length - 1 - k);
     for (const k of order) {
       const before = cpuMs(targets[k].pid);
-      const r = await cannon({ ...base, ...targets[k].opts, duration });
-      runs[k].push({
-        rps: r.requests.average,
-        p50: r.latency.p50,
-        p99: r.latency.p99,
-        bad: r.errors + r.timeouts + (r.non2xx ?? 0),
-        cpuUs: ((cpuMs(targets[k].pid) - before) * 1000) / r.requests.total,
-      });
+      const r = await generator(targets[k].opts, duration);
+      runs[k].push({ ...r, cpuUs: ((cpuMs(targets[k].pid) - before) * 1000) / r.total });
     }
   }
   return targets.map((t, k) => ({
@@ -252,30 +273,6 @@ function parseWrk(text) {
   const errors = socket ? socket.slice(1).reduce((a, x) => a + Number(x), 0) : 0;
   if (!Number.isFinite(rps)) throw new Error(`wrk printed no Requests/sec: ${text.slice(0, 300)}`);
   return { rps, p50: pct(50), p99: pct(99), bad: non2xx + errors };
-}
-
-/** The same rounds as load(), driven by wrk (one thread: the other core is the server's). */
-async function wrkLoad(
-  label,
-  { port, path, headers },
-  { connections = cfg.connections, rounds = cfg.rounds, duration = cfg.duration } = {},
-) {
-  const argv = (seconds) => [
-    '-t1',
-    `-c${connections}`,
-    `-d${seconds}s`,
-    '--latency',
-    ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]),
-    `http://127.0.0.1:${port}${path}`,
-  ];
-  const wrk = (seconds) =>
-    new Promise((resolve, reject) => {
-      execFile('wrk', argv(seconds), { encoding: 'utf8' }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
-    });
-  await wrk(cfg.warmup);
-  const runs = [];
-  for (let i = 0; i < rounds; i++) runs.push(parseWrk(await wrk(duration)));
-  return summarize(label, runs, { connections, rounds, duration });
 }
 
 function machine() {
@@ -380,73 +377,68 @@ async function main() {
     running.push(bare);
     const T0 = results.throughput;
     const C = (results.ceilings = {});
-    T0.bare = await load('bare Fastify, GET small JSON', {
-      port: bare.port,
-      path: '/mobile/tenant-info',
-      headers: session,
-    });
-    C.tenantInfo = await load('bare Fastify, the same tenant-info bytes', {
-      port: bare.port,
-      path: '/same/tenant-info',
-      headers: session,
-    });
-    C.dashboard = await load('bare Fastify, the same dashboard bytes', {
-      port: bare.port,
-      path: '/same/dashboard',
-      headers: session,
-    });
-    C.dashboardGzip = await load('bare Fastify, the same gzipped dashboard bytes', {
-      port: bare.port,
-      path: '/same/dashboard-gzip',
-      headers: gzipSession,
-    });
+    // The ratio targets compare the mock with bare Fastify: both run, and their rounds alternate, so that a busy
+    // stretch of this shared machine falls on both (measured one after the other, the same build's ratio moved by
+    // half between sittings).
+    const m = mock.port;
+    const pairs = (onBare, onMock) => [
+      { label: 'bare Fastify, GET small JSON', pid: bare.pid, opts: { port: bare.port, ...onBare.small } },
+      {
+        label: 'bare Fastify, the same tenant-info bytes',
+        pid: bare.pid,
+        opts: { port: bare.port, ...onBare.tenantInfo },
+      },
+      ...(onBare.dashboard
+        ? [
+            {
+              label: 'bare Fastify, the same dashboard bytes',
+              pid: bare.pid,
+              opts: { port: bare.port, ...onBare.dashboard },
+            },
+          ]
+        : []),
+      {
+        label: 'bare Fastify, the same gzipped dashboard bytes',
+        pid: bare.pid,
+        opts: { port: bare.port, ...onBare.dashboardGzip },
+      },
+      { label: 'GET /mobile/tenant-info', pid: mock.pid, opts: { port: m, ...onMock.lightRead } },
+      {
+        label: 'GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip as the apps send',
+        pid: mock.pid,
+        opts: { port: m, ...onMock.dashboard },
+      },
+    ];
+    const onBare = {
+      small: { path: '/mobile/tenant-info', headers: session },
+      tenantInfo: { path: '/same/tenant-info', headers: session },
+      dashboard: { path: '/same/dashboard', headers: session },
+      dashboardGzip: { path: '/same/dashboard-gzip', headers: gzipSession },
+    };
+    const onMock = {
+      lightRead: { path: '/mobile/tenant-info', headers: session },
+      dashboard: { path: dashboardPath, headers: gzipSession },
+    };
+    [T0.bare, C.tenantInfo, C.dashboard, C.dashboardGzip, T0.lightRead, T0.dashboard] = await loadAlternating(
+      pairs(onBare, onMock),
+    );
     // the cross-check: the same requests driven by wrk, which costs far less per byte read than autocannon
     const W = (results.wrk = hasWrk() ? {} : { error: 'wrk is not installed (Debian: apt-get install wrk)' });
     if (!W.error) {
       log('cross-check with wrk');
-      W.bare = await wrkLoad('bare Fastify, GET small JSON', {
-        port: bare.port,
-        path: '/mobile/tenant-info',
-        headers: session,
-      });
-      W.tenantInfoCeiling = await wrkLoad('bare Fastify, the same tenant-info bytes', {
-        port: bare.port,
-        path: '/same/tenant-info',
-        headers: session,
-      });
-      W.dashboardGzipCeiling = await wrkLoad('bare Fastify, the same gzipped dashboard bytes', {
-        port: bare.port,
-        path: '/same/dashboard-gzip',
-        headers: gzipSession,
-      });
+      [W.bare, W.tenantInfoCeiling, W.dashboardGzipCeiling, W.lightRead, W.dashboard] = await loadAlternating(
+        pairs({ ...onBare, dashboard: undefined }, onMock),
+        { generator: wrkRound },
+      );
     }
     await bare.stop();
 
-    // ---- the mock's workloads
-    const m = mock.port;
-    T0.lightRead = await load('GET /mobile/tenant-info', { port: m, path: '/mobile/tenant-info', headers: session });
-    T0.dashboard = await load('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip as the apps send', {
-      port: m,
-      path: dashboardPath,
-      headers: gzipSession,
-    });
+    // ---- the mock's other workloads
     T0.dashboardPlain = await load('GET /dashboard (13 widgets, 2 infos), no Accept-Encoding', {
       port: m,
       path: dashboardPath,
       headers: session,
     });
-    if (!W.error) {
-      W.lightRead = await wrkLoad('GET /mobile/tenant-info', {
-        port: m,
-        path: '/mobile/tenant-info',
-        headers: session,
-      });
-      W.dashboard = await wrkLoad('GET /dashboard (13 widgets, 2 infos), Accept-Encoding: gzip', {
-        port: m,
-        path: dashboardPath,
-        headers: gzipSession,
-      });
-    }
     const now = new Date();
     const ym = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
     const lastDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
@@ -794,7 +786,7 @@ function markdown(r) {
     `Measured ${r.date.slice(0, 16).replace('T', ' ')} UTC${r.quick ? ' (quick run)' : ''} on ${m.cpus} × ${m.cpuModel}, ${m.memoryGB} GB, Node ${m.node}, ${m.platform}. ` +
       `Load generators over loopback on the same machine: autocannon (every workload) and, when installed, wrk (Debian's, one thread: the light read, the dashboard and their ceilings); ` +
       `${r.settings.connections} connections, warm-up ${r.settings.warmup} s, then ${r.settings.rounds} rounds × ${r.settings.duration} s: median (min–max). ` +
-      `Ratios are to the bare Fastify server of the same run under the same generator. ` +
+      `Ratios are to the bare Fastify server of the same run under the same generator; the workloads of the ratio targets (bare Fastify and its ceilings, the light read, the gzipped dashboard) and the journal on and off are measured in ${r.settings.rounds + 2} alternated rounds (a, b, c, then c, b, a …), so a busy stretch of the shared machine falls on all of them. ` +
       `A ratio target is judged under each generator except where bare Fastify sending the very same bytes stays below it (that generator's ceiling).`,
     '',
     '| target | figures | holds |',
