@@ -209,7 +209,7 @@ async function wrkRound({ port, path, headers }, duration) {
  */
 async function loadAlternating(
   targets,
-  { rounds = cfg.rounds + 2, duration = cfg.duration, generator = cannonRound } = {},
+  { rounds = cfg.rounds + 1, duration = cfg.duration, generator = cannonRound } = {},
 ) {
   for (const t of targets) await generator(t.opts, cfg.warmup);
   const runs = targets.map(() => []);
@@ -786,7 +786,7 @@ function markdown(r) {
     `Measured ${r.date.slice(0, 16).replace('T', ' ')} UTC${r.quick ? ' (quick run)' : ''} on ${m.cpus} × ${m.cpuModel}, ${m.memoryGB} GB, Node ${m.node}, ${m.platform}. ` +
       `Load generators over loopback on the same machine: autocannon (every workload) and, when installed, wrk (Debian's, one thread: the light read, the dashboard and their ceilings); ` +
       `${r.settings.connections} connections, warm-up ${r.settings.warmup} s, then ${r.settings.rounds} rounds × ${r.settings.duration} s: median (min–max). ` +
-      `Ratios are to the bare Fastify server of the same run under the same generator; the workloads of the ratio targets (bare Fastify and its ceilings, the light read, the gzipped dashboard) and the journal on and off are measured in ${r.settings.rounds + 2} alternated rounds (a, b, c, then c, b, a …), so a busy stretch of the shared machine falls on all of them. ` +
+      `Ratios are to the bare Fastify server of the same run under the same generator; the workloads of the ratio targets (bare Fastify and its ceilings, the light read, the gzipped dashboard) and the journal on and off are measured in ${r.settings.rounds + 1} alternated rounds (a, b, c, then c, b, a …), so a busy stretch of the shared machine falls on all of them. ` +
       `A ratio target is judged under each generator except where bare Fastify sending the very same bytes stays below it (that generator's ceiling).`,
     '',
     '| target | figures | holds |',
