@@ -26,7 +26,7 @@ export type JournalTexts = {
   url: string;
   /** without the prefixes */
   routedUrl: string;
-  /** the request's headers as Node received them (name, value, name, value …); callers never change the array */
+  /** the request's headers as Node received them (name, value, name, value …) */
   rawHeaders: string[];
   /** the request body's text as it arrived, cut to `keptChars` (keptText) */
   requestBody?: string | undefined;
