@@ -5,11 +5,8 @@
 // ratio B/A. Used for "a change must not slow the light read" (docs/performance.md).
 // Options: --header='name: value' (repeatable; e.g. 'accept-encoding: gzip'), --a-args='…' and --b-args='…' (extra
 // flags for one mock, e.g. --b-args='--journal-limit 0' to compare one build with and without its journal).
-import { readFileSync } from 'node:fs';
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { call, freePort, romashka } from './http.mjs';
+import { call, cpuMs, demoSession, startBin } from './http.mjs';
 
 const option = (name) => process.argv.filter((a) => a.startsWith(`--${name}=`)).map((a) => a.slice(name.length + 3));
 const extraHeaders = Object.fromEntries(
@@ -22,29 +19,10 @@ if (!aRoot || !bRoot) {
   process.stderr.write('usage: node bench/ab.mjs A_ROOT B_ROOT [PATH] [ROUNDS] [SECONDS]\n');
   process.exit(2);
 }
-const { tenantId: tenant, device: signInBody } = romashka;
 
-/** Starts the bin of `root` and waits for its health route: the readiness signal, no fixed sleep. */
 async function startMock(root, extra) {
-  const port = await freePort();
-  const args = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
-  const proc = spawn(join(resolve(root), 'bin', 'portal-mock.js'), args, { stdio: 'ignore' });
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`${root}: the mock exited with ${proc.exitCode}`);
-    const up = await call(port, 'GET', '/__admin/health').catch(() => null);
-    if (up?.status === 200) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  const auth = await call(port, 'POST', '/mobile/auth', { 'x-service-tenant-id': tenant }, signInBody);
-  const session = JSON.parse(auth.body);
-  const headers = {
-    'x-service-tenant-id': tenant,
-    'x-service-device-id': signInBody.deviceId,
-    'x-service-session-id': session.sessionId,
-    'x-service-session-code': session.sessionSecret,
-    ...extraHeaders,
-  };
-  return { root, port, proc, headers };
+  const mock = await startBin(root, extra);
+  return { ...mock, headers: { ...(await demoSession(mock.port)), ...extraHeaders } };
 }
 
 const load = (mock, seconds) =>
@@ -54,16 +32,6 @@ const load = (mock, seconds) =>
     connections: 50,
     duration: seconds,
   });
-
-/** CPU seconds (user + sys) the process has used, or NaN where /proc is not there. */
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime (fields 14, 15) in clock ticks
-  } catch {
-    return Number.NaN;
-  }
-}
 
 const median = (xs) => {
   const s = [...xs].sort((x, y) => x - y);
@@ -85,9 +53,9 @@ try {
   const rounds = Number(roundsArg);
   for (let i = 0; i < rounds; i++) {
     for (const mock of i % 2 ? [b, a] : [a, b]) {
-      const cpuBefore = cpuSeconds(mock.proc.pid);
+      const cpuBefore = cpuMs(mock.proc.pid);
       const r = await load(mock, Number(secondsArg));
-      const cpuUs = ((cpuSeconds(mock.proc.pid) - cpuBefore) * 1e6) / r.requests.total;
+      const cpuUs = ((cpuMs(mock.proc.pid) - cpuBefore) * 1e3) / r.requests.total;
       seen.get(mock).push({ rps: r.requests.average, p99: r.latency.p99, cpuUs, errors: r.errors + r.non2xx });
     }
   }

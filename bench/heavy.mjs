@@ -9,10 +9,8 @@
 //   signIn    POST /mobile/manual-bind then POST /mobile/auth, at most one device per connection (sequences/s)
 // Prints, per workload and root, the median req/s (sequences/s for the sign-in), its spread, the median p99 and the
 // rounds; then JSON on stdout.
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { call, freePort, signInRequests, romashka } from './http.mjs';
+import { demoSession, romashka, signInRequests, startBin } from './http.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -32,29 +30,9 @@ if (runningPort ? roots.length > 0 : roots.length < 1 || roots.length > 2) {
 const { tenantId: tenant, demo, apiKey } = romashka;
 const log = (line) => process.stderr.write(`${line}\n`);
 
-/** Starts the bin of `root` and waits for its health route: the readiness signal, no fixed sleep. */
 async function startMock(root) {
-  const port = await freePort();
-  const args = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner'];
-  const proc = spawn(join(resolve(root), 'bin', 'portal-mock.js'), args, { stdio: 'ignore' });
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`${root}: the mock exited with ${proc.exitCode}`);
-    const up = await call(port, 'GET', '/__admin/health').catch(() => null);
-    if (up?.status === 200) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { root, port, proc, session: await signIn(port) };
-}
-
-async function signIn(port) {
-  const auth = await call(port, 'POST', '/mobile/auth', { 'x-service-tenant-id': tenant }, romashka.device);
-  const { sessionId, sessionSecret } = JSON.parse(auth.body);
-  return {
-    'x-service-tenant-id': tenant,
-    'x-service-device-id': romashka.device.deviceId,
-    'x-service-session-id': sessionId,
-    'x-service-session-code': sessionSecret,
-  };
+  const mock = await startBin(root);
+  return { ...mock, session: await demoSession(mock.port) };
 }
 
 /** The current month as the benchmark asks for it (bench/run.mjs does the same). */
@@ -93,7 +71,7 @@ const mocks = [];
 try {
   if (runningPort) {
     const port = Number(runningPort);
-    mocks.push({ root: `port ${port}`, port, proc: null, session: await signIn(port) });
+    mocks.push({ root: `port ${port}`, port, proc: null, session: await demoSession(port) });
   }
   for (const root of roots) mocks.push(await startMock(root));
   const results = [];

@@ -1,7 +1,10 @@
 // What every benchmark script needs to talk to a mock over loopback: a free port, one HTTP call, and the sign-in
 // sequence autocannon drives.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
 
 /** A port nothing listens on now. */
 export function freePort() {
@@ -93,4 +96,45 @@ export function signInRequests({ email, password, userId, tenantId }, { newDevic
       onResponse: (_status, _body, ctx) => free.push(ctx.deviceId),
     },
   ];
+}
+
+/** The headers of a session of the demo admin on its bound device (POST /mobile/auth, no binding). */
+export async function demoSession(port) {
+  const { tenantId, device } = romashka;
+  const res = await call(port, 'POST', '/mobile/auth', { 'x-service-tenant-id': tenantId }, device);
+  if (res.status !== 200) throw new Error(`auth: ${res.status} ${res.body}`);
+  const { sessionId, sessionSecret } = JSON.parse(res.body);
+  return {
+    'x-service-tenant-id': tenantId,
+    'x-service-device-id': device.deviceId,
+    'x-service-session-id': sessionId,
+    'x-service-session-code': sessionSecret,
+  };
+}
+
+/**
+ * Starts the bin of the checkout at `root` on a free port, with `extra` flags, and waits for its health route: the
+ * readiness signal, no fixed sleep.
+ */
+export async function startBin(root, extra = []) {
+  const port = await freePort();
+  const args = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
+  const proc = spawn(join(resolve(root), 'bin', 'portal-mock.js'), args, { stdio: 'ignore' });
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${root}: the mock exited with ${proc.exitCode}`);
+    const up = await call(port, 'GET', '/__admin/health').catch(() => null);
+    if (up?.status === 200) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { root, port, proc };
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms); NaN where /proc is not there. */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime (fields 14, 15)
+  } catch {
+    return Number.NaN;
+  }
 }

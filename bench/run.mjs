@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { wiremockJar, writePrismSpec, writeWiremockRoot } from './peers.mjs';
-import { call, freePort, signInRequests, romashka } from './http.mjs';
+import { call, cpuMs, demoSession, freePort, signInRequests, romashka } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // --mock-root=DIR benchmarks the build of another checkout (e.g. the code before a change); results still land here
@@ -124,18 +124,6 @@ async function startMock(extra = [], name = 'portal-mock') {
   return start(name, mockBin, mockArgs(port, extra), port, { timeoutMs: 300_000 });
 }
 
-async function signIn(port) {
-  const res = await call(port, 'POST', '/mobile/auth', { 'x-service-tenant-id': T }, romashka.device);
-  if (res.status !== 200) throw new Error(`auth: ${res.status} ${res.body}`);
-  const { sessionId, sessionSecret } = JSON.parse(res.body);
-  return {
-    'x-service-tenant-id': T,
-    'x-service-device-id': romashka.device.deviceId,
-    'x-service-session-id': sessionId,
-    'x-service-session-code': sessionSecret,
-  };
-}
-
 function cannon(opts) {
   return new Promise((resolve, reject) => {
     const { port, path = '/', ...rest } = opts;
@@ -169,12 +157,6 @@ async function load(
     });
   }
   return summarize(label, runs, { connections, rounds, duration });
-}
-
-/** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** One autocannon round: its req/s, latency and failures, and how many requests it made. */
@@ -345,7 +327,7 @@ async function main() {
 
     // ---- the ceiling: bare Fastify (a small JSON object; and the mock's own answers as ready-made strings)
     log('throughput');
-    const session = await signIn(mock.port);
+    const session = await demoSession(mock.port);
     const sameFiles = [];
     for (const [name, path] of [
       ['tenant-info', '/mobile/tenant-info'],
@@ -491,12 +473,12 @@ async function main() {
       {
         label: 'GET /mobile/tenant-info, fresh instance',
         pid: journalOn.pid,
-        opts: { port: journalOn.port, path: '/mobile/tenant-info', headers: await signIn(journalOn.port) },
+        opts: { port: journalOn.port, path: '/mobile/tenant-info', headers: await demoSession(journalOn.port) },
       },
       {
         label: 'GET /mobile/tenant-info, fresh instance, --journal-limit 0',
         pid: journalOff.pid,
-        opts: { port: journalOff.port, path: '/mobile/tenant-info', headers: await signIn(journalOff.port) },
+        opts: { port: journalOff.port, path: '/mobile/tenant-info', headers: await demoSession(journalOff.port) },
       },
     ]);
     [T0.lightReadFresh, T0.lightReadNoJournal] = alternated;
@@ -511,7 +493,7 @@ async function main() {
     // ---- memory of extra sandboxes: on a fresh mock at rest (a mock after a load carries that load's heap, which hides them)
     const idle = await startMock([], 'portal-mock (sandboxes)');
     running.push(idle);
-    const idleSession = await signIn(idle.port);
+    const idleSession = await demoSession(idle.port);
     await sleep(1500);
     const before = memory(idle.pid).rssMB;
     const sandboxes = 20;
@@ -624,7 +606,7 @@ async function scalePhase(results, running) {
     await sleep(500);
     results.memory.idleUsers100k = memory(big.pid);
     log(`  ${results.startup.users100kMs} ms to first 200; idle RSS ${results.memory.idleUsers100k.rssMB} MB`);
-    const bigSession = await signIn(big.port);
+    const bigSession = await demoSession(big.port);
     const S = results.scale;
     const scaleLoad = (label, path) =>
       load(

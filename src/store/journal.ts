@@ -39,19 +39,7 @@ export type JournalTexts = {
  * field that holds numbers takes no new memory), its texts as UTF-8 bytes outside the heap (`TextChunks`). Once the
  * ring is full, keeping a request leaves nothing new on the heap for the collector to copy.
  */
-type Slot = TextPlace & {
-  id: number;
-  atMs: number;
-  method: string;
-  operationId: string | null;
-  status: number;
-  durationMs: number;
-  scenario: string | null;
-  stubbed: boolean;
-  stub: { index: number; name?: string } | null;
-  fault: FaultKind | null;
-  afterCommit: boolean;
-};
+type Slot = TextPlace & { id: number } & Required<JournalFacts>;
 
 const emptySlot = (): Slot => ({
   chunk: null,
