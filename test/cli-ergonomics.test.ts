@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bannerText, cliLogger, firstBindLink, writePortFile } from '../src/cli/start.js';
 import { defaultFixturesPath, loadFixtures } from '../src/store/fixtures.js';
+import { withoutTapHooks } from './support/process.js';
 
 const server = new URL('../dist/portal-mock.mjs', import.meta.url).pathname;
 const fixtures = loadFixtures(defaultFixturesPath);
@@ -88,8 +89,7 @@ t.test('a pipeline run: --port 0 --port-file, --https with a CA directory, JSON 
   const portFile = join(dir, 'port');
   const caDir = join(dir, 'ca');
   const child = spawn(
-    process.execPath,
-    [
+    ...withoutTapHooks(process.execPath, [
       server,
       '--port',
       '0',
@@ -102,7 +102,7 @@ t.test('a pipeline run: --port 0 --port-file, --https with a CA directory, JSON 
       caDir,
       '--log-level',
       'info',
-    ],
+    ]),
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const io = collect(child);
@@ -152,7 +152,7 @@ t.test(
       const dir = mkdtempSync(join(tmpdir(), 'pm-tty-'));
       const portFile = join(dir, 'port');
       const command = `"${process.execPath}" "${server}" --port 0 --host 0.0.0.0 --port-file "${portFile}" ${extra}`;
-      const child = spawn(script, ['-qfec', command, '/dev/null'], {
+      const child = spawn(...withoutTapHooks(script, ['-qfec', command, '/dev/null']), {
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true,
       });

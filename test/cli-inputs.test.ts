@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureCa, issueServerCert } from '../src/tls/ca.js';
+import { withoutTapHooks } from './support/process.js';
 
 const server = new URL('../dist/portal-mock.mjs', import.meta.url).pathname;
 // one process per case, a few at a time: on a busy 2-core machine each start takes seconds
@@ -95,7 +96,7 @@ t.test('bad start-up input: one line naming the flag, the value and what is wron
 type Refusal = { code: number | null; signal: string | null; stderr: string; listened: boolean };
 function runToFailure(args: string[]): Promise<Refusal> {
   const base = [server, '--port', '0', '--host', '127.0.0.1', '--no-banner', '--log-level', 'info'];
-  const child = spawn(process.execPath, [...base, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...withoutTapHooks(process.execPath, [...base, ...args]), { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let listened = false;
   child.stderr.on('data', (c: Buffer) => {

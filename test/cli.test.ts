@@ -6,8 +6,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseOptions, UsageError } from '../src/config.js';
+import { withoutTapHooks } from './support/process.js';
 
 const server = new URL('../dist/portal-mock.mjs', import.meta.url).pathname;
+/** the command line of the built CLI with these arguments */
+const cli = (...args: string[]) => withoutTapHooks(process.execPath, [server, ...args]);
 t.setTimeout(20 * 60_000); // dozens of processes started one after another: minutes on a busy machine
 
 t.test('flags and environment twins', async (t) => {
@@ -51,16 +54,16 @@ t.test('flags and environment twins', async (t) => {
 
 t.test('start-up errors: one clear line and the exit code, no usage dump and no stack trace', async (t) => {
   const oneLine = (stderr: string) => stderr.trim().split('\n').length === 1 && !/\n\s+at /.test(stderr);
-  const r = spawnSync(process.execPath, [server, '--bogus'], { encoding: 'utf8' });
+  const r = spawnSync(...cli('--bogus'), { encoding: 'utf8' });
   t.equal(r.status, 2);
   t.match(r.stderr, /^portal-mock: .*bogus.*--help/);
   t.ok(oneLine(r.stderr), r.stderr);
-  const s = spawnSync(process.execPath, [server, '--scenario', 'no-such-scenario', '--port', '0'], {
+  const s = spawnSync(...cli('--scenario', 'no-such-scenario', '--port', '0'), {
     encoding: 'utf8',
   });
   t.equal(s.status, 2);
   t.match(s.stderr, /unknown scenario "no-such-scenario"; known: .*default/);
-  const now = spawnSync(process.execPath, [server, '--now', 'yesterday'], { encoding: 'utf8' });
+  const now = spawnSync(...cli('--now', 'yesterday'), { encoding: 'utf8' });
   t.equal(now.status, 2);
   t.match(now.stderr, /--now expects an ISO 8601 date-time such as 2026-03-02T09:00:00Z, got "yesterday"/);
   t.ok(oneLine(now.stderr), now.stderr);
@@ -69,7 +72,7 @@ t.test('start-up errors: one clear line and the exit code, no usage dump and no 
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   t.teardown(() => blocker.close());
   const port = (blocker.address() as AddressInfo).port;
-  const busy = spawnSync(process.execPath, [server, '--port', String(port), '--host', '127.0.0.1', '--no-banner'], {
+  const busy = spawnSync(...cli('--port', String(port), '--host', '127.0.0.1', '--no-banner'), {
     encoding: 'utf8',
     timeout: 180_000, // a guard against a hang: on a busy machine a start takes many seconds
   });
@@ -81,8 +84,7 @@ t.test('start-up errors: one clear line and the exit code, no usage dump and no 
 t.test('starts, prints where to reach it, answers, stops on SIGTERM with exit 0', async (t) => {
   const dir = join(mkdtempSync(join(tmpdir(), 'pm-cli-')), 'data', 'nested'); // made at start, level by level
   const child = spawn(
-    process.execPath,
-    [server, '--port', '0', '--host', '127.0.0.1', '--seed', '7', '--log-level', 'warn', '--data', dir],
+    ...cli('--port', '0', '--host', '127.0.0.1', '--seed', '7', '--log-level', 'warn', '--data', dir),
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   t.teardown(() => child.kill('SIGKILL')); // a failed check must not leave it running (tap would wait for it)
@@ -132,7 +134,7 @@ t.test(
       join(dir, 'broken.json'),
       JSON.stringify({ name: 'broken', description: 'x', latency: [{ fixedMs: 'slow' }] }),
     );
-    const r = spawnSync(process.execPath, [server, '--scenarios', dir, '--port', '0'], { encoding: 'utf8' });
+    const r = spawnSync(...cli('--scenarios', dir, '--port', '0'), { encoding: 'utf8' });
     t.equal(r.status, 2);
     t.match(r.stderr, /broken\.json: at \/latency\/0\/fixedMs: Expected integer/);
   },

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { start, httpSignIn, type Child } from './support/process.js';
+import { start, httpSignIn, type Child, withoutTapHooks } from './support/process.js';
 import { accounts, build, json } from './helper.js';
 import { adminClient } from '../src/client/control.js';
 
@@ -497,7 +497,7 @@ t.test(
       t.equal(res.status, 200);
     }
     const script = fileURLToPath(new URL('../scripts/move-sandboxes.mjs', import.meta.url));
-    const run = spawn(process.execPath, [script, '--balancer', b.base, a.base, b.base], {
+    const run = spawn(...withoutTapHooks(process.execPath, [script, '--balancer', b.base, a.base, b.base]), {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { withoutTapHooks } from './support/process.js';
 import { waitFor } from './support/wait.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -62,8 +63,7 @@ t.test(
     const built = ['dist/portal-mock.mjs', 'dist/server.js'].map((f) => statSync(join(root, f)).mtimeMs);
     const portFile = join(mkdtempSync(join(tmpdir(), 'pm-npm-start-')), 'port');
     const npm = spawn(
-      'npm',
-      [
+      ...withoutTapHooks('npm', [
         'start',
         '--',
         '--port',
@@ -75,7 +75,7 @@ t.test(
         '--no-banner',
         '--log-level',
         'warn',
-      ],
+      ]),
       { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';
@@ -124,7 +124,10 @@ t.test('the bin warns when a source is newer than the build it runs', async (t) 
   copyFileSync(join(root, 'bin/portal-mock.js'), join(dir, 'bin/portal-mock.js'));
   symlinkSync(join(root, 'dist/portal-mock.mjs'), join(dir, 'dist/portal-mock.mjs'));
   writeFileSync(join(dir, 'src/app.ts'), '');
-  const run = () => spawnSync(process.execPath, [join(dir, 'bin/portal-mock.js'), '--help'], { encoding: 'utf8' });
+  const run = () =>
+    spawnSync(...withoutTapHooks(process.execPath, [join(dir, 'bin/portal-mock.js'), '--help']), {
+      encoding: 'utf8',
+    });
   const old = new Date(statSync(join(root, 'dist/portal-mock.mjs')).mtimeMs - 60_000);
   utimesSync(join(dir, 'src/app.ts'), old, old);
   const fresh = run();

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { createClient } from '@hey-api/openapi-ts';
 import { build as esbuild } from 'esbuild';
 import { accounts, build } from './helper.js';
+import { withoutTapHooks } from './support/process.js';
 
 const tsc = join(import.meta.dirname, '..', 'node_modules', 'typescript', 'bin', 'tsc');
 
@@ -68,7 +69,9 @@ t.test('a client generated from /docs/json type-checks a sign-in and signs in', 
   let out = '';
   let status = 0;
   try {
-    out = execFileSync(process.execPath, [tsc, '--noEmit', '-p', join(dir, 'tsconfig.json')], { encoding: 'utf8' });
+    out = execFileSync(...withoutTapHooks(process.execPath, [tsc, '--noEmit', '-p', join(dir, 'tsconfig.json')]), {
+      encoding: 'utf8',
+    });
   } catch (e) {
     const failed = e as { status: number; stdout: string };
     status = failed.status;

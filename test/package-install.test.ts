@@ -6,6 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { withoutTapHooks } from './support/process.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'pm-pack-'));
@@ -26,8 +27,10 @@ async function startServer(
 ) {
   const portFile = join(mkdtempSync(join(dir, 'run-')), 'port');
   const child = spawn(
-    command,
-    [...args, '--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'],
+    ...withoutTapHooks(command, [
+      ...args,
+      ...['--port', '0', '--host', '127.0.0.1', '--port-file', portFile, '--no-banner', '--log-level', 'warn'],
+    ]),
     { ...opts, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
@@ -47,7 +50,7 @@ async function startServer(
 
 t.before(() => {
   // the build is already there (npm test builds first): pack it as it is instead of building again
-  const pack = spawnSync('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], {
+  const pack = spawnSync(...withoutTapHooks('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir]), {
     cwd: root,
     encoding: 'utf8',
     timeout: minutes(5),
@@ -59,8 +62,7 @@ t.before(() => {
   // a project as a user has it: nothing added for portal-mock (no overrides), so npm's warnings are the package's own
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'scratch', private: true, type: 'module' }));
   const install = spawnSync(
-    'npm',
-    ['install', join(dir, packed!.filename), '--no-audit', '--no-fund', '--prefer-offline'],
+    ...withoutTapHooks('npm', ['install', join(dir, packed!.filename), '--no-audit', '--no-fund', '--prefer-offline']),
     { cwd: project, encoding: 'utf8', timeout: minutes(15) },
   );
   writeFileSync(join(dir, 'install.log'), `${install.status}\n${install.stderr}`);
@@ -126,9 +128,12 @@ t.test(
     const { child, port } = started;
     const check = /HEALTHCHECK[^\n]*\\\n\s*CMD node --no-warnings -e "([^\n]*)"\n/.exec(dockerfile)?.[1];
     t.ok(check, 'the Dockerfile has a HEALTHCHECK running node -e');
-    const health = spawnSync(process.execPath, ['--no-warnings', '-e', check ?? 'process.exit(1)'], {
-      env: { ...env, PORTAL_MOCK_PORT: port },
-    });
+    const health = spawnSync(
+      ...withoutTapHooks(process.execPath, ['--no-warnings', '-e', check ?? 'process.exit(1)']),
+      {
+        env: { ...env, PORTAL_MOCK_PORT: port },
+      },
+    );
     t.equal(health.status, 0, 'the HEALTHCHECK command succeeds');
     const exited = new Promise((resolve) => child.on('exit', resolve));
     child.kill('SIGTERM');
@@ -145,7 +150,7 @@ t.test(
     t.ok(block, `${page} has the pipeline block`);
     if (!block) return;
     t.notMatch(block, /\$PORT\b/, 'no unset $PORT');
-    const bash = spawnSync('bash', ['-eo', 'pipefail', '-c', `${block}\necho "$MOCK"`], {
+    const bash = spawnSync(...withoutTapHooks('bash', ['-eo', 'pipefail', '-c', `${block}\necho "$MOCK"`]), {
       cwd: project,
       encoding: 'utf8',
       timeout: minutes(3),
@@ -182,7 +187,11 @@ await mock.close();
 console.log(JSON.stringify({ url: mock.url, seed: health.seed, scenario: health.scenario, status: asked.status, code, sandboxes }));
 `;
     writeFileSync(join(project, 'use.mjs'), script);
-    const run = spawnSync(process.execPath, ['use.mjs'], { cwd: project, encoding: 'utf8', timeout: minutes(3) });
+    const run = spawnSync(...withoutTapHooks(process.execPath, ['use.mjs']), {
+      cwd: project,
+      encoding: 'utf8',
+      timeout: minutes(3),
+    });
     t.equal(run.status, 0, `node use.mjs exits 0: ${run.stderr.slice(-800)}`);
     const result = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as Record<string, unknown>;
     t.match(result, {
@@ -221,11 +230,14 @@ export { seed, code };
         files: ['use.ts'],
       }),
     );
-    const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project], {
-      cwd: project,
-      encoding: 'utf8',
-      timeout: minutes(3),
-    });
+    const tsc = spawnSync(
+      ...withoutTapHooks(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', project]),
+      {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: minutes(3),
+      },
+    );
     t.equal(tsc.status, 0, `tsc: ${tsc.stdout.slice(-1500)}`);
   },
 );

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { withoutTapHooks } from './support/process.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -19,7 +20,7 @@ t.test('README: the arrange, act, assert example passes', async (t) => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'arrange.test.mjs');
   writeFileSync(file, block);
-  const run = await promisify(execFile)(process.execPath, ['--test', file], { cwd: dir }).catch(
+  const run = await promisify(execFile)(...withoutTapHooks(process.execPath, ['--test', file]), { cwd: dir }).catch(
     (err: { stdout?: string; stderr?: string; code?: number }) => err,
   );
   const output = `${run.stdout ?? ''}${run.stderr ?? ''}`;

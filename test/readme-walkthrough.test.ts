@@ -4,6 +4,7 @@ import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { build, tenants } from './helper.js';
+import { withoutTapHooks } from './support/process.js';
 
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const block = /<!-- walkthrough[^\n]*\n```sh\n([\s\S]*?)```/.exec(readme)?.[1];
@@ -34,7 +35,9 @@ t.test(
     const mock = await app.listen({ port: 0, host: '127.0.0.1' });
     // spawnSync would block the event loop this server answers on: run bash asynchronously
     const run = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const bash = spawn('bash', ['-eo', 'pipefail', '-c', block], { env: { ...process.env, MOCK: mock } });
+      const bash = spawn(...withoutTapHooks('bash', ['-eo', 'pipefail', '-c', block]), {
+        env: { ...process.env, MOCK: mock },
+      });
       let out = '';
       let err = '';
       bash.stdout.on('data', (d: Buffer) => {
