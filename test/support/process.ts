@@ -39,8 +39,9 @@ const listening = /http:\/\/127\.0\.0\.1:(\d+)\D/;
 
 export function start(args: string[], limitMs = waitLimitMs): Promise<Child> {
   const flags = ['--port', '0', '--host', '127.0.0.1', '--log-level', 'silent', ...args];
-  const [node, nodeArgs] = withoutTapHooks(process.execPath, [serverJs, ...flags]);
-  const [command, ...commandArgs] = [...orphanGuard, node, ...nodeArgs];
+  // setpriv, then env without tap's hooks, then node: each replaces itself with the next (one process, one pid)
+  const [plain, plainArgs] = withoutTapHooks(process.execPath, [serverJs, ...flags]);
+  const [command, ...commandArgs] = [...orphanGuard, plain, ...plainArgs];
   const proc = spawn(command!, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const watchers = new Set<() => void>();
