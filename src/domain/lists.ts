@@ -154,10 +154,14 @@ export function sortBy<T>(
 
 // \u0451 is ё: esbuild escapes non-Latin-1 text everywhere but in a regular expression, and one such character made
 // V8 hold the whole bundled source as a two-byte string (about 3 MB more memory for the life of the process)
-/** Folds case and ё→е, so "Алёна", "алена" and "АЛЕНА" match; works for Latin and Cyrillic alike. */
+/**
+ * Folds case and ё→е, so "Алёна", "алена" and "АЛЕНА" match; works for Latin and Cyrillic alike. toLowerCase() is
+ * toLocaleLowerCase('ru'): Unicode tailors lower case only for Lithuanian, Turkish and Azeri; without a locale to
+ * parse it takes half the time (300,000 names are folded at start with --users 100000).
+ */
 export const foldText = (s: string) =>
   s
-    .toLocaleLowerCase('ru')
+    .toLowerCase()
     .replace(/\u0451/g, 'е')
     .normalize('NFC');
 
