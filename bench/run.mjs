@@ -240,8 +240,8 @@ function summarize(label, runs, { connections, rounds, duration }) {
     rpsMin: round(Math.min(...rps), 0),
     rpsMax: round(Math.max(...rps), 0),
     spreadPct: round(((Math.max(...rps) - Math.min(...rps)) / median(rps)) * 100, 1),
-    p50ms: median(runs.map((x) => x.p50)),
-    p99ms: median(runs.map((x) => x.p99)),
+    p50ms: round(median(runs.map((x) => x.p50)), 2),
+    p99ms: round(median(runs.map((x) => x.p99)), 2),
     errors: runs.reduce((a, x) => a + x.bad, 0),
   };
   log(
