@@ -2,7 +2,7 @@
 // Balances are computed from the transactions, so the two always agree.
 import type { WalletRecord, WalletTransactionRecord } from '../../schemas/integration-records.js';
 import { dayMs, type SeedContext } from './context.js';
-import { IsoFormat, compareIso, fakerRandom, fakerUsers, type Random } from './fast-random.js';
+import { IsoFormat, fakerRandom, fakerUsers, type Random } from './fast-random.js';
 import { SeededRandom } from '../random.js';
 
 export function seedWallets(ctx: SeedContext): void {
@@ -28,8 +28,9 @@ export function seedWallets(ctx: SeedContext): void {
   const fromFaker = fakerRandom(faker);
   const fast = new SeededRandom(ctx.seed, fixture.id, 'wallets');
   const iso = new IsoFormat();
-  const at = (random: Random, daysAgo: number) =>
-    iso.time(refDate.getTime() - daysAgo * dayMs - random.int(0, dayMs - 1));
+  /** a time `daysAgo` days back, at a random moment of that day (ms) */
+  const timeAgo = (random: Random, daysAgo: number) => refDate.getTime() - daysAgo * dayMs - random.int(0, dayMs - 1);
+  const at = (random: Random, daysAgo: number) => iso.time(timeAgo(random, daysAgo));
   const wallets: WalletRecord[] = data.users.map((u, j) => {
     if (j >= fakerUsers) {
       const opened = at(fast, 200);
@@ -51,10 +52,14 @@ export function seedWallets(ctx: SeedContext): void {
     };
   });
   const tx: WalletTransactionRecord[] = [];
-  type NewTransaction = Omit<WalletTransactionRecord, 'id' | 'entityId' | 'referenceId' | 'createdBy'> &
-    Partial<WalletTransactionRecord>;
-  const add = (random: Random, t: NewTransaction) =>
-    tx.push({ id: random.uuid(), entityId: null, referenceId: null, createdBy: null, ...t });
+  /** a transaction's fields but its id, with its time as a number (ms) instead of createdAt */
+  type NewTransaction = Omit<WalletTransactionRecord, 'id' | 'entityId' | 'referenceId' | 'createdBy' | 'createdAt'> &
+    Partial<WalletTransactionRecord> & { time: number };
+  const times: number[] = []; // for the sort at the end
+  const add = (random: Random, { time, ...t }: NewTransaction) => {
+    tx.push({ id: random.uuid(), entityId: null, referenceId: null, createdBy: null, ...t, createdAt: iso.time(time) });
+    times.push(time);
+  };
   const balance = new Map<string, number>();
   const move = (from: string | null, to: string | null, amount: number) => {
     if (from) balance.set(from, (balance.get(from) ?? 0) - amount);
@@ -69,19 +74,19 @@ export function seedWallets(ctx: SeedContext): void {
       amount: opening,
       operationTypeId: 1,
       comment: texts.opening,
-      createdAt: at(random, 180),
+      time: timeAgo(random, 180),
     });
     move(null, w.id, opening);
     if (random.boolean(0.4)) {
       const bonus = random.int(1, 10) * 50;
-      const createdAt = at(random, random.int(60, 170));
+      const time = timeAgo(random, random.int(60, 170));
       add(random, {
         senderWalletId: null,
         recipientWalletId: w.id,
         amount: bonus,
         operationTypeId: 4,
         comment: texts.bonus,
-        createdAt,
+        time,
       });
       move(null, w.id, bonus);
     }
@@ -96,7 +101,7 @@ export function seedWallets(ctx: SeedContext): void {
         comment: texts.purchase,
         entityId: order,
         referenceId: order,
-        createdAt: at(random, random.int(20, 59)),
+        time: timeAgo(random, random.int(20, 59)),
       });
       move(w.id, null, price);
       if (random.boolean(0.2)) {
@@ -108,7 +113,7 @@ export function seedWallets(ctx: SeedContext): void {
           comment: texts.cancel,
           entityId: order,
           referenceId: order,
-          createdAt: at(random, random.int(1, 19)),
+          time: timeAgo(random, random.int(1, 19)),
         });
         move(null, w.id, price);
       }
@@ -119,14 +124,14 @@ export function seedWallets(ctx: SeedContext): void {
     if (!from || !to) break;
     const amount = faker.number.int({ min: 1, max: 5 }) * 10;
     if ((balance.get(from.id) ?? 0) < amount) continue;
-    const createdAt = at(fromFaker, faker.number.int({ min: 0, max: 15 }));
+    const time = timeAgo(fromFaker, faker.number.int({ min: 0, max: 15 }));
     add(fromFaker, {
       senderWalletId: from.id,
       recipientWalletId: to.id,
       amount,
       operationTypeId: 3,
       comment: texts.thanks,
-      createdAt,
+      time,
     });
     move(from.id, to.id, amount);
   }
@@ -144,5 +149,8 @@ export function seedWallets(ctx: SeedContext): void {
     w.updatedAt = last !== undefined && last > w.createdAt ? last : w.createdAt;
   }
   data.wallets = wallets;
-  data.walletTransactions = tx.sort((a, b) => compareIso(a.createdAt, b.createdAt));
+  // In time order. Sorting by the numbers behind createdAt gives the same order (one time, one text; the sort is
+  // stable): 0.3 s instead of 0.7–1.0 s for the 600,000 transactions of --users 100000.
+  const byTime = tx.map((_, i) => i).sort((i, j) => times[i]! - times[j]!);
+  data.walletTransactions = byTime.map((i) => tx[i]!);
 }
