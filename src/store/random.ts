@@ -1,23 +1,8 @@
 import { createHash } from 'node:crypto';
+import { uuidFrom } from './ids.js';
 
-const hexDigits = Buffer.from('0123456789abcdef', 'latin1');
-/**
- * A uuid's 36 characters are written here and read back as one flat string: joining its pieces cost twice as much
- * (millions of uuids at --users 100000), and a template literal of this length keeps a tree of strings in memory.
- */
-const uuidText = Buffer.from('00000000-0000-4000-0000-000000000000', 'latin1');
-/** Writes a byte as two hex digits at `at`. */
-function putHex(at: number, byte: number): void {
-  uuidText[at] = hexDigits[byte >>> 4]!;
-  uuidText[at + 1] = hexDigits[byte & 0x0f]!;
-}
-/** Writes a 32-bit number as eight hex digits at `at`. */
-function putHex32(at: number, x: number): void {
-  putHex(at, x >>> 24);
-  putHex(at + 2, (x >>> 16) & 0xff);
-  putHex(at + 4, (x >>> 8) & 0xff);
-  putHex(at + 6, x & 0xff);
-}
+/** The 16 bytes of the uuid being drawn. */
+const uuidBytes = Buffer.alloc(16);
 
 /**
  * The one seeded generator where faker's own seeding does not serve: the records beyond the first `fakerUsers` of
@@ -73,22 +58,9 @@ export class SeededRandom {
   }
   /** a random version-4 UUID, lower case, as faker.string.uuid() writes it */
   uuid(): string {
-    const a = this.u32();
-    const b = this.u32();
-    const c = this.u32();
-    const d = this.u32();
-    // xxxxxxxx-xxxx-4xxx-Yxxx-xxxxxxxxxxxx (Y is 8, 9, a or b), from the four draws in order
-    putHex32(0, a);
-    putHex(9, b >>> 24);
-    putHex(11, (b >>> 16) & 0xff);
-    uuidText[15] = hexDigits[(b >>> 8) & 0x0f]!;
-    putHex(16, b & 0xff);
-    putHex(19, 0x80 | ((c >>> 24) & 0x3f));
-    putHex(21, (c >>> 16) & 0xff);
-    putHex(24, (c >>> 8) & 0xff);
-    putHex(26, c & 0xff);
-    putHex32(28, d);
-    return uuidText.toString('latin1');
+    // the four draws in order, big-endian: the layout the seeded data has always had
+    for (let at = 0; at < 16; at += 4) uuidBytes.writeUInt32BE(this.u32(), at);
+    return uuidFrom(uuidBytes);
   }
   /** `length` digits, leading zeros included */
   numeric(length: number): string {
