@@ -73,9 +73,22 @@ export function forwardedPrefix(req: FastifyRequest): string {
   return prefix !== undefined && /^(\/[\w\-.~%]+)*\/?$/.test(prefix) ? prefix.replace(/\/+$/, '') : '';
 }
 
+/**
+ * Hosts already found well-formed. A client sends the same Host on every request, and checking one takes a URL
+ * parse; a handful of hosts is all a mock sees, so the set is simply emptied when it fills.
+ */
+const wellFormedHosts = new Set<string>();
+const wellFormedHostsKept = 64;
+
 /** A host[:port] the URL parser takes as it is: no user-info, path, space or bad escape hidden in it. */
-const isAuthority = (v: string | undefined): v is string =>
-  v !== undefined && /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(v) && URL.canParse(`http://${v}/`);
+function isAuthority(v: string | undefined): v is string {
+  if (v === undefined) return false;
+  if (wellFormedHosts.has(v)) return true;
+  if (!/^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(v) || !URL.canParse(`http://${v}/`)) return false;
+  if (wellFormedHosts.size >= wellFormedHostsKept) wellFormedHosts.clear();
+  wellFormedHosts.add(v);
+  return true;
+}
 
 /**
  * The scheme and host the client used: X-Forwarded-Proto and X-Forwarded-Host when they are well-formed, else the
