@@ -71,6 +71,20 @@ const median = (xs) => {
 };
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
+/**
+ * RSS of an instance left alone for minutes, from its samples (one a second): where it ended, where it started, and
+ * from which second on it stayed within 2 MB of the end (when V8 gave back start-up's heap).
+ */
+function atRestMemory(samples, rssMB) {
+  const settled = samples.findIndex((_, i) => samples.slice(i).every((x) => x.rssMB <= rssMB + 2));
+  return {
+    rssMB,
+    firstSecondMB: samples[0]?.rssMB ?? null,
+    settledAfterS: settled < 0 ? null : samples[settled].s,
+    quietS: samples.at(-1)?.s ?? 0,
+  };
+}
+
 function memory(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -341,7 +355,17 @@ async function main() {
     delete results.mockServer;
     await sleep(1000);
     results.memory.idleDefault = memory(mock.pid);
-    log(`  ${results.startup.defaultMs} ms to first 200; idle RSS ${results.memory.idleDefault.rssMB} MB`);
+    log(`  ${results.startup.defaultMs} ms to first 200; RSS 1 s later ${results.memory.idleDefault.rssMB} MB`);
+    // An instance nobody calls until the sandboxes' measurement, minutes later: what an idle server holds. One
+    // second after ready, RSS still holds the heap start-up grew; V8's memory reducer gives it back once the
+    // process has been quiet for some seconds (15-30 s here), with no flag (docs/performance.md, "Idle memory").
+    const atRest = await startMock([], 'portal-mock (at rest)');
+    running.push(atRest);
+    const restSamples = [];
+    const restSince = performance.now();
+    const restSampler = setInterval(() => {
+      restSamples.push({ s: round((performance.now() - restSince) / 1000, 0), rssMB: memory(atRest.pid).rssMB });
+    }, 1000);
 
     // ---- the ceiling: bare Fastify (a small JSON object; and the mock's own answers as ready-made strings)
     log('throughput');
@@ -507,6 +531,12 @@ async function main() {
     );
     await journalOn.stop();
     await journalOff.stop();
+
+    // ---- idle memory at rest: the instance started after the start-up runs, untouched since
+    clearInterval(restSampler);
+    results.memory.idleDefaultAtRest = atRestMemory(restSamples, memory(atRest.pid).rssMB);
+    log(`  at rest: ${JSON.stringify(results.memory.idleDefaultAtRest)}`);
+    await atRest.stop();
 
     // ---- memory of extra sandboxes: on a fresh mock at rest (a mock after a load carries that load's heap, which hides them)
     const idle = await startMock([], 'portal-mock (sandboxes)');
@@ -758,8 +788,11 @@ function targets(r) {
     },
     {
       target: 'RSS ≤ 120 MB idle, default data',
-      figure: `${r.memory.idleDefault?.rssMB} MB`,
-      holds: check(r.memory.idleDefault?.rssMB, (x) => x <= 120),
+      figure: r.memory.idleDefaultAtRest
+        ? `${r.memory.idleDefaultAtRest.rssMB} MB at rest (from ${r.memory.idleDefaultAtRest.settledAfterS} s after ready); ` +
+          `${r.memory.idleDefault?.rssMB} MB 1 s after ready`
+        : `${r.memory.idleDefault?.rssMB} MB 1 s after ready`,
+      holds: check(r.memory.idleDefaultAtRest?.rssMB, (x) => x <= 120),
     },
     {
       target: 'each extra sandbox ≤ 5 MB',
@@ -868,7 +901,8 @@ function markdown(r) {
     '|---|---:|',
     `| start to first 200, default data (median of ${r.startup.defaultRunsMs?.length}) | ${r.startup.defaultMs} ms |`,
     `| start to first 200, --users ${scaleUsers} (median of ${r.startup.users100kRuns?.length ?? 1}; CPU ${r.startup.users100kRuns?.map((s) => s.cpuMs).join(' / ') ?? '–'} ms) | ${r.startup.users100kMs !== null && r.startup.users100kMs !== undefined ? `${r.startup.users100kMs} ms` : r.startup.users100kError} |`,
-    `| RSS idle, default data | ${r.memory.idleDefault?.rssMB} MB |`,
+    `| RSS 1 s after ready, default data | ${r.memory.idleDefault?.rssMB} MB |`,
+    `| RSS at rest, default data: an instance left alone ${r.memory.idleDefaultAtRest?.quietS ?? '–'} s (${r.memory.idleDefaultAtRest?.firstSecondMB ?? '–'} MB after 1 s; within 2 MB of the end from ${r.memory.idleDefaultAtRest?.settledAfterS ?? '–'} s) | ${r.memory.idleDefaultAtRest?.rssMB ?? '–'} MB |`,
     `| peak RSS (VmHWM) after the default-data load | ${r.memory.underLoadDefault?.hwmMB} MB |`,
     `| RSS per extra sandbox (${r.memory.sandboxes?.count} created) | ${r.memory.sandboxes?.perSandboxMB} MB |`,
     `| RSS idle, --users ${scaleUsers} | ${r.memory.idleUsers100k?.rssMB} MB |`,
