@@ -238,10 +238,16 @@ export function seedPeopleExtra(ctx: SeedContext): void {
   // Dashboard collections.
   const df = ctx.faker('dashboard');
   const dr = new SeededRandom(ctx.seed, fixture.id, 'dashboard');
-  const someUsers = (share: number) =>
-    data.users
-      .filter((u, j) => fixtureIds.has(u.id) || (j < fakerUsers ? df.datatype.boolean(share) : dr.boolean(share)))
-      .map((u) => u.id);
+  // a dozen draws over every user: with --users 100000 a plain loop takes half the time of filter and map
+  const isFixture = data.users.map((u) => fixtureIds.has(u.id));
+  const someUsers = (share: number) => {
+    const ids: string[] = [];
+    for (let j = 0; j < data.users.length; j++) {
+      if (isFixture[j] || (j < fakerUsers ? df.datatype.boolean(share) : dr.boolean(share)))
+        ids.push(data.users[j]!.id);
+    }
+    return ids;
+  };
   const inDays = (days: number) => new Date(ref + days * dayMs).toISOString();
   data.learningCourses = w.courses.map((title, i) => ({
     id: df.string.uuid(),
