@@ -7,7 +7,7 @@ import { header, pathOf } from '../http/context.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { cached } from '../store/world.js';
 import { jsonType } from '../shared/json-type.js';
-import type { FindingLog } from '../store/findings.js';
+import type { FindingLog, Memo } from '../store/findings.js';
 import type { Finding, FindingCode } from '../schemas/control.js';
 import { signedLifetimes } from '../domain/files.js';
 import { rules, track, type Rule, type Seen } from './rules.js';
@@ -140,6 +140,7 @@ export const findingsPlugin = fp(
       const log = req.mock.sandbox.findings;
       log.seq++;
       let parsed: Record<string, unknown> | undefined | null = null;
+      let signIn: Memo | undefined | null = null; // null: not looked up yet
       const seen: Seen = {
         req,
         op,
@@ -156,6 +157,10 @@ export const findingsPlugin = fp(
             }
           }
           return parsed;
+        },
+        signIn: () => {
+          if (signIn === null) signIn = log.get(`session:${header(req, 'x-service-session-id')}`);
+          return signIn;
         },
       };
       track(seen);

@@ -4,7 +4,7 @@
 import { hash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FindingCode } from '../schemas/control.js';
-import type { FindingLog } from '../store/findings.js';
+import type { FindingLog, Memo } from '../store/findings.js';
 import { header, sessionHeaders } from '../http/context.js';
 
 /** One request as a detector sees it, after its answer was made and before it leaves. */
@@ -19,6 +19,8 @@ export type Seen = {
   who: string;
   /** the answer parsed as JSON (undefined when it is not) */
   answer(): Record<string, unknown> | undefined;
+  /** what track() remembered of the sign-in that issued the request's x-service-session-id, if any */
+  signIn(): Memo | undefined;
 };
 export type Rule = { severity: 'warning' | 'error'; ops?: string[]; detect(s: Seen): string | null };
 
@@ -160,7 +162,7 @@ export const rules: Record<FindingCode, Rule> = {
     severity: 'error',
     detect: (s) => {
       if (!readsSession(s)) return null;
-      const session = s.log.get(`session:${header(s.req, 'x-service-session-id')}`);
+      const session = s.signIn();
       const device = header(s.req, 'x-service-device-id');
       return session && device && session.s !== device
         ? `The session was authorized for device ${session.s} but came with device ` +
@@ -174,7 +176,7 @@ export const rules: Record<FindingCode, Rule> = {
     detect: (s) => {
       // the unbind itself (or its retry after a lost answer) ends the session: it is the sign-out, not a later use
       if (!readsSession(s) || s.op === 'mobileUnbind') return null;
-      const session = s.log.get(`session:${header(s.req, 'x-service-session-id')}`);
+      const session = s.signIn();
       const unbound = session && s.log.get(`unbound:${session.s}`);
       return unbound && (unbound.n ?? 0) > (session.n ?? 0)
         ? `This session's device was unbound (request #${unbound.id}): the real portal ends its sessions ` +

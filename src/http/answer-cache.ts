@@ -8,7 +8,7 @@ import { baseUrl } from './context.js';
  * A kept answer: its JSON text, and the bytes @fastify/compress made of that text, per Accept-Encoding value (the
  * same value negotiates the same encoding). Replaced, bytes and all, when the store's version moves.
  */
-export type KeptAnswer = { version: number; text: string; encoded: Map<string, Encoded> };
+export type KeptAnswer = { version: number; at: number; text: string; encoded: Map<string, Encoded> };
 type Encoded = { encoding: string; bytes: Buffer };
 const keptPerStore = 500;
 /** Accept-Encoding values kept per answer: clients send a handful; anything beyond is compressed as usual */
@@ -37,17 +37,17 @@ export function answerCache() {
     const { clock, store } = req.mock.sandbox;
     const nowMs = clock.nowMs();
     const at = clock.mode === 'frozen' ? nowMs : nowMs - (nowMs % 1000);
-    const fullKey = `${at}|${key}`;
     let perStore = kept.get(store);
     if (!perStore) {
       perStore = new Map();
       kept.set(store, perStore);
     }
-    let answer = perStore.get(fullKey);
-    if (answer?.version !== store.version) {
+    let answer = perStore.get(key);
+    if (answer?.version !== store.version || answer.at !== at) {
       if (perStore.size >= keptPerStore) perStore.clear();
-      answer = { version: store.version, text: String(reply.serialize(build(new Date(at)))), encoded: new Map() };
-      perStore.set(fullKey, answer);
+      const text = String(reply.serialize(build(new Date(at))));
+      answer = { version: store.version, at, text, encoded: new Map() };
+      perStore.set(key, answer);
     }
     req.mock.keptAnswer = answer;
     reply.type('application/json; charset=utf-8').send(answer.text);
