@@ -6,7 +6,8 @@ import { baseUrl } from './context.js';
 
 /**
  * A kept answer: its JSON text, and the bytes @fastify/compress made of that text, per Accept-Encoding value (the
- * same value negotiates the same encoding). Replaced, bytes and all, when the store's version moves.
+ * same value negotiates the same encoding). Replaced, bytes and all, when the store's version or the clock's second
+ * (`at`, the time it was built for) moves.
  */
 export type KeptAnswer = { version: number; at: number; text: string; encoded: Map<string, Encoded> };
 type Encoded = { encoding: string; bytes: Buffer };
