@@ -67,3 +67,22 @@ t.test('tickets: a new application shows on the same page at once', async (t) =>
   const after = json(await read(app, '/api/v2/workflow-ticket/', apiKey));
   t.equal(after._meta.totalCount, before._meta.totalCount + 1, 'the new ticket is counted');
 });
+
+t.test('calendar: a kept list follows the sandbox clock, not only writes', async (t) => {
+  // the default window starts with this month: past midnight of the month's last day, the same URL lists April's
+  const app = await build(t, { now: '2026-03-31T20:00:00.000Z' });
+  const s = await signIn(app);
+  const before = json(await read(app, '/calendar', s.headers)).data as { start_date_time: string }[];
+  t.ok(
+    before.some((o) => o.start_date_time < '2026-04-01'),
+    'March is listed',
+  );
+  const moved = await app.inject({ method: 'PUT', url: '/__admin/clock', payload: { advanceMs: 6 * 3_600_000 } });
+  t.equal(moved.statusCode, 200);
+  const after = json(await read(app, '/calendar', s.headers)).data as { start_date_time: string }[];
+  t.ok(after.length > 0);
+  t.notOk(
+    after.some((o) => o.start_date_time < '2026-04-01'),
+    'built again for the new time: nothing of March',
+  );
+});
