@@ -6,7 +6,7 @@
 // Options: --header='name: value' (repeatable; e.g. 'accept-encoding: gzip'), --a-args='…' and --b-args='…' (extra
 // flags for one mock, e.g. --b-args='--journal-limit 0' to compare one build with and without its journal).
 import autocannon from 'autocannon';
-import { call, cpuMs, demoSession, startBin } from './http.mjs';
+import { call, cpuMs, demoSession, median, startBin } from './http.mjs';
 
 const option = (name) => process.argv.filter((a) => a.startsWith(`--${name}=`)).map((a) => a.slice(name.length + 3));
 const extraHeaders = Object.fromEntries(
@@ -32,11 +32,6 @@ const load = (mock, seconds) =>
     connections: 50,
     duration: seconds,
   });
-
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 const a = await startMock(aRoot, extraArgs.a);
 const b = await startMock(bRoot, extraArgs.b);

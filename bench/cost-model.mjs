@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { call, cpuMs, demoSession, freePort, startBin } from './http.mjs';
+import { cpuMs, demoSession, freePort, median, startBin, waitUntilUp } from './http.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const work = (process.argv.find((a) => a.startsWith('--work='))?.slice(7) ?? '0,10,20,30,50').split(',').map(Number);
@@ -20,19 +20,9 @@ const path = '/mobile/tenant-info';
 async function startBare(us) {
   const port = await freePort();
   const proc = spawn(process.execPath, [join(here, 'bare.mjs'), String(port), `--work-us=${us}`], { stdio: 'ignore' });
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`bare Fastify (${us} µs) exited with ${proc.exitCode}`);
-    const up = await call(port, 'GET', '/__admin/health').catch(() => null);
-    if (up?.status === 200) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitUntilUp(port, proc, `bare Fastify (${us} µs)`);
   return { name: us === 0 ? 'bare Fastify' : `bare Fastify + ${us} µs`, port, proc };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 const mock = await startBin(resolve(root));
 const headers = await demoSession(mock.port); // bare Fastify gets the same headers: the same bytes to parse

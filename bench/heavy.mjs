@@ -10,7 +10,7 @@
 // Prints, per workload and root, the median req/s (sequences/s for the sign-in), its spread, the median p99 and the
 // rounds; then JSON on stdout.
 import autocannon from 'autocannon';
-import { demoSession, romashka, signInRequests, startBin } from './http.mjs';
+import { demoSession, median, romashka, signInRequests, startBin } from './http.mjs';
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -60,11 +60,6 @@ const workloads = {
 const run = (mock, workload, duration) => {
   const { path = '', ...options } = workloads[workload].options(mock);
   return autocannon({ url: `http://127.0.0.1:${mock.port}${path}`, connections: 50, duration, ...options });
-};
-
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
 
 const mocks = [];

@@ -1,5 +1,5 @@
-// What every benchmark script needs to talk to a mock over loopback: a free port, one HTTP call, and the sign-in
-// sequence autocannon drives.
+// What every benchmark script needs to talk to a mock over loopback: a free port, one HTTP call, waiting for a server
+// to answer, the sign-in sequence autocannon drives, and the median they all report.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -120,13 +120,25 @@ export async function startBin(root, extra = []) {
   const port = await freePort();
   const args = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
   const proc = spawn(join(resolve(root), 'bin', 'portal-mock.js'), args, { stdio: 'ignore' });
+  await waitUntilUp(port, proc, `${root}: the mock`);
+  return { root, port, proc };
+}
+
+/** Polls GET /__admin/health on `port` until it answers 200: the readiness signal, no fixed sleep. */
+export async function waitUntilUp(port, proc, what) {
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`${root}: the mock exited with ${proc.exitCode}`);
+    if (proc.exitCode !== null) throw new Error(`${what} exited with ${proc.exitCode}`);
     const up = await call(port, 'GET', '/__admin/health').catch(() => null);
-    if (up?.status === 200) break;
+    if (up?.status === 200) return;
     await new Promise((r) => setTimeout(r, 20));
   }
-  return { root, port, proc };
+}
+
+/** The median of some numbers (the mean of the middle two for an even count). */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms); NaN where /proc is not there. */

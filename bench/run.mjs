@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { wiremockJar, writePrismSpec, writeWiremockRoot } from './peers.mjs';
-import { call, cpuMs, demoSession, freePort, signInRequests, romashka } from './http.mjs';
+import { call, cpuMs, demoSession, freePort, median, signInRequests, romashka } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // --mock-root=DIR benchmarks the build of another checkout (e.g. the code before a change); results still land here
@@ -64,11 +64,6 @@ const dashboardPath = `/dashboard?widgets=${widgets.join(',')}&info=profileBrief
 
 const log = (...m) => process.stderr.write(`${m.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
 /**
@@ -76,11 +71,11 @@ const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
  * from which second on it stayed within 2 MB of the end (when V8 gave back start-up's heap).
  */
 function atRestMemory(samples, rssMB) {
-  const settled = samples.findIndex((_, i) => samples.slice(i).every((x) => x.rssMB <= rssMB + 2));
+  const settled = samples.findLastIndex((x) => x.rssMB > rssMB + 2) + 1; // the first of the samples near the end
   return {
     rssMB,
     firstSecondMB: samples[0]?.rssMB ?? null,
-    settledAfterS: settled < 0 ? null : samples[settled].s,
+    settledAfterS: samples[settled]?.s ?? null,
     quietS: samples.at(-1)?.s ?? 0,
   };
 }

@@ -19,7 +19,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { readFile } from 'node:fs/promises';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import v8 from 'node:v8';
-import { call as callWith } from './http.mjs';
+import { call as callWith, median } from './http.mjs';
 import { runInNewContext } from 'node:vm';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,11 +33,6 @@ const demo = { email: 'ivan.petrov@romashka.test', password: 'demo1234' };
 const log = (...m) => process.stderr.write(`${m.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const median = (xs) => {
-  const s = sorted(xs);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const pct = (xs, p) => sorted(xs)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 const stats = (xs, d = 3) => ({
