@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
+import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import cors from '@fastify/cors';
 import { resolveOptions, type Options } from './config.js';
@@ -11,7 +12,7 @@ import { requestStatePlugin } from './http/request-state.js';
 import { compressionPlugin } from './http/answer-cache.js';
 import { useLazySerializers } from './http/serializers.js';
 import type { ServerLimits } from './http/limits.js';
-import { openapiPlugin } from './openapi.js';
+import { adminDocument, portalDocument, sharedSchemasPlugin } from './openapi.js';
 import { scenarioRegistryPlugin } from './plugins/scenarios.js';
 import { sandboxesPlugin } from './plugins/sandboxes.js';
 import { proxyStatePlugin } from './proxy/plugin.js';
@@ -58,7 +59,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   if (onRoute) app.addHook('onRoute', onRoute);
 
   registerErrorHandling(app); // one error body for everything
-  await app.register(openapiPlugin, { tags: [...portalTags, ...controlPlaneTags] }); // first: it sees every route
+  await app.register(sharedSchemasPlugin); // the records both API documents name
   useLazySerializers(app);
   await app.register(scenarioRegistryPlugin, {
     dirs: options.scenarios,
@@ -77,10 +78,18 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   await app.register(scenarioHeaderPlugin); // an unknown x-mock-scenario is a 400 on every route
   await app.register(proxyStatePlugin); // the upstream and recording, read by the portal and the control plane
 
-  // three sibling contexts: the portal's API with its own hooks, the mock's control plane, the docs
-  await app.register(portalApi);
-  await app.register(adminRoutes, { version, startedAt });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // two sibling contexts, the portal's API with its own hooks and the mock's control plane, each with its own API
+  // document (registered first in it, so it sees every route of the context and no other) and Swagger UI page
+  await app.register(async (portal) => {
+    await portal.register(swagger, portalDocument(portalTags));
+    await portal.register(portalApi);
+    await portal.register(swaggerUi, { routePrefix: '/docs' });
+  });
+  await app.register(async (controlPlane) => {
+    await controlPlane.register(swagger, adminDocument(controlPlaneTags));
+    await controlPlane.register(adminRoutes, { version, startedAt });
+    await controlPlane.register(swaggerUi, { routePrefix: '/__admin/docs' });
+  });
 
   try {
     await app.ready(); // the registries load here (their onReady hooks)

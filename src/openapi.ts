@@ -1,10 +1,11 @@
-// What @fastify/swagger cannot know from the route schemas alone: who may call each operation, where the examples
-// are, the servers to try operations against. Applied once, when /docs/json is first built (nothing at start-up).
+// The two API documents, and what @fastify/swagger cannot know from the route schemas alone: who may call each
+// operation, where the examples are, the servers to try operations against. Applied once, when a document is first
+// built (nothing at start-up).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
-import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fastify/swagger';
+import type { FastifyDynamicSwaggerOptions, SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import { sharedSchemas } from './schemas/index.js';
 import type { AuthMode } from './auth/types.js';
 import { packageRoot } from './paths.js';
@@ -13,7 +14,7 @@ import { packageRoot } from './paths.js';
 export const examplesFile = join(packageRoot, 'openapi-examples.json');
 export type Examples = Record<string, { request?: unknown; response?: unknown }>;
 
-export const securitySchemes = {
+const securitySchemes = {
   tenant: { type: 'apiKey', in: 'header', name: 'x-service-tenant-id' },
   device: { type: 'apiKey', in: 'header', name: 'x-service-device-id' },
   sessionId: { type: 'apiKey', in: 'header', name: 'x-service-session-id' },
@@ -32,6 +33,9 @@ export const securitySchemes = {
     description: 'only when the mock runs with --admin-token',
   },
 } as const;
+
+/** Every scheme but the admin token, which only the control plane's document declares. */
+const { adminToken, ...portalSecuritySchemes } = securitySchemes;
 
 const session = { tenant: [], device: [], sessionId: [], sessionCode: [] };
 /** The alternatives each auth mode of src/auth/plugin.ts accepts; the admin side takes a token only when one is set. */
@@ -108,38 +112,71 @@ function exclusiveBoundsAsOpenApi30(node: unknown): void {
 
 export type OpenApiTag = { name: string; description: string };
 
+// TypeBox schemas without a $id become numbered components of the document that uses them
+const refResolver = {
+  buildLocalReference: (json: { $id?: unknown }, _baseUri: unknown, _fragment: unknown, i: number) =>
+    typeof json.$id === 'string' ? json.$id : `def-${i}`,
+};
+
 /**
- * The API document (@fastify/swagger), served at /docs/json. Registered before any route so it sees them all;
- * the shared records become named components. The tags come from the route groups that use them.
+ * The portal's API document (@fastify/swagger, served at /docs/json): what an app generates its client from.
+ * Registered in the portal's context before its routes, so it sees those and nothing of the control plane.
  */
-export const openapiPlugin = fp(
-  async (app: FastifyInstance, { tags }: { tags: OpenApiTag[] }) => {
-    await app.register(swagger, {
-      openapi: {
-        openapi: '3.0.3',
-        info: {
-          title: 'portal-mock: Mobile Client API of a multi-tenant corporate portal',
-          version: '2.0.0',
-          description:
-            'A stateful mock. Every operation also answers under /api/v2 and under /sandbox/NAME. Fields marked ' +
-            '"assumed" are not shown by the API description.',
-          contact: { name: 'portal-mock maintainers' },
-        },
-        // relative: "Try it out" calls the mock that serves the document, whatever its address
-        servers: [
-          { url: '/', description: 'this mock' },
-          { url: '/api/v2', description: "the same, under the portal's prefix" },
-        ],
-        components: { securitySchemes },
-        tags,
-      },
-      transform: describeRoute,
-      transformObject: finishDocument,
-      refResolver: {
-        buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
-      },
-    });
+export const portalDocument = (tags: OpenApiTag[]): FastifyDynamicSwaggerOptions => ({
+  openapi: {
+    openapi: '3.0.3',
+    info: {
+      title: 'portal-mock: Mobile Client API of a multi-tenant corporate portal',
+      version: '2.0.0',
+      description:
+        'A stateful mock. Every operation also answers under /api/v2 and under /sandbox/NAME. Fields marked ' +
+        '"assumed" are not shown by the API description. The mock\'s own control plane (/__admin) has a document ' +
+        'of its own: /__admin/openapi.json.',
+      contact: { name: 'portal-mock maintainers' },
+    },
+    // relative: "Try it out" calls the mock that serves the document, whatever its address
+    servers: [
+      { url: '/', description: 'this mock' },
+      { url: '/api/v2', description: "the same, under the portal's prefix" },
+    ],
+    components: { securitySchemes: portalSecuritySchemes },
+    tags,
+  },
+  transform: describeRoute,
+  transformObject: finishDocument,
+  refResolver,
+});
+
+/**
+ * The control plane's document (served at /__admin/openapi.json): sandboxes, scenarios, records, the journal. Not
+ * the portal's API, so a client generated from /docs/json has none of it; the typed client (`portal-mock/admin`)
+ * is checked against it.
+ */
+export const adminDocument = (tags: OpenApiTag[]): FastifyDynamicSwaggerOptions => ({
+  openapi: {
+    openapi: '3.0.3',
+    info: {
+      title: 'portal-mock control plane',
+      version: '2.0.0',
+      description:
+        "The mock's own routes (/__admin): sandboxes, scenarios, records, the request journal, the clock, " +
+        "findings. Not part of the portal's API, whose document is /docs/json. With --admin-token every route " +
+        'but the console page, the CA certificate and the documents takes the token.',
+      contact: { name: 'portal-mock maintainers' },
+    },
+    servers: [{ url: '/', description: 'this mock' }],
+    components: { securitySchemes: { adminToken } },
+    tags,
+  },
+  transform: describeRoute,
+  transformObject: finishDocument,
+  refResolver,
+});
+
+/** The shared records, registered once at the root: both documents show those they use as named components. */
+export const sharedSchemasPlugin = fp(
+  async (app: FastifyInstance) => {
     for (const schema of sharedSchemas) app.addSchema(schema);
   },
-  { name: 'openapi' },
+  { name: 'shared-schemas' },
 );

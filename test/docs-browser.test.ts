@@ -35,3 +35,30 @@ t.test('Swagger UI: Authorize with a session, Try it out on /dashboard answers 2
   const journal = app.sandboxes.get('default').journal.list({ path: '/dashboard', limit: 1 })[0];
   t.equal(journal?.status, 200, "the mock answered the browser's request 200");
 });
+
+t.test(
+  "the console links the control plane's own Swagger UI page, which lists its routes alone",
+  needsChromium,
+  async (t) => {
+    const app = await build(t);
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const browser = await launchBrowser(t);
+    const page = await newPage(browser, { viewport: { width: 1280, height: 900 } });
+    await page.goto(`${address}/__admin`);
+    const [docs] = await Promise.all([
+      page.context().waitForEvent('page'),
+      page.click('#api-docs a[href="/__admin/docs"]'),
+    ]);
+    await docs.waitForSelector('#operations-mock-mockSandboxCreate');
+    t.match(
+      await docs.locator('.info .title').innerText(),
+      /portal-mock control plane/,
+      "the control plane's document",
+    );
+    t.equal(await docs.locator('[id^="operations-"][id$="-mobileAuth"]').count(), 0, 'no portal operation in it');
+    const portal = await newPage(browser);
+    await portal.goto(`${address}/docs`);
+    await portal.waitForSelector('#operations-mobile-mobileAuth');
+    t.equal(await portal.locator('[id^="operations-mock-"]').count(), 0, "no control plane operation in the portal's");
+  },
+);

@@ -26,8 +26,7 @@ const ours = [
 
 t.test('the OpenAPI document lists every operation of the group with its tag', async (t) => {
   const app = await build(t);
-  await app.ready();
-  const doc = app.swagger() as {
+  const doc = (await app.inject({ url: '/docs/json' })).json() as {
     paths: Record<string, Record<string, { operationId?: string; tags?: string[] }>>;
     tags?: Array<{ name: string }>;
   };

@@ -2,7 +2,7 @@
 // from /docs/json, a sign-in written against it type-checks under strict tsc (a wrong body does not), and it signs
 // in and reads the dashboard from the mock over a real socket, authenticating through the declared security.
 import t from 'tap';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -62,6 +62,14 @@ t.test('a client generated from /docs/json type-checks a sign-in and signs in', 
   const dir = mkdtempSync(join(tmpdir(), 'portal-mock-client-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   await createClient({ input: doc, output: join(dir, 'client'), logs: { level: 'silent' } } as never);
+  const sdk = readFileSync(join(dir, 'client', 'sdk.gen.ts'), 'utf8');
+  const functions = [...sdk.matchAll(/^export const (\w+) =/gm)].map((m) => m[1]!);
+  t.ok(functions.includes('mobileAuth') && functions.length > 90, `${functions.length} functions generated`);
+  t.same(
+    functions.filter((name) => name.startsWith('mock')),
+    [],
+    "no function of the mock's control plane: /docs/json is the portal's API alone",
+  );
   writeFileSync(join(dir, 'sign-in.ts'), signInSource);
   writeFileSync(join(dir, 'wrong.ts'), wrongSource);
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(tsconfig));

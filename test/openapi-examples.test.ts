@@ -25,7 +25,7 @@ t.test('every JSON request body and success answer has an example', async (t) =>
   const app = await build(t);
   const missing: string[] = [];
   let shown = 0;
-  for (const op of operations(await loadDoc(app))) {
+  for (const op of operations(await loadDoc(app, 'both'))) {
     const success = Object.entries(op.responses).find(([status]) => status.startsWith('2'))?.[1];
     for (const [what, media] of [
       ['request body', op.requestBody?.content],

@@ -82,6 +82,7 @@ t.test(
       'public/console.html',
       'scenarios/flaky.json',
       'openapi.json',
+      'openapi.admin.json',
     ])
       t.ok(files.includes(f), `packed: ${f}`);
     t.notOk(

@@ -8,7 +8,7 @@ import { makeCtx, validInputs } from './support/valid-inputs.js';
 t.test('every documented operation answers its declared schema to valid input', async (t) => {
   // a CA certificate so GET /__admin/ca.pem has something to answer (HTTPS itself is tested in test/https.test.ts)
   const app = await build(t, { caCertificate: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n' });
-  const doc = await loadDoc(app);
+  const doc = await loadDoc(app, 'both'); // the portal's operations and the control plane's
   const ops = operations(doc);
   const validator = new ResponseValidator(doc);
   t.ok(ops.length > 100, `${ops.length} operations in the document`);

@@ -30,6 +30,7 @@ export const openapiTags = [
 ];
 
 const tags = ['mock'];
+const openApiMediaType = 'application/vnd.oai.openapi+json';
 const maxAdminBodyDepth = 64;
 
 /** The side routes QA scripts rely on; see the admin contract in the README. */
@@ -98,9 +99,34 @@ function adminTokenHook(token: string, accept: { query: boolean }) {
   };
 }
 
-/** Served without the admin token: the console page (it asks for the token) and the CA certificate. */
+/**
+ * Served without the admin token: the console page (it asks for the token), the CA certificate and the control
+ * plane's API document (it holds no secret, as the portal's at /docs/json).
+ */
 const publicAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
   await app.register(adminCaRoute);
+  app.get(
+    '/__admin/openapi.json',
+    {
+      schema: {
+        operationId: 'mockOpenApi',
+        tags,
+        summary: "The control plane's OpenAPI document",
+        description:
+          "This document: the mock's own routes under /__admin, apart from the portal's API (/docs/json). Its " +
+          'Swagger UI page is /__admin/docs.',
+        response: {
+          200: {
+            description: 'an OpenAPI 3.0 document',
+            // the registered media type of an OpenAPI document (a JSON text): it carries no example of itself
+            content: { [openApiMediaType]: { schema: Type.Object({}, { additionalProperties: true }) } },
+          },
+        },
+      },
+    },
+    // the document as built for this context (src/app.ts registers its @fastify/swagger)
+    async (_req, reply) => reply.type(openApiMediaType).send(app.swagger()),
+  );
   // One self-contained page over the admin JSON routes (public/console.html): no build step, read once.
   const consoleHtml = readFileSync(join(packageRoot, 'public/console.html'), 'utf8');
   app.get(

@@ -40,7 +40,7 @@ export async function captureExamples(): Promise<Examples> {
   const app = await buildApp({ now: clock, logLevel: 'silent' });
   try {
     const out: Examples = {};
-    for (const op of operations(await loadDoc(app))) {
+    for (const op of operations(await loadDoc(app, 'both'))) {
       const request = json(op.requestBody?.content);
       const success = Object.keys(op.responses).find((status) => /^2/.test(status));
       const response = json(op.responses[success ?? '']?.content);

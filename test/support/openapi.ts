@@ -21,9 +21,31 @@ export type OpenApiDoc = {
   components: { schemas: Record<string, unknown> };
 };
 
-export async function loadDoc(app: FastifyInstance): Promise<OpenApiDoc> {
-  const res = await app.inject({ url: '/docs/json' });
-  if (res.statusCode !== 200) throw new Error(`/docs/json answered ${res.statusCode}`);
+const documentUrls = { portal: '/docs/json', admin: '/__admin/openapi.json' } as const;
+
+/**
+ * The portal's API document, the control plane's, or both as one (for the tests that hold every operation to its
+ * contract: their components never differ under one name, which the merge checks).
+ */
+export async function loadDoc(
+  app: FastifyInstance,
+  which: keyof typeof documentUrls | 'both' = 'portal',
+): Promise<OpenApiDoc> {
+  if (which === 'both') {
+    const [portal, admin] = [await loadDoc(app, 'portal'), await loadDoc(app, 'admin')];
+    for (const [name, schema] of Object.entries(admin.components.schemas)) {
+      const other = portal.components.schemas[name];
+      if (other !== undefined && JSON.stringify(other) !== JSON.stringify(schema))
+        throw new Error(`the two documents define the component ${name} differently`);
+    }
+    return {
+      ...portal,
+      paths: { ...portal.paths, ...admin.paths },
+      components: { ...portal.components, schemas: { ...portal.components.schemas, ...admin.components.schemas } },
+    };
+  }
+  const res = await app.inject({ url: documentUrls[which] });
+  if (res.statusCode !== 200) throw new Error(`${documentUrls[which]} answered ${res.statusCode}`);
   return res.json() as OpenApiDoc;
 }
 
