@@ -89,6 +89,12 @@ t.test(
       files.some((f) => f.startsWith('src/') || f.startsWith('test/')),
       'no sources or tests',
     );
+    // the bundle's source map alone was 6.8 MB, and the maps point at sources the package does not hold
+    t.same(
+      files.filter((f) => f.endsWith('.map') || f === 'dist/capture-examples.mjs'),
+      [],
+      'no source map, no build-time tool',
+    );
     const [status, ...log] = readFileSync(join(dir, 'install.log'), 'utf8').split('\n');
     t.equal(status, '0', `npm install <tarball>: ${log.join('\n').slice(-800)}`);
     t.notMatch(log.join('\n'), /EBADENGINE/, 'no engine warning');
