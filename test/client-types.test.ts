@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { shippedScenarioNames } from '../src/schemas/scenario-names.js';
 import { JournalCleared, JournalCount } from '../src/schemas/control-answers.js';
+import { generateClientTypes, generatedFile } from '../scripts/client-types.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dir = join(root, 'test', '.client-types');
@@ -137,10 +138,36 @@ t.test('the scenario names of the client are the files of scenarios/', async (t)
 
 t.test('the journal answers the client types are taken from are what the routes declare', async (t) => {
   // the journal routes declare these inline (another change owns them): the API document must show the same record
-  const doc = JSON.parse(readFileSync(join(root, 'openapi.json'), 'utf8'));
+  const doc = JSON.parse(readFileSync(join(root, 'openapi.admin.json'), 'utf8'));
   const schema = (path: string, method: string) =>
     doc.paths[path][method].responses['200'].content['application/json'].schema;
   const plain = (x: unknown) => JSON.parse(JSON.stringify(x));
   t.same(schema('/__admin/requests/count', 'get'), plain(JournalCount));
   t.same(schema('/__admin/requests', 'delete'), plain(JournalCleared));
+});
+
+t.test('src/client/types.gen.ts is what `npm run client-types` makes of the schemas now', async (t) => {
+  t.ok(readFileSync(generatedFile, 'utf8') === generateClientTypes(), 'the generated types are current');
+});
+
+t.test("the client's declarations load nothing of the server, TypeBox or Fastify", async (t) => {
+  const entry = join(root, 'dist/client/control.d.ts');
+  const program = ts.createProgram({
+    rootNames: [entry],
+    options: {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: [],
+      noEmit: true,
+    },
+  });
+  const loaded = program
+    .getSourceFiles()
+    .map((f) => relative(root, f.fileName))
+    .filter((f) => !f.includes('node_modules/typescript/lib/'));
+  t.same(loaded.sort(), ['dist/client/control.d.ts', 'dist/client/types.gen.d.ts'], 'two declaration files');
+  t.same(
+    ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')),
+    [],
+  );
 });

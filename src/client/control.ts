@@ -1,6 +1,7 @@
 // A typed client of the admin contract (/__admin) for QA code: `import { adminClient } from 'portal-mock/admin'`.
-// Types come from the server's own TypeBox schemas (type-only imports: nothing of the server is loaded at run time);
-// it uses the global fetch (Node.js ≥ 18, browsers).
+// Types are the server's own, from its TypeBox schemas, written out as plain types in ./types.gen.ts (npm run
+// client-types), so the client's declarations load nothing of the server, TypeBox or Fastify; it uses the global
+// fetch (Node.js ≥ 18, browsers).
 import type {
   ActiveScenario,
   BindLink,
@@ -9,31 +10,32 @@ import type {
   Finding,
   FindingCode,
   FindingFilter,
+  FindingsCleared,
   FixturesAnswer,
   Har,
   Health,
-  JournalEntry,
-  JournalFilter,
-  OutboxFilter,
-  OutboxMessage,
-  SandboxInfo,
-  Snapshot,
-  ScenarioSummary,
-} from '../schemas/control.js';
-import type {
-  FindingsCleared,
   JournalCleared,
   JournalCount,
+  JournalEntry,
+  JournalFilter,
   NotificationCreated,
+  OutboxFilter,
+  OutboxMessage,
+  RecordCollectionName,
+  RecordOf,
   SandboxDeleted,
   SandboxesDeleted,
   SandboxesReset,
+  SandboxInfo,
+  ScenarioDefinition,
+  ScenarioFile,
+  ScenarioName,
+  ScenarioSummary,
   SessionsExpired,
+  ShippedScenarioName,
+  Snapshot,
   UserBlocked,
-} from '../schemas/control-answers.js';
-import type { ScenarioDefinition, ScenarioFile } from '../schemas/scenario.js';
-import type { RecordCollectionName, RecordOf } from '../schemas/stored-records.js';
-import type { ScenarioName, ShippedScenarioName } from '../schemas/scenario-names.js';
+} from './types.gen.js';
 
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
 export type {
