@@ -6,7 +6,8 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY src ./src
 COPY scripts ./scripts
-# tsc, then one bundled file (dist/portal-mock.mjs) that starts faster than hundreds of modules
+# tsc, then the bundles (dist/portal-mock.mjs, dist/start-mock.mjs and their shared chunk), which start faster than
+# hundreds of modules
 RUN npm run build
 
 # Run stage: production dependencies only, non-root.
@@ -30,7 +31,7 @@ COPY bin ./bin
 COPY fixtures ./fixtures
 COPY public ./public
 COPY scenarios ./scenarios
-COPY openapi.json openapi-examples.json ./
+COPY openapi.json openapi.admin.json openapi-examples.json ./
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \

@@ -75,7 +75,7 @@ t.test(
     for (const f of [
       'bin/portal-mock.js',
       'dist/portal-mock.mjs',
-      'dist/start-mock.js',
+      'dist/start-mock.mjs',
       'dist/start-mock.d.ts',
       'dist/client/control.js',
       'fixtures/tenants.json',
