@@ -42,6 +42,7 @@ export const Options = Type.Object({
   proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
+  sandboxUploadMb: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 64 }),
   sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
   instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
   peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), { default: [] }),
@@ -267,6 +268,13 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_MAX_SANDBOXES',
     kind: 'int',
     help: 'most sandboxes at once; a request that would create one more gets 429 (default 10000)',
+  },
+  {
+    key: 'sandboxUploadMb',
+    flag: 'sandbox-upload-mb',
+    env: 'PORTAL_MOCK_SANDBOX_UPLOAD_MB',
+    kind: 'int',
+    help: "megabytes of uploaded files' bytes a sandbox keeps; an upload past it gets 413 (default 64)",
   },
   {
     key: 'sandboxIdleTtl',

@@ -53,6 +53,7 @@ export const fail = {
   conflict: (message: string) => new ApiError('conflict', message),
   unprocessable: (message: string, details?: Detail[]) => new ApiError('unprocessable', message, details),
   tooManyRequests: (message: string) => new ApiError('tooManyRequests', message),
+  payloadTooLarge: (message: string) => new ApiError('payloadTooLarge', message),
 };
 
 export function errorBody(status: number, code: string, message: string, details?: Detail[]): ErrorBody {

@@ -164,16 +164,37 @@ export function prepareUpload(
   };
 }
 
-/** PUT of the raw bytes to a signed upload address; a repeated PUT before finish-upload replaces them. */
+/** Bytes of the uploaded files a sandbox holds, every tenant's (kept as base64: 4 characters for 3 bytes). */
+function uploadedBytes(ctx: DomainContext, except: FileRecord): number {
+  let bytes = 0;
+  for (const tenant of ctx.store.tenants())
+    for (const file of tenant.files)
+      if (file !== except && file.contentBase64 !== null) bytes += (file.contentBase64.length * 3) / 4;
+  return bytes;
+}
+
+/**
+ * PUT of the raw bytes to a signed upload address; a repeated PUT before finish-upload replaces them. The sandbox
+ * keeps at most `limitBytes` of uploaded bytes (--sandbox-upload-mb): they live in memory, 10 MiB an upload.
+ */
 export function uploadBytes(
   ctx: DomainContext,
   fileId: string,
   q: Signed,
   bytes: Buffer,
   contentType: string | undefined,
+  limitBytes: number,
 ) {
   const { tenant, file } = verify(ctx, 'upload', fileId, q);
   if (file.status === 'UPLOADED') throw fail.conflict(`file ${fileId} is already uploaded`);
+  const held = uploadedBytes(ctx, file);
+  if (held + bytes.length > limitBytes) {
+    const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
+    throw fail.payloadTooLarge(
+      `this sandbox holds ${mb(held)} MiB of uploaded files and may hold ${mb(limitBytes)} MiB ` +
+        '(--sandbox-upload-mb): reset or delete the sandbox, or start the mock with a larger --sandbox-upload-mb',
+    );
+  }
   const declared = contentType?.split(';')[0]?.trim();
   ctx.store.update(tenant, 'files', file, {
     contentBase64: bytes.toString('base64'),

@@ -36,7 +36,8 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Upload the bytes of a prepared file (the signed uploadUrl; not part of the portal API)',
         description:
           `Send the raw bytes as the body, any content type, at most ${uploadLimitBytes} bytes (413 ` +
-          'beyond). No session needed: the signature authorizes. Expired or forged signature: 403.',
+          'beyond; 413 also when the sandbox would hold more uploaded bytes than --sandbox-upload-mb). No session ' +
+          'needed: the signature authorizes. Expired or forged signature: 403.',
         params: fileId,
         querystring: SignedQuery,
         response: { 200: ref(UploadResult), ...errors(400, 403, 404, 409, 413, 500) },
@@ -46,7 +47,8 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      return uploadBytes(domainContext(req), req.params.id, req.query, bytes, req.headers['content-type']);
+      const limit = app.config.sandboxUploadMb * 1024 * 1024;
+      return uploadBytes(domainContext(req), req.params.id, req.query, bytes, req.headers['content-type'], limit);
     },
   );
 };
