@@ -74,8 +74,8 @@ const knownNames = new WeakMap<object, Map<string, string>>(); // by app.instanc
 const knownNamesKept = 256;
 
 function remember(app: FastifyInstance, base: string, instance: string): void {
-  let names = knownNames.get(app.instance);
-  if (!names) knownNames.set(app.instance, (names = new Map()));
+  const names = knownNames.get(app.instance) ?? new Map<string, string>();
+  knownNames.set(app.instance, names);
   if (names.size >= knownNamesKept && !names.has(base)) names.clear();
   names.set(base, instance);
 }
