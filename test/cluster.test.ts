@@ -490,6 +490,53 @@ t.test(
   },
 );
 
+t.test(
+  'a sandbox a peer holds: its SVG, a HEAD and a portal call with a body are relayed as the owner answers',
+  async (t) => {
+    const owner = await build(t, { instanceName: 'owner' });
+    const ownerUrl = await owner.listen({ port: 0, host: '127.0.0.1' });
+    const asked = await build(t, { instanceName: 'asked', peers: [ownerUrl] });
+    const askedUrl = await asked.listen({ port: 0, host: '127.0.0.1' });
+    const made = await fetch(`${ownerUrl}/__admin/sandboxes/far`, { method: 'PUT' });
+    t.equal(made.status, 201, 'far is made on owner');
+    const key = { 'x-mock-sandbox': 'far' };
+    const bytes = async (res: Response) => [res.status, res.headers.get('content-type'), await res.text()];
+
+    const fixtures = await fetch(`${askedUrl}/__admin/fixtures?sandbox=far`);
+    t.equal(fixtures.headers.get('x-mock-instance'), 'owner', 'the fixtures of far come from owner');
+    const { bindLinks, tenants } = (await fixtures.json()) as {
+      bindLinks: { id: string }[];
+      tenants: { id: string }[];
+    };
+    const qr = `/__admin/bind-links/${bindLinks[0]!.id}/qr.svg?sandbox=far`;
+    const relayedQr = await fetch(askedUrl + qr);
+    t.equal(relayedQr.headers.get('x-mock-instance'), 'owner');
+    t.same(await bytes(relayedQr), await bytes(await fetch(ownerUrl + qr)), 'the QR code: the SVG of owner, as it is');
+
+    const head = await fetch(`${askedUrl}/__admin/clock?sandbox=far`, { method: 'HEAD' });
+    t.same([head.status, head.headers.get('x-mock-instance')], [200, 'owner'], 'a HEAD is answered by owner');
+
+    const image = `/images/tenant/${tenants[0]!.id}.svg`;
+    const relayedImage = await fetch(askedUrl + image, { headers: key });
+    t.equal(relayedImage.headers.get('x-mock-instance'), 'owner');
+    t.same(await bytes(relayedImage), await bytes(await fetch(ownerUrl + image, { headers: key })), 'a portal image');
+    const signIn = await fetch(`${askedUrl}/sandbox/far/mobile/manual-bind`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: accounts.admin.email, password: 'demo1234', device: { id: 'relayed-device' } }),
+    });
+    t.same([signIn.status, signIn.headers.get('x-mock-instance')], [200, 'owner'], 'a portal POST: done by owner');
+    const journal = await (await fetch(`${ownerUrl}/__admin/requests?sandbox=far`)).json();
+    t.match(journal, [{ operationId: 'mobileManualBind', status: 200 }], "in owner's journal of far");
+    const local = (await (await fetch(`${askedUrl}/__admin/sandboxes?scope=local`)).json()) as { name: string }[];
+    t.same(
+      local.map((s) => s.name),
+      ['default'],
+      'asked made no copy of far',
+    );
+  },
+);
+
 t.test('a peer name that does not resolve: reset and GET of a sandbox not held here are a 503 naming it', async (t) => {
   const app = await build(t, { instanceName: 'alone', peers: ['dns:no-such-peer.invalid:8080'] });
   const message = /dns:no-such-peer\.invalid:8080: does not resolve/;

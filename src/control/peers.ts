@@ -77,8 +77,13 @@ export async function forwardToOwner(req: FastifyRequest, reply: FastifyReply, n
     });
     // inside: an owner that dies mid-answer, or answers what the route never does (a proxy's HTML page), is a 502
     const type = res.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
-    answer = type !== '' && declares(req, res.status, type) ? Buffer.from(await res.arrayBuffer()) : await jsonOf(res);
-    if (Buffer.isBuffer(answer)) reply.type(res.headers.get('content-type')!);
+    if (req.method === 'HEAD') {
+      await res.body?.cancel(); // an answer without a body: its status and type are the answer
+      if (type !== '') reply.type(res.headers.get('content-type')!);
+    } else if (type !== '' && declares(req, res.status, type)) {
+      answer = Buffer.from(await res.arrayBuffer());
+      reply.type(res.headers.get('content-type')!);
+    } else answer = await jsonOf(res);
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
     throw new ApiError(

@@ -228,7 +228,7 @@ export function relayToOwner(req: FastifyRequest, reply: FastifyReply, owner: Pe
     timeout: portalRelayTimeoutMs,
   });
   const badGateway = (why: string) => {
-    if (out.headersSent) return out.destroy();
+    if (out.headersSent || out.destroyed) return out.destroy();
     const message = `sandbox "${name}" lives on instance ${owner.instance}, which did not answer: ${why} (peer ${owner.peer})`;
     const body = JSON.stringify(errorBody(502, ErrorKinds.badGateway.code, message));
     out.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'x-mock-instance': app.instance.name });
