@@ -537,6 +537,25 @@ t.test(
   },
 );
 
+t.test(
+  'a name two instances hold (files from before, a ring change not moved yet): listed once, copies named',
+  async (t) => {
+    const other = await build(t, { instanceName: 'other' });
+    const otherUrl = await other.listen({ port: 0, host: '127.0.0.1' });
+    const here = await build(t, { instanceName: 'here', peers: [otherUrl] });
+    const onOther = await fetch(`${otherUrl}/__admin/sandboxes/twin`, { method: 'PUT' });
+    t.equal(onOther.status, 201, 'twin is on other');
+    // as a call another instance sent on would make it (x-mock-forwarded: answered where it arrives)
+    const headers = { 'x-mock-forwarded': 'test' };
+    const onHere = await here.inject({ method: 'PUT', url: '/__admin/sandboxes/twin', headers });
+    t.equal(onHere.statusCode, 201, 'and on here');
+    const listing = await here.inject({ url: '/__admin/sandboxes' });
+    const listed = json(listing).map((s: { name: string; instance: string }) => `${s.name}@${s.instance}`);
+    t.same(listed.sort(), ['default@here', 'default@other', 'twin@here'], 'each name once (each default is its own)');
+    t.equal(listing.headers['x-mock-sandbox-copies'], 'twin: here, other', 'the copies named with their instances');
+  },
+);
+
 t.test('a peer name that does not resolve: reset and GET of a sandbox not held here are a 503 naming it', async (t) => {
   const app = await build(t, { instanceName: 'alone', peers: ['dns:no-such-peer.invalid:8080'] });
   const message = /dns:no-such-peer\.invalid:8080: does not resolve/;
