@@ -528,6 +528,14 @@ t.test(
     t.same([signIn.status, signIn.headers.get('x-mock-instance')], [200, 'owner'], 'a portal POST: done by owner');
     const journal = await (await fetch(`${ownerUrl}/__admin/requests?sandbox=far`)).json();
     t.match(journal, [{ operationId: 'mobileManualBind', status: 200 }], "in owner's journal of far");
+    // an admin DELETE that names its sandbox in the header only: the name goes with it
+    await fetch(`${ownerUrl}/mobile/auth`, { method: 'POST' }); // a request in owner's default journal
+    const cleared = await fetch(`${askedUrl}/__admin/requests`, { method: 'DELETE', headers: key });
+    t.equal(cleared.headers.get('x-mock-instance'), 'owner');
+    const count = async (sandbox: string) =>
+      ((await (await fetch(`${ownerUrl}/__admin/requests/count?sandbox=${sandbox}`)).json()) as { count: number })
+        .count;
+    t.same([await count('far'), await count('default')], [0, 1], "far's journal cleared on owner, default's kept");
     const local = (await (await fetch(`${askedUrl}/__admin/sandboxes?scope=local`)).json()) as { name: string }[];
     t.same(
       local.map((s) => s.name),

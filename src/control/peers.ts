@@ -60,12 +60,8 @@ export async function forwardToOwner(req: FastifyRequest, reply: FastifyReply, n
   const owner = await ownerElsewhere(req, reply, name);
   if (!owner?.base) return false;
   const app = req.server;
-  // the name travels as the sandbox key, except for DELETE /__admin/sandboxes/NAME, whose path names it
-  const headers = {
-    ...peerHeaders(app),
-    'content-type': 'application/json',
-    ...(req.method === 'DELETE' ? {} : { 'x-mock-sandbox': name }),
-  };
+  // the name travels as the sandbox key, whatever named it here (header, prefix, query, body; a DELETE's too)
+  const headers = { ...peerHeaders(app), 'content-type': 'application/json', 'x-mock-sandbox': name };
   let res: Response;
   let answer: unknown;
   try {
