@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { start, httpSignIn, type Child, withoutTapHooks } from './support/process.js';
 import { accounts, build, json } from './helper.js';
 import { adminClient } from '../src/client/control.js';
+import { operations, type OpenApiDoc, type Operation } from './support/openapi.js';
 
 // three instances, 60 sandboxes, a kill, a restart and a frozen peer on a machine that may be busy: be patient
 t.setTimeout(600_000);
@@ -128,39 +129,89 @@ t.test(
     await allUp();
 
     type Listed = { name: string; instance: string };
-    /** Reset, GET and DELETE of `name` sent to instance `i` while a peer cannot be asked: each the one error body, a
-     * 503 naming the sandbox and `unreachable` ("peer: why"); afterwards instance `i` still holds nothing of that name. */
+    const localNames = async (i: number) =>
+      ((await (await fetch(`${url(i)}/__admin/sandboxes?scope=local`, { signal: patience() })).json()) as Listed[])
+        .map((s) => s.name)
+        .sort();
+
+    // Every operation of the app, portal and control plane, from the two API documents of a running instance: a route
+    // added later is in one, and so in the checks below. The one route that answers for the instance reached and is
+    // never sent on (health: scripts/move-sandboxes.mjs asks the balancer with it who would own a name) is named.
+    const documentOf = async (path: string) =>
+      (await (await fetch(`${url(0)}${path}`, { signal: patience() })).json()) as OpenApiDoc;
+    const ops = [
+      ...operations(await documentOf('/docs/json')),
+      ...operations(await documentOf('/__admin/openapi.json')),
+    ];
+    const answersHere = (op: Operation) => op.operationId === 'mockHealth';
+    const controlOps = ops.filter((op) => op.path.startsWith('/__admin'));
+    t.comment(`${ops.length} operations: ${controlOps.length} of the control plane, the rest the portal's`);
+    t.ok(controlOps.length > 100 && ops.length - controlOps.length > 100, 'the document lists the operations of both');
+    /**
+     * The call of `op` about sandbox `name` sent to `base`: the name as its key (x-mock-sandbox; ?sandbox= too on the
+     * control plane) and in a path parameter called `name` (the sandbox or scenario routes), a sample for any other
+     * parameter, and {} for a method with a body. What the input is does not matter: which instance answers does.
+     */
+    const callOf = (base: string, op: Operation, name: string) => {
+      const path = op.path.replace(/\{(\w+)\}/g, (_, p: string) => (p === 'name' ? name : 'x1'));
+      const query = path.startsWith('/__admin') ? `?sandbox=${name}` : '';
+      const hasBody = op.method !== 'GET' && op.method !== 'DELETE';
+      return fetch(`${base}${path}${query}`, {
+        method: op.method,
+        headers: { 'x-mock-sandbox': name, ...(hasBody ? { 'content-type': 'application/json' } : {}) },
+        ...(hasBody ? { body: '{}' } : {}),
+        signal: patience(),
+      });
+    };
+    /** `f` over `items`, `n` at a time. */
+    const inPool = async <T>(items: T[], n: number, f: (item: T) => Promise<void>) => {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: n }, async () => {
+          for (let i = next++; i < items.length; i = next++) await f(items[i]!);
+        }),
+      );
+    };
+    /**
+     * Every operation about `name` sent straight to instance `i` while the instance that holds it cannot be asked
+     * (killed, frozen): each the one error body, a 503 INSTANCE_DOWN from `i` naming the sandbox and `unreachable`
+     * ("peer (instance): why"), also in x-mock-unreachable-peers; never a 2xx, and afterwards instance `i` holds
+     * exactly the sandboxes it held before (no copy of `name`, nor of anything else).
+     */
     const refusedWhile = async (i: number, name: string, unreachable: string) => {
-      const target = `${url(i)}/__admin/sandboxes/${name}`;
-      const calls: [string, string, RequestInit][] = [
-        ['reset', `${url(i)}/__admin/reset`, { method: 'POST', headers: { 'x-mock-sandbox': name } }],
-        ['GET', target, {}],
-        ['DELETE', target, { method: 'DELETE' }],
-      ];
-      for (const [what, address, init] of calls) {
-        const res = await fetch(address, { ...init, signal: patience() });
-        const body = (await res.json()) as Record<string, unknown>;
-        t.same(
-          [res.status, Object.keys(body).sort()],
-          [503, ['code', 'error', 'message', 'statusCode']],
-          `${what} ${name} at ${names[i]}: 503, the one error body`,
-        );
-        const message = `sandbox "${name}" is not on instance ${names[i]}`;
-        const expected = { statusCode: 503, error: 'Service Unavailable', code: 'INSTANCE_DOWN', message };
-        t.match(body, expected, `${what}: INSTANCE_DOWN, naming the sandbox`);
-        t.match(body.message, unreachable, `${what}: the message names the peer that could not be asked, and why`);
-        t.match(
-          [res.headers.get('x-mock-instance'), res.headers.get('x-mock-unreachable-peers')],
-          [names[i], unreachable],
-          `${what}: answered by ${names[i]}, the peer in x-mock-unreachable-peers`,
-        );
-        // after each call: a DELETE would remove what a reset had wrongly made
-        const here = (await (await fetch(`${url(i)}/__admin/sandboxes?scope=local`)).json()) as Listed[];
-        t.notOk(
-          here.some((s) => s.name === name),
-          `${what}: nothing named ${name} was created on ${names[i]}`,
-        );
-      }
+      const before = await localNames(i);
+      const wrong: string[] = [];
+      await inPool(ops, 32, async (op) => {
+        const res = await callOf(url(i), op, name);
+        const text = await res.text();
+        const got = `${op.method} ${op.path} (${op.operationId}): ${res.status} from ${res.headers.get('x-mock-instance')} ${text.slice(0, 300)}`;
+        if (answersHere(op)) {
+          if (res.status !== 404 || !text.includes('SANDBOX_NOT_FOUND')) wrong.push(got);
+          return;
+        }
+        // a page (/pages/…) answers its errors as an HTML page that shows the message, the rest the one error body
+        const page = res.headers.get('content-type')?.startsWith('text/html') === true;
+        let body: Record<string, unknown> = {};
+        try {
+          body = page ? { code: 'INSTANCE_DOWN', message: text } : (JSON.parse(text) as Record<string, unknown>);
+        } catch {}
+        const message = String(body.message ?? '').replaceAll('&quot;', '"');
+        const refused =
+          res.status === 503 &&
+          (page || Object.keys(body).sort().join() === 'code,error,message,statusCode') &&
+          body.code === 'INSTANCE_DOWN' &&
+          message.includes(`sandbox "${name}" is not on instance ${names[i]} `) &&
+          message.includes(unreachable) &&
+          res.headers.get('x-mock-instance') === names[i] &&
+          res.headers.get('x-mock-unreachable-peers') === unreachable;
+        if (!refused) wrong.push(got);
+      });
+      t.same(
+        wrong,
+        [],
+        `${ops.length} operations about ${name} sent to ${names[i]}: 503 INSTANCE_DOWN naming ${unreachable} (health: 404)`,
+      );
+      t.same(await localNames(i), before, `${names[i]} holds what it held before: no copy of ${name} was made`);
     };
     /** Every instance answers the listing, and it names each sandbox once. */
     const listedOnce = async (when: string) => {
@@ -168,9 +219,9 @@ t.test(
       const listed = (await res.json()) as Listed[];
       const twice = listed.filter((s, i) => s.name !== 'default' && listed.findIndex((o) => o.name === s.name) !== i);
       t.same(
-        [res.headers.get('x-mock-unreachable-peers'), twice],
-        [null, []],
-        `${when}: every peer answers, and no sandbox is listed twice`,
+        [res.headers.get('x-mock-unreachable-peers'), res.headers.get('x-mock-sandbox-copies'), twice],
+        [null, null, []],
+        `${when}: every peer answers, no instance holds a copy of another's sandbox, and none is listed twice`,
       );
     };
 
@@ -335,9 +386,9 @@ t.test(
     );
     t.match(viaClient.unreachable[0], url(1));
 
-    // reset, GET and DELETE of a sandbox of the killed instance, sent to another: 503 naming it, nothing created
+    // every call about a sandbox of the killed instance, sent to another: 503 naming it, nothing created
     const [gone] = victims as [string];
-    await refusedWhile(0, gone, `${url(1)}: ECONNREFUSED`);
+    await refusedWhile(0, gone, `${url(1)} (${victim}): ECONNREFUSED`);
     // the balancer routes a reset by its key to the name's instance: there a brand-new sandbox is made as by any
     // request, the killed instance does not stop it (a name whose instance is the killed one gets the balancer's 503)
     const resetVia = (base: string, name: string) =>
@@ -365,6 +416,14 @@ t.test(
       `the ${victims.length} sandboxes of ${victim} have their token after the restart`,
     );
     await listedOnce(`after ${victim}'s restart`);
+    // GET /__admin/sandboxes/NAME carries the key "default" through the balancer: whichever instance that reaches
+    // answers with the owner's sandbox, as no other instance made a copy of it
+    const read = await fetch(`${balancer}/__admin/sandboxes/${gone}`, { signal: patience() });
+    t.match(
+      [read.status, read.headers.get('x-mock-instance'), await read.json()],
+      [200, victim, { name: gone, instance: victim }],
+      `${gone} read through the balancer: ${victim}'s own`,
+    );
     const scenarios = await Promise.all(
       told.map(async (name) => {
         const res = await fetch(`${url(1)}/__admin/sandboxes/${name}?scope=local`, { signal: patience() });
@@ -381,7 +440,7 @@ t.test(
     const iced = live.filter((s) => owner.get(s) === frozen);
     if (!t.ok(iced.length > 0, `the frozen ${frozen} holds sandboxes`)) return;
     children[2]!.proc.kill('SIGSTOP');
-    await refusedWhile(0, iced[0]!, `${url(2)}: no answer within 1500 ms`);
+    await refusedWhile(0, iced[0]!, `${url(2)} (${frozen}): no answer within 1500 ms`);
     const forwarded = await resetVia(url(0), gone);
     t.same(
       [forwarded.status, forwarded.headers.get('x-mock-instance')],
@@ -400,7 +459,113 @@ t.test(
     await thawed.body?.cancel();
     t.same(await tokensOf(iced[0]!), [`ci-${iced[0]}`], `${iced[0]} was neither reset nor deleted`);
     await listedOnce(`after ${frozen} ran again`);
+
+    // every instance up: every call about a sandbox, sent to an instance that does not hold it, is answered by the
+    // one that does (health aside), a portal call relayed as it came with the owner's answer. One call at a time, the
+    // sandbox made again on its owner before each: some of the calls delete it
+    const elsewhere = iced[0]!;
+    const relayed = await fetch(`${url(0)}/user-api-token`, { headers: session.get(elsewhere)!, signal: patience() });
+    t.match(
+      [relayed.status, relayed.headers.get('x-mock-instance'), await relayed.text()],
+      [200, frozen, `ci-${elsewhere}`],
+      `a portal call about ${elsewhere} sent to ${names[0]} is answered by ${frozen}, with its data`,
+    );
+    const held = await localNames(0);
+    const notForwarded: string[] = [];
+    for (const op of ops) {
+      const made = await fetch(`${url(2)}/__admin/sandboxes/${elsewhere}`, {
+        method: 'PUT',
+        headers: { 'x-mock-sandbox': elsewhere },
+        signal: patience(),
+      });
+      if (made.status !== 200 && made.status !== 201)
+        throw new Error(`${elsewhere}: ${made.status} ${await made.text()}`);
+      await made.body?.cancel();
+      const res = await callOf(url(0), op, elsewhere);
+      const text = await res.text();
+      const by = res.headers.get('x-mock-instance');
+      if (by !== (answersHere(op) ? names[0] : frozen))
+        notForwarded.push(
+          `${op.method} ${op.path} (${op.operationId}): ${res.status} from ${by} ${text.slice(0, 200)}`,
+        );
+    }
+    t.same(notForwarded, [], `${ops.length} operations about ${elsewhere} sent to ${names[0]}: answered by ${frozen}`);
+    t.same(await localNames(0), held, `${names[0]} made no copy of ${elsewhere} meanwhile`);
     t.notMatch(lbOut, /ALERT.*(parsing|config)/, 'haproxy ran the shipped config');
+  },
+);
+
+t.test(
+  'a sandbox a peer holds: its SVG, a HEAD and a portal call with a body are relayed as the owner answers',
+  async (t) => {
+    const owner = await build(t, { instanceName: 'owner' });
+    const ownerUrl = await owner.listen({ port: 0, host: '127.0.0.1' });
+    const asked = await build(t, { instanceName: 'asked', peers: [ownerUrl] });
+    const askedUrl = await asked.listen({ port: 0, host: '127.0.0.1' });
+    const made = await fetch(`${ownerUrl}/__admin/sandboxes/far`, { method: 'PUT' });
+    t.equal(made.status, 201, 'far is made on owner');
+    const key = { 'x-mock-sandbox': 'far' };
+    const bytes = async (res: Response) => [res.status, res.headers.get('content-type'), await res.text()];
+
+    const fixtures = await fetch(`${askedUrl}/__admin/fixtures?sandbox=far`);
+    t.equal(fixtures.headers.get('x-mock-instance'), 'owner', 'the fixtures of far come from owner');
+    const { bindLinks, tenants } = (await fixtures.json()) as {
+      bindLinks: { id: string }[];
+      tenants: { id: string }[];
+    };
+    const qr = `/__admin/bind-links/${bindLinks[0]!.id}/qr.svg?sandbox=far`;
+    const relayedQr = await fetch(askedUrl + qr);
+    t.equal(relayedQr.headers.get('x-mock-instance'), 'owner');
+    t.same(await bytes(relayedQr), await bytes(await fetch(ownerUrl + qr)), 'the QR code: the SVG of owner, as it is');
+
+    const head = await fetch(`${askedUrl}/__admin/clock?sandbox=far`, { method: 'HEAD' });
+    t.same([head.status, head.headers.get('x-mock-instance')], [200, 'owner'], 'a HEAD is answered by owner');
+
+    const image = `/images/tenant/${tenants[0]!.id}.svg`;
+    const relayedImage = await fetch(askedUrl + image, { headers: key });
+    t.equal(relayedImage.headers.get('x-mock-instance'), 'owner');
+    t.same(await bytes(relayedImage), await bytes(await fetch(ownerUrl + image, { headers: key })), 'a portal image');
+    const signIn = await fetch(`${askedUrl}/sandbox/far/mobile/manual-bind`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: accounts.admin.email, password: 'demo1234', device: { id: 'relayed-device' } }),
+    });
+    t.same([signIn.status, signIn.headers.get('x-mock-instance')], [200, 'owner'], 'a portal POST: done by owner');
+    const journal = await (await fetch(`${ownerUrl}/__admin/requests?sandbox=far`)).json();
+    t.match(journal, [{ operationId: 'mobileManualBind', status: 200 }], "in owner's journal of far");
+    // an admin DELETE that names its sandbox in the header only: the name goes with it
+    await fetch(`${ownerUrl}/mobile/auth`, { method: 'POST' }); // a request in owner's default journal
+    const cleared = await fetch(`${askedUrl}/__admin/requests`, { method: 'DELETE', headers: key });
+    t.equal(cleared.headers.get('x-mock-instance'), 'owner');
+    const count = async (sandbox: string) =>
+      ((await (await fetch(`${ownerUrl}/__admin/requests/count?sandbox=${sandbox}`)).json()) as { count: number })
+        .count;
+    t.same([await count('far'), await count('default')], [0, 1], "far's journal cleared on owner, default's kept");
+    const local = (await (await fetch(`${askedUrl}/__admin/sandboxes?scope=local`)).json()) as { name: string }[];
+    t.same(
+      local.map((s) => s.name),
+      ['default'],
+      'asked made no copy of far',
+    );
+  },
+);
+
+t.test(
+  'a name two instances hold (files from before, a ring change not moved yet): listed once, copies named',
+  async (t) => {
+    const other = await build(t, { instanceName: 'other' });
+    const otherUrl = await other.listen({ port: 0, host: '127.0.0.1' });
+    const here = await build(t, { instanceName: 'here', peers: [otherUrl] });
+    const onOther = await fetch(`${otherUrl}/__admin/sandboxes/twin`, { method: 'PUT' });
+    t.equal(onOther.status, 201, 'twin is on other');
+    // as a call another instance sent on would make it (x-mock-forwarded: answered where it arrives)
+    const headers = { 'x-mock-forwarded': 'test' };
+    const onHere = await here.inject({ method: 'PUT', url: '/__admin/sandboxes/twin', headers });
+    t.equal(onHere.statusCode, 201, 'and on here');
+    const listing = await here.inject({ url: '/__admin/sandboxes' });
+    const listed = json(listing).map((s: { name: string; instance: string }) => `${s.name}@${s.instance}`);
+    t.same(listed.sort(), ['default@here', 'default@other', 'twin@here'], 'each name once (each default is its own)');
+    t.equal(listing.headers['x-mock-sandbox-copies'], 'twin: here, other', 'the copies named with their instances');
   },
 );
 
@@ -474,12 +639,13 @@ t.test('a peer that answers text/html: 502 or 503 naming the peer, never a 500',
   const asked = await app.inject({ method: 'POST', url: '/__admin/reset?sandbox=html-only' });
   t.match(
     [asked.statusCode, json(asked)],
-    [503, { code: 'INSTANCE_DOWN', message: `${address}: answered 200 text/html, not JSON` }],
+    // named with the instance the address last answered as ("owner", when it still said it held "elsewhere")
+    [503, { code: 'INSTANCE_DOWN', message: `${address} (owner): answered 200 text/html, not JSON` }],
     'a peer that cannot say whether it holds the sandbox: 503 naming it, as for a peer that is down',
   );
   const listing = await app.inject({ url: '/__admin/sandboxes' });
   t.equal(listing.statusCode, 200, 'the listing still answers');
-  t.equal(listing.headers['x-mock-unreachable-peers'], `${address}: answered 200 text/html, not JSON`);
+  t.equal(listing.headers['x-mock-unreachable-peers'], `${address} (owner): answered 200 text/html, not JSON`);
   const local = json(await app.inject({ url: '/__admin/sandboxes?scope=local' })).map((s: { name: string }) => s.name);
   t.same(local, ['default'], 'nothing was created here');
 });

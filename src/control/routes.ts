@@ -57,6 +57,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE')
       req.body = {};
   });
+  // one copy of each sandbox (docs/cluster.md): with --peers, a call about a sandbox another instance holds is done
+  // there, whichever route it is, as a balancer would have sent it there by its key
+  app.addHook('preValidation', ownerFirst);
 
   // Which routes need the admin token is decided by the sibling context they are registered in (docs/admin.md):
   // a browser and a phone open the console page and ca.pem as they are, they hold nothing secret; a QR image
@@ -206,6 +209,7 @@ const adminStatusRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt:
           ...errors(400, 401, 404),
         },
       },
+      config: { answersHere: true },
     },
     async (req) => {
       // never asks the peers: it answers for the instance reached (scripts/move-sandboxes.mjs relies on it)

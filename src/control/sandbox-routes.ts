@@ -234,14 +234,16 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes; each names its ' +
           'instance. Peers that do not answer within 1.5 s are left out and named in the x-mock-unreachable-peers ' +
-          'header.',
+          'header. Each name is listed once: a name two instances hold is listed with the first that answered ' +
+          '(this one first) and named with its instances in the x-mock-sandbox-copies header.',
         response: { 200: Type.Array(ref(SandboxInfo)), ...errors(400, 401) },
       },
     },
     async (req, reply) => {
       if (req.query.scope === 'local' || app.config.peers.length === 0) return local();
-      const { sandboxes, unreachable } = await clusterSandboxes(app, local());
+      const { sandboxes, unreachable, copies } = await clusterSandboxes(app, local());
       if (unreachable.length > 0) reply.header('x-mock-unreachable-peers', unreachable.join('; '));
+      if (copies.length > 0) reply.header('x-mock-sandbox-copies', copies.join('; '));
       return sandboxes;
     },
   );

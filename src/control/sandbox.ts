@@ -37,7 +37,8 @@ function checkedName(req: FastifyRequest): string {
 
 /**
  * The sandbox an admin WRITE is about (adminSandboxName), made on demand: setting its scenario, clock, state… is an
- * explicit act on a named sandbox (docs/sandboxes.md). Reads use existingSandbox.
+ * explicit act on a named sandbox (docs/sandboxes.md). Reads use existingSandbox. With --peers, made here only when
+ * no peer holds it (ownerFirst, the control plane's hook, ran first).
  */
 export function adminSandbox(req: FastifyRequest): Sandbox {
   const name = checkedName(req);
@@ -46,8 +47,8 @@ export function adminSandbox(req: FastifyRequest): Sandbox {
 
 /**
  * The sandbox an admin READ is about (adminSandboxName); one that does not exist is a 404 SANDBOX_NOT_FOUND naming
- * it, and nothing is created, so a misspelt name never reads as an empty sandbox. With --peers, give the route
- * `preHandler: ownerFirst` so that the 404 is said only when no peer holds it either.
+ * it, and nothing is created, so a misspelt name never reads as an empty sandbox. With --peers, the 404 is said only
+ * when no peer holds it either (ownerFirst ran first).
  */
 export function existingSandbox(req: FastifyRequest, { peersAsked = true } = {}): Sandbox {
   const name = checkedName(req);
@@ -57,11 +58,14 @@ export function existingSandbox(req: FastifyRequest, { peersAsked = true } = {})
 }
 
 /**
- * preHandler of an admin route that acts on the sandbox of its key, so that with --peers it never makes a second copy
- * of a sandbox another instance holds: the call is done by that instance, or is a 503 while a peer that may hold it
- * cannot be asked (forwardToOwner). `app.post('/__admin/reset', { schema, preHandler: ownerFirst }, handler)`
+ * The control plane's hook (preValidation, once the body is parsed: an old script may name the sandbox there): with
+ * --peers, a call about a sandbox this instance does not hold is done by the instance that does, or is a 503 while a
+ * peer that may hold it cannot be asked (forwardToOwner), so no second copy of a sandbox is ever made. It covers every
+ * route of the control plane by where it is registered, whatever the route does with the sandbox, as the balancer
+ * routes every call by its key; a route that answers for the instance reached says so (`config: { answersHere: true }`).
  */
 export async function ownerFirst(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  if (req.mock.routeConfig.answersHere) return undefined;
   return (await forwardToOwner(req, reply, adminSandboxName(req))) ? reply : undefined;
 }
 

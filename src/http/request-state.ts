@@ -67,6 +67,8 @@ export type RouteConfig = {
   unmatched?: boolean;
   /** set on every route of the control plane's context (its token, not the portal's auth, guards it) */
   controlPlane?: boolean;
+  /** a control-plane route that answers for the instance reached, never the sandbox's owner (health) */
+  answersHere?: boolean;
 };
 
 declare module 'fastify' {

@@ -55,13 +55,15 @@ const errorTexts: Record<number, { ru: string; en: string }> = {
   401: { ru: 'Войдите в приложение, чтобы открыть эту страницу', en: 'Sign in to the app to open this page' },
   403: { ru: 'Эта страница вам недоступна', en: 'You may not open this page' },
   404: { ru: 'Страница не найдена', en: 'Page not found' },
+  503: { ru: 'Страница сейчас недоступна, попробуйте позже', en: 'This page cannot be shown now, try again later' },
 };
 
 /** Errors of page routes answer as HTML pages (not the JSON error body of the API). */
 function renderErrorPage(error: FastifyError | ApiError, req: FastifyRequest, reply: FastifyReply) {
   const raw = error.statusCode ?? 500;
-  // A malformed id is as unknown as a missing one: 404, not a validation body.
-  const status = raw === 400 ? 404 : raw === 401 || raw === 403 || raw === 404 ? raw : 500;
+  // A malformed id is as unknown as a missing one: 404, not a validation body. A sandbox that cannot be made (429) or
+  // whose instance cannot be asked (503, docs/cluster.md) keeps its status: the page is not broken, it is elsewhere.
+  const status = raw === 400 ? 404 : [401, 403, 404, 429, 502, 503].includes(raw) ? raw : 500;
   if (status === 500) req.log.error({ err: error }, 'page failed');
   const frame = frameOf(req);
   const text = errorTexts[status]?.[frame.lang === 'ru' ? 'ru' : 'en'] ?? 'Something went wrong';
