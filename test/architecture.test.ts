@@ -151,11 +151,11 @@ t.test('no import cycle between files of src/', async (t) => {
   t.same(cycles(imports), []);
 });
 
-t.test('the admin client imports only types of ours, so it loads without the server', async (t) => {
-  const fromClient = imports.filter((i) => i.from.startsWith('src/client/') && !i.to.startsWith('src/client/'));
-  t.ok(fromClient.length > 0);
+t.test('the admin client imports nothing of the server, so it loads (and type-checks) without it', async (t) => {
+  t.ok(imports.some((i) => i.from === 'src/client/control.ts'), 'the client is among the files read');
+  // its types are the generated src/client/types.gen.ts (npm run client-types), not the schemas themselves
   t.same(
-    fromClient.filter((i) => !i.typeOnly).map((i) => i.to),
+    imports.filter((i) => i.from.startsWith('src/client/') && !i.to.startsWith('src/client/')).map((i) => i.to),
     [],
   );
 });
