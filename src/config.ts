@@ -44,7 +44,7 @@ export const Options = Type.Object({
   maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
   regexMaxProgram: Type.Integer({ minimum: 10, maximum: 100_000, default: 300 }),
   regexMaxText: Type.Integer({ minimum: 1024, maximum: 16_777_216, default: 65_536 }),
-  regexBudget: Type.Integer({ minimum: 10_000, maximum: 10_000_000_000, default: 2_500_000 }),
+  regexBudget: Type.Integer({ minimum: 10_000, maximum: 10_000_000_000, default: 500_000 }),
   maxScenarios: Type.Integer({ minimum: 1, maximum: 100_000, default: 200 }),
   maxScenarioBytes: Type.Integer({ minimum: 1024, maximum: 67_108_864, default: 262_144 }),
   sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
@@ -294,7 +294,7 @@ const flags: Flag[] = [
     kind: 'int',
     help:
       'regex work of one request, in characters x program instructions: past it a stub regex does not match ' +
-      'and a journal read is a 422 (default 2500000, about 50 ms at worst)',
+      'and a journal read is a 422 (default 500000, about 50 ms at worst)',
   },
   {
     key: 'maxScenarios',

@@ -89,7 +89,7 @@ t.test('a stub regex past the text bound or the work budget does not match; the 
     'a text longer than --regex-max-text is a non-match: the mock answers',
   );
 
-  // 64 KiB of text (the default --regex-max-text) × 153 instructions is 4 times the default budget
+  // 60,000 characters (under the default --regex-max-text) × 153 instructions is 18 times the default budget
   const { app: app2, call: call2, base, probe: probe2 } = await listening(t);
   t.equal(
     (
@@ -119,23 +119,23 @@ t.test('a stub regex past the text bound or the work budget does not match; the 
 
 t.test('a journal read whose regex work passes the budget is a 422 that says how to narrow it', async (t) => {
   const { call, oauthList, probe } = await listening(t);
-  const pad = 'a'.repeat(8000);
+  const pad = 'a'.repeat(3000);
   for (let i = 0; i < 50; i++) t.equal((await oauthList('abuse', { 'x-pad': pad })).status, 200);
   const filter = `header.x-pad:regex=${encodeURIComponent('(?:a?){50}a{50}$')}`;
-  // 50 entries × 8,000 characters × 153 instructions: 61 million units, 24 times the default budget
+  // 50 entries × 3,000 characters × 153 instructions: 23 million units, 46 times the default budget
   const [refused, probed] = await Promise.all([call('GET', `/__admin/requests?sandbox=abuse&${filter}`), probe()]);
   t.equal(refused.status, 422);
   t.equal(refused.body.code, 'UNPROCESSABLE');
-  t.match(refused.body.message, /--regex-budget \(2500000 units.*limit=.*since=.*plainer pattern/);
+  t.match(refused.body.message, /--regex-budget \(500000 units.*limit=.*since=.*plainer pattern/);
   t.same(probed, { status: 200, isList: true }, 'the probe in another sandbox is answered as ever');
   const counted = await call('GET', `/__admin/requests/count?sandbox=abuse&${filter}`);
   t.equal(counted.status, 422, 'the count as well');
 
-  const narrowed = await call('GET', `/__admin/requests?sandbox=abuse&limit=2&${filter}`);
+  const narrowed = await call('GET', `/__admin/requests?sandbox=abuse&limit=1&${filter}`);
   t.equal(narrowed.status, 200, 'a smaller limit stops the scan early: within the budget');
-  t.equal(narrowed.body.length, 2);
-  const plain = await call('GET', '/__admin/requests/count?sandbox=abuse&header.x-pad:regex=a%24');
-  t.same(plain.body, { count: 50 }, 'a plain pattern reads every entry');
+  t.equal(narrowed.body.length, 1);
+  const plain = await call('GET', '/__admin/requests/count?sandbox=abuse&header.x-pad:regex=aaa');
+  t.same(plain.body, { count: 50 }, 'a plain-text pattern costs a unit a character: it reads every entry');
 });
 
 t.test('a body nested too deep for a matcher is a non-match, never a 500', async (t) => {

@@ -15,9 +15,10 @@ export const maxPatternChars = 1000;
 
 /**
  * The bounds of regular-expression work (flags --regex-max-program, --regex-max-text, --regex-budget). A unit of
- * work is one character read by one instruction: a regex costs (text length + 1) × its program size, the worst
- * case of RE2's automaton (measured: 13–23 ns a unit warm on a 2-core runner when every step builds a new state,
- * far less for most patterns), so the default budget is about 50 ms of the worst case.
+ * work is one character read by one instruction: a regex costs (text length + 1) × its program size (a plain
+ * text: × 1), the worst case of RE2's automaton (measured on the shared 2-core machine: 25–100 ns a unit when
+ * every step builds a new state, 35–110 ms for 1M units over a socket; far less for most patterns, whose DFA steps
+ * once a character), so the default budget is about 50 ms of that worst case.
  */
 export type RegexLimits = {
   /** most instructions of a compiled pattern; a longer one is refused where it is defined (400) */
@@ -28,7 +29,7 @@ export type RegexLimits = {
   budget: number;
 };
 
-export const defaultRegexLimits: RegexLimits = { maxProgram: 300, maxText: 65_536, budget: 2_500_000 };
+export const defaultRegexLimits: RegexLimits = { maxProgram: 300, maxText: 65_536, budget: 500_000 };
 
 /**
  * The work left to one request's regular expressions. A regex whose text would take more than is left does not
@@ -79,13 +80,31 @@ export function regexProblem(pattern: string, maxProgram = defaultRegexLimits.ma
   return null;
 }
 
+/**
+ * The state cache of a compiled pattern's DFA, in bytes. re2js gives each 8 MiB; a pattern whose automaton has
+ * more states than its cache starts over, then falls back to its NFA. At 8 MiB a pattern such as a[ab]{296}$ spent
+ * 200–250 ns a unit of work rebuilding states against random text (8,300 characters: 0.5 s); at 256 KiB it gives up
+ * sooner, 25–50 ns a unit, and what a stub keeps between requests is bounded too. Patterns that fit (most) use
+ * a few KiB and are as fast as before.
+ */
+const dfaCacheBytes = 262_144;
+
+/** A compiled pattern and what one character read costs it: its program size, or 1 for a plain text. */
+function compile(pattern: string): { re: RE2JS; program: number } {
+  const re = RE2JS.compile(pattern);
+  const engine = re.re2Input;
+  const Dfa = engine.dfa.constructor as new (prog: unknown, maxMem: number) => typeof engine.lazyDFA;
+  engine.lazyDFA = new Dfa(engine.prog, dfaCacheBytes);
+  // a pattern that is a plain text (iOS 17) is found by indexOf, not by the automaton
+  return { re, program: engine.prefixComplete ? 1 : re.programSize() };
+}
+
 // keyed by the matcher object itself: a scenario's stubs compile once and the entry dies with the scenario
 const compiled = new WeakMap<object, { re: RE2JS; program: number }>();
 function regexOf(m: { regex: string }): { re: RE2JS; program: number } {
   let entry = compiled.get(m);
   if (!entry) {
-    const re = RE2JS.compile(m.regex);
-    entry = { re, program: re.programSize() };
+    entry = compile(m.regex);
     compiled.set(m, entry);
   }
   return entry;
