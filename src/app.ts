@@ -66,6 +66,9 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     defaultScenario: options.scenario,
     watch: watchScenarios ?? false,
     dataDir: options.data,
+    regexMaxProgram: options.regexMaxProgram,
+    maxScenarios: options.maxScenarios,
+    maxScenarioBytes: options.maxScenarioBytes,
   });
   await app.register(sandboxesPlugin, { options, fixtures });
 

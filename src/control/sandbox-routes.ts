@@ -38,7 +38,7 @@ import { clusterSandboxes, forwardToOwner } from './peers.js';
 import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
 import { version } from '../version.js';
-import { fieldFilter, isFieldFilterKey } from '../shared/matchers.js';
+import { fieldFilter, isFieldFilterKey, type RegexLimits } from '../shared/matchers.js';
 import {
   JournalCleared,
   JournalCount,
@@ -85,7 +85,7 @@ const filterSyntax =
 const journalFilterCheck = (known: readonly string[]) => async (req: FastifyRequest) => {
   for (const [key, value] of Object.entries(req.query as Record<string, unknown>)) {
     if (known.includes(key)) continue;
-    const field = typeof value === 'string' ? fieldFilter(key, value) : null;
+    const field = typeof value === 'string' ? fieldFilter(key, value, req.server.config.regexMaxProgram) : null;
     if (field === null && !isFieldFilterKey(key))
       throw fail.validation(`unknown filter "${key}"; known: ${known.join(', ')}, ${filterSyntax}`, [
         { field: `query.${key}`, message: 'is not a filter' },
@@ -95,6 +95,13 @@ const journalFilterCheck = (known: readonly string[]) => async (req: FastifyRequ
       throw fail.validation(`invalid filter ${key}: ${problem}`, [{ field: `query.${key}`, message: problem }]);
   }
 };
+
+/** The regex bounds of a journal read (--regex-max-program, --regex-max-text, --regex-budget). */
+const regexLimits = (req: FastifyRequest): RegexLimits => ({
+  maxProgram: req.server.config.regexMaxProgram,
+  maxText: req.server.config.regexMaxText,
+  budget: req.server.config.regexBudget,
+});
 
 /** The journal entries that raised a finding of this code (the findings name their request's journal id). */
 const raisedFinding = (req: FastifyRequest, sandbox: Sandbox, code: string | undefined) =>
@@ -164,7 +171,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'holds it, which is first defined on this instance under its own name (as PUT /__admin/scenarios/{name} ' +
           'does; a definition that is not valid is a 400 naming the JSON path, and nothing changes). A data block ' +
           'that does not apply to the sandbox is a 422 naming the entry: the sandbox keeps its scenario and data ' +
-          '(and an inline scenario is not defined).',
+          '(and an inline scenario is not defined). An inline scenario has the bounds of a defined one (413, 409).',
         querystring: SandboxQuery,
         body: Type.Object({
           name: Type.Optional(Type.String({ minLength: 1 })),
@@ -173,7 +180,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ),
           sandbox: Type.Optional(Type.String()),
         }),
-        response: { 200: ActiveScenario, ...errors(400, 401, 404, 422) },
+        response: { 200: ActiveScenario, ...errors(400, 401, 404, 409, 413, 422) },
       },
     },
     async (req) => {
@@ -564,11 +571,12 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, ' +
           'status (0: dropped before any answer), fault, finding, since, and by request header, query parameter ' +
           'or body field (header.NAME, query.NAME, body.PATH; :regex, :contains or :present after the key; ' +
-          'docs/admin.md), or get a HAR 1.2 log with format=har. An unknown filter is a 400 naming it. A sandbox ' +
+          'docs/admin.md), or get a HAR 1.2 log with format=har. An unknown filter is a 400 naming it. A read ' +
+          'whose :regex filters would take more than --regex-budget is a 422 saying how to narrow it. A sandbox ' +
           'that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: {
           200: Type.Union([Type.Array(ref(JournalEntry)), ref(Har)]),
-          ...errors(400, 401, 404, 502, 503),
+          ...errors(400, 401, 404, 422, 502, 503),
         },
       },
       preValidation: journalFilterCheck(Object.keys(JournalListQuery.properties)),
@@ -576,7 +584,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const sandbox = existingSandbox(req);
-      const entries = sandbox.journal.list(req.query, raisedFinding(req, sandbox, req.query.finding));
+      const entries = sandbox.journal.list(req.query, raisedFinding(req, sandbox, req.query.finding), regexLimits(req));
       reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
       if (req.query.format !== 'har') return reply.send(entries);
       const findings = sandboxFindings(req, sandbox).list();
@@ -600,16 +608,18 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'How many journal entries match',
         querystring: JournalQuery,
         description:
-          'How many journal entries match the filters of GET /__admin/requests: for assertions in tests. A sandbox ' +
-          'that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
-        response: { 200: JournalCount, ...errors(400, 401, 404, 502, 503) },
+          'How many journal entries match the filters of GET /__admin/requests: for assertions in tests (a 422 ' +
+          'as there when the :regex filters would take more than --regex-budget). A sandbox that does not exist is ' +
+          'a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+        response: { 200: JournalCount, ...errors(400, 401, 404, 422, 502, 503) },
       },
       preValidation: journalFilterCheck(Object.keys(JournalQuery.properties)),
       preHandler: ownerFirst,
     },
     async (req) => {
       const sandbox = existingSandbox(req);
-      return { count: sandbox.journal.count(req.query, raisedFinding(req, sandbox, req.query.finding)) };
+      const ids = raisedFinding(req, sandbox, req.query.finding);
+      return { count: sandbox.journal.count(req.query, ids, regexLimits(req)) };
     },
   );
 

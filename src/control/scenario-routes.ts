@@ -84,12 +84,13 @@ export const adminScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'checked as a file is: a definition that is not valid is a 400 naming the JSON path, and nothing ' +
           'changes. Over a scenario file of the same name while it is defined. Sandboxes set to it use the new ' +
           'version from their next request (its data side applies when a sandbox is set to it). With --data it is ' +
-          'saved before the answer. 201 when the name is new, else 200.',
+          'saved before the answer (in a file of its own). 201 when the name is new, else 200. A definition larger ' +
+          'than --max-scenario-bytes as JSON is a 413; a new name past --max-scenarios definitions is a 409.',
         params: NameParams,
         // checked by the scenario schema in the handler, as a file is: a key Fastify's validator would strip
         // silently (a misspelt field) is a 400 there
         body: Type.Object({}, { additionalProperties: true, description: 'a scenario file (ScenarioFile)' }),
-        response: { 200: ScenarioSummary, 201: ScenarioSummary, ...errors(400, 401) },
+        response: { 200: ScenarioSummary, 201: ScenarioSummary, ...errors(400, 401, 409, 413) },
       },
     },
     async (req, reply) => {

@@ -4,8 +4,12 @@ import { UsageError } from '../config.js';
 import { join } from 'node:path';
 import { bundledScenariosDir, ScenarioRegistry } from '../scenarios/registry.js';
 
-/** Under --data: a name no sandbox can have (a dot), so the sandbox loader passes it by. */
-export const definedScenariosFileName = 'portal-mock.scenarios.json';
+/**
+ * Under --data: the directory of the scenarios defined through the admin API, one NAME.json each; a name no sandbox
+ * can have (a dot), so the sandbox loader passes it by. Earlier versions kept them all in one file, moved at start.
+ */
+export const definedScenariosDirName = 'portal-mock.scenarios';
+export const legacyScenariosFileName = 'portal-mock.scenarios.json';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -22,6 +26,10 @@ export type ScenarioRegistryOptions = {
   watch: boolean;
   /** --data: where the scenarios defined through the admin API are saved, and read back at start */
   dataDir: string | null;
+  /** --regex-max-program, --max-scenarios, --max-scenario-bytes */
+  regexMaxProgram: number;
+  maxScenarios: number;
+  maxScenarioBytes: number;
 };
 
 /**
@@ -49,10 +57,14 @@ export const scenarioRegistryPlugin = fp(
     });
 
     app.addHook('onReady', async () => {
-      const definedFile = options.dataDir ? join(options.dataDir, definedScenariosFileName) : null;
+      const { dataDir } = options;
       const loaded = new ScenarioRegistry([bundledScenariosDir, ...options.dirs], operationIds, {
-        definedFile,
+        definedDir: dataDir ? join(dataDir, definedScenariosDirName) : null,
+        legacyFile: dataDir ? join(dataDir, legacyScenariosFileName) : null,
         jsonBodies,
+        regexMaxProgram: options.regexMaxProgram,
+        maxDefined: options.maxScenarios,
+        maxDefinedBytes: options.maxScenarioBytes,
       });
       if (!loaded.get(options.defaultScenario)) {
         const known = loaded.names().join(', ');

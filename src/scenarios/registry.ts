@@ -1,10 +1,11 @@
-import { existsSync, readdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkOrThrow, CheckError } from '../schemas/check.js';
 import { dataCollections, dataEntryKinds, ScenarioFile, type Scenario, type Stub } from '../schemas/scenario.js';
 import { packageRoot } from '../paths.js';
 import { findingCodes } from '../schemas/control.js';
-import { matcherProblem } from '../shared/matchers.js';
+import { defaultRegexLimits, matcherProblem } from '../shared/matchers.js';
+import { ApiError, fail } from '../errors.js';
 import { writeAtomic } from '../shared/write-atomic.js';
 
 export const bundledScenariosDir = join(packageRoot, 'scenarios');
@@ -92,26 +93,29 @@ function namedOperations(s: ScenarioFile): Array<{ path: string; id: string }> {
 const pointer = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** What is wrong with a stub's request matchers (a bad regex, an unknown matcher key), as "at PATH: …", or null. */
-export function stubMatchProblem(stub: Stub, at: string): string | null {
+export function stubMatchProblem(stub: Stub, at: string, maxProgram = defaultRegexLimits.maxProgram): string | null {
   const { query, headers, body } = stub.match ?? {};
   for (const [name, m] of Object.entries(query ?? {})) {
-    const problem = matcherProblem(m, `${at}/match/query/${pointer(name)}`, 'text');
+    const problem = matcherProblem(m, `${at}/match/query/${pointer(name)}`, 'text', maxProgram);
     if (problem) return problem;
   }
   for (const [name, m] of Object.entries(headers ?? {})) {
-    const problem = matcherProblem(m, `${at}/match/headers/${pointer(name)}`, 'text');
+    const problem = matcherProblem(m, `${at}/match/headers/${pointer(name)}`, 'text', maxProgram);
     if (problem) return problem;
   }
-  return body === undefined ? null : matcherProblem(body, `${at}/match/body`, 'json');
+  return body === undefined ? null : matcherProblem(body, `${at}/match/body`, 'json', maxProgram);
 }
 
 /**
  * A stub matches by operationId, or by method and path together, never both, and its matchers are valid; a fault's
  * phase fits its kind.
  */
-export function stubMatcherProblem(s: Pick<ScenarioFile, 'stubs' | 'faults'>): string | null {
+export function stubMatcherProblem(
+  s: Pick<ScenarioFile, 'stubs' | 'faults'>,
+  maxProgram = defaultRegexLimits.maxProgram,
+): string | null {
   for (const [i, stub] of (s.stubs ?? []).entries()) {
-    const problem = stubMatchProblem(stub, `/stubs/${i}`);
+    const problem = stubMatchProblem(stub, `/stubs/${i}`, maxProgram);
     if (problem) return problem;
     const byPath = stub.method !== undefined || stub.path !== undefined;
     if (byPath && stub.operationId !== undefined)
@@ -134,8 +138,15 @@ type Definitions = Map<string, { file: string; scenario: ScenarioFile }>;
 
 const definedSource = (name: string) => `admin API (PUT /__admin/scenarios/${name})`;
 
-/** The operations the routes declare: every operationId, and those that take a JSON body. */
-export type KnownOperations = { operationIds: ReadonlySet<string>; jsonBodies: ReadonlySet<string> | null };
+/**
+ * The operations the routes declare: every operationId, and those that take a JSON body; and the most instructions
+ * a stub's regex may compile to (--regex-max-program).
+ */
+export type KnownOperations = {
+  operationIds: ReadonlySet<string>;
+  jsonBodies: ReadonlySet<string> | null;
+  regexMaxProgram: number;
+};
 
 /** A body matcher on a stub whose requests carry no JSON body would never match: refused, not silently inert. */
 function bodyMatcherProblem(s: ScenarioFile, jsonBodies: ReadonlySet<string> | null): string | null {
@@ -154,7 +165,7 @@ function bodyMatcherProblem(s: ScenarioFile, jsonBodies: ReadonlySet<string> | n
 /** What every definition is checked for beyond its schema, wherever it comes from (a file, the admin API). */
 function checkDefinition(scenario: ScenarioFile, where: string, known: KnownOperations): void {
   const { operationIds } = known;
-  const problem = stubMatcherProblem(scenario) ?? bodyMatcherProblem(scenario, known.jsonBodies);
+  const problem = stubMatcherProblem(scenario, known.regexMaxProgram) ?? bodyMatcherProblem(scenario, known.jsonBodies);
   if (problem) throw new ScenarioError(`${where}: ${problem}`);
   for (const op of namedOperations(scenario)) {
     if (!operationIds.has(op.id)) throw new ScenarioError(`${where}: at ${op.path}: unknown operationId "${op.id}"`);
@@ -224,6 +235,25 @@ function changedNames(before: Map<string, Scenario>, after: Map<string, Scenario
   return [...names].filter((n) => JSON.stringify(before.get(n)) !== JSON.stringify(after.get(n))).sort();
 }
 
+/** Where and how many scenarios the admin API may define on this instance. */
+export type DefinedOptions = {
+  /** --data: one file per definition, DIR/NAME.json; null: they last as long as the process */
+  definedDir?: string | null;
+  /** the one file of every definition that earlier versions wrote under --data: moved into definedDir at start */
+  legacyFile?: string | null;
+  /** the operations that take a JSON body (a body matcher on another is refused); null: not checked */
+  jsonBodies?: ReadonlySet<string> | null;
+  /** --regex-max-program */
+  regexMaxProgram?: number;
+  /** --max-scenarios: most definitions at once; one more is a 409 */
+  maxDefined?: number;
+  /** --max-scenario-bytes: most bytes of one definition as compact JSON; a larger one is a 413 */
+  maxDefinedBytes?: number;
+};
+
+/** A definition as its own file holds it. */
+const definedText = (scenario: ScenarioFile) => `${JSON.stringify(scenario, null, 2)}\n`;
+
 /**
  * The scenarios of the bundled directory and of every --scenarios directory (a later directory's file of the
  * same name wins). Loading is all-or-nothing: a bad file throws with its path and what was expected.
@@ -233,7 +263,10 @@ export class ScenarioRegistry {
   /** the last good read of the files, and the scenarios the admin API defined (over the files) */
   private files: Definitions;
   private defined: Map<string, ScenarioFile>;
-  private readonly definedFile: string | null;
+  private readonly definedDir: string | null;
+  private readonly legacyFile: string | null;
+  private readonly maxDefined: number;
+  private readonly maxDefinedBytes: number;
   private readonly dirs: string[];
   private readonly known: KnownOperations;
   private watchers: FSWatcher[] = [];
@@ -241,57 +274,113 @@ export class ScenarioRegistry {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private closed = false;
 
-  /** `jsonBodies`: the operations that take a JSON body (a body matcher on another is refused); null: not checked */
-  constructor(
-    dirs: string[],
-    operationIds: ReadonlySet<string>,
-    options: { definedFile?: string | null; jsonBodies?: ReadonlySet<string> | null } = {},
-  ) {
+  constructor(dirs: string[], operationIds: ReadonlySet<string>, options: DefinedOptions = {}) {
     this.dirs = dirs;
-    this.known = { operationIds, jsonBodies: options.jsonBodies ?? null };
-    this.definedFile = options.definedFile ?? null;
+    this.known = {
+      operationIds,
+      jsonBodies: options.jsonBodies ?? null,
+      regexMaxProgram: options.regexMaxProgram ?? defaultRegexLimits.maxProgram,
+    };
+    this.definedDir = options.definedDir ?? null;
+    this.legacyFile = options.legacyFile ?? null;
+    this.maxDefined = options.maxDefined ?? 200;
+    this.maxDefinedBytes = options.maxDefinedBytes ?? 262_144;
     this.files = this.readFiles();
     this.defined = this.readDefined();
     this.scenarios = this.resolveAll(this.files, this.defined);
   }
 
-  /** The scenarios an earlier run defined through the admin API (--data); a damaged file stops the start. */
+  /**
+   * The scenarios an earlier run defined through the admin API (--data): one file each in the directory, and those
+   * of an earlier version's single file, which are then written as files of their own and the single file removed
+   * (all checked before anything is written, so a crash midway only repeats the move at the next start). A damaged
+   * file stops the start.
+   */
   private readDefined(): Map<string, ScenarioFile> {
-    const file = this.definedFile;
-    if (!file || !existsSync(file)) return new Map();
+    const defined = new Map<string, ScenarioFile>();
+    const dir = this.definedDir;
+    if (dir && existsSync(dir)) {
+      // NAME.json only: a NAME.json.PID.tmp a crash left is no definition
+      for (const fileName of readdirSync(dir)
+        .filter((n) => n.endsWith('.json'))
+        .sort()) {
+        const file = join(dir, fileName);
+        let value: unknown;
+        try {
+          value = JSON.parse(readFileSync(file, 'utf8'));
+        } catch (err) {
+          throw new ScenarioError(`${file}: not valid JSON: ${(err as Error).message}`);
+        }
+        const scenario = checkDefinitionValue(value, file, this.known);
+        if (`${scenario.name}.json` !== fileName)
+          throw new ScenarioError(`${file}: at /name: expected "${basename(fileName, '.json')}" (the file name)`);
+        defined.set(scenario.name, scenario);
+      }
+    }
+    const legacy = this.legacyFile;
+    if (!legacy || !existsSync(legacy)) return defined;
     let saved: { scenarios?: unknown };
     try {
-      saved = JSON.parse(readFileSync(file, 'utf8')) as typeof saved;
+      saved = JSON.parse(readFileSync(legacy, 'utf8')) as typeof saved;
     } catch (err) {
-      throw new ScenarioError(`${file}: not valid JSON: ${(err as Error).message}`);
+      throw new ScenarioError(`${legacy}: not valid JSON: ${(err as Error).message}`);
     }
-    if (!Array.isArray(saved.scenarios)) throw new ScenarioError(`${file}: at /scenarios: expected an array`);
-    const defined = new Map<string, ScenarioFile>();
+    if (!Array.isArray(saved.scenarios)) throw new ScenarioError(`${legacy}: at /scenarios: expected an array`);
+    const moved: ScenarioFile[] = [];
     saved.scenarios.forEach((value, i) => {
-      const scenario = checkDefinitionValue(value, `${file}: at /scenarios/${i}`, this.known);
-      defined.set(scenario.name, scenario);
+      const scenario = checkDefinitionValue(value, `${legacy}: at /scenarios/${i}`, this.known);
+      // a file of its own is newer: the move was cut short after writing it
+      if (!defined.has(scenario.name)) moved.push(scenario);
     });
+    if (dir) {
+      mkdirSync(dir, { recursive: true });
+      for (const scenario of moved) {
+        writeAtomic(join(dir, `${scenario.name}.json`), definedText(scenario));
+        defined.set(scenario.name, scenario);
+      }
+      rmSync(legacy, { force: true });
+    } else for (const scenario of moved) defined.set(scenario.name, scenario);
     return defined;
   }
 
-  private writeDefined(defined: Map<string, ScenarioFile>): void {
-    if (!this.definedFile) return;
-    writeAtomic(this.definedFile, `${JSON.stringify({ format: 1, scenarios: [...defined.values()] }, null, 2)}\n`);
+  /** Saves one definition (null: removes its file); the others are not touched, so a save costs what it saves. */
+  private writeDefined(name: string, scenario: ScenarioFile | null): void {
+    if (!this.definedDir) return;
+    const file = join(this.definedDir, `${name}.json`);
+    if (scenario === null) {
+      rmSync(file, { force: true });
+      return;
+    }
+    mkdirSync(this.definedDir, { recursive: true });
+    writeAtomic(file, definedText(scenario));
   }
 
   /**
    * Defines (or replaces) a scenario of this instance, as a scenario file would, checked the same way; over a
    * file of the same name while it exists. Sandboxes set to it use the new version from their next request. With
    * --data it is written before this returns. Throws a ScenarioError (with the JSON path) and changes nothing when
-   * the definition is not valid.
+   * the definition is not valid; a 413 when it is larger than --max-scenario-bytes, a 409 when it would be one more
+   * than --max-scenarios.
    */
   define(name: string, value: unknown): { scenario: Scenario; created: boolean } {
+    const bytes = Buffer.byteLength(JSON.stringify(value) ?? '');
+    if (bytes > this.maxDefinedBytes)
+      throw new ApiError(
+        'payloadTooLarge',
+        `scenario "${name}" is ${bytes} bytes as JSON; a scenario defined through the admin API may be at most ` +
+          `${this.maxDefinedBytes} (--max-scenario-bytes): put large stub bodies in a scenario file (--scenarios DIR)`,
+      );
+    if (!this.defined.has(name) && this.defined.size >= this.maxDefined)
+      throw fail.conflict(
+        `scenario "${name}" cannot be defined: ${this.defined.size} scenarios are defined through the admin API, ` +
+          `the limit is ${this.maxDefined} (--max-scenarios): delete one first (DELETE /__admin/scenarios/NAME)`,
+      );
     const scenario = checkDefinitionValue(value, `scenario "${name}"`, this.known);
     if (scenario.name !== name)
       throw new ScenarioError(`scenario "${name}": at /name: expected "${name}" (the name in the URL)`);
     const defined = new Map(this.defined).set(name, scenario);
     const next = this.resolveAll(this.files, defined);
-    this.writeDefined(defined);
+    this.writeDefined(name, scenario);
     const created = !this.scenarios.has(name);
     this.defined = defined;
     this.scenarios = next;
@@ -321,7 +410,7 @@ export class ScenarioRegistry {
     const defined = new Map(this.defined);
     defined.delete(name);
     const next = this.resolveAll(this.files, defined);
-    this.writeDefined(defined);
+    this.writeDefined(name, null);
     this.defined = defined;
     this.scenarios = next;
   }

@@ -7,7 +7,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { SeededRandom } from '../store/random.js';
 import { pathOf } from '../http/context.js';
 import type { Fault, Latency, Scenario, Stub } from '../schemas/scenario.js';
-import { jsonMatches, textMatches } from '../shared/matchers.js';
+import { jsonMatches, RegexBudget, textMatches } from '../shared/matchers.js';
 
 /** Whether a fault leaves the client with no answer at all. */
 export const dropsConnection = (kind: Fault['kind'] | null): boolean => kind === 'reset' || kind === 'empty';
@@ -40,6 +40,19 @@ function pickFault(faults: Fault[] | undefined, op: string | null, random: Seede
   return null;
 }
 
+// one budget of regular-expression work per request, shared by its arrival and body stages: a request that would
+// take more is answered as if the remaining regex matchers did not match (docs/scenarios.md, "Matching requests")
+const budgets = new WeakMap<FastifyRequest, RegexBudget>();
+function budgetOf(req: FastifyRequest): RegexBudget {
+  let budget = budgets.get(req);
+  if (!budget) {
+    const { regexBudget, regexMaxText } = req.server.config;
+    budget = new RegexBudget({ budget: regexBudget, maxText: regexMaxText });
+    budgets.set(req, budget);
+  }
+  return budget;
+}
+
 /** Whether a stub is for this request: by operationId (known operations), or by method and exact path (any path). */
 function stubMatches(stub: Stub, op: string | null, req: FastifyRequest): boolean {
   if (stub.path !== undefined) {
@@ -48,9 +61,10 @@ function stubMatches(stub: Stub, op: string | null, req: FastifyRequest): boolea
   else if (stub.operationId === '*' ? stub.except?.includes(op) : stub.operationId !== op) return false;
   const { query, headers } = stub.match ?? {};
   const received = req.query as Record<string, string | string[] | undefined>;
-  for (const [name, m] of Object.entries(query ?? {})) if (!textMatches(m, valuesOf(received, name))) return false;
+  for (const [name, m] of Object.entries(query ?? {}))
+    if (!textMatches(m, valuesOf(received, name), budgetOf(req))) return false;
   for (const [name, m] of Object.entries(headers ?? {}))
-    if (!textMatches(m, valuesOf(req.headers, name.toLowerCase()))) return false;
+    if (!textMatches(m, valuesOf(req.headers, name.toLowerCase()), budgetOf(req))) return false;
   return true;
 }
 
@@ -77,7 +91,7 @@ function pickStub(req: FastifyRequest, scenario: Scenario, stage: 'arrival' | 'b
   const body = stage === 'body' ? jsonBody(req) : undefined;
   for (const [i, stub] of (scenario.stubs ?? []).entries()) {
     if (needsBody(stub) !== (stage === 'body') || !stubMatches(stub, req.mock.operationId, req)) continue;
-    if (stage === 'body' && (body === undefined || !jsonMatches(stub.match!.body, body))) continue;
+    if (stage === 'body' && (body === undefined || !jsonMatches(stub.match!.body, body, budgetOf(req)))) continue;
     const key = `${scenario.name}#${i}`;
     const used = stubUses.get(key) ?? 0;
     if (stub.times !== undefined && used >= stub.times) continue;

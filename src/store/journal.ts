@@ -1,6 +1,16 @@
 import type { FaultKind, JournalEntry, JournalFilter } from '../schemas/control.js';
 import { pathOf } from '../shared/url-path.js';
-import { fieldFilter, type FieldFilter, textMatches, textOf, valueAt } from '../shared/matchers.js';
+import { fail } from '../errors.js';
+import {
+  defaultRegexLimits,
+  fieldFilter,
+  type FieldFilter,
+  RegexBudget,
+  type RegexLimits,
+  textMatches,
+  textOf,
+  valueAt,
+} from '../shared/matchers.js';
 import { isSecretField, isSecretHeader, redactSecretFieldsInText } from '../shared/secrets.js';
 import { TextChunks, type TextPlace } from './text-chunks.js';
 
@@ -134,17 +144,24 @@ export class Journal {
   }
 
   /**
-   * The kept entries that match, newest first. `ids`: only these entries; `f.finding` is not read here, as the
-   * findings live beside the journal: the route resolves the code to the ids of the entries that raised it. Field
-   * filters look at the entry as it reads back: secrets redacted.
+   * The kept entries that match, newest first, at most `atMost`. `ids`: only these entries; `f.finding` is not read
+   * here, as the findings live beside the journal: the route resolves the code to the ids of the entries that raised
+   * it. Field filters look at the entry as it reads back: secrets redacted. Their regular expressions share one
+   * budget of work (`limits`): a read that would take more is a 422 saying how to narrow it, not a frozen server.
    */
-  private matching(f: JournalFilter, ids?: ReadonlySet<number>): Slot[] {
+  private matching(
+    f: JournalFilter,
+    ids: ReadonlySet<number> | undefined,
+    limits: RegexLimits,
+    atMost = Number.POSITIVE_INFINITY,
+  ): Slot[] {
     const sinceMs = f.since === undefined ? undefined : Date.parse(f.since);
     const method = f.method?.toUpperCase();
     const prefix = f.path?.endsWith('*') ? f.path.slice(0, -1) : undefined;
-    const fields = fieldFilters(f);
+    const fields = fieldFilters(f, limits.maxProgram);
+    const budget = new RegexBudget(limits);
     const out: Slot[] = [];
-    for (let age = 0; age < this.slots.length; age++) {
+    for (let age = 0; age < this.slots.length && out.length < atMost; age++) {
       const e = this.at(age);
       if (ids !== undefined && !ids.has(e.id)) continue;
       if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
@@ -156,19 +173,20 @@ export class Journal {
         const path = pathOf(this.textsOf(e).routedUrl);
         if (path !== f.path && !(prefix !== undefined && path.startsWith(prefix))) continue;
       }
-      if (fields.length > 0 && !fieldsMatch(fields, this.complete(e))) continue;
+      if (fields.length > 0 && !fieldsMatch(fields, this.complete(e), budget)) {
+        if (budget.exhausted) throw regexBudgetSpent(limits, age, this.slots.length);
+        continue;
+      }
       out.push(e);
     }
     return out;
   }
-  /** Newest first, at most `limit`. */
-  list(f: JournalFilter = {}, ids?: ReadonlySet<number>): JournalEntry[] {
-    return this.matching(f, ids)
-      .slice(0, f.limit ?? 100)
-      .map((slot) => this.complete(slot));
+  /** Newest first, at most `limit` (the scan stops there, so a smaller limit is less work). */
+  list(f: JournalFilter = {}, ids?: ReadonlySet<number>, limits: RegexLimits = defaultRegexLimits): JournalEntry[] {
+    return this.matching(f, ids, limits, f.limit ?? 100).map((slot) => this.complete(slot));
   }
-  count(f: JournalFilter = {}, ids?: ReadonlySet<number>): number {
-    return this.matching(f, ids).length;
+  count(f: JournalFilter = {}, ids?: ReadonlySet<number>, limits: RegexLimits = defaultRegexLimits): number {
+    return this.matching(f, ids, limits).length;
   }
   size(): number {
     return this.slots.length;
@@ -208,30 +226,40 @@ export class Journal {
   }
 }
 
+/** A journal read whose regular expressions would take more than the budget: what to do instead. */
+function regexBudgetSpent(limits: RegexLimits, scanned: number, kept: number) {
+  return fail.unprocessable(
+    `the regular expressions of this journal read would take more than --regex-budget (${limits.budget} units: ` +
+      `characters read × instructions of the pattern) after ${scanned} of ${kept} entries; narrow it: fewer ` +
+      'entries (limit=…), a time window (since=…), a cheaper filter beside it (operationId, status, path, method), ' +
+      ':contains instead of :regex, or a plainer pattern (fewer counted repetitions such as {30})',
+  );
+}
+
 /** The field filters of a journal filter (header.NAME, query.NAME, body.PATH …); the routes refused bad ones. */
-function fieldFilters(f: JournalFilter): FieldFilter[] {
+function fieldFilters(f: JournalFilter, maxProgram: number): FieldFilter[] {
   const out: FieldFilter[] = [];
   for (const [key, value] of Object.entries(f)) {
-    const filter = typeof value === 'string' ? fieldFilter(key, value) : null;
+    const filter = typeof value === 'string' ? fieldFilter(key, value, maxProgram) : null;
     if (filter && !('problem' in filter)) out.push(filter);
   }
   return out;
 }
 
 /** Whether an entry passes every field filter (a value that is not a string is compared as its JSON text). */
-function fieldsMatch(filters: FieldFilter[], entry: JournalEntry): boolean {
+function fieldsMatch(filters: FieldFilter[], entry: JournalEntry, budget: RegexBudget): boolean {
   let query: URLSearchParams | undefined;
   return filters.every(({ source, name, matcher }) => {
     if (source === 'header') {
       const value = Object.hasOwn(entry.requestHeaders, name) ? entry.requestHeaders[name] : undefined;
-      return textMatches(matcher, value === undefined ? undefined : [value]);
+      return textMatches(matcher, value === undefined ? undefined : [value], budget);
     }
     if (source === 'query') {
       query ??= new URLSearchParams(entry.url.includes('?') ? entry.url.slice(entry.url.indexOf('?') + 1) : '');
-      return textMatches(matcher, query.has(name) ? query.getAll(name) : undefined);
+      return textMatches(matcher, query.has(name) ? query.getAll(name) : undefined, budget);
     }
     const value = valueAt(entry.requestBody, name);
-    return textMatches(matcher, value === undefined ? undefined : [textOf(value)]);
+    return textMatches(matcher, value === undefined ? undefined : [textOf(value)], budget);
   });
 }
 
