@@ -42,6 +42,7 @@ export const Options = Type.Object({
   proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
+  maxRecords: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
   sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
   instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
   peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), { default: [] }),
@@ -267,6 +268,15 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_MAX_SANDBOXES',
     kind: 'int',
     help: 'most sandboxes at once; a request that would create one more gets 429 (default 10000)',
+  },
+  {
+    key: 'maxRecords',
+    flag: 'max-records',
+    env: 'PORTAL_MOCK_MAX_RECORDS',
+    kind: 'int',
+    help:
+      'records the records API may add to a collection of a sandbox beyond its seeded ones; a create past it gets ' +
+      '422 (default 10000)',
   },
   {
     key: 'sandboxIdleTtl',
