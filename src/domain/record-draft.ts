@@ -15,8 +15,8 @@ export class RecordDraft implements Minter {
   readonly tenant: Tenant;
   /** the records to insert, by collection, in the order they were made */
   readonly appended = new Map<CollectionName, AnyRecord[]>();
-  /** members each user group gains, by group id */
-  private readonly joins = new Map<string, string[]>();
+  /** members each user group gains, by group id (a set: in order, and asked for each user made) */
+  private readonly joins = new Map<string, Set<string>>();
   private readonly derived = new Map<string, Derived>();
   private sequence: number;
   private readonly startVersion: number;
@@ -58,15 +58,15 @@ export class RecordDraft implements Minter {
 
   /** A user joins a group (written once per group at commit: the group holds every member). */
   join(groupId: string, memberId: string): void {
-    const added = this.joins.get(groupId) ?? [];
-    added.push(memberId);
+    const added = this.joins.get(groupId) ?? new Set();
+    added.add(memberId);
     this.joins.set(groupId, added);
   }
 
   /** Whether a group has the member, its joins in this draft included. */
   isMember(group: { id: string; memberIds: readonly string[] }, memberId: string): boolean {
     const members = this.derive(`members:${group.id}`, group.memberIds, (ids) => new Set(ids));
-    return members.has(memberId) || (this.joins.get(group.id)?.includes(memberId) ?? false);
+    return members.has(memberId) || (this.joins.get(group.id)?.has(memberId) ?? false);
   }
 
   /**
