@@ -62,10 +62,13 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
 async function writeIn<T>(req: FastifyRequest, write: (sandbox: Sandbox) => T | Promise<T>): Promise<T> {
   const existed = req.server.sandboxes.find(adminSandboxName(req)) !== undefined;
   const sandbox = adminSandbox(req);
+  const version = sandbox.store.version;
   try {
     return await write(sandbox);
   } catch (err) {
-    if (!existed && req.server.sandboxes.find(sandbox.name) === sandbox) req.server.sandboxes.delete(sandbox.name);
+    // not when another request wrote to it meanwhile (a create lets others through while it works)
+    const untouched = req.server.sandboxes.find(sandbox.name) === sandbox && sandbox.store.version === version;
+    if (!existed && untouched) req.server.sandboxes.delete(sandbox.name);
     throw err;
   }
 }

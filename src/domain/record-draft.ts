@@ -94,11 +94,15 @@ export class RecordDraft implements Minter {
     return this.store.version !== this.startVersion || this.store.meta.sequence !== this.startSequence;
   }
 
-  /** Writes the draft; run it in a transaction (a refused bound leaves the store as it was). */
-  commit(maxRecords?: number): void {
+  /** Refuses the draft when a collection it appends to would pass its bound (422), before anything is written. */
+  checkRooms(maxRecords: number | undefined): void {
+    if (maxRecords === undefined) return;
+    for (const [name, records] of this.appended) checkRoom(this.store, this.real, name, records.length, maxRecords);
+  }
+
+  /** Writes the draft (in a transaction: whatever goes wrong, the store stays as it was). */
+  commit(): void {
     if (this.stale) throw new Error('records draft: the sandbox changed since the draft began');
-    if (maxRecords !== undefined)
-      for (const [name, records] of this.appended) checkRoom(this.store, this.real, name, records.length, maxRecords);
     for (const [name, records] of this.appended) this.store.insertMany(this.real, name, records as never);
     for (const [groupId, added] of this.joins) {
       const group = findById(this.real.userGroups, groupId);

@@ -168,7 +168,8 @@ export function createRecords(
   const steps = draftRecords(draft, collection, record, options);
   let step = steps.next();
   while (!step.done) step = steps.next();
-  store.transaction(() => draft.commit(options.maxRecords));
+  draft.checkRooms(options.maxRecords);
+  store.transaction(() => draft.commit());
   return step.value;
 }
 
@@ -204,7 +205,8 @@ export async function createRecordsInSlices(
       step = steps.next();
     }
     if (draft.stale) continue;
-    write(() => draft.commit(options.maxRecords));
+    draft.checkRooms(options.maxRecords);
+    write(() => draft.commit());
     return step.value;
   }
   throw fail.conflict(
