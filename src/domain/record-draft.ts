@@ -25,10 +25,16 @@ export class RecordDraft implements Minter {
   readonly store: SandboxStore;
   /** the store's view of the tenant, where the commit writes */
   readonly real: Tenant;
+  /**
+   * whether it makes more than one record: only then is a set or map of a whole list worth building (for one, a
+   * scan is cheaper, and a create of one record is what a test does most)
+   */
+  readonly many: boolean;
 
-  constructor(store: SandboxStore, real: Tenant) {
+  constructor(store: SandboxStore, real: Tenant, count = 1) {
     this.store = store;
     this.real = real;
+    this.many = count > 1;
     // reads fall through to the store's view; a collection the draft appends to gets an array of its own
     this.tenant = Object.create(real) as Tenant;
     this.sequence = store.meta.sequence;
@@ -65,6 +71,7 @@ export class RecordDraft implements Minter {
 
   /** Whether a group has the member, its joins in this draft included. */
   isMember(group: { id: string; memberIds: readonly string[] }, memberId: string): boolean {
+    if (!this.many) return group.memberIds.includes(memberId) || (this.joins.get(group.id)?.has(memberId) ?? false);
     const members = this.derive(`members:${group.id}`, group.memberIds, (ids) => new Set(ids));
     return members.has(memberId) || (this.joins.get(group.id)?.has(memberId) ?? false);
   }

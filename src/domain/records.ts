@@ -164,7 +164,7 @@ export function createRecords(
   record: Record<string, unknown>,
   options: CreateOptions = {},
 ): Created {
-  const draft = new RecordDraft(store, tenant);
+  const draft = new RecordDraft(store, tenant, options.count);
   const steps = draftRecords(draft, collection, record, options);
   let step = steps.next();
   while (!step.done) step = steps.next();
@@ -193,7 +193,7 @@ export async function createRecordsInSlices(
   write: (commit: () => void) => void,
 ): Promise<Created> {
   for (let attempt = 0; attempt < attempts; attempt++) {
-    const draft = new RecordDraft(store, recordTenant(store, tenantId));
+    const draft = new RecordDraft(store, recordTenant(store, tenantId), options.count);
     const steps = draftRecords(draft, collection, record, options);
     let sliceStart = performance.now();
     let step = steps.next();
