@@ -48,6 +48,7 @@ export const Options = Type.Object({
   regexBudget: Type.Integer({ minimum: 10_000, maximum: 10_000_000_000, default: 500_000 }),
   maxScenarios: Type.Integer({ minimum: 1, maximum: 100_000, default: 200 }),
   maxScenarioBytes: Type.Integer({ minimum: 1024, maximum: 67_108_864, default: 262_144 }),
+  maxRecords: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
   sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
   instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
   peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), { default: [] }),
@@ -317,6 +318,15 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_MAX_SCENARIO_BYTES',
     kind: 'int',
     help: 'most bytes of one scenario defined through the admin API, as JSON; a larger one is a 413 (default 262144)',
+  },
+  {
+    key: 'maxRecords',
+    flag: 'max-records',
+    env: 'PORTAL_MOCK_MAX_RECORDS',
+    kind: 'int',
+    help:
+      'records the records API may add to a collection of a sandbox beyond its seeded ones; a create past it gets ' +
+      '422 (default 10000)',
   },
   {
     key: 'sandboxIdleTtl',

@@ -52,6 +52,7 @@ export const fail = {
   sandboxNotFound: (message: string) => new ApiError('sandboxNotFound', message),
   conflict: (message: string) => new ApiError('conflict', message),
   unprocessable: (message: string, details?: Detail[]) => new ApiError('unprocessable', message, details),
+  unsupportedMediaType: (message: string) => new ApiError('unsupportedMediaType', message),
   tooManyRequests: (message: string) => new ApiError('tooManyRequests', message),
   payloadTooLarge: (message: string) => new ApiError('payloadTooLarge', message),
 };

@@ -152,7 +152,10 @@ t.test('no import cycle between files of src/', async (t) => {
 });
 
 t.test('the admin client imports nothing of the server, so it loads (and type-checks) without it', async (t) => {
-  t.ok(imports.some((i) => i.from === 'src/client/control.ts'), 'the client is among the files read');
+  t.ok(
+    imports.some((i) => i.from === 'src/client/control.ts'),
+    'the client is among the files read',
+  );
   // its types are the generated src/client/types.gen.ts (npm run client-types), not the schemas themselves
   t.same(
     imports.filter((i) => i.from.startsWith('src/client/') && !i.to.startsWith('src/client/')).map((i) => i.to),

@@ -1,10 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Sandbox } from '../store/sandbox.js';
 import { fail } from '../errors.js';
 import { errors, ref } from '../schemas/common.js';
 import { storedRecords, type StoredRecord } from '../schemas/stored-records.js';
 import {
-  createRecords,
+  createRecordsInSlices,
   deleteRecord,
   getRecord,
   listRecords,
@@ -12,7 +14,8 @@ import {
   recordCollections,
   recordTenant,
 } from '../domain/records.js';
-import { adminSandbox, existingSandbox, ownerFirst, SandboxQuery } from './sandbox.js';
+import { adminSandbox, adminSandboxName, existingSandbox, ownerFirst, SandboxQuery } from './sandbox.js';
+import { strictJsonBodies } from './json-body.js';
 
 const tags = ['mock'];
 
@@ -35,6 +38,7 @@ const DependentRecord = Type.Object(
  * One set of routes per collection, so each has its record's schema in the API document.
  */
 export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  strictJsonBodies(app);
   for (const collection of storedRecords) await app.register(collectionRoutes(collection));
   // a path below /__admin/data that no collection's routes answer: named with the collections there are (before the
   // control plane's own 404 for /__admin/*, as the longer path wins)
@@ -50,6 +54,24 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   });
 };
+
+/**
+ * Runs a write in the sandbox of the call, made on demand as every admin write makes it (docs/data.md); a refused
+ * write in a sandbox it made leaves none behind, so a refusal changes nothing, not even the list of sandboxes.
+ */
+async function writeIn<T>(req: FastifyRequest, write: (sandbox: Sandbox) => T | Promise<T>): Promise<T> {
+  const existed = req.server.sandboxes.find(adminSandboxName(req)) !== undefined;
+  const sandbox = adminSandbox(req);
+  const version = sandbox.store.version;
+  try {
+    return await write(sandbox);
+  } catch (err) {
+    // not when another request wrote to it meanwhile (a create lets others through while it works)
+    const untouched = req.server.sandboxes.find(sandbox.name) === sandbox && sandbox.store.version === version;
+    if (!existed && untouched) req.server.sandboxes.delete(sandbox.name);
+    throw err;
+  }
+}
 
 function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): FastifyPluginAsyncTypebox {
   const record = ref(schema);
@@ -121,7 +143,8 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
             `The body is a ${name} record, whole or partial (\`?count=N\`: N alike). Fields not given are filled ` +
             "as the seeder fills them, from the sandbox's seed, stamped by the sandbox clock (docs/data.md); each " +
             `record is then checked whole against the ${name} schema and its references (400 naming the field; ` +
-            'nothing is written). An id that exists is a 409.',
+            'nothing is written). An id that exists is a 409; a collection that would pass its bound ' +
+            '(--max-records over its seeded records) is a 422 and nothing is written.',
           params: TenantParams,
           querystring: CreateQuery,
           body: fields,
@@ -134,18 +157,22 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
                   'employment); records changed for them (the groups a user joins) are not repeated',
               }),
             }),
-            ...errors(400, 401, 404, 409, 502, 503),
+            ...errors(400, 401, 404, 409, 415, 422, 502, 503),
           },
         },
         preHandler: ownerFirst,
       },
       async (req, reply) => {
-        const sandbox = adminSandbox(req);
-        const tenant = recordTenant(sandbox.store, req.params.tenantId);
-        // a refused record leaves no trace, not even a minted id: the same calls give the same ids
-        const { count } = req.query;
-        const create = () => createRecords(sandbox.store, tenant, name, req.body, { count, now: sandbox.clock.now() });
-        const created = sandbox.change(() => sandbox.store.transaction(create));
+        const created = await writeIn(req, (sandbox) => {
+          // made in slices that let other requests through, then written at once; a refused record leaves no
+          // trace, not even a minted id: the same calls give the same ids
+          const options = { count: req.query.count, now: sandbox.clock.now(), maxRecords: app.config.maxRecords };
+          return createRecordsInSlices(sandbox.store, req.params.tenantId, name, req.body, options, (commit) => {
+            if (req.server.sandboxes.find(sandbox.name) !== sandbox)
+              throw fail.conflict(`sandbox ${sandbox.name} was deleted or replaced while the records were made`);
+            sandbox.change(() => sandbox.store.transaction(commit));
+          });
+        });
         reply.code(201);
         return created;
       },
@@ -164,15 +191,15 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
           params: RecordParams,
           querystring: SandboxQuery,
           body: fields,
-          response: { 200: record, ...errors(400, 401, 404, 502, 503) },
+          response: { 200: record, ...errors(400, 401, 404, 415, 502, 503) },
         },
         preHandler: ownerFirst,
       },
-      async (req) => {
-        const sandbox = existingSandbox(req);
-        const tenant = recordTenant(sandbox.store, req.params.tenantId);
-        return sandbox.change(() => patchRecord(sandbox.store, tenant, name, req.params.id, req.body));
-      },
+      async (req) =>
+        writeIn(req, (sandbox) => {
+          const tenant = recordTenant(sandbox.store, req.params.tenantId);
+          return sandbox.change(() => patchRecord(sandbox.store, tenant, name, req.params.id, req.body));
+        }),
     );
 
     app.delete(
@@ -191,12 +218,12 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
         },
         preHandler: ownerFirst,
       },
-      async (req) => {
-        const sandbox = existingSandbox(req);
-        const tenant = recordTenant(sandbox.store, req.params.tenantId);
-        sandbox.change(() => deleteRecord(sandbox.store, tenant, name, req.params.id));
-        return { deleted: req.params.id };
-      },
+      async (req) =>
+        writeIn(req, (sandbox) => {
+          const tenant = recordTenant(sandbox.store, req.params.tenantId);
+          sandbox.change(() => deleteRecord(sandbox.store, tenant, name, req.params.id));
+          return { deleted: req.params.id };
+        }),
     );
   };
 }

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler } from 'fastify';
 import { errors, ref } from '../schemas/common.js';
 import { fail } from '../errors.js';
-import { jsonDepth } from '../shared/json-depth.js';
+import { exactBodyValidators } from '../http/validators.js';
+import { lenientJsonBodies } from './json-body.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
 import { FixturesAnswer, Health } from '../schemas/control.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
@@ -31,7 +32,6 @@ export const openapiTags = [
 
 const tags = ['mock'];
 const openApiMediaType = 'application/vnd.oai.openapi+json';
-const maxAdminBodyDepth = 64;
 
 /** The side routes QA scripts rely on; see the admin contract in the README. */
 export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
@@ -39,24 +39,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, controlPlane: true };
   });
-  // QA scripts call admin routes with curl and fetch as they come: `curl -X POST .../reset` (no body), `-d '{}'`
-  // (form content type), an empty body with content-type JSON. In this scope a body is JSON whatever its content
-  // type, and an admin route whose body is all optional takes no body as {}.
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (req, body, done) => {
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    // admin bodies are records and scenarios, a few levels deep: a deeper one would only overflow what walks it
-    const depth = jsonDepth(String(body));
-    if (depth > maxAdminBodyDepth) {
-      return done(fail.badRequest(`the body nests ${depth} levels deep; admin bodies may nest ${maxAdminBodyDepth}`));
-    }
-    json(req, String(body), done);
-  });
-  app.addHook('preValidation', async (req) => {
-    if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE')
-      req.body = {};
-  });
+  lenientJsonBodies(app);
+  // bodies are checked as given (no coercion): the query string and path are text, coerced as everywhere
+  app.setValidatorCompiler(exactBodyValidators(app.getSchemas()) as unknown as FastifySchemaCompiler<unknown>);
   // one copy of each sandbox (docs/cluster.md): with --peers, a call about a sandbox another instance holds is done
   // there, whichever route it is, as a balancer would have sent it there by its key
   app.addHook('preValidation', ownerFirst);

@@ -15,15 +15,19 @@ import { employeeRights, generatedPassword, transliterate } from '../store/seed/
 import { startFormValue } from '../store/seed/workflow.js';
 import { isoDay } from '../store/seed/context.js';
 import { mainEmployment } from '../store/seed/organisation.js';
-import { findById, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
+import { findById, type CollectionName, type Tenant } from '../store/store.js';
+import type { RecordDraft } from './record-draft.js';
 import { references } from './references.js';
 import { chiefOf } from './workflow.js';
 
 type Fields = Record<string, unknown>;
 
-/** What a factory draws from and writes with: one record's seeded draws, the tenant, and the sandbox's time. */
+/**
+ * What a factory draws from and writes with: one record's seeded draws, the tenant (as the draft of the call sees
+ * it: the records made before this one are in it), and the sandbox's time.
+ */
 export type FactoryContext = {
-  store: SandboxStore;
+  draft: RecordDraft;
   tenant: Tenant;
   now: Date;
   random: SeededRandom;
@@ -31,12 +35,10 @@ export type FactoryContext = {
   faker(): Faker;
 };
 
-/**
- * A record another one needs: inserted after it (and answered in `dependents`), or (`replaces`) an existing record
- * changed for it (written, not answered).
- */
-export type Dependent = { collection: CollectionName; record: Fields; replaces?: Fields };
-export type Made = { record: Fields; dependents: Dependent[] };
+/** A record another one needs: inserted after it (and answered in `dependents`). */
+export type Dependent = { collection: CollectionName; record: Fields };
+/** joins: the user groups a made user joins (changed, not answered: a group holds every member) */
+export type Made = { record: Fields; dependents: Dependent[]; joins?: string[] };
 
 // One faker per locale, reseeded before each record: building one costs more than a whole create, and a reseeded
 // faker keeps nothing of the record before (each draw depends on the seed and the calls since).
@@ -54,11 +56,12 @@ function fakerOf(locale: 'ru' | 'en', seed: number, now: Date): Faker {
 }
 
 /** The draws of one record: minted by the store, so they follow its sequence (and a rollback takes them back). */
-export function factoryContext(store: SandboxStore, tenant: Tenant, collection: string, now: Date): FactoryContext {
-  const bytes = store.mint(`factory:${collection}`);
+export function factoryContext(draft: RecordDraft, collection: string, now: Date): FactoryContext {
+  const bytes = draft.mint(`factory:${collection}`);
+  const tenant = draft.tenant;
   let faker: Faker | undefined;
   return {
-    store,
+    draft,
     tenant,
     now,
     random: new SeededRandom(bytes.toString('hex')),
@@ -86,15 +89,37 @@ const capitalised = (text: string) => text.charAt(0).toLocaleUpperCase() + text.
 const recordIn = <T>(tenant: Tenant, collection: CollectionName, id: unknown) =>
   typeof id === 'string' ? (findById(tenant[collection] as readonly { id: string }[], id) as T | undefined) : undefined;
 
+/** What a list holds that `keep` keeps, carried over the records a draft appends (not a scan per record). */
+const kept = <T>(ctx: FactoryContext, key: string, list: readonly T[], keep: (item: T) => boolean): readonly T[] =>
+  ctx.draft.derive(
+    key,
+    list,
+    (items) => items.filter(keep),
+    (out, added) => {
+      for (const item of added) if (keep(item)) out.push(item);
+      return out;
+    },
+  );
+
+/** The departments at the bottom of the tree (the deepest level). */
+type Deepest = { level: number; departments: Tenant['departments'][number][] };
+const deepestOf = (list: Tenant['departments'], from: Deepest = { level: -Infinity, departments: [] }): Deepest => {
+  for (const d of list) {
+    if (d.level > from.level) from = { level: d.level, departments: [d] };
+    else if (d.level === from.level) from.departments.push(d);
+  }
+  return from;
+};
+
 /** A sensible record to name: an active user, a department at the bottom of the tree, else any. */
 function pickRecord(ctx: FactoryContext, target: CollectionName, path: string): { id: string } {
   const all = ctx.tenant[target] as readonly { id: string }[];
   let candidates = all;
-  if (target === 'users') candidates = ctx.tenant.users.filter((u) => u.state === 'active');
-  if (target === 'departments') {
-    const deepest = Math.max(...ctx.tenant.departments.map((d) => d.level));
-    candidates = ctx.tenant.departments.filter((d) => d.level === deepest);
-  }
+  if (target === 'users') candidates = kept(ctx, 'active users', ctx.tenant.users, (u) => u.state === 'active');
+  if (target === 'departments')
+    candidates = ctx.draft.derive('deepest departments', ctx.tenant.departments, deepestOf, (value, added) =>
+      deepestOf(added, value),
+    ).departments;
   if (candidates.length === 0)
     throw fail.badRequest(`${path}: the tenant has no ${target} record to name; give ${path} or create one first`, [
       { field: `body.${path}`, message: `no ${target} record to name` },
@@ -187,7 +212,7 @@ const fieldFillers: { [K in CollectionName]?: Record<string, Filler> } = {
       recordIn<UserRecord>(ctx.tenant, 'users', r.userId)?.departmentId ??
       pickRecord(ctx, 'departments', 'departmentId').id,
     position: (ctx, r) => recordIn<UserRecord>(ctx.tenant, 'users', r.userId)?.position ?? textFor(ctx, 'position', r),
-    isMain: (ctx, r) => !ctx.tenant.employments.some((e) => e.userId === r.userId && e.isMain),
+    isMain: (ctx, r) => !mainEmployed(ctx).has(String(r.userId)),
     statusId: () => 1,
     employmentDate: (ctx, r) => recordIn<UserRecord>(ctx.tenant, 'users', r.userId)?.hiredAt ?? isoDay(ctx.now),
     originId: (ctx) => originId(ctx),
@@ -229,7 +254,7 @@ const fieldFillers: { [K in CollectionName]?: Record<string, Filler> } = {
   notifications: { kind: () => 'system' },
   orgEmploymentFiles: {
     employmentId: (ctx, r) => {
-      const own = ctx.tenant.employments.filter((e) => e.userId === r.userId);
+      const own = employmentsOf(ctx).get(String(r.userId)) ?? [];
       if (own.length === 0)
         throw fail.badRequest('employmentId: the user has no employment; give employmentId or create one first', [
           { field: 'body.employmentId', message: 'the user has no employment' },
@@ -261,6 +286,31 @@ const fieldFillers: { [K in CollectionName]?: Record<string, Filler> } = {
   },
 };
 
+type Employment = Tenant['employments'][number];
+/** The users with a main employment. */
+const mainEmployed = (ctx: FactoryContext) =>
+  ctx.draft.derive('main employments', ctx.tenant.employments, (list) => addMain(new Set<string>(), list), addMain);
+const addMain = (set: Set<string>, list: readonly Employment[]) => {
+  for (const e of list) if (e.isMain) set.add(e.userId);
+  return set;
+};
+/** Each user's employments, in store order. */
+const employmentsOf = (ctx: FactoryContext) =>
+  ctx.draft.derive(
+    'employments by user',
+    ctx.tenant.employments,
+    (list) => addByUser(new Map<string, Employment[]>(), list),
+    addByUser,
+  );
+const addByUser = (map: Map<string, Employment[]>, list: readonly Employment[]) => {
+  for (const e of list) {
+    const own = map.get(e.userId);
+    if (own) own.push(e);
+    else map.set(e.userId, [e]);
+  }
+  return map;
+};
+
 const originId = (ctx: FactoryContext) =>
   `${ctx.tenant.tenant.locale === 'ru' ? 'ТН' : 'EMP'}-${String(ctx.random.int(500_000, 999_999))}`;
 const organizationName = (tenant: Tenant) =>
@@ -268,10 +318,34 @@ const organizationName = (tenant: Tenant) =>
 
 // ---------------------------------------------------------------- users
 
+type User = Tenant['users'][number];
+/** The e-mails of the tenant's users as written, and in lower case (sign-in finds users by it). */
+const emailsOf = (ctx: FactoryContext) =>
+  ctx.draft.derive(
+    'e-mails',
+    ctx.tenant.users,
+    (list) => addEmails({ exact: new Set(), lower: new Set() }, list),
+    addEmails,
+  );
+const addEmails = (sets: { exact: Set<string>; lower: Set<string> }, list: readonly User[]) => {
+  for (const u of list) {
+    sets.exact.add(u.email);
+    sets.lower.add(u.email.toLowerCase());
+  }
+  return sets;
+};
+
+/** Whether a user has the e-mail, as written or (`lower`) in lower case: one scan for one record, sets for many. */
+function emailTaken(ctx: FactoryContext, email: string, { lower }: { lower: boolean }): boolean {
+  if (ctx.draft.many) return (lower ? emailsOf(ctx).lower : emailsOf(ctx).exact).has(email);
+  return ctx.tenant.users.some((u) => (lower ? u.email.toLowerCase() : u.email) === email);
+}
+
 /** A unique e-mail as the seeder makes one: first.last@tenant.test, numbered when taken. */
-function uniqueEmail(tenant: Tenant, first: string, last: string): string {
+function uniqueEmail(ctx: FactoryContext, first: string, last: string): string {
+  const { tenant } = ctx;
   // the seeder writes e-mails in lower case, as this does
-  const taken = (email: string) => tenant.users.some((u) => u.email === email);
+  const taken = (email: string) => emailTaken(ctx, email, { lower: false });
   const local = `${transliterate(first)}.${transliterate(last)}`;
   const domain = `${tenant.tenant.domain.split('.')[0]}.test`;
   let email = `${local}@${domain}`;
@@ -288,7 +362,7 @@ function makeUser(ctx: FactoryContext, input: Fields, schema: TObject): Made {
   const { tenant, now } = ctx;
   const faker = ctx.faker();
   const email = typeof input.email === 'string' ? input.email.toLowerCase() : undefined;
-  if (email && tenant.users.some((u) => u.email.toLowerCase() === email))
+  if (email && emailTaken(ctx, email, { lower: true }))
     throw fail.conflict(`email: a user "${email}" exists in tenant ${tenant.tenant.id}; sign-in finds users by e-mail`);
   const gender = (input.gender as 'male' | 'female' | undefined) ?? ctx.random.pick(['male', 'female'] as const);
   const firstName = (input.firstName as string | undefined) ?? faker.person.firstName(gender);
@@ -300,11 +374,11 @@ function makeUser(ctx: FactoryContext, input: Fields, schema: TObject): Made {
         ? faker.person.middleName(gender)
         : null;
   const hired = faker.date.past({ years: 8, refDate: now });
-  const employee = tenant.users.filter((u) => !u.isBoss && u.state === 'active');
+  const employee = kept(ctx, 'employees', tenant.users, (u) => !u.isBoss && u.state === 'active');
   const id = input.id as string;
   const made: UserRecord = {
     id,
-    email: email ?? uniqueEmail(tenant, firstName, lastName),
+    email: email ?? uniqueEmail(ctx, firstName, lastName),
     password: generatedPassword,
     twoFactor: false,
     rights: [...employeeRights],
@@ -338,13 +412,9 @@ function makeUser(ctx: FactoryContext, input: Fields, schema: TObject): Made {
   const joins = (rule: string) =>
     rule === '*' || (rule === 'isBoss' && user.isBoss) || (rule.startsWith('hiredAt') && user.hiredAt >= recent);
   const groups = tenant.userGroups
-    .filter((g) => joins(g.conditionsReadable) && !g.memberIds.includes(user.id))
-    .map((g) => ({
-      collection: 'userGroups' as const,
-      record: { ...g, memberIds: [...g.memberIds, user.id] },
-      replaces: g,
-    }));
-  return { record, dependents: [{ collection: 'employments', record: employment }, ...groups] };
+    .filter((g) => joins(g.conditionsReadable) && !ctx.draft.isMember(g, user.id))
+    .map((g) => g.id);
+  return { record, dependents: [{ collection: 'employments', record: employment }], joins: groups };
 }
 
 // ---------------------------------------------------------------- workflow tickets
@@ -363,7 +433,7 @@ function makeTicket(ctx: FactoryContext, input: Fields, schema: TObject): Made {
   const user = recordIn<UserRecord>(tenant, 'users', userId);
   let process = recordIn<WfProcessRecord>(tenant, 'wfProcesses', input.processId);
   if (!process) {
-    const groups = new Set(tenant.userGroups.filter((g) => g.memberIds.includes(userId)).map((g) => g.id));
+    const groups = new Set(tenant.userGroups.filter((g) => ctx.draft.isMember(g, userId)).map((g) => g.id));
     const startable = tenant.wfProcesses.filter(
       (p) => !p.isHidden && (p.visibleGroupIds.length === 0 || p.visibleGroupIds.some((g) => groups.has(g))),
     );

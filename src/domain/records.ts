@@ -9,6 +9,7 @@ import { newUuid } from '../store/ids.js';
 import { textOf } from '../shared/matchers.js';
 import { checkReferences, referrersOf } from './references.js';
 import { factoryContext, makeRecord } from './factories.js';
+import { checkRoom, RecordDraft } from './record-draft.js';
 
 type AnyRecord = Record<string, unknown> & { id: string };
 
@@ -43,7 +44,7 @@ export function listRecords(tenant: Tenant, collection: string, query: RecordQue
   const { name, schema } = recordCollection(collection);
   const fields = Object.entries(query.where);
   for (const [field] of fields) {
-    if (!(field in schema.properties))
+    if (!Object.hasOwn(schema.properties, field))
       throw fail.badRequest(
         `unknown filter "${field.slice(0, 80)}": ${name} records have ${Object.keys(schema.properties).join(', ')}`,
       );
@@ -61,7 +62,7 @@ export function getRecord(tenant: Tenant, collection: string, id: string): AnyRe
 
 /** A field the records do not have is refused: a misspelt field would be kept and never read. */
 function knownFields(name: CollectionName, schema: TObject, record: Record<string, unknown>): void {
-  const unknown = Object.keys(record).find((field) => !(field in schema.properties));
+  const unknown = Object.keys(record).find((field) => !Object.hasOwn(schema.properties, field));
   if (unknown !== undefined)
     throw fail.badRequest(`${name} records have no field "${unknown.slice(0, 80)}"`, [
       { field: `body.${unknown.slice(0, 80)}`, message: 'not a field of the record' },
@@ -83,72 +84,135 @@ function checked(name: CollectionName, schema: TObject, record: Record<string, u
  * now: the sandbox clock's time, for the stamps a factory fills (default: the seed's reference date).
  * dependents: false makes the record alone, without what its factory would make for it (a user's employment and
  * groups): a data block exported from a sandbox lists those itself.
+ * count: how many records alike. maxRecords: the bound of --max-records (none: a scenario's data block).
  */
-export type CreateOptions = { now?: Date; dependents?: boolean };
+export type CreateOptions = { now?: Date; dependents?: boolean; count?: number; maxRecords?: number };
 
 /** What a create made: the records of the collection named, and those they needed (by collection). */
 export type Created = { records: AnyRecord[]; dependents: Record<string, AnyRecord[]> };
 
 /**
- * Creates a record: the fields not given are filled as the seeder fills them (src/domain/factories.ts), from draws
- * the sandbox's store mints, and stamps at `now`; the id is minted when not given. A `tenantId` field, when the
- * records have one, is the tenant's. An id that exists is a 409; a field naming a record the tenant does not have
- * is a 400. What the record needs (a user's employment) is made with it and added to `created.dependents`.
+ * Makes one record into the draft: the fields not given are filled as the seeder fills them
+ * (src/domain/factories.ts), from draws the sandbox's store mints, and stamps at `now`; the id is minted when not
+ * given. A `tenantId` field, when the records have one, is the tenant's. An id that exists is a 409; a field naming
+ * a record the tenant does not have is a 400. What the record needs (a user's employment) is made with it and added
+ * to `created.dependents`.
  */
-export function createRecord(
-  store: SandboxStore,
-  tenant: Tenant,
+function draftRecord(
+  draft: RecordDraft,
   collection: string,
   input: Record<string, unknown>,
-  { now = new Date(store.meta.refDate), dependents = true }: CreateOptions = {},
-  created: Created = { records: [], dependents: {} },
-): AnyRecord {
+  { now, dependents }: { now: Date; dependents: boolean },
+  created: Created,
+): void {
+  const tenant = draft.tenant;
   const { name, schema } = recordCollection(collection);
   knownFields(name, schema, input);
   if ('tenantId' in schema.properties && input.tenantId !== undefined && input.tenantId !== tenant.tenant.id)
     throw fail.badRequest(`tenantId: a record of tenant ${tenant.tenant.id} cannot name another tenant`);
   const withTenant = 'tenantId' in schema.properties ? { tenantId: tenant.tenant.id } : {};
-  const id = typeof input.id === 'string' ? input.id : newUuid(store, name);
+  const id = typeof input.id === 'string' ? input.id : newUuid(draft, name);
   if (findById(recordsOf(tenant, name), id))
     throw fail.conflict(`a ${name} record "${id}" exists in tenant ${tenant.tenant.id}`);
   // the fields given name existing records before a factory reads them
   checkReferences(tenant, name, input);
-  const made = makeRecord(factoryContext(store, tenant, name, now), name, schema, { id, ...withTenant, ...input });
+  const made = makeRecord(factoryContext(draft, name, now), name, schema, { id, ...withTenant, ...input });
   const record = checked(name, schema, made.record);
   checkReferences(tenant, name, record);
-  const inserted = store.insert(tenant, name, record as never) as unknown as AnyRecord;
-  created.records.push(inserted);
-  for (const dependent of dependents ? made.dependents : []) {
-    if (dependent.replaces) {
-      // a record changed for it (a group the user joins): not repeated in the answer nor checked again, since a
-      // group holds every member and both would grow with the tenant; the factory changes only checked ids
-      store.update(tenant, dependent.collection as never, dependent.replaces as never, dependent.record as never);
-      continue;
-    }
+  draft.append(name, record);
+  created.records.push(record);
+  if (!dependents) return;
+  for (const dependent of made.dependents) {
     const { schema: dependentSchema } = recordCollection(dependent.collection);
-    const written = store.insert(
-      tenant,
-      dependent.collection,
-      checked(dependent.collection, dependentSchema, dependent.record) as never,
-    );
+    const written = checked(dependent.collection, dependentSchema, dependent.record);
+    draft.append(dependent.collection, written);
     const list = created.dependents[dependent.collection] ?? [];
-    list.push(written as unknown as AnyRecord);
+    list.push(written);
     created.dependents[dependent.collection] = list;
   }
-  return inserted;
+  // the groups it joins are changed, not answered nor checked again: a group holds every member, and both would
+  // grow with the tenant; the factory joins only groups that exist
+  for (const group of made.joins ?? []) draft.join(group, id);
 }
 
-/** Creates `count` records alike from `record`, each as `createRecord` does (with what each needs). */
+/** Makes `count` records alike from `record` into a draft, one step per record. */
+function* draftRecords(
+  draft: RecordDraft,
+  collection: string,
+  record: Record<string, unknown>,
+  { count = 1, now = new Date(draft.store.meta.refDate), dependents = true, maxRecords }: CreateOptions,
+): Generator<void, Created> {
+  const { name } = recordCollection(collection);
+  // refused before any work: the bound counts only the records named (their dependents are checked at commit)
+  if (maxRecords !== undefined) checkRoom(draft.store, draft.real, name, count, maxRecords);
+  const created: Created = { records: [], dependents: {} };
+  for (let i = 0; i < count; i++) {
+    draftRecord(draft, collection, record, { now, dependents }, created);
+    yield;
+  }
+  return created;
+}
+
+/**
+ * Creates `count` records alike from `record` (a scenario's data block): each made as the seeder makes one, with
+ * what it needs, checked; then all written at once. Nothing is written when one is refused.
+ */
 export function createRecords(
   store: SandboxStore,
   tenant: Tenant,
   collection: string,
   record: Record<string, unknown>,
-  { count = 1, ...options }: CreateOptions & { count?: number } = {},
+  options: CreateOptions = {},
 ): Created {
-  const created: Created = { records: [], dependents: {} };
-  for (let i = 0; i < count; i++) createRecord(store, tenant, collection, record, options, created);
-  return created;
+  const draft = new RecordDraft(store, tenant, options.count);
+  const steps = draftRecords(draft, collection, record, options);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  draft.checkRooms(options.maxRecords);
+  store.transaction(() => draft.commit());
+  return step.value;
+}
+
+/** How long a create works before it lets other requests through (the event loop is never held longer). */
+const sliceMs = 10;
+/** How often a create starts over when its sandbox was written while it was made, before it gives up (409). */
+const attempts = 3;
+
+/**
+ * Creates records as createRecords does, for the records API: made in slices of about 10 ms with other requests
+ * let through between them, then written in one step by `write(commit)` (the caller's change and transaction). A
+ * write to the sandbox while they were made (another request) starts them over from the new state, so what is
+ * written is exactly what one uninterrupted create would write; after 3 tries, a 409 says so.
+ */
+export async function createRecordsInSlices(
+  store: SandboxStore,
+  tenantId: string,
+  collection: string,
+  record: Record<string, unknown>,
+  options: CreateOptions,
+  write: (commit: () => void) => void,
+): Promise<Created> {
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    const draft = new RecordDraft(store, recordTenant(store, tenantId), options.count);
+    const steps = draftRecords(draft, collection, record, options);
+    let sliceStart = performance.now();
+    let step = steps.next();
+    while (!step.done) {
+      if (performance.now() - sliceStart > sliceMs) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+      step = steps.next();
+    }
+    if (draft.stale) continue;
+    draft.checkRooms(options.maxRecords);
+    write(() => draft.commit());
+    return step.value;
+  }
+  throw fail.conflict(
+    `sandbox ${store.sandbox} was written ${attempts} times while ${options.count ?? 1} ${collection} records were ` +
+      'made; nothing was written: retry, or make fewer at a time',
+  );
 }
 
 /** Changes the fields given; id and tenantId cannot change (400). The result is checked whole. */

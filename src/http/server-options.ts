@@ -6,7 +6,7 @@ import type { Options } from '../config.js';
 import { clientErrorHandler, renderError } from '../errors.js';
 import { makeUrlRewriter, type PrefixInfo } from './context.js';
 import { serverLimitOptions, type ServerLimits } from './limits.js';
-import { lazyValidatorBuilder } from './validators.js';
+import { ajvOptions, lazyValidatorBuilder } from './validators.js';
 
 export type LoggerOption =
   | boolean
@@ -42,17 +42,7 @@ export function fastifyOptions(
     rewriteUrl: makeUrlRewriter(prefixes),
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
     schemaController: { compilersFactory: { buildValidator: lazyValidatorBuilder() } },
-    ajv: {
-      // no meta-schema check of every schema at each start: test/schemas-meta.test.ts does it once
-      customOptions: {
-        coerceTypes: 'array',
-        useDefaults: true,
-        removeAdditional: true,
-        allErrors: true,
-        formats: { password: true },
-        validateSchema: false,
-      },
-    },
+    ajv: { customOptions: ajvOptions },
   };
 }
 

@@ -2,7 +2,7 @@ import AjvCompiler from '@fastify/ajv-compiler';
 
 type Validate = ((data: unknown) => boolean) & { errors?: unknown };
 type Route = { schema: unknown; method: string; url: string; httpPart?: string };
-type Compile = (route: Route) => Validate;
+export type Compile = (route: Route) => Validate;
 type BuildCompiler = (externalSchemas: unknown, options: unknown) => Compile;
 
 /**
@@ -42,4 +42,31 @@ export function lazyValidatorBuilder(): AjvCompiler.BuildCompilerFromPool {
     };
   };
   return builder as unknown as AjvCompiler.BuildCompilerFromPool;
+}
+
+/**
+ * Ajv's options for every route. Coercion is for the portal's inputs: a query string is text, and the real portal
+ * takes `"1"` for 1 in a body too (the findings plugin reports it). No meta-schema check of every schema at each
+ * start: test/schemas-meta.test.ts does it once.
+ */
+export const ajvOptions = {
+  coerceTypes: 'array',
+  useDefaults: true,
+  removeAdditional: true,
+  allErrors: true,
+  formats: { password: true },
+  validateSchema: false,
+} as const;
+
+/**
+ * The validators of the control plane's routes: bodies are checked as given, with no coercion (a null stays null,
+ * `"true"` is no boolean: the records API stores what it acknowledges); the query string, path and headers are
+ * text, coerced as everywhere. `externalSchemas`: the shared schemas a body may $ref.
+ */
+export function exactBodyValidators(externalSchemas: unknown): Compile {
+  const coerced = lazyValidatorBuilder() as unknown as BuildCompiler;
+  const exact = lazyValidatorBuilder() as unknown as BuildCompiler;
+  const forOther = coerced(externalSchemas, { customOptions: ajvOptions });
+  const forBody = exact(externalSchemas, { customOptions: { ...ajvOptions, coerceTypes: false } });
+  return (route) => (route.httpPart === 'body' ? forBody(route) : forOther(route));
 }

@@ -21,6 +21,14 @@ const idMaps = new WeakMap<readonly unknown[], Map<string, unknown>>();
 /** The record with `id` in a collection of the store, without scanning it (sessions and devices pile up). */
 export const findById = <T extends { id: string }>(list: readonly T[], id: string) =>
   cached(idMaps, list, () => new Map(list.map((r) => [r.id, r]))).get(id) as T | undefined;
+/**
+ * Appends to a list no store holds (a draft of records about to be written, src/domain/record-draft.ts) and keeps
+ * its map by id current, so findById over a list that grows stays one look-up instead of a rebuild per record.
+ */
+export function appendIndexed<T extends { id: string }>(list: T[], record: T): void {
+  list.push(record);
+  (idMaps.get(list) as Map<string, unknown> | undefined)?.set(record.id, record);
+}
 /** One step only: `from`'s own step is dropped, else the chain kept every version of the collection alive. */
 function noteUpdate(copy: readonly unknown[], from: readonly unknown[], changed: readonly number[]): void {
   updates.delete(from);
@@ -97,14 +105,31 @@ export class SandboxStore {
 
   /** The next id, secret or code: from the seed, the sandbox and a counter, so a replay mints the same ones. */
   mint(purpose: string): Buffer {
-    const n = this.meta.sequence++;
+    return this.mintAt(purpose, this.meta.sequence++);
+  }
+
+  /** What `mint` answers at position `n` of the sequence, without moving it (a draft mints ahead, then commits). */
+  mintAt(purpose: string, n: number): Buffer {
     return createHash('sha256').update(`${this.meta.seed}:${this.sandbox}:${purpose}:${n}`).digest();
   }
 
+  /** Moves the sequence to where a committed draft's mints ended. */
+  advanceSequence(to: number): void {
+    // a transaction that fails puts it back, as it does for mint
+    if (to < this.meta.sequence) throw new Error('store: the sequence only moves forward');
+    this.meta.sequence = to;
+  }
+
   insert<K extends CollectionName>(tenant: Tenant, name: K, record: Item<K>): Item<K> {
-    const frozen = deepFreeze(record);
-    this.setCollection(tenant, name, [...tenant[name], frozen]);
-    this.pending?.push(['i', tenant.tenant.id, name, frozen]);
+    return this.insertMany(tenant, name, [record])[0]!;
+  }
+
+  /** Appends records with one copy of the collection (a copy per record made N inserts cost N × its length). */
+  insertMany<K extends CollectionName>(tenant: Tenant, name: K, records: readonly Item<K>[]): Item<K>[] {
+    if (records.length === 0) return [];
+    const frozen = records.map((record) => deepFreeze(record));
+    this.setCollection(tenant, name, [...tenant[name], ...frozen]);
+    for (const record of frozen) this.pending?.push(['i', tenant.tenant.id, name, record]);
     return frozen;
   }
 
