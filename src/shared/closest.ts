@@ -29,6 +29,15 @@ export function closest(value: string, known: readonly string[], count = 3): str
     .map((e) => e.name);
 }
 
+/** Up to this many known names are listed whole; past it, the closest few and how many there are. */
+const listedWhole = 20;
+
+/** "known: A, B, C" when there are a few, else "closest: A, B, C (N known: WHERE)": a message stays short. */
+export function knownNames(value: string, known: readonly string[], where: string): string {
+  if (known.length <= listedWhole) return `known: ${known.join(', ')}`;
+  return `closest: ${closest(value, known, 5).join(', ')} (${known.length} known: ${where})`;
+}
+
 /** "unknown WHAT "VALUE"; closest: A, B, C (N known: WHERE)" */
 export function unknownValueMessage(what: string, value: string, known: readonly string[], where: string): string {
   const shown = JSON.stringify(value.slice(0, 80));
