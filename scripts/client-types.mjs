@@ -46,6 +46,7 @@ const sources = {
   '../schemas/scenario.js': ['ScenarioDefinition', 'ScenarioFile'],
   '../schemas/stored-records.js': ['RecordCollectionName'],
   '../schemas/scenario-names.js': ['ScenarioName', 'ShippedScenarioName'],
+  '../schemas/operation-ids.js': ['PortalOperationId'],
 };
 
 // A module that names them all, seen by the compiler beside the client (it is never written to disk). Records are

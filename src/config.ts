@@ -356,7 +356,7 @@ const flags: Flag[] = [
     flag: 'no-banner',
     env: 'PORTAL_MOCK_NO_BANNER',
     kind: 'bool',
-    help: 'no address/QR banner at start (it is only printed to a terminal anyway)',
+    help: 'no address banner at start (printed to stdout, a redirected log too; its QR codes only on a terminal)',
   },
 ];
 

@@ -9,11 +9,14 @@ t.test('data.<collection> reads and writes the sandbox of the client, first tena
   const mock = await startMock({ logger: false });
   t.teardown(() => mock.close());
   const qa = mock.admin.sandbox('client-data');
-  const { tenants: fixtures } = await qa.fixtures();
+  const { tenants: fixtures } = await mock.admin.fixtures();
   t.equal(fixtures[0]?.id, tenants.romashka, 'the first tenant of the fixtures is romashka');
 
+  const missing = await qa.data.users.get(accounts.admin.userId).catch((e: unknown) => e);
+  t.match(missing, { status: 404, message: /"client-data"/ }, 'a read never makes the sandbox (issue 46)');
+  await qa.data.postcards.createMany(1);
   const me = await qa.data.users.get(accounts.admin.userId);
-  t.equal(me.id, accounts.admin.userId, 'a read of the default tenant (and the read made the sandbox)');
+  t.equal(me.id, accounts.admin.userId, 'a read of the default tenant, once a create (a write) made the sandbox');
   const patched = await qa.data.users.patch(me.id, { statusText: 'Arranged by a test' });
   t.equal(patched.statusText, 'Arranged by a test');
   t.equal((await mock.admin.data.users.get(me.id)).statusText, me.statusText, 'the default sandbox is untouched');
@@ -44,6 +47,7 @@ t.test('options.tenantId chooses the tenant of data', async (t) => {
   t.teardown(() => mock.close());
   const { adminClient } = await import('../src/client/control.js');
   const admin = adminClient({ baseUrl: mock.url, sandbox: 'nw', tenantId: tenants.northwind });
+  await admin.sandboxCreate();
   const [user] = (await admin.data.users.list({ limit: 1 })).records;
   t.ok(user);
   const direct = await mock.admin.sandbox('nw').data.tenant(tenants.northwind).users.get(user!.id);

@@ -178,9 +178,12 @@ t.test('with --data, a created record survives a restart', async (t) => {
 t.test('the typed client: records(tenantId, collection)', async (t) => {
   const { app, search } = await listening(t);
   const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const users = adminClient({ baseUrl: base, sandbox: 'typed' }).records(tenants.romashka, 'users');
+  const typed = adminClient({ baseUrl: base, sandbox: 'typed' });
+  const users = typed.records(tenants.romashka, 'users');
+  t.match(await users.get(accounts.admin.userId).catch((e: unknown) => e), { status: 404 }, 'a read makes nothing');
+  await typed.sandboxCreate();
   const me = await users.get(accounts.admin.userId);
-  t.equal(me.id, accounts.admin.userId, 'a read makes the sandbox it names through the client, as other reads');
+  t.equal(me.id, accounts.admin.userId, 'a read of the sandbox made');
   const { id: _id, ...fields } = me;
   const who = { firstName: 'Zoe', lastName: 'Quillfeather', name: 'Zoe Quillfeather', middleName: null };
   const { records } = await users.create({ ...fields, ...who, email: 'zoe.quill@romashka.test' });

@@ -9,6 +9,7 @@ t.test('requests.assert: the matching entries, or a readable error', async (t) =
   const app = await build(t);
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   const admin = adminClient({ baseUrl, sandbox: 'assert-1' });
+  await admin.sandboxCreate(); // a read never makes a sandbox (issue 46)
   const fixtures = await admin.fixtures();
   const device = fixtures.devices[0]!;
   const auth = (secret: string) =>
@@ -48,6 +49,7 @@ t.test('requests.assert: the matching entries, or a readable error', async (t) =
   t.match(message, /POST \/mobile\/auth mobileAuth -> 401 {2}\(all but status\)/, 'the 401 of the same operation');
   t.match(message, /POST \/mobile\/auth mobileAuth -> 200 {2}\(all but status\)/, 'and the 200');
 
+  await admin.sandbox('assert-empty').sandboxCreate(); // a read never makes a sandbox (issue 46)
   const nothing = await admin
     .sandbox('assert-empty')
     .requests.assert({ operationId: 'mobileAuth', times: 1 })

@@ -178,17 +178,20 @@ t.test('admin writes still make the sandbox they name (docs/sandboxes.md)', asyn
   t.same((await names()).sort(), ['default', 'w-1', 'w-2', 'w-3', 'w-4']);
 });
 
-t.test('the typed client makes its sandbox when a read finds it missing, unless told not to', async (t) => {
+t.test('the typed client never makes its sandbox on a read; writes and create make it', async (t) => {
   const { base, names } = await listening(t);
   const admin = adminClient({ baseUrl: base });
-  t.same(await admin.sandbox('pipeline-9').requests.list(), [], 'a read through a client of a new sandbox');
-  t.ok((await names()).includes('pipeline-9'), 'the client made it (PUT /__admin/sandboxes/pipeline-9)');
-  t.equal(await admin.sandbox('pipeline-10').requests.count(), 0);
-  const strict = adminClient({ baseUrl: base, sandbox: 'typo-1', createSandbox: false });
-  const err = await strict.clock.get().catch((e: unknown) => e);
-  t.ok(err instanceof AdminError, 'createSandbox: false: the read throws');
+  const err = await admin
+    .sandbox('typo-1')
+    .clock.get()
+    .catch((e: unknown) => e);
+  t.ok(err instanceof AdminError, 'a read of a missing sandbox throws');
   t.match(err, { status: 404, body: { code: 'SANDBOX_NOT_FOUND', message: /"typo-1"/ } });
   t.notOk((await names()).includes('typo-1'), 'and nothing is made');
+  await admin.sandbox('pipeline-9').clock.set({ freeze: '2026-01-01T00:00:00Z' });
+  t.same(await admin.sandbox('pipeline-9').requests.list(), [], 'a write made it: reads answer');
+  await admin.sandbox('pipeline-10').sandboxCreate();
+  t.equal(await admin.sandbox('pipeline-10').requests.count(), 0);
   t.match(await admin.sandboxes.create('made-1', { scenario: 'flaky' }), { name: 'made-1', scenario: 'flaky' });
   t.match(await admin.sandboxes.create('made-1'), { name: 'made-1' }, 'create is idempotent');
   t.same(await admin.sandboxes.deleteAll({ prefix: 'pipeline-' }), {

@@ -23,7 +23,7 @@ function collector() {
 }
 
 const concrete = (url: string) => url.replace(/:[A-Za-z_]+/g, 'x1').replace(/\*$/, 'no-such-thing');
-const isControlPlane = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs');
+const isControlPlane = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs') || url === '/';
 
 /** What became of one request on its own connection: a status, or the socket error that ended it. */
 function outcome(address: string, route: Route, headers: Record<string, string>): Promise<number | string> {

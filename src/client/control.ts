@@ -17,7 +17,7 @@ import type {
   JournalCleared,
   JournalCount,
   JournalEntry,
-  JournalFilter,
+  JournalFilter as ServerJournalFilter,
   NotificationCreated,
   OutboxFilter,
   OutboxMessage,
@@ -35,20 +35,18 @@ import type {
   ShippedScenarioName,
   Snapshot,
   UserBlocked,
+  PortalOperationId,
 } from './types.gen.js';
 
+/**
+ * The journal's filters, `operationId` typed as one of the portal's operationIds (src/schemas/operation-ids.ts,
+ * generated from the routes): a misspelt one does not compile, and the mock answers 400 naming the closest.
+ */
+export type JournalFilter = Omit<ServerJournalFilter, 'operationId'> & { operationId?: PortalOperationId };
+export type { PortalOperationId };
+
 export type { JournalEntry, OutboxMessage, ClockState, FixturesAnswer, Har, Finding, FindingCode };
-export type {
-  SandboxInfo,
-  Snapshot,
-  ActiveScenario,
-  BindLink,
-  FindingFilter,
-  Health,
-  JournalFilter,
-  OutboxFilter,
-  ScenarioSummary,
-};
+export type { SandboxInfo, Snapshot, ActiveScenario, BindLink, FindingFilter, Health, OutboxFilter, ScenarioSummary };
 export type { RecordCollectionName, RecordOf };
 export type {
   FindingsCleared,
@@ -80,9 +78,9 @@ export type AdminClientOptions = {
   /** another fetch (default: the global one) */
   fetch?: typeof fetch;
   /**
-   * The server's admin reads never make a sandbox (404 SANDBOX_NOT_FOUND). A client given a `sandbox` makes it
-   * (PUT /__admin/sandboxes/NAME) when a read finds it missing, and reads again (default true); false: the read
-   * throws the AdminError 404, e.g. to check that a sandbox exists.
+   * @deprecated ignored: a read never makes a sandbox, so a misspelt name never reads as empty. A read of a sandbox
+   * that does not exist throws the AdminError 404 `SANDBOX_NOT_FOUND` naming it; writes (scenario, clock, reset,
+   * records) make it as the server does (docs/sandboxes.md); `sandboxCreate()` makes it explicitly.
    */
   createSandbox?: boolean;
 };
@@ -145,7 +143,7 @@ export type DataClient = { readonly [K in RecordCollectionName]: RecordsClient<R
  */
 export interface AdminClient {
   readonly options: Readonly<AdminClientOptions>;
-  /** The same client for another sandbox (made when a read finds it missing: see `createSandbox`). */
+  /** The same client for another sandbox; a read throws AdminError 404 while it does not exist (writes make it). */
   sandbox(name: string): AdminClient;
   /** makes this client's sandbox (PUT /__admin/sandboxes/NAME), or answers it when it exists */
   sandboxCreate(init?: { scenario?: ScenarioName }): Promise<SandboxInfo>;
@@ -251,18 +249,8 @@ export function adminClient(options: AdminClientOptions): AdminClient {
     return (await exchange<T>(method, path, query, body)).body;
   }
 
-  /** A call about the client's sandbox: a read that finds it missing makes it explicitly and is made again. */
-  async function inSandbox<T>(method: string, path: string, query: Query = {}, body?: unknown): Promise<T> {
-    try {
-      return await call<T>(method, path, query, body);
-    } catch (err) {
-      const name = options.sandbox;
-      const code = err instanceof AdminError ? (err.body as { code?: unknown } | null)?.code : undefined;
-      if (!name || options.createSandbox === false || code !== 'SANDBOX_NOT_FOUND') throw err;
-      await call<SandboxInfo>('PUT', `/sandboxes/${encodeURIComponent(name)}`, {}, {});
-      return call<T>(method, path, query, body);
-    }
-  }
+  /** A read about the client's sandbox: one that does not exist is the server's 404, never made here. */
+  const inSandbox = call;
 
   async function exchange<T>(
     method: string,
@@ -309,7 +297,10 @@ export function adminClient(options: AdminClientOptions): AdminClient {
 
   let firstTenant: Promise<string> | undefined;
   const defaultTenant = () => {
-    firstTenant ??= inSandbox<FixturesAnswer>('GET', '/fixtures').then(({ tenants }) => {
+    // the fixtures are the mock's, whatever the sandbox: asked of default, which always exists, so that a create
+    // in a sandbox that does not exist yet makes it (a write) instead of failing on this read
+    const ofDefault = adminClient({ ...options, sandbox: undefined });
+    firstTenant ??= ofDefault.fixtures().then(({ tenants }) => {
       if (!tenants[0]) throw new Error('portal-mock: the mock has no tenants');
       return tenants[0].id;
     });

@@ -4,6 +4,7 @@ import { errors, ref } from '../schemas/common.js';
 import { Finding, FindingQuery } from '../schemas/control.js';
 import { adminSandbox, existingSandbox, ownerFirst, sandboxFindings } from './sandbox.js';
 import { FindingsCleared } from '../schemas/control-answers.js';
+import { findingValueCheck } from './filter-values.js';
 
 const tags = ['mock'];
 
@@ -23,6 +24,7 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: FindingQuery,
         response: { 200: Type.Array(ref(Finding)), ...errors(400, 401, 404, 502, 503) },
       },
+      preValidation: findingValueCheck,
       preHandler: ownerFirst,
     },
     async (req) => sandboxFindings(req, existingSandbox(req)).list(req.query),

@@ -21,6 +21,7 @@ import { adminUserRoutes } from './user-routes.js';
 import { adminCaRoute } from './ca-route.js';
 import { adminProxyRoutes } from './proxy-routes.js';
 import { adminFindingRoutes } from './findings-routes.js';
+import { rootRoute } from './root-route.js';
 
 /** The control plane's OpenAPI tag: one, so the document never mixes it with the portal's own admin API. */
 export const openapiTags = [
@@ -51,6 +52,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
   // carries a bind token (whoever scans it gets an account secret), so it takes the admin token in the query too,
   // as an <img> and a phone cannot send a header; every other route takes it in a header only.
   await app.register(publicAdminRoutes);
+  await app.register(rootRoute, { version: opts.version });
   await app.register(async (app) => {
     if (app.config.adminToken) app.addHook('onRequest', adminTokenHook(app.config.adminToken, { query: true }));
     await app.register(adminQrRoute);

@@ -39,6 +39,7 @@ import { bindLinkAddresses } from './fixtures.js';
 import { journalToHar } from './har.js';
 import { version } from '../version.js';
 import { fieldFilter, isFieldFilterKey, type RegexLimits } from '../shared/matchers.js';
+import { journalValueCheck } from './filter-values.js';
 import {
   JournalCleared,
   JournalCount,
@@ -571,7 +572,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, ' +
           'status (0: dropped before any answer), fault, finding, since, and by request header, query parameter ' +
           'or body field (header.NAME, query.NAME, body.PATH; :regex, :contains or :present after the key; ' +
-          'docs/admin.md), or get a HAR 1.2 log with format=har. An unknown filter is a 400 naming it. A read ' +
+          'docs/admin.md), or get a HAR 1.2 log with format=har. An unknown filter is a 400 naming it; an ' +
+          'operationId, finding or fault that names nothing known is a 400 naming the closest known ones. A read ' +
           'whose :regex filters would take more than --regex-budget is a 422 saying how to narrow it. A sandbox ' +
           'that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: {
@@ -579,7 +581,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...errors(400, 401, 404, 422, 502, 503),
         },
       },
-      preValidation: journalFilterCheck(Object.keys(JournalListQuery.properties)),
+      preValidation: [journalFilterCheck(Object.keys(JournalListQuery.properties)), journalValueCheck],
       preHandler: ownerFirst,
     },
     async (req, reply) => {
@@ -613,7 +615,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: JournalCount, ...errors(400, 401, 404, 422, 502, 503) },
       },
-      preValidation: journalFilterCheck(Object.keys(JournalQuery.properties)),
+      preValidation: [journalFilterCheck(Object.keys(JournalQuery.properties)), journalValueCheck],
       preHandler: ownerFirst,
     },
     async (req) => {

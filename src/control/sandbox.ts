@@ -89,14 +89,30 @@ export function adminUser(
   req: FastifyRequest,
   { email, userId }: { email?: string | undefined; userId?: string | undefined },
 ) {
-  const sandbox = adminSandbox(req);
   if (!email && !userId)
     throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
-  for (const tenant of sandbox.store.tenants()) {
-    const user = tenant.users.find(
-      (u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()),
-    );
-    if (user) return { sandbox, tenant, user };
+  const sandbox = adminSandbox(req);
+  const find = (matches: (u: { id: string; email: string }) => boolean) => {
+    for (const tenant of sandbox.store.tenants()) {
+      const user = tenant.users.find(matches);
+      if (user) return { sandbox, tenant, user };
+    }
+    return undefined;
+  };
+  const byId = userId ? find((u) => u.id === userId) : undefined;
+  const byEmail = email ? find((u) => u.email.toLowerCase() === email.toLowerCase()) : undefined;
+  // both given: they must name one user, else which one was meant is a guess (one of them was acted on silently)
+  if (email && userId && byId?.user !== byEmail?.user) {
+    const who = (found: typeof byId) => (found ? `user ${found.user.id} (${found.user.email})` : 'no user');
+    const message =
+      `email "${email.slice(0, 200)}" names ${who(byEmail)} and userId "${userId.slice(0, 200)}" names ` +
+      `${who(byId)}: give one of them, or both of the same user`;
+    throw fail.validation(message, [
+      { field: 'body.email', message: `names ${who(byEmail)}` },
+      { field: 'body.userId', message: `names ${who(byId)}` },
+    ]);
   }
+  const found = byId ?? byEmail;
+  if (found) return found;
   throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);
 }

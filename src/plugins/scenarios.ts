@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { UsageError } from '../config.js';
 import { join } from 'node:path';
 import { bundledScenariosDir, ScenarioRegistry } from '../scenarios/registry.js';
+import { knownNames } from '../shared/closest.js';
 
 /**
  * Under --data: the directory of the scenarios defined through the admin API, one NAME.json each; a name no sandbox
@@ -67,8 +68,9 @@ export const scenarioRegistryPlugin = fp(
         maxDefinedBytes: options.maxScenarioBytes,
       });
       if (!loaded.get(options.defaultScenario)) {
-        const known = loaded.names().join(', ');
-        throw new UsageError(`--scenario: unknown scenario "${options.defaultScenario}"; known: ${known}`);
+        // a few names are listed whole; hundreds of definitions (11.5 KB for 700) only by the closest few
+        const known = knownNames(options.defaultScenario, loaded.names(), 'GET /__admin/scenarios lists them');
+        throw new UsageError(`--scenario: unknown scenario "${options.defaultScenario.slice(0, 80)}"; ${known}`);
       }
       registry = loaded;
       if (options.watch)

@@ -31,6 +31,21 @@ export const secretFieldName =
 /** Whether a JSON field of this name holds a secret. */
 export const isSecretField = (name: string): boolean => secretFieldName.test(name);
 
+/** What an error body's code is: a constant such as UNAUTHORIZED or VALIDATION_FAILED. */
+const errorCodeValue = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+/**
+ * Whether `key` of `record` is the `code` of an error body ({statusCode, error, code, message}: the mock's, and the
+ * portal's): a constant that says what went wrong, shown as it is. The portal's confirmation codes (digits) and any
+ * `code` of another shape stay secret.
+ */
+export const isErrorBodyCode = (record: Readonly<Record<string, unknown>>, key: string): boolean =>
+  key === 'code' &&
+  typeof record.statusCode === 'number' &&
+  typeof record.error === 'string' &&
+  typeof record.code === 'string' &&
+  errorCodeValue.test(record.code);
+
 /** A field name and the colon after it in JSON text. */
 const fieldThenColon = /"((?:[^"\\]|\\.)*)"\s*:\s*/g;
 /** The value after a field's colon: a string (perhaps cut short), or anything up to `,`, `}`, `]` or a space. */

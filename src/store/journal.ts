@@ -11,7 +11,7 @@ import {
   textOf,
   valueAt,
 } from '../shared/matchers.js';
-import { isSecretField, isSecretHeader, redactSecretFieldsInText } from '../shared/secrets.js';
+import { isErrorBodyCode, isSecretField, isSecretHeader, redactSecretFieldsInText } from '../shared/secrets.js';
 import { TextChunks, type TextPlace } from './text-chunks.js';
 
 /** The facts of a request the journal keeps. */
@@ -327,6 +327,8 @@ export function redactBody(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.slice(0, 50).map((v) => redactBody(v, depth + 1));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = isSecretField(k) ? '[redacted]' : redactBody(v, depth + 1);
+  const record = value as Record<string, unknown>;
+  for (const [k, v] of Object.entries(record))
+    out[k] = isSecretField(k) && !isErrorBodyCode(record, k) ? '[redacted]' : redactBody(v, depth + 1);
   return out;
 }

@@ -1,5 +1,15 @@
 // Persistence of one sandbox under --data: an append-only log of changes and a compacted snapshot (docs/store.md).
-import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Low, LowSync } from 'lowdb';
@@ -24,7 +34,11 @@ export const SandboxSettings = Type.Object({
 });
 export type SandboxSettings = Static<typeof SandboxSettings>;
 
-/** A sandbox's changes folded into one document: what the log held up to line `upTo` (settings: none before them). */
+/**
+ * A sandbox's changes folded into one document: what the log held up to line `upTo` (settings: none before them).
+ * `marked`: the sandbox has a NAME.mark (written since it was made, so a missing one is damage); `createdAt`: when the
+ * sandbox was made (files of earlier versions have neither).
+ */
 export type SnapshotDoc = {
   format: 'portal-mock-sandbox';
   version: 2;
@@ -32,6 +46,8 @@ export type SnapshotDoc = {
   upTo: number;
   state: EncodedState;
   settings?: SandboxSettings;
+  marked?: true;
+  createdAt?: string;
 };
 type LogLine = { n: number; seq: number; ops: Op[]; settings?: SandboxSettings };
 
@@ -52,14 +68,45 @@ function orDataError<T>(work: () => T, toError: (message: string) => DataError):
   }
 }
 
-const snapshotOf = (world: WorldStamp, upTo: number, state: EncodedState, settings?: SandboxSettings): SnapshotDoc => ({
+const snapshotOf = (
+  world: WorldStamp,
+  upTo: number,
+  state: EncodedState,
+  settings?: SandboxSettings,
+  createdAt?: string,
+): SnapshotDoc => ({
   format: 'portal-mock-sandbox',
   version: 2,
   world,
   upTo,
   state,
   ...(settings ? { settings } : {}),
+  marked: true,
+  ...(createdAt ? { createdAt } : {}),
 });
+
+/**
+ * NAME.mark holds the number of the last line acknowledged, rewritten in place (one positional write of a fixed
+ * width, after the line's own write) at every line: a log that ends before it was cut after the fact. Fixed width,
+ * so a shorter number overwrites a longer one whole; JSON allows the padding.
+ */
+const markWidth = 48;
+const markText = (line: number) => `${JSON.stringify({ acknowledged: line }).padEnd(markWidth - 1)}\n`;
+
+/** The line NAME.mark says was acknowledged last; null without a mark; a mark that does not parse is damage. */
+function readMark(markFile: string): number | null {
+  if (!existsSync(markFile)) return null;
+  const text = readFileSync(markFile, 'utf8');
+  let line: unknown;
+  try {
+    line = (JSON.parse(text) as { acknowledged?: unknown }).acknowledged;
+  } catch {
+    line = undefined;
+  }
+  if (!Number.isInteger(line) || (line as number) < 0)
+    throw corrupt(markFile, `not a mark of the last acknowledged line (${JSON.stringify(text.slice(0, 60))})`);
+  return line as number;
+}
 const writeSnapshot = (file: string, doc: SnapshotDoc) =>
   new LowSync<SnapshotDoc>(new JSONFileSync<SnapshotDoc>(file), doc).write();
 
@@ -72,6 +119,9 @@ const writeSnapshot = (file: string, doc: SnapshotDoc) =>
 export class SandboxLog {
   readonly logFile: string;
   readonly snapshotFile: string;
+  readonly markFile: string;
+  /** when the sandbox was made: kept in its snapshots, so a restart keeps it (set by the Sandbox for a new one) */
+  createdAt: string | undefined;
   private fd: number | null = null;
   private lastLine: number;
   private bytesSinceSnapshot: number;
@@ -83,9 +133,15 @@ export class SandboxLog {
   /** the world a sandbox without files yet was made from: its first snapshot is that world, unchanged */
   private origin: BaseWorld | null;
 
-  constructor(dir: string, name: string, state: { lastLine: number; bytes: number; origin?: BaseWorld }) {
+  constructor(
+    dir: string,
+    name: string,
+    state: { lastLine: number; bytes: number; origin?: BaseWorld; createdAt?: string | undefined },
+  ) {
     this.logFile = join(dir, `${name}.log`);
     this.snapshotFile = join(dir, `${name}.json`);
+    this.markFile = join(dir, `${name}.mark`);
+    this.createdAt = state.createdAt;
     this.lastLine = state.lastLine;
     this.bytesSinceSnapshot = state.bytes;
     this.origin = state.origin ?? null;
@@ -111,6 +167,10 @@ export class SandboxLog {
     const text = `${JSON.stringify(line)}\n`;
     this.fd ??= openSync(this.logFile, 'a');
     writeSync(this.fd, text);
+    // after the line: a crash between the two leaves the mark behind the log, never ahead of it. Opened per write
+    // (r+: in place, from byte 0) rather than kept open: a descriptor per sandbox more would halve how many
+    // sandboxes fit under the process's limit, for ~10 us a write saved (docs/store.md)
+    this.writeMark(line.n);
     this.bytesSinceSnapshot += text.length;
     this.tail?.push(text);
     if (this.bytesSinceSnapshot >= compactFromBytes && !this.tail) {
@@ -121,12 +181,22 @@ export class SandboxLog {
     }
   }
 
+  /** The mark rewritten in place; one removed while the mock runs is made again (whole, under a temporary name). */
+  private writeMark(line: number): void {
+    try {
+      writeFileSync(this.markFile, markText(line), { flag: 'r+' });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      writeAtomic(this.markFile, markText(line));
+    }
+  }
+
   /** Folds the log into a new snapshot, then drops the lines it covers; writes that arrive meanwhile are kept. */
   async compact(store: SandboxStore, settings: SandboxSettings): Promise<void> {
     if (this.tail || this.closed) return;
     this.tail = [];
     try {
-      const doc = snapshotOf(store.base.stamp, this.lastLine, store.encode(), settings);
+      const doc = snapshotOf(store.base.stamp, this.lastLine, store.encode(), settings, this.createdAt);
       await new Low<SnapshotDoc>(new JSONFile<SnapshotDoc>(this.snapshotFile), doc).write();
       if (this.removed) {
         rmSync(this.snapshotFile, { force: true });
@@ -145,14 +215,16 @@ export class SandboxLog {
   }
 
   /**
-   * A new sandbox's first snapshot: the world it was made from, before the changes about to be logged. The (empty)
-   * log comes first: a crash between the two leaves an empty log alone, which start-up drops as never acknowledged.
+   * A new sandbox's first snapshot: the world it was made from, before the changes about to be logged. The mark
+   * (replacing one a deleted sandbox of that name may have left) and the (empty) log come first: a crash before the
+   * snapshot leaves an empty log alone, which start-up drops as never acknowledged.
    */
   private writeFirstSnapshot(origin: BaseWorld, settings: SandboxSettings): void {
+    writeAtomic(this.markFile, markText(this.lastLine));
     this.fd ??= openSync(this.logFile, 'a');
     const tenants = Object.fromEntries(Object.keys(origin.data.tenants).map((id) => [id, { collections: {} }]));
     const state = { meta: { ...origin.data.meta }, tenants };
-    writeSnapshot(this.snapshotFile, snapshotOf(origin.stamp, this.lastLine, state, settings));
+    writeSnapshot(this.snapshotFile, snapshotOf(origin.stamp, this.lastLine, state, settings, this.createdAt));
     this.origin = null;
   }
 
@@ -161,7 +233,7 @@ export class SandboxLog {
     this.removed = true;
     this.close();
     // the snapshot first: a snapshot left without its log would read as a lost log
-    for (const file of [this.snapshotFile, this.logFile]) rmSync(file, { force: true });
+    for (const file of [this.snapshotFile, this.logFile, this.markFile]) rmSync(file, { force: true });
   }
 
   close(): void {
@@ -195,6 +267,7 @@ export function loadSandbox(
 ): LoadedSandbox | null {
   const snapshotFile = join(dir, `${name}.json`);
   const logFile = join(dir, `${name}.log`);
+  const markFile = join(dir, `${name}.mark`);
   if (!existsSync(snapshotFile)) {
     if (!existsSync(logFile)) throw new DataError(`${dir}: no files for sandbox ${name}`);
     if (statSync(logFile).size > 0) throw corrupt(logFile, 'a log without its snapshot (NAME.json)');
@@ -203,6 +276,7 @@ export function loadSandbox(
         'acknowledged)',
     );
     rmSync(logFile);
+    rmSync(markFile, { force: true });
     return null;
   }
   let store: SandboxStore;
@@ -231,6 +305,12 @@ export function loadSandbox(
       (message) => corrupt(snapshotFile, message),
     );
     upTo = snapshot.upTo!;
+    if (snapshot.marked === true && !existsSync(markFile)) {
+      throw new DataError(
+        `${markFile} is missing: ${snapshotFile} says sandbox ${name} has one, and without it a log cut short ` +
+          `cannot be told from a whole one; put it back, or move the sandbox's files away to start it fresh`,
+      );
+    }
     if (snapshot.settings !== undefined) {
       const saved = snapshot.settings;
       settings = orDataError(
@@ -253,7 +333,8 @@ export function loadSandbox(
     store = new SandboxStore(name, worlds.get(data.meta.seed), { recordChanges: true });
     store.replace(data);
     store.takeChanges();
-    closeSync(openSync(logFile, 'a')); // from now on a snapshot has its log, as a new sandbox's first one
+    closeSync(openSync(logFile, 'a')); // from now on a snapshot has its log and its mark, as a new sandbox's first one
+    writeAtomic(markFile, markText(0));
     writeSnapshot(snapshotFile, snapshotOf(store.base.stamp, 0, store.encode(), settings));
   } else {
     throw corrupt(snapshotFile, 'not a portal-mock sandbox snapshot');
@@ -261,12 +342,14 @@ export function loadSandbox(
 
   let lastLine = upTo;
   let bytes = 0;
+  const acknowledged = readMark(markFile);
   if (existsSync(logFile)) {
     const raw = readFileSync(logFile);
     let end = raw.lastIndexOf(10) + 1;
+    // a torn last line is cut from the file only once the log is known to hold every acknowledged line
+    let torn: { at: number; what: string } | null = null;
     const dropTornLine = (at: number, what: string) => {
-      warn(`${logFile}: dropped a torn last line at byte ${at} (${what}); it was never acknowledged`);
-      truncateSync(logFile, at);
+      torn = { at, what };
       end = at;
     };
     if (end < raw.length) dropTornLine(end, `${raw.length - end} bytes, a write cut short by a crash`);
@@ -318,14 +401,35 @@ export function loadSandbox(
       store.replayedSequence(line.seq);
       lastLine = line.n;
     }
+    if (acknowledged !== null && acknowledged > lastLine)
+      throw truncated(logFile, markFile, lastLine, acknowledged, end);
+    const cut = torn as { at: number; what: string } | null;
+    if (cut) {
+      warn(`${logFile}: dropped a torn last line at byte ${cut.at} (${cut.what}); it was never acknowledged`);
+      truncateSync(logFile, cut.at);
+    }
     bytes = end;
   }
+  // files of an earlier version have no mark: from now on they do, as a new sandbox's
+  if (acknowledged === null) writeAtomic(markFile, markText(lastLine));
   orDataError(
     () => checkOwnRecords(store),
     (message) => corrupt(logFile, message),
   );
-  return { store, log: new SandboxLog(dir, name, { lastLine, bytes }), settings };
+  const createdAt = typeof snapshot.createdAt === 'string' ? snapshot.createdAt : undefined;
+  return { store, log: new SandboxLog(dir, name, { lastLine, bytes, createdAt }), settings };
 }
+
+/** The log ends (after line `lastLine`, at byte `end`) before the line its mark says was acknowledged. */
+const truncated = (logFile: string, markFile: string, lastLine: number, acknowledged: number, end: number) => {
+  const first = lastLine + 1;
+  const missing = acknowledged === first ? `line ${first} is` : `lines ${first} to ${acknowledged} are`;
+  return corrupt(
+    logFile,
+    `${missing} missing: the log ends at byte ${end} after line ${lastLine}, but ${markFile} says line ` +
+      `${acknowledged} was acknowledged (the log was cut short): acknowledged writes are lost`,
+  );
+};
 
 /**
  * Whether a snapshot is an earlier portal-mock data file as versions before settings rewrote it: those made no log

@@ -39,7 +39,8 @@ export class Sandbox {
   readonly store: SandboxStore;
   readonly clock: Clock;
   readonly outbox = newOutbox();
-  readonly createdAt = new Date().toISOString();
+  /** when it was made; under --data kept in its files, so a restart does not move it */
+  readonly createdAt: string;
   /** the log of its changes under --data, else null */
   readonly log: SandboxLog | null;
   private scenarioName: string;
@@ -82,6 +83,8 @@ export class Sandbox {
     this.upstreamUrl = own.upstream;
     this.writtenSettings = own;
     this.log = init.log;
+    this.createdAt = init.log?.createdAt ?? new Date().toISOString();
+    if (init.log) init.log.createdAt = this.createdAt;
     this.journal = new Journal(init.journalLimit);
     this.random = new SeededRandom(init.store.meta.seed, init.name);
     this.clock.onChange = () => {
