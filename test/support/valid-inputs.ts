@@ -396,6 +396,7 @@ export const validInputs: Record<string, Valid> = {
   mockUserBlock: admin({ method: 'POST', url: '/__admin/users/block', payload: { email: accounts.noRights.email } }),
   mockConsole: admin({ url: '/__admin' }),
   mockOpenApi: admin({ url: '/__admin/openapi.json' }),
+  mockRoot: () => ({ url: '/', headers: { accept: 'application/json' } }),
   mockHealth: admin({ url: '/__admin/health' }),
   mockFixtures: admin({ url: '/__admin/fixtures' }),
   mockBindLinkQr: async (ctx) => {
