@@ -5,7 +5,7 @@
 // support file, not in this one, so that it cannot touch the .tap folder of the run it is part of.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -30,19 +30,22 @@ function runTap(cwd: string, args: string[]): Promise<{ code: number | null; out
     Object.entries(process.env).filter(([k]) => !/^(TAP|_TAPJS|NODE_OPTIONS$)/.test(k)),
   ) as NodeJS.ProcessEnv;
   const tap = join(root, 'node_modules/tap/dist/esm/run.mjs');
+  // killed with this test process if it dies first (setpriv, as test/support/process.ts does for servers), and in
   // its own process group, so that the guard can end tap and the test process it started
-  const proc = spawn(process.execPath, [tap, ...args], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const guard = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'] : [];
+  const [command, ...commandArgs] = [...guard, process.execPath, tap, ...args];
+  const proc = spawn(command!, commandArgs, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   proc.stderr.on('data', (d: Buffer) => (out += d.toString()));
   let ended = true;
-  const guard = setTimeout(() => {
+  const timer = setTimeout(() => {
     ended = false;
     process.kill(-proc.pid!, 'SIGKILL');
   }, guardMs);
   return new Promise((done) =>
     proc.on('close', (code) => {
-      clearTimeout(guard);
+      clearTimeout(timer);
       done({ code, out, ended });
     }),
   );
