@@ -42,6 +42,7 @@ export const Options = Type.Object({
   proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
+  maxWorlds: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
   sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
   instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
   peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), { default: [] }),
@@ -267,6 +268,15 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_MAX_SANDBOXES',
     kind: 'int',
     help: 'most sandboxes at once; a request that would create one more gets 429 (default 10000)',
+  },
+  {
+    key: 'maxWorlds',
+    flag: 'max-worlds',
+    env: 'PORTAL_MOCK_MAX_WORLDS',
+    kind: 'int',
+    help:
+      'most base worlds kept at once (one per seed and reference date sandboxes use: a reset with another seed, ' +
+      'a bug capture from another day); one more gets 429 while every kept one is in use (default 4)',
   },
   {
     key: 'sandboxIdleTtl',
