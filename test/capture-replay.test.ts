@@ -8,6 +8,7 @@ import { accounts, build, json, tenants } from './helper.js';
 import { loadDoc, operations } from './support/openapi.js';
 import { makeCtx, validInputs } from './support/valid-inputs.js';
 import { AdminError, adminClient } from '../src/client/control.js';
+import { buildApp } from '../src/app.js';
 import type { ScenarioFile } from '../src/schemas/scenario.js';
 
 const sandbox = 'bug-7';
@@ -134,4 +135,64 @@ t.test('unknown sandbox: 404 and nothing made; a bad name: 400', async (t) => {
   const err = await client.capture().catch((e: unknown) => e);
   t.ok(err instanceof AdminError && err.status === 404, 'the typed client: an AdminError 404');
   t.equal((await app.inject({ url: '/__admin/sandboxes/bug-9' })).statusCode, 404, 'not made by the client');
+});
+
+t.test('a capture whose data does not apply changes nothing: data, clock and scenario stay', async (t) => {
+  const app = await build(t);
+  await app.inject({ method: 'PUT', url: '/__admin/sandboxes/keep' });
+  const capture = json<ScenarioFile>(await app.inject({ url: '/__admin/sandboxes/keep/capture' }));
+  const broken = {
+    ...capture,
+    name: 'broken-capture',
+    pin: { ...capture.pin!, clock: { mode: 'frozen' as const, at: '2030-01-01T00:00:00.000Z' } },
+    data: [{ patch: 'users' as const, id: 'no-such-user', set: { statusText: 'x' } }],
+  };
+  const before = json(await app.inject({ url: '/__admin/state?sandbox=keep' }));
+  const res = await app.inject({ method: 'PUT', url: '/__admin/scenario?sandbox=keep', payload: { scenario: broken } });
+  t.equal(res.statusCode, 422, res.body.slice(0, 200));
+  t.same(json(await app.inject({ url: '/__admin/state?sandbox=keep' })), before, 'data, clock and scenario as before');
+  t.equal((await app.inject({ url: '/__admin/scenarios/broken-capture' })).statusCode, 404, 'not defined either');
+});
+
+t.test('--max-worlds: unused base worlds are dropped, and past the bound with all in use a 429', async (t) => {
+  const app = await build(t, { maxWorlds: 2 });
+  const reset = (sandbox: string, seed: number) =>
+    app.inject({ method: 'POST', url: `/__admin/reset?sandbox=${sandbox}`, payload: { seed } });
+  await app.inject({ method: 'PUT', url: '/__admin/sandboxes/w1' });
+  t.equal((await reset('w1', 1)).statusCode, 200, 'a second world (seed 1): within the bound');
+  const refused = await reset('default', 2);
+  t.equal(refused.statusCode, 429, 'a third while both are in use');
+  t.match(json(refused).message, /2 base worlds are in use, the limit is 2 \(--max-worlds\)/);
+  t.equal(json(await app.inject({ url: '/__admin/state' })).data.meta.seed, 42, 'the refused reset changed nothing');
+  t.equal(app.worlds.size, 2);
+  t.equal((await reset('w1', 42)).statusCode, 200, 'w1 back on the start world: seed 1 is no longer used');
+  t.equal((await reset('default', 3)).statusCode, 200, 'so a new one fits: the unused one was dropped');
+  t.equal(app.worlds.size, 2);
+});
+
+t.test('under --data a replayed capture survives a restart on yet another day', async (t) => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'capture-data-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const origin = await build(t, { now: '2026-03-02T09:00:00.000Z' });
+  const s = await makeCtx(origin, sandbox);
+  await arrange(t, origin);
+  const capture = json<ScenarioFile>(await origin.inject({ url: `/__admin/sandboxes/${sandbox}/capture` }));
+  const pushes = { url: '/notifications/pushes?per-page=20', headers: s.s.headers };
+  const want = (await origin.inject(pushes)).body;
+
+  const first = await buildApp({ now: '2026-06-01T00:00:00.000Z', data: dir });
+  const applied = await first.inject({
+    method: 'PUT',
+    url: `/__admin/scenario?sandbox=${sandbox}`,
+    payload: { scenario: capture },
+  });
+  t.equal(applied.statusCode, 200, applied.body.slice(0, 200));
+  t.equal((await first.inject(pushes)).body, want, 'replayed');
+  await first.close();
+  const again = await buildApp({ now: '2026-09-01T00:00:00.000Z', data: dir });
+  t.teardown(() => again.close());
+  t.equal((await again.inject(pushes)).body, want, 'the same bytes after a restart with another --now');
 });
