@@ -69,9 +69,9 @@ function referencedFirst(found: Found[], inCollectionOrder = false): Found[] {
 
 /**
  * The changes of a sandbox against its base world, as a data block that replays them on that world: records it
- * made as `create` (whole, ids included; referenced ones first, each collection's in its order), records it changed as `patch` with only the fields
- * that changed, records it removed as `remove` (those naming others first), in that order. Collections the sandbox
- * never wrote are not looked at (they are the base's own arrays).
+ * made as `create` (whole, ids included; referenced ones first, each collection's in its order), records it changed
+ * as `patch` with only the fields that changed, records it removed as `remove` (those naming others first), in that
+ * order. Collections the sandbox never wrote are not looked at (they are the base's own arrays).
  */
 export function dataChanges(store: SandboxStore, collections: readonly string[]): DataEntry[] {
   const created: Found[] = [];
