@@ -196,3 +196,25 @@ t.test('under --data a replayed capture survives a restart on yet another day', 
   t.teardown(() => again.close());
   t.equal((await again.inject(pushes)).body, want, 'the same bytes after a restart with another --now');
 });
+
+t.test('a --data directory using more base worlds than --max-worlds does not start, naming the limit', async (t) => {
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'capture-worlds-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const first = await buildApp({ now: '2026-03-02T09:00:00.000Z', data: dir });
+  await first.inject({ method: 'PUT', url: '/__admin/sandboxes/other-seed' });
+  t.equal(
+    (await first.inject({ method: 'POST', url: '/__admin/reset?sandbox=other-seed', payload: { seed: 5 } })).statusCode,
+    200,
+  );
+  await first.close();
+  await t.rejects(
+    buildApp({ now: '2026-03-02T09:00:00.000Z', data: dir, maxWorlds: 1 }),
+    /base worlds are in use, the limit is 1 \(--max-worlds\)/,
+  );
+  const again = await buildApp({ now: '2026-03-02T09:00:00.000Z', data: dir, maxWorlds: 2 });
+  t.equal(json(await again.inject({ url: '/__admin/state?sandbox=other-seed' })).data.meta.seed, 5, 'within the bound');
+  await again.close();
+});

@@ -123,7 +123,13 @@ export class Worlds {
   }
   /** The world a persisted sandbox was made from; a stamp this app cannot regenerate is an error. */
   forStamp(stamp: WorldStamp, source: string): BaseWorld {
-    const world = this.get(stamp.seed, new Date(stamp.refDate));
+    let world: BaseWorld;
+    try {
+      world = this.get(stamp.seed, new Date(stamp.refDate));
+    } catch (err) {
+      // past --max-worlds at start: the data directory's sandboxes use more worlds than this start keeps
+      throw new Error(`${source}: ${(err as Error).message}`);
+    }
     if (world.stamp.users !== stamp.users || world.stamp.digest !== stamp.digest) {
       throw new Error(
         `${source}: written for another base world (seed ${stamp.seed}, ${stamp.users} users, digest ${stamp.digest}; ` +
