@@ -50,7 +50,9 @@ export function notificationsPushes(
   url: string,
 ): Paged<Notification> {
   // newest first
-  const items = delivered(ctx, tenant, user).sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+  const items = delivered(ctx, tenant, user).sort(
+    (a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id),
+  );
   return pageOf(items, q, url, (n) => view(ctx, n), 10);
 }
 
