@@ -152,8 +152,7 @@ function pinnedWorld(scenario: Scenario, worlds: Worlds): { world: BaseWorld; cl
 export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures: Fixtures, worlds: Worlds): void {
   const pinned = pinnedWorld(scenario, worlds); // a 429 past --max-worlds, before anything changes
   sandbox.change(() => {
-    const clockBefore = sandbox.clock.state;
-    try {
+    sandbox.keepingClockOnFailure(() =>
       sandbox.store.transaction(() => {
         if (pinned) {
           sandbox.store.reset(pinned.world);
@@ -163,11 +162,8 @@ export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures:
         if (scenario.sessions?.expired) expireSessions(sandbox);
         if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
         applyData(sandbox.store, scenario, fixtures, sandbox.clock.now()); // last: a scenario extending new-employee can give them records
-      });
-    } catch (err) {
-      if (pinned) sandbox.clock.state = clockBefore;
-      throw err;
-    }
+      }),
+    );
     // only once the data applied: a refused scenario leaves the name as it was
     if (pinned) sandbox.random = new SeededRandom(pinned.world.data.meta.seed, sandbox.name);
     sandbox.scenario = scenario.name;
