@@ -49,6 +49,7 @@ export const Options = Type.Object({
   maxScenarios: Type.Integer({ minimum: 1, maximum: 100_000, default: 200 }),
   maxScenarioBytes: Type.Integer({ minimum: 1024, maximum: 67_108_864, default: 262_144 }),
   maxRecords: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
+  maxWorlds: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
   sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
   instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
   peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), { default: [] }),
@@ -327,6 +328,15 @@ const flags: Flag[] = [
     help:
       'records the records API may add to a collection of a sandbox beyond its seeded ones; a create past it gets ' +
       '422 (default 10000)',
+  },
+  {
+    key: 'maxWorlds',
+    flag: 'max-worlds',
+    env: 'PORTAL_MOCK_MAX_WORLDS',
+    kind: 'int',
+    help:
+      'most base worlds kept at once (one per seed and reference date sandboxes use: a reset with another seed, ' +
+      'a bug capture from another day); one more gets 429 while every kept one is in use (default 4)',
   },
   {
     key: 'sandboxIdleTtl',

@@ -57,6 +57,7 @@ const calls: Record<string, Call> = {
   },
   records: async (c) => c.records('7d3f9a2e-5b1c-4e8a-9f60-2c4b8d1e0a01', 'users').list({ limit: 1 }),
   caCertificate: (c) => c.caCertificate(),
+  capture: (c) => c.capture(),
 };
 
 /** The client's methods by place: functions, and the functions of its plain objects; `data` is one entry. */

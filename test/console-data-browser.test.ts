@@ -230,3 +230,29 @@ t.test('Export changes: shown as JSON, copied, downloaded as a file', needsChrom
   const path = await download.path();
   t.same(JSON.parse(readFileSync(path, 'utf8')), block, 'downloaded whole');
 });
+
+t.test(
+  'Bug capture: downloads the capture of the sandbox in the address, as the route answers it',
+  needsChromium,
+  async (t) => {
+    const app = await build(t);
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const call = httpCaller(address);
+    t.ok((await call('PUT', '/__admin/sandboxes/qa-capture')).status < 300);
+    const patched = await call('PATCH', `${users}/${accounts.admin.userId}?sandbox=qa-capture`, {
+      statusText: 'In Berlin',
+    });
+    t.equal(patched.status, 200);
+    const browser = await launchBrowser(t);
+    const page = await newPage(browser, { viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+    await page.goto(`${address}/__admin?sandbox=qa-capture`);
+    await page.waitForSelector('#data-collection option[value="users"]', { state: 'attached' });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#data-capture')]);
+    t.equal(download.suggestedFilename(), 'capture-qa-capture.json', 'a file named for the capture');
+    const file = JSON.parse(readFileSync(await download.path(), 'utf8'));
+    const route = await call('GET', '/__admin/sandboxes/qa-capture/capture');
+    t.same(file, route.body, 'the file is what the capture route answers');
+    t.match(JSON.stringify(file.data), /In Berlin/, 'holding the change made in the sandbox');
+    t.match(await message(page, /^bug capture of sandbox qa-capture/), /capture-qa-capture\.json/);
+  },
+);

@@ -297,3 +297,15 @@ t.test('expired session: the calls in flight get 401, one /mobile/auth, then the
   await p.get(calls[1]!, await p.auth(secret));
   await p.expectNoFindings();
 });
+
+t.test('a 401 right after sign-in: authorize again at once (a re-auth after a 401 is no retry storm)', async (t) => {
+  const app = await build(t);
+  const p = phone(t, app);
+  const secret = await p.bind(accounts.admin, 'phone-6');
+  const first = await p.auth(secret);
+  // the session ends before the app's first call (the clock is frozen: the re-auth comes 0 ms after the first auth)
+  await app.inject({ method: 'POST', url: '/__admin/sessions/expire' });
+  await p.get('/mobile/tenant-info', first, 401);
+  await p.get('/mobile/tenant-info', await p.auth(secret));
+  await p.expectNoFindings();
+});

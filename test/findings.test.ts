@@ -386,6 +386,33 @@ t.test('polling-too-fast and retry-storm: the sandbox clock says how far apart',
   t.same(codes(await status('b')), [], 'control: another body');
 });
 
+t.test('retry-storm: a /mobile/auth right after a 401 answers it; twice without one is a storm', async (t) => {
+  const app = await build(t);
+  const storm = proves('retry-storm');
+  const { email, password } = accounts.admin;
+  const device = { id: 'storm-phone', platform: 'ios' };
+  const bind = await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: { email, password, device } });
+  const secret = json(bind).accountSecret;
+  const auth = () =>
+    app.inject({
+      method: 'POST',
+      url: '/mobile/auth',
+      headers: { 'x-service-tenant-id': secret.tenantId },
+      payload: { secret: secret.secret, userId: secret.userId, deviceId: secret.deviceId },
+    });
+  const first = json(await auth());
+  const headers = {
+    'x-service-tenant-id': secret.tenantId,
+    'x-service-device-id': device.id,
+    'x-service-session-id': first.sessionId,
+    'x-service-session-code': first.sessionSecret,
+  };
+  await app.inject({ method: 'POST', url: '/__admin/sessions/expire' });
+  t.equal((await app.inject({ url: '/mobile/tenant-info', headers })).statusCode, 401);
+  t.same(codes(await auth()), [], 'the re-auth answering the 401, at the same instant');
+  t.same(codes(await auth()), [storm], 'control: one more at the same instant, with no 401 between');
+});
+
 t.test('bearer-on-token-management: a personal token on token management', async (t) => {
   const app = await build(t);
   const s = await signIn(app);

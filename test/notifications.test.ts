@@ -128,3 +128,54 @@ t.test('createNotification stores the notification and pushes to every token of 
   );
   t.throws(() => createNotification(ctx, tenant, '00000000-0000-4000-8000-00000000dead', { title: 'x', body: 'y' }));
 });
+
+t.test('badge and list agree at every clock: before, inside and after the seeded dates', async (t) => {
+  const app = await build(t);
+  const s = await signIn(app);
+  type Item = { id: string; isSeen: boolean; createdAt: string };
+  const list = async (): Promise<Item[]> => {
+    const items: Item[] = [];
+    for (let page = 1; ; page++) {
+      const res = json(await app.inject({ url: `/notifications/pushes?per-page=50&page=${page}`, headers: s.headers }));
+      items.push(...res.data);
+      if (!res._links.next) return items;
+    }
+  };
+  const badge = async () =>
+    json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge;
+  const freeze = (at: string) => app.inject({ method: 'PUT', url: '/__admin/clock', payload: { freeze: at } });
+  const seeded = (await list()).map((n) => n.createdAt).sort();
+  const first = Date.parse(seeded[0]!);
+  const last = Date.parse(seeded.at(-1)!);
+  const middle = seeded[Math.floor(seeded.length / 2)]!;
+  const clocks = {
+    'before the seeded dates': new Date(first - 86_400_000).toISOString(),
+    'inside them': middle,
+    'after them': new Date(last + 86_400_000).toISOString(),
+  };
+  for (const [what, at] of Object.entries(clocks)) {
+    t.equal((await freeze(at)).statusCode, 200, what);
+    const shown = await list();
+    const unseen = shown.filter((n) => !n.isSeen);
+    t.equal(await badge(), unseen.length, `${what}: the dashboard badge counts the listed unseen (${unseen.length})`);
+    if (unseen.length > 0) {
+      const seen = await app.inject({
+        method: 'POST',
+        url: `/notifications/mark-seen?notificationId=${unseen[0]!.id}`,
+        headers: s.headers,
+      });
+      t.equal(json(seen).badge, unseen.length - 1, `${what}: mark-seen answers the listed unseen less one`);
+    }
+  }
+  t.equal((await list()).length, seeded.length, 'after them: every seeded notification is listed');
+
+  // mark-seen-all before the later ones are delivered leaves them unseen: they show up unseen when their time comes
+  await freeze(middle);
+  const all = await app.inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers });
+  t.equal(json(all).badge, 0);
+  t.equal(await badge(), 0, 'inside them, after mark-seen-all');
+  await freeze(clocks['after them']);
+  const later = (await list()).filter((n) => !n.isSeen);
+  t.ok(later.length > 0 && later.every((n) => n.createdAt > middle), 'only the ones delivered after it are unseen');
+  t.equal(await badge(), later.length);
+});

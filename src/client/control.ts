@@ -164,6 +164,11 @@ export interface AdminClient {
     delete(name: string): Promise<{ deleted: string }>;
   };
   reset(seed?: number): Promise<SandboxInfo>;
+  /**
+   * A bug capture of this client's sandbox (GET /__admin/sandboxes/NAME/capture): one scenario file that replays it
+   * byte for byte on any server (`scenario.setInline(capture)` there). A missing sandbox is an AdminError (404).
+   */
+  capture(opts?: { as?: ScenarioName }): Promise<ScenarioFile>;
   state: {
     export(): Promise<Snapshot>;
     import(snapshot: Snapshot): Promise<SandboxInfo>;
@@ -375,6 +380,8 @@ export function adminClient(options: AdminClientOptions): AdminClient {
       delete: (name: string) => call<{ deleted: string }>('DELETE', `/scenarios/${encodeURIComponent(name)}`),
     },
     reset: (seed?: number) => call<SandboxInfo>('POST', '/reset', {}, seed === undefined ? {} : { seed }),
+    capture: (opts: { as?: ScenarioName } = {}) =>
+      call<ScenarioFile>('GET', `/sandboxes/${encodeURIComponent(options.sandbox ?? 'default')}/capture`, opts),
     state: {
       export: () => inSandbox<Snapshot>('GET', '/state'),
       import: (snapshot: Snapshot) => call<SandboxInfo>('PUT', '/state', {}, snapshot),

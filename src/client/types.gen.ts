@@ -468,6 +468,802 @@ export type ScenarioDefinition = {
         }[]
       | undefined;
     compare?: string[] | undefined;
+    pin?:
+      | {
+          collections?:
+            | {
+                [x: string]: {
+                  [x: string]:
+                    | {
+                        name: string;
+                        id: string;
+                        options: { enableWallet: boolean; enableIdeas: boolean; enableCalendar: boolean };
+                        domain: string;
+                        locale: 'ru' | 'en';
+                        timezone: string;
+                        oauth: { name: string; type: string; id: string; url: string }[];
+                      }
+                    | string[]
+                    | {
+                        id: string;
+                        text: string;
+                        createdAt: string;
+                        score: number;
+                        authorId: string;
+                        targetType: 'user' | 'department';
+                        targetId: string;
+                        isAnonymous: boolean;
+                      }[]
+                    | {
+                        id: string;
+                        url: string | null;
+                        body: string;
+                        title: string;
+                        kind: string;
+                        userId: string;
+                        createdAt: string;
+                        seenAt: string | null;
+                      }[]
+                    | {
+                        name: string;
+                        platform: string;
+                        id: string;
+                        userId: string;
+                        secretHash: string;
+                        model: string;
+                        osVersion: string;
+                        appVersion: string;
+                        boundAt: string;
+                        bindMethod: 'manual' | 'qr' | 'fixture';
+                      }[]
+                    | { name: string; clientId: string; createdAt: string; secretHash: string }[]
+                    | {
+                        id: string;
+                        userId: string;
+                        token: string;
+                        createdAt: string;
+                        singleUse: boolean;
+                        expiresAt: string | null;
+                        usedAt: string | null;
+                      }[]
+                    | {
+                        key: string;
+                        userId: string;
+                        createdAt: string;
+                        userList: {
+                          usersId: string[];
+                          departmentsId: string[];
+                          userGroupsId: string[];
+                          excludeUsersId: string[];
+                        };
+                      }[]
+                    | { id: string; userId: string; createdAt: string; updatedAt: string; balance: number }[]
+                    | {
+                        id: string;
+                        createdAt: string;
+                        comment: string;
+                        senderWalletId: string | null;
+                        recipientWalletId: string | null;
+                        amount: number;
+                        operationTypeId: number;
+                        entityId: string | null;
+                        referenceId: string | null;
+                        createdBy: string | null;
+                      }[]
+                    | {
+                        type: 'wallet-transaction';
+                        id: string;
+                        finished: string | null;
+                        userId: string;
+                        fileId: string;
+                        created: string;
+                        started: string | null;
+                        arguments: {
+                          file_id: string;
+                          mapping: {
+                            email?: string | undefined;
+                            comment?: string | undefined;
+                            user_id?: string | undefined;
+                            entity_id?: string | undefined;
+                            reference_id?: string | undefined;
+                            amount: string;
+                          };
+                          first_row: number;
+                        };
+                        result: {
+                          error: string | null;
+                          total: number;
+                          invalid: number;
+                          valid: number;
+                          totalAmount: number;
+                          rows: {
+                            email: string | null;
+                            userId: string | null;
+                            comment: string | null;
+                            amount: number | null;
+                            entityId: string | null;
+                            referenceId: string | null;
+                            row: number;
+                            userName: string | null;
+                            valid: boolean;
+                            problems: string[];
+                          }[];
+                          postedAt: string | null;
+                          transactionIds: string[];
+                        } | null;
+                      }[]
+                    | {
+                        id: string;
+                        title: string;
+                        description: string;
+                        createdAt: string;
+                        statusId: number;
+                        updatedAt: string;
+                        authorId: string;
+                        participantIds: string[];
+                        purposeId: number;
+                        performerId: string | null;
+                        voterIds: string[];
+                        moderatedBy: string | null;
+                        moderatedAt: string | null;
+                      }[]
+                    | {
+                        id: string;
+                        text: string;
+                        status: 'pending' | 'rejected' | 'published';
+                        userId: string;
+                        createdAt: string;
+                        ideaId: string;
+                      }[]
+                    | { code: number; name: string; id: string; backgroundColor: string; textColor: string }[]
+                    | {
+                        id: string;
+                        title: string;
+                        description: string;
+                        createdAt: string;
+                        typeId: string;
+                        startAt: string;
+                        endAt: string;
+                        allDay: boolean;
+                        recurrence: {
+                          interval: number;
+                          freq: 'daily' | 'weekly' | 'monthly';
+                          until: string | null;
+                        } | null;
+                        organizerId: string | null;
+                        participantIds: string[];
+                        meetingPlaceId: string | null;
+                        visibleToGroupIds: string[];
+                        bidMode: 'auto' | 'none' | 'moderated';
+                        maxParticipants: number | null;
+                      }[]
+                    | {
+                        id: string;
+                        status: 'pending' | 'rejected' | 'approved' | 'cancelled';
+                        userId: string;
+                        createdAt: string;
+                        updatedAt: string;
+                        eventId: string;
+                        recDate: string | null;
+                      }[]
+                    | {
+                        id: string;
+                        title: string;
+                        text: string;
+                        senderId: string;
+                        recipientId: string;
+                        sentAt: string;
+                      }[]
+                    | { name: string; id: string }[]
+                    | {
+                        id: string;
+                        body: string;
+                        title: string;
+                        kind: 'page' | 'news';
+                        categoryId: string | null;
+                        lead: string;
+                        tagIds: string[];
+                        authorId: string;
+                        publishedAt: string;
+                        views: number;
+                        likes: number;
+                        comments: number;
+                      }[]
+                    | { sort: number; id: string; title: string; description: string; parentId: string | null }[]
+                    | {
+                        id: string;
+                        userId: string;
+                        createdAt: string;
+                        statusId: 'in-progress' | 'ready' | 'rejected' | 'requested';
+                        updatedAt: string;
+                        employmentId: string;
+                        customId: string;
+                        typeId:
+                          | 'payroll-statement'
+                          | 'employment-certificate'
+                          | 'income-statement-2ndfl'
+                          | 'work-book-copy'
+                          | 'vacation-balance';
+                        fileId: string;
+                        dateFrom: string | null;
+                        dateTo: string | null;
+                        readyAt: string | null;
+                      }[]
+                    | {
+                        id: string;
+                        title: string;
+                        kind: 'course' | 'test';
+                        createdAt: string;
+                        assigneeIds: string[];
+                        dueDate: string;
+                      }[]
+                    | { id: string; title: string; createdAt: string; assigneeIds: string[]; endsAt: string }[]
+                    | { id: string; title: string; description: string }[]
+                    | { id: string; userId: string; achievementId: string; awardedAt: string }[]
+                    | { id: string; title: string; createdAt: string; endsAt: string }[]
+                    | { id: string; title: string; author: string; addedAt: string }[]
+                    | {
+                        sort: number;
+                        name: string;
+                        id: string;
+                        title: string;
+                        description: string;
+                        parentId: string | null;
+                        hashId: string;
+                        slug: string;
+                        tags: string[];
+                        contentStyleId: number;
+                      }[]
+                    | {
+                        name: string;
+                        id: string;
+                        createdAt: string;
+                        statusId: number;
+                        tags: string[];
+                        fields: {
+                          values: string[];
+                          name: string;
+                          required: boolean;
+                          type: 'number' | 'file' | 'select' | 'textarea' | 'text' | 'date' | 'checkbox';
+                          id: string;
+                          defaultValue: string | null;
+                        }[];
+                        categoryId: string;
+                        brief: string;
+                        descriptionBlocks: { type: string; id: string; text: string }[];
+                        isHidden: boolean;
+                        visibleGroupIds: string[];
+                        isChiefRequired: boolean;
+                        isAllowCategoryChange: boolean;
+                        stages: {
+                          name: string;
+                          id: string;
+                          fields: {
+                            values: string[];
+                            name: string;
+                            required: boolean;
+                            type: 'number' | 'file' | 'select' | 'textarea' | 'text' | 'date' | 'checkbox';
+                            id: string;
+                            defaultValue: string | null;
+                          }[];
+                          responsibleIds: string[];
+                        }[];
+                        stageMinutes: number;
+                        feedbackCount: number;
+                        feedbackScore: number;
+                      }[]
+                    | {
+                        id: string;
+                        history: { at: string; statusId: number; stageId: string }[];
+                        userId: string;
+                        createdAt: string;
+                        statusId: number;
+                        categoryId: string | null;
+                        stageId: string;
+                        processId: string;
+                        updatedAt: string;
+                        solvedAt: string | null;
+                        stageEnteredAt: string;
+                        fieldValues: { [x: string]: string };
+                        responsible: { [x: string]: string[] };
+                      }[]
+                    | {
+                        name: string;
+                        id: string;
+                        path: string;
+                        parentId: string | null;
+                        level: number;
+                        headId: string | null;
+                      }[]
+                    | {
+                        name: string;
+                        id: string;
+                        state: 'active' | 'hidden' | 'blocked';
+                        position: string;
+                        email: string;
+                        faceUrl: string;
+                        password: string;
+                        twoFactor: boolean;
+                        rights: (
+                          | 'show-content-categories'
+                          | 'shop-usage'
+                          | 'show-structure-names'
+                          | 'wallets-transactions'
+                          | 'user-edit'
+                        )[];
+                        createdAt: string;
+                        statusText: string;
+                        firstName: string;
+                        lastName: string;
+                        middleName: string | null;
+                        gender: 'male' | 'female';
+                        departmentId: string;
+                        isBoss: boolean;
+                        phone: string;
+                        birthday: string;
+                        hiredAt: string;
+                        lastLoginAt: string | null;
+                        regStatusId: number;
+                        activeStatusTypes: string[];
+                      }[]
+                    | {
+                        id: string;
+                        userId: string;
+                        createdAt: string;
+                        expiresAt: string;
+                        secretHash: string;
+                        deviceId: string;
+                      }[]
+                    | { userId: string; token: string; deviceId: string; provider: 'firebase'; registeredAt: string }[]
+                    | { code: string; userId: string; createdAt: string; expiresAt: string }[]
+                    | {
+                        name: string;
+                        id: string;
+                        userId: string;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        secretHash: string;
+                        lastUsedAt: string | null;
+                        revokedAt: string | null;
+                      }[]
+                    | {
+                        id: string;
+                        position: string;
+                        userId: string;
+                        createdAt: string;
+                        departmentId: string;
+                        isMain: boolean;
+                        statusId: number;
+                        employmentDate: string;
+                        firedDate: string | null;
+                        originId: string;
+                        originOrganizationId: string;
+                        organizationName: string;
+                        rate: number;
+                      }[]
+                    | {
+                        name: string;
+                        id: string;
+                        description: string;
+                        iconUrl: string;
+                        conditionsReadable: string;
+                        memberIds: string[];
+                      }[]
+                    | { name: string; id: string; address: string; capacity: number }[]
+                    | {
+                        name: string;
+                        id: string;
+                        size: number;
+                        status: 'PREPARED' | 'UPLOADED';
+                        userId: string;
+                        createdAt: string;
+                        mimeType: string;
+                        ext: string;
+                        fileType: 'other' | 'video' | 'image' | 'encrypted' | 'document' | 'archive';
+                        isPublic: boolean;
+                        uploadedAt: string | null;
+                        contentBase64: string | null;
+                      }[]
+                    | undefined;
+                  [x: number]:
+                    | {
+                        name: string;
+                        id: string;
+                        options: { enableWallet: boolean; enableIdeas: boolean; enableCalendar: boolean };
+                        domain: string;
+                        locale: 'ru' | 'en';
+                        timezone: string;
+                        oauth: { name: string; type: string; id: string; url: string }[];
+                      }
+                    | string[]
+                    | {
+                        id: string;
+                        text: string;
+                        createdAt: string;
+                        score: number;
+                        authorId: string;
+                        targetType: 'user' | 'department';
+                        targetId: string;
+                        isAnonymous: boolean;
+                      }[]
+                    | {
+                        id: string;
+                        url: string | null;
+                        body: string;
+                        title: string;
+                        kind: string;
+                        userId: string;
+                        createdAt: string;
+                        seenAt: string | null;
+                      }[]
+                    | {
+                        name: string;
+                        platform: string;
+                        id: string;
+                        userId: string;
+                        secretHash: string;
+                        model: string;
+                        osVersion: string;
+                        appVersion: string;
+                        boundAt: string;
+                        bindMethod: 'manual' | 'qr' | 'fixture';
+                      }[]
+                    | { name: string; clientId: string; createdAt: string; secretHash: string }[]
+                    | {
+                        id: string;
+                        userId: string;
+                        token: string;
+                        createdAt: string;
+                        singleUse: boolean;
+                        expiresAt: string | null;
+                        usedAt: string | null;
+                      }[]
+                    | {
+                        key: string;
+                        userId: string;
+                        createdAt: string;
+                        userList: {
+                          usersId: string[];
+                          departmentsId: string[];
+                          userGroupsId: string[];
+                          excludeUsersId: string[];
+                        };
+                      }[]
+                    | { id: string; userId: string; createdAt: string; updatedAt: string; balance: number }[]
+                    | {
+                        id: string;
+                        createdAt: string;
+                        comment: string;
+                        senderWalletId: string | null;
+                        recipientWalletId: string | null;
+                        amount: number;
+                        operationTypeId: number;
+                        entityId: string | null;
+                        referenceId: string | null;
+                        createdBy: string | null;
+                      }[]
+                    | {
+                        type: 'wallet-transaction';
+                        id: string;
+                        finished: string | null;
+                        userId: string;
+                        fileId: string;
+                        created: string;
+                        started: string | null;
+                        arguments: {
+                          file_id: string;
+                          mapping: {
+                            email?: string | undefined;
+                            comment?: string | undefined;
+                            user_id?: string | undefined;
+                            entity_id?: string | undefined;
+                            reference_id?: string | undefined;
+                            amount: string;
+                          };
+                          first_row: number;
+                        };
+                        result: {
+                          error: string | null;
+                          total: number;
+                          invalid: number;
+                          valid: number;
+                          totalAmount: number;
+                          rows: {
+                            email: string | null;
+                            userId: string | null;
+                            comment: string | null;
+                            amount: number | null;
+                            entityId: string | null;
+                            referenceId: string | null;
+                            row: number;
+                            userName: string | null;
+                            valid: boolean;
+                            problems: string[];
+                          }[];
+                          postedAt: string | null;
+                          transactionIds: string[];
+                        } | null;
+                      }[]
+                    | {
+                        id: string;
+                        title: string;
+                        description: string;
+                        createdAt: string;
+                        statusId: number;
+                        updatedAt: string;
+                        authorId: string;
+                        participantIds: string[];
+                        purposeId: number;
+                        performerId: string | null;
+                        voterIds: string[];
+                        moderatedBy: string | null;
+                        moderatedAt: string | null;
+                      }[]
+                    | {
+                        id: string;
+                        text: string;
+                        status: 'pending' | 'rejected' | 'published';
+                        userId: string;
+                        createdAt: string;
+                        ideaId: string;
+                      }[]
+                    | { code: number; name: string; id: string; backgroundColor: string; textColor: string }[]
+                    | {
+                        id: string;
+                        title: string;
+                        description: string;
+                        createdAt: string;
+                        typeId: string;
+                        startAt: string;
+                        endAt: string;
+                        allDay: boolean;
+                        recurrence: {
+                          interval: number;
+                          freq: 'daily' | 'weekly' | 'monthly';
+                          until: string | null;
+                        } | null;
+                        organizerId: string | null;
+                        participantIds: string[];
+                        meetingPlaceId: string | null;
+                        visibleToGroupIds: string[];
+                        bidMode: 'auto' | 'none' | 'moderated';
+                        maxParticipants: number | null;
+                      }[]
+                    | {
+                        id: string;
+                        status: 'pending' | 'rejected' | 'approved' | 'cancelled';
+                        userId: string;
+                        createdAt: string;
+                        updatedAt: string;
+                        eventId: string;
+                        recDate: string | null;
+                      }[]
+                    | {
+                        id: string;
+                        title: string;
+                        text: string;
+                        senderId: string;
+                        recipientId: string;
+                        sentAt: string;
+                      }[]
+                    | { name: string; id: string }[]
+                    | {
+                        id: string;
+                        body: string;
+                        title: string;
+                        kind: 'page' | 'news';
+                        categoryId: string | null;
+                        lead: string;
+                        tagIds: string[];
+                        authorId: string;
+                        publishedAt: string;
+                        views: number;
+                        likes: number;
+                        comments: number;
+                      }[]
+                    | { sort: number; id: string; title: string; description: string; parentId: string | null }[]
+                    | {
+                        id: string;
+                        userId: string;
+                        createdAt: string;
+                        statusId: 'in-progress' | 'ready' | 'rejected' | 'requested';
+                        updatedAt: string;
+                        employmentId: string;
+                        customId: string;
+                        typeId:
+                          | 'payroll-statement'
+                          | 'employment-certificate'
+                          | 'income-statement-2ndfl'
+                          | 'work-book-copy'
+                          | 'vacation-balance';
+                        fileId: string;
+                        dateFrom: string | null;
+                        dateTo: string | null;
+                        readyAt: string | null;
+                      }[]
+                    | {
+                        id: string;
+                        title: string;
+                        kind: 'course' | 'test';
+                        createdAt: string;
+                        assigneeIds: string[];
+                        dueDate: string;
+                      }[]
+                    | { id: string; title: string; createdAt: string; assigneeIds: string[]; endsAt: string }[]
+                    | { id: string; title: string; description: string }[]
+                    | { id: string; userId: string; achievementId: string; awardedAt: string }[]
+                    | { id: string; title: string; createdAt: string; endsAt: string }[]
+                    | { id: string; title: string; author: string; addedAt: string }[]
+                    | {
+                        sort: number;
+                        name: string;
+                        id: string;
+                        title: string;
+                        description: string;
+                        parentId: string | null;
+                        hashId: string;
+                        slug: string;
+                        tags: string[];
+                        contentStyleId: number;
+                      }[]
+                    | {
+                        name: string;
+                        id: string;
+                        createdAt: string;
+                        statusId: number;
+                        tags: string[];
+                        fields: {
+                          values: string[];
+                          name: string;
+                          required: boolean;
+                          type: 'number' | 'file' | 'select' | 'textarea' | 'text' | 'date' | 'checkbox';
+                          id: string;
+                          defaultValue: string | null;
+                        }[];
+                        categoryId: string;
+                        brief: string;
+                        descriptionBlocks: { type: string; id: string; text: string }[];
+                        isHidden: boolean;
+                        visibleGroupIds: string[];
+                        isChiefRequired: boolean;
+                        isAllowCategoryChange: boolean;
+                        stages: {
+                          name: string;
+                          id: string;
+                          fields: {
+                            values: string[];
+                            name: string;
+                            required: boolean;
+                            type: 'number' | 'file' | 'select' | 'textarea' | 'text' | 'date' | 'checkbox';
+                            id: string;
+                            defaultValue: string | null;
+                          }[];
+                          responsibleIds: string[];
+                        }[];
+                        stageMinutes: number;
+                        feedbackCount: number;
+                        feedbackScore: number;
+                      }[]
+                    | {
+                        id: string;
+                        history: { at: string; statusId: number; stageId: string }[];
+                        userId: string;
+                        createdAt: string;
+                        statusId: number;
+                        categoryId: string | null;
+                        stageId: string;
+                        processId: string;
+                        updatedAt: string;
+                        solvedAt: string | null;
+                        stageEnteredAt: string;
+                        fieldValues: { [x: string]: string };
+                        responsible: { [x: string]: string[] };
+                      }[]
+                    | {
+                        name: string;
+                        id: string;
+                        path: string;
+                        parentId: string | null;
+                        level: number;
+                        headId: string | null;
+                      }[]
+                    | {
+                        name: string;
+                        id: string;
+                        state: 'active' | 'hidden' | 'blocked';
+                        position: string;
+                        email: string;
+                        faceUrl: string;
+                        password: string;
+                        twoFactor: boolean;
+                        rights: (
+                          | 'show-content-categories'
+                          | 'shop-usage'
+                          | 'show-structure-names'
+                          | 'wallets-transactions'
+                          | 'user-edit'
+                        )[];
+                        createdAt: string;
+                        statusText: string;
+                        firstName: string;
+                        lastName: string;
+                        middleName: string | null;
+                        gender: 'male' | 'female';
+                        departmentId: string;
+                        isBoss: boolean;
+                        phone: string;
+                        birthday: string;
+                        hiredAt: string;
+                        lastLoginAt: string | null;
+                        regStatusId: number;
+                        activeStatusTypes: string[];
+                      }[]
+                    | {
+                        id: string;
+                        userId: string;
+                        createdAt: string;
+                        expiresAt: string;
+                        secretHash: string;
+                        deviceId: string;
+                      }[]
+                    | { userId: string; token: string; deviceId: string; provider: 'firebase'; registeredAt: string }[]
+                    | { code: string; userId: string; createdAt: string; expiresAt: string }[]
+                    | {
+                        name: string;
+                        id: string;
+                        userId: string;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        secretHash: string;
+                        lastUsedAt: string | null;
+                        revokedAt: string | null;
+                      }[]
+                    | {
+                        id: string;
+                        position: string;
+                        userId: string;
+                        createdAt: string;
+                        departmentId: string;
+                        isMain: boolean;
+                        statusId: number;
+                        employmentDate: string;
+                        firedDate: string | null;
+                        originId: string;
+                        originOrganizationId: string;
+                        organizationName: string;
+                        rate: number;
+                      }[]
+                    | {
+                        name: string;
+                        id: string;
+                        description: string;
+                        iconUrl: string;
+                        conditionsReadable: string;
+                        memberIds: string[];
+                      }[]
+                    | { name: string; id: string; address: string; capacity: number }[]
+                    | {
+                        name: string;
+                        id: string;
+                        size: number;
+                        status: 'PREPARED' | 'UPLOADED';
+                        userId: string;
+                        createdAt: string;
+                        mimeType: string;
+                        ext: string;
+                        fileType: 'other' | 'video' | 'image' | 'encrypted' | 'document' | 'archive';
+                        isPublic: boolean;
+                        uploadedAt: string | null;
+                        contentBase64: string | null;
+                      }[];
+                };
+              }
+            | undefined;
+          clock: { at: string; mode: 'frozen' };
+          seed: number;
+          refDate: string;
+        }
+      | undefined;
     name: string;
     description: string;
   };
@@ -540,6 +1336,788 @@ export type ScenarioFile = {
       }[]
     | undefined;
   compare?: string[] | undefined;
+  pin?:
+    | {
+        collections?:
+          | {
+              [x: string]: {
+                [x: string]:
+                  | {
+                      name: string;
+                      id: string;
+                      options: { enableWallet: boolean; enableIdeas: boolean; enableCalendar: boolean };
+                      domain: string;
+                      locale: 'ru' | 'en';
+                      timezone: string;
+                      oauth: { name: string; type: string; id: string; url: string }[];
+                    }
+                  | string[]
+                  | {
+                      id: string;
+                      text: string;
+                      createdAt: string;
+                      score: number;
+                      authorId: string;
+                      targetType: 'user' | 'department';
+                      targetId: string;
+                      isAnonymous: boolean;
+                    }[]
+                  | {
+                      id: string;
+                      url: string | null;
+                      body: string;
+                      title: string;
+                      kind: string;
+                      userId: string;
+                      createdAt: string;
+                      seenAt: string | null;
+                    }[]
+                  | {
+                      name: string;
+                      platform: string;
+                      id: string;
+                      userId: string;
+                      secretHash: string;
+                      model: string;
+                      osVersion: string;
+                      appVersion: string;
+                      boundAt: string;
+                      bindMethod: 'manual' | 'qr' | 'fixture';
+                    }[]
+                  | { name: string; clientId: string; createdAt: string; secretHash: string }[]
+                  | {
+                      id: string;
+                      userId: string;
+                      token: string;
+                      createdAt: string;
+                      singleUse: boolean;
+                      expiresAt: string | null;
+                      usedAt: string | null;
+                    }[]
+                  | {
+                      key: string;
+                      userId: string;
+                      createdAt: string;
+                      userList: {
+                        usersId: string[];
+                        departmentsId: string[];
+                        userGroupsId: string[];
+                        excludeUsersId: string[];
+                      };
+                    }[]
+                  | { id: string; userId: string; createdAt: string; updatedAt: string; balance: number }[]
+                  | {
+                      id: string;
+                      createdAt: string;
+                      comment: string;
+                      senderWalletId: string | null;
+                      recipientWalletId: string | null;
+                      amount: number;
+                      operationTypeId: number;
+                      entityId: string | null;
+                      referenceId: string | null;
+                      createdBy: string | null;
+                    }[]
+                  | {
+                      type: 'wallet-transaction';
+                      id: string;
+                      finished: string | null;
+                      userId: string;
+                      fileId: string;
+                      created: string;
+                      started: string | null;
+                      arguments: {
+                        file_id: string;
+                        mapping: {
+                          email?: string | undefined;
+                          comment?: string | undefined;
+                          user_id?: string | undefined;
+                          entity_id?: string | undefined;
+                          reference_id?: string | undefined;
+                          amount: string;
+                        };
+                        first_row: number;
+                      };
+                      result: {
+                        error: string | null;
+                        total: number;
+                        invalid: number;
+                        valid: number;
+                        totalAmount: number;
+                        rows: {
+                          email: string | null;
+                          userId: string | null;
+                          comment: string | null;
+                          amount: number | null;
+                          entityId: string | null;
+                          referenceId: string | null;
+                          row: number;
+                          userName: string | null;
+                          valid: boolean;
+                          problems: string[];
+                        }[];
+                        postedAt: string | null;
+                        transactionIds: string[];
+                      } | null;
+                    }[]
+                  | {
+                      id: string;
+                      title: string;
+                      description: string;
+                      createdAt: string;
+                      statusId: number;
+                      updatedAt: string;
+                      authorId: string;
+                      participantIds: string[];
+                      purposeId: number;
+                      performerId: string | null;
+                      voterIds: string[];
+                      moderatedBy: string | null;
+                      moderatedAt: string | null;
+                    }[]
+                  | {
+                      id: string;
+                      text: string;
+                      status: 'pending' | 'rejected' | 'published';
+                      userId: string;
+                      createdAt: string;
+                      ideaId: string;
+                    }[]
+                  | { code: number; name: string; id: string; backgroundColor: string; textColor: string }[]
+                  | {
+                      id: string;
+                      title: string;
+                      description: string;
+                      createdAt: string;
+                      typeId: string;
+                      startAt: string;
+                      endAt: string;
+                      allDay: boolean;
+                      recurrence: {
+                        interval: number;
+                        freq: 'daily' | 'weekly' | 'monthly';
+                        until: string | null;
+                      } | null;
+                      organizerId: string | null;
+                      participantIds: string[];
+                      meetingPlaceId: string | null;
+                      visibleToGroupIds: string[];
+                      bidMode: 'auto' | 'none' | 'moderated';
+                      maxParticipants: number | null;
+                    }[]
+                  | {
+                      id: string;
+                      status: 'pending' | 'rejected' | 'approved' | 'cancelled';
+                      userId: string;
+                      createdAt: string;
+                      updatedAt: string;
+                      eventId: string;
+                      recDate: string | null;
+                    }[]
+                  | { id: string; title: string; text: string; senderId: string; recipientId: string; sentAt: string }[]
+                  | { name: string; id: string }[]
+                  | {
+                      id: string;
+                      body: string;
+                      title: string;
+                      kind: 'page' | 'news';
+                      categoryId: string | null;
+                      lead: string;
+                      tagIds: string[];
+                      authorId: string;
+                      publishedAt: string;
+                      views: number;
+                      likes: number;
+                      comments: number;
+                    }[]
+                  | { sort: number; id: string; title: string; description: string; parentId: string | null }[]
+                  | {
+                      id: string;
+                      userId: string;
+                      createdAt: string;
+                      statusId: 'in-progress' | 'ready' | 'rejected' | 'requested';
+                      updatedAt: string;
+                      employmentId: string;
+                      customId: string;
+                      typeId:
+                        | 'payroll-statement'
+                        | 'employment-certificate'
+                        | 'income-statement-2ndfl'
+                        | 'work-book-copy'
+                        | 'vacation-balance';
+                      fileId: string;
+                      dateFrom: string | null;
+                      dateTo: string | null;
+                      readyAt: string | null;
+                    }[]
+                  | {
+                      id: string;
+                      title: string;
+                      kind: 'course' | 'test';
+                      createdAt: string;
+                      assigneeIds: string[];
+                      dueDate: string;
+                    }[]
+                  | { id: string; title: string; createdAt: string; assigneeIds: string[]; endsAt: string }[]
+                  | { id: string; title: string; description: string }[]
+                  | { id: string; userId: string; achievementId: string; awardedAt: string }[]
+                  | { id: string; title: string; createdAt: string; endsAt: string }[]
+                  | { id: string; title: string; author: string; addedAt: string }[]
+                  | {
+                      sort: number;
+                      name: string;
+                      id: string;
+                      title: string;
+                      description: string;
+                      parentId: string | null;
+                      hashId: string;
+                      slug: string;
+                      tags: string[];
+                      contentStyleId: number;
+                    }[]
+                  | {
+                      name: string;
+                      id: string;
+                      createdAt: string;
+                      statusId: number;
+                      tags: string[];
+                      fields: {
+                        values: string[];
+                        name: string;
+                        required: boolean;
+                        type: 'number' | 'file' | 'select' | 'textarea' | 'text' | 'date' | 'checkbox';
+                        id: string;
+                        defaultValue: string | null;
+                      }[];
+                      categoryId: string;
+                      brief: string;
+                      descriptionBlocks: { type: string; id: string; text: string }[];
+                      isHidden: boolean;
+                      visibleGroupIds: string[];
+                      isChiefRequired: boolean;
+                      isAllowCategoryChange: boolean;
+                      stages: {
+                        name: string;
+                        id: string;
+                        fields: {
+                          values: string[];
+                          name: string;
+                          required: boolean;
+                          type: 'number' | 'file' | 'select' | 'textarea' | 'text' | 'date' | 'checkbox';
+                          id: string;
+                          defaultValue: string | null;
+                        }[];
+                        responsibleIds: string[];
+                      }[];
+                      stageMinutes: number;
+                      feedbackCount: number;
+                      feedbackScore: number;
+                    }[]
+                  | {
+                      id: string;
+                      history: { at: string; statusId: number; stageId: string }[];
+                      userId: string;
+                      createdAt: string;
+                      statusId: number;
+                      categoryId: string | null;
+                      stageId: string;
+                      processId: string;
+                      updatedAt: string;
+                      solvedAt: string | null;
+                      stageEnteredAt: string;
+                      fieldValues: { [x: string]: string };
+                      responsible: { [x: string]: string[] };
+                    }[]
+                  | {
+                      name: string;
+                      id: string;
+                      path: string;
+                      parentId: string | null;
+                      level: number;
+                      headId: string | null;
+                    }[]
+                  | {
+                      name: string;
+                      id: string;
+                      state: 'active' | 'hidden' | 'blocked';
+                      position: string;
+                      email: string;
+                      faceUrl: string;
+                      password: string;
+                      twoFactor: boolean;
+                      rights: (
+                        | 'show-content-categories'
+                        | 'shop-usage'
+                        | 'show-structure-names'
+                        | 'wallets-transactions'
+                        | 'user-edit'
+                      )[];
+                      createdAt: string;
+                      statusText: string;
+                      firstName: string;
+                      lastName: string;
+                      middleName: string | null;
+                      gender: 'male' | 'female';
+                      departmentId: string;
+                      isBoss: boolean;
+                      phone: string;
+                      birthday: string;
+                      hiredAt: string;
+                      lastLoginAt: string | null;
+                      regStatusId: number;
+                      activeStatusTypes: string[];
+                    }[]
+                  | {
+                      id: string;
+                      userId: string;
+                      createdAt: string;
+                      expiresAt: string;
+                      secretHash: string;
+                      deviceId: string;
+                    }[]
+                  | { userId: string; token: string; deviceId: string; provider: 'firebase'; registeredAt: string }[]
+                  | { code: string; userId: string; createdAt: string; expiresAt: string }[]
+                  | {
+                      name: string;
+                      id: string;
+                      userId: string;
+                      createdAt: string;
+                      expiresAt: string | null;
+                      secretHash: string;
+                      lastUsedAt: string | null;
+                      revokedAt: string | null;
+                    }[]
+                  | {
+                      id: string;
+                      position: string;
+                      userId: string;
+                      createdAt: string;
+                      departmentId: string;
+                      isMain: boolean;
+                      statusId: number;
+                      employmentDate: string;
+                      firedDate: string | null;
+                      originId: string;
+                      originOrganizationId: string;
+                      organizationName: string;
+                      rate: number;
+                    }[]
+                  | {
+                      name: string;
+                      id: string;
+                      description: string;
+                      iconUrl: string;
+                      conditionsReadable: string;
+                      memberIds: string[];
+                    }[]
+                  | { name: string; id: string; address: string; capacity: number }[]
+                  | {
+                      name: string;
+                      id: string;
+                      size: number;
+                      status: 'PREPARED' | 'UPLOADED';
+                      userId: string;
+                      createdAt: string;
+                      mimeType: string;
+                      ext: string;
+                      fileType: 'other' | 'video' | 'image' | 'encrypted' | 'document' | 'archive';
+                      isPublic: boolean;
+                      uploadedAt: string | null;
+                      contentBase64: string | null;
+                    }[]
+                  | undefined;
+                [x: number]:
+                  | {
+                      name: string;
+                      id: string;
+                      options: { enableWallet: boolean; enableIdeas: boolean; enableCalendar: boolean };
+                      domain: string;
+                      locale: 'ru' | 'en';
+                      timezone: string;
+                      oauth: { name: string; type: string; id: string; url: string }[];
+                    }
+                  | string[]
+                  | {
+                      id: string;
+                      text: string;
+                      createdAt: string;
+                      score: number;
+                      authorId: string;
+                      targetType: 'user' | 'department';
+                      targetId: string;
+                      isAnonymous: boolean;
+                    }[]
+                  | {
+                      id: string;
+                      url: string | null;
+                      body: string;
+                      title: string;
+                      kind: string;
+                      userId: string;
+                      createdAt: string;
+                      seenAt: string | null;
+                    }[]
+                  | {
+                      name: string;
+                      platform: string;
+                      id: string;
+                      userId: string;
+                      secretHash: string;
+                      model: string;
+                      osVersion: string;
+                      appVersion: string;
+                      boundAt: string;
+                      bindMethod: 'manual' | 'qr' | 'fixture';
+                    }[]
+                  | { name: string; clientId: string; createdAt: string; secretHash: string }[]
+                  | {
+                      id: string;
+                      userId: string;
+                      token: string;
+                      createdAt: string;
+                      singleUse: boolean;
+                      expiresAt: string | null;
+                      usedAt: string | null;
+                    }[]
+                  | {
+                      key: string;
+                      userId: string;
+                      createdAt: string;
+                      userList: {
+                        usersId: string[];
+                        departmentsId: string[];
+                        userGroupsId: string[];
+                        excludeUsersId: string[];
+                      };
+                    }[]
+                  | { id: string; userId: string; createdAt: string; updatedAt: string; balance: number }[]
+                  | {
+                      id: string;
+                      createdAt: string;
+                      comment: string;
+                      senderWalletId: string | null;
+                      recipientWalletId: string | null;
+                      amount: number;
+                      operationTypeId: number;
+                      entityId: string | null;
+                      referenceId: string | null;
+                      createdBy: string | null;
+                    }[]
+                  | {
+                      type: 'wallet-transaction';
+                      id: string;
+                      finished: string | null;
+                      userId: string;
+                      fileId: string;
+                      created: string;
+                      started: string | null;
+                      arguments: {
+                        file_id: string;
+                        mapping: {
+                          email?: string | undefined;
+                          comment?: string | undefined;
+                          user_id?: string | undefined;
+                          entity_id?: string | undefined;
+                          reference_id?: string | undefined;
+                          amount: string;
+                        };
+                        first_row: number;
+                      };
+                      result: {
+                        error: string | null;
+                        total: number;
+                        invalid: number;
+                        valid: number;
+                        totalAmount: number;
+                        rows: {
+                          email: string | null;
+                          userId: string | null;
+                          comment: string | null;
+                          amount: number | null;
+                          entityId: string | null;
+                          referenceId: string | null;
+                          row: number;
+                          userName: string | null;
+                          valid: boolean;
+                          problems: string[];
+                        }[];
+                        postedAt: string | null;
+                        transactionIds: string[];
+                      } | null;
+                    }[]
+                  | {
+                      id: string;
+                      title: string;
+                      description: string;
+                      createdAt: string;
+                      statusId: number;
+                      updatedAt: string;
+                      authorId: string;
+                      participantIds: string[];
+                      purposeId: number;
+                      performerId: string | null;
+                      voterIds: string[];
+                      moderatedBy: string | null;
+                      moderatedAt: string | null;
+                    }[]
+                  | {
+                      id: string;
+                      text: string;
+                      status: 'pending' | 'rejected' | 'published';
+                      userId: string;
+                      createdAt: string;
+                      ideaId: string;
+                    }[]
+                  | { code: number; name: string; id: string; backgroundColor: string; textColor: string }[]
+                  | {
+                      id: string;
+                      title: string;
+                      description: string;
+                      createdAt: string;
+                      typeId: string;
+                      startAt: string;
+                      endAt: string;
+                      allDay: boolean;
+                      recurrence: {
+                        interval: number;
+                        freq: 'daily' | 'weekly' | 'monthly';
+                        until: string | null;
+                      } | null;
+                      organizerId: string | null;
+                      participantIds: string[];
+                      meetingPlaceId: string | null;
+                      visibleToGroupIds: string[];
+                      bidMode: 'auto' | 'none' | 'moderated';
+                      maxParticipants: number | null;
+                    }[]
+                  | {
+                      id: string;
+                      status: 'pending' | 'rejected' | 'approved' | 'cancelled';
+                      userId: string;
+                      createdAt: string;
+                      updatedAt: string;
+                      eventId: string;
+                      recDate: string | null;
+                    }[]
+                  | { id: string; title: string; text: string; senderId: string; recipientId: string; sentAt: string }[]
+                  | { name: string; id: string }[]
+                  | {
+                      id: string;
+                      body: string;
+                      title: string;
+                      kind: 'page' | 'news';
+                      categoryId: string | null;
+                      lead: string;
+                      tagIds: string[];
+                      authorId: string;
+                      publishedAt: string;
+                      views: number;
+                      likes: number;
+                      comments: number;
+                    }[]
+                  | { sort: number; id: string; title: string; description: string; parentId: string | null }[]
+                  | {
+                      id: string;
+                      userId: string;
+                      createdAt: string;
+                      statusId: 'in-progress' | 'ready' | 'rejected' | 'requested';
+                      updatedAt: string;
+                      employmentId: string;
+                      customId: string;
+                      typeId:
+                        | 'payroll-statement'
+                        | 'employment-certificate'
+                        | 'income-statement-2ndfl'
+                        | 'work-book-copy'
+                        | 'vacation-balance';
+                      fileId: string;
+                      dateFrom: string | null;
+                      dateTo: string | null;
+                      readyAt: string | null;
+                    }[]
+                  | {
+                      id: string;
+                      title: string;
+                      kind: 'course' | 'test';
+                      createdAt: string;
+                      assigneeIds: string[];
+                      dueDate: string;
+                    }[]
+                  | { id: string; title: string; createdAt: string; assigneeIds: string[]; endsAt: string }[]
+                  | { id: string; title: string; description: string }[]
+                  | { id: string; userId: string; achievementId: string; awardedAt: string }[]
+                  | { id: string; title: string; createdAt: string; endsAt: string }[]
+                  | { id: string; title: string; author: string; addedAt: string }[]
+                  | {
+                      sort: number;
+                      name: string;
+                      id: string;
+                      title: string;
+                      description: string;
+                      parentId: string | null;
+                      hashId: string;
+                      slug: string;
+                      tags: string[];
+                      contentStyleId: number;
+                    }[]
+                  | {
+                      name: string;
+                      id: string;
+                      createdAt: string;
+                      statusId: number;
+                      tags: string[];
+                      fields: {
+                        values: string[];
+                        name: string;
+                        required: boolean;
+                        type: 'number' | 'file' | 'select' | 'textarea' | 'text' | 'date' | 'checkbox';
+                        id: string;
+                        defaultValue: string | null;
+                      }[];
+                      categoryId: string;
+                      brief: string;
+                      descriptionBlocks: { type: string; id: string; text: string }[];
+                      isHidden: boolean;
+                      visibleGroupIds: string[];
+                      isChiefRequired: boolean;
+                      isAllowCategoryChange: boolean;
+                      stages: {
+                        name: string;
+                        id: string;
+                        fields: {
+                          values: string[];
+                          name: string;
+                          required: boolean;
+                          type: 'number' | 'file' | 'select' | 'textarea' | 'text' | 'date' | 'checkbox';
+                          id: string;
+                          defaultValue: string | null;
+                        }[];
+                        responsibleIds: string[];
+                      }[];
+                      stageMinutes: number;
+                      feedbackCount: number;
+                      feedbackScore: number;
+                    }[]
+                  | {
+                      id: string;
+                      history: { at: string; statusId: number; stageId: string }[];
+                      userId: string;
+                      createdAt: string;
+                      statusId: number;
+                      categoryId: string | null;
+                      stageId: string;
+                      processId: string;
+                      updatedAt: string;
+                      solvedAt: string | null;
+                      stageEnteredAt: string;
+                      fieldValues: { [x: string]: string };
+                      responsible: { [x: string]: string[] };
+                    }[]
+                  | {
+                      name: string;
+                      id: string;
+                      path: string;
+                      parentId: string | null;
+                      level: number;
+                      headId: string | null;
+                    }[]
+                  | {
+                      name: string;
+                      id: string;
+                      state: 'active' | 'hidden' | 'blocked';
+                      position: string;
+                      email: string;
+                      faceUrl: string;
+                      password: string;
+                      twoFactor: boolean;
+                      rights: (
+                        | 'show-content-categories'
+                        | 'shop-usage'
+                        | 'show-structure-names'
+                        | 'wallets-transactions'
+                        | 'user-edit'
+                      )[];
+                      createdAt: string;
+                      statusText: string;
+                      firstName: string;
+                      lastName: string;
+                      middleName: string | null;
+                      gender: 'male' | 'female';
+                      departmentId: string;
+                      isBoss: boolean;
+                      phone: string;
+                      birthday: string;
+                      hiredAt: string;
+                      lastLoginAt: string | null;
+                      regStatusId: number;
+                      activeStatusTypes: string[];
+                    }[]
+                  | {
+                      id: string;
+                      userId: string;
+                      createdAt: string;
+                      expiresAt: string;
+                      secretHash: string;
+                      deviceId: string;
+                    }[]
+                  | { userId: string; token: string; deviceId: string; provider: 'firebase'; registeredAt: string }[]
+                  | { code: string; userId: string; createdAt: string; expiresAt: string }[]
+                  | {
+                      name: string;
+                      id: string;
+                      userId: string;
+                      createdAt: string;
+                      expiresAt: string | null;
+                      secretHash: string;
+                      lastUsedAt: string | null;
+                      revokedAt: string | null;
+                    }[]
+                  | {
+                      id: string;
+                      position: string;
+                      userId: string;
+                      createdAt: string;
+                      departmentId: string;
+                      isMain: boolean;
+                      statusId: number;
+                      employmentDate: string;
+                      firedDate: string | null;
+                      originId: string;
+                      originOrganizationId: string;
+                      organizationName: string;
+                      rate: number;
+                    }[]
+                  | {
+                      name: string;
+                      id: string;
+                      description: string;
+                      iconUrl: string;
+                      conditionsReadable: string;
+                      memberIds: string[];
+                    }[]
+                  | { name: string; id: string; address: string; capacity: number }[]
+                  | {
+                      name: string;
+                      id: string;
+                      size: number;
+                      status: 'PREPARED' | 'UPLOADED';
+                      userId: string;
+                      createdAt: string;
+                      mimeType: string;
+                      ext: string;
+                      fileType: 'other' | 'video' | 'image' | 'encrypted' | 'document' | 'archive';
+                      isPublic: boolean;
+                      uploadedAt: string | null;
+                      contentBase64: string | null;
+                    }[];
+              };
+            }
+          | undefined;
+        clock: { at: string; mode: 'frozen' };
+        seed: number;
+        refDate: string;
+      }
+    | undefined;
   name: string;
   description: string;
 };

@@ -22,6 +22,12 @@ const ChangesQuery = Type.Object({
 export const DataChanges = Type.Object({
   sandbox: Type.String(),
   seed: Type.Integer({ description: 'the seed of the base world the changes are against' }),
+  refDate: Type.String({
+    format: 'date-time',
+    description:
+      "that base world's reference date (the day it was seeded around): replayed on a world of another day, the " +
+      'records the block does not name differ; GET /__admin/sandboxes/{name}/capture pins both',
+  }),
   data: Type.Array(DataEntry, {
     description: "a scenario's data block: put it in a scenario file as `data` to replay these changes",
   }),
@@ -49,7 +55,8 @@ export const adminDataChangesRoute: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       const sandbox = existingSandbox(req);
       const collections = exportedCollections(req.query.collections);
-      return { sandbox: sandbox.name, seed: sandbox.store.meta.seed, data: dataChanges(sandbox.store, collections) };
+      const { seed, refDate } = sandbox.store.meta;
+      return { sandbox: sandbox.name, seed, refDate, data: dataChanges(sandbox.store, collections) };
     },
   );
 };

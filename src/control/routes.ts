@@ -14,6 +14,7 @@ import { adminScenarioRoutes } from './scenario-routes.js';
 import { adminDataRoutes } from './data-routes.js';
 import { adminDataCollectionsRoute } from './data-collections-route.js';
 import { adminDataChangesRoute } from './data-changes-route.js';
+import { adminCaptureRoute } from './capture-route.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../paths.js';
@@ -64,6 +65,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     await app.register(adminDataRoutes, { prefix: '/__admin/data' });
     await app.register(adminDataCollectionsRoute);
     await app.register(adminDataChangesRoute);
+    await app.register(adminCaptureRoute);
     await app.register(adminUserRoutes);
     await app.register(adminProxyRoutes);
     await app.register(adminFindingRoutes);

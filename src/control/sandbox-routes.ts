@@ -197,7 +197,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       let sandbox: Sandbox;
       try {
         sandbox = adminSandbox(req); // a new one applies the start scenario first, which may fail as well
-        activateScenario(sandbox, scenario, app.fixtures); // under --data written now, with the data it changed
+        activateScenario(sandbox, scenario, app.fixtures, app.worlds); // under --data written now, with the data it changed
       } catch (err) {
         // its data does not apply (a 422 naming the entry): nothing changes, not the definition, not the sandbox
         inline?.undo();
@@ -367,7 +367,8 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
       const sandbox = app.sandboxes.get(name); // 429 past --max-sandboxes; the start scenario's data side applies
       try {
-        if (scenario && scenario.name !== sandbox.scenario) activateScenario(sandbox, scenario, app.fixtures);
+        if (scenario && scenario.name !== sandbox.scenario)
+          activateScenario(sandbox, scenario, app.fixtures, app.worlds);
       } catch (err) {
         app.sandboxes.delete(name); // its data does not apply (a 422 naming the entry): nothing is made
         throw err;
@@ -418,14 +419,14 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const checkReset = (sandbox: Sandbox, seed?: number) => {
     const scenario = app.scenarios.get(app.config.scenario);
     const world = app.worlds.get(seed ?? app.config.seed);
-    if (scenario) checkActivation(sandbox.name, world, sandbox.clock.state, scenario, app.fixtures);
+    if (scenario) checkActivation(sandbox.name, world, sandbox.clock.state, scenario, app.fixtures, app.worlds);
   };
 
   /** Back to the seeded state, then the start scenario's data side again (a reset is a fresh start). */
   const reset = (sandbox: Sandbox, seed?: number) => {
     app.sandboxes.reset(sandbox, seed);
     const scenario = app.scenarios.get(sandbox.scenario);
-    if (scenario) activateScenario(sandbox, scenario, app.fixtures);
+    if (scenario) activateScenario(sandbox, scenario, app.fixtures, app.worlds);
     sandbox.commit();
   };
 

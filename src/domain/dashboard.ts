@@ -54,7 +54,7 @@ export function dashboard(
   const asked = new Set(widgetKeys);
   for (const key of WidgetKeys) if (asked.has(key)) widgets[key] = buildWidget(ctx, tenant, user, key, today);
   const result: DashboardResult = {
-    notificationsBadge: info.has('notificationsBadge') ? unseenCount(tenant, user) : 0,
+    notificationsBadge: info.has('notificationsBadge') ? unseenCount(ctx, tenant, user) : 0,
     widgets,
   };
   if (info.has('profileBrief')) result.profileBrief = profileBrief(ctx, tenant, user);

@@ -27,15 +27,30 @@ const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.s
 
 /**
  * Orders records so that one naming another of the list (a field equal to its id, or a list holding it) comes after
- * it; otherwise they keep their order (collections in the store's order, records in theirs). A cycle, which no
+ * it; otherwise they keep their order (collections in the store's order, records in theirs). With `inCollectionOrder`,
+ * a record also comes after those before it in its own collection, so replayed creates append each collection's
+ * records in the order the sandbox has them (lists that sort by a tied date answer the same order). A cycle, which no
  * create can replay, is cut where it closes.
  */
-function referencedFirst(found: Found[]): Found[] {
+function referencedFirst(found: Found[], inCollectionOrder = false): Found[] {
   const byId = new Map<string, Found>();
-  for (const f of found) byId.set(`${f.tenant}/${f.record.id}`, f);
+  const previous = new Map<Found, Found>();
+  const last = new Map<string, Found>();
+  for (const f of found) {
+    byId.set(`${f.tenant}/${f.record.id}`, f);
+    const collection = `${f.tenant}/${f.collection}`;
+    const before = last.get(collection);
+    if (inCollectionOrder && before) previous.set(f, before);
+    last.set(collection, f);
+  }
   const out: Found[] = [];
   const state = new Map<Found, 'visiting' | 'done'>();
   const visit = (f: Found) => {
+    if (state.has(f)) return;
+    // the records before it in its collection first, oldest first: a loop, as a collection may hold thousands
+    const earlier: Found[] = [];
+    for (let p = previous.get(f); p && !state.has(p); p = previous.get(p)) earlier.push(p);
+    for (let i = earlier.length - 1; i >= 0; i--) visit(earlier[i]!);
     if (state.has(f)) return;
     state.set(f, 'visiting');
     for (const [field, value] of Object.entries(f.record)) {
@@ -54,9 +69,9 @@ function referencedFirst(found: Found[]): Found[] {
 
 /**
  * The changes of a sandbox against its base world, as a data block that replays them on that world: records it
- * made as `create` (whole, ids included; referenced ones first), records it changed as `patch` with only the fields
- * that changed, records it removed as `remove` (those naming others first), in that order. Collections the sandbox
- * never wrote are not looked at (they are the base's own arrays).
+ * made as `create` (whole, ids included; referenced ones first, each collection's in its order), records it changed
+ * as `patch` with only the fields that changed, records it removed as `remove` (those naming others first), in that
+ * order. Collections the sandbox never wrote are not looked at (they are the base's own arrays).
  */
 export function dataChanges(store: SandboxStore, collections: readonly string[]): DataEntry[] {
   const created: Found[] = [];
@@ -85,7 +100,7 @@ export function dataChanges(store: SandboxStore, collections: readonly string[])
   }
   return [
     // the records a factory made with them are in the export too: replayed alone, not made twice
-    ...referencedFirst(created).map(
+    ...referencedFirst(created, true).map(
       (f): DataEntry => ({ create: f.collection, tenant: f.tenant, record: f.record, dependents: false }),
     ),
     ...patches,

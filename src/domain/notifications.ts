@@ -22,9 +22,15 @@ export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: Tenant): st
 const byUser = (n: NotificationRecord) => n.userId;
 const own = (tenant: Tenant, user: UserRecord) => groupedBy(tenant.notifications, byUser, user.id);
 
-/** Unseen notifications of the user. */
-export const unseenCount = (tenant: Tenant, user: UserRecord) =>
-  own(tenant, user).filter((n) => n.seenAt === null).length;
+/** Delivered by the sandbox clock: notifications "from the future" of a moved-back clock are not sent yet. */
+const delivered = (ctx: Pick<DomainContext, 'now'>, tenant: Tenant, user: UserRecord) => {
+  const now = ctx.now.toISOString();
+  return own(tenant, user).filter((n) => n.createdAt <= now);
+};
+
+/** Unseen delivered notifications of the user: the badge counts what the list shows, at every clock. */
+export const unseenCount = (ctx: Pick<DomainContext, 'now'>, tenant: Tenant, user: UserRecord) =>
+  delivered(ctx, tenant, user).filter((n) => n.seenAt === null).length;
 
 const view = (ctx: DomainContext, n: NotificationRecord): Notification => ({
   id: n.id,
@@ -43,11 +49,10 @@ export function notificationsPushes(
   q: ListQuery,
   url: string,
 ): Paged<Notification> {
-  // newest first; notifications "from the future" of a moved-back clock are not delivered yet
-  const now = ctx.now.toISOString();
-  const items = own(tenant, user)
-    .filter((n) => n.createdAt <= now)
-    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+  // newest first
+  const items = delivered(ctx, tenant, user).sort(
+    (a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id),
+  );
   return pageOf(items, q, url, (n) => view(ctx, n), 10);
 }
 
@@ -60,15 +65,16 @@ export function notificationsMarkSeen(
   const n = tenant.notifications.find((x) => x.id === input.notificationId && x.userId === user.id);
   if (!n) throw fail.notFound(`notification ${input.notificationId.slice(0, 64)} not found`);
   if (n.seenAt === null) ctx.store.update(tenant, 'notifications', n, { seenAt: ctx.now.toISOString() });
-  return { badge: unseenCount(tenant, user), date: tenantToday(ctx, tenant) };
+  return { badge: unseenCount(ctx, tenant, user), date: tenantToday(ctx, tenant) };
 }
 
 export function notificationsMarkSeenAll(ctx: DomainContext, tenant: Tenant, user: UserRecord): BadgeResult {
+  // the delivered ones: one not sent yet cannot have been seen
   const at = ctx.now.toISOString();
   ctx.store.updateWhere(
     tenant,
     'notifications',
-    (n) => n.userId === user.id && n.seenAt === null,
+    (n) => n.userId === user.id && n.seenAt === null && n.createdAt <= at,
     () => ({ seenAt: at }),
   );
   return { badge: 0, date: tenantToday(ctx, tenant) };
@@ -96,7 +102,7 @@ export function createNotification(
     seenAt: null,
   };
   ctx.store.insert(tenant, 'notifications', record);
-  const badge = unseenCount(tenant, user);
+  const badge = unseenCount(ctx, tenant, user);
   for (const token of tenant.pushTokens.filter((p) => p.userId === userId)) {
     ctx.outbox.add({
       at: record.createdAt,

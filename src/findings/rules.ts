@@ -68,11 +68,25 @@ const createdId = (a: Record<string, unknown> | undefined) => {
 /** a retried create counts as a duplicate within this window (sandbox clock) */
 const duplicateWindowMs = 60_000;
 
+/** A /mobile/auth that follows a 401 to its device: the protocol asks for it at once, however soon. Used once. */
+function reauthAfter401(s: Seen): boolean {
+  if (s.op !== 'mobileAuth') return false;
+  const key = `reauth:${body(s, 'deviceId')}`;
+  const after401 = s.log.get(key) !== undefined;
+  s.log.delete(key);
+  return after401;
+}
+
 /**
  * What several detectors need to know of the sign-in protocol: sessions issued, devices unbound, 401s reset, and
  * push tokens forgotten with their device (a bound-again device has none until the app registers it).
  */
 export function track(s: Seen): void {
+  // a 401 to a session call: the next /mobile/auth of that device is the answer to it, not a retry
+  if (s.status === 401 && s.op !== 'mobileAuth') {
+    const device = header(s.req, 'x-service-device-id');
+    if (device !== undefined) s.log.set(`reauth:${device}`, { n: s.log.seq });
+  }
   if (!ok(s)) return;
   if (s.op === 'mobileAuth') {
     const device = body(s, 'deviceId') ?? '';
@@ -281,11 +295,14 @@ export const rules: Record<FindingCode, Rule> = {
   },
   'retry-storm': {
     severity: 'warning',
-    detect: (s) =>
-      s.req.method === 'POST' && within(s, `post:${sameKey(s)}`, 1000)
+    detect: (s) => {
+      if (s.req.method !== 'POST') return null;
+      const answers401 = reauthAfter401(s);
+      return within(s, `post:${sameKey(s)}`, 1000) && !answers401
         ? 'The same POST (same operation and body) came again within a second: the real portal carries out each ' +
-          'one. Retry only after a failure, with a growing delay, and never while the first call is still running.'
-        : null,
+            'one. Retry only after a failure, with a growing delay, and never while the first call is still running.'
+        : null;
+    },
   },
   'bearer-on-token-management': {
     severity: 'error',

@@ -7,7 +7,7 @@ import { checkAllUpTo, seedData } from '../store/seed/index.js';
 import { peopleIndex } from '../domain/people-index.js';
 import { SandboxRegistry } from '../store/sandbox.js';
 import { startOfDayUtc } from '../store/clock.js';
-import { Worlds } from '../store/world.js';
+import { Worlds, type BaseWorld } from '../store/world.js';
 import { activateScenario, ScenarioDataError } from '../scenarios/activate.js';
 import { ScenarioError } from '../scenarios/registry.js';
 import { loadSnapshotFile } from '../control/snapshot.js';
@@ -22,11 +22,16 @@ declare module 'fastify' {
 
 export type SandboxesOptions = { options: Options; fixtures: Fixtures };
 
-/** One frozen base world per seed, shared by every sandbox (src/store/store.ts, docs/store.md). */
-function worldsOf(options: Options, fixtures: Fixtures, refDate: Date): Worlds {
+/**
+ * One frozen base world per seed and reference date, shared by every sandbox made from it (src/store/store.ts,
+ * docs/store.md); at most --max-worlds of them, those sandboxes use kept.
+ */
+function worldsOf(options: Options, fixtures: Fixtures, refDate: Date, inUse: () => ReadonlySet<BaseWorld>): Worlds {
   return new Worlds({
     refDate,
     users: options.users,
+    max: options.maxWorlds,
+    inUse,
     generate: (seed, at) => {
       const data = seedData(fixtures, { seed, refDate: at, size: { users: options.users } });
       // a large world's people indexes now, not in the first requests (see src/domain/people-index.ts)
@@ -56,7 +61,7 @@ export const sandboxesPlugin = fp(
   async (app: FastifyInstance, { options, fixtures }: SandboxesOptions) => {
     const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
     const clock: ClockState = options.now ? { mode: 'frozen', at: refDate.toISOString() } : { mode: 'real' };
-    const worlds = worldsOf(options, fixtures, refDate);
+    const worlds = worldsOf(options, fixtures, refDate, () => new Set(sandboxes.list().map((s) => s.store.base)));
     const sandboxes = new SandboxRegistry({
       worlds,
       seed: options.seed,
@@ -69,7 +74,7 @@ export const sandboxesPlugin = fp(
         const scenario = app.scenarios.get(sandbox.scenario);
         if (!scenario) return;
         try {
-          activateScenario(sandbox, scenario, fixtures);
+          activateScenario(sandbox, scenario, fixtures, worlds);
         } catch (err) {
           // a start scenario whose data does not fit (its definition was replaced) makes no sandbox at all
           sandboxes.delete(sandbox.name);

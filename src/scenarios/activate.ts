@@ -6,7 +6,8 @@ import type { Fixtures } from '../store/fixtures.js';
 import type { DataEntry, Scenario } from '../schemas/scenario.js';
 import type { ClockState } from '../schemas/control.js';
 import { collectionNames, SandboxStore, type CollectionName } from '../store/store.js';
-import type { BaseWorld } from '../store/world.js';
+import type { BaseWorld, Worlds } from '../store/world.js';
+import { SeededRandom } from '../store/random.js';
 import { ApiError, type Detail } from '../errors.js';
 import { createRecords, deleteRecord, patchRecord, recordTenant } from '../domain/records.js';
 
@@ -119,19 +120,52 @@ function applyData(store: SandboxStore, scenario: Scenario, fixtures: Fixtures, 
   }
 }
 
+/** The id-less collections a capture pins, whole, in place of the base world's; an unknown tenant is a 422. */
+function applyPinnedCollections(store: SandboxStore, scenario: Scenario): void {
+  for (const [tenantId, collections] of Object.entries(scenario.pin?.collections ?? {})) {
+    const tenant = store.tenant(tenantId);
+    if (!tenant)
+      throw new ScenarioDataError(
+        `scenario "${scenario.name}": pin.collections names tenant ${tenantId.slice(0, 80)}, which the fixtures do not have`,
+        [{ field: `pin.collections.${tenantId.slice(0, 80)}`, message: 'unknown tenant' }],
+      );
+    for (const [name, records] of Object.entries(collections) as Array<[CollectionName, unknown[]]>) {
+      store.remove(tenant, name, () => true);
+      for (const record of records) store.insert(tenant, name, record as never);
+    }
+  }
+}
+
+/** The base world and clock a bug capture pins (`pin`), or null for a scenario that pins nothing. */
+function pinnedWorld(scenario: Scenario, worlds: Worlds): { world: BaseWorld; clock: ClockState } | null {
+  const { pin } = scenario;
+  return pin ? { world: worlds.get(pin.seed, new Date(pin.refDate)), clock: pin.clock } : null;
+}
+
 /**
  * Makes `scenario` the sandbox's and applies its data side, all or nothing: when an entry of its data block fails
- * (a 422 naming it), the sandbox keeps its previous scenario and data. Under --data the name and the data it changed
- * are one log line: a restart sets the name again without applying the data side twice (it is in the log).
+ * (a 422 naming it), the sandbox keeps its previous scenario, data and clock. A scenario that pins the world (a bug
+ * capture: `pin`) first puts the sandbox back on the base world of its seed and reference date and freezes its clock
+ * there. Under --data the name and the data it changed are one log line: a restart sets the name again without
+ * applying the data side twice (it is in the log).
  */
-export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures: Fixtures): void {
+export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures: Fixtures, worlds: Worlds): void {
+  const pinned = pinnedWorld(scenario, worlds); // a 429 past --max-worlds, before anything changes
   sandbox.change(() => {
-    sandbox.store.transaction(() => {
-      if (scenario.sessions?.expired) expireSessions(sandbox);
-      if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
-      applyData(sandbox.store, scenario, fixtures, sandbox.clock.now()); // last: a scenario extending new-employee can give them records
-    });
+    sandbox.keepingClockOnFailure(() =>
+      sandbox.store.transaction(() => {
+        if (pinned) {
+          sandbox.store.reset(pinned.world);
+          sandbox.clock.state = pinned.clock;
+          applyPinnedCollections(sandbox.store, scenario);
+        }
+        if (scenario.sessions?.expired) expireSessions(sandbox);
+        if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
+        applyData(sandbox.store, scenario, fixtures, sandbox.clock.now()); // last: a scenario extending new-employee can give them records
+      }),
+    );
     // only once the data applied: a refused scenario leaves the name as it was
+    if (pinned) sandbox.random = new SeededRandom(pinned.world.data.meta.seed, sandbox.name);
     sandbox.scenario = scenario.name;
     sandbox.stubUses.clear();
   });
@@ -148,6 +182,7 @@ export function checkActivation(
   clock: ClockState,
   scenario: Scenario,
   fixtures: Fixtures,
+  worlds: Worlds,
 ): void {
   if (!scenario.data?.length) return; // nothing else of a scenario's data side can fail
   const store = new SandboxStore(name, world, { recordChanges: false });
@@ -159,5 +194,5 @@ export function checkActivation(
     start: { scenario: 'default', clock },
     own: {},
   });
-  activateScenario(probe, scenario, fixtures);
+  activateScenario(probe, scenario, fixtures, worlds);
 }

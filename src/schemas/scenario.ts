@@ -166,6 +166,15 @@ export const DataRemove = Type.Object(
     description: 'removes a record no other record names, as DELETE /__admin/data/…/{id}',
   },
 );
+/** The collections of a tenant whose records have no id, as a bug capture pins them whole (`pin.collections`). */
+export const pinnedCollectionNames = Object.keys(TenantData.properties).filter(
+  (name) => name !== 'tenant' && !dataCollections.includes(name),
+) as Array<keyof typeof TenantData.properties>;
+const PinnedCollections = Type.Object(
+  Object.fromEntries(pinnedCollectionNames.map((name) => [name, Type.Optional(TenantData.properties[name])])),
+  { additionalProperties: false },
+);
+
 /** One step of a scenario's data block: create, patch or remove, named by the key that holds the collection. */
 export const DataEntry = Type.Union([DataCreate, DataPatch, DataRemove]);
 export type DataEntry = Static<typeof DataEntry>;
@@ -249,6 +258,35 @@ export const ScenarioFile = Type.Object(
           }),
         },
         { additionalProperties: false },
+      ),
+    ),
+    pin: Type.Optional(
+      Type.Object(
+        {
+          seed: Type.Integer({ description: 'the seed of the base world' }),
+          refDate: Type.String({
+            format: 'date-time',
+            description: "the base world's reference date: the day its dates are seeded around (the start's --now)",
+          }),
+          clock: Type.Object(
+            { mode: Type.Literal('frozen'), at: Type.String({ format: 'date-time' }) },
+            { additionalProperties: false, description: 'the sandbox clock, frozen at this instant' },
+          ),
+          collections: Type.Optional(
+            Type.Record(Type.String({ minLength: 1 }), PinnedCollections, {
+              description:
+                'by tenant id, the collections whose records have no id (so `data` cannot name them) as the sandbox ' +
+                "had them, where they differ from the base world: applied, they replace the base's",
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'what a bug capture pins (docs/data.md, "Bug capture"): applied, the sandbox goes back to the base world of ' +
+            'this seed and reference date and its clock is frozen here, then `data` applies; so the sandbox answers ' +
+            'the same bytes on any server, whatever its --seed and --now',
+        },
       ),
     ),
     data: Type.Optional(

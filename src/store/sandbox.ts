@@ -113,6 +113,18 @@ export class Sandbox {
       if (wasOwn) this.noteSettings();
     });
   }
+  /** Runs work that may set the clock; when it throws, the clock is as before, and so is whether it was its own. */
+  keepingClockOnFailure<T>(work: () => T): T {
+    const state = this.clock.state;
+    const own = this.ownClock;
+    try {
+      return work();
+    } catch (err) {
+      this.clock.state = state;
+      this.ownClock = own;
+      throw err;
+    }
+  }
   get upstream(): string | null | undefined {
     return this.upstreamUrl;
   }

@@ -212,8 +212,17 @@ export class SandboxStore {
     return changes;
   }
 
-  /** Back to a base world: every change dropped. */
+  /** Back to a base world: every change dropped (undone with the rest when a transaction fails). */
   reset(base: BaseWorld): void {
+    if (this.undo) {
+      const was = { base: this.base, meta: this.meta, ids: this.ids, views: new Map(this.views) };
+      this.undo.push(() => {
+        this.base = was.base;
+        this.meta = was.meta;
+        this.ids = was.ids;
+        this.views = was.views;
+      });
+    }
     this.base = base;
     this.meta = { ...base.data.meta };
     this.ids = Object.keys(base.data.tenants);

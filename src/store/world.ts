@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Data } from '../schemas/tenant-data.js';
+import { fail } from '../errors.js';
 
 /**
  * Freezes a value and everything it holds, so a stray mutation of shared data throws (TypeError in strict mode)
@@ -71,23 +72,64 @@ export class BaseWorld {
   }
 }
 
-type WorldsOptions = { refDate: Date; users: number; generate: (seed: number, refDate: Date) => Data };
+type WorldsOptions = {
+  refDate: Date;
+  users: number;
+  generate: (seed: number, refDate: Date) => Data;
+  /** most worlds kept at once (--max-worlds); unbounded when absent */
+  max?: number;
+  /** the worlds sandboxes are made from now: the others may be dropped to make room */
+  inUse?: () => ReadonlySet<BaseWorld>;
+};
 
-/** The base worlds of one app, by seed and reference date, each generated on first use. */
+/**
+ * The base worlds of one app, by seed and reference date, each generated on first use. A world is the whole seeded
+ * store, so they are bounded (--max-worlds): a new one first drops those no sandbox uses (they regenerate, byte for
+ * byte, when asked again), and past the bound with every kept world in use the call is a 429.
+ */
 export class Worlds {
   private readonly worlds = new Map<string, BaseWorld>();
   private readonly options: WorldsOptions;
   constructor(options: WorldsOptions) {
     this.options = options;
   }
+  /** This app's reference date: the start's --now, else the start of the day (UTC) it started on. */
+  get refDate(): Date {
+    return this.options.refDate;
+  }
+  get size(): number {
+    return this.worlds.size;
+  }
   /** The world of `seed` at `refDate` (default: this app's reference date). */
   get(seed: number, refDate: Date = this.options.refDate): BaseWorld {
+    const key = `${seed}@${refDate.toISOString()}`;
+    const kept = this.worlds.get(key);
+    if (kept) return kept;
+    this.makeRoom(seed, refDate);
     const { generate, users } = this.options;
-    return cached(this.worlds, `${seed}@${refDate.toISOString()}`, () => new BaseWorld(generate(seed, refDate), users));
+    return cached(this.worlds, key, () => new BaseWorld(generate(seed, refDate), users));
+  }
+  private makeRoom(seed: number, refDate: Date): void {
+    const max = this.options.max;
+    if (max === undefined || this.worlds.size < max) return;
+    const used = this.options.inUse?.() ?? new Set<BaseWorld>();
+    for (const [key, world] of this.worlds) if (!used.has(world)) this.worlds.delete(key);
+    if (this.worlds.size < max) return;
+    throw fail.tooManyRequests(
+      `the base world of seed ${seed} at ${refDate.toISOString()} cannot be made: ${this.worlds.size} base worlds ` +
+        `are in use, the limit is ${max} (--max-worlds). Reset or delete the sandboxes made from another seed or ` +
+        'reference date (a reset with another seed, a bug capture from another day), or raise the limit',
+    );
   }
   /** The world a persisted sandbox was made from; a stamp this app cannot regenerate is an error. */
   forStamp(stamp: WorldStamp, source: string): BaseWorld {
-    const world = this.get(stamp.seed, new Date(stamp.refDate));
+    let world: BaseWorld;
+    try {
+      world = this.get(stamp.seed, new Date(stamp.refDate));
+    } catch (err) {
+      // past --max-worlds at start: the data directory's sandboxes use more worlds than this start keeps
+      throw new Error(`${source}: ${(err as Error).message}`);
+    }
     if (world.stamp.users !== stamp.users || world.stamp.digest !== stamp.digest) {
       throw new Error(
         `${source}: written for another base world (seed ${stamp.seed}, ${stamp.users} users, digest ${stamp.digest}; ` +

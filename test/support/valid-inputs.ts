@@ -352,6 +352,7 @@ export const validInputs: Record<string, Valid> = {
     return { method: 'DELETE', url };
   },
   mockSandboxGet: (ctx) => ({ url: `/__admin/sandboxes/${ctx.sandbox}` }),
+  mockSandboxCapture: (ctx) => ({ url: `/__admin/sandboxes/${ctx.sandbox}/capture` }),
   // deletes only the sandbox made for this check
   mockSandboxDelete: (ctx) => ({ method: 'DELETE', url: `/__admin/sandboxes/${ctx.sandbox}` }),
   // the sandbox made for this check exists: 200, nothing changes

@@ -1,0 +1,82 @@
+// A bug capture (docs/data.md, "Bug capture"): one scenario file that gives another server, started on another day
+// with other flags, the same sandbox: the base world it was made from (seed and reference date), its clock frozen
+// at the capture's instant, its data changes, and the behaviour of its scenario with what that extends, flattened.
+import type { Sandbox } from '../store/sandbox.js';
+import type { SandboxStore } from '../store/store.js';
+import { pinnedCollectionNames, type Scenario, type ScenarioFile } from '../schemas/scenario.js';
+import { dataChanges } from '../domain/data-changes.js';
+import { recordCollections } from '../domain/records.js';
+import { fail } from '../errors.js';
+
+/** The scenario name of a capture of `sandbox`: a scenario name allows lower case, digits and "-" only. */
+export function captureName(sandbox: string): string {
+  return `capture-${sandbox.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 64);
+}
+
+type Pinned = NonNullable<NonNullable<ScenarioFile['pin']>['collections']>;
+
+/** The id-less collections the sandbox changed, whole, by tenant; a changed tenant record cannot be said: a 409. */
+function pinnedCollections(store: SandboxStore): Pinned | undefined {
+  const out: Pinned = {};
+  for (const view of store.tenants()) {
+    const id = view.tenant.id;
+    const base = store.base.data.tenants[id];
+    if (!base || view.tenant !== base.tenant)
+      throw fail.conflict(
+        `tenant ${id} of sandbox "${store.sandbox}" is not its base world's (a state import changed it): a capture ` +
+          'cannot pin a tenant record; export the whole sandbox with GET /__admin/state instead',
+      );
+    const changed = pinnedCollectionNames.filter((name) => view[name] !== base[name]);
+    if (changed.length > 0) out[id] = Object.fromEntries(changed.map((name) => [name, view[name]])) as Pinned[string];
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+const nonEmpty = <T>(list: T[] | undefined) => (list && list.length > 0 ? list : undefined);
+
+/**
+ * The sandbox as a scenario file. Its scenario's behaviour comes flattened (what it extends included, lists parents
+ * first), so the file needs no other definition; what that scenario did to the data when it was applied (an empty
+ * employee, expired sessions, its own data block) is in the captured data instead, so those are left out. A real or
+ * offset clock is captured frozen at this instant: only a frozen clock answers the same bytes twice.
+ */
+export function bugCapture(
+  sandbox: Sandbox,
+  scenario: Scenario | undefined,
+  opts: { name: string; instance: string },
+): ScenarioFile {
+  const { store } = sandbox;
+  const at = sandbox.clock.iso();
+  const from = scenario ? ` (scenario ${scenario.chain.join(' > ') || scenario.name})` : '';
+  const capture: ScenarioFile = {
+    name: opts.name,
+    description: `Bug capture of sandbox ${sandbox.name} on ${opts.instance} at ${at}${from}`,
+  };
+  if (scenario) {
+    const { twoFactor, sessions, revokeRights, tenantOptions, holdTickets, bandwidth, findings } = scenario;
+    Object.assign(capture, {
+      twoFactor,
+      sessions: sessions?.lifetimeSeconds === undefined ? undefined : { lifetimeSeconds: sessions.lifetimeSeconds },
+      revokeRights,
+      tenantOptions,
+      holdTickets,
+      stubs: nonEmpty(scenario.stubs),
+      latency: nonEmpty(scenario.latency),
+      faults: nonEmpty(scenario.faults),
+      bandwidth,
+      forward: nonEmpty(scenario.forward),
+      compare: nonEmpty(scenario.compare),
+      findings: findings && findings.off.length > 0 ? findings : undefined,
+    });
+  }
+  const collections = pinnedCollections(store);
+  capture.pin = {
+    seed: store.meta.seed,
+    refDate: store.meta.refDate,
+    clock: { mode: 'frozen', at },
+    ...(collections ? { collections } : {}),
+  };
+  capture.data = dataChanges(store, recordCollections);
+  // absent, not undefined: the file is what a person would write
+  return JSON.parse(JSON.stringify(capture)) as ScenarioFile;
+}
