@@ -45,6 +45,22 @@ export function adminSandbox(req: FastifyRequest): Sandbox {
 }
 
 /**
+ * Runs an admin write on the sandbox of its key (adminSandbox, made on demand). When the write is refused (it throws),
+ * a sandbox made for it is deleted again: a refused write leaves no sandbox behind. Checks come first in `work`.
+ */
+export function adminWrite<T>(req: FastifyRequest, work: (sandbox: Sandbox) => T): T {
+  const name = checkedName(req);
+  const existed = req.server.sandboxes.find(name) !== undefined;
+  const sandbox = adminSandbox(req);
+  try {
+    return work(sandbox);
+  } catch (err) {
+    if (!existed) req.server.sandboxes.delete(name);
+    throw err;
+  }
+}
+
+/**
  * The sandbox an admin READ is about (adminSandboxName); one that does not exist is a 404 SANDBOX_NOT_FOUND naming
  * it, and nothing is created, so a misspelt name never reads as an empty sandbox. With --peers, give the route
  * `preHandler: ownerFirst` so that the 404 is said only when no peer holds it either.
@@ -85,14 +101,16 @@ export function adminUser(
   req: FastifyRequest,
   { email, userId }: { email?: string | undefined; userId?: string | undefined },
 ) {
-  const sandbox = adminSandbox(req);
   if (!email && !userId)
     throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
-  for (const tenant of sandbox.store.tenants()) {
-    const user = tenant.users.find(
-      (u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()),
-    );
-    if (user) return { sandbox, tenant, user };
-  }
-  throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);
+  // a user that is not there makes no sandbox
+  return adminWrite(req, (sandbox) => {
+    for (const tenant of sandbox.store.tenants()) {
+      const user = tenant.users.find(
+        (u) => (userId && u.id === userId) || (email && u.email.toLowerCase() === email.toLowerCase()),
+      );
+      if (user) return { sandbox, tenant, user };
+    }
+    throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);
+  });
 }

@@ -3,13 +3,38 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ref, Stamp } from './common.js';
 
+/**
+ * The times a sandbox clock may show: 1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z. Before 1970 Unix times
+ * turn negative (token and session stamps); past 9999 ISO 8601 needs an expanded year ("+010000-…"), which no
+ * date-time field of the API (nor the records API, nor a snapshot import) accepts back. Far past that lies JavaScript's
+ * own end of time (±8.64e15 ms), where a Date is invalid and every answer stamped by the clock would fail.
+ */
+export const clockRange = { minMs: 0, maxMs: Date.UTC(9999, 11, 31, 23, 59, 59, 999) } as const;
+export const clockRangeText = '1970-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z';
+/** The largest offset or advance that can keep a clock in range (its width): a schema bound, before the exact check. */
+export const maxClockShiftMs = clockRange.maxMs - clockRange.minMs;
+
+/** A clock as a sandbox's files may hold it (older versions stored any integer offset): checked at start apart. */
+export const StoredClockState = Type.Union([
+  Type.Object({ mode: Type.Literal('real') }),
+  Type.Object({ mode: Type.Literal('frozen'), at: Type.String() }),
+  Type.Object({ mode: Type.Literal('offset'), offsetMs: Type.Number() }),
+]);
+
+/** A sandbox clock: the offset's bound is the range's width; whether the time it shows is in range is checked apart. */
 export const ClockState = Type.Union(
   [
     Type.Object({ mode: Type.Literal('real') }),
     Type.Object({ mode: Type.Literal('frozen'), at: Stamp }),
-    Type.Object({ mode: Type.Literal('offset'), offsetMs: Type.Integer() }),
+    Type.Object({
+      mode: Type.Literal('offset'),
+      offsetMs: Type.Integer({ minimum: -maxClockShiftMs, maximum: maxClockShiftMs }),
+    }),
   ],
-  { $id: 'ClockState' },
+  {
+    $id: 'ClockState',
+    description: `The time it shows stays within ${clockRangeText} (a change past it is a 400, and the clock is kept).`,
+  },
 );
 export type ClockState = Static<typeof ClockState>;
 
