@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { makeDirs } from '../shared/make-dirs.js';
 import type { Data } from '../schemas/tenant-data.js';
 import { Clock, clockProblem } from './clock.js';
 import type { ClockState } from '../schemas/control.js';
@@ -196,7 +197,7 @@ export class SandboxRegistry {
   private readonly options: SandboxRegistryOptions;
   constructor(options: SandboxRegistryOptions) {
     this.options = options;
-    if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+    if (options.dataDir) makeDirs(options.dataDir);
   }
 
   get limit(): number {
