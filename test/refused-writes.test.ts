@@ -36,7 +36,7 @@ const unknownId = '00000000-0000-4000-8000-00000000dead';
 const noRefusedInput: Record<string, string> = {};
 
 /** The refused inputs of each write route other than the records API's (generated below), for sandbox `sb`. */
-function attemptsFor(route: Route, sb: string, ids: Record<string, string>): Attempt[] | undefined {
+function attemptsFor(route: Route, sb: string, ids: Record<string, string>, exported: object): Attempt[] | undefined {
   const q = `sandbox=${sb}`;
   const key = `${route.method} ${route.url}`;
   switch (key) {
@@ -95,6 +95,17 @@ function attemptsFor(route: Route, sb: string, ids: Record<string, string>): Att
           body: { format: 'portal-mock-state', version: 1, data: {}, clock: { mode: 'offset', offsetMs: -1e14 } },
         },
         { why: 'another format', path: `/__admin/state?${q}`, body: { format: 'other', version: 1, data: {} } },
+        // valid data, checked whole: the unknown scenario is found after it, and still nothing is replaced
+        {
+          why: 'an unknown scenario',
+          path: `/__admin/state?${q}`,
+          body: { ...exported, scenario: 'no-such-scenario' },
+        },
+        {
+          why: 'a clock before 1970 with valid data',
+          path: `/__admin/state?${q}`,
+          body: { ...exported, clock: { mode: 'frozen', at: '1969-12-31T23:59:59Z' } },
+        },
       ];
     case 'PUT /__admin/clock':
       return [
@@ -284,7 +295,7 @@ t.test('every control-plane write refuses bad input with a 4xx and leaves the st
   for (const route of writes) {
     const key = `${route.method} ${route.url}`;
     const attempts = [
-      ...['probe', 'ghost'].flatMap((sb) => attemptsFor(route, sb, ids) ?? []),
+      ...['probe', 'ghost'].flatMap((sb) => attemptsFor(route, sb, ids, exported) ?? []),
       ...(route.sandboxQuery
         ? [{ why: 'an invalid sandbox name', path: `${concrete(route.url)}?sandbox=bad%20name`, body: {} }]
         : []),
