@@ -18,6 +18,7 @@ import {
   SandboxInfo,
   Snapshot,
   clockRangeText,
+  maxAheadSeconds,
   maxClockShiftMs,
 } from '../schemas/control.js';
 import { clockProblem, nextClockState } from '../store/clock.js';
@@ -772,7 +773,9 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           email: Type.Optional(Type.String()),
           userId: Type.Optional(Type.String()),
           singleUse: Type.Optional(Type.Boolean({ default: true })),
-          ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+          ttlSeconds: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: maxAheadSeconds, description: 'at most 100 years' }),
+          ),
           sandbox: Type.Optional(Type.String()),
         }),
         response: { 200: BindLink, ...errors(400, 401, 404) },

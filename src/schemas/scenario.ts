@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Right } from './common.js';
-import { FaultKind } from './control.js';
+import { FaultKind, maxAheadSeconds } from './control.js';
 import { TenantData } from './tenant-data.js';
 
 const OperationIds = Type.Array(Type.String({ minLength: 1 }), {
@@ -205,7 +205,7 @@ export const ScenarioFile = Type.Object(
               description: 'sessions that exist when the scenario is applied answer 401; a new /mobile/auth works',
             }),
           ),
-          lifetimeSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+          lifetimeSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAheadSeconds })), // 100 years: see clockRange
         },
         { additionalProperties: false },
       ),
