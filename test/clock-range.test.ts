@@ -2,7 +2,7 @@
 // the field, checked before anything is stored, so the clock, the sandbox and everything that reads the clock stay as
 // they were; a clock an older version kept out of range in a sandbox's files is repaired at start with one warning.
 import t from 'tap';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accounts, build } from './helper.js';
@@ -133,4 +133,17 @@ t.test('--data: a clock out of range in a sandbox log is set back to the start c
   t.same((await call(third.base, 'GET', '/__admin/clock?sandbox=poisoned')).body, clock.body);
   const h = await httpSignIn(third.base, accounts.admin.email, 'after-repair', 'poisoned');
   t.equal((await fetch(`${third.base}/notifications/pushes`, { headers: h })).status, 200);
+});
+
+t.test('--now and a --state clock outside the range stop the start, naming them', async (t) => {
+  for (const now of ['1969-12-31T23:59:59Z', '9900-01-01T00:00:00Z', '2026-12-31T23:59:60Z']) {
+    await t.rejects(build(t, { users: 10, now }), /--now expects (an instant within 1970|an ISO 8601)/, `--now ${now}`);
+  }
+  const app = await build(t, { users: 10 });
+  const exported = (await app.inject({ url: '/__admin/state' })).json();
+  const dir = mkdtempSync(join(tmpdir(), 'pm-state-clock-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'state.json');
+  writeFileSync(file, JSON.stringify({ ...exported, clock: { mode: 'frozen', at: '1969-12-31T23:59:59.000Z' } }));
+  await t.rejects(build(t, { users: 10, state: file }), /--state .*state\.json: its clock cannot be kept/);
 });
