@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import './schemas/check.js'; // registers the string formats TypeBox checks
+import { clockRange, clockRangeText } from './schemas/control.js';
 
 const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
 
@@ -491,5 +492,9 @@ export function resolveOptions(partial: Partial<Options> | Record<string, unknow
   }
   if ((withDefaults.tlsCert === null) !== (withDefaults.tlsKey === null))
     throw new UsageError('--tls-cert and --tls-key go together');
+  const now = withDefaults.now === null ? null : Date.parse(String(withDefaults.now));
+  // the frozen start clock must be one the clock route could set (src/schemas/control.ts says why the range)
+  if (now !== null && !(now >= clockRange.minMs && now <= clockRange.maxMs))
+    throw new UsageError(`--now expects an instant within ${clockRangeText}, got ${shown(withDefaults.now)}`);
   return withDefaults as Options;
 }

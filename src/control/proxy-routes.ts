@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { errors, Nullable } from '../schemas/common.js';
 import { fail } from '../errors.js';
-import { adminSandbox, existingSandbox, ownerFirst, SandboxQuery } from './sandbox.js';
+import { adminSandbox, adminWrite, existingSandbox, ownerFirst, SandboxQuery } from './sandbox.js';
 import { Recorder } from '../proxy/recorder.js';
 import { Comparison, compareAnswers } from '../proxy/compare.js';
 import { upstreamName, userInfoProblem } from '../proxy/upstream.js';
@@ -160,7 +160,15 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
       const dir = req.body.dir ?? app.proxy.defaultRecordDir;
       if (!dir) throw fail.badRequest('give dir (or start the mock with --record DIR)');
-      app.proxy.setRecorder(new Recorder(dir, req.body.name));
+      let recorder: Recorder;
+      try {
+        recorder = new Recorder(dir, req.body.name);
+      } catch (err) {
+        // a directory the mock cannot make or write: the recording going on (if any) goes on
+        const why = `cannot write a scenario file in ${dir.slice(0, 200)}: ${(err as Error).message.slice(0, 200)}`;
+        throw fail.badRequest(why, [{ field: req.body.dir === undefined ? '--record' : 'body.dir', message: why }]);
+      }
+      app.proxy.setRecorder(recorder);
       return recordingInfo(app);
     },
   );
@@ -246,9 +254,12 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      const sandbox = adminSandbox(req);
-      const { url: base } = app.proxy.upstreamFor(sandbox);
-      if (!base) throw fail.badRequest(`sandbox ${sandbox.name} has no upstream (--proxy or PUT /__admin/proxy)`);
+      // a sandbox without an upstream is refused before anything is sent, and a new one is not kept
+      const { sandbox, base } = adminWrite(req, (sandbox) => {
+        const { url } = app.proxy.upstreamFor(sandbox);
+        if (!url) throw fail.badRequest(`sandbox ${sandbox.name} has no upstream (--proxy or PUT /__admin/proxy)`);
+        return { sandbox, base: url };
+      });
       const method = req.body.method.toUpperCase();
       const payload = req.body.body === undefined ? undefined : JSON.stringify(req.body.body);
       const headers: Record<string, string> = {

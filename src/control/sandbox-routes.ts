@@ -17,7 +17,11 @@ import {
   ScenarioSummary,
   SandboxInfo,
   Snapshot,
+  clockRangeText,
+  maxAheadSeconds,
+  maxClockShiftMs,
 } from '../schemas/control.js';
+import { clockProblem, nextClockState } from '../store/clock.js';
 import { newSecret, newUuid } from '../store/ids.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { activateScenario, checkActivation, expireSessions } from '../scenarios/activate.js';
@@ -25,6 +29,7 @@ import { ScenarioError } from '../scenarios/registry.js';
 import {
   adminSandbox,
   adminSandboxName,
+  adminWrite,
   adminUser,
   existingSandbox,
   ownerFirst,
@@ -538,7 +543,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       bodyLimit: 256 * 1024 * 1024,
     },
     async (req) => {
-      const sandbox = adminSandbox(req);
       let data;
       try {
         data = checkOrThrow(Data, req.body.data, 'snapshot data');
@@ -554,6 +558,13 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `invalid snapshot: unknown scenario "${req.body.scenario}"; known: ${app.scenarios.names().join(', ')}`,
         );
       }
+      const clockRefused = req.body.clock ? clockProblem(req.body.clock) : null;
+      if (clockRefused)
+        throw fail.unprocessable(`invalid snapshot: clock: ${clockRefused}`, [
+          { field: 'body.clock', message: clockRefused },
+        ]);
+      // everything checked: only now is the sandbox made (when new) and changed
+      const sandbox = adminSandbox(req);
       app.sandboxes.replaceData(sandbox, data); // parsed for this request alone: no copy needed
       if (req.body.scenario !== undefined) sandbox.scenario = req.body.scenario;
       if (req.body.clock) sandbox.clock.state = req.body.clock;
@@ -705,12 +716,14 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Freeze, shift, advance or release the sandbox clock',
         description:
           'One of: {"freeze": ISO} stops time at an instant; {"offsetMs": N} runs real time shifted by N ms; ' +
-          '{"advanceMs": N} moves the clock forward keeping its mode; {"mode": "real"} releases it.',
+          '{"advanceMs": N} moves the clock forward keeping its mode; {"mode": "real"} releases it. The time the ' +
+          `clock shows must stay within ${clockRangeText}: a change past it is a 400 naming the field, and the ` +
+          'clock (and a sandbox the call would have made) stays as it was.',
         querystring: SandboxQuery,
         body: Type.Object({
           freeze: Type.Optional(Type.String({ format: 'date-time' })),
-          offsetMs: Type.Optional(Type.Integer()),
-          advanceMs: Type.Optional(Type.Integer()),
+          offsetMs: Type.Optional(Type.Integer({ minimum: -maxClockShiftMs, maximum: maxClockShiftMs })),
+          advanceMs: Type.Optional(Type.Integer({ minimum: -maxClockShiftMs, maximum: maxClockShiftMs })),
           mode: Type.Optional(Type.Literal('real')),
           sandbox: Type.Optional(Type.String()),
         }),
@@ -718,26 +731,22 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      const sandbox = adminSandbox(req);
       const b = req.body;
       const given = [b.freeze, b.offsetMs, b.advanceMs, b.mode].filter((v) => v !== undefined).length;
       if (given !== 1)
         throw fail.validation('give exactly one of freeze, offsetMs, advanceMs, mode', [
           { field: 'body', message: 'exactly one of freeze, offsetMs, advanceMs, mode' },
         ]);
-      const clock = sandbox.clock;
-      if (b.freeze !== undefined) clock.state = { mode: 'frozen', at: new Date(b.freeze).toISOString() };
-      else if (b.offsetMs !== undefined) clock.state = { mode: 'offset', offsetMs: b.offsetMs };
-      else if (b.mode === 'real') clock.state = { mode: 'real' };
-      else if (b.advanceMs !== undefined) {
-        const s = clock.state;
-        clock.state =
-          s.mode === 'frozen'
-            ? { mode: 'frozen', at: new Date(Date.parse(s.at) + b.advanceMs).toISOString() }
-            : { mode: 'offset', offsetMs: (s.mode === 'offset' ? s.offsetMs : 0) + b.advanceMs };
-      }
-      sandbox.keep(); // a changed clock is written as it is set; an unchanged one still makes the sandbox exist
-      return { now: clock.iso(), state: clock.state };
+      return adminWrite(req, (sandbox) => {
+        const next = nextClockState(sandbox.clock.state, b);
+        if ('problem' in next)
+          throw fail.validation(`${next.field}: ${next.problem}; the clock is unchanged`, [
+            { field: `body.${next.field}`, message: next.problem },
+          ]);
+        sandbox.clock.state = next.state;
+        sandbox.keep(); // a changed clock is written as it is set; an unchanged one still makes the sandbox exist
+        return { now: sandbox.clock.iso(), state: sandbox.clock.state };
+      });
     },
   );
 
@@ -779,7 +788,9 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           email: Type.Optional(Type.String()),
           userId: Type.Optional(Type.String()),
           singleUse: Type.Optional(Type.Boolean({ default: true })),
-          ttlSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+          ttlSeconds: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: maxAheadSeconds, description: 'at most 100 years' }),
+          ),
           sandbox: Type.Optional(Type.String()),
         }),
         response: { 200: BindLink, ...errors(400, 401, 404) },

@@ -46,6 +46,22 @@ export function adminSandbox(req: FastifyRequest): Sandbox {
 }
 
 /**
+ * Runs an admin write on the sandbox of its key (adminSandbox, made on demand). When the write is refused (it throws),
+ * a sandbox made for it is deleted again: a refused write leaves no sandbox behind. Checks come first in `work`.
+ */
+export function adminWrite<T>(req: FastifyRequest, work: (sandbox: Sandbox) => T): T {
+  const name = checkedName(req);
+  const existed = req.server.sandboxes.find(name) !== undefined;
+  const sandbox = adminSandbox(req);
+  try {
+    return work(sandbox);
+  } catch (err) {
+    if (!existed) req.server.sandboxes.delete(name);
+    throw err;
+  }
+}
+
+/**
  * The sandbox an admin READ is about (adminSandboxName); one that does not exist is a 404 SANDBOX_NOT_FOUND naming
  * it, and nothing is created, so a misspelt name never reads as an empty sandbox. With --peers, the 404 is said only
  * when no peer holds it either (ownerFirst ran first).
@@ -91,28 +107,30 @@ export function adminUser(
 ) {
   if (!email && !userId)
     throw fail.validation('give email or userId', [{ field: 'body.email', message: 'email or userId is required' }]);
-  const sandbox = adminSandbox(req);
-  const find = (matches: (u: { id: string; email: string }) => boolean) => {
-    for (const tenant of sandbox.store.tenants()) {
-      const user = tenant.users.find(matches);
-      if (user) return { sandbox, tenant, user };
+  // a user that is not there, or two that do not agree, make no sandbox
+  return adminWrite(req, (sandbox) => {
+    const find = (matches: (u: { id: string; email: string }) => boolean) => {
+      for (const tenant of sandbox.store.tenants()) {
+        const user = tenant.users.find(matches);
+        if (user) return { sandbox, tenant, user };
+      }
+      return undefined;
+    };
+    const byId = userId ? find((u) => u.id === userId) : undefined;
+    const byEmail = email ? find((u) => u.email.toLowerCase() === email.toLowerCase()) : undefined;
+    // both given: they must name one user, else which one was meant is a guess (one of them was acted on silently)
+    if (email && userId && byId?.user !== byEmail?.user) {
+      const who = (found: typeof byId) => (found ? `user ${found.user.id} (${found.user.email})` : 'no user');
+      const message =
+        `email "${email.slice(0, 200)}" names ${who(byEmail)} and userId "${userId.slice(0, 200)}" names ` +
+        `${who(byId)}: give one of them, or both of the same user`;
+      throw fail.validation(message, [
+        { field: 'body.email', message: `names ${who(byEmail)}` },
+        { field: 'body.userId', message: `names ${who(byId)}` },
+      ]);
     }
-    return undefined;
-  };
-  const byId = userId ? find((u) => u.id === userId) : undefined;
-  const byEmail = email ? find((u) => u.email.toLowerCase() === email.toLowerCase()) : undefined;
-  // both given: they must name one user, else which one was meant is a guess (one of them was acted on silently)
-  if (email && userId && byId?.user !== byEmail?.user) {
-    const who = (found: typeof byId) => (found ? `user ${found.user.id} (${found.user.email})` : 'no user');
-    const message =
-      `email "${email.slice(0, 200)}" names ${who(byEmail)} and userId "${userId.slice(0, 200)}" names ` +
-      `${who(byId)}: give one of them, or both of the same user`;
-    throw fail.validation(message, [
-      { field: 'body.email', message: `names ${who(byEmail)}` },
-      { field: 'body.userId', message: `names ${who(byId)}` },
-    ]);
-  }
-  const found = byId ?? byEmail;
-  if (found) return found;
-  throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);
+    const found = byId ?? byEmail;
+    if (found) return found;
+    throw fail.notFound(`no user ${email ?? userId} in sandbox ${sandbox.name}`);
+  });
 }

@@ -1,5 +1,6 @@
 // Writes forwarded exchanges as stubs of a scenario file (recorded-<name>.json), loadable with --scenarios DIR.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { makeDirs } from '../shared/make-dirs.js';
 import { join } from 'node:path';
 import type { Stub } from '../schemas/scenario.js';
 import { recordedHeaderAllowList, redactRecorded, redactText } from './redact.js';
@@ -49,7 +50,7 @@ export class Recorder {
   constructor(dir: string, name: string = recordingName(), options: { resume?: boolean } = {}) {
     this.dir = dir;
     this.name = name;
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     if (options.resume && existsSync(this.file)) this.readStubs();
     this.write();
   }

@@ -7,6 +7,7 @@ import { findingCodes } from '../schemas/control.js';
 import { defaultRegexLimits, matcherProblem } from '../shared/matchers.js';
 import { ApiError, fail } from '../errors.js';
 import { writeAtomic } from '../shared/write-atomic.js';
+import { stubAnswersProblem } from './stub-answer.js';
 
 export const bundledScenariosDir = join(packageRoot, 'scenarios');
 
@@ -165,7 +166,10 @@ function bodyMatcherProblem(s: ScenarioFile, jsonBodies: ReadonlySet<string> | n
 /** What every definition is checked for beyond its schema, wherever it comes from (a file, the admin API). */
 function checkDefinition(scenario: ScenarioFile, where: string, known: KnownOperations): void {
   const { operationIds } = known;
-  const problem = stubMatcherProblem(scenario, known.regexMaxProgram) ?? bodyMatcherProblem(scenario, known.jsonBodies);
+  const problem =
+    stubMatcherProblem(scenario, known.regexMaxProgram) ??
+    stubAnswersProblem(scenario) ??
+    bodyMatcherProblem(scenario, known.jsonBodies);
   if (problem) throw new ScenarioError(`${where}: ${problem}`);
   for (const op of namedOperations(scenario)) {
     if (!operationIds.has(op.id)) throw new ScenarioError(`${where}: at ${op.path}: unknown operationId "${op.id}"`);

@@ -3,13 +3,41 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, ref, Stamp } from './common.js';
 
+/**
+ * The times a sandbox clock may show: 1970-01-01T00:00:00.000Z to 9899-12-31T23:59:59.999Z. Before 1970 Unix times
+ * turn negative (token and session stamps). A date-time field takes four-digit years only (past 9999 ISO 8601 needs
+ * an expanded year, "+010000-…", which neither the records API nor a snapshot import takes back), and the mock dates
+ * things ahead of its clock (session expiries, bind links: up to `maxAheadSeconds`), so the last century is left for
+ * them. Far past that lies JavaScript's own end of time (±8.64e15 ms), where every answer stamped by the clock failed.
+ */
+export const clockRange = { minMs: 0, maxMs: Date.UTC(9899, 11, 31, 23, 59, 59, 999) } as const;
+export const clockRangeText = '1970-01-01T00:00:00.000Z to 9899-12-31T23:59:59.999Z';
+/** The longest a stamp the mock derives may lie ahead of the clock (a session's lifetime, a bind link's ttl): 100 years. */
+export const maxAheadSeconds = 100 * 365.25 * 24 * 3600;
+/** The largest offset or advance that can keep a clock in range (its width): a schema bound, before the exact check. */
+export const maxClockShiftMs = clockRange.maxMs - clockRange.minMs;
+
+/** A clock as a sandbox's files may hold it (older versions stored any integer offset): checked at start apart. */
+export const StoredClockState = Type.Union([
+  Type.Object({ mode: Type.Literal('real') }),
+  Type.Object({ mode: Type.Literal('frozen'), at: Type.String() }),
+  Type.Object({ mode: Type.Literal('offset'), offsetMs: Type.Number() }),
+]);
+
+/** A sandbox clock: the offset's bound is the range's width; whether the time it shows is in range is checked apart. */
 export const ClockState = Type.Union(
   [
     Type.Object({ mode: Type.Literal('real') }),
     Type.Object({ mode: Type.Literal('frozen'), at: Stamp }),
-    Type.Object({ mode: Type.Literal('offset'), offsetMs: Type.Integer() }),
+    Type.Object({
+      mode: Type.Literal('offset'),
+      offsetMs: Type.Integer({ minimum: -maxClockShiftMs, maximum: maxClockShiftMs }),
+    }),
   ],
-  { $id: 'ClockState' },
+  {
+    $id: 'ClockState',
+    description: `The time it shows stays within ${clockRangeText} (a change past it is a 400, and the clock is kept).`,
+  },
 );
 export type ClockState = Static<typeof ClockState>;
 

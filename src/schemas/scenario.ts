@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Right } from './common.js';
-import { FaultKind } from './control.js';
+import { FaultKind, maxAheadSeconds } from './control.js';
 import { TenantData } from './tenant-data.js';
 
 const OperationIds = Type.Array(Type.String({ minLength: 1 }), {
@@ -98,9 +98,20 @@ export const Stub = Type.Object(
       Type.Array(Type.String({ minLength: 1 }), { description: 'with "*": operations left alone' }),
     ),
     match: Type.Optional(StubMatch),
-    status: Type.Integer({ minimum: 100, maximum: 599 }),
-    body: Type.Optional(Type.Unknown()),
-    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    status: Type.Integer({
+      minimum: 200,
+      maximum: 599,
+      description: 'a final status: a 1xx is an interim answer, not one a stub can give',
+    }),
+    body: Type.Optional(Type.Unknown({ description: 'none with 204, 205 or 304' })),
+    headers: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          'names and values as HTTP allows them (a value: tab, printable ASCII, bytes 0x80-0xFF); not the framing ' +
+          'and hop-by-hop headers content-length, transfer-encoding, content-encoding, connection, keep-alive, ' +
+          'proxy-connection, upgrade, te, trailer',
+      }),
+    ),
     times: Type.Optional(Type.Integer({ minimum: 1, description: 'answer this many times, then let the mock answer' })),
     probability: Type.Optional(
       Type.Number({ minimum: 0, maximum: 1, description: 'chance of answering with the stub' }),
@@ -203,7 +214,7 @@ export const ScenarioFile = Type.Object(
               description: 'sessions that exist when the scenario is applied answer 401; a new /mobile/auth works',
             }),
           ),
-          lifetimeSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+          lifetimeSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: maxAheadSeconds })), // 100 years: see clockRange
         },
         { additionalProperties: false },
       ),

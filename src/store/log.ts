@@ -16,7 +16,7 @@ import { Low, LowSync } from 'lowdb';
 import { JSONFile, JSONFileSync } from 'lowdb/node';
 import { Data, TenantData } from '../schemas/tenant-data.js';
 import { checkOrThrow } from '../schemas/check.js';
-import { ClockState } from '../schemas/control.js';
+import { StoredClockState } from '../schemas/control.js';
 import { Nullable } from '../schemas/common.js';
 import { collectionNames, isCollectionName, SandboxStore, type EncodedState, type Op } from './store.js';
 import { writeAtomic } from '../shared/write-atomic.js';
@@ -29,7 +29,8 @@ import type { BaseWorld, WorldStamp, Worlds } from './world.js';
  */
 export const SandboxSettings = Type.Object({
   scenario: Type.Optional(Type.String({ minLength: 1 })),
-  clock: Type.Optional(ClockState),
+  // as stored: a clock an older version kept out of range is repaired at start (SandboxRegistry.loadPersisted)
+  clock: Type.Optional(StoredClockState),
   upstream: Type.Optional(Nullable(Type.String())),
 });
 export type SandboxSettings = Static<typeof SandboxSettings>;

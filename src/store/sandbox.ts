@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { makeDirs } from '../shared/make-dirs.js';
 import type { Data } from '../schemas/tenant-data.js';
-import { Clock } from './clock.js';
+import { Clock, clockProblem } from './clock.js';
 import type { ClockState } from '../schemas/control.js';
 import { newOutbox } from './outbox.js';
 import { Journal } from './journal.js';
@@ -159,6 +160,11 @@ export class Sandbox {
     this.settingsChanged = true;
     this.commit();
   }
+  /** Writes its settings as they are now in a log line (a repair made at start). */
+  rewriteSettings(): void {
+    this.settingsChanged = true;
+    this.commit();
+  }
   private noteSettings(): void {
     if (!this.log) return;
     this.settingsChanged = true;
@@ -206,7 +212,7 @@ export class SandboxRegistry {
   private readonly options: SandboxRegistryOptions;
   constructor(options: SandboxRegistryOptions) {
     this.options = options;
-    if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+    if (options.dataDir) makeDirs(options.dataDir);
   }
 
   get limit(): number {
@@ -225,7 +231,18 @@ export class SandboxRegistry {
     for (const name of names) {
       const found = loadSandbox(dir, name, this.options.worlds, this.options.warn ?? (() => {}));
       if (!found) continue;
-      this.install(name, found.store, found.log, found.settings);
+      const { clock, ...rest } = found.settings;
+      const problem = clock ? clockProblem(clock) : null;
+      // a clock no call could set now (older versions stored one they answered 500 to, never acknowledged): the
+      // sandbox goes back to the start flags' clock, written at once so that the next start says nothing
+      const sandbox = this.install(name, found.store, found.log, problem ? rest : found.settings);
+      if (problem) {
+        this.options.warn?.(
+          `${found.log.logFile}: sandbox ${name} had a clock the mock cannot show (${problem}); ` +
+            'set back to the start clock (--now, else real time)',
+        );
+        sandbox.rewriteSettings();
+      }
       loaded.push(name);
     }
     return loaded;

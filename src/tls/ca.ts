@@ -1,6 +1,6 @@
 // A local certificate authority for HTTPS on phones: created once (RSA 2048) in a directory outside the repo and
 // reused, so a phone trusts it once; the server's leaf certificate is issued at each start for this machine's names.
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync } from 'node:fs';
 import { hostname, homedir } from 'node:os';
 import { join } from 'node:path';
 import { isIP } from 'node:net';
@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type Forge from 'node-forge';
 import { lanAddresses } from '../shared/lan.js';
 import { writeAtomic } from '../shared/write-atomic.js';
+import { makeDirs } from '../shared/make-dirs.js';
 
 // node-forge is loaded only when TLS is asked for: importing it costs ~30 ms of every start-up.
 const forgeLib = (): typeof Forge => createRequire(import.meta.url)('node-forge') as typeof Forge;
@@ -37,7 +38,7 @@ export function ensureCa(dir: string): LocalCa {
   if (existsSync(certPath) && existsSync(keyPath)) {
     return { dir, cert: readFileSync(certPath, 'utf8'), key: readFileSync(keyPath, 'utf8'), created: false };
   }
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir, 0o700);
   const forge = forgeLib();
   const { keys, cert } = newCertificate(forge, 10 * 365 * dayMs);
   const attrs = [
