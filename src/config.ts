@@ -43,6 +43,7 @@ export const Options = Type.Object({
   proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
+  maxHeapPercent: Type.Integer({ minimum: 1, maximum: 100, default: 85 }),
   sandboxUploadMb: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 64 }),
   regexMaxProgram: Type.Integer({ minimum: 10, maximum: 100_000, default: 300 }),
   regexMaxText: Type.Integer({ minimum: 1024, maximum: 16_777_216, default: 65_536 }),
@@ -276,6 +277,15 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_MAX_SANDBOXES',
     kind: 'int',
     help: 'most sandboxes at once; a request that would create one more gets 429 (default 10000)',
+  },
+  {
+    key: 'maxHeapPercent',
+    flag: 'max-heap-percent',
+    env: 'PORTAL_MOCK_MAX_HEAP_PERCENT',
+    kind: 'int',
+    help:
+      "share of the JavaScript heap's limit past which a new sandbox (429), records made through the records API " +
+      '(422) and uploads (413) are refused; 100: never (default 85)',
   },
   {
     key: 'sandboxUploadMb',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { heapPastLimit } from '../shared/heap.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Sandbox } from '../store/sandbox.js';
@@ -163,6 +164,8 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
         preHandler: ownerFirst,
       },
       async (req, reply) => {
+        const full = heapPastLimit(app.config.maxHeapPercent);
+        if (full) throw fail.unprocessable(`no records are made: ${full}`);
         const created = await writeIn(req, (sandbox) => {
           // made in slices that let other requests through, then written at once; a refused record leaves no
           // trace, not even a minted id: the same calls give the same ids

@@ -1,4 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { heapPastLimit } from '../shared/heap.js';
+import { fail } from '../errors.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, Page, ref, Uuid } from '../schemas/common.js';
 import {
@@ -47,6 +49,8 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const full = heapPastLimit(app.config.maxHeapPercent);
+      if (full) throw fail.payloadTooLarge(`the upload is not kept: ${full}`);
       const limit = app.config.sandboxUploadMb * 1024 * 1024;
       return uploadBytes(domainContext(req), req.params.id, req.query, bytes, req.headers['content-type'], limit);
     },
