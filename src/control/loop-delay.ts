@@ -1,6 +1,6 @@
 import { type IntervalHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
 
-/** The event loop's delay since the previous read: what GET /__admin/health?loop=1 answers. */
+/** The event loop's delay since the previous read: what GET /__admin/health?loop=true answers. */
 export type LoopDelay = { maxMs: number; p99Ms: number; meanMs: number; samples: number; sinceMs: number };
 
 /** Samples every 10 ms: a stall shows as one sample of about its length. */

@@ -168,7 +168,7 @@ const HealthQuery = Type.Object({
   ...SandboxQuery.properties,
   loop: Type.Optional(
     Type.Boolean({
-      description: 'add eventLoop: the delay since the previous ?loop=1 read (the first read starts the sampling)',
+      description: 'add eventLoop: the delay since the previous ?loop=true read (the first read starts the sampling)',
     }),
   ),
 });
@@ -184,7 +184,7 @@ const adminStatusRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt:
         summary: 'Liveness and what is running',
         description:
           'Liveness for scripts and container health checks: version, scenario and seed of the sandbox, uptime, ' +
-          'sandbox count, memory and the kept answers; with ?loop=1 the event-loop delay since the previous such read.',
+          'sandbox count, memory and the kept answers; with ?loop=true the event-loop delay since the previous such read.',
         querystring: HealthQuery,
         response: {
           200: Health,

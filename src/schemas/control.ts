@@ -377,7 +377,7 @@ export const Health = Type.Object({
         samples: Type.Integer({ description: 'delays sampled (one each 10 ms of a free loop)' }),
         sinceMs: Type.Integer({ description: 'since the previous read; 0 on the first, which starts the sampling' }),
       },
-      { description: 'with ?loop=1 only: the event-loop delay since the previous ?loop=1 read' },
+      { description: 'with ?loop=true only: the event-loop delay since the previous ?loop=true read' },
     ),
   ),
 });
