@@ -32,7 +32,8 @@ const windowSandboxes = flag('sandboxes', quick ? 100 : 1000);
 const windowsPerSandbox = flag('windows', 50);
 const windowsLimitS = flag('windows-limit-s', quick ? 60 : 1800);
 
-const log = (...m) => process.stderr.write(`${m.join(' ')}\n`);
+const began = performance.now();
+const log = (...m) => process.stderr.write(`[${round((performance.now() - began) / 1000)} s] ${m.join(' ')}\n`);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
 const quantile = (xs, q) => {
@@ -63,6 +64,7 @@ async function startMock(extra = []) {
   const mock = { port, proc, pid: proc.pid, exit: null, stderr: () => stderr };
   proc.once('exit', (code, signal) => {
     mock.exit = { code, signal };
+    if (!mock.stopping) log(`  the mock exited: ${code ?? signal} ${stderr.split('\n').slice(-4).join(' ')}`);
   });
   for (;;) {
     if (mock.exit) throw new Error(`the mock exited before answering: ${stderr}`);
@@ -73,6 +75,7 @@ async function startMock(extra = []) {
 }
 
 function stop(mock) {
+  mock.stopping = true;
   return new Promise((resolve) => {
     if (mock.exit) return resolve();
     const timer = setTimeout(() => mock.proc.kill('SIGKILL'), 3000);
@@ -85,8 +88,15 @@ function stop(mock) {
 }
 
 /** `promise`, or `fallback` once `ms` have passed (the request is left to the socket). */
-const within = (promise, ms, fallback = null) =>
-  Promise.race([promise.catch((err) => ({ error: String(err.message ?? err) })), sleep(ms).then(() => fallback)]);
+function within(promise, ms, fallback = null) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(fallback), ms);
+  });
+  const settled = promise.catch((err) => ({ error: String(err.message ?? err) }));
+  // the timer cleared once the promise settles: a pending one would keep this script alive until it fired
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
+}
 
 /** The server's event-loop delay since its previous ?loop=true read (null when it does not answer within `ms`). */
 async function loopDelay(mock, ms = 5000) {
@@ -185,9 +195,11 @@ async function pool(jobs, concurrency, deadline) {
 async function measure(name, { flags = [], setup = async () => ({}), work, limitMs }) {
   log(`abuse: ${name}`);
   const mock = await startMock(flags);
+  log('  started');
   const row = { name };
   try {
     const ctx = await setup(mock);
+    log('  set up');
     await loopDelay(mock); // starts the sampling, or starts a new period
     const p = probe(mock);
     const t0 = performance.now();
@@ -229,6 +241,7 @@ const windows = () =>
       const jobs = [];
       for (let s = 0; s < windowSandboxes; s++) {
         jobs.push(async () => {
+          if (s % 100 === 0) log(`  sandbox ${s}: RSS ${rssMB(mock.pid).rssMB} MB`);
           const headers = await session(mock.port, `win-${s}`, agent);
           for (let w = 0; w < windowsPerSandbox && performance.now() < deadline; w++) {
             const res = await call(mock.port, 'GET', calendarPath(w, 30), headers, undefined, agent);

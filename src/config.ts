@@ -23,7 +23,7 @@ export const Options = Type.Object({
   users: Type.Integer({ minimum: 10, maximum: 1_000_000, default: 200 }),
   adminToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   journalLimit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
-  answerCacheMb: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 64 }),
+  answerCacheMb: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 32 }),
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   fixtures: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   https: Type.Boolean({
@@ -189,7 +189,7 @@ const flags: Flag[] = [
     kind: 'int',
     help:
       'MB of kept answers (calendar, dashboard, tickets, tenant info) for the whole server, least recently used ' +
-      'dropped first (default 64; 0 keeps none)',
+      'dropped first (default 32; 0 keeps none)',
   },
   {
     key: 'bodyLimit',
