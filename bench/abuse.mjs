@@ -2,7 +2,8 @@
 // [--limit-s=S] [--json]` after `npm run build`; `npm run bench` runs it last and puts its table in the report.
 // Each abuser gets a fresh built mock (bin/portal-mock.js, as a user starts it) and runs while a probe asks
 // GET /__admin/health every 50 ms over its own connection; around it the server's own event-loop delay is read
-// (GET /__admin/health?loop=true, perf_hooks.monitorEventLoopDelay: the longest stall), and its RSS from /proc.
+// (GET /__admin/health?loop=true, a 10 ms sampling timer as perf_hooks.monitorEventLoopDelay: the longest stall),
+// and its RSS from /proc.
 // Every abuser is time-bounded: past its limit the script stops waiting, reports "> N s", and kills that server (a
 // request still blocking its event loop would never let it answer), so the section ends whatever the build does.
 // Targets (issue 45, a quiet 2-core machine): RSS <= 600 MB after 1,000 sandboxes x 50 calendar windows; no
@@ -389,7 +390,7 @@ export function abuseMarkdown(rows, meta) {
   const lines = [
     `Abuse (bench/abuse.mjs${meta.quick ? ', --quick' : ''}; load average ${meta.loadavg} at the start): each abuser on a fresh mock, ` +
       "a probe asking GET /__admin/health every 50 ms meanwhile; the longest stall is the server's own " +
-      '(GET /__admin/health?loop=true, monitorEventLoopDelay, 10 ms resolution). An abuser that ran past its limit is ' +
+      '(GET /__admin/health?loop=true: a 10 ms sampling timer, as monitorEventLoopDelay). An abuser that ran past its limit is ' +
       'reported "> N s" and its server killed. Targets: RSS ≤ 600 MB after 1,000 sandboxes × 50 windows; no ' +
       'out-of-memory under cache-busting; longest stall ≤ 100 ms; health p99 ≤ 50 ms.',
     '',

@@ -12,12 +12,12 @@ t.test('health?loop=true reports the longest stall since the previous read', asy
   const read = async (query = '?loop=true') => (await (await fetch(`${base}/__admin/health${query}`)).json()) as any;
 
   t.equal((await read('')).eventLoop, undefined, 'plain health stays as cheap as it was: no eventLoop');
-  await read(); // starts the sampling (or a new period, if another test of this process started it)
+  await read(); // starts the sampling (a new period when it runs already)
   const until = Date.now() + 200;
   while (Date.now() < until); // a 200 ms stall
-  await wait(50); // the sampling timer, overdue during the stall, records it first
+  await wait(50); // the sampling tick, overdue during the stall and due before this timer, has measured it
   const stalled = (await read()).eventLoop;
-  t.ok(stalled.maxMs >= 190, `the stall is seen: ${stalled.maxMs} ms`);
+  t.ok(stalled.maxMs >= 180, `the stall is seen: ${stalled.maxMs} ms`);
   t.ok(stalled.samples > 0);
   t.equal((await fetch(`${base}/__admin/health?loop=maybe`)).status, 400, 'a bad value is a 400');
 });

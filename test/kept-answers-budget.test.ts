@@ -52,7 +52,10 @@ function windowPath(day: number, extra = ''): string {
   return `/calendar?start_date_time=${start}&end_date_time=${end}${extra}`;
 }
 
-async function listening(t: Tap.Test, options: Parameters<typeof build>[1] = {}): Promise<[FastifyInstance, string]> {
+async function listening(
+  t: Parameters<typeof build>[0],
+  options: Parameters<typeof build>[1] = {},
+): Promise<[FastifyInstance, string]> {
   const app = await build(t, options);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   return [app, base];
