@@ -9,7 +9,7 @@ import { registerErrorHandling } from './errors.js';
 import type { PrefixInfo } from './http/context.js';
 import { compressOptions, corsOptions, fastifyOptions, type LoggerOption } from './http/server-options.js';
 import { requestStatePlugin } from './http/request-state.js';
-import { compressionPlugin } from './http/answer-cache.js';
+import { answerCachePlugin, compressionPlugin } from './http/answer-cache.js';
 import { useLazySerializers } from './http/serializers.js';
 import type { ServerLimits } from './http/limits.js';
 import { adminDocument, portalDocument, sharedSchemasPlugin } from './openapi.js';
@@ -71,6 +71,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     maxScenarioBytes: options.maxScenarioBytes,
   });
   await app.register(sandboxesPlugin, { options, fixtures });
+  await app.register(answerCachePlugin); // the kept answers of every sandbox, in one budget
 
   // what every request passes, whatever context serves it. CORS first, so error answers carry its headers too;
   // compression adds its onSend to each route's own hooks, so it runs after every context's: the journal, the

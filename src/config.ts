@@ -24,6 +24,7 @@ export const Options = Type.Object({
   users: Type.Integer({ minimum: 10, maximum: 1_000_000, default: 200 }),
   adminToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   journalLimit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
+  answerCacheMb: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 32 }),
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   fixtures: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   https: Type.Boolean({
@@ -190,6 +191,15 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_JOURNAL_LIMIT',
     kind: 'int',
     help: 'request journal entries kept per sandbox, oldest dropped first (default 1000; 0 turns the journal off)',
+  },
+  {
+    key: 'answerCacheMb',
+    flag: 'answer-cache-mb',
+    env: 'PORTAL_MOCK_ANSWER_CACHE_MB',
+    kind: 'int',
+    help:
+      'MB of kept answers (calendar, dashboard, tickets, tenant info) for the whole server, least recently used ' +
+      'dropped first (default 32; 0 keeps none)',
   },
   {
     key: 'bodyLimit',

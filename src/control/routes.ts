@@ -7,6 +7,7 @@ import { exactBodyValidators } from '../http/validators.js';
 import { lenientJsonBodies } from './json-body.js';
 import { bindLinkContent, bindUrl, describeFixtures, phoneBase, qrSvg } from './fixtures.js';
 import { FixturesAnswer, Health } from '../schemas/control.js';
+import { readLoopDelay } from './loop-delay.js';
 import { secretMatches, hashSecret } from '../store/ids.js';
 import { existingSandbox, ownerFirst, sandboxFindings, SandboxQuery } from './sandbox.js';
 import { adminSandboxRoutes } from './sandbox-routes.js';
@@ -180,6 +181,16 @@ const adminQrRoute: FastifyPluginAsyncTypebox = async (app) => {
   );
 };
 
+/** GET /__admin/health's query: the sandbox, and whether to read the event-loop delay (src/control/loop-delay.ts). */
+const HealthQuery = Type.Object({
+  ...SandboxQuery.properties,
+  loop: Type.Optional(
+    Type.Boolean({
+      description: 'add eventLoop: the delay since the previous ?loop=true read (the first read starts the sampling)',
+    }),
+  ),
+});
+
 /** The control plane's own status and fixtures, and its 404. */
 const adminStatusRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt: number }> = async (app, opts) => {
   app.get(
@@ -191,8 +202,8 @@ const adminStatusRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt:
         summary: 'Liveness and what is running',
         description:
           'Liveness for scripts and container health checks: version, scenario and seed of the sandbox, uptime, ' +
-          'sandbox count and memory.',
-        querystring: SandboxQuery,
+          'sandbox count, memory and the kept answers; with ?loop=true the event-loop delay since the previous such read.',
+        querystring: HealthQuery,
         response: {
           200: Health,
           ...errors(400, 401, 404),
@@ -215,6 +226,8 @@ const adminStatusRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt:
         sandboxLimit: app.sandboxes.limit,
         memory: { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed },
         findings: sandboxFindings(req, sandbox).counts(),
+        keptAnswers: app.answers.stats(),
+        ...(req.query.loop ? { eventLoop: readLoopDelay() } : {}),
       };
     },
   );

@@ -72,7 +72,7 @@ const filter = <Q extends { calendar_event_type_id?: EventFilter['type'] }>({
 }: Q) => ({ ...rest, type });
 
 export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const kept = answerCache();
+  const kept = answerCache(app);
   for (const family of [
     {
       path: '/calendar-event',
@@ -113,7 +113,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
       (req, reply) => {
         const { tenant, user } = caller(req);
         // kept per data version and second: a month is tens of occurrences with their people, ~30 KB
-        kept(req, reply, answerKey(req, tenant.tenant.id, user.id, req.url), (now) =>
+        kept(req, reply, answerKey(req, tenant.tenant.id, user.id), (now) =>
           list(domainContext(req, now), tenant, user, filter(req.query)),
         );
       },
@@ -135,7 +135,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       (req, reply) => {
         const { tenant, user } = caller(req);
-        kept(req, reply, answerKey(req, tenant.tenant.id, user.id, req.url), (now) =>
+        kept(req, reply, answerKey(req, tenant.tenant.id, user.id), (now) =>
           list(domainContext(req, now), tenant, user, filter(req.query), true),
         );
       },

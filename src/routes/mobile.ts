@@ -34,7 +34,7 @@ export const openapiTags = [{ name: 'mobile', description: 'Device binding and s
 const tags = ['mobile'];
 
 export const mobileRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const kept = answerCache();
+  const kept = answerCache(app);
   app.post(
     '/mobile/bind/:id/:token',
     {

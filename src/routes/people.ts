@@ -69,7 +69,7 @@ export const openapiTags = [
 
 /** Users, employments, account, employment documents, lookups, notifications, structure and the dashboard. */
 export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const kept = answerCache();
+  const kept = answerCache(app);
   // ---- user
   app.get(
     '/user/profile',
@@ -442,7 +442,7 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
     (req, reply) => {
       const { tenant, user } = caller(req);
       // kept per data version and second: 13 widgets from a dozen collections, ~20 KB (see src/http/answer-cache.ts)
-      kept(req, reply, answerKey(req, tenant.tenant.id, user.id, req.url), (now) =>
+      kept(req, reply, answerKey(req, tenant.tenant.id, user.id), (now) =>
         dashboard(domainContext(req, now), tenant, user, req.query),
       );
     },

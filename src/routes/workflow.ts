@@ -13,7 +13,7 @@ import {
 import { domainContext } from '../http/context.js';
 import { callerTenant } from '../auth/caller.js';
 import { callerArgs, listUrl } from './handler.js';
-import { answerCache, answerKey } from '../http/answer-cache.js';
+import { answerCache, answerKey, onlyDeclaredQuery } from '../http/answer-cache.js';
 import {
   advanceTickets,
   workflowCatalog,
@@ -39,7 +39,7 @@ const ticketAuth =
 
 /** Business process catalog, start forms, applications and tickets. Paths answer with and without /api/v2. */
 export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const kept = answerCache();
+  const kept = answerCache(app);
   app.get(
     '/workflow/catalog',
     {
@@ -123,9 +123,10 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const url = listUrl(req);
       // Tickets the clock moved on are a write: made first, so the kept answer is looked up under the new version.
       advanceTickets(domainContext(req), who.tenant);
-      kept(req, reply, answerKey(req, who.tenant.tenant.id, who.user?.id ?? 'api-key', url), (now) =>
-        workflowTicketIndex(domainContext(req, now), who, req.query, url),
-      );
+      // its page links repeat the URL's query: kept per URL, and not at all for one with undeclared parameters
+      // (`?_=1`, a cache buster), which would otherwise make an answer per value
+      const key = onlyDeclaredQuery(req) ? answerKey(req, who.tenant.tenant.id, who.user?.id ?? 'api-key', url) : null;
+      kept(req, reply, key, (now) => workflowTicketIndex(domainContext(req, now), who, req.query, url));
     },
   );
 

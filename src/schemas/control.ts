@@ -388,5 +388,25 @@ export const Health = Type.Object({
     { warning: Type.Integer(), error: Type.Integer() },
     { description: 'findings of the sandbox by severity (GET /__admin/findings)' },
   ),
+  keptAnswers: Type.Object(
+    {
+      bytes: Type.Integer({ description: 'what the kept answers of every sandbox count now (docs/reliability.md)' }),
+      entries: Type.Integer(),
+      budgetBytes: Type.Integer({ description: '--answer-cache-mb in bytes: bytes never exceeds it' }),
+    },
+    { description: "the server's kept answers (calendar, dashboard, tickets, tenant info), one budget for all" },
+  ),
+  eventLoop: Type.Optional(
+    Type.Object(
+      {
+        maxMs: Type.Number({ description: 'the longest event-loop delay since the previous read: the longest stall' }),
+        p99Ms: Type.Number(),
+        meanMs: Type.Number(),
+        samples: Type.Integer({ description: 'delays sampled (one each 10 ms of a free loop)' }),
+        sinceMs: Type.Integer({ description: 'since the previous read; 0 on the first, which starts the sampling' }),
+      },
+      { description: 'with ?loop=true only: the event-loop delay since the previous ?loop=true read' },
+    ),
+  ),
 });
 export type Health = Static<typeof Health>;

@@ -213,6 +213,8 @@ export type SandboxRegistryOptions = {
 export class SandboxRegistry {
   private readonly sandboxes = new Map<string, Sandbox>();
   private readonly options: SandboxRegistryOptions;
+  /** told when a sandbox's data is dropped (reset, replaced, deleted): what was kept of the old data goes too */
+  private readonly discardListeners: ((sandbox: Sandbox) => void)[] = [];
   constructor(options: SandboxRegistryOptions) {
     this.options = options;
     if (options.dataDir) makeDirs(options.dataDir);
@@ -223,6 +225,14 @@ export class SandboxRegistry {
   }
   get size(): number {
     return this.sandboxes.size;
+  }
+
+  /** Calls `listener` each time a sandbox is reset, takes other data, or is deleted. */
+  onDiscard(listener: (sandbox: Sandbox) => void): void {
+    this.discardListeners.push(listener);
+  }
+  private discarded(sandbox: Sandbox): void {
+    for (const listener of this.discardListeners) listener(sandbox);
   }
 
   /** Rebuilds every persisted sandbox at start: damaged files stop start-up instead of being replaced. */
@@ -319,6 +329,7 @@ export class SandboxRegistry {
     sandbox.store.replace(data);
     sandbox.random = new SeededRandom(sandbox.store.meta.seed, sandbox.name);
     sandbox.commit();
+    this.discarded(sandbox);
   }
 
   /**
@@ -335,6 +346,7 @@ export class SandboxRegistry {
       sandbox.stubUses.clear();
       sandbox.random = new SeededRandom(seed, sandbox.name);
     });
+    this.discarded(sandbox);
   }
 
   delete(name: string): boolean {
@@ -342,6 +354,7 @@ export class SandboxRegistry {
     if (!sandbox) return false;
     this.sandboxes.delete(name);
     sandbox.log?.remove();
+    this.discarded(sandbox);
     return true;
   }
 
