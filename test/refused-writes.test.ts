@@ -12,7 +12,7 @@
 //   comparisons (a 404 for ghost, before and after);
 // - the files under --data, byte for byte.
 import t from 'tap';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RouteOptions } from 'fastify';
@@ -283,7 +283,11 @@ t.test('every control-plane write refuses bad input with a 4xx and leaves the st
       const res = await send('GET', path);
       parts.push(`${path} ${res.status} ${res.text}`);
     }
-    for (const file of readdirSync(dir).sort()) parts.push(`${file}: ${readFileSync(join(dir, file), 'utf8')}`);
+    // every file, those in folders too (the scenario definitions: portal-mock.scenarios/NAME.json)
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) =>
+      statSync(join(dir, f)).isFile(),
+    );
+    for (const file of files.sort()) parts.push(`${file}: ${readFileSync(join(dir, file), 'utf8')}`);
     return parts;
   };
 
