@@ -5,20 +5,11 @@ import t from 'tap';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { accounts, build } from './helper.js';
+import { accounts, build, httpCaller } from './helper.js';
 import { httpSignIn, start } from './support/process.js';
 
-type Answer = { status: number; body: any };
-
-async function call(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(base + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+/** One call over a real socket (test/helper.ts's httpCaller, with the base first) */
+const call = (base: string, method: string, path: string, body?: unknown) => httpCaller(base)(method, path, body);
 
 t.test(
   'a clock change past the range is a 400 naming the field; the clock and every reader stay as they were',

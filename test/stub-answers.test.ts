@@ -7,22 +7,14 @@ import { request } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from './helper.js';
+import { build, httpCaller } from './helper.js';
 import { start, startFails } from './support/process.js';
 import { waitFor } from './support/wait.js';
 
 t.setTimeout(10 * 60_000);
 
-type Answer = { status: number; body: any };
-async function call(base: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await fetch(base + path, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-}
+/** One call over a real socket (test/helper.ts's httpCaller, with the base first) */
+const call = (base: string, method: string, path: string, body?: unknown) => httpCaller(base)(method, path, body);
 
 /** What a client gets for GET `path`: a status and body, or the socket error that ended it. */
 function raw(base: string, path: string): Promise<{ status: number; body: string } | { error: string }> {
