@@ -290,16 +290,18 @@ const busting = () =>
   });
 
 const evilPattern = '((a{30}){30})$';
+/** The costliest pattern --regex-max-program lets through at its default (300 instructions). */
+const allowedPattern = 'a[ab]{296}$';
 
-/** A stub whose body matcher is that regex, against a 1 MB body. */
-const stubRegex = () =>
-  measure('stub regex ((a{30}){30})$ against a 1 MB body', {
+/** A stub whose body matcher is `pattern`, against a 1 MB body (the refused pattern, then the costliest allowed). */
+const stubRegex = (pattern = evilPattern) =>
+  measure(`stub regex ${pattern} against a 1 MB body`, {
     limitMs: limitS * 1000,
     setup: async (mock) => {
       const scenario = {
         name: 'abuse-regex',
         description: 'a stub whose body matcher is a costly RE2 pattern',
-        stubs: [{ operationId: 'feedbackAdd', match: { body: { text: { regex: evilPattern } } }, status: 418 }],
+        stubs: [{ operationId: 'feedbackAdd', match: { body: { text: { regex: pattern } } }, status: 418 }],
       };
       const put = await call(mock.port, 'PUT', '/__admin/scenarios/abuse-regex', {}, scenario);
       if (put.status >= 300) throw new Error(`define: ${put.status} ${put.body.slice(0, 300)}`);
@@ -310,7 +312,7 @@ const stubRegex = () =>
       return { headers };
     },
     work: async (mock, { headers }) => {
-      const body = { type: 'user', score: 5, text: `${'a'.repeat(1_000_000)}b` };
+      const body = { type: 'user', score: 5, text: `${'ab'.repeat(500_000)}c` };
       const res = await call(mock.port, 'POST', '/feedback/add', headers, body);
       return { status: res.status };
     },
@@ -476,7 +478,8 @@ async function main() {
   const abusers = {
     windows,
     busting,
-    'stub-regex': stubRegex,
+    'stub-regex': () => stubRegex(),
+    'stub-regex-allowed': () => stubRegex(allowedPattern),
     'journal-regex': journalRegex,
     'records-count': recordsCount,
     'scenarios-data': () => scenariosData(dir),
