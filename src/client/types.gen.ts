@@ -156,6 +156,7 @@ export type Har = {
   };
 };
 export type Health = {
+  eventLoop?: { maxMs: number; p99Ms: number; meanMs: number; samples: number; sinceMs: number } | undefined;
   status: 'ok';
   memory: { rssBytes: number; heapUsedBytes: number };
   scenario: string;
@@ -167,6 +168,7 @@ export type Health = {
   sandboxes: number;
   sandboxLimit: number;
   findings: { error: number; warning: number };
+  keptAnswers: { entries: number; bytes: number; budgetBytes: number };
 };
 export type JournalCleared = { cleared: boolean };
 export type JournalCount = { count: number };
