@@ -4,7 +4,7 @@ import { errors } from '../schemas/common.js';
 import { DataEntry } from '../schemas/scenario.js';
 import { dataChanges, exportedCollections } from '../domain/data-changes.js';
 import { recordCollections } from '../domain/records.js';
-import { existingSandbox, ownerFirst, SandboxQuery } from './sandbox.js';
+import { existingSandbox, SandboxQuery } from './sandbox.js';
 
 const tags = ['mock'];
 
@@ -50,7 +50,6 @@ export const adminDataChangesRoute: FastifyPluginAsyncTypebox = async (app) => {
         querystring: ChangesQuery,
         response: { 200: DataChanges, ...errors(400, 401, 404, 502, 503) },
       },
-      preHandler: ownerFirst,
     },
     async (req) => {
       const sandbox = existingSandbox(req);

@@ -15,7 +15,7 @@ import {
   recordCollections,
   recordTenant,
 } from '../domain/records.js';
-import { adminSandbox, adminSandboxName, existingSandbox, ownerFirst, SandboxQuery } from './sandbox.js';
+import { adminSandbox, adminSandboxName, existingSandbox, SandboxQuery } from './sandbox.js';
 import { strictJsonBodies } from './json-body.js';
 
 const tags = ['mock'];
@@ -104,7 +104,6 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
             ...errors(400, 401, 404, 502, 503),
           },
         },
-        preHandler: ownerFirst,
       },
       async (req) => {
         const { offset, limit, sandbox: _sandbox, ...where } = req.query;
@@ -125,7 +124,6 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
           querystring: SandboxQuery,
           response: { 200: record, ...errors(400, 401, 404, 502, 503) },
         },
-        preHandler: ownerFirst,
       },
       async (req) => {
         const tenant = recordTenant(existingSandbox(req).store, req.params.tenantId);
@@ -161,7 +159,6 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
             ...errors(400, 401, 404, 409, 415, 422, 502, 503),
           },
         },
-        preHandler: ownerFirst,
       },
       async (req, reply) => {
         const full = heapPastLimit(app.config.maxHeapPercent);
@@ -196,7 +193,6 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
           body: fields,
           response: { 200: record, ...errors(400, 401, 404, 415, 502, 503) },
         },
-        preHandler: ownerFirst,
       },
       async (req) =>
         writeIn(req, (sandbox) => {
@@ -219,7 +215,6 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
           querystring: SandboxQuery,
           response: { 200: Deleted, ...errors(400, 401, 404, 409, 502, 503) },
         },
-        preHandler: ownerFirst,
       },
       async (req) =>
         writeIn(req, (sandbox) => {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref } from '../schemas/common.js';
 import { Finding, FindingQuery } from '../schemas/control.js';
-import { adminSandbox, existingSandbox, ownerFirst, sandboxFindings } from './sandbox.js';
+import { adminSandbox, existingSandbox, sandboxFindings } from './sandbox.js';
 import { FindingsCleared } from '../schemas/control-answers.js';
 import { findingValueCheck } from './filter-values.js';
 
@@ -25,7 +25,6 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Array(ref(Finding)), ...errors(400, 401, 404, 502, 503) },
       },
       preValidation: findingValueCheck,
-      preHandler: ownerFirst,
     },
     async (req) => sandboxFindings(req, existingSandbox(req)).list(req.query),
   );

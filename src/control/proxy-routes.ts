@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { errors, Nullable } from '../schemas/common.js';
 import { fail } from '../errors.js';
-import { adminSandbox, adminWrite, existingSandbox, ownerFirst, SandboxQuery } from './sandbox.js';
+import { adminSandbox, adminWrite, existingSandbox, SandboxQuery } from './sandbox.js';
 import { Recorder } from '../proxy/recorder.js';
 import { Comparison, compareAnswers } from '../proxy/compare.js';
 import { upstreamName, userInfoProblem } from '../proxy/upstream.js';
@@ -62,7 +62,6 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: ProxyInfo, ...errors(400, 401, 404, 502, 503) },
       },
-      preHandler: ownerFirst,
     },
     async (req) => proxyInfo(app, existingSandbox(req)),
   );
@@ -196,7 +195,6 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...errors(400, 401, 404, 502, 503),
         },
       },
-      preHandler: ownerFirst,
     },
     async (req) => {
       const sandbox = existingSandbox(req).name;

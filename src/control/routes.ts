@@ -166,7 +166,6 @@ const adminQrRoute: FastifyPluginAsyncTypebox = async (app) => {
           ...errors(400, 401, 404, 502, 503),
         },
       },
-      preHandler: ownerFirst,
     },
     async (req, reply) => {
       const sandbox = existingSandbox(req);
@@ -245,7 +244,6 @@ const adminStatusRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt:
         querystring: SandboxQuery,
         response: { 200: ref(FixturesAnswer), ...errors(400, 401, 404, 502, 503) },
       },
-      preHandler: ownerFirst,
     },
     async (req) => describeFixtures(app.fixtures, req, existingSandbox(req).name),
   );

@@ -32,7 +32,6 @@ import {
   adminWrite,
   adminUser,
   existingSandbox,
-  ownerFirst,
   sandboxFindings,
   sandboxNotFound,
   SandboxQuery,
@@ -152,7 +151,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: ActiveScenario, ...errors(400, 401, 404, 502, 503) },
       },
-      preHandler: ownerFirst,
     },
     async (req) => {
       const sandbox = existingSandbox(req);
@@ -487,7 +485,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'reset there; while a peer that may hold it cannot be asked, 503 and nothing is created.',
         response: { 200: ref(SandboxInfo), ...errors(400, 401, 422, 502, 503) },
       },
-      preHandler: ownerFirst,
     },
     async (req) => {
       const sandbox = adminSandbox(req);
@@ -510,7 +507,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '--state. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: ref(Snapshot), ...errors(400, 401, 404, 502, 503) },
       },
-      preHandler: ownerFirst,
     },
     async (req) => {
       const sandbox = existingSandbox(req);
@@ -594,7 +590,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
       preValidation: [journalFilterCheck(Object.keys(JournalListQuery.properties)), journalValueCheck],
-      preHandler: ownerFirst,
     },
     async (req, reply) => {
       const sandbox = existingSandbox(req);
@@ -628,7 +623,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: JournalCount, ...errors(400, 401, 404, 422, 502, 503) },
       },
       preValidation: [journalFilterCheck(Object.keys(JournalQuery.properties)), journalValueCheck],
-      preHandler: ownerFirst,
     },
     async (req) => {
       const sandbox = existingSandbox(req);
@@ -669,7 +663,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: OutboxQuery,
         response: { 200: Type.Array(ref(OutboxMessage)), ...errors(400, 401, 404, 502, 503) },
       },
-      preHandler: ownerFirst,
     },
     async (req) => {
       const { kind, to, userId } = req.query;
@@ -699,7 +692,6 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: ClockAnswer, ...errors(400, 401, 404, 502, 503) },
       },
-      preHandler: ownerFirst,
     },
     async (req) => {
       const sandbox = existingSandbox(req);
