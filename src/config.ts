@@ -43,6 +43,7 @@ export const Options = Type.Object({
   proxyHeaders: Type.Array(Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+:" }), { default: [] }),
   proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
+  recordLimit: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }),
   maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
   maxHeapPercent: Type.Integer({ minimum: 1, maximum: 100, default: 85 }),
   sandboxUploadMb: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 64 }),
@@ -238,6 +239,13 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_RECORD',
     kind: 'string',
     help: 'write every forwarded exchange as a stub of a scenario file recorded-<time>.json in DIR',
+  },
+  {
+    key: 'recordLimit',
+    flag: 'record-limit',
+    env: 'PORTAL_MOCK_RECORD_LIMIT',
+    kind: 'int',
+    help: 'stubs a recording keeps; past it the stub answered longest ago is dropped (default 1000)',
   },
   {
     key: 'fixtures',

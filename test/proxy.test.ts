@@ -441,3 +441,23 @@ t.test('an unreachable upstream is a 502 and a slow one a 504 after --proxy-time
     message: new RegExp(`upstream ${address}/api/v2 did not answer within 300 ms`),
   });
 });
+
+t.test('a recording keeps at most --record-limit stubs: the one answered longest ago goes first', async (t) => {
+  const { base } = await upstream(t);
+  const dir = mkdtempSync(join(tmpdir(), 'pm-rec-limit-'));
+  const app = await build(t, { proxy: base, record: dir, recordLimit: 2 });
+  const session = await signIn(app);
+  await app.inject({ url: '/goals/list?page=1', headers: session.headers });
+  await app.inject({ method: 'POST', url: '/goals/like', payload: { goal: 1 }, headers: session.headers });
+  await app.inject({ url: '/shop/image' });
+  await app.inject({ url: '/goals/list?page=2', headers: session.headers }); // answered again: now the latest
+  const [file] = readdirSync(dir).filter((f) => f.endsWith('.json'));
+  const stubs = (
+    JSON.parse(readFileSync(join(dir, file!), 'utf8')) as { stubs: Array<{ method: string; path: string }> }
+  ).stubs;
+  t.same(
+    stubs.map((s) => `${s.method} ${s.path}`),
+    ['GET /shop/image', 'GET /goals/list'],
+    'the two answered last, in the order of their latest answers',
+  );
+});

@@ -161,7 +161,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (!dir) throw fail.badRequest('give dir (or start the mock with --record DIR)');
       let recorder: Recorder;
       try {
-        recorder = new Recorder(dir, req.body.name);
+        recorder = new Recorder(dir, req.body.name, { limit: app.config.recordLimit });
       } catch (err) {
         // a directory the mock cannot make or write: the recording going on (if any) goes on
         const why = `cannot write a scenario file in ${dir.slice(0, 200)}: ${(err as Error).message.slice(0, 200)}`;

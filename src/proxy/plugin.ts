@@ -69,7 +69,7 @@ export class ProxyState {
   private readonly reports = new Map<string, Comparison[]>();
   private readonly pending = new Set<Promise<void>>();
 
-  constructor(config: Pick<Options, 'proxy' | 'proxyHeaders' | 'proxyTimeout' | 'record' | 'data'>) {
+  constructor(config: Pick<Options, 'proxy' | 'proxyHeaders' | 'proxyTimeout' | 'record' | 'recordLimit' | 'data'>) {
     this.defaultUrl = config.proxy;
     this.headers = parseProxyHeaders(config.proxyHeaders);
     this.timeoutMs = config.proxyTimeout;
@@ -78,8 +78,9 @@ export class ProxyState {
     // what an admin call said last outlives a restart, over --record; the recording goes on in the same file
     const saved = this.recordingFile ? readRecordingSettings(this.recordingFile) : undefined;
     const was = saved?.recording;
-    if (saved) this.current = was ? new Recorder(was.dir, was.name, { resume: true }) : null;
-    else if (config.record) this.current = new Recorder(config.record);
+    const limit = config.recordLimit;
+    if (saved) this.current = was ? new Recorder(was.dir, was.name, { resume: true, limit }) : null;
+    else if (config.record) this.current = new Recorder(config.record, undefined, { limit });
   }
 
   get recorder(): Recorder | null {

@@ -39,17 +39,29 @@ function stubOf(x: Exchange): Stub {
   return stub;
 }
 
+/** Stubs one recording keeps (--record-limit's default). */
+export const defaultRecordLimit = 1000;
+
 const stubKey = (stub: Stub) => stub.operationId ?? `${stub.method} ${stub.path}`;
 
-/** Records into DIR/NAME.json; one stub per operation or method+path (the latest answer wins), file rewritten each time. */
+/**
+ * Records into DIR/NAME.json; one stub per operation or method+path (the latest answer wins), file rewritten each
+ * time. At most `limit` stubs (--record-limit): paths are the client's, so past it the stub answered longest ago goes.
+ */
 export class Recorder {
   readonly dir: string;
   readonly name: string;
   private readonly stubs = new Map<string, Stub>();
+  private readonly limit: number;
   /** `resume`: go on with the stubs the file already holds (a recording a restart brings back under --data). */
-  constructor(dir: string, name: string = recordingName(), options: { resume?: boolean } = {}) {
+  constructor(
+    dir: string,
+    name: string = recordingName(),
+    options: { resume?: boolean; limit?: number } = {},
+  ) {
     this.dir = dir;
     this.name = name;
+    this.limit = options.limit ?? defaultRecordLimit;
     makeDirs(dir);
     if (options.resume && existsSync(this.file)) this.readStubs();
     this.write();
@@ -77,6 +89,10 @@ export class Recorder {
     const key = stubKey(stub);
     this.stubs.delete(key); // keep file order = order of the latest answers
     this.stubs.set(key, stub);
+    for (const oldest of this.stubs.keys()) {
+      if (this.stubs.size <= this.limit) break;
+      this.stubs.delete(oldest);
+    }
     this.write();
   }
   private write(): void {
