@@ -54,11 +54,7 @@ export class Recorder {
   private readonly stubs = new Map<string, Stub>();
   private readonly limit: number;
   /** `resume`: go on with the stubs the file already holds (a recording a restart brings back under --data). */
-  constructor(
-    dir: string,
-    name: string = recordingName(),
-    options: { resume?: boolean; limit?: number } = {},
-  ) {
+  constructor(dir: string, name: string = recordingName(), options: { resume?: boolean; limit?: number } = {}) {
     this.dir = dir;
     this.name = name;
     this.limit = options.limit ?? defaultRecordLimit;
