@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import { wiremockJar, writePrismSpec, writeWiremockRoot } from './peers.mjs';
 import { call, cpuMs, demoSession, freePort, median, signInRequests, romashka } from './http.mjs';
 import { abuseMarkdown, abuseTargets } from './abuse.mjs';
+import { consumerTable } from './consumer.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // --mock-root=DIR benchmarks the build of another checkout (e.g. the code before a change); results still land here
@@ -926,16 +927,7 @@ function markdown(r) {
   } else lines.push(r.records?.error ?? 'not measured');
   lines.push('', 'What a consumer pays (bench/consumer.mjs):', '');
   if (r.consumer && !r.consumer.error) {
-    const c = r.consumer;
-    const mb = (n) => `${(n / 1024 / 1024).toFixed(2)} MB`;
-    lines.push(
-      '| what | figure |',
-      '|---|---|',
-      `| package, packed / unpacked | ${mb(c.packedBytes)} / ${mb(c.unpackedBytes)} (${c.files} files) |`,
-      `| packages a consumer install pulls | ${c.packages} |`,
-      `| tsc of a test importing portal-mock/admin | ${c.tscClientMs} ms, ${c.tscRatio}x the same file with Node's types only (${c.tscNodeOnlyMs} ms) |`,
-      `| first use: import, startMock, first sandbox, first record | ${c.firstUseMs} ms |`,
-    );
+    lines.push(consumerTable(r.consumer));
   } else lines.push(r.consumer?.error ?? 'not measured');
   lines.push(
     '',

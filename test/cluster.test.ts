@@ -184,7 +184,8 @@ t.test(
       await inPool(ops, 32, async (op) => {
         const res = await callOf(url(i), op, name);
         const text = await res.text();
-        const got = `${op.method} ${op.path} (${op.operationId}): ${res.status} from ${res.headers.get('x-mock-instance')} ${text.slice(0, 300)}`;
+        const from = res.headers.get('x-mock-instance');
+        const got = `${op.method} ${op.path} (${op.operationId}): ${res.status} from ${from} ${text.slice(0, 300)}`;
         if (answersHere(op)) {
           if (res.status !== 404 || !text.includes('SANDBOX_NOT_FOUND')) wrong.push(got);
           return;

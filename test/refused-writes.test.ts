@@ -324,7 +324,8 @@ t.test('every control-plane write refuses bad input with a 4xx and leaves the st
       const changed = after.findIndex((part, i) => part !== before[i]);
       if (changed >= 0 || after.length !== before.length)
         t.fail(
-          `${where}: answered ${res.status} but changed the state: ${(before[changed] ?? '').slice(0, 300)} → ${(after[changed] ?? '<more parts>').slice(0, 300)}`,
+          `${where}: answered ${res.status} but changed the state: ${(before[changed] ?? '').slice(0, 300)} → ` +
+            (after[changed] ?? '<more parts>').slice(0, 300),
         );
       before = after; // the state after one refusal is the state before the next
       if (after.some((part) => part.startsWith('/__admin/clock?sandbox=ghost 200'))) {

@@ -4,34 +4,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { buildApp, type AppOptions } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { AdminError, adminClient } from '../src/client/control.js';
-import { build, httpCaller, tenants } from './helper.js';
-
-type Teardown = { teardown(fn: () => unknown): void };
-
-async function listening(t: Teardown, options: AppOptions = {}) {
-  const app = await build(t, options);
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  const call = httpCaller(base);
-  /** GET /mobile/oauth-list in a sandbox (needs only the tenant): the status tells whether a stub answered */
-  const oauthList = async (sandbox: string, headers: Record<string, string> = {}) =>
-    (
-      await call('GET', '/mobile/oauth-list', undefined, {
-        'x-service-tenant-id': tenants.romashka,
-        'x-mock-sandbox': sandbox,
-        ...headers,
-      })
-    ).status;
-  return { app, base, call, oauthList };
-}
-
-const stubbing = (name: string, status: number, extra: Record<string, unknown> = {}) => ({
-  name,
-  description: `oauth-list answers ${status}`,
-  stubs: [{ operationId: 'mobileOauthList', status, body: { statusCode: status, message: 'stubbed' } }],
-  ...extra,
-});
+import { listening, stubbing } from './support/scenario-calls.js';
 
 t.test('define, use, replace and delete a scenario at run time', async (t) => {
   const { call, oauthList } = await listening(t);

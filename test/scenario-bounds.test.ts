@@ -7,32 +7,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { buildApp, type AppOptions } from '../src/app.js';
-import { build, httpCaller, tenants } from './helper.js';
-
-type Teardown = { teardown(fn: () => unknown): void };
-
-async function listening(t: Teardown, options: AppOptions = {}) {
-  const app = await build(t, options);
-  const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  const call = httpCaller(base);
-  const oauthList = async (sandbox: string, headers: Record<string, string> = {}) =>
-    (
-      await call('GET', '/mobile/oauth-list', undefined, {
-        'x-service-tenant-id': tenants.romashka,
-        'x-mock-sandbox': sandbox,
-        ...headers,
-      })
-    ).status;
-  return { app, call, oauthList };
-}
-
-const stubbing = (name: string, status: number, extra: Record<string, unknown> = {}) => ({
-  name,
-  description: `oauth-list answers ${status}`,
-  stubs: [{ operationId: 'mobileOauthList', status, body: { statusCode: status, message: 'stubbed' } }],
-  ...extra,
-});
+import { buildApp } from '../src/app.js';
+import { httpCaller } from './helper.js';
+import { listening, stubbing } from './support/scenario-calls.js';
 
 t.test('past --max-scenarios a new name is a 409; a replace and a delete still go', async (t) => {
   const { call, oauthList } = await listening(t, { maxScenarios: 3 });

@@ -239,7 +239,14 @@ export function relayToOwner(req: FastifyRequest, reply: FastifyReply, owner: Pe
     badGateway(err.code === 'TIMEOUT' ? `no answer within ${portalRelayTimeoutMs} ms` : (err.code ?? err.message)),
   );
   upstream.on('response', (res) => {
-    out.writeHead(res.statusCode ?? 502, relayable(res.headers));
+    // outside Fastify's error handling: a header the owner sent that Node will not write again ends the relay, not
+    // the process
+    try {
+      out.writeHead(res.statusCode ?? 502, relayable(res.headers));
+    } catch (err) {
+      res.destroy();
+      return badGateway(`its answer could not be relayed: ${(err as Error).message.slice(0, 200)}`);
+    }
     res.pipe(out);
     res.on('error', () => out.destroy());
     res.on('aborted', () => out.destroy());
