@@ -53,6 +53,7 @@ export const Options = Type.Object({
   maxScenarios: Type.Integer({ minimum: 1, maximum: 100_000, default: 200 }),
   maxScenarioBytes: Type.Integer({ minimum: 1024, maximum: 67_108_864, default: 262_144 }),
   maxRecords: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
+  calendarMaxOccurrences: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2000 }),
   maxWorlds: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
   sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
   instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
@@ -357,6 +358,15 @@ const flags: Flag[] = [
     help:
       'records the records API may add to a collection of a sandbox beyond its seeded ones; a create past it gets ' +
       '422 (default 10000)',
+  },
+  {
+    key: 'calendarMaxOccurrences',
+    flag: 'calendar-max-occurrences',
+    env: 'PORTAL_MOCK_CALENDAR_MAX_OCCURRENCES',
+    kind: 'int',
+    help:
+      'occurrences one calendar list answer may expand (recurring events times the days of the window); a window ' +
+      'holding more gets 400 saying so (default 2000)',
   },
   {
     key: 'maxWorlds',

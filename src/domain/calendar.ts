@@ -23,7 +23,8 @@ import { isUuid } from '../schemas/check.js';
 
 export const MEETING_PLACE_ENTITY = 1030;
 const day = 86400_000;
-const maxOccurrences = 2000;
+/** Occurrences one list answer may expand when the route gives no bound (`--calendar-max-occurrences`). */
+export const defaultMaxOccurrences = 2000;
 
 /** One occurrence of an event: the event itself when not recurring. */
 type Occurrence = { event: CalendarEventRecord; recDate: string | null; start: number; end: number };
@@ -35,7 +36,9 @@ export const occurrenceId = (parentId: string, recDate: string) =>
 const occId = (o: Occurrence) => (o.recDate ? occurrenceId(o.event.id, o.recDate) : o.event.id);
 export const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
-function step(start: number, r: NonNullable<CalendarEventRecord['recurrence']>, n: number): number {
+type Recurrence = NonNullable<CalendarEventRecord['recurrence']>;
+
+function step(start: number, r: Recurrence, n: number): number {
   const d = new Date(start);
   if (r.freq === 'daily') d.setUTCDate(d.getUTCDate() + n * r.interval);
   else if (r.freq === 'weekly') d.setUTCDate(d.getUTCDate() + 7 * n * r.interval);
@@ -43,18 +46,51 @@ function step(start: number, r: NonNullable<CalendarEventRecord['recurrence']>, 
   return d.getTime();
 }
 
-/** Occurrences overlapping [from, to]. */
-function expand(event: CalendarEventRecord, from: number, to: number): Occurrence[] {
+/**
+ * The first step of a series whose occurrence ends at or after `from`: steps only move forward in time, so a binary
+ * search finds it in a few dozen steps, however long ago the series began (a daily series from 1990 asked for today
+ * would otherwise walk 13,000 days before its first answer).
+ */
+function firstStepEndingFrom(start: number, length: number, r: Recurrence, from: number): number {
+  if (start + length >= from) return 0;
+  let low = 0; // ends before from
+  let high = 1;
+  while (step(start, r, high) + length < from) {
+    low = high;
+    high *= 2; // past the last date a Date can hold, a step is NaN: the loop ends there too
+  }
+  while (high - low > 1) {
+    const mid = Math.floor((low + high) / 2);
+    if (step(start, r, mid) + length < from) low = mid;
+    else high = mid;
+  }
+  return high;
+}
+
+/** The occurrence of a series that starts on the UTC day beginning at `dayStart`, if there is one. */
+function occurrenceOn(event: CalendarEventRecord, r: Recurrence, dayStart: number): Occurrence | undefined {
+  const start = Date.parse(event.startAt);
+  const until = r.until ? Date.parse(`${r.until}T23:59:59.999Z`) : Infinity;
+  const s = step(start, r, firstStepEndingFrom(start, 0, r, dayStart));
+  if (!(s < dayStart + day) || s > until) return undefined;
+  const end = s + Date.parse(event.endAt) - start;
+  return { event, recDate: new Date(s).toISOString().slice(0, 10), start: s, end };
+}
+
+/**
+ * Occurrences overlapping [from, to], at most `room` of them: the caller refuses a window that holds more (see
+ * `occurrences`), so a series is never cut short without saying so.
+ */
+function expand(event: CalendarEventRecord, from: number, to: number, room: number): Occurrence[] {
   const start = Date.parse(event.startAt);
   const length = Date.parse(event.endAt) - start;
   const r = event.recurrence;
   if (!r) return start <= to && start + length >= from ? [{ event, recDate: null, start, end: start + length }] : [];
   const until = r.until ? Date.parse(`${r.until}T23:59:59.999Z`) : Infinity;
   const out: Occurrence[] = [];
-  for (let n = 0; out.length < maxOccurrences && n < 100_000; n++) {
+  for (let n = firstStepEndingFrom(start, length, r, from); out.length < room; n++) {
     const s = step(start, r, n);
-    if (s > to || s > until) break;
-    if (s + length < from) continue;
+    if (!(s <= to) || s > until) break; // NaN past the last date a Date can hold ends the series too
     out.push({ event, recDate: new Date(s).toISOString().slice(0, 10), start: s, end: s + length });
   }
   return out;
@@ -141,6 +177,8 @@ export type EventFilter = {
   calendar_event_entity_item_id?: string | undefined;
   user_id?: string | undefined;
   visible_to?: string | undefined;
+  /** the most occurrences the answer may expand; a window holding more is refused (400) */
+  maxOccurrences?: number | undefined;
 };
 
 function parseStamp(value: string | undefined, field: string): number | null {
@@ -224,21 +262,32 @@ function occurrences(
 ): Occurrence[] {
   const { from, to } = window(ctx, q);
   const keep = seriesFilter(tenant, user, q);
-  const out = tenant.calendarEvents
-    .filter(keep)
-    .flatMap((e) => expand(e, from, to))
-    .filter((o) => {
-      const people = participantIds(tenant, o);
-      if (q.user_id && o.event.organizerId !== q.user_id && !people.includes(q.user_id)) return false;
-      if (
-        mine &&
-        o.event.organizerId !== user.id &&
-        !people.includes(user.id) &&
-        !bidsOf(tenant, o).some((b) => b.userId === user.id && isOpen(b))
-      )
-        return false;
-      return true;
-    });
+  const most = q.maxOccurrences ?? defaultMaxOccurrences;
+  const expanded: Occurrence[] = [];
+  for (const event of tenant.calendarEvents) {
+    if (!keep(event)) continue;
+    for (const o of expand(event, from, to, most + 1 - expanded.length)) expanded.push(o);
+    if (expanded.length > most) {
+      throw fail.validation(
+        `the window from ${stamp(from)} to ${stamp(to)} holds more than ${most} occurrences of the events you can see ` +
+          'that match the filters; ask for a shorter window (start_date_time, end_date_time) or fewer events (the filters). The ' +
+          `mock expands at most ${most} occurrences per answer (--calendar-max-occurrences)`,
+        [{ field: 'query.end_date_time', message: `the window holds more than ${most} occurrences` }],
+      );
+    }
+  }
+  const out = expanded.filter((o) => {
+    const people = participantIds(tenant, o);
+    if (q.user_id && o.event.organizerId !== q.user_id && !people.includes(q.user_id)) return false;
+    if (
+      mine &&
+      o.event.organizerId !== user.id &&
+      !people.includes(user.id) &&
+      !bidsOf(tenant, o).some((b) => b.userId === user.id && isOpen(b))
+    )
+      return false;
+    return true;
+  });
   return out.sort((a, b) => a.start - b.start || a.event.title.localeCompare(b.event.title));
 }
 
@@ -292,7 +341,7 @@ function resolve(
   if (!event || !canSee(tenant, user, event)) throw notFound();
   if (!event.recurrence) {
     if (a.parent_id !== undefined && a.id !== event.id) throw notFound();
-    return expand(event, -Infinity, Infinity)[0]!;
+    return expand(event, -Infinity, Infinity, 1)[0]!;
   }
   if (a.rec_date === undefined) {
     if (a.parent_id !== undefined) {
@@ -301,11 +350,10 @@ function resolve(
       ]);
     }
     // The series itself: dated by its first occurrence, addressed without parent and date.
-    const first = expand(event, -Infinity, Infinity)[0]!;
+    const first = expand(event, -Infinity, Infinity, 1)[0]!;
     return { ...first, recDate: null };
   }
-  const dayStart = Date.parse(`${a.rec_date}T00:00:00Z`);
-  const o = expand(event, dayStart, dayStart + day - 1).find((x) => x.recDate === a.rec_date);
+  const o = occurrenceOn(event, event.recurrence, Date.parse(`${a.rec_date}T00:00:00Z`));
   if (!o || (a.id !== event.id && a.id !== occurrenceId(event.id, o.recDate!))) throw notFound();
   return o;
 }

@@ -73,6 +73,11 @@ const filter = <Q extends { calendar_event_type_id?: EventFilter['type'] }>({
 
 export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const kept = answerCache(app);
+  /** A list's filter with the bound on what its window may expand. */
+  const listFilter = (query: Parameters<typeof filter>[0]): EventFilter => ({
+    ...filter(query),
+    maxOccurrences: app.config.calendarMaxOccurrences,
+  });
   for (const family of [
     {
       path: '/calendar-event',
@@ -114,7 +119,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const { tenant, user } = caller(req);
         // kept per data version and second: a month is tens of occurrences with their people, ~30 KB
         kept(req, reply, answerKey(req, tenant.tenant.id, user.id), (now) =>
-          list(domainContext(req, now), tenant, user, filter(req.query)),
+          list(domainContext(req, now), tenant, user, listFilter(req.query)),
         );
       },
     );
@@ -136,7 +141,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
       (req, reply) => {
         const { tenant, user } = caller(req);
         kept(req, reply, answerKey(req, tenant.tenant.id, user.id), (now) =>
-          list(domainContext(req, now), tenant, user, filter(req.query), true),
+          list(domainContext(req, now), tenant, user, listFilter(req.query), true),
         );
       },
     );
