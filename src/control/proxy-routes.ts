@@ -197,14 +197,14 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      const sandbox = existingSandbox(req).name;
+      const sandbox = existingSandbox(req);
       const all = await app.proxy.comparisons(sandbox);
       const comparisons = all.filter(
         (c) =>
           (req.query.operationId === undefined || c.operationId === req.query.operationId) &&
           (!req.query.differentOnly || !c.sameStatus || !c.sameShape),
       );
-      return { sandbox, comparisons };
+      return { sandbox: sandbox.name, comparisons };
     },
   );
 
@@ -221,9 +221,9 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      const sandbox = adminSandbox(req).name;
+      const sandbox = adminSandbox(req);
       app.proxy.clearComparisons(sandbox);
-      return { sandbox };
+      return { sandbox: sandbox.name };
     },
   );
 

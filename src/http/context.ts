@@ -79,6 +79,8 @@ export function forwardedPrefix(req: FastifyRequest): string {
  */
 const wellFormedHosts = new Set<string>();
 const wellFormedHostsKept = 64;
+/** How many Host values are remembered now (the bounds test pushes past the 64). */
+export const rememberedHostCount = (): number => wellFormedHosts.size;
 
 /** A host[:port] the URL parser takes as it is: no user-info, path, space or bad escape hidden in it. */
 function isAuthority(v: string | undefined): v is string {

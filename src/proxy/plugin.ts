@@ -66,7 +66,11 @@ export class ProxyState {
   readonly defaultRecordDir: string | null;
   private current: Recorder | null = null;
   private readonly recordingFile: string | null;
-  private readonly reports = new Map<string, Comparison[]>();
+  /**
+   * Compare reports by the sandbox object, not its name: a deleted sandbox's reports go with it, and a new sandbox
+   * of the same name starts with none.
+   */
+  private readonly reports = new WeakMap<object, Comparison[]>();
   private readonly pending = new Set<Promise<void>>();
 
   constructor(config: Pick<Options, 'proxy' | 'proxyHeaders' | 'proxyTimeout' | 'record' | 'recordLimit' | 'data'>) {
@@ -106,7 +110,7 @@ export class ProxyState {
     return callUpstream({ base, ...req, extraHeaders: this.headers, timeoutMs: this.timeoutMs });
   }
 
-  addComparison(sandbox: string, c: Comparison): void {
+  addComparison(sandbox: object, c: Comparison): void {
     const list = this.reports.get(sandbox) ?? [];
     list.push(c);
     if (list.length > comparisonsKept) list.splice(0, list.length - comparisonsKept);
@@ -114,12 +118,12 @@ export class ProxyState {
   }
 
   /** Comparisons of a sandbox, after the ones still running finish. */
-  async comparisons(sandbox: string): Promise<Comparison[]> {
+  async comparisons(sandbox: object): Promise<Comparison[]> {
     await Promise.all([...this.pending]);
     return [...(this.reports.get(sandbox) ?? [])];
   }
 
-  clearComparisons(sandbox: string): void {
+  clearComparisons(sandbox: object): void {
     this.reports.delete(sandbox);
   }
 
@@ -235,7 +239,7 @@ export const proxyPlugin = fp(
       });
       const who = { operationId: req.mock.operationId, method: req.method, path: pathOf(req) };
       state.addComparison(
-        req.mock.sandbox.name,
+        req.mock.sandbox,
         compareAnswers(at, who, { status: reply.statusCode, body: mark.mockBody }, answer),
       );
     };
