@@ -187,24 +187,40 @@ export function matchesText(q: string | undefined, texts: ReadonlyArray<string |
   return words === null || hasWords(foldedHay(texts), words);
 }
 
-/** The given ids and those of every record below them by parentId (a department and its sub-departments). */
-export function subtreeIds(
+/**
+ * A function answering the given ids and those of every record below them by parentId (a department and its
+ * sub-departments). It builds the children of each parent once, so a deep chain costs the same as a flat list (records
+ * may come in any order), and several subtrees of one list cost one pass.
+ */
+export function subtreesOf(
   records: ReadonlyArray<{ id: string; parentId: string | null }>,
-  ids: Iterable<string>,
-): Set<string> {
-  const out = new Set(ids);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const r of records) {
-      if (r.parentId && out.has(r.parentId) && !out.has(r.id)) {
-        out.add(r.id);
-        grew = true;
+): (ids: Iterable<string>) => Set<string> {
+  const children = new Map<string, string[]>();
+  for (const r of records) {
+    if (!r.parentId) continue;
+    const list = children.get(r.parentId);
+    if (list) list.push(r.id);
+    else children.set(r.parentId, [r.id]);
+  }
+  return (ids) => {
+    const out = new Set(ids);
+    const todo = [...out];
+    for (let id = todo.pop(); id !== undefined; id = todo.pop()) {
+      for (const child of children.get(id) ?? []) {
+        if (out.has(child)) continue; // a cycle made through the records API ends here
+        out.add(child);
+        todo.push(child);
       }
     }
-  }
-  return out;
+    return out;
+  };
 }
+
+/** The given ids and those of every record below them by parentId. */
+export const subtreeIds = (
+  records: ReadonlyArray<{ id: string; parentId: string | null }>,
+  ids: Iterable<string>,
+): Set<string> => subtreesOf(records)(ids);
 
 /** The record of `id`, or a 404 "<what> <id> not found". */
 export function recordById<T extends { id: string }>(records: readonly T[], id: string, what: string): T {

@@ -21,7 +21,7 @@ import type {
 import type { Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
-import { isDay, matchesText, pageOf, subtreeIds, type ListQuery } from './lists.js';
+import { isDay, matchesText, pageOf, subtreesOf, type ListQuery } from './lists.js';
 import { isUuid } from '../schemas/check.js';
 
 /** Ticket statuses (only 1 is named by the API description); labels in the tenant language. */
@@ -110,7 +110,10 @@ export function workflowCatalog(
   const current = input.id ? (tenant.wfCategories.find((c) => c.id === input.id) ?? null) : null;
   if (input.id && !current) throw fail.notFound(`workflow category ${input.id.slice(0, 80)} not found`);
   const visible = listedProcesses(tenant, user);
-  const scope = current ? subtreeIds(tenant.wfCategories, [current.id]) : null;
+  const below = subtreesOf(tenant.wfCategories);
+  const scope = current ? below([current.id]) : null;
+  const visibleIn = new Map<string, number>(); // category id -> visible processes directly in it
+  for (const p of visible) visibleIn.set(p.categoryId, (visibleIn.get(p.categoryId) ?? 0) + 1);
   const workflows = visible
     .filter((p) => scope === null || scope.has(p.categoryId))
     .filter((p) => matchesText(q, [p.name, p.brief, ...p.descriptionBlocks.map((b) => b.text), ...p.tags]));
@@ -118,14 +121,15 @@ export function workflowCatalog(
     .filter((c) => c.parentId === (current?.id ?? null))
     .sort(bySort)
     .map((c) => {
-      const inside = subtreeIds(tenant.wfCategories, [c.id]);
+      let workflowCount = 0;
+      for (const id of below([c.id])) workflowCount += visibleIn.get(id) ?? 0;
       return {
         id: c.id,
         name: c.name,
         parent_id: c.parentId,
         description: c.description,
         imageUrl: absolute(ctx, `/images/workflow-category/${c.id}.svg`),
-        workflowCount: visible.filter((p) => inside.has(p.categoryId)).length,
+        workflowCount,
       };
     });
   return {
