@@ -18,7 +18,7 @@ import type {
   WorkflowTicketItem,
   WorkflowTicketPage,
 } from '../schemas/workflow.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { isDay, matchesText, pageOf, subtreesOf, type ListQuery } from './lists.js';
@@ -46,7 +46,7 @@ const listedProcesses = (tenant: Tenant, user: UserRecord) =>
   tenant.wfProcesses.filter((p) => !p.isHidden && canSee(tenant, user, p));
 
 function startableProcess(tenant: Tenant, user: UserRecord, processId: string): WfProcessRecord {
-  const p = tenant.wfProcesses.find((x) => x.id === processId);
+  const p = findById(tenant.wfProcesses, processId);
   if (!p || p.isHidden || !canSee(tenant, user, p))
     throw fail.notFound(`workflow process ${processId.slice(0, 80)} not found`);
   return p;
@@ -297,7 +297,7 @@ export function advanceTickets(ctx: DomainContext, tenant: Tenant): void {
   const moved = new Map<WfTicketRecord, WfTicketRecord>();
   for (const t of tenant.wfTickets) {
     if (t.statusId !== WfStatus.inProgress) continue;
-    const p = tenant.wfProcesses.find((x) => x.id === t.processId);
+    const p = findById(tenant.wfProcesses, t.processId);
     if (!p) continue;
     const step = p.stageMinutes * 60_000;
     let cur = t;
@@ -350,7 +350,7 @@ const visibleTickets = (viewer: Viewer) => {
 };
 
 function ticketItem(ctx: DomainContext, tenant: Tenant, t: WfTicketRecord): WorkflowTicketItem {
-  const p = tenant.wfProcesses.find((x) => x.id === t.processId);
+  const p = findById(tenant.wfProcesses, t.processId);
   return {
     id: t.id,
     wf_workflow_id: t.processId,
@@ -392,7 +392,7 @@ export function workflowTicketView(ctx: DomainContext, viewer: Viewer, id: strin
   advanceTickets(ctx, viewer.tenant);
   const { tenant } = viewer;
   const t = visibleTickets(viewer).find((x) => x.id === id);
-  const p = t && tenant.wfProcesses.find((x) => x.id === t.processId);
+  const p = t && findById(tenant.wfProcesses, t.processId);
   if (!t || !p) throw fail.notFound(`workflow ticket ${id.slice(0, 80)} not found`);
   const current = p.stages.findIndex((s) => s.id === t.stageId);
   const stateOf = (i: number) => {
