@@ -15,9 +15,10 @@ import type {
   CalendarView,
 } from '../schemas/calendar.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import { newUuid, uuidFrom } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
+import { inSomeGroup } from './groups.js';
 import { foldText, isDay, matchesText, pageOf, idList, type Paged } from './lists.js';
 import { isUuid } from '../schemas/check.js';
 
@@ -124,7 +125,7 @@ function participantIds(tenant: Tenant, o: Occurrence): string[] {
 
 function canSee(tenant: Tenant, user: UserRecord, e: CalendarEventRecord): boolean {
   if (e.visibleToGroupIds.length === 0 || e.organizerId === user.id || e.participantIds.includes(user.id)) return true;
-  return tenant.userGroups.some((g) => e.visibleToGroupIds.includes(g.id) && g.memberIds.includes(user.id));
+  return inSomeGroup(tenant, e.visibleToGroupIds, user.id);
 }
 
 function toEvent(ctx: DomainContext, tenant: Tenant, o: Occurrence): CalendarEvent {
@@ -152,7 +153,7 @@ function toEvent(ctx: DomainContext, tenant: Tenant, o: Occurrence): CalendarEve
     max_participants: e.maxParticipants,
     bid_mode: e.bidMode,
     visible_to: e.visibleToGroupIds
-      .flatMap((id) => tenant.userGroups.filter((g) => g.id === id))
+      .flatMap((id) => findById(tenant.userGroups, id) ?? [])
       .map((g) => ({ id: g.id, name: g.name })),
     url: absolute(ctx, `/pages/calendar-event/${e.id}${o.recDate ? `?rec_date=${o.recDate}` : ''}`),
     created_at: e.createdAt,

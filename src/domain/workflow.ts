@@ -21,6 +21,7 @@ import type {
 import { findById, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
+import { groupsOf, inSomeGroup } from './groups.js';
 import { isDay, matchesText, pageOf, subtreesOf, type ListQuery } from './lists.js';
 import { isUuid } from '../schemas/check.js';
 
@@ -38,8 +39,7 @@ export type Viewer = { tenant: Tenant; user: UserRecord | null };
 // ---------------------------------------------------------------- visibility
 
 const canSee = (tenant: Tenant, user: UserRecord, p: WfProcessRecord) =>
-  p.visibleGroupIds.length === 0 ||
-  tenant.userGroups.some((g) => p.visibleGroupIds.includes(g.id) && g.memberIds.includes(user.id));
+  p.visibleGroupIds.length === 0 || inSomeGroup(tenant, p.visibleGroupIds, user.id);
 
 /** Processes the user may see in the catalog and start: not hidden, and in one of their groups when restricted. */
 const listedProcesses = (tenant: Tenant, user: UserRecord) =>
@@ -66,15 +66,13 @@ function catalogEntry(ctx: DomainContext, tenant: Tenant, p: WfProcessRecord): W
     status_id: p.statusId,
     tags: [...p.tags],
     brief: p.brief,
-    userGroupsVisible: tenant.userGroups
-      .filter((g) => p.visibleGroupIds.includes(g.id))
-      .map((g) => ({
-        id: g.id,
-        name: g.name,
-        description: g.description,
-        iconUrl: absolute(ctx, g.iconUrl),
-        conditionsReadable: g.conditionsReadable,
-      })),
+    userGroupsVisible: groupsOf(tenant, p.visibleGroupIds).map((g) => ({
+      id: g.id,
+      name: g.name,
+      description: g.description,
+      iconUrl: absolute(ctx, g.iconUrl),
+      conditionsReadable: g.conditionsReadable,
+    })),
     feedbackTotal: { count: p.feedbackCount, score: p.feedbackScore },
   };
 }

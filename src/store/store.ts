@@ -21,6 +21,10 @@ const idMaps = new WeakMap<readonly unknown[], Map<string, unknown>>();
 /** The record with `id` in a collection of the store, without scanning it (sessions and devices pile up). */
 export const findById = <T extends { id: string }>(list: readonly T[], id: string) =>
   cached(idMaps, list, () => new Map(list.map((r) => [r.id, r]))).get(id) as T | undefined;
+const positionMaps = new WeakMap<readonly unknown[], Map<string, number>>();
+/** Where the record with `id` stands in a collection of the store (not for a draft's list, which grows). */
+export const positionById = (list: readonly { id: string }[], id: string): number | undefined =>
+  cached(positionMaps, list, () => new Map(list.map((r, i) => [r.id, i]))).get(id);
 /**
  * Appends to a list no store holds (a draft of records about to be written, src/domain/record-draft.ts) and keeps
  * its map by id current, so findById over a list that grows stays one look-up instead of a rebuild per record.
