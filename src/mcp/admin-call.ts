@@ -11,6 +11,8 @@ export type AdminRequest = {
   headers?: Record<string, string>;
   /** sent as JSON */
   body?: unknown;
+  /** a request of the portal's API: sent without the admin token (its Authorization means a portal token there) */
+  portal?: boolean;
 };
 
 export type AdminAnswer = {
@@ -45,12 +47,12 @@ export function parsedBody(text: string): unknown {
 /** An admin call over HTTP, for a client of a running instance (the stdio bridge): base URL and admin token. */
 export function fetchAdminCall(baseUrl: string, token?: string | null): AdminCall {
   const base = baseUrl.replace(/\/+$/, '');
-  return async ({ method, url, headers, body }) => {
+  return async ({ method, url, headers, body, portal }) => {
     const res = await fetch(`${base}${url}`, {
       method,
       headers: {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(token && !portal ? { authorization: `Bearer ${token}` } : {}),
         ...headers,
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),

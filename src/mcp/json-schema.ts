@@ -1,6 +1,6 @@
 // Tool schemas are our TypeBox records (TypeBox objects are JSON Schema): their `$ref`s to shared records are
 // inlined, since a tool's schema must stand alone, and each is compiled once, when this module loads.
-import type { TSchema } from '@sinclair/typebox';
+import { type Static, type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 import { fromJsonSchema, type JsonSchemaType, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { sharedSchemas } from '../schemas/index.js';
 
@@ -30,6 +30,17 @@ export function inlineRefs(schema: unknown, seen: string[] = []): unknown {
 }
 
 /** A TypeBox schema as the SDK takes it (Standard Schema with its JSON Schema), compiled once. */
-export function toolSchema<T = unknown>(schema: TSchema): StandardSchemaWithJSON<T, T> {
-  return fromJsonSchema<T>(inlineRefs(schema) as JsonSchemaType);
+export function toolSchema<T extends TSchema>(schema: T): StandardSchemaWithJSON<Static<T>, Static<T>> {
+  return fromJsonSchema<Static<T>>(inlineRefs(schema) as JsonSchemaType);
+}
+
+/**
+ * One of a few strings, as `enum` (TypeBox writes a union of literals as anyOf of consts: longer in tools/list, and
+ * a wrong value is refused once per literal in the validator's message).
+ */
+export function oneOf<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string } = {},
+): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }

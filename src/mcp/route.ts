@@ -65,16 +65,21 @@ const mcpResponses = {
 
 /** An admin call through the app itself, with the MCP request's credentials and Host, so it is any admin call. */
 function injectCall(app: FastifyInstance, request: Request | undefined): AdminCall {
-  const forwarded: Record<string, string> = {};
-  for (const name of ['authorization', 'x-mock-admin-token', 'host']) {
-    const value = request?.headers.get(name);
-    if (value) forwarded[name] = value;
-  }
-  return async ({ method, url, headers, body }) => {
+  const pick = (names: string[]) =>
+    Object.fromEntries(
+      names.flatMap((name) => (request?.headers.get(name) ? [[name, request.headers.get(name)!]] : [])),
+    );
+  const admin = pick(['authorization', 'x-mock-admin-token', 'host']);
+  const portal = pick(['host']); // the admin token is no portal credential
+  return async ({ method, url, headers, body, portal: toPortal }) => {
     const res = await app.inject({
       method,
       url,
-      headers: { ...forwarded, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        ...(toPortal ? portal : admin),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
     return { status: res.statusCode, headers: flatHeaders(res.headers), body: parsedBody(res.body) };

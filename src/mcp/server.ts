@@ -3,13 +3,24 @@
 // errors are the admin API's and a sandbox a peer holds is answered by its owner.
 import { McpServer } from '@modelcontextprotocol/server';
 import type { AdminCall } from './admin-call.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
+import { registerArrangeTool } from './tools/arrange.js';
+import { registerCaptureTools } from './tools/capture.js';
+import { type OperationIndex, operationsFromDocument, type ToolContext } from './tools/context.js';
+import { registerObserveTools } from './tools/observe.js';
+import { registerPortalTools } from './tools/portal.js';
+import { registerRecordTools } from './tools/records.js';
 import { registerSandboxTools } from './tools/sandboxes.js';
+import { registerSessionTools } from './tools/session.js';
 
 export type MockMcpServerOptions = {
   /** sends an admin or portal request (app.inject over HTTP, fetch from a stdio bridge) */
   call: AdminCall;
   /** the package version, shown to clients as the server's */
   version: string;
+  /** the portal's operations by id; default: read from /docs/json through `call` once per server */
+  operations?: () => Promise<OperationIndex>;
 };
 
 /** Instructions an agent reads once at initialize: where to start. */
@@ -24,6 +35,19 @@ export function createMockMcpServer(options: MockMcpServerOptions): McpServer {
     { name: 'portal-mock', version: options.version },
     { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions },
   );
-  registerSandboxTools(server, options.call);
+  const context: ToolContext = {
+    call: options.call,
+    operations: options.operations ?? operationsFromDocument(options.call),
+  };
+  // in the order an agent needs them
+  registerArrangeTool(server, context);
+  registerSessionTools(server, context);
+  registerPortalTools(server, context);
+  registerObserveTools(server, context);
+  registerRecordTools(server, context);
+  registerSandboxTools(server, context);
+  registerCaptureTools(server, context);
+  registerResources(server, options.call);
+  registerPrompts(server);
   return server;
 }
