@@ -22,12 +22,9 @@ const PortalInput = Type.Object(
       }),
     ),
     method: Type.Optional(
-      Type.Union(
-        ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].map((m) => Type.Literal(m)),
-        { description: 'with path, instead of operationId' },
-      ),
+      oneOf(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'], { description: 'with path, instead of operationId' }),
     ),
-    path: Type.Optional(Type.String({ pattern: '^/', maxLength: 2000, description: 'e.g. /workflow/my' })),
+    path: Type.Optional(Type.String({ pattern: '^/', maxLength: 2000, description: 'e.g. /workflow-ticket' })),
     pathParams: Type.Optional(Type.Record(Type.String(), Scalar, { description: 'values of {name} in the path' })),
     query: Type.Optional(Type.Record(Type.String(), Type.Union([Scalar, Type.Array(Scalar)]))),
     body: Type.Optional(Type.Unknown({ description: 'the JSON body' })),
@@ -91,7 +88,7 @@ export function registerPortalTools(server: McpServer, { call, operations }: Too
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     },
     async (args) => {
-      let method = args.method;
+      let method: string | undefined = args.method;
       let path = args.path;
       if (args.operationId !== undefined) {
         const known = await operations();
