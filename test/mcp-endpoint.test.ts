@@ -133,7 +133,11 @@ t.test('with --admin-token: no token or a wrong one is a 401; the token reaches 
     "the control plane's error body",
   );
 
-  for (const headers of [{ authorization: 'Bearer s3cret' }, { 'x-mock-admin-token': 's3cret' }]) {
+  const tokenHeaders: Record<string, string>[] = [
+    { authorization: 'Bearer s3cret' },
+    { 'x-mock-admin-token': 's3cret' },
+  ];
+  for (const headers of tokenHeaders) {
     const client = await mcpClient(t, base, { headers });
     const listed = structuredOf<{ sandboxes: unknown[] }>(
       await client.callTool({ name: 'list_sandboxes', arguments: {} }),
