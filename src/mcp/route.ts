@@ -60,7 +60,10 @@ const mcpResponses = {
     description: 'the JSON-RPC answer (a batch is answered by an array)',
     content: { 'application/json': { schema: Type.Union([JsonRpcAnswer, Type.Array(JsonRpcAnswer)]) } },
   },
-  202: Type.Null({ description: 'a notification or answer was accepted: no body' }),
+  202: {
+    description: 'a notification or answer was accepted',
+    content: { 'application/json': { schema: Type.String({ maxLength: 0, description: 'no body' }) } },
+  },
 };
 
 /** An admin call through the app itself, with the MCP request's credentials and Host, so it is any admin call. */
@@ -185,18 +188,12 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
     },
   );
 
-  for (const method of ['GET', 'DELETE'] as const) {
-    app.route({
-      method,
-      url: '/__admin/mcp',
-      schema: {
-        operationId: method === 'GET' ? 'mockMcpGet' : 'mockMcpDelete',
-        tags,
-        summary: `${method} is not served: the MCP endpoint is stateless (405)`,
-        description: 'No server-sent event stream and no session to end: POST JSON-RPC messages instead.',
-        response: { 405: JsonRpcError, 403: JsonRpcError, ...errors(401) },
-      },
-      handler: async (_req, reply) => reply.code(405).header('allow', 'POST').send(methodNotAllowed),
-    });
-  }
+  // GET (a server-sent event stream) and DELETE (ending a session) are not served: protocol refusals, not operations,
+  // so the API document leaves them out as it leaves out the control plane's own 404
+  app.route({
+    method: ['GET', 'DELETE'],
+    url: '/__admin/mcp',
+    schema: { hide: true, response: { 405: JsonRpcError, 403: JsonRpcError, ...errors(401) } },
+    handler: async (_req, reply) => reply.code(405).header('allow', 'POST').send(methodNotAllowed),
+  });
 };
