@@ -21,6 +21,7 @@ import { strictJsonBodies } from '../control/json-body.js';
 import { type AdminCall, flatHeaders, parsedBody } from './admin-call.js';
 import { mcpAllowedHostnames } from './allowed-hosts.js';
 import { createMockMcpServer } from './server.js';
+import { operationsFromDocument } from './tools/context.js';
 
 const tags = ['mock'];
 
@@ -127,8 +128,10 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
   app.addHook('onRequest', originValidation(allowed));
   strictJsonBodies(app);
 
+  // the portal's operations are the same for every request: read from its document once, on the first call_portal
+  const operations = operationsFromDocument(injectCall(app, undefined));
   const factory = (ctx: McpRequestContext) =>
-    createMockMcpServer({ call: injectCall(app, ctx.requestInfo), version: opts.version });
+    createMockMcpServer({ call: injectCall(app, ctx.requestInfo), version: opts.version, operations });
   // the 2026-07-28 revision: one exchange per request by construction; 2025-era requests are served below
   const modern = createMcpHandler(factory, {
     legacy: 'reject',
