@@ -103,8 +103,9 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<Fa
     reply.header(name, value);
   });
   if (response.body === null) return reply.send();
+  // a subscriptions/listen stream: its connection ends with it, so a closing server does not wait for it to idle out
   if (response.headers.get('content-type')?.startsWith('text/event-stream'))
-    return reply.send(Readable.fromWeb(response.body as NodeReadableStream));
+    return reply.header('connection', 'close').send(Readable.fromWeb(response.body as NodeReadableStream));
   return reply.send(await response.text());
 }
 
@@ -140,7 +141,8 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
     maxSubscriptions: maxMcpSubscriptions,
     maxRequestBodySize: config.bodyLimit,
   });
-  app.addHook('onClose', async () => modern.close());
+  // before the server waits for its connections: open subscriptions/listen streams end here, or close would wait
+  app.addHook('preClose', async () => modern.close());
 
   /** A 2025-era request: a fresh server and stateless transport for it alone, answering one JSON body. */
   async function legacy(request: Request, body: unknown): Promise<Response> {
