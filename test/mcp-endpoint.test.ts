@@ -205,6 +205,17 @@ t.test('a sandbox a peer holds: the tools act on it there (the control plane for
     ((await here.json()) as { name: string }[]).some((s) => s.name === 'far'),
     'no copy of far was made on the instance asked',
   );
+  const keyed = await fetch(`${askedBase}/__admin/mcp`, {
+    method: 'POST',
+    headers: { ...jsonHeaders, 'x-mock-sandbox': 'far' },
+    body: JSON.stringify(initialize),
+  });
+  t.equal(keyed.status, 200);
+  t.equal(
+    keyed.headers.get('x-mock-instance'),
+    'asked',
+    'the endpoint answers where it is asked, whatever key it names',
+  );
   const missing = await client.callTool({ name: 'read_outbox', arguments: { sandbox: 'nowhere' } });
   t.match(textOf(missing), /404 SANDBOX_NOT_FOUND: sandbox "nowhere" does not exist on instance asked or its peers/);
 });

@@ -164,6 +164,8 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
     '/__admin/mcp',
     {
       bodyLimit: config.bodyLimit,
+      // not forwarded as a whole to a peer by the control plane's ownerFirst: each admin call a tool makes is
+      config: { answersHere: true },
       schema: {
         operationId: 'mockMcp',
         tags,
@@ -198,6 +200,7 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
   app.route({
     method: ['GET', 'DELETE'],
     url: '/__admin/mcp',
+    config: { answersHere: true },
     schema: { hide: true, response: { 405: JsonRpcError, 403: JsonRpcError, ...errors(401) } },
     handler: async (_req, reply) => reply.code(405).header('allow', 'POST').send(methodNotAllowed),
   });
