@@ -5,6 +5,7 @@ import { accounts, tenants } from './helper.js';
 import { listening, mcpClient, structuredOf, textOf } from './support/mcp-client.js';
 import { maxArrangeEntries } from '../src/mcp/tools/arrange.js';
 import { maxBodyChars } from '../src/mcp/tools/portal.js';
+import { maxJournalEntries } from '../src/mcp/tools/observe.js';
 
 // any: answers of many admin routes; each assertion reads the fields it knows
 type Json = any;
@@ -94,6 +95,15 @@ t.test('arrange_sandbox makes a sandbox, its clock, records and a two-factor sig
   t.equal(codes.body.length, 1, 'the code came from the outbox');
   const signIns = await admin('/__admin/requests/count?sandbox=qa-1&path=/mobile/*&status=200');
   t.equal(signIns.body.count, 3, 'request-two-factor, manual-bind, auth: the real flow');
+
+  const own = structuredOf<Json>(
+    await call('arrange_sandbox', {
+      sandbox: 'qa-1',
+      records: [{ collection: 'users', fields: { password: 'Secret-42' } }],
+      signIn: { record: 0 },
+    }),
+  );
+  t.match(own, { created: false, session: { twoFactor: false } }, "a made user signs in with its record's password");
 
   const again = structuredOf<Json>(await call('arrange_sandbox', { sandbox: 'qa-1', reset: true }));
   t.match(again, { created: false, scenario: 'default', made: [] }, 'reused and reset');
