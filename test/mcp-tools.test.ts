@@ -299,6 +299,7 @@ t.test('bad arguments: schema violations and admin-API refusals are tool errors 
       { sandbox: 'qa-7', action: 'create', collection: 'ideas', count: 1001 },
       /Input validation error.*count/,
     ],
+    ['read_journal', { sandbox: 'default', limit: maxJournalEntries + 1 }, /Input validation error.*limit/],
   ];
   for (const [tool, args, message] of cases) {
     const result = await call(tool, args);
