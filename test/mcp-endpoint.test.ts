@@ -1,11 +1,13 @@
 // The MCP endpoint itself: both protocol eras, stateless answers of one JSON body, GET/DELETE 405, the admin token,
 // and the Host and Origin checks against DNS rebinding.
 import { request } from 'node:http';
+import { hostname } from 'node:os';
 import t from 'tap';
 import { mcpClient, listening, structuredOf, textOf } from './support/mcp-client.js';
 import { accounts } from './helper.js';
 import { mcpAllowedHostnames } from '../src/mcp/allowed-hosts.js';
 import { maxMcpSubscriptions } from '../src/mcp/route.js';
+import { lanAddresses } from '../src/shared/lan.js';
 
 const initialize = {
   jsonrpc: '2.0',
@@ -116,6 +118,15 @@ t.test('a Host this instance does not answer to is refused; --mcp-allowed-hosts 
   t.match(JSON.parse(allowed.body), { result: { serverInfo: { name: 'portal-mock' } } });
   const local = await postAs(base, 'localhost:1234', initialize);
   t.equal(local.status, 200, 'localhost on any port passes');
+});
+
+t.test('with --host 0.0.0.0: the LAN addresses the banner prints and the machine name pass', async (t) => {
+  const { base } = await listening(t, { host: '0.0.0.0' }); // the option; the test still listens on loopback
+  for (const name of [...lanAddresses(), hostname().toLowerCase()]) {
+    const answer = await postAs(base, `${name}:3000`, initialize);
+    t.equal(answer.status, 200, `Host ${name}`);
+  }
+  t.equal((await postAs(base, 'evil.example', initialize)).status, 403, 'another name does not');
 });
 
 t.test('with --admin-token: no token or a wrong one is a 401; the token reaches the tools', async (t) => {
