@@ -172,7 +172,10 @@ t.test('sign_in, call_portal (by operationId and by path), read_journal with exp
 
   const unknown = await call('call_portal', { sandbox: 'qa-3', operationId: 'workflowTicketIdx' });
   t.ok(unknown.isError);
-  t.match(textOf(unknown), /unknown operationId "workflowTicketIdx"; similar: .*workflowTicketIndex/);
+  t.match(
+    textOf(unknown),
+    /unknown operationId "workflowTicketIdx"; closest: workflowTicketIndex, .*\(106 known: portal-mock:\/\/openapi\/portal\)/,
+  );
   const document = structuredOf<Json>(
     await call('call_portal', { sandbox: 'qa-3', method: 'GET', path: '/docs/json' }),
   );
