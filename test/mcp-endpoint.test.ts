@@ -216,6 +216,18 @@ t.test('a sandbox a peer holds: the tools act on it there (the control plane for
     ((await here.json()) as { name: string }[]).some((s) => s.name === 'far'),
     'no copy of far was made on the instance asked',
   );
+  // the portal calls of the tools are relayed too: a two-factor sign-in (its code read from the owner's outbox)
+  const session = structuredOf<{ twoFactor: boolean; headers: Record<string, string> }>(
+    await client.callTool({ name: 'sign_in', arguments: { sandbox: 'far', email: accounts.twoFactor.email } }),
+  );
+  t.equal(session.twoFactor, true);
+  const tickets = structuredOf<{ status: number; headers: Record<string, string> }>(
+    await client.callTool({
+      name: 'call_portal',
+      arguments: { sandbox: 'far', operationId: 'workflowTicketIndex', session: session.headers },
+    }),
+  );
+  t.same([tickets.status, tickets.headers['x-mock-instance']], [200, 'owner'], 'a portal call answered by the owner');
   const keyed = await fetch(`${askedBase}/__admin/mcp`, {
     method: 'POST',
     headers: { ...jsonHeaders, 'x-mock-sandbox': 'far' },
