@@ -58,6 +58,7 @@ export const Options = Type.Object({
   sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
   instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
   peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), { default: [] }),
+  mcpAllowedHosts: Type.Array(Type.String({ pattern: '^[^\\s/]+$', maxLength: 2000 }), { default: [] }),
 });
 export type Options = Static<typeof Options>;
 
@@ -82,6 +83,7 @@ const expected: Partial<Record<keyof Options, string>> = {
   sandboxIdleTtl: durationExpected,
   instanceName: 'a name of 1 to 200 characters',
   peers: 'a URL (http:// or https://) or dns:NAME:PORT',
+  mcpAllowedHosts: 'host names, comma-separated, without scheme or port (an IPv6 address in brackets)',
 };
 
 /** A value as an error message quotes it: JSON, cut to a readable length. */
@@ -399,6 +401,15 @@ const flags: Flag[] = [
     help:
       'the other instances (URL, or dns:NAME:PORT for every address of NAME): ' +
       '/__admin/sandboxes lists theirs too; repeatable or comma-separated',
+  },
+  {
+    key: 'mcpAllowedHosts',
+    flag: 'mcp-allowed-hosts',
+    env: 'PORTAL_MOCK_MCP_ALLOWED_HOSTS',
+    kind: 'list',
+    help:
+      'more Host and Origin names /__admin/mcp accepts, beside localhost, --host, the LAN addresses and the ' +
+      "peers' names (e.g. the balancer's name); repeatable or comma-separated",
   },
   {
     key: 'noBanner',

@@ -24,6 +24,7 @@ import { adminCaRoute } from './ca-route.js';
 import { adminProxyRoutes } from './proxy-routes.js';
 import { adminFindingRoutes } from './findings-routes.js';
 import { rootRoute } from './root-route.js';
+import { mcpRoute } from '../mcp/route.js';
 
 /** The control plane's OpenAPI tag: one, so the document never mixes it with the portal's own admin API. */
 export const openapiTags = [
@@ -70,6 +71,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<{ version: string; startedAt
     await app.register(adminUserRoutes);
     await app.register(adminProxyRoutes);
     await app.register(adminFindingRoutes);
+    await app.register(mcpRoute, { version: opts.version }); // its own context: Host and Origin checks, JSON only
     await app.register(adminStatusRoutes, opts);
   });
 };

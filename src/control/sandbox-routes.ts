@@ -9,6 +9,7 @@ import {
   ActiveScenario,
   BindLink,
   ClockAnswer,
+  ClockChange,
   Har,
   JournalEntry,
   JournalQuery,
@@ -19,7 +20,6 @@ import {
   Snapshot,
   clockRangeText,
   maxAheadSeconds,
-  maxClockShiftMs,
 } from '../schemas/control.js';
 import { clockProblem, nextClockState } from '../store/clock.js';
 import { newSecret, newUuid } from '../store/ids.js';
@@ -712,13 +712,7 @@ export const adminSandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `clock shows must stay within ${clockRangeText}: a change past it is a 400 naming the field, and the ` +
           'clock (and a sandbox the call would have made) stays as it was.',
         querystring: SandboxQuery,
-        body: Type.Object({
-          freeze: Type.Optional(Type.String({ format: 'date-time' })),
-          offsetMs: Type.Optional(Type.Integer({ minimum: -maxClockShiftMs, maximum: maxClockShiftMs })),
-          advanceMs: Type.Optional(Type.Integer({ minimum: -maxClockShiftMs, maximum: maxClockShiftMs })),
-          mode: Type.Optional(Type.Literal('real')),
-          sandbox: Type.Optional(Type.String()),
-        }),
+        body: Type.Object({ ...ClockChange.properties, sandbox: Type.Optional(Type.String()) }),
         response: { 200: ClockAnswer, ...errors(400, 401) },
       },
     },

@@ -353,6 +353,22 @@ export type ScenarioSummary = Static<typeof ScenarioSummary>;
 export const ActiveScenario = Type.Object({ sandbox: Type.String(), name: Type.String(), description: Type.String() });
 export type ActiveScenario = Static<typeof ActiveScenario>;
 
+/** PUT /__admin/clock: exactly one of these (the route refuses none or two). */
+export const ClockChange = Type.Object({
+  freeze: Type.Optional(Type.String({ format: 'date-time', description: 'stop time at this instant' })),
+  offsetMs: Type.Optional(
+    Type.Integer({ minimum: -maxClockShiftMs, maximum: maxClockShiftMs, description: 'real time shifted by N ms' }),
+  ),
+  advanceMs: Type.Optional(
+    Type.Integer({
+      minimum: -maxClockShiftMs,
+      maximum: maxClockShiftMs,
+      description: 'move the clock by N ms, keeping its mode',
+    }),
+  ),
+  mode: Type.Optional(Type.Literal('real', { description: 'release the clock to real time' })),
+});
+
 export const ClockAnswer = Type.Object({ now: Type.String(), state: ref(ClockState) });
 export type ClockAnswer = Static<typeof ClockAnswer>;
 

@@ -1,0 +1,74 @@
+// A bug capture (the sandbox as one scenario file that replays it byte for byte, docs/data.md) and its replay in a
+// sandbox of this or another server.
+import { Type } from '@sinclair/typebox';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { ActiveScenario } from '../../schemas/control.js';
+import { toolSchema } from '../json-schema.js';
+import { fromAnswer } from '../results.js';
+import { adminUrl, SandboxName, type ToolContext } from './context.js';
+
+const closed = { additionalProperties: false };
+const Capture = Type.Object(
+  { name: Type.String() },
+  { additionalProperties: true, description: 'a bug capture: a scenario file with pin and data' },
+);
+const schemas = {
+  captureIn: toolSchema(
+    Type.Object(
+      {
+        sandbox: SandboxName,
+        as: Type.Optional(
+          Type.String({
+            pattern: '^[a-z0-9][a-z0-9-]{0,63}$',
+            description: 'its scenario name (default capture-NAME)',
+          }),
+        ),
+      },
+      closed,
+    ),
+  ),
+  captureOut: toolSchema(Type.Object({ bytes: Type.Integer({ description: 'its size as JSON' }), capture: Capture })),
+  replayIn: toolSchema(Type.Object({ sandbox: SandboxName, capture: Capture }, closed)),
+  replayOut: toolSchema(ActiveScenario),
+};
+
+export function registerCaptureTools(server: McpServer, { call }: ToolContext): void {
+  server.registerTool(
+    'capture_sandbox',
+    {
+      title: 'Capture a sandbox as a bug file',
+      description:
+        'The sandbox as one scenario file (seed, frozen clock, its data changes, its scenario flattened) that ' +
+        'replays it byte for byte on any server: attach it to a bug report, or give it to replay_capture.',
+      inputSchema: schemas.captureIn,
+      outputSchema: schemas.captureOut,
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ sandbox, as }) =>
+      fromAnswer(
+        await call({
+          method: 'GET',
+          url: adminUrl(`/__admin/sandboxes/${encodeURIComponent(sandbox)}/capture`, { as }),
+        }),
+        (capture) => ({ bytes: Buffer.byteLength(JSON.stringify(capture)), capture }),
+      ),
+  );
+
+  server.registerTool(
+    'replay_capture',
+    {
+      title: 'Replay a bug capture',
+      description:
+        'Defines a capture_sandbox file as a scenario on this server and activates it in a sandbox (made if ' +
+        'missing): the sandbox then answers as the captured one did. Returns the active scenario.',
+      inputSchema: schemas.replayIn,
+      outputSchema: schemas.replayOut,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ sandbox, capture }) =>
+      fromAnswer(
+        await call({ method: 'PUT', url: adminUrl('/__admin/scenario', { sandbox }), body: { scenario: capture } }),
+        (body) => body as Record<string, unknown>,
+      ),
+  );
+}
