@@ -5,7 +5,8 @@ import { hostname } from 'node:os';
 import t from 'tap';
 import { mcpClient, listening, structuredOf, textOf } from './support/mcp-client.js';
 import { accounts } from './helper.js';
-import { mcpAllowedHostnames } from '../src/mcp/allowed-hosts.js';
+import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
+import { localhostNames, mcpAllowedHostnames } from '../src/mcp/allowed-hosts.js';
 import { maxMcpSubscriptions } from '../src/mcp/route.js';
 import { lanAddresses } from '../src/shared/lan.js';
 
@@ -87,6 +88,7 @@ t.test('the allowed names: localhost, --host or the LAN addresses and machine na
   ]);
   const bound = mcpAllowedHostnames({ host: '10.0.0.5', peers: [], extra: [], lan: ['192.168.1.20'], machine: 'x' });
   t.same(bound, ['localhost', '127.0.0.1', '[::1]', '10.0.0.5'], 'a --host other than 0.0.0.0: that address only');
+  t.same(localhostNames, localhostAllowedHostnames(), "the localhost names are the SDK's");
 });
 
 /** A POST with a Host header of our choosing (fetch sets its own). */

@@ -1,6 +1,5 @@
 // Which Host and Origin names the MCP endpoint accepts (DNS-rebinding protection): a page on another site that
 // points its own name at this machine must not reach the control plane through a browser.
-import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 
 export type AllowedHostsInput = {
   /** --host: the address listened on */
@@ -14,6 +13,12 @@ export type AllowedHostsInput = {
   /** this machine's name (os.hostname()) */
   machine: string;
 };
+
+/**
+ * The SDK's localhostAllowedHostnames(), written out: importing the SDK for three names cost every start its load
+ * (test/mcp-endpoint.test.ts checks they stay the same).
+ */
+export const localhostNames = ['localhost', '127.0.0.1', '[::1]'];
 
 const anyAddress = (host: string) => host === '0.0.0.0' || host === '::';
 /** IPv6 literals are compared in brackets, as they appear in Host and Origin. */
@@ -35,7 +40,7 @@ function peerHostname(peer: string): string | undefined {
  */
 export function mcpAllowedHostnames(input: AllowedHostsInput): string[] {
   const names = [
-    ...localhostAllowedHostnames(),
+    ...localhostNames,
     ...(anyAddress(input.host) ? [...input.lan, input.machine] : [input.host]),
     ...input.peers.flatMap((p) => p.split(',')).map((p) => peerHostname(p.trim())),
     ...input.extra.flatMap((e) => e.split(',')).map((e) => e.trim()),

@@ -3,25 +3,14 @@
 // (src/control/routes.ts), so --admin-token applies as to every admin route; this plugin's own context adds the
 // Host and Origin checks and takes JSON bodies only.
 import { hostname } from 'node:os';
-import { Readable } from 'node:stream';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/fastify';
-import {
-  createMcpHandler,
-  isLegacyRequest,
-  type McpRequestContext,
-  WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorBody, errors, ref } from '../schemas/common.js';
 import { lanAddresses } from '../shared/lan.js';
 import { strictJsonBodies } from '../control/json-body.js';
-import { type AdminCall, flatHeaders, parsedBody } from './admin-call.js';
 import { mcpAllowedHostnames } from './allowed-hosts.js';
-import { createMockMcpServer } from './server.js';
-import { operationsFromDocument } from './tools/context.js';
+import type { McpRuntime } from './runtime.js';
 
 const tags = ['mock'];
 
@@ -67,54 +56,18 @@ const mcpResponses = {
   },
 };
 
-/** An admin call through the app itself, with the MCP request's credentials and Host, so it is any admin call. */
-function injectCall(app: FastifyInstance, request: Request | undefined): AdminCall {
-  const pick = (names: string[]) =>
-    Object.fromEntries(
-      names.flatMap((name) => (request?.headers.get(name) ? [[name, request.headers.get(name)!]] : [])),
-    );
-  const admin = pick(['authorization', 'x-mock-admin-token', 'host']);
-  const portal = pick(['host']); // the admin token is no portal credential
-  return async ({ method, url, headers, body, portal: toPortal }) => {
-    const res = await app.inject({
-      method,
-      url,
-      headers: {
-        ...(toPortal ? portal : admin),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        ...headers,
-      },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    return { status: res.statusCode, headers: flatHeaders(res.headers), body: parsedBody(res.body) };
-  };
-}
-
-/** The Fastify request as the web-standard Request the SDK reads; the body goes beside it, already parsed. */
-function webRequest(req: FastifyRequest): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(flatHeaders(req.headers))) headers.set(name, value);
-  // the URL's origin is not read (the Host header is, checked above): a fixed one cannot fail to parse
-  return new Request(new URL(req.url, 'http://localhost'), { method: req.method, headers });
-}
-
-async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {
-  reply.code(response.status);
-  response.headers.forEach((value, name) => {
-    reply.header(name, value);
-  });
-  if (response.body === null) return reply.send();
-  // a subscriptions/listen stream: its connection ends with it, so a closing server does not wait for it to idle out
-  if (response.headers.get('content-type')?.startsWith('text/event-stream'))
-    return reply.header('connection', 'close').send(Readable.fromWeb(response.body as NodeReadableStream));
-  return reply.send(await response.text());
-}
-
 const methodNotAllowed = {
   jsonrpc: '2.0' as const,
   error: { code: -32000, message: 'Method not allowed: this endpoint is stateless, POST JSON-RPC messages to it' },
   id: null,
 };
+
+/**
+ * The SDK, its Fastify checks and the tools, loaded on the first request to the endpoint: importing them cost every
+ * start about 0.3 s (the SDK and zod), which a server that never serves an agent should not pay.
+ */
+let runtimeModule: Promise<typeof import('./runtime.js')> | undefined;
+const loadRuntime = () => (runtimeModule ??= import('./runtime.js'));
 
 export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (app, opts) => {
   const config = app.config;
@@ -125,41 +78,18 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
     lan: lanAddresses(),
     machine: hostname(),
   });
-  // DNS-rebinding protection, for the routes of this context only
-  app.addHook('onRequest', hostHeaderValidation(allowed));
-  app.addHook('onRequest', originValidation(allowed));
-  strictJsonBodies(app);
-
-  // the portal's operations are the same for every request: read from its document once, on the first call_portal
-  const operations = operationsFromDocument(injectCall(app, undefined));
-  const factory = (ctx: McpRequestContext) =>
-    createMockMcpServer({ call: injectCall(app, ctx.requestInfo), version: opts.version, operations });
-  // the 2026-07-28 revision: one exchange per request by construction; 2025-era requests are served below
-  const modern = createMcpHandler(factory, {
-    legacy: 'reject',
-    responseMode: 'auto', // one JSON body: no tool sends notifications before its result
-    onerror: (err) => app.log.debug({ err }, 'mcp'),
-    maxSubscriptions: maxMcpSubscriptions,
-    maxRequestBodySize: config.bodyLimit,
-  });
+  let runtime: Promise<McpRuntime> | undefined;
+  const ready = () =>
+    (runtime ??= loadRuntime().then((m) =>
+      m.createMcpRuntime(app, { version: opts.version, allowed, maxSubscriptions: maxMcpSubscriptions }),
+    ));
+  // DNS-rebinding protection (the SDK's Fastify hooks), for the routes of this context only
+  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => (await ready()).checkOrigin(req, reply));
   // before the server waits for its connections: open subscriptions/listen streams end here, or close would wait
-  app.addHook('preClose', async () => modern.close());
-
-  /** A 2025-era request: a fresh server and stateless transport for it alone, answering one JSON body. */
-  async function legacy(request: Request, body: unknown): Promise<Response> {
-    const server = factory({ era: 'legacy', requestInfo: request });
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      maxRequestBodySize: config.bodyLimit,
-    });
-    await server.connect(transport);
-    try {
-      return await transport.handleRequest(request, { parsedBody: body });
-    } finally {
-      await server.close();
-    }
-  }
+  app.addHook('preClose', async () => {
+    if (runtime) await (await runtime).close();
+  });
+  strictJsonBodies(app);
 
   app.post(
     '/__admin/mcp',
@@ -187,13 +117,7 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
         },
       },
     },
-    async (req, reply) => {
-      const request = webRequest(req);
-      const response = (await isLegacyRequest(request, req.body))
-        ? await legacy(request, req.body)
-        : await modern.fetch(request, { parsedBody: req.body });
-      return sendResponse(reply, response);
-    },
+    async (req, reply) => (await ready()).handle(req, reply),
   );
 
   // GET (a server-sent event stream) and DELETE (ending a session) are not served: protocol refusals, not operations,
