@@ -5,6 +5,7 @@ import t from 'tap';
 import { mcpClient, listening, structuredOf, textOf } from './support/mcp-client.js';
 import { accounts } from './helper.js';
 import { mcpAllowedHostnames } from '../src/mcp/allowed-hosts.js';
+import { maxMcpSubscriptions } from '../src/mcp/route.js';
 
 const initialize = {
   jsonrpc: '2.0',
@@ -204,6 +205,34 @@ t.test('a sandbox a peer holds: the tools act on it there (the control plane for
     ((await here.json()) as { name: string }[]).some((s) => s.name === 'far'),
     'no copy of far was made on the instance asked',
   );
+  const keyed = await fetch(`${askedBase}/__admin/mcp`, {
+    method: 'POST',
+    headers: { ...jsonHeaders, 'x-mock-sandbox': 'far' },
+    body: JSON.stringify(initialize),
+  });
+  t.equal(keyed.status, 200);
+  t.equal(
+    keyed.headers.get('x-mock-instance'),
+    'asked',
+    'the endpoint answers where it is asked, whatever key it names',
+  );
   const missing = await client.callTool({ name: 'read_outbox', arguments: { sandbox: 'nowhere' } });
   t.match(textOf(missing), /404 SANDBOX_NOT_FOUND: sandbox "nowhere" does not exist on instance asked or its peers/);
+});
+
+t.test('subscriptions/listen streams are bounded, and end when the server closes', async (t) => {
+  const { app, base } = await listening(t);
+  const client = await mcpClient(t, base, { era: 'modern' });
+  const open = [];
+  for (let i = 0; i < maxMcpSubscriptions; i++) open.push(await client.listen({ toolsListChanged: true }));
+  await t.rejects(
+    client.listen({ toolsListChanged: true }),
+    /Subscription limit reached/,
+    `the ${maxMcpSubscriptions + 1}th`,
+  );
+  await open[0]?.close();
+  const again = await client.listen({ toolsListChanged: true });
+  t.ok(again, 'a closed one makes room');
+  await app.close(); // waits for no stream: each ends, with its connection
+  t.equal(await again.closed, 'graceful', 'the server ended the stream');
 });

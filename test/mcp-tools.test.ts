@@ -3,6 +3,8 @@
 import t from 'tap';
 import { accounts, tenants } from './helper.js';
 import { listening, mcpClient, structuredOf, textOf } from './support/mcp-client.js';
+import { maxArrangeEntries } from '../src/mcp/tools/arrange.js';
+import { maxBodyChars } from '../src/mcp/tools/portal.js';
 
 // any: answers of many admin routes; each assertion reads the fields it knows
 type Json = any;
@@ -161,6 +163,11 @@ t.test('sign_in, call_portal (by operationId and by path), read_journal with exp
   const unknown = await call('call_portal', { sandbox: 'qa-3', operationId: 'workflowTicketIdx' });
   t.ok(unknown.isError);
   t.match(textOf(unknown), /unknown operationId "workflowTicketIdx"; similar: .*workflowTicketIndex/);
+  const document = structuredOf<Json>(
+    await call('call_portal', { sandbox: 'qa-3', method: 'GET', path: '/docs/json' }),
+  );
+  t.equal(document.truncated, true, `an answer over ${maxBodyChars} characters is cut`);
+  t.equal(document.body.length, maxBodyChars);
   const missing = await call('call_portal', { sandbox: 'qa-3', operationId: 'pagesWorkflowTicket' });
   t.match(textOf(missing), /pathParams needs id for \/pages\/workflow-ticket\/\{id\}/);
 });
@@ -272,6 +279,16 @@ t.test('bad arguments: schema violations and admin-API refusals are tool errors 
     ['read_journal', { sandbox: 'default', operationId: 'mobileAuht' }, /^400 .*closest: mobileAuth/],
     ['sign_in', { sandbox: 'qa-7', email: accounts.admin.email, password: 'wrong' }, /manual-bind|request-two-factor/],
     ['replay_capture', { sandbox: 'qa-7', capture: { name: 'x', stubs: 'no' } }, /^400 /],
+    [
+      'arrange_sandbox',
+      { sandbox: 'qa-7', records: Array.from({ length: maxArrangeEntries + 1 }, () => ({ collection: 'ideas' })) },
+      /Input validation error.*records/,
+    ],
+    [
+      'records',
+      { sandbox: 'qa-7', action: 'create', collection: 'ideas', count: 1001 },
+      /Input validation error.*count/,
+    ],
   ];
   for (const [tool, args, message] of cases) {
     const result = await call(tool, args);

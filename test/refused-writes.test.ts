@@ -30,10 +30,12 @@ const nobody = 'nobody@example.test';
 const unknownId = '00000000-0000-4000-8000-00000000dead';
 
 /**
- * Routes with no input to refuse, and why. Empty: every write route takes a sandbox key or a path, and a bad one is
+ * Routes with no input to refuse, and why. Every other write route takes a sandbox key or a path, and a bad one is
  * refused; most have refusals of their own as well (below).
  */
-const noRefusedInput: Record<string, string> = {};
+const noRefusedInput: Record<string, string> = {
+  'DELETE /__admin/mcp': 'answers every call 405 with a JSON-RPC error (a stateless endpoint has no session to end)',
+};
 
 /** The refused inputs of each write route other than the records API's (generated below), for sandbox `sb`. */
 function attemptsFor(route: Route, sb: string, ids: Record<string, string>, exported: object): Attempt[] | undefined {
@@ -155,6 +157,11 @@ function attemptsFor(route: Route, sb: string, ids: Record<string, string>, expo
       return [
         { why: 'an unknown user', path: `/__admin/notifications?${q}`, body: { email: nobody, title: 'x' } },
         { why: 'no title', path: `/__admin/notifications?${q}`, body: { email: accounts.admin.email } },
+      ];
+    case 'POST /__admin/mcp': // a refused tool call is a tool result (test/mcp-tools.test.ts); these are the HTTP's
+      return [
+        { why: 'a form body', path: '/__admin/mcp', body: 'a=1', headers: { 'content-type': 'text/plain' } },
+        { why: 'JSON that is no JSON-RPC message', path: '/__admin/mcp', body: 'hello' },
       ];
     case 'POST /__admin/users/block':
       return [{ why: 'an unknown user', path: `/__admin/users/block?${q}`, body: { email: nobody } }];

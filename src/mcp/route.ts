@@ -21,6 +21,7 @@ import { strictJsonBodies } from '../control/json-body.js';
 import { type AdminCall, flatHeaders, parsedBody } from './admin-call.js';
 import { mcpAllowedHostnames } from './allowed-hosts.js';
 import { createMockMcpServer } from './server.js';
+import { operationsFromDocument } from './tools/context.js';
 
 const tags = ['mock'];
 
@@ -60,7 +61,10 @@ const mcpResponses = {
     description: 'the JSON-RPC answer (a batch is answered by an array)',
     content: { 'application/json': { schema: Type.Union([JsonRpcAnswer, Type.Array(JsonRpcAnswer)]) } },
   },
-  202: Type.Null({ description: 'a notification or answer was accepted: no body' }),
+  202: {
+    description: 'a notification or answer was accepted',
+    content: { 'application/json': { schema: Type.String({ maxLength: 0, description: 'no body' }) } },
+  },
 };
 
 /** An admin call through the app itself, with the MCP request's credentials and Host, so it is any admin call. */
@@ -99,8 +103,9 @@ async function sendResponse(reply: FastifyReply, response: Response): Promise<Fa
     reply.header(name, value);
   });
   if (response.body === null) return reply.send();
+  // a subscriptions/listen stream: its connection ends with it, so a closing server does not wait for it to idle out
   if (response.headers.get('content-type')?.startsWith('text/event-stream'))
-    return reply.send(Readable.fromWeb(response.body as NodeReadableStream));
+    return reply.header('connection', 'close').send(Readable.fromWeb(response.body as NodeReadableStream));
   return reply.send(await response.text());
 }
 
@@ -124,8 +129,10 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
   app.addHook('onRequest', originValidation(allowed));
   strictJsonBodies(app);
 
+  // the portal's operations are the same for every request: read from its document once, on the first call_portal
+  const operations = operationsFromDocument(injectCall(app, undefined));
   const factory = (ctx: McpRequestContext) =>
-    createMockMcpServer({ call: injectCall(app, ctx.requestInfo), version: opts.version });
+    createMockMcpServer({ call: injectCall(app, ctx.requestInfo), version: opts.version, operations });
   // the 2026-07-28 revision: one exchange per request by construction; 2025-era requests are served below
   const modern = createMcpHandler(factory, {
     legacy: 'reject',
@@ -134,7 +141,8 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
     maxSubscriptions: maxMcpSubscriptions,
     maxRequestBodySize: config.bodyLimit,
   });
-  app.addHook('onClose', async () => modern.close());
+  // before the server waits for its connections: open subscriptions/listen streams end here, or close would wait
+  app.addHook('preClose', async () => modern.close());
 
   /** A 2025-era request: a fresh server and stateless transport for it alone, answering one JSON body. */
   async function legacy(request: Request, body: unknown): Promise<Response> {
@@ -156,6 +164,8 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
     '/__admin/mcp',
     {
       bodyLimit: config.bodyLimit,
+      // not forwarded as a whole to a peer by the control plane's ownerFirst: each admin call a tool makes is
+      config: { answersHere: true },
       schema: {
         operationId: 'mockMcp',
         tags,
@@ -185,18 +195,13 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
     },
   );
 
-  for (const method of ['GET', 'DELETE'] as const) {
-    app.route({
-      method,
-      url: '/__admin/mcp',
-      schema: {
-        operationId: method === 'GET' ? 'mockMcpGet' : 'mockMcpDelete',
-        tags,
-        summary: `${method} is not served: the MCP endpoint is stateless (405)`,
-        description: 'No server-sent event stream and no session to end: POST JSON-RPC messages instead.',
-        response: { 405: JsonRpcError, 403: JsonRpcError, ...errors(401) },
-      },
-      handler: async (_req, reply) => reply.code(405).header('allow', 'POST').send(methodNotAllowed),
-    });
-  }
+  // GET (a server-sent event stream) and DELETE (ending a session) are not served: protocol refusals, not operations,
+  // so the API document leaves them out as it leaves out the control plane's own 404
+  app.route({
+    method: ['GET', 'DELETE'],
+    url: '/__admin/mcp',
+    config: { answersHere: true },
+    schema: { hide: true, response: { 405: JsonRpcError, 403: JsonRpcError, ...errors(401) } },
+    handler: async (_req, reply) => reply.code(405).header('allow', 'POST').send(methodNotAllowed),
+  });
 };
