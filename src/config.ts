@@ -415,9 +415,15 @@ export function usage(): string {
     const name = `${f.flag}${f.kind === 'bool' ? '' : f.kind === 'int' ? ' N' : ' VALUE'}`;
     return `  --${name.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`;
   });
-  return ['Usage: portal-mock [options]', '', 'Options:', ...lines, `  --${'help'.padEnd(22)} show this help`, ''].join(
-    '\n',
-  );
+  return [
+    'Usage: portal-mock [options]',
+    '       portal-mock mcp [--url URL] [options]   MCP over stdio for editors (portal-mock mcp --help)',
+    '',
+    'Options:',
+    ...lines,
+    `  --${'help'.padEnd(22)} show this help`,
+    '',
+  ].join('\n');
 }
 
 export class UsageError extends Error {}

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import t, { type Test } from 'tap';
 import { listening, structuredOf } from './support/mcp-client.js';
-import { serverJs, withoutTapHooks } from './support/process.js';
+import { serverJs, start, withoutTapHooks } from './support/process.js';
 
 const token = 'stdio-secret';
 // the child's environment: no NODE_OPTIONS (tap's hooks, see test/support/process.ts), no PORTAL_MOCK_* of the host
@@ -182,6 +182,36 @@ t.test('--max-in-flight: a message past the bound is answered with an error at o
     { error: { code: -32000, message: /more than 1 messages in flight \(--max-in-flight\)/ } },
     'the second refused',
   );
+  child.proc.stdin.end();
+  t.equal(await child.exited, 0);
+});
+
+t.test('an instance that stops answering: an error per request, and served again once it is back', async (t) => {
+  const port = await freePort();
+  const first = await start(['--port', String(port)]);
+  const child = run(['--url', `http://127.0.0.1:${port}`]);
+  t.teardown(() => child.proc.kill());
+  const lines = () => child.stdout().trim().split('\n').filter(Boolean);
+  const ping = (id: number) => child.proc.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' })}\n`);
+  ping(1);
+  await child.waitFor(() => lines().length === 1);
+  first.proc.kill('SIGKILL');
+  await first.exited;
+  ping(2);
+  await child.waitFor(() => lines().length === 2);
+  t.match(
+    JSON.parse(lines()[1]!),
+    {
+      id: 2,
+      error: { code: -32000, message: /the instance at http:\/\/127\.0\.0\.1:\d+\/__admin\/mcp did not answer/ },
+    },
+    'a JSON-RPC error naming the instance',
+  );
+  const second = await start(['--port', String(port)]);
+  t.teardown(() => second.proc.kill('SIGKILL'));
+  ping(3);
+  await child.waitFor(() => lines().length === 3);
+  t.same(JSON.parse(lines()[2]!), { jsonrpc: '2.0', id: 3, result: {} }, 'answered again once the instance is back');
   child.proc.stdin.end();
   t.equal(await child.exited, 0);
 });
