@@ -140,6 +140,7 @@ t.test('without --url: it starts an instance, with the admin token, and serves i
 
 t.test('stdout carries the protocol only; stdin closing ends the command and the instance it started', async (t) => {
   const child = run(['--log-level', 'info']);
+  t.teardown(() => child.proc.kill());
   await child.waitFor(() => startedAt(child.stderr()) !== undefined);
   const address = startedAt(child.stderr())!;
   const ping = { jsonrpc: '2.0', id: 1, method: 'ping', params: {} };
@@ -189,6 +190,7 @@ t.test('--max-in-flight: a message past the bound is answered with an error at o
 t.test('an instance that stops answering: an error per request, and served again once it is back', async (t) => {
   const port = await freePort();
   const first = await start(['--port', String(port)]);
+  t.teardown(() => first.proc.kill('SIGKILL')); // a failure below must not leave it running (it holds the file open)
   const child = run(['--url', `http://127.0.0.1:${port}`]);
   t.teardown(() => child.proc.kill());
   const lines = () => child.stdout().trim().split('\n').filter(Boolean);
