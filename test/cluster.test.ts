@@ -135,15 +135,16 @@ t.test(
         .sort();
 
     // Every operation of the app, portal and control plane, from the two API documents of a running instance: a route
-    // added later is in one, and so in the checks below. The one route that answers for the instance reached and is
-    // never sent on (health: scripts/move-sandboxes.mjs asks the balancer with it who would own a name) is named.
+    // added later is in one, and so in the checks below. The routes that answer for the instance reached and are
+    // never sent on are named: health (scripts/move-sandboxes.mjs asks the balancer with it who would own a name) and
+    // the MCP endpoint (its tools send each admin call they make on by itself, docs/mcp.md).
     const documentOf = async (path: string) =>
       (await (await fetch(`${url(0)}${path}`, { signal: patience() })).json()) as OpenApiDoc;
     const ops = [
       ...operations(await documentOf('/docs/json')),
       ...operations(await documentOf('/__admin/openapi.json')),
     ];
-    const answersHere = (op: Operation) => op.operationId === 'mockHealth';
+    const answersHere = (op: Operation) => op.operationId === 'mockHealth' || op.operationId === 'mockMcp';
     const controlOps = ops.filter((op) => op.path.startsWith('/__admin'));
     t.comment(`${ops.length} operations: ${controlOps.length} of the control plane, the rest the portal's`);
     t.ok(controlOps.length > 100 && ops.length - controlOps.length > 100, 'the document lists the operations of both');
@@ -187,7 +188,11 @@ t.test(
         const from = res.headers.get('x-mock-instance');
         const got = `${op.method} ${op.path} (${op.operationId}): ${res.status} from ${from} ${text.slice(0, 300)}`;
         if (answersHere(op)) {
-          if (res.status !== 404 || !text.includes('SANDBOX_NOT_FOUND')) wrong.push(got);
+          // health: no such sandbox here; the MCP endpoint: {} is no JSON-RPC message, whichever sandbox is named
+          const expected = op.operationId === 'mockMcp' ? 'VALIDATION_FAILED' : 'SANDBOX_NOT_FOUND';
+          if (res.status !== (expected === 'VALIDATION_FAILED' ? 400 : 404) || !text.includes(expected))
+            wrong.push(got);
+          if (from !== names[i]) wrong.push(got);
           return;
         }
         // a page (/pages/…) answers its errors as an HTML page that shows the message, the rest the one error body

@@ -1,11 +1,13 @@
 // The MCP endpoint itself: both protocol eras, stateless answers of one JSON body, GET/DELETE 405, the admin token,
 // and the Host and Origin checks against DNS rebinding.
 import { request } from 'node:http';
+import { hostname } from 'node:os';
 import t from 'tap';
 import { mcpClient, listening, structuredOf, textOf } from './support/mcp-client.js';
 import { accounts } from './helper.js';
 import { mcpAllowedHostnames } from '../src/mcp/allowed-hosts.js';
 import { maxMcpSubscriptions } from '../src/mcp/route.js';
+import { lanAddresses } from '../src/shared/lan.js';
 
 const initialize = {
   jsonrpc: '2.0',
@@ -118,6 +120,15 @@ t.test('a Host this instance does not answer to is refused; --mcp-allowed-hosts 
   t.equal(local.status, 200, 'localhost on any port passes');
 });
 
+t.test('with --host 0.0.0.0: the LAN addresses the banner prints and the machine name pass', async (t) => {
+  const { base } = await listening(t, { host: '0.0.0.0' }); // the option; the test still listens on loopback
+  for (const name of [...lanAddresses(), hostname().toLowerCase()]) {
+    const answer = await postAs(base, `${name}:3000`, initialize);
+    t.equal(answer.status, 200, `Host ${name}`);
+  }
+  t.equal((await postAs(base, 'evil.example', initialize)).status, 403, 'another name does not');
+});
+
 t.test('with --admin-token: no token or a wrong one is a 401; the token reaches the tools', async (t) => {
   const { app, base } = await listening(t, { adminToken: 's3cret' });
   await t.rejects(mcpClient(t, base), /401|admin token required/, 'no token: the client cannot connect');
@@ -205,6 +216,18 @@ t.test('a sandbox a peer holds: the tools act on it there (the control plane for
     ((await here.json()) as { name: string }[]).some((s) => s.name === 'far'),
     'no copy of far was made on the instance asked',
   );
+  // the portal calls of the tools are relayed too: a two-factor sign-in (its code read from the owner's outbox)
+  const session = structuredOf<{ twoFactor: boolean; headers: Record<string, string> }>(
+    await client.callTool({ name: 'sign_in', arguments: { sandbox: 'far', email: accounts.twoFactor.email } }),
+  );
+  t.equal(session.twoFactor, true);
+  const tickets = structuredOf<{ status: number; headers: Record<string, string> }>(
+    await client.callTool({
+      name: 'call_portal',
+      arguments: { sandbox: 'far', operationId: 'workflowTicketIndex', session: session.headers },
+    }),
+  );
+  t.same([tickets.status, tickets.headers['x-mock-instance']], [200, 'owner'], 'a portal call answered by the owner');
   const keyed = await fetch(`${askedBase}/__admin/mcp`, {
     method: 'POST',
     headers: { ...jsonHeaders, 'x-mock-sandbox': 'far' },

@@ -5,6 +5,7 @@ import { accounts, tenants } from './helper.js';
 import { listening, mcpClient, structuredOf, textOf } from './support/mcp-client.js';
 import { maxArrangeEntries } from '../src/mcp/tools/arrange.js';
 import { maxBodyChars } from '../src/mcp/tools/portal.js';
+import { maxJournalEntries } from '../src/mcp/tools/observe.js';
 
 // any: answers of many admin routes; each assertion reads the fields it knows
 type Json = any;
@@ -95,6 +96,15 @@ t.test('arrange_sandbox makes a sandbox, its clock, records and a two-factor sig
   const signIns = await admin('/__admin/requests/count?sandbox=qa-1&path=/mobile/*&status=200');
   t.equal(signIns.body.count, 3, 'request-two-factor, manual-bind, auth: the real flow');
 
+  const own = structuredOf<Json>(
+    await call('arrange_sandbox', {
+      sandbox: 'qa-1',
+      records: [{ collection: 'users', fields: { password: 'Secret-42' } }],
+      signIn: { record: 0 },
+    }),
+  );
+  t.match(own, { created: false, session: { twoFactor: false } }, "a made user signs in with its record's password");
+
   const again = structuredOf<Json>(await call('arrange_sandbox', { sandbox: 'qa-1', reset: true }));
   t.match(again, { created: false, scenario: 'default', made: [] }, 'reused and reset');
   const gone = await admin(`/__admin/data/${tenants.romashka}/wfTickets/${tickets.ids[0]}?sandbox=qa-1`);
@@ -162,7 +172,10 @@ t.test('sign_in, call_portal (by operationId and by path), read_journal with exp
 
   const unknown = await call('call_portal', { sandbox: 'qa-3', operationId: 'workflowTicketIdx' });
   t.ok(unknown.isError);
-  t.match(textOf(unknown), /unknown operationId "workflowTicketIdx"; similar: .*workflowTicketIndex/);
+  t.match(
+    textOf(unknown),
+    /unknown operationId "workflowTicketIdx"; closest: workflowTicketIndex, .*\(106 known: portal-mock:\/\/openapi\/portal\)/,
+  );
   const document = structuredOf<Json>(
     await call('call_portal', { sandbox: 'qa-3', method: 'GET', path: '/docs/json' }),
   );
@@ -289,6 +302,7 @@ t.test('bad arguments: schema violations and admin-API refusals are tool errors 
       { sandbox: 'qa-7', action: 'create', collection: 'ideas', count: 1001 },
       /Input validation error.*count/,
     ],
+    ['read_journal', { sandbox: 'default', limit: maxJournalEntries + 1 }, /Input validation error.*limit/],
   ];
   for (const [tool, args, message] of cases) {
     const result = await call(tool, args);

@@ -19,7 +19,7 @@ function documentedFindings(): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   if (!existsSync(file)) return rows; // an installed package has no docs: the codes, severities and operations stay
   for (const line of readFileSync(file, 'utf8').split('\n')) {
-    const cells = line.split(/(?<!\\)\|/).map((c) => c.trim());
+    const cells = line.split(/(?<!\\)\|/).map((c) => c.trim().replaceAll('\\|', '|'));
     const code = /^`([a-z-]+)`$/.exec(cells[1] ?? '')?.[1];
     if (code) rows.set(code, cells.slice(3, 6));
   }

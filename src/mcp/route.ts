@@ -94,7 +94,8 @@ function injectCall(app: FastifyInstance, request: Request | undefined): AdminCa
 function webRequest(req: FastifyRequest): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(flatHeaders(req.headers))) headers.set(name, value);
-  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url}`, { method: req.method, headers });
+  // the URL's origin is not read (the Host header is, checked above): a fixed one cannot fail to parse
+  return new Request(new URL(req.url, 'http://localhost'), { method: req.method, headers });
 }
 
 async function sendResponse(reply: FastifyReply, response: Response): Promise<FastifyReply> {

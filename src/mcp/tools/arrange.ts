@@ -172,9 +172,12 @@ async function arrange(call: AdminCall, args: ArrangeArgs, log: Step) {
   let session: Awaited<ReturnType<typeof signIn>> | undefined;
   if (args.signIn) {
     const who = args.signIn;
-    const email =
-      who.email ?? (results[who.record ?? 0]?.first as { email?: string } | undefined)?.email ?? '(no e-mail)';
-    session = await signIn(call, { sandbox, email, ...(who.password === undefined ? {} : { password: who.password }) });
+    const user =
+      who.record === undefined ? undefined : (results[who.record]?.first as { email?: string; password?: string });
+    const email = who.email ?? user?.email ?? '(no e-mail)';
+    // a made user's record holds its password (demo1234 unless the fields gave another)
+    const password = who.password ?? user?.password;
+    session = await signIn(call, { sandbox, email, ...(password === undefined ? {} : { password }) });
     if ('error' in session) throw new Error(`sign-in as ${email}: ${session.error}`);
   }
   const info = await call({ method: 'GET', url: `/__admin/sandboxes/${encodeURIComponent(sandbox)}` });

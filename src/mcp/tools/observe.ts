@@ -17,6 +17,8 @@ import { adminUrl, SandboxName, type ToolContext } from './context.js';
 
 /** Entries the journal tool answers unless asked for more: each may carry 8 KiB of body, and agents pay per byte. */
 export const defaultJournalLimit = 20;
+/** Most entries one read hands back (8 KiB of body each at most): page with `since` for more. */
+export const maxJournalEntries = 200;
 
 const { sandbox: _s1, limit: _l, ...journalFilters } = JournalQuery.properties;
 const { sandbox: _s2, ...findingFilters } = FindingQuery.properties;
@@ -40,7 +42,7 @@ const JournalInput = Type.Object(
     limit: Type.Optional(
       Type.Integer({
         minimum: 0,
-        maximum: 1000,
+        maximum: maxJournalEntries,
         description: `entries returned (default ${defaultJournalLimit}; 0: count only)`,
       }),
     ),

@@ -2,6 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { AdminMethod } from '../admin-call.js';
+import { unknownValueMessage } from '../../shared/closest.js';
 import { oneOf, toolSchema } from '../json-schema.js';
 import { structured, toolError } from '../results.js';
 import { SessionHeaders } from './session.js';
@@ -93,16 +94,10 @@ export function registerPortalTools(server: McpServer, { call, operations }: Too
       if (args.operationId !== undefined) {
         const known = await operations();
         const op = known.get(args.operationId);
-        if (!op) {
-          const near = [...known.keys()].filter((id) =>
-            id.toLowerCase().includes(args.operationId!.slice(0, 4).toLowerCase()),
-          );
+        if (!op)
           return toolError(
-            `unknown operationId "${args.operationId}"` +
-              (near.length > 0 ? `; similar: ${near.slice(0, 8).join(', ')}` : '') +
-              ' (resource portal-mock://openapi/portal lists them)',
+            unknownValueMessage('operationId', args.operationId, [...known.keys()], 'portal-mock://openapi/portal'),
           );
-        }
         method = op.method;
         path = op.path;
       }

@@ -49,7 +49,6 @@ const schemas = {
 };
 
 const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false };
-const change = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const moveClock = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
 const destroy = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
 const asObject = (body: unknown) => body as Record<string, unknown>;
@@ -113,7 +112,7 @@ export function registerSandboxTools(server: McpServer, { call }: ToolContext): 
         '`definition` inline (defined, then activated). Give one of them. Returns the active scenario.',
       inputSchema: schemas.scenarioIn,
       outputSchema: schemas.scenarioOut,
-      annotations: change,
+      annotations: destroy, // a scenario's data block changes records
     },
     async ({ sandbox, name, definition }) =>
       fromAnswer(
