@@ -14,6 +14,7 @@ import { wiremockJar, writePrismSpec, writeWiremockRoot } from './peers.mjs';
 import { call, cpuMs, demoSession, freePort, median, signInRequests, romashka } from './http.mjs';
 import { abuseMarkdown, abuseTargets } from './abuse.mjs';
 import { consumerTable } from './consumer.mjs';
+import { mcpTable, mcpTargets } from './mcp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // --mock-root=DIR benchmarks the build of another checkout (e.g. the code before a change); results still land here
@@ -624,6 +625,7 @@ async function main() {
   }
   results.records = recordsApi();
   results.consumer = consumerCost();
+  results.mcp = mcpSection();
   results.wallSeconds = round((performance.now() - t0) / 1000, 0);
   // after the timed part: its cache-busting client alone runs 10 minutes (--busting-minutes=M, passed on)
   results.abuse = abuseSection();
@@ -817,6 +819,7 @@ function targets(r) {
         : 'not measured',
     },
     ...consumerTargets(r.consumer),
+    ...mcpTargets(r.mcp),
     ...abuseTargets(r.abuse?.rows ?? []),
     {
       target: 'the whole benchmark < 10 minutes (without the abuse section)',
@@ -929,6 +932,8 @@ function markdown(r) {
   if (r.consumer && !r.consumer.error) {
     lines.push(consumerTable(r.consumer));
   } else lines.push(r.consumer?.error ?? 'not measured');
+  lines.push('', 'What an agent pays through the MCP endpoint (bench/mcp.mjs):', '');
+  lines.push(r.mcp && !r.mcp.error ? mcpTable(r.mcp) : (r.mcp?.error ?? 'not measured'));
   lines.push(
     '',
     r.abuse?.rows ? abuseMarkdown(r.abuse.rows, r.abuse.meta) : `Abuse: ${r.abuse?.error ?? 'not measured'}.`,
@@ -959,6 +964,15 @@ function consumerCost() {
   const result = JSON.parse(readFileSync(out, 'utf8'));
   rmSync(out, { force: true });
   return result;
+}
+
+/** bench/mcp.mjs (issue 48): tool calls to an arranged, signed-in sandbox, tools/list latency, the list's size. */
+function mcpSection() {
+  log('mcp: bench/mcp.mjs');
+  const argv = [join(root, 'bench', 'mcp.mjs'), '--json', ...(quick ? ['--quick'] : [])];
+  const run = spawnSync(process.execPath, argv, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (run.status !== 0) return { error: `bench/mcp.mjs exited ${run.status}` };
+  return JSON.parse(run.stdout.trim().split('\n').at(-1));
 }
 
 /** The issue's targets for what a consumer pays. */

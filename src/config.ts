@@ -425,9 +425,15 @@ export function usage(): string {
     const name = `${f.flag}${f.kind === 'bool' ? '' : f.kind === 'int' ? ' N' : ' VALUE'}`;
     return `  --${name.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`;
   });
-  return ['Usage: portal-mock [options]', '', 'Options:', ...lines, `  --${'help'.padEnd(22)} show this help`, ''].join(
-    '\n',
-  );
+  return [
+    'Usage: portal-mock [options]',
+    '       portal-mock mcp [--url URL] [options]   MCP over stdio for editors (portal-mock mcp --help)',
+    '',
+    'Options:',
+    ...lines,
+    `  --${'help'.padEnd(22)} show this help`,
+    '',
+  ].join('\n');
 }
 
 export class UsageError extends Error {}
@@ -546,4 +552,107 @@ export function resolveOptions(partial: Partial<Options> | Record<string, unknow
   if (now !== null && !(now >= clockRange.minMs && now <= clockRange.maxMs))
     throw new UsageError(`--now expects an instant within ${clockRangeText}, got ${shown(withDefaults.now)}`);
   return withDefaults as Options;
+}
+
+/** The options of `portal-mock mcp` (src/cli/mcp.ts): its own flags, and the instance's when it starts one. */
+export type McpOptions = {
+  /** a running instance to talk to; null: the command starts one */
+  url: string | null;
+  /** messages sent to the instance and not yet answered; one more is answered with a JSON-RPC error */
+  maxInFlight: number;
+  /** the instance's options: the admin token to send (both modes), everything else for the one it starts */
+  instance: Options;
+};
+
+const mcpFlags = [
+  {
+    flag: 'url',
+    env: 'PORTAL_MOCK_MCP_URL',
+    help: 'talk to the running instance at this URL (http://host:port); without it the command starts one',
+  },
+  {
+    flag: 'max-in-flight',
+    env: 'PORTAL_MOCK_MCP_MAX_IN_FLIGHT',
+    help: 'messages sent to the instance and not answered yet; one more gets a JSON-RPC error (default 32)',
+  },
+] as const;
+const maxInFlightRange = { min: 1, max: 10_000, default: 32 };
+
+/** Instance options the stdio command starts with unless given: loopback, a free port, warnings only (on stderr). */
+const mcpInstanceDefaults = { PORTAL_MOCK_PORT: '0', PORTAL_MOCK_HOST: '127.0.0.1', PORTAL_MOCK_LOG_LEVEL: 'warn' };
+
+export function mcpUsage(): string {
+  const own = mcpFlags.map((f) => `  --${`${f.flag} VALUE`.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`);
+  return [
+    'Usage: portal-mock mcp [--url URL] [options]',
+    '',
+    'The Model Context Protocol over stdio, for editors that start a local process (docs/mcp.md): stdin and stdout',
+    "carry the protocol only, messages on stderr. With --url it forwards every message to that instance's",
+    '/__admin/mcp; without it, it starts an instance on 127.0.0.1 (a free port unless --port; logs at "warn" on',
+    'stderr unless --log-level) with the options below, prints its address on stderr and serves that one.',
+    '',
+    'Options:',
+    ...own,
+    `  --${'admin-token VALUE'.padEnd(22)} the admin token: sent to --url, or required by the instance started`,
+    `  ${''.padEnd(24)} env PORTAL_MOCK_ADMIN_TOKEN`,
+    `  --${'help'.padEnd(22)} show this help`,
+    '',
+    'Without --url, the options of `portal-mock --help` (except --https, --tls-cert, --tls-key) apply to the',
+    'instance started. The command ends when stdin closes, with the instance it started.',
+    '',
+  ].join('\n');
+}
+
+/**
+ * `portal-mock mcp ARGS`: --url and --max-in-flight are the command's own; the rest are the instance's options,
+ * parsed as the main command parses them. Throws UsageError on anything unknown or invalid.
+ */
+export function parseMcpOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): McpOptions | 'help' {
+  const own: Record<string, string> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    const flag = mcpFlags.find((f) => `--${f.flag}` === name);
+    if (!flag) {
+      rest.push(arg);
+      continue;
+    }
+    const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
+    if (value === undefined || value === '' || (eq === -1 && value.startsWith('-')))
+      throw new UsageError(`${name} needs a value`);
+    own[flag.flag] = value;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) return 'help';
+  const fromEnv = (f: (typeof mcpFlags)[number]) => (env[f.env] === '' ? undefined : env[f.env]);
+  const url = own.url ?? fromEnv(mcpFlags[0]) ?? null;
+  const urlSource = own.url !== undefined ? '--url' : mcpFlags[0].env;
+  if (url !== null && !/^https?:\/\/[^/\s]+/.test(url))
+    throw new UsageError(`${urlSource} expects the http:// or https:// URL of a running instance, got ${shown(url)}`);
+  const inFlightText = own['max-in-flight'] ?? fromEnv(mcpFlags[1]);
+  const inFlightSource = own['max-in-flight'] !== undefined ? '--max-in-flight' : mcpFlags[1].env;
+  const maxInFlight = inFlightText === undefined ? maxInFlightRange.default : Number(inFlightText);
+  if (!Number.isInteger(maxInFlight) || maxInFlight < maxInFlightRange.min || maxInFlight > maxInFlightRange.max)
+    throw new UsageError(
+      `${inFlightSource} expects a whole number from ${maxInFlightRange.min} to ${maxInFlightRange.max}, ` +
+        `got ${shown(inFlightText)}`,
+    );
+  if (url !== null) {
+    // with --url the instance runs already: its options are its own, only the token to send goes with the command
+    const instanceFlag = rest.find((a) => a.startsWith('--') && a.split('=')[0] !== '--admin-token');
+    if (instanceFlag)
+      throw new UsageError(
+        `${instanceFlag.split('=')[0]} is an option of an instance the command starts; with --url only --admin-token applies`,
+      );
+  }
+  const withDefaults = { ...env };
+  for (const [name, value] of Object.entries(mcpInstanceDefaults)) if (!withDefaults[name]) withDefaults[name] = value;
+  const instance = parseOptions(rest, withDefaults);
+  if (instance === 'help') return 'help';
+  if (url === null && (instance.https || instance.tlsCert))
+    throw new UsageError(
+      'the stdio command starts a plain HTTP instance on loopback: --https, --tls-cert and --tls-key do not apply',
+    );
+  return { url, maxInFlight, instance };
 }

@@ -1,12 +1,14 @@
 // CLI entry: parse flags/env once, build, listen, print where to reach the mock, stop cleanly.
 import { hostname } from 'node:os';
-import { parseOptions, usage, UsageError, type Options } from './config.js';
+import type { FastifyInstance } from 'fastify';
+import { mcpUsage, parseMcpOptions, parseOptions, usage, UsageError, type Options } from './config.js';
 import { DataError } from './store/log.js';
-import { buildApp } from './app.js';
+import { buildApp, type AppOptions } from './app.js';
 import { ScenarioError } from './scenarios/registry.js';
 import { CheckError } from './schemas/check.js';
-import { bannerText, cliLogger, resolveTls, writePortFile } from './cli/start.js';
+import { bannerText, cliLogger, resolveTls, type TlsSetup, writePortFile } from './cli/start.js';
 import { checkStartInputs, fsReason } from './cli/inputs.js';
+import { BridgeError, checkInstance, mcpEndpoint, serveBridge } from './cli/mcp.js';
 
 /** The one line a failed start prints, and its exit code; a message may quote a file's text, newlines included. */
 function exitWith(code: 1 | 2, message: string): never {
@@ -26,31 +28,22 @@ function withFlag(err: Error, options: Options): string {
   return dir ? `--scenarios ${dir}: ${err.message}` : err.message;
 }
 
-/**
- * Exit codes: 0 clean stop, 1 failure while running or listening, 2 bad start-up input (flags and what they name:
- * files, directories, scenario and data files), always as one line on stderr.
- */
-async function main(): Promise<void> {
-  let options;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (err) {
-    if (err instanceof UsageError) exitWith(2, `${err.message} (portal-mock --help lists the options)`);
-    throw err;
-  }
-  if (options === 'help') {
-    process.stdout.write(usage());
-    return;
-  }
-
-  let app;
-  let tls;
+/** The TLS material of the options; a bad start-up input exits 2. */
+async function startInputs(options: Options) {
   try {
     await checkStartInputs(options); // before buildApp, which would fail on them with a stack, or spin (see inputs.ts)
-    tls = resolveTls(options);
-    app = await buildApp({
+    return resolveTls(options);
+  } catch (err) {
+    if (isInputError(err)) exitWith(2, withFlag(err, options));
+    throw err;
+  }
+}
+
+async function buildOrExit(options: Options, tls: TlsSetup | null, logger: AppOptions['logger']) {
+  try {
+    return await buildApp({
       ...options,
-      logger: cliLogger(options.logLevel, process.stdout.isTTY === true),
+      logger,
       tls: tls?.tls ?? null,
       caCertificate: tls?.caCertificate ?? null,
       watchScenarios: true, // scenario files are reloaded when they change (README "Writing one")
@@ -59,10 +52,12 @@ async function main(): Promise<void> {
     if (isInputError(err)) exitWith(2, withFlag(err, options));
     throw err;
   }
+}
 
-  let address: string;
+/** Listens as the options say; an address that cannot be had exits 1 with what to do. */
+async function listenOrExit(app: FastifyInstance, options: Options): Promise<string> {
   try {
-    address = await app.listen({ port: options.port, host: options.host });
+    return await app.listen({ port: options.port, host: options.host });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
@@ -81,6 +76,91 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+}
+
+/**
+ * `portal-mock mcp`: MCP over stdio (src/cli/mcp.ts), bridged to a running instance (--url) or to one started here.
+ * Stdout carries the protocol only: the instance's logs and the address go to stderr.
+ */
+async function mcpCommand(argv: string[]): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseMcpOptions(argv);
+  } catch (err) {
+    if (err instanceof UsageError) exitWith(2, `mcp: ${err.message} (portal-mock mcp --help lists the options)`);
+    throw err;
+  }
+  if (parsed === 'help') {
+    process.stdout.write(mcpUsage());
+    return;
+  }
+  const { instance: options, url, maxInFlight } = parsed;
+  let app: FastifyInstance | null = null;
+  let endpoint: URL;
+  if (url) {
+    endpoint = mcpEndpoint(url);
+    try {
+      await checkInstance(endpoint, options.adminToken);
+    } catch (err) {
+      if (err instanceof BridgeError) exitWith(1, `mcp: ${err.message}`);
+      throw err;
+    }
+  } else {
+    const tls = await startInputs(options);
+    const logger = options.logLevel === 'silent' ? false : { level: options.logLevel, stream: process.stderr };
+    app = await buildOrExit(options, tls, logger);
+    const address = await listenOrExit(app, options);
+    if (!options.instanceName) app.instance.name = `${hostname()}:${new URL(address).port}`;
+    endpoint = mcpEndpoint(address);
+    process.stderr.write(
+      `portal-mock mcp: serving the instance at ${address} (console ${address}/__admin, ` +
+        `MCP over HTTP ${endpoint.href}); it stops when stdin closes\n`,
+    );
+  }
+  const bridge = await serveBridge({
+    endpoint,
+    adminToken: options.adminToken,
+    maxInFlight,
+    warn: (line) => process.stderr.write(`portal-mock mcp: ${line}\n`),
+  });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      process.stderr.write('portal-mock mcp: shutdown took longer than 10 s, exiting\n');
+      process.exit(1);
+    }, 10_000).unref();
+    await bridge.close();
+    await app?.close();
+    process.exit(0);
+  };
+  void bridge.closed.then(stop);
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+/**
+ * Exit codes: 0 clean stop, 1 failure while running or listening, 2 bad start-up input (flags and what they name:
+ * files, directories, scenario and data files), always as one line on stderr.
+ */
+async function main(): Promise<void> {
+  if (process.argv[2] === 'mcp') return mcpCommand(process.argv.slice(3));
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError) exitWith(2, `${err.message} (portal-mock --help lists the options)`);
+    throw err;
+  }
+  if (options === 'help') {
+    process.stdout.write(usage());
+    return;
+  }
+
+  const tls = await startInputs(options);
+  const app = await buildOrExit(options, tls, cliLogger(options.logLevel, process.stdout.isTTY === true));
+  const address = await listenOrExit(app, options);
   const port = Number(new URL(address).port);
   if (!options.instanceName) app.instance.name = `${hostname()}:${port}`;
   if (options.portFile) {
