@@ -8,7 +8,6 @@ import { ScenarioError } from './scenarios/registry.js';
 import { CheckError } from './schemas/check.js';
 import { bannerText, cliLogger, resolveTls, type TlsSetup, writePortFile } from './cli/start.js';
 import { checkStartInputs, fsReason } from './cli/inputs.js';
-import { BridgeError, checkInstance, mcpEndpoint, serveBridge } from './cli/mcp.js';
 
 /** The one line a failed start prints, and its exit code; a message may quote a file's text, newlines included. */
 function exitWith(code: 1 | 2, message: string): never {
@@ -95,6 +94,8 @@ async function mcpCommand(argv: string[]): Promise<void> {
     return;
   }
   const { instance: options, url, maxInFlight } = parsed;
+  // the MCP SDK's client and server load here only: the main command's start does not pay for them
+  const { BridgeError, checkInstance, mcpEndpoint, serveBridge } = await import('./cli/mcp.js');
   let app: FastifyInstance | null = null;
   let endpoint: URL;
   if (url) {
