@@ -20,7 +20,7 @@ const options = {
   logLevel: 'warning',
   // Loaded from node_modules at run time: they read files next to their own code (__dirname), start worker
   // threads from their own files (pino transports), or are only needed for optional features loaded on demand.
-  external: ['@fastify/swagger-ui', 'pino', 'pino-pretty', 'exceljs', 'qrcode', 'node-forge', 'sanitize-html'],
+  external: ['@fastify/swagger-ui', 'pino', 'pino-pretty', 'qrcode', 'node-forge', 'sanitize-html'],
   // CommonJS dependencies inside an ES module bundle still call require()
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
