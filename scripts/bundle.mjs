@@ -18,9 +18,12 @@ const options = {
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
-  // Loaded from node_modules at run time: they read files next to their own code (__dirname), start worker
-  // threads from their own files (pino transports), or are only needed for optional features loaded on demand.
-  external: ['@fastify/swagger-ui', 'pino', 'pino-pretty', 'qrcode', 'node-forge', 'sanitize-html'],
+  // Loaded from node_modules at run time: they read files next to their own code (__dirname: swagger-ui's pages),
+  // start worker threads from their own files (pino transports), or are loaded with a synchronous require (node-forge,
+  // for TLS). Everything else is bundled, and what only the bundle uses is a devDependency, so a consumer install
+  // does not pull it (issue 47); what the bundle loads on demand (qrcode, sanitize-html) is a chunk of its own,
+  // imported dynamically, so it costs nothing at start.
+  external: ['@fastify/swagger-ui', 'pino', 'pino-pretty', 'node-forge'],
   // CommonJS dependencies inside an ES module bundle still call require()
   banner: {
     js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
