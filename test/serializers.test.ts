@@ -23,11 +23,9 @@ t.test('a serializer given only the schemas it names writes the same answer', as
   app.addSchema({ $id: 'Item', type: 'object', properties: { id: { type: 'string' }, n: { type: 'integer' } } });
   app.addSchema({ $id: 'Other', type: 'object', properties: { x: { type: 'string' } } });
   useLazySerializers(app);
-  app.get(
-    '/',
-    { schema: { response: { 200: { type: 'array', items: { $ref: 'Item#' } } } } },
-    async () => [{ id: 'a', n: 1, dropped: true }],
-  );
+  app.get('/', { schema: { response: { 200: { type: 'array', items: { $ref: 'Item#' } } } } }, async () => [
+    { id: 'a', n: 1, dropped: true },
+  ]);
   const res = await app.inject('/');
   t.equal(res.body, '[{"id":"a","n":1}]');
   await app.close();
