@@ -1,10 +1,10 @@
 // What a project that installs portal-mock pays, apart from serving requests (issue 47): the package's packed and
-// unpacked size, the packages an install pulls, the type-check of a test that imports the typed client, and the
-// first use (import, startMock, the first sandbox and the first arranged record).
+// unpacked size, the packages an install pulls (and what each runtime dependency pulls), the type-check of a test
+// that imports the typed client, and the first use (import, startMock, the first sandbox and the first record).
 // `node bench/consumer.mjs [--quick] [--json=FILE]` after `npm run build`; run.mjs runs it too. Wall times are
 // medians; the type-check is also given as a ratio to the same file importing only Node's types.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,15 +18,16 @@ const jsonOut = args.find((a) => a.startsWith('--json='))?.slice(7);
 // tap's process hook (when run from a test) and the caller's flags stay out of the measured processes
 const env = { ...process.env, NODE_OPTIONS: '' };
 
-/** Milliseconds of one run of `command args` in `cwd`, which must exit 0. */
-function timed(command, commandArgs, cwd) {
+/** One run of `command args` in `cwd`, which must exit 0: its milliseconds and what it printed. */
+function run(command, commandArgs, cwd) {
   const started = performance.now();
   const out = spawnSync(command, commandArgs, { cwd, env, encoding: 'utf8' });
   const ms = performance.now() - started;
   if (out.status !== 0)
     throw new Error(`${command} ${commandArgs.join(' ')}: ${out.status}\n${out.stdout}${out.stderr}`);
-  return ms;
+  return { ms, stdout: out.stdout };
 }
+const timed = (command, commandArgs, cwd) => run(command, commandArgs, cwd).ms;
 
 /** Packages under node_modules (scoped ones counted one by one, nested copies too). */
 function countPackages(dir) {
@@ -45,6 +46,77 @@ function countPackages(dir) {
   return count;
 }
 
+/** Bytes of the files under `dir`, its own node_modules left out. */
+function packageBytes(dir) {
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules') bytes += packageBytes(join(dir, entry.name));
+    } else bytes += statSync(join(dir, entry.name)).size;
+  }
+  return bytes;
+}
+
+/**
+ * For each runtime dependency of portal-mock in the consumer's install (its package-lock.json): the packages it
+ * pulls (itself included, as node resolves them) and of those, the ones no other dependency pulls, with their bytes:
+ * what dropping it would save.
+ */
+function dependencyCosts(project) {
+  const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')).packages;
+  const resolve = (from, name) => {
+    for (let dir = from; ; ) {
+      const candidate = `${dir ? `${dir}/` : ''}node_modules/${name}`;
+      if (lock[candidate]) return candidate;
+      if (!dir) return null;
+      const at = dir.lastIndexOf('/node_modules/');
+      dir = at < 0 ? '' : dir.slice(0, at);
+    }
+  };
+  const reach = (start) => {
+    const seen = new Set();
+    const stack = [start];
+    while (stack.length > 0) {
+      const path = stack.pop();
+      if (!path || seen.has(path)) continue;
+      seen.add(path);
+      const entry = lock[path];
+      for (const name of Object.keys({
+        ...entry.dependencies,
+        ...entry.optionalDependencies,
+        ...entry.peerDependencies,
+      }))
+        stack.push(resolve(path, name));
+    }
+    return seen;
+  };
+  const self = 'node_modules/portal-mock';
+  const names = Object.keys(lock[self].dependencies ?? {});
+  const pulled = new Map(names.map((name) => [name, reach(resolve(self, name))]));
+  const bytes = (paths) => paths.reduce((sum, path) => sum + packageBytes(join(project, path)), 0);
+  return names
+    .map((name) => {
+      const others = new Set(names.filter((n) => n !== name).flatMap((n) => [...pulled.get(n)]));
+      const own = [...pulled.get(name)].filter((path) => !others.has(path));
+      const all = [...pulled.get(name)];
+      const version = lock[resolve(self, name)].version;
+      return { name, version, packages: all.length, own: own.length, bytes: bytes(all), ownBytes: bytes(own) };
+    })
+    .sort((a, b) => b.own - a.own || b.ownBytes - a.ownBytes);
+}
+
+/** The per-dependency table: what each runtime dependency pulls into a consumer install. */
+export function dependencyTable(c) {
+  const mb = (n) => `${(n / 1024 / 1024).toFixed(2)} MB`;
+  return [
+    '| runtime dependency | packages it pulls | only it pulls | bytes it pulls | bytes only it pulls |',
+    '|---|---:|---:|---:|---:|',
+    ...c.dependencies.map(
+      (d) => `| ${d.name} ${d.version} | ${d.packages} | ${d.own} | ${mb(d.bytes)} | ${mb(d.ownBytes)} |`,
+    ),
+  ].join('\n');
+}
+
 /** The consumer-cost table (also in npm run bench's report, bench/run.mjs), with the issue's targets. */
 export function consumerTable(c) {
   const mb = (n) => `${(n / 1024 / 1024).toFixed(2)} MB`;
@@ -56,6 +128,13 @@ export function consumerTable(c) {
     `| packages a consumer install pulls | ${c.packages} | |`,
     `| tsc of a test importing portal-mock/admin | ${c.tscClientMs} ms, ${ratio} | <= 1.5x |`,
     `| first use: import, startMock, first sandbox, first record | ${c.firstUseMs} ms | <= 1000 ms |`,
+    ...(c.firstUseCpuMs
+      ? [
+          `| first use, CPU by phase (node's start, import, startMock, sandbox, record, close) | ${Object.values(
+            c.firstUseCpuMs,
+          ).join(' + ')} ms | |`,
+        ]
+      : []),
   ].join('\n');
 }
 
@@ -76,6 +155,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     );
     // typescript is the consumer's own choice, not a package portal-mock pulls
     const packages = countPackages(join(project, 'node_modules')) - 1;
+    const dependencies = dependencyCosts(project);
 
     // tsc on one test file: importing the typed client against importing only Node's types
     const tsconfig = {
@@ -113,18 +193,36 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       );
     }
 
-    // the first use, from a process's start to its first arranged record
+    // the first use, from a process's start to its first arranged record; the process also reports the CPU time
+    // of each phase (process.cpuUsage: every thread), which a busy machine changes far less than the wall time
     writeFileSync(
       join(project, 'first-use.mjs'),
-      `import { startMock } from 'portal-mock';
+      `const cpu = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+  const phases = { node: cpu() };
+  let last = phases.node;
+  const lap = (name) => { const now = cpu(); phases[name] = now - last; last = now; };
+  const { startMock } = await import('portal-mock');
+  lap('import');
   const mock = await startMock({ logLevel: 'silent' });
+  lap('startMock');
   const qa = mock.admin.sandbox('first');
   await qa.sandboxCreate();
+  lap('sandbox');
   await qa.data.users.create({ firstName: 'Ada' });
+  lap('record');
   await mock.close();
+  lap('close');
+  console.log(JSON.stringify(phases));
   `,
     );
-    const firstUseMs = median(Array.from({ length: runs }, () => timed(process.execPath, ['first-use.mjs'], project)));
+    const firstUses = Array.from({ length: runs }, () => {
+      const { ms, stdout } = run(process.execPath, ['first-use.mjs'], project);
+      return { ms, cpu: JSON.parse(stdout) };
+    });
+    const firstUseMs = median(firstUses.map((run) => run.ms));
+    const firstUseCpuMs = Object.fromEntries(
+      Object.keys(firstUses[0].cpu).map((phase) => [phase, Math.round(median(firstUses.map((r) => r.cpu[phase])))]),
+    );
 
     const result = {
       packedBytes: packed.size,
@@ -135,10 +233,13 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
       tscNodeOnlyMs: Math.round(tscMs['node-only.ts']),
       tscRatio: Math.round((tscMs['client.ts'] / tscMs['node-only.ts']) * 100) / 100,
       firstUseMs: Math.round(firstUseMs),
+      firstUseCpuMs,
       runs,
+      dependencies,
     };
     if (jsonOut) writeFileSync(jsonOut, JSON.stringify(result, null, 2));
     console.log(consumerTable(result));
+    console.log(`\n${dependencyTable(result)}`);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { wiremockJar, writePrismSpec, writeWiremockRoot } from './peers.mjs';
 import { call, cpuMs, demoSession, freePort, median, signInRequests, romashka } from './http.mjs';
 import { abuseMarkdown, abuseTargets } from './abuse.mjs';
-import { consumerTable } from './consumer.mjs';
+import { consumerTable, dependencyTable } from './consumer.mjs';
 import { mcpTable, mcpTargets } from './mcp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -931,6 +931,7 @@ function markdown(r) {
   lines.push('', 'What a consumer pays (bench/consumer.mjs):', '');
   if (r.consumer && !r.consumer.error) {
     lines.push(consumerTable(r.consumer));
+    if (r.consumer.dependencies) lines.push('', dependencyTable(r.consumer));
   } else lines.push(r.consumer?.error ?? 'not measured');
   lines.push('', 'What an agent pays through the MCP endpoint (bench/mcp.mjs):', '');
   lines.push(r.mcp && !r.mcp.error ? mcpTable(r.mcp) : (r.mcp?.error ?? 'not measured'));

@@ -313,7 +313,9 @@ const flags: Flag[] = [
     flag: 'sandbox-upload-mb',
     env: 'PORTAL_MOCK_SANDBOX_UPLOAD_MB',
     kind: 'int',
-    help: "megabytes of uploaded files' bytes a sandbox keeps; an upload past it gets 413 (default 64)",
+    help:
+      "megabytes of uploaded files' bytes a sandbox keeps; an upload past it gets 413, and an .xlsx that inflates " +
+      'past it fails its file processing (default 64)',
   },
   {
     key: 'regexMaxProgram',

@@ -3,8 +3,6 @@
 // store's transaction rolls its sequence back). Most collections take the schema-driven filler below; users and
 // workflow tickets have their own, since the portal reads more of their shape.
 import type { Faker } from '@faker-js/faker';
-import { faker as fakerRu } from '@faker-js/faker/locale/ru';
-import { faker as fakerEn } from '@faker-js/faker/locale/en';
 import type { TObject, TSchema } from '@sinclair/typebox';
 import { fail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
@@ -13,7 +11,7 @@ import { hashSecret } from '../store/ids.js';
 import { SeededRandom } from '../store/random.js';
 import { employeeRights, generatedPassword, transliterate } from '../store/seed/people.js';
 import { startFormValue } from '../store/seed/workflow.js';
-import { isoDay } from '../store/seed/context.js';
+import { isoDay, newFaker } from '../store/seed/context.js';
 import { mainEmployment } from '../store/seed/organisation.js';
 import { findById, type CollectionName, type Tenant } from '../store/store.js';
 import type { RecordDraft } from './record-draft.js';
@@ -46,8 +44,7 @@ const fakers = new Map<string, Faker>();
 function fakerOf(locale: 'ru' | 'en', seed: number, now: Date): Faker {
   let faker = fakers.get(locale);
   if (!faker) {
-    const template = locale === 'ru' ? fakerRu : fakerEn;
-    faker = new (template.constructor as typeof Faker)({ locale: template.rawDefinitions });
+    faker = newFaker(locale);
     fakers.set(locale, faker);
   }
   faker.seed(seed);

@@ -131,6 +131,8 @@ export async function runExcelProcessing(
   tenantId: string,
   recordId: string,
   clock: () => string,
+  /** the most an .xlsx file may inflate to (--sandbox-upload-mb: what the sandbox may keep of files at all) */
+  maxSheetBytes: number,
 ): Promise<void> {
   const current = () => {
     const tenant = store.tenant(tenantId);
@@ -147,7 +149,7 @@ export async function runExcelProcessing(
     const file = tenant.files.find((f) => f.id === record.fileId);
     if (!file || file.contentBase64 === null) throw new Error('the file is gone');
     const bytes = Buffer.from(file.contentBase64, 'base64');
-    const sheet: SheetRows = file.ext.toLowerCase() === 'csv' ? readCsv(bytes) : await readXlsx(bytes);
+    const sheet: SheetRows = file.ext.toLowerCase() === 'csv' ? readCsv(bytes) : await readXlsx(bytes, maxSheetBytes);
     const rows = sheet
       .filter((r) => r.row >= record.arguments.first_row)
       .map((r) => parseRow(tenant, record.arguments.mapping, r));

@@ -1,13 +1,10 @@
-// Real spreadsheets through exceljs: wallet and transaction exports (.xlsx), and reading an uploaded .xlsx or .csv
-// into rows of cell texts for file processing.
-import type ExcelJS from 'exceljs';
+// Real spreadsheets: wallet and transaction exports (.xlsx), and reading an uploaded .xlsx or .csv into rows of cell
+// texts for file processing. The .xlsx format itself is in ./xlsx.ts.
 import type { Tenant } from '../store/store.js';
 import type { WalletRecord, WalletTransactionRecord } from '../schemas/integration-records.js';
 import { isOperationType, operationTypes } from './wallets.js';
 import { peopleIndex } from './people-index.js';
-
-/** exceljs is loaded on first use: importing it costs ~0.3–0.5 s of start-up. */
-const excel = async () => (await import('exceljs')).default;
+import { readXlsx as readSheet, writeXlsx, type SheetRows } from './xlsx.js';
 
 export const xlsxMime = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -38,22 +35,12 @@ export const transactionColumns = [
   'Reference ID',
 ] as const;
 
-async function workbookBytes(
+function workbookBytes(
   sheetName: string,
   headers: readonly string[],
   rows: Array<Array<string | number | null>>,
 ): Promise<Buffer> {
-  const wb = new (await excel()).Workbook();
-  wb.creator = 'portal-mock';
-  const ws = wb.addWorksheet(sheetName);
-  ws.addRow([...headers]);
-  ws.getRow(1).font = { bold: true };
-  for (const r of rows) ws.addRow(r);
-  ws.columns.forEach((c) => {
-    c.width = 22;
-  });
-  const out = await wb.xlsx.writeBuffer();
-  return Buffer.from(out as ArrayBuffer);
+  return writeXlsx(sheetName, headers, rows, { columnWidth: 22, creator: 'portal-mock' });
 }
 
 export function exportWallets(tenant: Tenant, wallets: WalletRecord[]): Promise<Buffer> {
@@ -100,36 +87,14 @@ export function exportTransactions(tenant: Tenant, list: WalletTransactionRecord
   );
 }
 
-/** A cell as text: numbers, dates, rich text, formulas (their result) and hyperlinks (their text). */
-function cellText(v: ExcelJS.CellValue): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  if (v instanceof Date) return v.toISOString();
-  if ('richText' in v) return v.richText.map((r) => r.text).join('');
-  if ('text' in v && typeof v.text === 'string') return v.text;
-  if ('result' in v) return v.result === undefined ? '' : cellText(v.result as ExcelJS.CellValue);
-  return '';
-}
+export type { SheetRows };
 
-export type SheetRows = Array<{ row: number; cells: string[] }>;
-
-/** Every non-empty row of the first worksheet, 1-based row numbers, cells 0-based. */
-export async function readXlsx(bytes: Buffer): Promise<SheetRows> {
-  const wb = new (await excel()).Workbook();
-  const ab = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-  await wb.xlsx.load(ab);
-  const ws = wb.worksheets[0];
-  if (!ws) return [];
-  const rows: SheetRows = [];
-  ws.eachRow({ includeEmpty: false }, (row, rowNumber) => {
-    const cells: string[] = [];
-    row.eachCell({ includeEmpty: true }, (cell, col) => {
-      cells[col - 1] = cellText(cell.value).trim();
-    });
-    rows.push({ row: rowNumber, cells: Array.from(cells, (c) => c ?? '') });
-  });
-  return rows;
+/**
+ * Every non-empty row of the first worksheet, 1-based row numbers, cells 0-based and trimmed; the file may inflate to
+ * at most `maxBytes`.
+ */
+export async function readXlsx(bytes: Buffer, maxBytes: number): Promise<SheetRows> {
+  return (await readSheet(bytes, maxBytes)).map(({ row, cells }) => ({ row, cells: cells.map((c) => c.trim()) }));
 }
 
 /** CSV with `,` or `;` (whichever the first line has more of), double-quoted fields, UTF-8 with or without BOM. */

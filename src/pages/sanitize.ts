@@ -1,12 +1,17 @@
 // Stored rich text (article bodies) is HTML: an allow-list of tags and attributes through sanitize-html (kept,
-// parser-based), everything else dropped. It is required on the first page rendered: with its parser and postcss
-// it is ~17 MB of memory that an instance serving only the JSON API never needs.
-import { createRequire } from 'node:module';
+// parser-based), everything else dropped. It is loaded when the first page is rendered: with its parser and postcss
+// it is ~17 MB of memory that an instance serving only the JSON API never needs. The bundle holds it in a chunk of
+// its own (a dynamic import), so a consumer install does not pull its 17 packages (issue 47).
 import type sanitizeModule from 'sanitize-html';
 import { Html } from './html.js';
 
 type Sanitize = typeof sanitizeModule;
-const load = (): Sanitize => createRequire(import.meta.url)('sanitize-html') as Sanitize;
+let loaded: Sanitize | undefined;
+
+/** Loads sanitize-html once; a page's handler awaits it before rendering (rendering is synchronous). */
+export async function loadSanitizer(): Promise<void> {
+  loaded ??= (await import('sanitize-html')).default;
+}
 
 const optionsFor = (sanitize: Sanitize): sanitizeModule.IOptions => ({
   allowedTags: [
@@ -83,6 +88,7 @@ const optionsFor = (sanitize: Sanitize): sanitizeModule.IOptions => ({
 
 /** Stored HTML through the allow-list above (href/src only with its schemes). */
 export function sanitizeHtml(input: string): Html {
-  const sanitize = load();
+  const sanitize = loaded;
+  if (!sanitize) throw new Error('sanitize-html is not loaded yet: await loadSanitizer() before rendering');
   return new Html(sanitize(input, optionsFor(sanitize)));
 }

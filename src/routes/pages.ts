@@ -6,6 +6,7 @@ import { baseUrl, header } from '../http/context.js';
 import { callerArgs } from './handler.js';
 import { html } from '../pages/html.js';
 import { page, type PageFrame } from '../pages/layout.js';
+import { loadSanitizer } from '../pages/sanitize.js';
 import {
   achievementPage,
   articlePage,
@@ -160,6 +161,7 @@ export const pageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         config: { auth: 'session' },
       },
       async (req, reply) => {
+        await loadSanitizer();
         const [ctx, tenant, user] = callerArgs(req);
         const query = (req.query ?? {}) as Record<string, string | undefined>;
         const out = kind.render({ ctx, tenant, user, id: req.params.id, query });

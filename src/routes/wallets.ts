@@ -68,6 +68,7 @@ const sendXlsx = (req: FastifyRequest, reply: FastifyReply, name: string, bytes:
 
 /** Administrative wallet operations; every route needs enableWallet and the right wallets-transactions. */
 export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const sheetBytes = app.config.sandboxUploadMb * 1024 * 1024;
   app.addHook('onRequest', async (req) => {
     const tenant = callerTenant(req);
     if (!tenantOptionsOf(domainContext(req), tenant).enableWallet)
@@ -229,7 +230,9 @@ export const walletRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if (record) {
         setImmediate(() => {
           sandbox
-            .background((store) => runExcelProcessing(store, tenant.tenant.id, record.id, () => sandbox.clock.iso()))
+            .background((store) =>
+              runExcelProcessing(store, tenant.tenant.id, record.id, () => sandbox.clock.iso(), sheetBytes),
+            )
             .catch((err: unknown) => req.log.error({ err }, 'file processing'));
         });
       }
