@@ -83,6 +83,7 @@ t.test(
       'scenarios/flaky.json',
       'openapi.json',
       'openapi.admin.json',
+      'docs/findings.md', // the MCP resource portal-mock://findings reads each code's explanation from it
     ])
       t.ok(files.includes(f), `packed: ${f}`);
     t.notOk(

@@ -17,7 +17,7 @@ const json = 'application/json';
 function documentedFindings(): Map<string, string[]> {
   const file = join(packageRoot, 'docs/findings.md');
   const rows = new Map<string, string[]>();
-  if (!existsSync(file)) return rows; // an installed package has no docs: the codes, severities and operations stay
+  if (!existsSync(file)) return rows; // shipped in the package ("files"); without it the codes and severities stay
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const cells = line.split(/(?<!\\)\|/).map((c) => c.trim().replaceAll('\\|', '|'));
     const code = /^`([a-z-]+)`$/.exec(cells[1] ?? '')?.[1];
