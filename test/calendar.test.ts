@@ -3,7 +3,7 @@ import { accounts, type build, expectError, json, signIn, tenants, type Session,
 import { occurrenceId } from '../src/domain/calendar.js';
 
 // one app for the file's tests, each in a sandbox of its own
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 type App = Awaited<ReturnType<typeof build>>;
 type Ev = {
@@ -33,7 +33,7 @@ const list = async (app: App, s: Session, url: string): Promise<Ev[]> => {
 const yoga = (app: App, sandbox: string) => store(app, sandbox).calendarEvents.find((e) => e.recurrence !== null)!;
 
 t.test('calendar-event list: default window, recurrence expanded, same events in both families', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const events = await list(app, s, '/calendar-event');
   t.ok(events.length > 15);
@@ -64,7 +64,7 @@ t.test('calendar-event list: default window, recurrence expanded, same events in
 });
 
 t.test('list parameters: dates, title, type, meeting place, user, visible_to; 400s name the parameter', async (t) => {
-  const { app, sandbox } = await fresh();
+  const { app, sandbox } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const april = await list(
     app,
@@ -160,7 +160,7 @@ t.test('list parameters: dates, title, type, meeting place, user, visible_to; 40
 });
 
 t.test("visibility: events for groups the caller is not in stay hidden; only the caller's tenant", async (t) => {
-  const { app, sandbox } = await fresh();
+  const { app, sandbox } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const data = store(app, sandbox);
   const wide = `start_date_time=${encodeURIComponent('2025-01-01 00:00:00')}&end_date_time=${encodeURIComponent('2027-01-01 00:00:00')}`;
@@ -190,7 +190,7 @@ t.test("visibility: events for groups the caller is not in stay hidden; only the
 });
 
 t.test('items: q and filters, each event once', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const y = yoga(app, sandbox);
   for (const path of ['/calendar-event/items', '/calendar/items']) {
@@ -215,7 +215,7 @@ t.test('items: q and filters, each event once', async (t) => {
 });
 
 t.test('view: a plain event, an occurrence by parent_id and rec_date, the series; 400 and 404', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const events = await list(app, s, '/calendar-event');
   const plain = events.find((e) => e.parent_id === null)!;
@@ -266,7 +266,7 @@ t.test('view: a plain event, an occurrence by parent_id and rec_date, the series
 });
 
 t.test('calendar-event-type: built-in and custom, filters, _meta and _links', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const all = json(await get(app, s, '/calendar-event-type'));
   t.equal(all.data.length, 9);
@@ -312,7 +312,7 @@ t.test('calendar-event-type: built-in and custom, filters, _meta and _links', as
 });
 
 t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 400/404', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const y = yoga(app, sandbox);
   const occ = (await list(app, s, '/calendar-event')).filter((e) => e.parent_id === y.id)[1]!;

@@ -5,12 +5,12 @@ import { accounts, build, expectError, json, signIn, tenants, sharedApp } from '
 import { WidgetKeys } from '../src/schemas/dashboard-widget.js';
 
 // one app for the file's tests, each in a sandbox of its own
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 const allWidgets = WidgetKeys.join(',');
 
 t.test('dashboard: only requested keys; every widget from the store', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const empty = json(await inject({ url: '/dashboard', headers: s.headers }));
   t.same(empty, { notificationsBadge: 0, widgets: {} });
@@ -76,7 +76,7 @@ t.test('dashboard: only requested keys; every widget from the store', async (t) 
 });
 
 t.test('dashboard: birthdays follow the sandbox clock; myTeam follows set-main', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   let s = await signIn(app, accounts.admin, { sandbox });
   const tenant = app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!;
   const someone = tenant.users.find(
@@ -109,7 +109,7 @@ t.test('dashboard: birthdays follow the sandbox clock; myTeam follows set-main',
 });
 
 t.test('dashboard: unknown widget or info key is a 400 naming it', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const w = expectError(t, await inject({ url: '/dashboard?widgets=myTeam,myCats', headers: s.headers }), 400);
   t.match(w.message, /myCats/);
@@ -119,7 +119,7 @@ t.test('dashboard: unknown widget or info key is a 400 naming it', async (t) => 
 });
 
 t.test('dashboard: English tenant', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.nwAdmin, { sandbox });
   const d = json(await inject({ url: '/dashboard?widgets=myTeam,updBooks&info=profileBrief', headers: s.headers }));
   t.equal(d.widgets.myTeam.title, 'My team');

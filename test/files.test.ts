@@ -2,7 +2,7 @@ import t from 'tap';
 import { accounts, build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
 
 // one app for the file's tests, each in a sandbox of its own
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 const uuidZero = '00000000-0000-4000-8000-000000000000';
 type Item = {
@@ -18,7 +18,7 @@ type Item = {
 };
 
 t.test("index: the caller's uploaded files, filters, sort, paging", async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const res = await inject({ url: '/file/index', headers: s.headers });
   t.equal(res.statusCode, 200);
@@ -76,7 +76,7 @@ t.test("index: the caller's uploaded files, filters, sort, paging", async (t) =>
 });
 
 t.test('count agrees with the index under the same search', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   t.same(json(await inject({ url: '/file/count', headers: s.headers })), {
     image: 1,
@@ -98,7 +98,7 @@ t.test('count agrees with the index under the same search', async (t) => {
 });
 
 t.test('prepare → PUT → finish → listed, counted, downloadable', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const prep = await inject({
     method: 'POST',
@@ -172,7 +172,7 @@ t.test('prepare → PUT → finish → listed, counted, downloadable', async (t)
 });
 
 t.test('prepare is idempotent with the same id; other rules', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const petr = await signIn(app, accounts.noRights, { sandbox });
   const id = '11111111-2222-4333-8444-555555555555';
@@ -250,7 +250,7 @@ t.test('prepare is idempotent with the same id; other rules', async (t) => {
 });
 
 t.test('signatures: forged, expired, other file; size limit', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const p = json(
     await inject({

@@ -74,7 +74,7 @@ export type InSandbox = {
  * One app for the tests of a file, each test in a sandbox of its own. A sandbox isolates what a test touches (data,
  * clock, sessions, journal, outbox, findings), and an app costs 0.25-0.65 s of CPU to build, so a file of 14 tests
  * built 14 apps for what 14 sandboxes do. A test needing other options (flags, --data, a seed) builds its own.
- * @example const fresh = sharedApp(t); t.test('x', async (t) => { const { app, sandbox, inject } = await fresh(); })
+ * @example const ownSandbox = sharedApp(t); t.test('x', async (t) => { const { app, sandbox, inject } = await ownSandbox(); })
  */
 export function sharedApp(file: Teardown, options: AppOptions = {}): () => Promise<InSandbox> {
   let app: Promise<FastifyInstance> | undefined;

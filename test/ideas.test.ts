@@ -4,12 +4,12 @@ import { ideasWidget } from '../src/domain/ideas.js';
 import { noEffects } from '../src/domain/effects.js';
 
 // one app for the file's tests, each in a sandbox of its own
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 const uuidZero = '00000000-0000-4000-8000-000000000000';
 
 t.test('statuses and purposes in the tenant language', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const ru = await signIn(app, accounts.admin, { sandbox });
   const en = await signIn(app, accounts.nwAdmin, { sandbox });
   const st = json(await inject({ url: '/idea/statuses', headers: ru.headers }));
@@ -27,7 +27,7 @@ t.test('statuses and purposes in the tenant language', async (t) => {
 });
 
 t.test('index: paging, filters, errors', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.noRights, { sandbox });
   const all = json(await inject({ url: '/idea/index', headers: s.headers }));
   t.equal(all._meta.totalCount, 21, 'the 24 seeded ideas less the three on moderation of other users');
@@ -81,7 +81,7 @@ t.test('index: paging, filters, errors', async (t) => {
 });
 
 t.test('view', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const first = json(await inject({ url: '/idea/index', headers: s.headers })).data[0];
   const view = await inject({ url: `/idea/view?id=${first.id}`, headers: s.headers });
@@ -103,7 +103,7 @@ t.test('view', async (t) => {
 });
 
 t.test('create and edit', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const admin = await signIn(app, accounts.admin, { sandbox });
   const petr = await signIn(app, accounts.noRights, { sandbox });
   const body = {
@@ -224,7 +224,7 @@ t.test('create and edit', async (t) => {
 });
 
 t.test('vote and participate toggle; counts follow in view', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const admin = await signIn(app, accounts.admin, { sandbox });
   const petr = await signIn(app, accounts.noRights, { sandbox });
   const idea = json(
@@ -282,7 +282,7 @@ t.test('vote and participate toggle; counts follow in view', async (t) => {
 });
 
 t.test('ideas switched off for the tenant answer 403', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const sb = app.sandboxes.get(sandbox);
   const data = sb.store.toData();
@@ -293,7 +293,7 @@ t.test('ideas switched off for the tenant answer 403', async (t) => {
 });
 
 t.test('updIdeas widget', async (t) => {
-  const { app, sandbox } = await fresh();
+  const { app, sandbox } = await ownSandbox();
   const sb = app.sandboxes.get(sandbox);
   const tenant = sb.store.tenant(tenants.northwind)!;
   const ctx = { store: sb.store, now: sb.clock.now(), outbox: sb.outbox, baseUrl: 'http://h', effects: noEffects };

@@ -3,10 +3,10 @@ import { accounts, expectError, json, sharedApp, signIn, tenants } from './helpe
 
 const romashka = { 'x-service-tenant-id': tenants.romashka };
 // one app for the file, each test in its own sandbox
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 t.test('manual bind → auth → tenant-info → push token → unbind', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox, deviceId: 'phone-1' });
   const info = await inject({ url: '/mobile/tenant-info', headers: s.headers });
   t.equal(info.statusCode, 200);
@@ -54,7 +54,7 @@ t.test('manual bind → auth → tenant-info → push token → unbind', async (
 });
 
 t.test('every operation also answers under /api/v2', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   t.equal((await inject({ url: '/api/v2/mobile/tenant-info', headers: s.headers })).statusCode, 200);
   const bind = await inject({
@@ -67,7 +67,7 @@ t.test('every operation also answers under /api/v2', async (t) => {
 });
 
 t.test('base_url follows the address the client used', async (t) => {
-  const { inject } = await fresh();
+  const { inject } = await ownSandbox();
   const creds = { email: accounts.admin.email, password: accounts.admin.password, device: { id: 'd1' } };
   const direct = await inject({
     method: 'POST',
@@ -93,7 +93,7 @@ t.test('base_url follows the address the client used', async (t) => {
 });
 
 t.test('request-two-factor', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const off = await inject({
     method: 'POST',
     url: '/mobile/request-two-factor',
@@ -147,7 +147,7 @@ t.test('request-two-factor', async (t) => {
 });
 
 t.test('manual-bind with two-factor', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const creds = { email: accounts.twoFactor.email, password: 'demo1234', device: { id: 'tf-phone' } };
   const noCode = expectError(t, await inject({ method: 'POST', url: '/mobile/manual-bind', payload: creds }), 403);
   t.match(noCode.message, /code required/);
@@ -182,7 +182,7 @@ t.test('manual-bind with two-factor', async (t) => {
 });
 
 t.test('manual-bind errors', async (t) => {
-  const { inject } = await fresh();
+  const { inject } = await ownSandbox();
   expectError(
     t,
     await inject({
@@ -235,7 +235,7 @@ t.test('manual-bind errors', async (t) => {
 });
 
 t.test('bind by QR link', async (t) => {
-  const { inject } = await fresh();
+  const { inject } = await ownSandbox();
   const ok = await inject({
     method: 'POST',
     url: '/mobile/bind/bind-ivan/qr-token-ivan-0001',
@@ -274,7 +274,7 @@ t.test('bind by QR link', async (t) => {
 });
 
 t.test('auth', async (t) => {
-  const { inject } = await fresh();
+  const { inject } = await ownSandbox();
   // the pre-bound demo device of the fixtures
   const demo = { secret: 'demo-device-secret-1', userId: accounts.admin.userId, deviceId: 'demo-device-romashka' };
   const ok = await inject({ method: 'POST', url: '/mobile/auth', headers: romashka, payload: demo });
@@ -324,7 +324,7 @@ t.test('auth', async (t) => {
 });
 
 t.test('session checks', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const other = await signIn(app, accounts.nwAdmin, { sandbox });
   const call = (headers: Record<string, string>) => inject({ url: '/mobile/tenant-info', headers });
@@ -348,7 +348,7 @@ t.test('session checks', async (t) => {
 });
 
 t.test('save-push-token', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const firebase = await inject({
     method: 'POST',
@@ -396,7 +396,7 @@ t.test('save-push-token', async (t) => {
 });
 
 t.test('unbind errors', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   expectError(t, await inject({ method: 'POST', url: '/mobile/unbind', headers: s.headers }), 400);
   expectError(
@@ -408,7 +408,7 @@ t.test('unbind errors', async (t) => {
 });
 
 t.test('oauth-list', async (t) => {
-  const { inject } = await fresh();
+  const { inject } = await ownSandbox();
   const res = await inject({ url: '/mobile/oauth-list', headers: romashka });
   t.equal(res.statusCode, 200);
   t.match(json(res).data[0], { id: 'romashka-sso', type: 'saml', url: 'http://localhost:80/oauth/romashka-sso' });
@@ -421,13 +421,13 @@ t.test('oauth-list', async (t) => {
 });
 
 t.test('unknown routes and bad sandbox names answer with the error body', async (t) => {
-  const { inject } = await fresh();
+  const { inject } = await ownSandbox();
   expectError(t, await inject({ url: '/no/such/operation' }), 404);
   expectError(t, await inject({ url: '/mobile/tenant-info', headers: { 'x-mock-sandbox': '../etc' } }), 400);
 });
 
 t.test('every session of a device works until the device is bound again, however many sign-ins it made', async (t) => {
-  const { inject } = await fresh();
+  const { inject } = await ownSandbox();
   const bind = async (account: { email: string; password: string }) =>
     json(
       await inject({

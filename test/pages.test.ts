@@ -5,7 +5,7 @@ import { WidgetKeys } from '../src/schemas/dashboard-widget.js';
 import { accounts, build, json, signIn, type Session, sharedApp } from './helper.js';
 
 // one app for the file's tests, each in a sandbox of its own
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 const htmlType = /^text\/html/;
 
@@ -58,7 +58,7 @@ async function startTicket(t: { equal: Function }, app: FastifyInstance, s: Sess
 }
 
 t.test('every address in the answers of the list operations resolves', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   // a ready employment document: request one and let the clock pass
   const employment = json(await inject({ url: '/employment/index', headers: s.headers })).data[0];
@@ -158,7 +158,7 @@ t.test('every address in the answers of the list operations resolves', async (t)
 });
 
 t.test('embed on and off differ exactly by the frame', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const ticket = await startTicket(t, app, s, 'embed check');
   for (const path of [
@@ -189,7 +189,7 @@ t.test('embed on and off differ exactly by the frame', async (t) => {
 });
 
 t.test('values from data are escaped; stored HTML is sanitized', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const evil = '<script>alert(1)</script>';
   const ticket = await startTicket(t, app, s, evil);
@@ -240,7 +240,7 @@ t.test('values from data are escaped; stored HTML is sanitized', async (t) => {
 });
 
 t.test('401 page without a session, 404 page for unknown and foreign records', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const nw = await signIn(app, accounts.nwAdmin, { sandbox });
   const ticket = await startTicket(t, app, s, 'mine');
@@ -304,7 +304,7 @@ t.test('401 page without a session, 404 page for unknown and foreign records', a
 });
 
 t.test('addresses carry the sandbox prefix and resolve under it', async (t) => {
-  const { app, inject } = await fresh();
+  const { app, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox: 'pages' });
   const res = json(await inject({ url: '/sandbox/pages/workflow/catalog', headers: s.headers }));
   const entry = res.workflows[0];
@@ -317,7 +317,7 @@ t.test('addresses carry the sandbox prefix and resolve under it', async (t) => {
 });
 
 t.test('the OpenAPI document lists page and image operations with their content types', async (t) => {
-  const { inject } = await fresh();
+  const { inject } = await ownSandbox();
   const doc = json(await inject({ url: '/docs/json' }));
   const ops = Object.values(
     doc.paths as Record<

@@ -2,14 +2,14 @@ import t from 'tap';
 import { accounts, type build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
 
 // one app for the file's tests, each in a sandbox of its own
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 const tenantOf = (app: Awaited<ReturnType<typeof build>>, sandbox: string, id: string = tenants.romashka) =>
   app.sandboxes.get(sandbox).store.tenant(id)!;
 const unknownUuid = '00000000-0000-4000-8000-00000000dead';
 
 t.test('user/profile: success, 400, 404, 401, hidden user and another tenant are 404', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const res = await inject({ url: `/user/profile?id=${accounts.admin.userId}`, headers: s.headers });
   t.equal(res.statusCode, 200);
@@ -42,7 +42,7 @@ t.test('user/profile: success, 400, 404, 401, hidden user and another tenant are
 });
 
 t.test('user/items: case-insensitive Cyrillic search, same avatar as the profile', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const res = json(await inject({ url: `/user/items?q=${encodeURIComponent('ПЕТРОВ иван')}`, headers: s.headers }));
   const me = res.data.find((u: { id: string }) => u.id === accounts.admin.userId);
@@ -66,7 +66,7 @@ t.test('user/items: case-insensitive Cyrillic search, same avatar as the profile
 });
 
 t.test('user/index: paging, strict per-page, sort, filters, ranges', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const get = (q: string) => inject({ url: `/user/index?${q}`, headers: s.headers });
   const page = json(await get('per-page=5&page=2'));
@@ -133,7 +133,7 @@ t.test('user/index: paging, strict per-page, sort, filters, ranges', async (t) =
 });
 
 t.test('user/search: limit default 10, no upper bound, offset; empty without show-structure-names', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const def = json(await inject({ url: '/user/search?q=а', headers: s.headers }));
   t.equal(def.q, 'а');
@@ -161,7 +161,7 @@ t.test('user/search: limit default 10, no upper bound, offset; empty without sho
 });
 
 t.test('employment: index, set-main changes the profile; 404 for a foreign or unknown employment', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const idx = json(await inject({ url: '/employment/index', headers: s.headers }));
   t.ok(idx.data.length >= 2, 'the admin holds a second employment');
@@ -225,7 +225,7 @@ t.test('employment: index, set-main changes the profile; 404 for a foreign or un
 });
 
 t.test('account: status text and active types show in profile and dashboard', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const text = await inject({
     method: 'POST',
@@ -296,7 +296,7 @@ t.test('account: status text and active types show in profile and dashboard', as
 });
 
 t.test('lookups: user groups (q, only_with_calendar_events), meeting places', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const all = json(await inject({ url: '/user-group/items', headers: s.headers }));
   t.equal(all.data.length, 7);
@@ -321,7 +321,7 @@ t.test('lookups: user groups (q, only_with_calendar_events), meeting places', as
 });
 
 t.test('department: tree-node root, child, 400, 404; search', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const root = json(await inject({ url: '/department/tree-node', headers: s.headers }));
   t.match(root, { name: 'Компания', path: 'Компания' });

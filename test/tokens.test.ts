@@ -4,13 +4,13 @@ import { blockUser } from '../src/domain/tokens.js';
 import { hashSecret } from '../src/store/ids.js';
 
 // one app for the file's tests, each in a sandbox of its own
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 const tenantOf = (app: Awaited<ReturnType<typeof build>>, sandbox: string, id: string = tenants.romashka) =>
   app.sandboxes.get(sandbox).store.tenant(id)!;
 
 t.test('create → list (no clear value) → use as Bearer → revoke → 401', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const created = await inject({
     method: 'POST',
@@ -83,7 +83,7 @@ t.test('create → list (no clear value) → use as Bearer → revoke → 401', 
 });
 
 t.test('create: form validation is 200 with success false', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const noName = await inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: {} });
   t.equal(noName.statusCode, 200);
@@ -106,7 +106,7 @@ t.test('create: form validation is 200 with success false', async (t) => {
 });
 
 t.test('revoke: malformed id 400, unknown or foreign id 404', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const admin = await signIn(app, accounts.admin, { sandbox });
   const other = await signIn(app, accounts.noRights, { sandbox });
   const created = json(
@@ -147,7 +147,7 @@ t.test('revoke: malformed id 400, unknown or foreign id 404', async (t) => {
 });
 
 t.test('expired token → 401', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const { data } = json(
     await inject({
@@ -166,7 +166,7 @@ t.test('expired token → 401', async (t) => {
 });
 
 t.test('admin index and revoke (right user-edit)', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const admin = await signIn(app, accounts.admin, { sandbox });
   const other = await signIn(app, accounts.noRights, { sandbox });
   const mine = json(
@@ -255,7 +255,7 @@ t.test('admin index and revoke (right user-edit)', async (t) => {
 });
 
 t.test('owner blocked or hidden → 401; blockUser revokes every token of the user', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.noRights, { sandbox });
   const a = json(
     await inject({ method: 'POST', url: '/user-api-token/create', headers: s.headers, payload: { name: 'a' } }),
@@ -295,6 +295,6 @@ t.test('owner blocked or hidden → 401; blockUser revokes every token of the us
 });
 
 t.test('a malformed Bearer value → 401', async (t) => {
-  const { inject } = await fresh();
+  const { inject } = await ownSandbox();
   expectError(t, await inject({ url: '/mobile/tenant-info', headers: { authorization: 'Bearer pmt_nope' } }), 401);
 });

@@ -5,7 +5,7 @@ import { balanceFromTransactions } from '../src/domain/wallets.js';
 import type { Tenant } from '../src/store/store.js';
 
 // one app for the file's tests, each in a sandbox of its own
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 type App = Awaited<ReturnType<typeof build>>;
 const tenantOf = (app: App, sandbox: string, id: string = tenants.romashka) =>
@@ -17,7 +17,7 @@ const agree = (t: { equal: Function }, tenant: Tenant, note: string) => {
 const uuid0 = '00000000-0000-4000-8000-000000000000';
 
 t.test('seed: a wallet per user, balances agree with transactions, never negative', async (t) => {
-  const { app, sandbox } = await fresh();
+  const { app, sandbox } = await ownSandbox();
   for (const id of [tenants.romashka, tenants.northwind]) {
     const tenant = tenantOf(app, sandbox, id);
     t.equal(tenant.wallets.length, tenant.users.length);
@@ -37,7 +37,7 @@ t.test('seed: a wallet per user, balances agree with transactions, never negativ
 });
 
 t.test('wallets need enableWallet (403) and the right wallets-transactions (403)', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const nw = await signIn(app, accounts.nwAdmin, { sandbox });
   const off = expectError(t, await inject({ url: '/admin/wallet', headers: nw.headers }), 403);
   t.match(off.message, /wallets are disabled/);
@@ -57,7 +57,7 @@ t.test('wallets need enableWallet (403) and the right wallets-transactions (403)
 });
 
 t.test('wallet index: paging clamped to 100, filters; view: 400 malformed, 404 unknown', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const tenant = tenantOf(app, sandbox);
   const page = json(await inject({ url: '/admin/wallet?per-page=1000&page=2', headers: s.headers }));
@@ -93,7 +93,7 @@ t.test('wallet index: paging clamped to 100, filters; view: 400 malformed, 404 u
 });
 
 t.test('transaction index: every filter', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const tenant = tenantOf(app, sandbox);
   const get = async (q: string) =>
@@ -187,7 +187,7 @@ t.test('transaction index: every filter', async (t) => {
 t.test(
   'create: mass credit and debit to a user list; balances follow; form errors are 200 success false',
   async (t) => {
-    const { app, sandbox, inject } = await fresh();
+    const { app, sandbox, inject } = await ownSandbox();
     const s = await signIn(app, accounts.admin, { sandbox });
     const tenant = tenantOf(app, sandbox);
     const users = tenant.users
@@ -341,7 +341,7 @@ t.test(
 );
 
 t.test('exports are real .xlsx files with the documented columns', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const tenant = tenantOf(app, sandbox);
   const res = await inject({

@@ -7,7 +7,7 @@ import { accounts, build, expectError, json, signIn, tenants, sharedApp } from '
 import type { Tenant } from '../src/store/store.js';
 
 // one app for the file's tests, each in a sandbox of its own
-const fresh = sharedApp(t);
+const ownSandbox = sharedApp(t);
 
 const key = { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' };
 const nwKey = { 'x-service-client-id': 'northwind-integration', 'x-service-client-secret': 'northwind-secret-0001' };
@@ -27,7 +27,7 @@ const vacationValues = {
 };
 
 t.test('workflowCatalog', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const root = await inject({ url: '/api/v2/workflow/catalog', headers: s.headers });
   t.equal(root.statusCode, 200);
@@ -127,7 +127,7 @@ t.test('workflowCatalog', async (t) => {
 });
 
 t.test('workflowStartForm', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const vac = proc(app, sandbox, 'Заявление на отпуск');
   const res = await inject({ url: `/api/v2/workflow/start/${vac.id}`, headers: s.headers });
@@ -188,7 +188,7 @@ t.test('workflowStartForm', async (t) => {
 });
 
 t.test('workflowStart', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const vac = proc(app, sandbox, 'Заявление на отпуск');
   const post = (payload: unknown, id = vac.id, headers = s.headers) =>
@@ -279,7 +279,7 @@ t.test('workflowStart', async (t) => {
 });
 
 t.test('workflowTicketIndex', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const all = data(app, sandbox).wfTickets;
   t.ok(all.length >= 28 && all.length <= 32, `about 30 seeded tickets (${all.length})`);
@@ -371,7 +371,7 @@ t.test('workflowTicketIndex', async (t) => {
 });
 
 t.test('API-key authorization of the ticket operations', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const res = await inject({ url: '/api/v2/workflow-ticket?per-page=100', headers: key });
   t.equal(res.statusCode, 200);
   t.equal(
@@ -428,7 +428,7 @@ t.test('API-key authorization of the ticket operations', async (t) => {
 });
 
 t.test('workflowTicketView', async (t) => {
-  const { app, sandbox, inject } = await fresh();
+  const { app, sandbox, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox });
   const mine = data(app, sandbox).wfTickets.find((x) => x.userId === accounts.admin.userId)!;
   const res = await inject({ url: `/api/v2/workflow-ticket/view?id=${mine.id}`, headers: s.headers });
