@@ -83,6 +83,7 @@ export function sharedApp(file: Teardown, options: AppOptions = {}): () => Promi
     app ??= build(file, options);
     const shared = await app;
     const sandbox = `test-${++count}`;
+    shared.sandboxes.get(sandbox); // made now, as `default` is there before a test's first request
     const inject = (request: InjectOptions | string) => {
       const r = typeof request === 'string' ? { url: request } : request;
       const named = r.headers?.['x-mock-sandbox'] !== undefined || /^\/sandbox\//.test(String(r.url ?? ''));
