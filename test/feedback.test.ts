@@ -1,5 +1,5 @@
 import t from 'tap';
-import { accounts, build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
+import { accounts, expectError, json, signIn, tenants, sharedApp } from './helper.js';
 
 // one app for the file's tests, each in a sandbox of its own
 const ownSandbox = sharedApp(t);

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { accounts, build, json, signIn, type Session, sharedApp, type InSandbox } from './helper.js';
 import { adminClient } from '../src/client/control.js';
 import { buildApp } from '../src/app.js';

@@ -2,7 +2,7 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { WidgetKeys } from '../src/schemas/dashboard-widget.js';
-import { accounts, build, json, signIn, type Session, sharedApp } from './helper.js';
+import { accounts, json, signIn, type Session, sharedApp } from './helper.js';
 
 // one app for the file's tests, each in a sandbox of its own
 const ownSandbox = sharedApp(t);

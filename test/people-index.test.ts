@@ -212,7 +212,7 @@ t.test('a large tenant: cached answers equal the scans, and writes that matter a
 t.test(
   'the id lookup carries over writes of user records: every user found as the store has it, across many writes',
   async (t) => {
-    const { app, sandbox } = await ownSandbox();
+    const { app } = await ownSandbox();
     const store = app.sandboxes.get('carry').store;
     const tenant = () => store.tenant(tenants.romashka)!;
     void peopleIndex(tenant()).byId; // built once; every later write carries it over
