@@ -1,8 +1,11 @@
 import t from 'tap';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, type build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
 
-const tenantOf = (app: Awaited<ReturnType<typeof build>>) =>
-  app.sandboxes.get('default').store.tenant(tenants.romashka)!;
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
+
+const tenantOf = (app: Awaited<ReturnType<typeof build>>, sandbox: string) =>
+  app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!;
 type Row = {
   id: string;
   user_id: string;
@@ -20,15 +23,15 @@ type Row = {
 };
 
 t.test('index: right user-edit, per-page clamped, maps origin id to user id', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const tenant = tenantOf(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const tenant = tenantOf(app, sandbox);
   const visible = tenant.employments.filter((e) => tenant.users.find((u) => u.id === e.userId)?.state !== 'hidden');
-  const all = json(await app.inject({ url: '/admin/employment?per-page=1000', headers: s.headers }));
+  const all = json(await inject({ url: '/admin/employment?per-page=1000', headers: s.headers }));
   t.match(all._meta, { perPage: 100, totalCount: visible.length });
   const e = tenant.employments.find((x) => x.originOrganizationId === 'ORG-2')!;
   const mapped = json(
-    await app.inject({
+    await inject({
       url: `/admin/employment?origin_id[]=${encodeURIComponent(e.originId)}&origin_organization_id=ORG-2`,
       headers: s.headers,
     }),
@@ -43,24 +46,24 @@ t.test('index: right user-edit, per-page clamped, maps origin id to user id', as
   });
   const e2 = tenant.employments[5]!;
   const two = json(
-    await app.inject({
+    await inject({
       url: `/admin/employment?origin_id[]=${encodeURIComponent(e.originId)}&origin_id[]=${encodeURIComponent(e2.originId)}`,
       headers: s.headers,
     }),
   );
   t.same(two.data.map((r: Row) => r.id).sort(), [e.id, e2.id].sort(), 'origin_id[] is repeatable');
 
-  const plain = await signIn(app, accounts.noRights);
-  expectError(t, await app.inject({ url: '/admin/employment', headers: plain.headers }), 403);
-  expectError(t, await app.inject({ url: '/admin/employment' }), 401);
+  const plain = await signIn(app, accounts.noRights, { sandbox });
+  expectError(t, await inject({ url: '/admin/employment', headers: plain.headers }), 403);
+  expectError(t, await inject({ url: '/admin/employment' }), 401);
 });
 
 t.test('index: every filter', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const tenant = tenantOf(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const tenant = tenantOf(app, sandbox);
   const get = async (q: string): Promise<{ data: Row[]; _meta: { totalCount: number } }> => {
-    const res = await app.inject({ url: `/admin/employment?per-page=100&${q}`, headers: s.headers });
+    const res = await inject({ url: `/admin/employment?per-page=100&${q}`, headers: s.headers });
     t.equal(res.statusCode, 200, q);
     return json(res);
   };
@@ -99,15 +102,11 @@ t.test('index: every filter', async (t) => {
   for (const field of ['employment_date', 'fired_date', 'created_at']) {
     expectError(
       t,
-      await app.inject({ url: `/admin/employment?${field}=2026-01-01T10:00:00|2026-02-01`, headers: s.headers }),
+      await inject({ url: `/admin/employment?${field}=2026-01-01T10:00:00|2026-02-01`, headers: s.headers }),
       422,
     );
   }
-  expectError(
-    t,
-    await app.inject({ url: '/admin/employment?created_at=2026-02-01|2026-01-01', headers: s.headers }),
-    400,
-  );
+  expectError(t, await inject({ url: '/admin/employment?created_at=2026-02-01|2026-01-01', headers: s.headers }), 400);
 
   const user = tenant.users.find((u) => u.id === adminId)!;
   t.ok((await get(`name=${encodeURIComponent(user.lastName.toUpperCase())}`)).data.some((r) => r.user_id === adminId));
@@ -118,7 +117,7 @@ t.test('index: every filter', async (t) => {
     ),
   );
 
-  await app.inject({
+  await inject({
     method: 'POST',
     url: '/user-list-cache/set-user-list',
     headers: s.headers,
@@ -126,24 +125,24 @@ t.test('index: every filter', async (t) => {
   });
   t.ok((await get('user_list_key=emp')).data.every((r) => r.user_id === adminId));
   t.equal((await get('user_list_key=nothing'))._meta.totalCount, 0);
-  expectError(t, await app.inject({ url: '/admin/employment?is_main=maybe', headers: s.headers }), 400);
+  expectError(t, await inject({ url: '/admin/employment?is_main=maybe', headers: s.headers }), 400);
 });
 
 t.test('view: 400 malformed, 404 unknown', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const e = tenantOf(app).employments[0]!;
-  t.match(json(await app.inject({ url: `/admin/employment/view?id=${e.id}`, headers: s.headers })), {
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const e = tenantOf(app, sandbox).employments[0]!;
+  t.match(json(await inject({ url: `/admin/employment/view?id=${e.id}`, headers: s.headers })), {
     id: e.id,
     user_id: e.userId,
     origin_id: e.originId,
   });
-  expectError(t, await app.inject({ url: '/admin/employment/view?id=abc', headers: s.headers }), 400);
+  expectError(t, await inject({ url: '/admin/employment/view?id=abc', headers: s.headers }), 400);
   expectError(
     t,
-    await app.inject({ url: '/admin/employment/view?id=00000000-0000-4000-8000-000000000000', headers: s.headers }),
+    await inject({ url: '/admin/employment/view?id=00000000-0000-4000-8000-000000000000', headers: s.headers }),
     404,
   );
-  const plain = await signIn(app, accounts.noRights);
-  expectError(t, await app.inject({ url: `/admin/employment/view?id=${e.id}`, headers: plain.headers }), 403);
+  const plain = await signIn(app, accounts.noRights, { sandbox });
+  expectError(t, await inject({ url: `/admin/employment/view?id=${e.id}`, headers: plain.headers }), 403);
 });

@@ -3,7 +3,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
+
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
 
 t.test('health and fixtures', async (t) => {
   const app = await build(t, { seed: 9 });
@@ -148,29 +151,29 @@ t.test('--state starts from a snapshot: scenario + snapshot + seed replay a bug'
 });
 
 t.test('journal: filters, count, clear, secrets redacted', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  for (let i = 0; i < 3; i++) await app.inject({ url: '/mobile/tenant-info', headers: s.headers });
-  await app.inject({ url: '/mobile/tenant-info' });
-  t.equal(json(await app.inject({ url: '/__admin/requests/count?operationId=mobileTenantInfo' })).count, 4);
-  t.equal(json(await app.inject({ url: '/__admin/requests/count?operationId=mobileTenantInfo&status=401' })).count, 1);
-  t.equal(json(await app.inject({ url: '/__admin/requests/count?method=POST' })).count, 3);
-  const entries = json<Array<Record<string, any>>>(await app.inject({ url: '/__admin/requests?limit=2' }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  for (let i = 0; i < 3; i++) await inject({ url: '/mobile/tenant-info', headers: s.headers });
+  await inject({ url: '/mobile/tenant-info' });
+  t.equal(json(await inject({ url: '/__admin/requests/count?operationId=mobileTenantInfo' })).count, 4);
+  t.equal(json(await inject({ url: '/__admin/requests/count?operationId=mobileTenantInfo&status=401' })).count, 1);
+  t.equal(json(await inject({ url: '/__admin/requests/count?method=POST' })).count, 3);
+  const entries = json<Array<Record<string, any>>>(await inject({ url: '/__admin/requests?limit=2' }));
   t.equal(entries.length, 2);
   t.ok(entries[0]!.id > entries[1]!.id, 'newest first');
   const auth = json<Array<Record<string, any>>>(
-    await app.inject({ url: '/__admin/requests?operationId=mobileManualBind' }),
+    await inject({ url: '/__admin/requests?operationId=mobileManualBind' }),
   )[0]!;
   t.equal(auth.requestBody.password, '[redacted]');
   t.equal(auth.responseBody.accountSecret, '[redacted]', 'the account secret, a secret by its name, as a whole');
   const tenantInfo = json<Array<Record<string, any>>>(
-    await app.inject({ url: '/__admin/requests?operationId=mobileTenantInfo&status=200&limit=1' }),
+    await inject({ url: '/__admin/requests?operationId=mobileTenantInfo&status=200&limit=1' }),
   )[0]!;
   t.equal(tenantInfo.requestHeaders['x-service-session-code'], '[redacted]');
-  t.equal(json(await app.inject({ url: '/__admin/requests/count?path=/mobile/*' })).count, 7);
-  await app.inject({ method: 'DELETE', url: '/__admin/requests' });
-  t.equal(json(await app.inject({ url: '/__admin/requests/count' })).count, 0);
-  expectError(t, await app.inject({ url: '/__admin/requests?status=abc' }), 400);
+  t.equal(json(await inject({ url: '/__admin/requests/count?path=/mobile/*' })).count, 7);
+  await inject({ method: 'DELETE', url: '/__admin/requests' });
+  t.equal(json(await inject({ url: '/__admin/requests/count' })).count, 0);
+  expectError(t, await inject({ url: '/__admin/requests?status=abc' }), 400);
 });
 
 t.test('the journal is bounded', async (t) => {
@@ -182,49 +185,46 @@ t.test('the journal is bounded', async (t) => {
 });
 
 t.test('clock: freeze, advance, offset, release', async (t) => {
-  const app = await build(t);
-  t.equal(json(await app.inject({ url: '/__admin/clock' })).now, '2026-03-02T09:00:00.000Z');
+  const { inject } = await ownSandbox();
+  t.equal(json(await inject({ url: '/__admin/clock' })).now, '2026-03-02T09:00:00.000Z');
   t.equal(
-    json(await app.inject({ method: 'PUT', url: '/__admin/clock', payload: { advanceMs: 3_600_000 } })).now,
+    json(await inject({ method: 'PUT', url: '/__admin/clock', payload: { advanceMs: 3_600_000 } })).now,
     '2026-03-02T10:00:00.000Z',
   );
   t.equal(
-    json(await app.inject({ method: 'PUT', url: '/__admin/clock', payload: { freeze: '2027-01-01T00:00:00Z' } })).now,
+    json(await inject({ method: 'PUT', url: '/__admin/clock', payload: { freeze: '2027-01-01T00:00:00Z' } })).now,
     '2027-01-01T00:00:00.000Z',
   );
   // real time a day back, read between the two stamps around the call (however long it takes)
   const before = Date.now();
-  const offset = json(await app.inject({ method: 'PUT', url: '/__admin/clock', payload: { offsetMs: -86_400_000 } }));
+  const offset = json(await inject({ method: 'PUT', url: '/__admin/clock', payload: { offsetMs: -86_400_000 } }));
   const after = Date.now();
   const shown = Date.parse(offset.now) + 86_400_000;
   t.ok(shown >= before && shown <= after, `a day back: ${offset.now}`);
-  t.equal(
-    json(await app.inject({ method: 'PUT', url: '/__admin/clock', payload: { mode: 'real' } })).state.mode,
-    'real',
-  );
+  t.equal(json(await inject({ method: 'PUT', url: '/__admin/clock', payload: { mode: 'real' } })).state.mode, 'real');
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'PUT',
       url: '/__admin/clock',
       payload: { freeze: '2027-01-01T00:00:00Z', advanceMs: 1 },
     }),
     400,
   );
-  expectError(t, await app.inject({ method: 'PUT', url: '/__admin/clock', payload: { freeze: 'tomorrow' } }), 400);
+  expectError(t, await inject({ method: 'PUT', url: '/__admin/clock', payload: { freeze: 'tomorrow' } }), 400);
 });
 
 t.test('sessions/expire', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  t.equal(json(await app.inject({ method: 'POST', url: '/__admin/sessions/expire', payload: {} })).expired, 1);
-  expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: s.headers }), 401);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  t.equal(json(await inject({ method: 'POST', url: '/__admin/sessions/expire', payload: {} })).expired, 1);
+  expectError(t, await inject({ url: '/mobile/tenant-info', headers: s.headers }), 401);
 });
 
 t.test('bind-links: minted, single-use, with a QR image', async (t) => {
-  const app = await build(t);
+  const { inject } = await ownSandbox();
   const link = json(
-    await app.inject({ method: 'POST', url: '/__admin/bind-links', payload: { email: accounts.nwAdmin.email } }),
+    await inject({ method: 'POST', url: '/__admin/bind-links', payload: { email: accounts.nwAdmin.email } }),
   );
   t.match(link, {
     tenantId: tenants.northwind,
@@ -233,18 +233,18 @@ t.test('bind-links: minted, single-use, with a QR image', async (t) => {
     url: /\/mobile\/bind\//,
   });
   const path = new URL(link.url).pathname;
-  t.equal((await app.inject({ method: 'POST', url: path, payload: { device: { id: 'x1' } } })).statusCode, 200);
-  expectError(t, await app.inject({ method: 'POST', url: path, payload: { device: { id: 'x2' } } }), 403);
-  const qr = await app.inject({ url: new URL(link.qr).pathname });
+  t.equal((await inject({ method: 'POST', url: path, payload: { device: { id: 'x1' } } })).statusCode, 200);
+  expectError(t, await inject({ method: 'POST', url: path, payload: { device: { id: 'x2' } } }), 403);
+  const qr = await inject({ url: new URL(link.qr).pathname });
   t.equal(qr.statusCode, 200);
   t.match(qr.body, /^<svg/);
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/__admin/bind-links', payload: { email: 'nobody@x.test' } }),
+    await inject({ method: 'POST', url: '/__admin/bind-links', payload: { email: 'nobody@x.test' } }),
     404,
   );
-  expectError(t, await app.inject({ method: 'POST', url: '/__admin/bind-links', payload: {} }), 400);
-  expectError(t, await app.inject({ url: '/__admin/bind-links/nope/qr.svg' }), 404);
+  expectError(t, await inject({ method: 'POST', url: '/__admin/bind-links', payload: {} }), 400);
+  expectError(t, await inject({ url: '/__admin/bind-links/nope/qr.svg' }), 404);
 });
 
 t.test('--admin-token protects every admin route', async (t) => {

@@ -1,6 +1,9 @@
 import t from 'tap';
-import { accounts, build, expectError, json, signIn, tenants, type Session } from './helper.js';
+import { accounts, type build, expectError, json, signIn, tenants, type Session, sharedApp } from './helper.js';
 import { occurrenceId } from '../src/domain/calendar.js';
+
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
 
 type App = Awaited<ReturnType<typeof build>>;
 type Ev = {
@@ -19,18 +22,19 @@ type Ev = {
   calendar_event_type_id?: string;
   calendar_event_type?: { id: string };
 };
-const store = (app: App, tenant: string = tenants.romashka) => app.sandboxes.get('default').store.tenant(tenant)!;
+const store = (app: App, sandbox: string, tenant: string = tenants.romashka) =>
+  app.sandboxes.get(sandbox).store.tenant(tenant)!;
 const get = async (app: App, s: Session, url: string) => app.inject({ url, headers: s.headers });
 const list = async (app: App, s: Session, url: string): Promise<Ev[]> => {
   const res = await get(app, s, url);
   if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${res.body}`);
   return json(res).data;
 };
-const yoga = (app: App) => store(app).calendarEvents.find((e) => e.recurrence !== null)!;
+const yoga = (app: App, sandbox: string) => store(app, sandbox).calendarEvents.find((e) => e.recurrence !== null)!;
 
 t.test('calendar-event list: default window, recurrence expanded, same events in both families', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
   const events = await list(app, s, '/calendar-event');
   t.ok(events.length > 15);
   t.ok(
@@ -41,27 +45,27 @@ t.test('calendar-event list: default window, recurrence expanded, same events in
   t.ok(events.every((e) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(e.start_date_time)));
   const starts = events.map((e) => e.start_date_time);
   t.same(starts, [...starts].sort(), 'by start');
-  const y = yoga(app);
+  const y = yoga(app, sandbox);
   const occ = events.filter((e) => e.parent_id === y.id);
   t.ok(occ.length >= 12 && occ.length <= 14, `weekly occurrences over three months: ${occ.length}`);
   t.ok(occ.every((o) => o.id === occurrenceId(y.id, o.rec_date!) && o.start_date_time.startsWith(o.rec_date!)));
 
   const ext = await list(app, s, '/calendar');
   t.equal(ext.length, events.length);
-  const types = store(app).calendarEventTypes;
+  const types = store(app, sandbox).calendarEventTypes;
   ext.forEach((e, i) => {
     const { calendar_event_type_id: typeId, calendar_event_type: type, ...base } = e;
     t.same(base, events[i], 'the same event in both families');
     t.equal(type!.id, typeId);
     t.equal(types.find((x) => x.id === typeId)!.code, e.calendar_event_type_code);
   });
-  expectError(t, await app.inject({ url: '/calendar-event' }), 401);
-  expectError(t, await app.inject({ url: '/calendar' }), 401);
+  expectError(t, await inject({ url: '/calendar-event' }), 401);
+  expectError(t, await inject({ url: '/calendar' }), 401);
 });
 
 t.test('list parameters: dates, title, type, meeting place, user, visible_to; 400s name the parameter', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
+  const { app, sandbox } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
   const april = await list(
     app,
     s,
@@ -90,7 +94,7 @@ t.test('list parameters: dates, title, type, meeting place, user, visible_to; 40
     400,
   );
 
-  const y = yoga(app);
+  const y = yoga(app, sandbox);
   const byTitle = await list(app, s, `/calendar-event?title=${encodeURIComponent('ЙОГА')}`);
   t.ok(byTitle.length > 0 && byTitle.every((e) => e.title === y.title));
   t.equal((await list(app, s, `/calendar-event?title_exact=${encodeURIComponent(y.title)}`)).length, byTitle.length);
@@ -112,7 +116,7 @@ t.test('list parameters: dates, title, type, meeting place, user, visible_to; 40
           s,
           '/calendar?calendar_event_type_id=5'.replace(
             '5',
-            store(app).calendarEventTypes.find((x) => x.code === 4)!.id,
+            store(app, sandbox).calendarEventTypes.find((x) => x.code === 4)!.id,
           ),
         )
       ).map((e) => e.calendar_event_type_code),
@@ -136,10 +140,10 @@ t.test('list parameters: dates, title, type, meeting place, user, visible_to; 40
   );
   expectError(t, await get(app, s, '/calendar-event?user_id=nope'), 400);
 
-  const restricted = store(app).calendarEvents.find(
+  const restricted = store(app, sandbox).calendarEvents.find(
     (e) =>
       e.visibleToGroupIds.length > 0 &&
-      store(app).userGroups.some(
+      store(app, sandbox).userGroups.some(
         (g) => e.visibleToGroupIds.includes(g.id) && g.memberIds.includes(accounts.admin.userId),
       ),
   );
@@ -148,7 +152,7 @@ t.test('list parameters: dates, title, type, meeting place, user, visible_to; 40
     const vis = await list(
       app,
       s,
-      `/calendar-event?visible_to=${g},${store(app).userGroups[0]!.id}&start_date_time=${encodeURIComponent('2025-01-01 00:00:00')}&end_date_time=${encodeURIComponent('2027-01-01 00:00:00')}`,
+      `/calendar-event?visible_to=${g},${store(app, sandbox).userGroups[0]!.id}&start_date_time=${encodeURIComponent('2025-01-01 00:00:00')}&end_date_time=${encodeURIComponent('2027-01-01 00:00:00')}`,
     );
     t.ok(vis.length > 0 && vis.every((e) => e.visible_to.length > 0));
   }
@@ -156,9 +160,9 @@ t.test('list parameters: dates, title, type, meeting place, user, visible_to; 40
 });
 
 t.test("visibility: events for groups the caller is not in stay hidden; only the caller's tenant", async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const data = store(app);
+  const { app, sandbox } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const data = store(app, sandbox);
   const wide = `start_date_time=${encodeURIComponent('2025-01-01 00:00:00')}&end_date_time=${encodeURIComponent('2027-01-01 00:00:00')}`;
   const all = await list(app, s, `/calendar-event?${wide}`);
   const hidden = data.calendarEvents.filter(
@@ -175,7 +179,7 @@ t.test("visibility: events for groups the caller is not in stay hidden; only the
     );
     expectError(t, await get(app, s, `/calendar-event/view?id=${h.id}`), 404);
   }
-  const nw = await signIn(app, accounts.nwAdmin);
+  const nw = await signIn(app, accounts.nwAdmin, { sandbox });
   expectError(t, await get(app, nw, `/calendar-event/view?id=${data.calendarEvents[0]!.id}`), 404);
   const nwList = await list(app, nw, '/calendar-event');
   t.notOk(nwList.some((e) => data.calendarEvents.some((x) => x.id === e.id)));
@@ -186,9 +190,9 @@ t.test("visibility: events for groups the caller is not in stay hidden; only the
 });
 
 t.test('items: q and filters, each event once', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const y = yoga(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const y = yoga(app, sandbox);
   for (const path of ['/calendar-event/items', '/calendar/items']) {
     const res = json(await get(app, s, `${path}?q=${encodeURIComponent('йога')}`));
     t.same(res.data, [{ id: y.id, title: y.title }]);
@@ -202,17 +206,17 @@ t.test('items: q and filters, each event once', async (t) => {
     webinars.length > 0 &&
       webinars.every(
         (w) =>
-          store(app).calendarEvents.find((e) => e.id === w.id)!.typeId ===
-          store(app).calendarEventTypes.find((x) => x.code === 6)!.id,
+          store(app, sandbox).calendarEvents.find((e) => e.id === w.id)!.typeId ===
+          store(app, sandbox).calendarEventTypes.find((x) => x.code === 6)!.id,
       ),
   );
   expectError(t, await get(app, s, '/calendar/items?calendar_event_type_id=6'), 400);
-  expectError(t, await app.inject({ url: '/calendar/items' }), 401);
+  expectError(t, await inject({ url: '/calendar/items' }), 401);
 });
 
 t.test('view: a plain event, an occurrence by parent_id and rec_date, the series; 400 and 404', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
   const events = await list(app, s, '/calendar-event');
   const plain = events.find((e) => e.parent_id === null)!;
   const v = json(await get(app, s, `/calendar-event/view?id=${plain.id}`));
@@ -223,7 +227,7 @@ t.test('view: a plain event, an occurrence by parent_id and rec_date, the series
   t.same(base, plain);
   t.equal(cv.hasCalendarEventBid, false);
 
-  const y = yoga(app);
+  const y = yoga(app, sandbox);
   const occ = events.find((e) => e.parent_id === y.id)!;
   const byParent = json(
     await get(app, s, `/calendar-event/view?id=${y.id}&parent_id=${y.id}&rec_date=${occ.rec_date}`),
@@ -258,12 +262,12 @@ t.test('view: a plain event, an occurrence by parent_id and rec_date, the series
   const wrongDay = new Date(Date.parse(`${occ.rec_date}T00:00:00Z`) + 86400_000).toISOString().slice(0, 10);
   expectError(t, await get(app, s, `/calendar-event/view?id=${y.id}&parent_id=${y.id}&rec_date=${wrongDay}`), 404);
   expectError(t, await get(app, s, `/calendar-event/view?id=${occ.id}`), 404);
-  expectError(t, await app.inject({ url: `/calendar/view?id=${plain.id}` }), 401);
+  expectError(t, await inject({ url: `/calendar/view?id=${plain.id}` }), 401);
 });
 
 t.test('calendar-event-type: built-in and custom, filters, _meta and _links', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
   const all = json(await get(app, s, '/calendar-event-type'));
   t.equal(all.data.length, 9);
   t.match(all._meta, { totalCount: 9, currentPage: 1 });
@@ -291,7 +295,7 @@ t.test('calendar-event-type: built-in and custom, filters, _meta and _links', as
   t.equal(json(await get(app, s, '/calendar-event-type?per-page=2&page=2')).data.length, 2);
   expectError(t, await get(app, s, '/calendar-event-type?type_id=9'), 400);
   expectError(t, await get(app, s, '/calendar-event-type?is_used=maybe'), 400);
-  expectError(t, await app.inject({ url: '/calendar-event-type' }), 401);
+  expectError(t, await inject({ url: '/calendar-event-type' }), 401);
   const ext = await list(app, s, '/calendar');
   const typeIds = new Set(all.data.map((x: { id: string }) => x.id));
   t.ok(
@@ -308,15 +312,15 @@ t.test('calendar-event-type: built-in and custom, filters, _meta and _links', as
 });
 
 t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 400/404', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const y = yoga(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const y = yoga(app, sandbox);
   const occ = (await list(app, s, '/calendar-event')).filter((e) => e.parent_id === y.id)[1]!;
   const viewUrl = `/calendar-event/view?id=${occ.id}&parent_id=${y.id}&rec_date=${occ.rec_date}`;
   t.equal(json(await get(app, s, viewUrl)).canCreateCalendarEventBid, true);
   const body = { calendar_event_id: occ.id, calendar_event_parent_id: y.id, calendar_event_rec_date: occ.rec_date };
   const created = json(
-    await app.inject({ method: 'POST', url: '/calendar-event-request', headers: s.headers, payload: body }),
+    await inject({ method: 'POST', url: '/calendar-event-request', headers: s.headers, payload: body }),
   );
   t.match(created, {
     success: true,
@@ -348,12 +352,12 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
     'another occurrence is untouched',
   );
 
-  const again = await app.inject({ method: 'POST', url: '/calendar-event-request', headers: s.headers, payload: body });
+  const again = await inject({ method: 'POST', url: '/calendar-event-request', headers: s.headers, payload: body });
   t.equal(again.statusCode, 200);
   t.match(json(again), { success: false, errors: [String] });
 
   const cancelled = json(
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/calendar-event-request/cancel',
       headers: s.headers,
@@ -370,7 +374,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
   t.notOk((await list(app, s, '/calendar/my')).some((e) => e.id === occ.id));
   t.match(
     json(
-      await app.inject({
+      await inject({
         method: 'POST',
         url: '/calendar-event-request/cancel',
         headers: s.headers,
@@ -391,7 +395,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
       e.organizer?.id !== accounts.admin.userId,
   )!;
   const pending = json(
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/calendar-event-request',
       headers: s.headers,
@@ -412,7 +416,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
   const none = (await list(app, s, '/calendar-event')).find((e) => e.bid_mode === 'none')!;
   t.match(
     json(
-      await app.inject({
+      await inject({
         method: 'POST',
         url: '/calendar-event-request',
         headers: s.headers,
@@ -427,7 +431,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
   if (past)
     t.match(
       json(
-        await app.inject({
+        await inject({
           method: 'POST',
           url: '/calendar-event-request',
           headers: s.headers,
@@ -438,7 +442,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
     );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/calendar-event-request',
       headers: s.headers,
@@ -448,7 +452,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/calendar-event-request',
       headers: s.headers,
@@ -458,7 +462,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/calendar-event-request',
       headers: s.headers,
@@ -468,7 +472,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/calendar-event-request',
       headers: s.headers,
@@ -480,7 +484,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
   // cancel: unknown and someone else's are both 404
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/calendar-event-request/cancel',
       headers: s.headers,
@@ -488,10 +492,10 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
     }),
     404,
   );
-  const foreign = store(app).calendarEventBids.find((b) => b.userId !== accounts.admin.userId)!;
+  const foreign = store(app, sandbox).calendarEventBids.find((b) => b.userId !== accounts.admin.userId)!;
   const fe = expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/calendar-event-request/cancel',
       headers: s.headers,
@@ -503,7 +507,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
   t.equal(foreign.status, 'pending', 'untouched');
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/calendar-event-request/cancel',
       headers: s.headers,
@@ -513,7 +517,7 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
   );
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/calendar-event-request/cancel', payload: { id: foreign.id } }),
+    await inject({ method: 'POST', url: '/calendar-event-request/cancel', payload: { id: foreign.id } }),
     401,
   );
 });

@@ -3,8 +3,11 @@
 import t from 'tap';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchBrowser, needsChromium, newPage } from './support/browser.js';
+import { needsChromium, newPage, sharedBrowser } from './support/browser.js';
 import { accounts, build, signIn } from './helper.js';
+
+// one chromium for the file's tests, each in browser contexts of its own
+const oneBrowser = sharedBrowser(t);
 
 t.test('switch a scenario by clicking; the API answers accordingly', needsChromium, async (t) => {
   const app = await build(t);
@@ -16,7 +19,7 @@ t.test('switch a scenario by clicking; the API answers accordingly', needsChromi
     payload: { email: accounts.twoFactor.email, password: 'demo1234' },
   });
 
-  const browser = await launchBrowser(t);
+  const browser = await oneBrowser();
   const page = await newPage(browser, { viewport: { width: 1200, height: 900 } });
   await page.goto(`${address}/__admin`);
   await page.waitForFunction(() => document.getElementById('active-scenario')?.textContent === 'default');
@@ -54,7 +57,7 @@ t.test(
   async (t) => {
     const app = await build(t);
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    const browser = await launchBrowser(t);
+    const browser = await oneBrowser();
     const page = await newPage(browser, { viewport: { width: 1200, height: 900 } });
     await page.goto(`${address}/__admin?sandbox=ghost2`);
     await page.waitForFunction(() => /does not exist/.test(document.getElementById('status')?.textContent ?? ''));
@@ -78,7 +81,7 @@ t.test(
   async (t) => {
     const app = await build(t, { adminToken: 'console-token' });
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    const browser = await launchBrowser(t);
+    const browser = await oneBrowser();
     const page = await newPage(browser, { viewport: { width: 1200, height: 900 } });
     await page.goto(`${address}/__admin`);
     await page.waitForSelector('#token-form:not([hidden])');

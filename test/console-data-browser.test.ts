@@ -6,8 +6,11 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { launchBrowser, needsChromium, newPage } from './support/browser.js';
+import { needsChromium, newPage, sharedBrowser } from './support/browser.js';
 import { accounts, build, httpCaller, signIn, tenants } from './helper.js';
+
+// one chromium for the file's tests, each in browser contexts of its own
+const oneBrowser = sharedBrowser(t);
 
 const sandbox = 'qa-data';
 const users = `/__admin/data/${tenants.romashka}/users`;
@@ -47,7 +50,7 @@ t.test('the data panel: list, page, filter, open, edit, validation, create, dele
   const all = await call('GET', `${users}?sandbox=${sandbox}&offset=50&limit=1`);
   t.ok(all.body.total > 50, 'more users than one page');
 
-  const browser = await launchBrowser(t);
+  const browser = await oneBrowser();
   const page = await newPage(browser, { viewport: { width: 1280, height: 1000 } });
   await page.goto(`${address}/__admin?sandbox=${sandbox}`);
   // the collections come from the server, not from a list in the page
@@ -185,7 +188,7 @@ t.test('the data panel: list, page, filter, open, edit, validation, create, dele
 t.test('with --admin-token the data panel sends the token with its calls', needsChromium, async (t) => {
   const app = await build(t, { adminToken: 'data-token' });
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
-  const browser = await launchBrowser(t);
+  const browser = await oneBrowser();
   const page = await newPage(browser, { viewport: { width: 1280, height: 1000 } });
   await page.goto(`${address}/__admin`);
   await page.waitForSelector('#token-form:not([hidden])');
@@ -211,7 +214,7 @@ t.test('Export changes: shown as JSON, copied, downloaded as a file', needsChrom
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const block = { data: [{ patch: 'users', id: accounts.admin.userId, fields: { statusText: 'On leave' } }] };
-  const browser = await launchBrowser(t);
+  const browser = await oneBrowser();
   const page = await newPage(browser, { viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: address });
   await page.route('**/__admin/data/changes?*', (route) => route.fulfill({ json: block }));
@@ -243,7 +246,7 @@ t.test(
       statusText: 'In Berlin',
     });
     t.equal(patched.status, 200);
-    const browser = await launchBrowser(t);
+    const browser = await oneBrowser();
     const page = await newPage(browser, { viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
     await page.goto(`${address}/__admin?sandbox=qa-capture`);
     await page.waitForSelector('#data-collection option[value="users"]', { state: 'attached' });

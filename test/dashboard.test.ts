@@ -1,18 +1,21 @@
 import t from 'tap';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
 import { WidgetKeys } from '../src/schemas/dashboard-widget.js';
+
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
 
 const allWidgets = WidgetKeys.join(',');
 
 t.test('dashboard: only requested keys; every widget from the store', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const empty = json(await app.inject({ url: '/dashboard', headers: s.headers }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const empty = json(await inject({ url: '/dashboard', headers: s.headers }));
   t.same(empty, { notificationsBadge: 0, widgets: {} });
 
-  const res = await app.inject({
+  const res = await inject({
     url: `/dashboard?widgets=${allWidgets}&info=profileBrief,notificationsBadge`,
     headers: s.headers,
   });
@@ -25,7 +28,7 @@ t.test('dashboard: only requested keys; every widget from the store', async (t) 
     departmentName: 'Дирекция по персоналу',
     faceUrl: `http://localhost:80/images/avatar/${accounts.admin.userId}.svg`,
   });
-  const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
+  const tenant = app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!;
   const me = tenant.users.find((u) => u.id === accounts.admin.userId)!;
   t.equal(d.notificationsBadge, tenant.notifications.filter((n) => n.userId === me.id && n.seenAt === null).length);
   t.ok(d.notificationsBadge > 0);
@@ -63,43 +66,42 @@ t.test('dashboard: only requested keys; every widget from the store', async (t) 
   t.ok(d.widgets.updNewbies.items.every((i: { date: string }) => i.date >= '2026-01-31' && i.date <= '2026-03-02'));
   // the same person looks the same everywhere
   const mate = d.widgets.myTeam.items[0];
-  const profile = json(await app.inject({ url: `/user/profile?id=${mate.id}`, headers: s.headers }));
+  const profile = json(await inject({ url: `/user/profile?id=${mate.id}`, headers: s.headers }));
   t.equal(profile.name, mate.title);
   t.equal(profile.faceUrl, mate.imageUrl);
 
-  const only = json(await app.inject({ url: '/dashboard?widgets=myTeam', headers: s.headers }));
+  const only = json(await inject({ url: '/dashboard?widgets=myTeam', headers: s.headers }));
   t.same(Object.keys(only.widgets), ['myTeam']);
   t.notOk('profileBrief' in only);
 });
 
 t.test('dashboard: birthdays follow the sandbox clock; myTeam follows set-main', async (t) => {
-  const app = await build(t);
-  let s = await signIn(app);
-  const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
+  const { app, sandbox, inject } = await ownSandbox();
+  let s = await signIn(app, accounts.admin, { sandbox });
+  const tenant = app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!;
   const someone = tenant.users.find(
     (u) => u.state === 'active' && u.birthday.slice(5) !== '03-02' && u.birthday.slice(5) !== '02-29',
   )!;
-  app.sandboxes.get('default').clock.state = { mode: 'frozen', at: `2026-${someone.birthday.slice(5)}T09:00:00.000Z` };
-  const later = await signIn(app);
-  const bd = json(await app.inject({ url: '/dashboard?widgets=updBirthday', headers: later.headers })).widgets
-    .updBirthday;
+  app.sandboxes.get(sandbox).clock.state = { mode: 'frozen', at: `2026-${someone.birthday.slice(5)}T09:00:00.000Z` };
+  const later = await signIn(app, accounts.admin, { sandbox });
+  const bd = json(await inject({ url: '/dashboard?widgets=updBirthday', headers: later.headers })).widgets.updBirthday;
   t.equal(
     bd.count,
     tenant.users.filter((u) => u.state === 'active' && u.birthday.slice(5) === someone.birthday.slice(5)).length,
   );
-  app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T09:00:00.000Z' };
-  s = await signIn(app);
+  app.sandboxes.get(sandbox).clock.state = { mode: 'frozen', at: '2026-03-02T09:00:00.000Z' };
+  s = await signIn(app, accounts.admin, { sandbox });
 
-  const second = json(await app.inject({ url: '/employment/index', headers: s.headers })).data.find(
+  const second = json(await inject({ url: '/employment/index', headers: s.headers })).data.find(
     (e: { is_main: boolean }) => !e.is_main,
   );
-  await app.inject({
+  await inject({
     method: 'POST',
     url: '/employment/set-main',
     headers: s.headers,
     payload: { employment_id: second.id },
   });
-  const team = json(await app.inject({ url: '/dashboard?widgets=myTeam', headers: s.headers })).widgets.myTeam;
+  const team = json(await inject({ url: '/dashboard?widgets=myTeam', headers: s.headers })).widgets.myTeam;
   const expected = tenant.users.filter(
     (u) => u.state === 'active' && u.departmentId === second.department.id && u.id !== accounts.admin.userId,
   );
@@ -107,19 +109,19 @@ t.test('dashboard: birthdays follow the sandbox clock; myTeam follows set-main',
 });
 
 t.test('dashboard: unknown widget or info key is a 400 naming it', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const w = expectError(t, await app.inject({ url: '/dashboard?widgets=myTeam,myCats', headers: s.headers }), 400);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const w = expectError(t, await inject({ url: '/dashboard?widgets=myTeam,myCats', headers: s.headers }), 400);
   t.match(w.message, /myCats/);
-  const i = expectError(t, await app.inject({ url: '/dashboard?info=weather', headers: s.headers }), 400);
+  const i = expectError(t, await inject({ url: '/dashboard?info=weather', headers: s.headers }), 400);
   t.match(i.message, /weather/);
-  expectError(t, await app.inject({ url: '/dashboard' }), 401);
+  expectError(t, await inject({ url: '/dashboard' }), 401);
 });
 
 t.test('dashboard: English tenant', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app, accounts.nwAdmin);
-  const d = json(await app.inject({ url: '/dashboard?widgets=myTeam,updBooks&info=profileBrief', headers: s.headers }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.nwAdmin, { sandbox });
+  const d = json(await inject({ url: '/dashboard?widgets=myTeam,updBooks&info=profileBrief', headers: s.headers }));
   t.equal(d.widgets.myTeam.title, 'My team');
   t.equal(d.widgets.updBooks.title, 'New in the library');
   t.equal(d.profileBrief.id, accounts.nwAdmin.userId);

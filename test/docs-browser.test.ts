@@ -2,14 +2,17 @@
 // Authorize once with the session of a real sign-in, then "Try it out" on GET /dashboard answers 200, because every
 // operation declares the security schemes it accepts.
 import t from 'tap';
-import { launchBrowser, needsChromium, newPage } from './support/browser.js';
+import { needsChromium, newPage, sharedBrowser } from './support/browser.js';
 import { accounts, build, signIn } from './helper.js';
+
+// one chromium for the file's tests, each in browser contexts of its own
+const oneBrowser = sharedBrowser(t);
 
 t.test('Swagger UI: Authorize with a session, Try it out on /dashboard answers 200', needsChromium, async (t) => {
   const app = await build(t);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   const session = await signIn(app, accounts.admin);
-  const browser = await launchBrowser(t);
+  const browser = await oneBrowser();
   const page = await newPage(browser, { viewport: { width: 1280, height: 900 } });
   // the operation's deep link: Swagger UI expands it and scrolls to it
   await page.goto(`${address}/docs/#/dashboard/dashboard`);
@@ -42,7 +45,7 @@ t.test(
   async (t) => {
     const app = await build(t);
     const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    const browser = await launchBrowser(t);
+    const browser = await oneBrowser();
     const page = await newPage(browser, { viewport: { width: 1280, height: 900 } });
     await page.goto(`${address}/__admin`);
     const [docs] = await Promise.all([

@@ -1,14 +1,17 @@
 import t from 'tap';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, expectError, json, signIn, tenants, sharedApp } from './helper.js';
+
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
 
 const uuidZero = '00000000-0000-4000-8000-000000000000';
 
 t.test('add about a user and a department; view', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const tenant = app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!;
   const dep = tenant.departments[1]!;
-  const res = await app.inject({
+  const res = await inject({
     method: 'POST',
     url: '/feedback/add',
     headers: s.headers,
@@ -28,11 +31,11 @@ t.test('add about a user and a department; view', async (t) => {
       author: { id: accounts.admin.userId },
     },
   });
-  const view = json(await app.inject({ url: `/feedback/view?id=${fb.feedback.id}`, headers: s.headers }));
+  const view = json(await inject({ url: `/feedback/view?id=${fb.feedback.id}`, headers: s.headers }));
   t.same(view, fb.feedback);
 
   const d = json(
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/feedback/add',
       headers: s.headers,
@@ -47,11 +50,11 @@ t.test('add about a user and a department; view', async (t) => {
 });
 
 t.test('anonymous feedback never reveals its author', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const petr = await signIn(app, accounts.noRights);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const petr = await signIn(app, accounts.noRights, { sandbox });
   const fb = json(
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/feedback/add',
       headers: petr.headers,
@@ -59,15 +62,15 @@ t.test('anonymous feedback never reveals its author', async (t) => {
     }),
   );
   t.match(fb.feedback, { isAnonymous: true, author: null });
-  const view = await app.inject({ url: `/feedback/view?id=${fb.feedback.id}`, headers: s.headers });
+  const view = await inject({ url: `/feedback/view?id=${fb.feedback.id}`, headers: s.headers });
   t.match(json(view), { isAnonymous: true, author: null });
   t.notOk(view.body.includes(accounts.noRights.userId), 'the author id appears nowhere');
 });
 
 t.test('errors', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const add = (payload: object) => app.inject({ method: 'POST', url: '/feedback/add', headers: s.headers, payload });
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const add = (payload: object) => inject({ method: 'POST', url: '/feedback/add', headers: s.headers, payload });
   const ok = { type: 'user', id: accounts.noRights.userId, score: 4, text: 't' };
   for (const score of [0, 6, 2.5]) {
     const e = expectError(t, await add({ ...ok, score }), 400);
@@ -85,10 +88,10 @@ t.test('errors', async (t) => {
   expectError(t, await add({ ...ok, type: 'department', id: uuidZero }), 404);
   expectError(t, await add({ ...ok, id: accounts.nwAdmin.userId }), 404); // a user of another tenant
   expectError(t, await add({ ...ok, userId: accounts.noRights.userId }), 403);
-  expectError(t, await app.inject({ method: 'POST', url: '/feedback/add', payload: ok }), 401);
-  expectError(t, await app.inject({ url: `/feedback/view?id=${uuidZero}`, headers: s.headers }), 404);
-  expectError(t, await app.inject({ url: '/feedback/view?id=1', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: '/feedback/view', headers: s.headers }), 400);
-  const seeded = app.sandboxes.get('default').store.tenant(tenants.northwind)!.feedback[0]!;
-  expectError(t, await app.inject({ url: `/feedback/view?id=${seeded.id}`, headers: s.headers }), 404); // another tenant's feedback
+  expectError(t, await inject({ method: 'POST', url: '/feedback/add', payload: ok }), 401);
+  expectError(t, await inject({ url: `/feedback/view?id=${uuidZero}`, headers: s.headers }), 404);
+  expectError(t, await inject({ url: '/feedback/view?id=1', headers: s.headers }), 400);
+  expectError(t, await inject({ url: '/feedback/view', headers: s.headers }), 400);
+  const seeded = app.sandboxes.get(sandbox).store.tenant(tenants.northwind)!.feedback[0]!;
+  expectError(t, await inject({ url: `/feedback/view?id=${seeded.id}`, headers: s.headers }), 404); // another tenant's feedback
 });

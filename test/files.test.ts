@@ -1,5 +1,8 @@
 import t from 'tap';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
+
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
 
 const uuidZero = '00000000-0000-4000-8000-000000000000';
 type Item = {
@@ -15,9 +18,9 @@ type Item = {
 };
 
 t.test("index: the caller's uploaded files, filters, sort, paging", async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const res = await app.inject({ url: '/file/index', headers: s.headers });
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const res = await inject({ url: '/file/index', headers: s.headers });
   t.equal(res.statusCode, 200);
   const list = json(res);
   t.equal(list._meta.totalCount, 3, 'three uploaded; the prepared draft is not listed');
@@ -34,48 +37,48 @@ t.test("index: the caller's uploaded files, filters, sort, paging", async (t) =>
     status: 'UPLOADED',
     url: /^http:\/\/localhost:80\/files\/.+\/download\?tenant=/,
   });
-  const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
+  const tenant = app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!;
   t.ok(list.data.every((f: Item) => tenant.files.find((r) => r.id === f.id)?.userId === accounts.admin.userId));
 
-  const images = json(await app.inject({ url: '/file/index?file_type=image', headers: s.headers }));
+  const images = json(await inject({ url: '/file/index?file_type=image', headers: s.headers }));
   t.same(
     images.data.map((f: Item) => f.ext),
     ['svg'],
   );
   t.same(
-    json(await app.inject({ url: '/file/index?search=ОТЧЁТ', headers: s.headers })).data.map((f: Item) => f.ext),
+    json(await inject({ url: '/file/index?search=ОТЧЁТ', headers: s.headers })).data.map((f: Item) => f.ext),
     ['csv'],
   );
   t.same(
-    json(await app.inject({ url: '/file/index?sort=name', headers: s.headers })).data.map((f: Item) => f.ext),
+    json(await inject({ url: '/file/index?sort=name', headers: s.headers })).data.map((f: Item) => f.ext),
     ['txt', 'svg', 'csv'],
   );
   t.same(
-    json(await app.inject({ url: '/file/index?sort=-ext', headers: s.headers })).data.map((f: Item) => f.ext),
+    json(await inject({ url: '/file/index?sort=-ext', headers: s.headers })).data.map((f: Item) => f.ext),
     ['txt', 'svg', 'csv'],
   );
   t.same(
-    json(
-      await app.inject({ url: `/file/index?sort=${encodeURIComponent('+created_at')}`, headers: s.headers }),
-    ).data.map((f: Item) => f.ext),
+    json(await inject({ url: `/file/index?sort=${encodeURIComponent('+created_at')}`, headers: s.headers })).data.map(
+      (f: Item) => f.ext,
+    ),
     ['svg', 'csv', 'txt'],
   );
   t.same(
-    json(await app.inject({ url: '/file/index?sort=mime_type', headers: s.headers })).data.map((f: Item) => f.ext),
+    json(await inject({ url: '/file/index?sort=mime_type', headers: s.headers })).data.map((f: Item) => f.ext),
     ['svg', 'csv', 'txt'],
   );
-  const p2 = json(await app.inject({ url: '/file/index?per-page=2&page=2', headers: s.headers }));
+  const p2 = json(await inject({ url: '/file/index?per-page=2&page=2', headers: s.headers }));
   t.match(p2, { _meta: { totalCount: 3, pageCount: 2, currentPage: 2 }, data: [{ ext: 'svg' }] });
 
-  expectError(t, await app.inject({ url: '/file/index?sort=size', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: '/file/index?file_type=music', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: '/file/index' }), 401);
+  expectError(t, await inject({ url: '/file/index?sort=size', headers: s.headers }), 400);
+  expectError(t, await inject({ url: '/file/index?file_type=music', headers: s.headers }), 400);
+  expectError(t, await inject({ url: '/file/index' }), 401);
 });
 
 t.test('count agrees with the index under the same search', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  t.same(json(await app.inject({ url: '/file/count', headers: s.headers })), {
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  t.same(json(await inject({ url: '/file/count', headers: s.headers })), {
     image: 1,
     video: 0,
     document: 2,
@@ -84,22 +87,20 @@ t.test('count agrees with the index under the same search', async (t) => {
     encrypted: 0,
   });
   for (const search of ['', 'отчёт', 'svg', 'nothing-like-this']) {
-    const count = json(
-      await app.inject({ url: `/file/count?search=${encodeURIComponent(search)}`, headers: s.headers }),
-    );
+    const count = json(await inject({ url: `/file/count?search=${encodeURIComponent(search)}`, headers: s.headers }));
     const list = json(
-      await app.inject({ url: `/file/index?per-page=100&search=${encodeURIComponent(search)}`, headers: s.headers }),
+      await inject({ url: `/file/index?per-page=100&search=${encodeURIComponent(search)}`, headers: s.headers }),
     );
     const total = Object.values(count as Record<string, number>).reduce((a, b) => a + b, 0);
     t.equal(total, list._meta.totalCount, `search "${search}"`);
   }
-  expectError(t, await app.inject({ url: '/file/count' }), 401);
+  expectError(t, await inject({ url: '/file/count' }), 401);
 });
 
 t.test('prepare → PUT → finish → listed, counted, downloadable', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const prep = await app.inject({
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const prep = await inject({
     method: 'POST',
     url: '/file/prepare-upload',
     headers: s.headers,
@@ -117,21 +118,21 @@ t.test('prepare → PUT → finish → listed, counted, downloadable', async (t)
   const upload = new URL(p.uploadUrl);
   t.equal(upload.pathname, `/files/${p.id}/upload`);
   t.equal(
-    json(await app.inject({ url: '/file/index', headers: s.headers }))._meta.totalCount,
+    json(await inject({ url: '/file/index', headers: s.headers }))._meta.totalCount,
     3,
     'not listed before finish',
   );
-  expectError(t, await app.inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers }), 409);
+  expectError(t, await inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers }), 409);
 
   const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 1, 2, 255]);
-  const put = await app.inject({
+  const put = await inject({
     method: 'PUT',
     url: upload.pathname + upload.search,
     headers: { 'content-type': 'application/octet-stream' },
     payload: bytes,
   });
   t.match(json(put), { success: true, id: p.id, size: 12 });
-  const fin = await app.inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers });
+  const fin = await inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers });
   t.equal(fin.statusCode, 200);
   t.match(json(fin), {
     id: p.id,
@@ -144,23 +145,23 @@ t.test('prepare → PUT → finish → listed, counted, downloadable', async (t)
     uploaded_at: '2026-03-02T09:00:00.000Z',
   });
   t.equal(
-    json(await app.inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers })).id,
+    json(await inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers })).id,
     p.id,
     'finish again is harmless',
   );
-  const list = json(await app.inject({ url: '/file/index?file_type=image', headers: s.headers }));
+  const list = json(await inject({ url: '/file/index?file_type=image', headers: s.headers }));
   t.ok(list.data.some((f: Item) => f.id === p.id && f.size === 12));
-  t.equal(json(await app.inject({ url: '/file/count', headers: s.headers })).image, 2);
+  t.equal(json(await inject({ url: '/file/count', headers: s.headers })).image, 2);
 
   const url = new URL(json(fin).url);
-  const down = await app.inject({ url: url.pathname + url.search });
+  const down = await inject({ url: url.pathname + url.search });
   t.equal(down.statusCode, 200);
   t.equal(down.headers['content-type'], 'image/png');
   t.same(down.rawPayload, bytes);
-  expectError(t, await app.inject({ method: 'PUT', url: upload.pathname + upload.search, payload: 'again' }), 409);
+  expectError(t, await inject({ method: 'PUT', url: upload.pathname + upload.search, payload: 'again' }), 409);
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/file/prepare-upload',
       headers: s.headers,
@@ -171,21 +172,21 @@ t.test('prepare → PUT → finish → listed, counted, downloadable', async (t)
 });
 
 t.test('prepare is idempotent with the same id; other rules', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const petr = await signIn(app, accounts.noRights);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const petr = await signIn(app, accounts.noRights, { sandbox });
   const id = '11111111-2222-4333-8444-555555555555';
   const a = json(
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/file/prepare-upload',
       headers: s.headers,
       payload: { id, name: 'a.txt', is_public: true },
     }),
   );
-  app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T09:05:00.000Z' };
+  app.sandboxes.get(sandbox).clock.state = { mode: 'frozen', at: '2026-03-02T09:05:00.000Z' };
   const b = json(
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/file/prepare-upload',
       headers: s.headers,
@@ -197,7 +198,7 @@ t.test('prepare is idempotent with the same id; other rules', async (t) => {
   t.not(a.uploadUrl, b.uploadUrl, 'a fresh address');
   t.equal(
     app.sandboxes
-      .get('default')
+      .get(sandbox)
       .store.tenant(tenants.romashka)!
       .files.filter((f) => f.id === id).length,
     1,
@@ -205,7 +206,7 @@ t.test('prepare is idempotent with the same id; other rules', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/file/prepare-upload',
       headers: petr.headers,
@@ -215,12 +216,12 @@ t.test('prepare is idempotent with the same id; other rules', async (t) => {
   );
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/file/prepare-upload', headers: s.headers, payload: { name: 'a.txt' } }),
+    await inject({ method: 'POST', url: '/file/prepare-upload', headers: s.headers, payload: { name: 'a.txt' } }),
     400,
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/file/prepare-upload',
       headers: s.headers,
@@ -230,7 +231,7 @@ t.test('prepare is idempotent with the same id; other rules', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/file/prepare-upload',
       headers: s.headers,
@@ -240,23 +241,19 @@ t.test('prepare is idempotent with the same id; other rules', async (t) => {
   );
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/file/prepare-upload', payload: { name: 'a.txt', is_public: true } }),
+    await inject({ method: 'POST', url: '/file/prepare-upload', payload: { name: 'a.txt', is_public: true } }),
     401,
   );
-  expectError(
-    t,
-    await app.inject({ method: 'POST', url: `/file/finish-upload?id=${uuidZero}`, headers: s.headers }),
-    404,
-  );
-  expectError(t, await app.inject({ method: 'POST', url: `/file/finish-upload?id=${id}`, headers: petr.headers }), 404); // another user's file
-  expectError(t, await app.inject({ method: 'POST', url: '/file/finish-upload?id=x', headers: s.headers }), 400);
+  expectError(t, await inject({ method: 'POST', url: `/file/finish-upload?id=${uuidZero}`, headers: s.headers }), 404);
+  expectError(t, await inject({ method: 'POST', url: `/file/finish-upload?id=${id}`, headers: petr.headers }), 404); // another user's file
+  expectError(t, await inject({ method: 'POST', url: '/file/finish-upload?id=x', headers: s.headers }), 400);
 });
 
 t.test('signatures: forged, expired, other file; size limit', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
   const p = json(
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/file/prepare-upload',
       headers: s.headers,
@@ -266,21 +263,21 @@ t.test('signatures: forged, expired, other file; size limit', async (t) => {
   const u = new URL(p.uploadUrl);
   const forged = new URL(u);
   forged.searchParams.set('signature', 'a'.repeat(64));
-  expectError(t, await app.inject({ method: 'PUT', url: forged.pathname + forged.search, payload: 'x' }), 403);
+  expectError(t, await inject({ method: 'PUT', url: forged.pathname + forged.search, payload: 'x' }), 403);
   const later = new URL(u);
   later.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 3600));
-  expectError(t, await app.inject({ method: 'PUT', url: later.pathname + later.search, payload: 'x' }), 403);
-  const other = json(await app.inject({ url: '/file/index', headers: s.headers })).data[0] as Item;
-  expectError(t, await app.inject({ method: 'PUT', url: `/files/${other.id}/upload${u.search}`, payload: 'x' }), 403);
+  expectError(t, await inject({ method: 'PUT', url: later.pathname + later.search, payload: 'x' }), 403);
+  const other = json(await inject({ url: '/file/index', headers: s.headers })).data[0] as Item;
+  expectError(t, await inject({ method: 'PUT', url: `/files/${other.id}/upload${u.search}`, payload: 'x' }), 403);
   const dl = new URL(other.url);
-  expectError(t, await app.inject({ method: 'PUT', url: `/files/${other.id}/upload${dl.search}`, payload: 'x' }), 403); // a download signature does not upload
-  expectError(t, await app.inject({ url: `/files/${p.id}/download${u.search}` }), 403); // an upload signature does not download
-  expectError(t, await app.inject({ url: `/files/${other.id}/download` }), 400);
+  expectError(t, await inject({ method: 'PUT', url: `/files/${other.id}/upload${dl.search}`, payload: 'x' }), 403); // a download signature does not upload
+  expectError(t, await inject({ url: `/files/${p.id}/download${u.search}` }), 403); // an upload signature does not download
+  expectError(t, await inject({ url: `/files/${other.id}/download` }), 400);
 
   const big = Buffer.alloc(10 * 1024 * 1024 + 1, 1);
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'PUT',
       url: u.pathname + u.search,
       headers: { 'content-type': 'application/octet-stream' },
@@ -288,18 +285,18 @@ t.test('signatures: forged, expired, other file; size limit', async (t) => {
     }),
     413,
   );
-  const json1 = await app.inject({
+  const json1 = await inject({
     method: 'PUT',
     url: u.pathname + u.search,
     headers: { 'content-type': 'application/json' },
     payload: '{"not":"parsed"}',
   });
   t.match(json(json1), { success: true, size: 16 }, 'JSON bytes are stored as they are');
-  const fin = json(await app.inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers }));
+  const fin = json(await inject({ method: 'POST', url: `/file/finish-upload?id=${p.id}`, headers: s.headers }));
   t.match(fin, { mime_type: 'application/json', file_type: 'document' }, 'no extension match: the content type sent');
 
-  app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T10:00:01.000Z' };
-  const expired = expectError(t, await app.inject({ url: dl.pathname + dl.search }), 403);
+  app.sandboxes.get(sandbox).clock.state = { mode: 'frozen', at: '2026-03-02T10:00:01.000Z' };
+  const expired = expectError(t, await inject({ url: dl.pathname + dl.search }), 403);
   t.match(expired.message, /expired/);
 });
 

@@ -1,12 +1,14 @@
 import t from 'tap';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, expectError, json, sharedApp, signIn, tenants } from './helper.js';
 
 const romashka = { 'x-service-tenant-id': tenants.romashka };
+// one app for the file, each test in its own sandbox
+const ownSandbox = sharedApp(t);
 
 t.test('manual bind → auth → tenant-info → push token → unbind', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app, accounts.admin, { deviceId: 'phone-1' });
-  const info = await app.inject({ url: '/mobile/tenant-info', headers: s.headers });
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox, deviceId: 'phone-1' });
+  const info = await inject({ url: '/mobile/tenant-info', headers: s.headers });
   t.equal(info.statusCode, 200);
   t.match(json(info), {
     id: tenants.romashka,
@@ -15,7 +17,7 @@ t.test('manual bind → auth → tenant-info → push token → unbind', async (
     options: { enableWallet: true },
   });
 
-  const push = await app.inject({
+  const push = await inject({
     method: 'POST',
     url: '/mobile/save-push-token',
     headers: s.headers,
@@ -24,17 +26,17 @@ t.test('manual bind → auth → tenant-info → push token → unbind', async (
   t.same(json(push), { success: true });
   t.equal(
     app.sandboxes
-      .get('default')
+      .get(sandbox)
       .store.tenant(tenants.romashka)!
       .pushTokens.filter((p) => p.deviceId === 'phone-1').length,
     1,
   );
 
-  const unbind = await app.inject({ method: 'POST', url: '/mobile/unbind?deviceId=phone-1', headers: s.headers });
+  const unbind = await inject({ method: 'POST', url: '/mobile/unbind?deviceId=phone-1', headers: s.headers });
   t.equal(unbind.statusCode, 200);
   t.equal(json(unbind).id, tenants.romashka);
-  expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: s.headers }), 401);
-  const reauth = await app.inject({
+  expectError(t, await inject({ url: '/mobile/tenant-info', headers: s.headers }), 401);
+  const reauth = await inject({
     method: 'POST',
     url: '/mobile/auth',
     headers: romashka,
@@ -43,7 +45,7 @@ t.test('manual bind → auth → tenant-info → push token → unbind', async (
   expectError(t, reauth, 404);
   t.equal(
     app.sandboxes
-      .get('default')
+      .get(sandbox)
       .store.tenant(tenants.romashka)!
       .pushTokens.filter((p) => p.deviceId === 'phone-1').length,
     0,
@@ -52,10 +54,10 @@ t.test('manual bind → auth → tenant-info → push token → unbind', async (
 });
 
 t.test('every operation also answers under /api/v2', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  t.equal((await app.inject({ url: '/api/v2/mobile/tenant-info', headers: s.headers })).statusCode, 200);
-  const bind = await app.inject({
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  t.equal((await inject({ url: '/api/v2/mobile/tenant-info', headers: s.headers })).statusCode, 200);
+  const bind = await inject({
     method: 'POST',
     url: '/api/v2/mobile/manual-bind',
     payload: { email: accounts.admin.email, password: accounts.admin.password, device: {} },
@@ -65,23 +67,23 @@ t.test('every operation also answers under /api/v2', async (t) => {
 });
 
 t.test('base_url follows the address the client used', async (t) => {
-  const app = await build(t);
+  const { inject } = await ownSandbox();
   const creds = { email: accounts.admin.email, password: accounts.admin.password, device: { id: 'd1' } };
-  const direct = await app.inject({
+  const direct = await inject({
     method: 'POST',
     url: '/mobile/manual-bind',
     headers: { host: '192.168.1.20:3000' },
     payload: creds,
   });
   t.equal(json(direct).tenantInfo.base_url, 'http://192.168.1.20:3000');
-  const proxied = await app.inject({
+  const proxied = await inject({
     method: 'POST',
     url: '/mobile/manual-bind',
     payload: creds,
     headers: { host: 'internal:3000', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'mock.example.test' },
   });
   t.equal(json(proxied).tenantInfo.base_url, 'https://mock.example.test');
-  const sandboxed = await app.inject({
+  const sandboxed = await inject({
     method: 'POST',
     url: '/sandbox/qa-1/mobile/manual-bind',
     headers: { host: 'h:1' },
@@ -91,36 +93,36 @@ t.test('base_url follows the address the client used', async (t) => {
 });
 
 t.test('request-two-factor', async (t) => {
-  const app = await build(t);
-  const off = await app.inject({
+  const { app, sandbox, inject } = await ownSandbox();
+  const off = await inject({
     method: 'POST',
     url: '/mobile/request-two-factor',
     payload: { email: accounts.admin.email, password: 'demo1234' },
   });
   t.match(json(off), { codeRequired: false, tenantInfo: { id: tenants.romashka } });
-  t.equal(app.sandboxes.get('default').outbox.list().length, 0, 'no code sent when two-factor is off');
+  t.equal(app.sandboxes.get(sandbox).outbox.list().length, 0, 'no code sent when two-factor is off');
 
-  const on = await app.inject({
+  const on = await inject({
     method: 'POST',
     url: '/mobile/request-two-factor',
     payload: { email: accounts.twoFactor.email, password: 'demo1234' },
   });
   t.match(json(on), { codeRequired: true, delayTime: 60 });
-  const sent = app.sandboxes.get('default').outbox.list();
+  const sent = app.sandboxes.get(sandbox).outbox.list();
   t.equal(sent.length, 1);
   t.match(sent[0], { kind: 'two-factor-code', to: accounts.twoFactor.email, code: /^\d{6}$/ });
 
-  const again = await app.inject({
+  const again = await inject({
     method: 'POST',
     url: '/mobile/request-two-factor',
     payload: { email: accounts.twoFactor.email, password: 'demo1234' },
   });
   t.equal(json(again).codeRequired, true);
-  t.equal(app.sandboxes.get('default').outbox.list().length, 1, 'no second e-mail within the resend delay');
+  t.equal(app.sandboxes.get(sandbox).outbox.list().length, 1, 'no second e-mail within the resend delay');
 
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/request-two-factor',
       payload: { email: accounts.twoFactor.email, password: 'wrong' },
@@ -129,7 +131,7 @@ t.test('request-two-factor', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/request-two-factor',
       payload: { email: 'nobody@nowhere.test', password: 'x' },
@@ -138,45 +140,41 @@ t.test('request-two-factor', async (t) => {
   );
   const bad = expectError(
     t,
-    await app.inject({ method: 'POST', url: '/mobile/request-two-factor', payload: { email: 'not-an-email' } }),
+    await inject({ method: 'POST', url: '/mobile/request-two-factor', payload: { email: 'not-an-email' } }),
     400,
   );
   t.same(bad.details?.map((d) => d.field).sort(), ['body.email', 'body.password']);
 });
 
 t.test('manual-bind with two-factor', async (t) => {
-  const app = await build(t);
+  const { app, sandbox, inject } = await ownSandbox();
   const creds = { email: accounts.twoFactor.email, password: 'demo1234', device: { id: 'tf-phone' } };
-  const noCode = expectError(t, await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: creds }), 403);
+  const noCode = expectError(t, await inject({ method: 'POST', url: '/mobile/manual-bind', payload: creds }), 403);
   t.match(noCode.message, /code required/);
-  await app.inject({
+  await inject({
     method: 'POST',
     url: '/mobile/request-two-factor',
     payload: { email: creds.email, password: creds.password },
   });
-  const code = app.sandboxes.get('default').outbox.list().at(-1)!.code!;
+  const code = app.sandboxes.get(sandbox).outbox.list().at(-1)!.code!;
   const wrong = String((Number(code) + 1) % 1_000_000).padStart(6, '0');
-  expectError(
-    t,
-    await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, code: wrong } }),
-    403,
-  );
-  const ok = await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, code } });
+  expectError(t, await inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, code: wrong } }), 403);
+  const ok = await inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, code } });
   t.equal(ok.statusCode, 200);
   t.equal(json(ok).accountSecret.userId, accounts.twoFactor.userId);
-  expectError(t, await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, code } }), 403);
+  expectError(t, await inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, code } }), 403);
 
   t.test('an expired code is refused', async (t) => {
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/request-two-factor',
       payload: { email: creds.email, password: creds.password },
     });
-    const code2 = app.sandboxes.get('default').outbox.list().at(-1)!.code!;
-    app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T09:10:00.000Z' };
+    const code2 = app.sandboxes.get(sandbox).outbox.list().at(-1)!.code!;
+    app.sandboxes.get(sandbox).clock.state = { mode: 'frozen', at: '2026-03-02T09:10:00.000Z' };
     const res = expectError(
       t,
-      await app.inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, code: code2 } }),
+      await inject({ method: 'POST', url: '/mobile/manual-bind', payload: { ...creds, code: code2 } }),
       403,
     );
     t.match(res.message, /expired/);
@@ -184,10 +182,10 @@ t.test('manual-bind with two-factor', async (t) => {
 });
 
 t.test('manual-bind errors', async (t) => {
-  const app = await build(t);
+  const { inject } = await ownSandbox();
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/manual-bind',
       payload: { email: accounts.admin.email, password: 'nope', device: {} },
@@ -196,7 +194,7 @@ t.test('manual-bind errors', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/manual-bind',
       payload: { email: accounts.admin.email, password: 'demo1234' },
@@ -205,7 +203,7 @@ t.test('manual-bind errors', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/manual-bind',
       headers: { 'content-type': 'application/json' },
@@ -215,7 +213,7 @@ t.test('manual-bind errors', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/manual-bind',
       headers: { 'content-type': 'text/csv' },
@@ -226,7 +224,7 @@ t.test('manual-bind errors', async (t) => {
   const huge = JSON.stringify({ email: accounts.admin.email, password: 'x'.repeat(2_000_000), device: {} });
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/manual-bind',
       headers: { 'content-type': 'application/json' },
@@ -237,8 +235,8 @@ t.test('manual-bind errors', async (t) => {
 });
 
 t.test('bind by QR link', async (t) => {
-  const app = await build(t);
-  const ok = await app.inject({
+  const { inject } = await ownSandbox();
+  const ok = await inject({
     method: 'POST',
     url: '/mobile/bind/bind-ivan/qr-token-ivan-0001',
     payload: { device: { id: 'qr-phone' } },
@@ -247,7 +245,7 @@ t.test('bind by QR link', async (t) => {
   t.match(json(ok), {
     accountSecret: { userId: accounts.admin.userId, deviceId: 'qr-phone', tenantId: tenants.romashka },
   });
-  const again = await app.inject({
+  const again = await inject({
     method: 'POST',
     url: '/mobile/bind/bind-ivan/qr-token-ivan-0001',
     payload: { device: { id: 'qr-phone-2' } },
@@ -255,22 +253,18 @@ t.test('bind by QR link', async (t) => {
   t.equal(again.statusCode, 200, 'fixture links are reusable');
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/mobile/bind/bind-ivan/wrong-token', payload: { device: {} } }),
+    await inject({ method: 'POST', url: '/mobile/bind/bind-ivan/wrong-token', payload: { device: {} } }),
     403,
   );
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/mobile/bind/no-such-link/qr-token-ivan-0001', payload: { device: {} } }),
+    await inject({ method: 'POST', url: '/mobile/bind/no-such-link/qr-token-ivan-0001', payload: { device: {} } }),
     403,
   );
-  expectError(
-    t,
-    await app.inject({ method: 'POST', url: '/mobile/bind/bind-ivan/qr-token-ivan-0001', payload: {} }),
-    400,
-  );
+  expectError(t, await inject({ method: 'POST', url: '/mobile/bind/bind-ivan/qr-token-ivan-0001', payload: {} }), 400);
   // the secret from the QR bind authorizes a session
   const { accountSecret } = json(ok);
-  const auth = await app.inject({
+  const auth = await inject({
     method: 'POST',
     url: '/mobile/auth',
     headers: romashka,
@@ -280,20 +274,20 @@ t.test('bind by QR link', async (t) => {
 });
 
 t.test('auth', async (t) => {
-  const app = await build(t);
+  const { inject } = await ownSandbox();
   // the pre-bound demo device of the fixtures
   const demo = { secret: 'demo-device-secret-1', userId: accounts.admin.userId, deviceId: 'demo-device-romashka' };
-  const ok = await app.inject({ method: 'POST', url: '/mobile/auth', headers: romashka, payload: demo });
+  const ok = await inject({ method: 'POST', url: '/mobile/auth', headers: romashka, payload: demo });
   t.equal(ok.statusCode, 200);
   t.match(json(ok), { sessionId: /^[0-9a-f-]{36}$/, sessionSecret: String, tenantInfo: { id: tenants.romashka } });
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/mobile/auth', headers: romashka, payload: { ...demo, secret: 'bad' } }),
+    await inject({ method: 'POST', url: '/mobile/auth', headers: romashka, payload: { ...demo, secret: 'bad' } }),
     401,
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/auth',
       headers: romashka,
@@ -303,7 +297,7 @@ t.test('auth', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/auth',
       headers: romashka,
@@ -313,7 +307,7 @@ t.test('auth', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/auth',
       headers: { 'x-service-tenant-id': tenants.northwind },
@@ -321,19 +315,19 @@ t.test('auth', async (t) => {
     }),
     404,
   );
-  expectError(t, await app.inject({ method: 'POST', url: '/mobile/auth', payload: demo }), 400);
+  expectError(t, await inject({ method: 'POST', url: '/mobile/auth', payload: demo }), 400);
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/mobile/auth', headers: romashka, payload: { secret: 'x' } }),
+    await inject({ method: 'POST', url: '/mobile/auth', headers: romashka, payload: { secret: 'x' } }),
     400,
   );
 });
 
 t.test('session checks', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const other = await signIn(app, accounts.nwAdmin);
-  const call = (headers: Record<string, string>) => app.inject({ url: '/mobile/tenant-info', headers });
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const other = await signIn(app, accounts.nwAdmin, { sandbox });
+  const call = (headers: Record<string, string>) => inject({ url: '/mobile/tenant-info', headers });
   t.equal((await call(s.headers)).statusCode, 200);
   expectError(t, await call({}), 401);
   expectError(t, await call({ ...s.headers, 'x-service-session-code': 'wrong' }), 401);
@@ -349,14 +343,14 @@ t.test('session checks', async (t) => {
     401,
   );
   // sessions end with their lifetime (24 h, by the sandbox clock)
-  app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-03T09:00:01.000Z' };
+  app.sandboxes.get(sandbox).clock.state = { mode: 'frozen', at: '2026-03-03T09:00:01.000Z' };
   expectError(t, await call(s.headers), 401);
 });
 
 t.test('save-push-token', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const firebase = await app.inject({
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const firebase = await inject({
     method: 'POST',
     url: '/mobile/save-push-token',
     headers: s.headers,
@@ -365,7 +359,7 @@ t.test('save-push-token', async (t) => {
   t.equal(firebase.statusCode, 200);
   const apns = expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/save-push-token',
       headers: s.headers,
@@ -376,7 +370,7 @@ t.test('save-push-token', async (t) => {
   t.match(apns.message, /only firebase/);
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/save-push-token',
       headers: s.headers,
@@ -386,7 +380,7 @@ t.test('save-push-token', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/mobile/save-push-token',
       headers: s.headers,
@@ -396,47 +390,47 @@ t.test('save-push-token', async (t) => {
   );
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/mobile/save-push-token', payload: { token: 't', deviceId: s.deviceId } }),
+    await inject({ method: 'POST', url: '/mobile/save-push-token', payload: { token: 't', deviceId: s.deviceId } }),
     401,
   );
 });
 
 t.test('unbind errors', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  expectError(t, await app.inject({ method: 'POST', url: '/mobile/unbind', headers: s.headers }), 400);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  expectError(t, await inject({ method: 'POST', url: '/mobile/unbind', headers: s.headers }), 400);
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/mobile/unbind?deviceId=demo-device-northwind', headers: s.headers }),
+    await inject({ method: 'POST', url: '/mobile/unbind?deviceId=demo-device-northwind', headers: s.headers }),
     403,
   );
-  expectError(t, await app.inject({ method: 'POST', url: `/mobile/unbind?deviceId=${s.deviceId}` }), 401);
+  expectError(t, await inject({ method: 'POST', url: `/mobile/unbind?deviceId=${s.deviceId}` }), 401);
 });
 
 t.test('oauth-list', async (t) => {
-  const app = await build(t);
-  const res = await app.inject({ url: '/mobile/oauth-list', headers: romashka });
+  const { inject } = await ownSandbox();
+  const res = await inject({ url: '/mobile/oauth-list', headers: romashka });
   t.equal(res.statusCode, 200);
   t.match(json(res).data[0], { id: 'romashka-sso', type: 'saml', url: 'http://localhost:80/oauth/romashka-sso' });
   t.same(
-    json(await app.inject({ url: '/mobile/oauth-list', headers: { 'x-service-tenant-id': tenants.northwind } })).data,
+    json(await inject({ url: '/mobile/oauth-list', headers: { 'x-service-tenant-id': tenants.northwind } })).data,
     [],
   );
-  expectError(t, await app.inject({ url: '/mobile/oauth-list' }), 400);
-  expectError(t, await app.inject({ url: '/mobile/oauth-list', headers: { 'x-service-tenant-id': 'nope' } }), 404);
+  expectError(t, await inject({ url: '/mobile/oauth-list' }), 400);
+  expectError(t, await inject({ url: '/mobile/oauth-list', headers: { 'x-service-tenant-id': 'nope' } }), 404);
 });
 
 t.test('unknown routes and bad sandbox names answer with the error body', async (t) => {
-  const app = await build(t);
-  expectError(t, await app.inject({ url: '/no/such/operation' }), 404);
-  expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: { 'x-mock-sandbox': '../etc' } }), 400);
+  const { inject } = await ownSandbox();
+  expectError(t, await inject({ url: '/no/such/operation' }), 404);
+  expectError(t, await inject({ url: '/mobile/tenant-info', headers: { 'x-mock-sandbox': '../etc' } }), 400);
 });
 
 t.test('every session of a device works until the device is bound again, however many sign-ins it made', async (t) => {
-  const app = await build(t);
+  const { inject } = await ownSandbox();
   const bind = async (account: { email: string; password: string }) =>
     json(
-      await app.inject({
+      await inject({
         method: 'POST',
         url: '/mobile/manual-bind',
         payload: { email: account.email, password: account.password, device: { id: 'shared-phone' } },
@@ -444,7 +438,7 @@ t.test('every session of a device works until the device is bound again, however
     ).accountSecret as { secret: string; userId: string; deviceId: string; tenantId: string };
   const authorize = async (a: { secret: string; userId: string; deviceId: string }) => {
     const body = json(
-      await app.inject({
+      await inject({
         method: 'POST',
         url: '/mobile/auth',
         headers: romashka,
@@ -463,16 +457,16 @@ t.test('every session of a device works until the device is bound again, however
   for (let i = 0; i < 60; i++) sessions.push(await authorize(admin));
   for (const i of [0, 30, 59])
     t.equal(
-      (await app.inject({ url: '/mobile/tenant-info', headers: sessions[i] })).statusCode,
+      (await inject({ url: '/mobile/tenant-info', headers: sessions[i] })).statusCode,
       200,
       `session ${i + 1} of 60`,
     );
 
   const other = await bind(accounts.noRights); // the same device id, bound by another user: its sessions end
-  for (const i of [0, 59]) expectError(t, await app.inject({ url: '/mobile/tenant-info', headers: sessions[i] }), 401);
+  for (const i of [0, 59]) expectError(t, await inject({ url: '/mobile/tenant-info', headers: sessions[i] }), 401);
   const mine = await authorize(other);
   t.equal(
-    json(await app.inject({ url: `/user/profile?id=${accounts.noRights.userId}`, headers: mine })).id,
+    json(await inject({ url: `/user/profile?id=${accounts.noRights.userId}`, headers: mine })).id,
     accounts.noRights.userId,
   );
 });

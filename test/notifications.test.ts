@@ -1,36 +1,39 @@
 import t from 'tap';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
 import { createNotification } from '../src/domain/notifications.js';
 import { noEffects } from '../src/domain/effects.js';
 
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
+
 t.test('pushes: newest first, paged by 10 for infinite scroll', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const first = json(await app.inject({ url: '/notifications/pushes', headers: s.headers }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const first = json(await inject({ url: '/notifications/pushes', headers: s.headers }));
   t.equal(first.data.length, 10);
   t.match(first._meta, { totalCount: 25, pageCount: 3, currentPage: 1, perPage: 10 });
   t.match(first.data[0], { id: String, title: String, body: String, kind: String, isSeen: Boolean, createdAt: String });
-  const third = json(await app.inject({ url: '/notifications/pushes?page=3', headers: s.headers }));
+  const third = json(await inject({ url: '/notifications/pushes?page=3', headers: s.headers }));
   t.equal(third.data.length, 5);
   t.notOk(third._links.next);
   const stamps = [
     ...first.data,
-    ...json(await app.inject({ url: '/notifications/pushes?page=2', headers: s.headers })).data,
+    ...json(await inject({ url: '/notifications/pushes?page=2', headers: s.headers })).data,
     ...third.data,
   ].map((n: { createdAt: string }) => n.createdAt);
   t.same(stamps, [...stamps].sort().reverse(), 'newest first across pages');
-  t.equal(json(await app.inject({ url: '/notifications/pushes?page=4', headers: s.headers })).data.length, 0);
-  expectError(t, await app.inject({ url: '/notifications/pushes?per-page=x', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: '/notifications/pushes' }), 401);
+  t.equal(json(await inject({ url: '/notifications/pushes?page=4', headers: s.headers })).data.length, 0);
+  expectError(t, await inject({ url: '/notifications/pushes?per-page=x', headers: s.headers }), 400);
+  expectError(t, await inject({ url: '/notifications/pushes' }), 401);
 });
 
 t.test('mark-seen: badge is the real unseen count; twice changes nothing; 404 for foreign or unknown', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const list = json(await app.inject({ url: '/notifications/pushes?per-page=100', headers: s.headers })).data;
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const list = json(await inject({ url: '/notifications/pushes?per-page=100', headers: s.headers })).data;
   const unseen = list.filter((n: { isSeen: boolean }) => !n.isSeen);
   t.ok(unseen.length > 1);
-  const res = await app.inject({
+  const res = await inject({
     method: 'POST',
     url: `/notifications/mark-seen?notificationId=${unseen[0].id}`,
     headers: s.headers,
@@ -38,7 +41,7 @@ t.test('mark-seen: badge is the real unseen count; twice changes nothing; 404 fo
   t.same(json(res), { badge: unseen.length - 1, date: '2026-03-02' });
   t.same(
     json(
-      await app.inject({
+      await inject({
         method: 'POST',
         url: `/notifications/mark-seen?notificationId=${unseen[0].id}`,
         headers: s.headers,
@@ -46,16 +49,16 @@ t.test('mark-seen: badge is the real unseen count; twice changes nothing; 404 fo
     ),
     { badge: unseen.length - 1, date: '2026-03-02' },
   );
-  const again = json(await app.inject({ url: '/notifications/pushes?per-page=100', headers: s.headers })).data;
+  const again = json(await inject({ url: '/notifications/pushes?per-page=100', headers: s.headers })).data;
   t.equal(again.find((n: { id: string }) => n.id === unseen[0].id).isSeen, true);
 
   const foreign = app.sandboxes
-    .get('default')
+    .get(sandbox)
     .store.tenant(tenants.romashka)!
     .notifications.find((n) => n.userId !== accounts.admin.userId)!;
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: `/notifications/mark-seen?notificationId=${foreign.id}`,
       headers: s.headers,
@@ -64,21 +67,18 @@ t.test('mark-seen: badge is the real unseen count; twice changes nothing; 404 fo
   );
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/notifications/mark-seen?notificationId=nope', headers: s.headers }),
+    await inject({ method: 'POST', url: '/notifications/mark-seen?notificationId=nope', headers: s.headers }),
     404,
   );
-  expectError(t, await app.inject({ method: 'POST', url: '/notifications/mark-seen', headers: s.headers }), 400);
+  expectError(t, await inject({ method: 'POST', url: '/notifications/mark-seen', headers: s.headers }), 400);
 
-  const all = await app.inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers });
+  const all = await inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers });
   t.same(json(all), { badge: 0, date: '2026-03-02' });
-  t.equal(
-    json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge,
-    0,
-  );
+  t.equal(json(await inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge, 0);
   // date follows the sandbox clock in the tenant time zone (Moscow: already 3 March at 22:00 UTC)
-  app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T22:00:00.000Z' };
+  app.sandboxes.get(sandbox).clock.state = { mode: 'frozen', at: '2026-03-02T22:00:00.000Z' };
   t.equal(
-    json(await app.inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers })).date,
+    json(await inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers })).date,
     '2026-03-03',
   );
 });
@@ -130,20 +130,20 @@ t.test('createNotification stores the notification and pushes to every token of 
 });
 
 t.test('badge and list agree at every clock: before, inside and after the seeded dates', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
   type Item = { id: string; isSeen: boolean; createdAt: string };
   const list = async (): Promise<Item[]> => {
     const items: Item[] = [];
     for (let page = 1; ; page++) {
-      const res = json(await app.inject({ url: `/notifications/pushes?per-page=50&page=${page}`, headers: s.headers }));
+      const res = json(await inject({ url: `/notifications/pushes?per-page=50&page=${page}`, headers: s.headers }));
       items.push(...res.data);
       if (!res._links.next) return items;
     }
   };
   const badge = async () =>
-    json(await app.inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge;
-  const freeze = (at: string) => app.inject({ method: 'PUT', url: '/__admin/clock', payload: { freeze: at } });
+    json(await inject({ url: '/dashboard?info=notificationsBadge', headers: s.headers })).notificationsBadge;
+  const freeze = (at: string) => inject({ method: 'PUT', url: '/__admin/clock', payload: { freeze: at } });
   const seeded = (await list()).map((n) => n.createdAt).sort();
   const first = Date.parse(seeded[0]!);
   const last = Date.parse(seeded.at(-1)!);
@@ -159,7 +159,7 @@ t.test('badge and list agree at every clock: before, inside and after the seeded
     const unseen = shown.filter((n) => !n.isSeen);
     t.equal(await badge(), unseen.length, `${what}: the dashboard badge counts the listed unseen (${unseen.length})`);
     if (unseen.length > 0) {
-      const seen = await app.inject({
+      const seen = await inject({
         method: 'POST',
         url: `/notifications/mark-seen?notificationId=${unseen[0]!.id}`,
         headers: s.headers,
@@ -171,7 +171,7 @@ t.test('badge and list agree at every clock: before, inside and after the seeded
 
   // mark-seen-all before the later ones are delivered leaves them unseen: they show up unseen when their time comes
   await freeze(middle);
-  const all = await app.inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers });
+  const all = await inject({ method: 'POST', url: '/notifications/mark-seen-all', headers: s.headers });
   t.equal(json(all).badge, 0);
   t.equal(await badge(), 0, 'inside them, after mark-seen-all');
   await freeze(clocks['after them']);

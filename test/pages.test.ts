@@ -2,7 +2,10 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { WidgetKeys } from '../src/schemas/dashboard-widget.js';
-import { accounts, build, json, signIn, type Session } from './helper.js';
+import { accounts, json, signIn, type Session, sharedApp } from './helper.js';
+
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
 
 const htmlType = /^text\/html/;
 
@@ -19,7 +22,7 @@ const inner = (body: string) => /<main id="content">[\s\S]*<\/main>/.exec(body)?
 
 /** Starts an application with `text` in every text field (valid values elsewhere); returns the ticket id. */
 async function startTicket(t: { equal: Function }, app: FastifyInstance, s: Session, text: string): Promise<string> {
-  const tenant = app.sandboxes.get('default').store.tenant(s.tenantId)!;
+  const tenant = app.sandboxes.get(s.headers['x-mock-sandbox'] ?? 'default').store.tenant(s.tenantId)!;
   const process = tenant.wfProcesses.find(
     (p) =>
       !p.isHidden &&
@@ -55,11 +58,11 @@ async function startTicket(t: { equal: Function }, app: FastifyInstance, s: Sess
 }
 
 t.test('every address in the answers of the list operations resolves', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
   // a ready employment document: request one and let the clock pass
-  const employment = json(await app.inject({ url: '/employment/index', headers: s.headers })).data[0];
-  await app.inject({
+  const employment = json(await inject({ url: '/employment/index', headers: s.headers })).data[0];
+  await inject({
     method: 'POST',
     url: '/org-employment-file/request',
     headers: s.headers,
@@ -71,9 +74,9 @@ t.test('every address in the answers of the list operations resolves', async (t)
     },
   });
   await startTicket(t, app, s, 'a ticket of mine');
-  app.sandboxes.get('default').clock.state = { mode: 'frozen', at: '2026-03-02T09:10:00.000Z' };
+  app.sandboxes.get(sandbox).clock.state = { mode: 'frozen', at: '2026-03-02T09:10:00.000Z' };
 
-  const info = json(await app.inject({ url: '/mobile/tenant-info', headers: s.headers }));
+  const info = json(await inject({ url: '/mobile/tenant-info', headers: s.headers }));
   const base = new URL(info.logoUrl as string).origin;
   const lists = [
     '/mobile/tenant-info',
@@ -96,7 +99,7 @@ t.test('every address in the answers of the list operations resolves', async (t)
   ];
   const found = new Set<string>();
   for (const url of lists) {
-    const res = await app.inject({ url, headers: s.headers });
+    const res = await inject({ url, headers: s.headers });
     t.equal(res.statusCode, 200, `${url} answers: ${res.body.slice(0, 200)}`);
     // tenant-info's base_url is the endpoint itself, not an address to open
     for (const v of strings(json(res))) if (v.startsWith(base) && new URL(v).pathname !== '/') found.add(v);
@@ -113,22 +116,22 @@ t.test('every address in the answers of the list operations resolves', async (t)
     const key = kind ? (kind[1] === 'files' ? 'files' : `${kind[1]}/${kind[2]}`) : 'api';
     kinds.set(key, (kinds.get(key) ?? 0) + 1);
     if (kind?.[1] === 'pages') {
-      const res = await app.inject({ url: path, headers: s.headers });
+      const res = await inject({ url: path, headers: s.headers });
       t.equal(res.statusCode, 200, `${path}: ${res.body.slice(0, 300)}`);
       t.match(res.headers['content-type'], htmlType, `${path} is HTML`);
       pages++;
     } else if (kind?.[1] === 'images') {
-      const res = await app.inject({ url: path });
+      const res = await inject({ url: path });
       t.equal(res.statusCode, 200, `${path} without a session`);
       t.match(res.headers['content-type'], /^image\/svg\+xml/, `${path} is an SVG`);
       images++;
     } else if (kind?.[1] === 'files') {
-      const res = await app.inject({ url: path });
+      const res = await inject({ url: path });
       t.equal(res.statusCode, 200, `${path}: ${res.body.slice(0, 200)}`);
       t.notMatch(res.headers['content-type'], /^application\/json/, `${path} answers the bytes`);
       files++;
     } else {
-      const res = await app.inject({ url: path, headers: s.headers });
+      const res = await inject({ url: path, headers: s.headers });
       t.equal(res.statusCode, 200, `API link ${path}`);
       api++;
     }
@@ -155,16 +158,16 @@ t.test('every address in the answers of the list operations resolves', async (t)
 });
 
 t.test('embed on and off differ exactly by the frame', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
   const ticket = await startTicket(t, app, s, 'embed check');
   for (const path of [
     `/pages/workflow-ticket/${ticket}`,
     `/pages/user/${accounts.noRights.userId}`,
     '/pages/article/latest',
   ]) {
-    const framed = await app.inject({ url: path, headers: s.headers });
-    const embedded = await app.inject({ url: path, headers: { ...s.headers, 'x-service-embed': 'true' } });
+    const framed = await inject({ url: path, headers: s.headers });
+    const embedded = await inject({ url: path, headers: { ...s.headers, 'x-service-embed': 'true' } });
     t.equal(framed.statusCode, 200);
     t.equal(embedded.statusCode, 200);
     t.match(
@@ -186,36 +189,36 @@ t.test('embed on and off differ exactly by the frame', async (t) => {
 });
 
 t.test('values from data are escaped; stored HTML is sanitized', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
   const evil = '<script>alert(1)</script>';
   const ticket = await startTicket(t, app, s, evil);
-  const page = await app.inject({ url: `/pages/workflow-ticket/${ticket}`, headers: s.headers });
+  const page = await inject({ url: `/pages/workflow-ticket/${ticket}`, headers: s.headers });
   t.equal(page.statusCode, 200);
   t.notMatch(page.body, /<script/i, 'no script element');
   t.match(page.body, '&lt;script&gt;alert(1)&lt;/script&gt;', 'the field value shows as text');
 
   const idea = json(
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/idea/edit',
       headers: s.headers,
       payload: { title: `Idea ${evil}`, description: `"><img src=x onerror=alert(2)>`, idea_purpose_id: 4 },
     }),
   );
-  const ideaPage = await app.inject({ url: `/pages/idea/${idea.id}`, headers: s.headers });
+  const ideaPage = await inject({ url: `/pages/idea/${idea.id}`, headers: s.headers });
   t.equal(ideaPage.statusCode, 200, ideaPage.body.slice(0, 300));
   t.notMatch(ideaPage.body, /<script|<img src=x/i);
   t.match(ideaPage.body, 'Idea &lt;script&gt;alert(1)&lt;/script&gt;');
   t.match(ideaPage.body, '&quot;&gt;&lt;img src=x onerror=alert(2)&gt;');
 
   // an article body with markup an editor should not have stored
-  const tenant = app.sandboxes.get('default').store.tenant(s.tenantId)!;
+  const tenant = app.sandboxes.get(sandbox).store.tenant(s.tenantId)!;
   const article = tenant.articles.find((a) => a.kind === 'news' && a.publishedAt <= '2026-03-02T09:00:00.000Z')!;
-  app.sandboxes.get('default').store.update(tenant, 'articles', article, {
+  app.sandboxes.get(sandbox).store.update(tenant, 'articles', article, {
     body: '<p onclick="x()">Hello <b>world</b></p><script>alert(3)</script><a href="javascript:alert(4)">link</a><a href="https://example.com/x?a=1&b=2">ok</a><img src="x" onerror="alert(5)"><style>body{display:none}</style><p>a < b && c</p><div><em>unclosed',
   });
-  const res = await app.inject({ url: `/pages/article/${article.id}`, headers: s.headers });
+  const res = await inject({ url: `/pages/article/${article.id}`, headers: s.headers });
   t.equal(res.statusCode, 200);
   const body = /<div class="body">([\s\S]*?)<\/article>/.exec(res.body)?.[1] ?? '';
   t.equal(
@@ -237,16 +240,16 @@ t.test('values from data are escaped; stored HTML is sanitized', async (t) => {
 });
 
 t.test('401 page without a session, 404 page for unknown and foreign records', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const nw = await signIn(app, accounts.nwAdmin);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const nw = await signIn(app, accounts.nwAdmin, { sandbox });
   const ticket = await startTicket(t, app, s, 'mine');
 
-  const anonymous = await app.inject({ url: `/pages/workflow-ticket/${ticket}` });
+  const anonymous = await inject({ url: `/pages/workflow-ticket/${ticket}` });
   t.equal(anonymous.statusCode, 401);
   t.match(anonymous.headers['content-type'], htmlType, 'the 401 is a page, not JSON');
   t.match(anonymous.body, /<h1>Sign in to the app to open this page<\/h1>/);
-  const badCode = await app.inject({
+  const badCode = await inject({
     url: `/pages/workflow-ticket/${ticket}`,
     headers: { ...s.headers, 'x-service-session-code': 'wrong' },
   });
@@ -259,63 +262,63 @@ t.test('401 page without a session, 404 page for unknown and foreign records', a
     '/pages/user/00000000-0000-4000-8000-000000000000',
     `/pages/workflow-ticket/${'x'.repeat(100)}`,
   ]) {
-    const res = await app.inject({ url, headers: s.headers });
+    const res = await inject({ url, headers: s.headers });
     t.equal(res.statusCode, 404, url);
     t.match(res.headers['content-type'], htmlType);
     t.match(res.body, /Страница не найдена/, 'in the tenant language, framed');
   }
   // another tenant's records
-  const foreignUser = await app.inject({ url: `/pages/user/${accounts.admin.userId}`, headers: nw.headers });
+  const foreignUser = await inject({ url: `/pages/user/${accounts.admin.userId}`, headers: nw.headers });
   t.equal(foreignUser.statusCode, 404, 'a user of another tenant');
   t.match(foreignUser.body, /Page not found/);
   t.equal(
-    (await app.inject({ url: `/pages/workflow-ticket/${ticket}`, headers: nw.headers })).statusCode,
+    (await inject({ url: `/pages/workflow-ticket/${ticket}`, headers: nw.headers })).statusCode,
     404,
     'a ticket of another tenant',
   );
-  const article = json(await app.inject({ url: '/article/news', headers: s.headers })).data[0];
+  const article = json(await inject({ url: '/article/news', headers: s.headers })).data[0];
   t.equal(
-    (await app.inject({ url: new URL(article.url).pathname, headers: nw.headers })).statusCode,
+    (await inject({ url: new URL(article.url).pathname, headers: nw.headers })).statusCode,
     404,
     'an article of another tenant',
   );
-  t.equal((await app.inject({ url: new URL(article.url).pathname, headers: s.headers })).statusCode, 200);
+  t.equal((await inject({ url: new URL(article.url).pathname, headers: s.headers })).statusCode, 200);
 
   // images: public, deterministic, 404 placeholder for unknown ids
-  const a1 = await app.inject({ url: `/images/avatar/${accounts.admin.userId}.svg` });
-  const a2 = await app.inject({ url: `/images/avatar/${accounts.admin.userId}.svg` });
+  const a1 = await inject({ url: `/images/avatar/${accounts.admin.userId}.svg` });
+  const a2 = await inject({ url: `/images/avatar/${accounts.admin.userId}.svg` });
   t.equal(a1.statusCode, 200);
   t.equal(a1.body, a2.body, 'deterministic');
   t.match(a1.body, />ПИ<\/text>/, 'initials of Петров Иван');
-  const other = await app.inject({ url: `/images/avatar/${accounts.noRights.userId}.svg` });
+  const other = await inject({ url: `/images/avatar/${accounts.noRights.userId}.svg` });
   t.not(other.body, a1.body);
-  const unknown = await app.inject({ url: '/images/avatar/00000000-0000-4000-8000-000000000000.svg' });
+  const unknown = await inject({ url: '/images/avatar/00000000-0000-4000-8000-000000000000.svg' });
   t.equal(unknown.statusCode, 404);
   t.match(unknown.headers['content-type'], /^image\/svg\+xml/);
-  t.equal((await app.inject({ url: '/images/avatar/x.png' })).statusCode, 400, 'only .svg');
+  t.equal((await inject({ url: '/images/avatar/x.png' })).statusCode, 400, 'only .svg');
   t.equal(
-    (await app.inject({ url: `/sandbox/other/images/avatar/${accounts.admin.userId}.svg` })).statusCode,
+    (await inject({ url: `/sandbox/other/images/avatar/${accounts.admin.userId}.svg` })).statusCode,
     200,
     'the same seed in another sandbox',
   );
 });
 
 t.test('addresses carry the sandbox prefix and resolve under it', async (t) => {
-  const app = await build(t);
+  const { app, inject } = await ownSandbox();
   const s = await signIn(app, accounts.admin, { sandbox: 'pages' });
-  const res = json(await app.inject({ url: '/sandbox/pages/workflow/catalog', headers: s.headers }));
+  const res = json(await inject({ url: '/sandbox/pages/workflow/catalog', headers: s.headers }));
   const entry = res.workflows[0];
   t.match(entry.url, /^http:\/\/localhost(:80)?\/sandbox\/pages\/pages\/workflow\//);
   const u = new URL(entry.url);
-  const page = await app.inject({ url: u.pathname, headers: s.headers });
+  const page = await inject({ url: u.pathname, headers: s.headers });
   t.equal(page.statusCode, 200, page.body.slice(0, 300));
   t.match(page.body, '/sandbox/pages/images/workflow/', 'images on the page keep the prefix');
-  t.equal((await app.inject({ url: new URL(entry.imageUrl).pathname })).statusCode, 200);
+  t.equal((await inject({ url: new URL(entry.imageUrl).pathname })).statusCode, 200);
 });
 
 t.test('the OpenAPI document lists page and image operations with their content types', async (t) => {
-  const app = await build(t);
-  const doc = json(await app.inject({ url: '/docs/json' }));
+  const { inject } = await ownSandbox();
+  const doc = json(await inject({ url: '/docs/json' }));
   const ops = Object.values(
     doc.paths as Record<
       string,

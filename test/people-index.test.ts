@@ -1,12 +1,15 @@
 // One people index per users collection: shared by every sandbox that has not written it, replaced by a write, and
 // giving the answers a plain scan of the same data gives.
 import t from 'tap';
-import { accounts, build, json, signIn, tenants } from './helper.js';
+import { accounts, build, json, signIn, tenants, sharedApp } from './helper.js';
 import { peopleIndex } from '../src/domain/people-index.js';
 import { departmentTreeNode, listed, userIndex } from '../src/domain/people.js';
 import { matchesText } from '../src/domain/lists.js';
 import type { DomainContext } from '../src/domain/context.js';
 import { noEffects } from '../src/domain/effects.js';
+
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
 
 const largeTenant = 5000;
 
@@ -55,8 +58,8 @@ t.test("sandboxes share the base world's index until they write users; the write
 
 t.test('kept lookups answer like the scans: grouped records, id sets, date ranges', async (t) => {
   const { groupedBy, includesId, newestWithin, compareStamp } = await import('../src/domain/grouped.js');
-  const app = await build(t);
-  const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
+  const { app, sandbox } = await ownSandbox();
+  const tenant = app.sandboxes.get(sandbox).store.tenant(tenants.romashka)!;
   for (const u of tenant.users.slice(0, 30)) {
     t.same(
       groupedBy(tenant.notifications, (n) => n.userId, u.id),
@@ -94,7 +97,7 @@ t.test('kept lookups answer like the scans: grouped records, id sets, date range
   // a record pushed later is found
   const me = tenant.users[0]!;
   const before = groupedBy(tenant.notifications, (n) => n.userId, me.id).length;
-  app.sandboxes.get('default').store.insert(tenant, 'notifications', {
+  app.sandboxes.get(sandbox).store.insert(tenant, 'notifications', {
     ...tenant.notifications.find((n) => n.userId === me.id)!,
     id: '00000000-0000-4000-8000-000000000001',
   });
@@ -209,7 +212,7 @@ t.test('a large tenant: cached answers equal the scans, and writes that matter a
 t.test(
   'the id lookup carries over writes of user records: every user found as the store has it, across many writes',
   async (t) => {
-    const app = await build(t);
+    const { app } = await ownSandbox();
     const store = app.sandboxes.get('carry').store;
     const tenant = () => store.tenant(tenants.romashka)!;
     void peopleIndex(tenant()).byId; // built once; every later write carries it over

@@ -1,14 +1,17 @@
 import t from 'tap';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, type build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
 
-const tenantOf = (app: Awaited<ReturnType<typeof build>>, id: string = tenants.romashka) =>
-  app.sandboxes.get('default').store.tenant(id)!;
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
+
+const tenantOf = (app: Awaited<ReturnType<typeof build>>, sandbox: string, id: string = tenants.romashka) =>
+  app.sandboxes.get(sandbox).store.tenant(id)!;
 const unknownUuid = '00000000-0000-4000-8000-00000000dead';
 
 t.test('user/profile: success, 400, 404, 401, hidden user and another tenant are 404', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const res = await app.inject({ url: `/user/profile?id=${accounts.admin.userId}`, headers: s.headers });
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const res = await inject({ url: `/user/profile?id=${accounts.admin.userId}`, headers: s.headers });
   t.equal(res.statusCode, 200);
   t.match(json(res), {
     id: accounts.admin.userId,
@@ -21,16 +24,16 @@ t.test('user/profile: success, 400, 404, 401, hidden user and another tenant are
     statusText: '',
     activeStatusTypes: [],
   });
-  expectError(t, await app.inject({ url: '/user/profile?id=not-a-uuid', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: '/user/profile', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: `/user/profile?id=${unknownUuid}`, headers: s.headers }), 404);
-  expectError(t, await app.inject({ url: `/user/profile?id=${accounts.nwAdmin.userId}`, headers: s.headers }), 404);
-  const hidden = tenantOf(app).users.find((u) => u.state === 'hidden')!;
-  expectError(t, await app.inject({ url: `/user/profile?id=${hidden.id}`, headers: s.headers }), 404);
-  expectError(t, await app.inject({ url: `/user/profile?id=${accounts.admin.userId}` }), 401);
+  expectError(t, await inject({ url: '/user/profile?id=not-a-uuid', headers: s.headers }), 400);
+  expectError(t, await inject({ url: '/user/profile', headers: s.headers }), 400);
+  expectError(t, await inject({ url: `/user/profile?id=${unknownUuid}`, headers: s.headers }), 404);
+  expectError(t, await inject({ url: `/user/profile?id=${accounts.nwAdmin.userId}`, headers: s.headers }), 404);
+  const hidden = tenantOf(app, sandbox).users.find((u) => u.state === 'hidden')!;
+  expectError(t, await inject({ url: `/user/profile?id=${hidden.id}`, headers: s.headers }), 404);
+  expectError(t, await inject({ url: `/user/profile?id=${accounts.admin.userId}` }), 401);
   expectError(
     t,
-    await app.inject({
+    await inject({
       url: `/user/profile?id=${accounts.admin.userId}`,
       headers: { ...s.headers, 'x-service-session-code': 'wrong' },
     }),
@@ -39,9 +42,9 @@ t.test('user/profile: success, 400, 404, 401, hidden user and another tenant are
 });
 
 t.test('user/items: case-insensitive Cyrillic search, same avatar as the profile', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const res = json(await app.inject({ url: `/user/items?q=${encodeURIComponent('ПЕТРОВ иван')}`, headers: s.headers }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const res = json(await inject({ url: `/user/items?q=${encodeURIComponent('ПЕТРОВ иван')}`, headers: s.headers }));
   const me = res.data.find((u: { id: string }) => u.id === accounts.admin.userId);
   t.same(me, {
     id: accounts.admin.userId,
@@ -49,23 +52,23 @@ t.test('user/items: case-insensitive Cyrillic search, same avatar as the profile
     faceUrl: `http://localhost:80/images/avatar/${accounts.admin.userId}.svg`,
   });
   t.ok(res.data.every((u: { name: string }) => /петров/i.test(u.name) && /иван/i.test(u.name)));
-  t.equal(json(await app.inject({ url: '/user/items?q=zzzqqq', headers: s.headers })).data.length, 0);
-  const nw = await signIn(app, accounts.nwAdmin);
-  const walker = json(await app.inject({ url: '/user/items?q=walker', headers: nw.headers }));
+  t.equal(json(await inject({ url: '/user/items?q=zzzqqq', headers: s.headers })).data.length, 0);
+  const nw = await signIn(app, accounts.nwAdmin, { sandbox });
+  const walker = json(await inject({ url: '/user/items?q=walker', headers: nw.headers }));
   t.ok(
     walker.data.some((u: { id: string }) => u.id === accounts.nwAdmin.userId),
     'Latin search',
   );
   t.notOk(
-    json(await app.inject({ url: '/user/items?q=петров', headers: nw.headers })).data.length,
+    json(await inject({ url: '/user/items?q=петров', headers: nw.headers })).data.length,
     'only the caller tenant',
   );
 });
 
 t.test('user/index: paging, strict per-page, sort, filters, ranges', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const get = (q: string) => app.inject({ url: `/user/index?${q}`, headers: s.headers });
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const get = (q: string) => inject({ url: `/user/index?${q}`, headers: s.headers });
   const page = json(await get('per-page=5&page=2'));
   t.equal(page.data.length, 5);
   t.match(page._meta, { currentPage: 2, perPage: 5, totalCount: Number });
@@ -102,7 +105,7 @@ t.test('user/index: paging, strict per-page, sort, filters, ranges', async (t) =
       /иван/i.test(u.first_name),
     ),
   );
-  const tenant = tenantOf(app);
+  const tenant = tenantOf(app, sandbox);
   const dep = tenant.users[5]!.departmentId;
   const byDep = json(await get(`department_id=${dep}`));
   t.ok(byDep.data.length > 0 && byDep.data.every((u: { department_id: string }) => u.department_id === dep));
@@ -130,9 +133,9 @@ t.test('user/index: paging, strict per-page, sort, filters, ranges', async (t) =
 });
 
 t.test('user/search: limit default 10, no upper bound, offset; empty without show-structure-names', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const def = json(await app.inject({ url: '/user/search?q=а', headers: s.headers }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const def = json(await inject({ url: '/user/search?q=а', headers: s.headers }));
   t.equal(def.q, 'а');
   t.equal(def.users.length, 10);
   t.match(def.users[0], {
@@ -143,29 +146,29 @@ t.test('user/search: limit default 10, no upper bound, offset; empty without sho
     isBoss: Boolean,
     faceUrl: /^http/,
   });
-  const big = json(await app.inject({ url: '/user/search?q=&limit=150', headers: s.headers }));
+  const big = json(await inject({ url: '/user/search?q=&limit=150', headers: s.headers }));
   t.equal(big.users.length, 150, 'limit above any page size is honoured');
-  const second = json(await app.inject({ url: '/user/search?q=а&limit=5&offset=5', headers: s.headers }));
+  const second = json(await inject({ url: '/user/search?q=а&limit=5&offset=5', headers: s.headers }));
   t.same(
     second.users.map((u: { id: string }) => u.id),
     def.users.slice(5, 10).map((u: { id: string }) => u.id),
   );
-  expectError(t, await app.inject({ url: '/user/search?q=а&limit=-1', headers: s.headers }), 400);
-  const none = await signIn(app, accounts.noRights);
-  const res = await app.inject({ url: '/user/search?q=а', headers: none.headers });
+  expectError(t, await inject({ url: '/user/search?q=а&limit=-1', headers: s.headers }), 400);
+  const none = await signIn(app, accounts.noRights, { sandbox });
+  const res = await inject({ url: '/user/search?q=а', headers: none.headers });
   t.equal(res.statusCode, 200);
   t.same(json(res), { q: 'а', users: [] });
 });
 
 t.test('employment: index, set-main changes the profile; 404 for a foreign or unknown employment', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const idx = json(await app.inject({ url: '/employment/index', headers: s.headers }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const idx = json(await inject({ url: '/employment/index', headers: s.headers }));
   t.ok(idx.data.length >= 2, 'the admin holds a second employment');
   t.equal(idx.data[0].is_main, true);
   t.match(idx._meta, { totalCount: idx.data.length });
   const second = idx.data.find((e: { is_main: boolean }) => !e.is_main);
-  const res = await app.inject({
+  const res = await inject({
     method: 'POST',
     url: '/employment/set-main',
     headers: s.headers,
@@ -178,19 +181,19 @@ t.test('employment: index, set-main changes the profile; 404 for a foreign or un
     errors: null,
     data: { id: second.id, is_main: true },
   });
-  const after = json(await app.inject({ url: '/employment/index', headers: s.headers }));
+  const after = json(await inject({ url: '/employment/index', headers: s.headers }));
   t.same(
     after.data.filter((e: { is_main: boolean }) => e.is_main).map((e: { id: string }) => e.id),
     [second.id],
   );
-  const profile = json(await app.inject({ url: `/user/profile?id=${accounts.admin.userId}`, headers: s.headers }));
+  const profile = json(await inject({ url: `/user/profile?id=${accounts.admin.userId}`, headers: s.headers }));
   t.equal(profile.mainEmployment.id, second.id);
   t.equal(profile.department.id, second.department.id);
 
-  const other = tenantOf(app).employments.find((e) => e.userId !== accounts.admin.userId)!;
+  const other = tenantOf(app, sandbox).employments.find((e) => e.userId !== accounts.admin.userId)!;
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/employment/set-main',
       headers: s.headers,
@@ -200,7 +203,7 @@ t.test('employment: index, set-main changes the profile; 404 for a foreign or un
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/employment/set-main',
       headers: s.headers,
@@ -210,7 +213,7 @@ t.test('employment: index, set-main changes the profile; 404 for a foreign or un
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/employment/set-main',
       headers: s.headers,
@@ -218,33 +221,33 @@ t.test('employment: index, set-main changes the profile; 404 for a foreign or un
     }),
     400,
   );
-  expectError(t, await app.inject({ url: '/employment/index' }), 401);
+  expectError(t, await inject({ url: '/employment/index' }), 401);
 });
 
 t.test('account: status text and active types show in profile and dashboard', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const text = await app.inject({
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const text = await inject({
     method: 'POST',
     url: '/account/status-text',
     headers: s.headers,
     payload: { activeTypes: 'В отпуске до 10 марта' },
   });
   t.same(json(text), { activeTypes: 'В отпуске до 10 марта' });
-  const types = await app.inject({
+  const types = await inject({
     method: 'POST',
     url: '/account/status-active-types',
     headers: s.headers,
     payload: { activeTypes: ['vacation', 'remote'] },
   });
   t.same(json(types), { statusTypes: ['vacation', 'remote'] });
-  const profile = json(await app.inject({ url: `/user/profile?id=${accounts.admin.userId}`, headers: s.headers }));
+  const profile = json(await inject({ url: `/user/profile?id=${accounts.admin.userId}`, headers: s.headers }));
   t.equal(profile.statusText, 'В отпуске до 10 марта');
   t.same(profile.activeStatusTypes, [
     { id: 'vacation', name: 'В отпуске' },
     { id: 'remote', name: 'Работает удалённо' },
   ]);
-  const dash = json(await app.inject({ url: '/dashboard?info=profileBrief', headers: s.headers }));
+  const dash = json(await inject({ url: '/dashboard?info=profileBrief', headers: s.headers }));
   t.match(dash.profileBrief, {
     statusText: 'В отпуске до 10 марта',
     activeStatusTypes: [{ id: 'vacation' }, { id: 'remote' }],
@@ -252,7 +255,7 @@ t.test('account: status text and active types show in profile and dashboard', as
 
   const bad = expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/account/status-active-types',
       headers: s.headers,
@@ -262,15 +265,15 @@ t.test('account: status text and active types show in profile and dashboard', as
   );
   t.match(bad.message, /on-the-moon/);
   t.same(
-    json(
-      await app.inject({ url: `/user/profile?id=${accounts.admin.userId}`, headers: s.headers }),
-    ).activeStatusTypes.map((x: { id: string }) => x.id),
+    json(await inject({ url: `/user/profile?id=${accounts.admin.userId}`, headers: s.headers })).activeStatusTypes.map(
+      (x: { id: string }) => x.id,
+    ),
     ['vacation', 'remote'],
     'unchanged after a 400',
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/account/status-active-types',
       headers: s.headers,
@@ -278,14 +281,10 @@ t.test('account: status text and active types show in profile and dashboard', as
     }),
     400,
   );
-  expectError(
-    t,
-    await app.inject({ method: 'POST', url: '/account/status-text', headers: s.headers, payload: {} }),
-    400,
-  );
+  expectError(t, await inject({ method: 'POST', url: '/account/status-text', headers: s.headers, payload: {} }), 400);
   t.same(
     json(
-      await app.inject({
+      await inject({
         method: 'POST',
         url: '/account/status-active-types',
         headers: s.headers,
@@ -297,36 +296,34 @@ t.test('account: status text and active types show in profile and dashboard', as
 });
 
 t.test('lookups: user groups (q, only_with_calendar_events), meeting places', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const all = json(await app.inject({ url: '/user-group/items', headers: s.headers }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const all = json(await inject({ url: '/user-group/items', headers: s.headers }));
   t.equal(all.data.length, 7);
   t.match(all.data[0], { id: String, name: 'Все сотрудники', faceUrl: /^http:\/\/localhost:80\/images\/user-group\// });
-  const withEvents = json(
-    await app.inject({ url: '/user-group/items?only_with_calendar_events=1', headers: s.headers }),
-  );
+  const withEvents = json(await inject({ url: '/user-group/items?only_with_calendar_events=1', headers: s.headers }));
   t.same(
     withEvents.data.map((g: { id: string }) => g.id),
-    tenantOf(app).calendarUserGroupIds,
+    tenantOf(app, sandbox).calendarUserGroupIds,
   );
   t.equal(
-    json(await app.inject({ url: `/user-group/items?q=${encodeURIComponent('РУКОВОД')}`, headers: s.headers })).data[0]
+    json(await inject({ url: `/user-group/items?q=${encodeURIComponent('РУКОВОД')}`, headers: s.headers })).data[0]
       .name,
     'Руководители',
   );
-  expectError(t, await app.inject({ url: '/user-group/items?only_with_calendar_events=2', headers: s.headers }), 400);
+  expectError(t, await inject({ url: '/user-group/items?only_with_calendar_events=2', headers: s.headers }), 400);
   const places = json(
-    await app.inject({ url: `/meeting-place/items?q=${encodeURIComponent('переговорная')}`, headers: s.headers }),
+    await inject({ url: `/meeting-place/items?q=${encodeURIComponent('переговорная')}`, headers: s.headers }),
   );
   t.equal(places.data.length, 2);
   t.same(Object.keys(places.data[0]).sort(), ['id', 'name']);
-  expectError(t, await app.inject({ url: '/meeting-place/items', headers: {} }), 401);
+  expectError(t, await inject({ url: '/meeting-place/items', headers: {} }), 401);
 });
 
 t.test('department: tree-node root, child, 400, 404; search', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const root = json(await app.inject({ url: '/department/tree-node', headers: s.headers }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const root = json(await inject({ url: '/department/tree-node', headers: s.headers }));
   t.match(root, { name: 'Компания', path: 'Компания' });
   const top = root.items.filter((i: { type: string }) => i.type === 'department');
   t.equal(top.length, 5);
@@ -337,7 +334,7 @@ t.test('department: tree-node root, child, 400, 404; search', async (t) => {
     'the head of the company',
   );
   const people = root.items.find((i: { name: string }) => i.name === 'Дирекция по персоналу');
-  const node = json(await app.inject({ url: `/department/tree-node?id=${people.id}`, headers: s.headers }));
+  const node = json(await inject({ url: `/department/tree-node?id=${people.id}`, headers: s.headers }));
   const me = node.items.find((i: { id: string }) => i.id === accounts.admin.userId);
   t.match(me, {
     type: 'user',
@@ -349,17 +346,17 @@ t.test('department: tree-node root, child, 400, 404; search', async (t) => {
   const deps = node.items.filter((i: { type: string }) => i.type === 'department');
   t.ok(deps.length >= 3);
   t.notOk('isBoss' in deps[0]);
-  expectError(t, await app.inject({ url: '/department/tree-node?id=nope', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: `/department/tree-node?id=${unknownUuid}`, headers: s.headers }), 404);
+  expectError(t, await inject({ url: '/department/tree-node?id=nope', headers: s.headers }), 400);
+  expectError(t, await inject({ url: `/department/tree-node?id=${unknownUuid}`, headers: s.headers }), 404);
 
   const found = json(
-    await app.inject({ url: `/department/search?q=${encodeURIComponent('ОТДЕЛ ПРОДАЖ')}`, headers: s.headers }),
+    await inject({ url: `/department/search?q=${encodeURIComponent('ОТДЕЛ ПРОДАЖ')}`, headers: s.headers }),
   );
   t.equal(found.q, 'ОТДЕЛ ПРОДАЖ');
   t.ok(found.items.some((i: { type: string; name: string }) => i.type === 'department' && i.name === 'Отдел продаж'));
   const person = json(
-    await app.inject({ url: `/department/search?q=${encodeURIComponent('петров иван')}`, headers: s.headers }),
+    await inject({ url: `/department/search?q=${encodeURIComponent('петров иван')}`, headers: s.headers }),
   );
   t.ok(person.items.some((i: { id: string; type: string }) => i.id === accounts.admin.userId && i.type === 'user'));
-  t.same(json(await app.inject({ url: '/department/search', headers: s.headers })), { q: '', items: [] });
+  t.same(json(await inject({ url: '/department/search', headers: s.headers })), { q: '', items: [] });
 });

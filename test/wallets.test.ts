@@ -1,11 +1,15 @@
 import t from 'tap';
 import ExcelJS from 'exceljs';
-import { accounts, build, expectError, json, setTenantOptions, signIn, tenants } from './helper.js';
+import { accounts, build, expectError, json, setTenantOptions, signIn, tenants, sharedApp } from './helper.js';
 import { balanceFromTransactions } from '../src/domain/wallets.js';
 import type { Tenant } from '../src/store/store.js';
 
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
+
 type App = Awaited<ReturnType<typeof build>>;
-const tenantOf = (app: App, id: string = tenants.romashka) => app.sandboxes.get('default').store.tenant(id)!;
+const tenantOf = (app: App, sandbox: string, id: string = tenants.romashka) =>
+  app.sandboxes.get(sandbox).store.tenant(id)!;
 const agree = (t: { equal: Function }, tenant: Tenant, note: string) => {
   const bad = tenant.wallets.filter((w) => Math.abs(balanceFromTransactions(tenant, w.id) - w.balance) > 1e-9);
   t.equal(bad.length, 0, `balances = sums of transactions (${note})`);
@@ -13,9 +17,9 @@ const agree = (t: { equal: Function }, tenant: Tenant, note: string) => {
 const uuid0 = '00000000-0000-4000-8000-000000000000';
 
 t.test('seed: a wallet per user, balances agree with transactions, never negative', async (t) => {
-  const app = await build(t);
+  const { app, sandbox } = await ownSandbox();
   for (const id of [tenants.romashka, tenants.northwind]) {
-    const tenant = tenantOf(app, id);
+    const tenant = tenantOf(app, sandbox, id);
     t.equal(tenant.wallets.length, tenant.users.length);
     t.equal(new Set(tenant.wallets.map((w) => w.userId)).size, tenant.users.length);
     t.ok(tenant.walletTransactions.length > tenant.wallets.length);
@@ -33,46 +37,46 @@ t.test('seed: a wallet per user, balances agree with transactions, never negativ
 });
 
 t.test('wallets need enableWallet (403) and the right wallets-transactions (403)', async (t) => {
-  const app = await build(t);
-  const nw = await signIn(app, accounts.nwAdmin);
-  const off = expectError(t, await app.inject({ url: '/admin/wallet', headers: nw.headers }), 403);
+  const { app, sandbox, inject } = await ownSandbox();
+  const nw = await signIn(app, accounts.nwAdmin, { sandbox });
+  const off = expectError(t, await inject({ url: '/admin/wallet', headers: nw.headers }), 403);
   t.match(off.message, /wallets are disabled/);
   expectError(
     t,
-    await app.inject({ method: 'POST', url: '/admin/wallet-transaction/create', headers: nw.headers, payload: {} }),
+    await inject({ method: 'POST', url: '/admin/wallet-transaction/create', headers: nw.headers, payload: {} }),
     403,
   );
-  const plain = await signIn(app, accounts.noRights);
-  const noRight = expectError(t, await app.inject({ url: '/admin/wallet', headers: plain.headers }), 403);
+  const plain = await signIn(app, accounts.noRights, { sandbox });
+  const noRight = expectError(t, await inject({ url: '/admin/wallet', headers: plain.headers }), 403);
   t.match(noRight.message, /wallets-transactions/);
-  const s = await signIn(app);
-  t.equal((await app.inject({ url: '/admin/wallet', headers: s.headers })).statusCode, 200);
-  setTenantOptions(app, tenants.romashka, { enableWallet: false });
-  expectError(t, await app.inject({ url: '/admin/wallet/view?id=nope', headers: s.headers }), 403);
-  expectError(t, await app.inject({ url: '/admin/wallet' }), 401);
+  const s = await signIn(app, accounts.admin, { sandbox });
+  t.equal((await inject({ url: '/admin/wallet', headers: s.headers })).statusCode, 200);
+  setTenantOptions(app, tenants.romashka, { enableWallet: false }, sandbox);
+  expectError(t, await inject({ url: '/admin/wallet/view?id=nope', headers: s.headers }), 403);
+  expectError(t, await inject({ url: '/admin/wallet' }), 401);
 });
 
 t.test('wallet index: paging clamped to 100, filters; view: 400 malformed, 404 unknown', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const tenant = tenantOf(app);
-  const page = json(await app.inject({ url: '/admin/wallet?per-page=1000&page=2', headers: s.headers }));
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const tenant = tenantOf(app, sandbox);
+  const page = json(await inject({ url: '/admin/wallet?per-page=1000&page=2', headers: s.headers }));
   t.match(page._meta, { perPage: 100, currentPage: 2, totalCount: tenant.wallets.length });
   t.equal(page.data.length, Math.min(100, tenant.wallets.length - 100));
   t.match(page._links.self, /^http:\/\/localhost\/admin\/wallet\?per-page=100&page=2$/);
   t.match(page._links.prev, /per-page=100&page=1$/);
-  const me = json(await app.inject({ url: `/admin/wallet?user_id=${accounts.admin.userId}`, headers: s.headers }));
+  const me = json(await inject({ url: `/admin/wallet?user_id=${accounts.admin.userId}`, headers: s.headers }));
   t.equal(me.data.length, 1);
   t.match(me.data[0], { user_id: accounts.admin.userId, user: { name: String }, balance: Number });
   const dep = tenant.users[0]!.departmentId;
-  const byDep = json(await app.inject({ url: `/admin/wallet?department_id=${dep}&per-page=100`, headers: s.headers }));
+  const byDep = json(await inject({ url: `/admin/wallet?department_id=${dep}&per-page=100`, headers: s.headers }));
   t.ok(byDep.data.length >= 1);
   t.ok(
     byDep.data.some((w: { user_id: string }) => w.user_id === accounts.admin.userId),
     'sub-departments included',
   );
   const byName = json(
-    await app.inject({
+    await inject({
       url: `/admin/wallet?name=${encodeURIComponent(tenant.users[0]!.lastName)}`,
       headers: s.headers,
     }),
@@ -80,20 +84,20 @@ t.test('wallet index: paging clamped to 100, filters; view: 400 malformed, 404 u
   t.ok(byName.data.some((w: { user_id: string }) => w.user_id === accounts.admin.userId));
 
   const w = tenant.wallets[0]!;
-  t.match(json(await app.inject({ url: `/admin/wallet/view?id=${w.id}`, headers: s.headers })), {
+  t.match(json(await inject({ url: `/admin/wallet/view?id=${w.id}`, headers: s.headers })), {
     id: w.id,
     balance: w.balance,
   });
-  expectError(t, await app.inject({ url: '/admin/wallet/view?id=nope', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: `/admin/wallet/view?id=${uuid0}`, headers: s.headers }), 404);
+  expectError(t, await inject({ url: '/admin/wallet/view?id=nope', headers: s.headers }), 400);
+  expectError(t, await inject({ url: `/admin/wallet/view?id=${uuid0}`, headers: s.headers }), 404);
 });
 
 t.test('transaction index: every filter', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const tenant = tenantOf(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const tenant = tenantOf(app, sandbox);
   const get = async (q: string) =>
-    json(await app.inject({ url: `/admin/wallet-transaction?per-page=100&${q}`, headers: s.headers }));
+    json(await inject({ url: `/admin/wallet-transaction?per-page=100&${q}`, headers: s.headers }));
   const all = await get('');
   t.equal(all._meta.totalCount, tenant.walletTransactions.length);
   t.equal(all._meta.perPage, 100);
@@ -112,13 +116,13 @@ t.test('transaction index: every filter', async (t) => {
 
   const senderUser = tenant.wallets.find((w) => w.id === transfer.senderWalletId)!.userId;
   const recipientUser = tenant.wallets.find((w) => w.id === transfer.recipientWalletId)!.userId;
-  await app.inject({
+  await inject({
     method: 'POST',
     url: '/user-list-cache/set-user-list',
     headers: s.headers,
     payload: { key: 'snd', userList: { usersId: [senderUser] } },
   });
-  await app.inject({
+  await inject({
     method: 'POST',
     url: '/user-list-cache/set-user-list',
     headers: s.headers,
@@ -166,38 +170,38 @@ t.test('transaction index: every filter', async (t) => {
   t.ok(byDay.data.length >= 1 && byDay.data.every((x: { created_at: string }) => x.created_at.startsWith(day)));
   expectError(
     t,
-    await app.inject({ url: '/admin/wallet-transaction?created_at=2026-01-01T10:00|2026-01-02', headers: s.headers }),
+    await inject({ url: '/admin/wallet-transaction?created_at=2026-01-01T10:00|2026-01-02', headers: s.headers }),
     422,
   );
-  expectError(t, await app.inject({ url: '/admin/wallet-transaction?created_at=yesterday', headers: s.headers }), 400);
+  expectError(t, await inject({ url: '/admin/wallet-transaction?created_at=yesterday', headers: s.headers }), 400);
 
-  t.match(json(await app.inject({ url: `/admin/wallet-transaction/view?id=${transfer.id}`, headers: s.headers })), {
+  t.match(json(await inject({ url: `/admin/wallet-transaction/view?id=${transfer.id}`, headers: s.headers })), {
     id: transfer.id,
     operation_type_id: 3,
     amount: transfer.amount,
   });
-  expectError(t, await app.inject({ url: '/admin/wallet-transaction/view?id=1', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: `/admin/wallet-transaction/view?id=${uuid0}`, headers: s.headers }), 404);
+  expectError(t, await inject({ url: '/admin/wallet-transaction/view?id=1', headers: s.headers }), 400);
+  expectError(t, await inject({ url: `/admin/wallet-transaction/view?id=${uuid0}`, headers: s.headers }), 404);
 });
 
 t.test(
   'create: mass credit and debit to a user list; balances follow; form errors are 200 success false',
   async (t) => {
-    const app = await build(t);
-    const s = await signIn(app);
-    const tenant = tenantOf(app);
+    const { app, sandbox, inject } = await ownSandbox();
+    const s = await signIn(app, accounts.admin, { sandbox });
+    const tenant = tenantOf(app, sandbox);
     const users = tenant.users
       .filter((u) => u.state === 'active')
       .slice(10, 13)
       .map((u) => u.id);
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/user-list-cache/set-user-list',
       headers: s.headers,
       payload: { key: 'bonus', userList: { usersId: users } },
     });
     const before = new Map(tenant.wallets.map((w) => [w.userId, w.balance]));
-    const credit = await app.inject({
+    const credit = await inject({
       method: 'POST',
       url: '/admin/wallet-transaction/create',
       headers: s.headers,
@@ -216,7 +220,7 @@ t.test(
     agree(t, tenant, 'after credit');
 
     const debit = json(
-      await app.inject({
+      await inject({
         method: 'POST',
         url: '/admin/wallet-transaction/create',
         headers: s.headers,
@@ -228,7 +232,7 @@ t.test(
 
     const count = tenant.walletTransactions.length;
     const over = json(
-      await app.inject({
+      await inject({
         method: 'POST',
         url: '/admin/wallet-transaction/create',
         headers: s.headers,
@@ -238,7 +242,7 @@ t.test(
     t.match(over, { success: false, errors: [/insufficient balance/] });
     t.equal(tenant.walletTransactions.length, count, 'all or nothing');
 
-    const invalid = await app.inject({
+    const invalid = await inject({
       method: 'POST',
       url: '/admin/wallet-transaction/create',
       headers: s.headers,
@@ -255,7 +259,7 @@ t.test(
     );
     t.match(
       json(
-        await app.inject({
+        await inject({
           method: 'POST',
           url: '/admin/wallet-transaction/create',
           headers: s.headers,
@@ -269,7 +273,7 @@ t.test(
     const payer = tenant.wallets.find((w) => w.userId === accounts.admin.userId)!;
     const payerBefore = payer.balance;
     const transfer = json(
-      await app.inject({
+      await inject({
         method: 'POST',
         url: '/admin/wallet-transaction/create',
         headers: s.headers,
@@ -286,7 +290,7 @@ t.test(
     t.equal(tenant.wallets.find((w) => w.id === payer.id)!.balance, payerBefore - 30);
     t.match(
       json(
-        await app.inject({
+        await inject({
           method: 'POST',
           url: '/admin/wallet-transaction/create',
           headers: s.headers,
@@ -297,7 +301,7 @@ t.test(
     );
     t.match(
       json(
-        await app.inject({
+        await inject({
           method: 'POST',
           url: '/admin/wallet-transaction/create',
           headers: s.headers,
@@ -313,10 +317,10 @@ t.test(
       { success: true },
     );
     agree(t, tenant, 'after every operation');
-    const seen = json(await app.inject({ url: '/admin/wallet-transaction?reference_id=q1', headers: s.headers }));
+    const seen = json(await inject({ url: '/admin/wallet-transaction?reference_id=q1', headers: s.headers }));
     t.equal(seen._meta.totalCount, 3, 'created transactions are listed');
 
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/user-list-cache/set-user-list',
       headers: s.headers,
@@ -324,7 +328,7 @@ t.test(
     });
     t.match(
       json(
-        await app.inject({
+        await inject({
           method: 'POST',
           url: '/admin/wallet-transaction/create',
           headers: s.headers,
@@ -337,10 +341,10 @@ t.test(
 );
 
 t.test('exports are real .xlsx files with the documented columns', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const tenant = tenantOf(app);
-  const res = await app.inject({
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const tenant = tenantOf(app, sandbox);
+  const res = await inject({
     method: 'POST',
     url: `/admin/wallet/export-excel?user_id=${accounts.admin.userId}`,
     headers: s.headers,
@@ -371,7 +375,7 @@ t.test('exports are real .xlsx files with the documented columns', async (t) => 
   t.equal(ws.getRow(2).getCell(1).value, mine.id);
   t.equal(ws.getRow(2).getCell(6).value, mine.balance);
 
-  const tx = await app.inject({
+  const tx = await inject({
     method: 'POST',
     url: '/admin/wallet-transaction/export-excel?operation_type_id=9',
     headers: s.headers,
@@ -391,15 +395,15 @@ t.test('exports are real .xlsx files with the documented columns', async (t) => 
   t.equal(ws2.getRow(2).getCell(4).value, 'purchase cancellation');
   expectError(
     t,
-    await app.inject({
+    await inject({
       method: 'POST',
       url: '/admin/wallet-transaction/export-excel?created_at=2026-01-01 10:00|',
       headers: s.headers,
     }),
     422,
   );
-  const plain = await signIn(app, accounts.noRights);
-  expectError(t, await app.inject({ method: 'POST', url: '/admin/wallet/export-excel', headers: plain.headers }), 403);
+  const plain = await signIn(app, accounts.noRights, { sandbox });
+  expectError(t, await inject({ method: 'POST', url: '/admin/wallet/export-excel', headers: plain.headers }), 403);
 });
 
 t.test('a scenario that turns enableWallet off (x-mock-scenario) makes wallet routes answer 403', async (t) => {

@@ -3,17 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { accounts, build, expectError, json, signIn, tenants } from './helper.js';
+import { accounts, build, expectError, json, signIn, tenants, sharedApp } from './helper.js';
 import type { Tenant } from '../src/store/store.js';
+
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
 
 const key = { 'x-service-client-id': 'romashka-integration', 'x-service-client-secret': 'romashka-secret-0001' };
 const nwKey = { 'x-service-client-id': 'northwind-integration', 'x-service-client-secret': 'northwind-secret-0001' };
-const data = (app: FastifyInstance, tenant: string = tenants.romashka): Tenant =>
-  app.sandboxes.get('default').store.tenant(tenant)!;
-const setClock = (app: FastifyInstance, at: string) => {
-  app.sandboxes.get('default').clock.state = { mode: 'frozen', at };
+const data = (app: FastifyInstance, sandbox: string, tenant: string = tenants.romashka): Tenant =>
+  app.sandboxes.get(sandbox).store.tenant(tenant)!;
+const setClock = (app: FastifyInstance, sandbox: string, at: string) => {
+  app.sandboxes.get(sandbox).clock.state = { mode: 'frozen', at };
 };
-const proc = (app: FastifyInstance, name: string) => data(app).wfProcesses.find((p) => p.name === name)!;
+const proc = (app: FastifyInstance, sandbox: string, name: string) =>
+  data(app, sandbox).wfProcesses.find((p) => p.name === name)!;
 
 const vacationValues = {
   leaveType: 'Ежегодный оплачиваемый',
@@ -23,9 +27,9 @@ const vacationValues = {
 };
 
 t.test('workflowCatalog', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const root = await app.inject({ url: '/api/v2/workflow/catalog', headers: s.headers });
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const root = await inject({ url: '/api/v2/workflow/catalog', headers: s.headers });
   t.equal(root.statusCode, 200);
   const body = json(root);
   t.equal(body.category, null, 'no current category at the root');
@@ -59,8 +63,8 @@ t.test('workflowCatalog', async (t) => {
   });
 
   // a plain employee does not see it
-  const petr = await signIn(app, accounts.noRights);
-  const petrNames = json(await app.inject({ url: '/workflow/catalog', headers: petr.headers })).workflows.map(
+  const petr = await signIn(app, accounts.noRights, { sandbox });
+  const petrNames = json(await inject({ url: '/workflow/catalog', headers: petr.headers })).workflows.map(
     (w: { name: string }) => w.name,
   );
   t.notOk(
@@ -70,7 +74,7 @@ t.test('workflowCatalog', async (t) => {
 
   // a top category, then a child with breadcrumbs
   const hr = body.categories[0];
-  const top = json(await app.inject({ url: `/workflow/catalog?id=${hr.id}`, headers: s.headers }));
+  const top = json(await inject({ url: `/workflow/catalog?id=${hr.id}`, headers: s.headers }));
   t.match(top.category, {
     id: hr.id,
     name: 'Кадровые вопросы',
@@ -81,7 +85,7 @@ t.test('workflowCatalog', async (t) => {
   t.equal(top.categories.length, 3);
   t.equal(top.workflows.length, hr.workflowCount);
   const leave = top.categories[0];
-  const child = json(await app.inject({ url: `/workflow/catalog?id=${leave.id}`, headers: s.headers }));
+  const child = json(await inject({ url: `/workflow/catalog?id=${leave.id}`, headers: s.headers }));
   t.same(
     child.category.breadcrumbs.map((b: { label: string }) => b.label),
     ['Кадровые вопросы', 'Отпуска и отсутствия'],
@@ -91,9 +95,7 @@ t.test('workflowCatalog', async (t) => {
   t.same(child.workflows.map((w: { name: string }) => w.name).sort(), ['Больничный лист', 'Заявление на отпуск']);
 
   // search
-  const found = json(
-    await app.inject({ url: `/workflow/catalog?q=${encodeURIComponent('ОТПУСК')}`, headers: s.headers }),
-  );
+  const found = json(await inject({ url: `/workflow/catalog?q=${encodeURIComponent('ОТПУСК')}`, headers: s.headers }));
   t.equal(found.q, 'ОТПУСК');
   t.ok(found.workflows.length >= 1);
   t.ok(
@@ -101,23 +103,21 @@ t.test('workflowCatalog', async (t) => {
       /отпуск/i.test(`${w.name} ${w.tags.join(' ')} ${w.description}`),
     ),
   );
-  t.same(json(await app.inject({ url: '/workflow/catalog?q=zzzzzz', headers: s.headers })).workflows, []);
-  const byTag = json(
-    await app.inject({ url: `/workflow/catalog?q=${encodeURIComponent('ноутбук')}`, headers: s.headers }),
-  );
+  t.same(json(await inject({ url: '/workflow/catalog?q=zzzzzz', headers: s.headers })).workflows, []);
+  const byTag = json(await inject({ url: `/workflow/catalog?q=${encodeURIComponent('ноутбук')}`, headers: s.headers }));
   t.same(
     byTag.workflows.map((w: { name: string }) => w.name),
     ['Заявка на оборудование'],
     'tags are searched',
   );
 
-  expectError(t, await app.inject({ url: '/workflow/catalog?id=no-such-category', headers: s.headers }), 404);
-  expectError(t, await app.inject({ url: '/workflow/catalog' }), 401);
-  expectError(t, await app.inject({ url: '/workflow/catalog', headers: key }), 401);
+  expectError(t, await inject({ url: '/workflow/catalog?id=no-such-category', headers: s.headers }), 404);
+  expectError(t, await inject({ url: '/workflow/catalog' }), 401);
+  expectError(t, await inject({ url: '/workflow/catalog', headers: key }), 401);
 
   t.test('english tenant', async (t) => {
-    const nw = await signIn(app, accounts.nwAdmin);
-    const en = json(await app.inject({ url: '/workflow/catalog', headers: nw.headers }));
+    const nw = await signIn(app, accounts.nwAdmin, { sandbox });
+    const en = json(await inject({ url: '/workflow/catalog', headers: nw.headers }));
     t.same(
       en.categories.map((c: { name: string }) => c.name),
       ['HR matters', 'Administration', 'IT services'],
@@ -127,10 +127,10 @@ t.test('workflowCatalog', async (t) => {
 });
 
 t.test('workflowStartForm', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const vac = proc(app, 'Заявление на отпуск');
-  const res = await app.inject({ url: `/api/v2/workflow/start/${vac.id}`, headers: s.headers });
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const vac = proc(app, sandbox, 'Заявление на отпуск');
+  const res = await inject({ url: `/api/v2/workflow/start/${vac.id}`, headers: s.headers });
   t.equal(res.statusCode, 200);
   const form = json(res);
   t.match(form, {
@@ -157,7 +157,7 @@ t.test('workflowStartForm', async (t) => {
   });
 
   const cert = json(
-    await app.inject({ url: `/workflow/start/${proc(app, 'Справка с места работы').id}`, headers: s.headers }),
+    await inject({ url: `/workflow/start/${proc(app, sandbox, 'Справка с места работы').id}`, headers: s.headers }),
   );
   t.equal(cert.isAllowCategoryChange, true);
   t.ok(Object.keys(cert.categories).length > 1, 'a process allowing category change offers several categories');
@@ -165,31 +165,34 @@ t.test('workflowStartForm', async (t) => {
     cert.fields.find((f: { id: string }) => f.id === 'copies'),
     { type: 'number', defaultValue: '1' },
   );
-  const types = new Set(data(app).wfProcesses.flatMap((p) => p.fields.map((f) => f.type)));
+  const types = new Set(data(app, sandbox).wfProcesses.flatMap((p) => p.fields.map((f) => f.type)));
   t.same(
     [...types].sort(),
     ['checkbox', 'date', 'file', 'number', 'select', 'text', 'textarea'],
     'every field type is seeded',
   );
 
-  expectError(t, await app.inject({ url: '/workflow/start/unknown-process', headers: s.headers }), 404);
-  const hidden = data(app).wfProcesses.find((p) => p.isHidden)!;
-  expectError(t, await app.inject({ url: `/workflow/start/${hidden.id}`, headers: s.headers }), 404);
-  const petr = await signIn(app, accounts.noRights);
+  expectError(t, await inject({ url: '/workflow/start/unknown-process', headers: s.headers }), 404);
+  const hidden = data(app, sandbox).wfProcesses.find((p) => p.isHidden)!;
+  expectError(t, await inject({ url: `/workflow/start/${hidden.id}`, headers: s.headers }), 404);
+  const petr = await signIn(app, accounts.noRights, { sandbox });
   expectError(
     t,
-    await app.inject({ url: `/workflow/start/${proc(app, 'Заявка на подбор сотрудника').id}`, headers: petr.headers }),
+    await inject({
+      url: `/workflow/start/${proc(app, sandbox, 'Заявка на подбор сотрудника').id}`,
+      headers: petr.headers,
+    }),
     404,
   );
-  expectError(t, await app.inject({ url: `/workflow/start/${vac.id}` }), 401);
+  expectError(t, await inject({ url: `/workflow/start/${vac.id}` }), 401);
 });
 
 t.test('workflowStart', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const vac = proc(app, 'Заявление на отпуск');
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const vac = proc(app, sandbox, 'Заявление на отпуск');
   const post = (payload: unknown, id = vac.id, headers = s.headers) =>
-    app.inject({ method: 'POST', url: `/api/v2/workflow/start/${id}`, headers, payload: payload as object });
+    inject({ method: 'POST', url: `/api/v2/workflow/start/${id}`, headers, payload: payload as object });
 
   const missing = expectError(t, await post({ fieldValues: { dateFrom: '2026-04-01' } }), 422);
   t.same(missing.details?.map((d) => d.field).sort(), ['fieldValues.dateTo', 'fieldValues.leaveType']);
@@ -205,7 +208,7 @@ t.test('workflowStart', async (t) => {
     'fieldValues.leaveType',
   ]);
   t.match(wrong.details?.find((d) => d.field === 'fieldValues.leaveType')?.message, /one of/);
-  const cert = proc(app, 'Справка с места работы');
+  const cert = proc(app, sandbox, 'Справка с места работы');
   const num = expectError(
     t,
     await post({ fieldValues: { purpose: 'Банк', copies: 'два', delivery: 'Электронно' } }, cert.id),
@@ -225,30 +228,30 @@ t.test('workflowStart', async (t) => {
   expectError(t, await post({ fieldValues: vacationValues }, 'unknown'), 404);
   expectError(
     t,
-    await app.inject({ method: 'POST', url: `/workflow/start/${vac.id}`, payload: { fieldValues: vacationValues } }),
+    await inject({ method: 'POST', url: `/workflow/start/${vac.id}`, payload: { fieldValues: vacationValues } }),
     401,
   );
-  const before = data(app).wfTickets.length;
-  t.equal(data(app).wfTickets.length, before, 'no ticket from invalid applications');
+  const before = data(app, sandbox).wfTickets.length;
+  t.equal(data(app, sandbox).wfTickets.length, before, 'no ticket from invalid applications');
 
   const ok = await post({ fieldValues: vacationValues });
   t.equal(ok.statusCode, 201);
   t.match(json(ok), { id: /^[0-9a-f-]{36}$/, message: /создана/ });
-  t.equal(data(app).wfTickets.length, before + 1);
+  t.equal(data(app, sandbox).wfTickets.length, before + 1);
 
   // default values fill omitted fields; the category may change when allowed
   const other = Object.keys(
-    json(await app.inject({ url: `/workflow/start/${cert.id}`, headers: s.headers })).categories,
+    json(await inject({ url: `/workflow/start/${cert.id}`, headers: s.headers })).categories,
   ).find((c) => c !== cert.categoryId)!;
   const certOk = await post({ categoryId: other, fieldValues: { purpose: 'Банк', delivery: 'Электронно' } }, cert.id);
   t.equal(certOk.statusCode, 201);
-  const certView = json(await app.inject({ url: `/workflow-ticket/view?id=${json(certOk).id}`, headers: s.headers }));
+  const certView = json(await inject({ url: `/workflow-ticket/view?id=${json(certOk).id}`, headers: s.headers }));
   t.equal(certView.wf_category_id, other);
   t.equal(certView.fieldValues.copies, '1');
 
   // the chief becomes responsible of the first stage: Ivan heads his division, so it is the head of the parent
-  const view = json(await app.inject({ url: `/workflow-ticket/view?id=${json(ok).id}`, headers: s.headers }));
-  const tenant = data(app);
+  const view = json(await inject({ url: `/workflow-ticket/view?id=${json(ok).id}`, headers: s.headers }));
+  const tenant = data(app, sandbox);
   const ivan = tenant.users.find((u) => u.id === accounts.admin.userId)!;
   const dep = tenant.departments.find((d) => d.id === ivan.departmentId)!;
   t.equal(dep.headId, ivan.id, 'Ivan is the head of his department');
@@ -266,9 +269,9 @@ t.test('workflowStart', async (t) => {
   // Olga's chief is the head of her own department
   const olgaUser = tenant.users.find((u) => u.id === accounts.twoFactor.userId)!;
   const olgaDep = tenant.departments.find((d) => d.id === olgaUser.departmentId)!;
-  const olga = await signIn(app, accounts.twoFactor);
+  const olga = await signIn(app, accounts.twoFactor, { sandbox });
   const olgaTicket = json(await post({ fieldValues: vacationValues }, vac.id, olga.headers)).id;
-  const olgaView = json(await app.inject({ url: `/workflow-ticket/view?id=${olgaTicket}`, headers: olga.headers }));
+  const olgaView = json(await inject({ url: `/workflow-ticket/view?id=${olgaTicket}`, headers: olga.headers }));
   t.same(
     olgaView.wfTicketStages[0].responsible.map((r: { id: string }) => r.id),
     [olgaDep.headId],
@@ -276,13 +279,13 @@ t.test('workflowStart', async (t) => {
 });
 
 t.test('workflowTicketIndex', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const all = data(app).wfTickets;
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const all = data(app, sandbox).wfTickets;
   t.ok(all.length >= 28 && all.length <= 32, `about 30 seeded tickets (${all.length})`);
   t.same(new Set(all.map((x) => x.statusId)), new Set([1, 2, 3, 4]), 'every status is seeded');
 
-  const res = await app.inject({ url: '/api/v2/workflow-ticket/', headers: s.headers });
+  const res = await inject({ url: '/api/v2/workflow-ticket/', headers: s.headers });
   t.equal(res.statusCode, 200);
   const page = json(res);
   t.equal(page._meta.perPage, 10);
@@ -309,7 +312,7 @@ t.test('workflowTicketIndex', async (t) => {
   });
 
   // filters
-  const byKey = (q: string) => app.inject({ url: `/workflow-ticket/${q}`, headers: key });
+  const byKey = (q: string) => inject({ url: `/workflow-ticket/${q}`, headers: key });
   const solved = json(await byKey('?wf_status_id=2&per-page=100'));
   t.ok(solved.data.length > 0);
   t.ok(
@@ -334,7 +337,7 @@ t.test('workflowTicketIndex', async (t) => {
 
   // paging and links: absolute, as the client called (with /api/v2 and the sandbox prefix)
   const p2 = json(
-    await app.inject({
+    await inject({
       url: '/sandbox/default/api/v2/workflow-ticket/?per-page=7&page=2&wf_status_id=2',
       headers: { ...key, host: 'mock.test:3000' },
     }),
@@ -354,7 +357,7 @@ t.test('workflowTicketIndex', async (t) => {
     'http://mock.test:3000/sandbox/default/api/v2/workflow-ticket/?per-page=7&page=1&wf_status_id=2',
   );
   t.match(p2._links.last, /page=\d+/);
-  const followed = await app.inject({ url: p2._links.first.replace('http://mock.test:3000', ''), headers: key });
+  const followed = await inject({ url: p2._links.first.replace('http://mock.test:3000', ''), headers: key });
   t.equal(followed.statusCode, 200, 'a page link works');
   t.equal(json(followed)._meta.currentPage, 1);
   const plain = json(await byKey('?page=2'));
@@ -364,25 +367,29 @@ t.test('workflowTicketIndex', async (t) => {
   expectError(t, await byKey('?wf_status_id=abc'), 400);
   expectError(t, await byKey('?per-page=abc'), 400);
   expectError(t, await byKey('?page=-1'), 400);
-  expectError(t, await app.inject({ url: '/workflow-ticket/' }), 401);
+  expectError(t, await inject({ url: '/workflow-ticket/' }), 401);
 });
 
 t.test('API-key authorization of the ticket operations', async (t) => {
-  const app = await build(t);
-  const res = await app.inject({ url: '/api/v2/workflow-ticket?per-page=100', headers: key });
+  const { app, sandbox, inject } = await ownSandbox();
+  const res = await inject({ url: '/api/v2/workflow-ticket?per-page=100', headers: key });
   t.equal(res.statusCode, 200);
-  t.equal(json(res)._meta.totalCount, data(app).wfTickets.length, 'an API key sees every ticket of its tenant');
+  t.equal(
+    json(res)._meta.totalCount,
+    data(app, sandbox).wfTickets.length,
+    'an API key sees every ticket of its tenant',
+  );
   const id = json(res).data[0].id;
-  t.equal((await app.inject({ url: `/api/v2/workflow-ticket/view?id=${id}`, headers: key })).statusCode, 200);
+  t.equal((await inject({ url: `/api/v2/workflow-ticket/view?id=${id}`, headers: key })).statusCode, 200);
 
   expectError(
     t,
-    await app.inject({ url: '/workflow-ticket/', headers: { ...key, 'x-service-client-secret': 'wrong' } }),
+    await inject({ url: '/workflow-ticket/', headers: { ...key, 'x-service-client-secret': 'wrong' } }),
     401,
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       url: `/workflow-ticket/view?id=${id}`,
       headers: { ...key, 'x-service-client-secret': 'wrong' },
     }),
@@ -390,7 +397,7 @@ t.test('API-key authorization of the ticket operations', async (t) => {
   );
   expectError(
     t,
-    await app.inject({
+    await inject({
       url: '/workflow-ticket/',
       headers: { 'x-service-client-id': 'nobody', 'x-service-client-secret': 'x' },
     }),
@@ -398,13 +405,13 @@ t.test('API-key authorization of the ticket operations', async (t) => {
   );
   expectError(
     t,
-    await app.inject({ url: '/workflow-ticket/', headers: { ...key, 'x-service-tenant-id': tenants.northwind } }),
+    await inject({ url: '/workflow-ticket/', headers: { ...key, 'x-service-tenant-id': tenants.northwind } }),
     401,
   );
 
   // another tenant's key never sees this tenant's tickets
-  const nw = json(await app.inject({ url: '/workflow-ticket/?per-page=100', headers: nwKey }));
-  const romashkaIds = new Set(data(app).wfTickets.map((x) => x.id));
+  const nw = json(await inject({ url: '/workflow-ticket/?per-page=100', headers: nwKey }));
+  const romashkaIds = new Set(data(app, sandbox).wfTickets.map((x) => x.id));
   t.ok(nw.data.length > 0);
   t.notOk(nw.data.some((x: { id: string }) => romashkaIds.has(x.id)));
   t.equal(
@@ -415,19 +422,19 @@ t.test('API-key authorization of the ticket operations', async (t) => {
     true,
     'labels in English',
   );
-  expectError(t, await app.inject({ url: `/workflow-ticket/view?id=${id}`, headers: nwKey }), 404);
+  expectError(t, await inject({ url: `/workflow-ticket/view?id=${id}`, headers: nwKey }), 404);
   // the start operations are session only
-  expectError(t, await app.inject({ url: '/workflow/catalog', headers: key }), 401);
+  expectError(t, await inject({ url: '/workflow/catalog', headers: key }), 401);
 });
 
 t.test('workflowTicketView', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app);
-  const mine = data(app).wfTickets.find((x) => x.userId === accounts.admin.userId)!;
-  const res = await app.inject({ url: `/api/v2/workflow-ticket/view?id=${mine.id}`, headers: s.headers });
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const mine = data(app, sandbox).wfTickets.find((x) => x.userId === accounts.admin.userId)!;
+  const res = await inject({ url: `/api/v2/workflow-ticket/view?id=${mine.id}`, headers: s.headers });
   t.equal(res.statusCode, 200);
   const v = json(res);
-  const p = data(app).wfProcesses.find((x) => x.id === mine.processId)!;
+  const p = data(app, sandbox).wfProcesses.find((x) => x.id === mine.processId)!;
   t.match(v, {
     id: mine.id,
     wf_workflow_id: p.id,
@@ -452,14 +459,14 @@ t.test('workflowTicketView', async (t) => {
     defaultValue: null,
   });
 
-  const foreign = data(app).wfTickets.find(
+  const foreign = data(app, sandbox).wfTickets.find(
     (x) => x.userId !== accounts.admin.userId && !Object.values(x.responsible).flat().includes(accounts.admin.userId),
   )!;
-  expectError(t, await app.inject({ url: `/workflow-ticket/view?id=${foreign.id}`, headers: s.headers }), 404);
-  t.equal((await app.inject({ url: `/workflow-ticket/view?id=${foreign.id}`, headers: key })).statusCode, 200);
-  expectError(t, await app.inject({ url: '/workflow-ticket/view?id=unknown', headers: s.headers }), 404);
-  expectError(t, await app.inject({ url: '/workflow-ticket/view', headers: s.headers }), 400);
-  expectError(t, await app.inject({ url: `/workflow-ticket/view?id=${mine.id}` }), 401);
+  expectError(t, await inject({ url: `/workflow-ticket/view?id=${foreign.id}`, headers: s.headers }), 404);
+  t.equal((await inject({ url: `/workflow-ticket/view?id=${foreign.id}`, headers: key })).statusCode, 200);
+  expectError(t, await inject({ url: '/workflow-ticket/view?id=unknown', headers: s.headers }), 404);
+  expectError(t, await inject({ url: '/workflow-ticket/view', headers: s.headers }), 400);
+  expectError(t, await inject({ url: `/workflow-ticket/view?id=${mine.id}` }), 401);
 });
 
 t.test('tickets move on with the sandbox clock', async (t) => {
@@ -470,8 +477,8 @@ t.test('tickets move on with the sandbox clock', async (t) => {
   );
   const app = await build(t, { scenarios: [dir] });
   const s = await signIn(app);
-  t.ok(data(app).wfTickets.filter((x) => x.statusId === 1).length >= 8, 'seeded tickets in progress');
-  const vac = proc(app, 'Заявление на отпуск');
+  t.ok(data(app, 'default').wfTickets.filter((x) => x.statusId === 1).length >= 8, 'seeded tickets in progress');
+  const vac = proc(app, 'default', 'Заявление на отпуск');
   const id = json(
     await app.inject({
       method: 'POST',
@@ -495,14 +502,14 @@ t.test('tickets move on with the sandbox clock', async (t) => {
     ['current', 'pending', 'pending'],
   );
 
-  setClock(app, '2026-03-02T09:09:59.000Z');
+  setClock(app, 'default', '2026-03-02T09:09:59.000Z');
   t.equal(
     (await view()).wf_ticket_stage_id,
     vac.stages[0]!.id,
     'still at the first stage before its 10 minutes are up',
   );
 
-  setClock(app, '2026-03-02T09:10:00.000Z');
+  setClock(app, 'default', '2026-03-02T09:10:00.000Z');
   t.equal(
     (await view({ 'x-mock-scenario': 'hold-tickets' })).wf_ticket_stage_id,
     vac.stages[0]!.id,
@@ -522,7 +529,7 @@ t.test('tickets move on with the sandbox clock', async (t) => {
     'the list shows the new stage',
   );
 
-  setClock(app, '2026-03-02T12:00:00.000Z');
+  setClock(app, 'default', '2026-03-02T12:00:00.000Z');
   v = await view();
   t.match(v, {
     wf_status_id: 2,
@@ -532,7 +539,7 @@ t.test('tickets move on with the sandbox clock', async (t) => {
     wf_ticket_stage_id: vac.stages[2]!.id,
   });
   t.same(
-    data(app)
+    data(app, 'default')
       .wfTickets.find((x) => x.id === id)!
       .history.map((h) => [h.at.slice(11, 16), h.statusId]),
     [
@@ -544,11 +551,11 @@ t.test('tickets move on with the sandbox clock', async (t) => {
   );
 
   // the clock going back does not undo stored transitions
-  setClock(app, '2026-03-02T09:05:00.000Z');
+  setClock(app, 'default', '2026-03-02T09:05:00.000Z');
   t.equal((await view()).wf_status_id, 2, 'stable once computed');
 
   // seeded tickets in progress move too
-  setClock(app, '2026-04-30T00:00:00.000Z');
+  setClock(app, 'default', '2026-04-30T00:00:00.000Z');
   const after = json(await app.inject({ url: '/workflow-ticket/?wf_status_id=1', headers: key }));
   t.equal(after._meta.totalCount, 0, 'every ticket in progress is solved by then');
 });

@@ -32,6 +32,20 @@ export async function launchBrowser(t: { teardown: (fn: () => unknown) => void }
 }
 
 /**
+ * One headless chromium for the tests of a file, launched on first use and closed after the file's last test: each
+ * test opens its pages in contexts of its own (newPage, newContext), which share no cookies or storage, and a
+ * launch is the costliest step of a browser test.
+ * @example const oneBrowser = sharedBrowser(t); t.test('x', async (t) => { const browser = await oneBrowser(); })
+ */
+export function sharedBrowser(file: { teardown: (fn: () => unknown) => void }): () => Promise<Browser> {
+  let browser: Promise<Browser> | undefined;
+  return () => {
+    browser ??= launchBrowser(file);
+    return browser;
+  };
+}
+
+/**
  * A browser context whose waits (selectors, functions, navigations) may last as long as a loaded machine needs:
  * playwright's default of 30 s is a speed check there.
  */
