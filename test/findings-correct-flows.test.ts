@@ -6,9 +6,11 @@ import t from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { accounts, build, json, signIn, type Account } from './helper.js';
+import { accounts, build, json, signIn, type Account, sharedApp, type InSandbox } from './helper.js';
 import type { Finding } from '../src/schemas/control.js';
+
+// one app for the file's tests, each in a sandbox of its own
+const ownSandbox = sharedApp(t);
 
 type Json = Record<string, any>;
 type Headers = Record<string, string>;
@@ -16,7 +18,7 @@ type Headers = Record<string, string>;
 type Test = { equal: Function; same: Function; teardown(fn: () => unknown): void };
 
 /** The app's calls through inject, each checked for the status the flow expects; the answer parsed. */
-function phone(t: Test, app: FastifyInstance) {
+function phone(t: Test, app: Pick<InSandbox, 'inject'>) {
   type Answer = { statusCode: number; body: string };
   const check = async (what: string, want: number, res: Promise<Answer>): Promise<Json> => {
     const { statusCode, body } = await res;
@@ -104,9 +106,9 @@ function faultScenarios(t: Test): string {
 }
 
 t.test('sign in, use the app, sign out; a day later sign in again on the same phone', async (t) => {
-  const app = await build(t);
-  const p = phone(t, app);
-  const s = await signIn(app, accounts.admin, { deviceId: 'phone-1' });
+  const { app, sandbox, inject } = await ownSandbox();
+  const p = phone(t, { inject });
+  const s = await signIn(app, accounts.admin, { sandbox, deviceId: 'phone-1' });
   await p.get('/mobile/tenant-info', s.headers);
   await p.get('/dashboard?widgets=myTeam&info=profileBrief,notificationsBadge', s.headers);
   const push = { token: 'fcm-token-1', deviceId: 'phone-1' };
@@ -115,7 +117,7 @@ t.test('sign in, use the app, sign out; a day later sign in again on the same ph
   await p.post('/mobile/unbind?deviceId=phone-1', s.headers);
 
   await p.wait(24 * 3600_000);
-  const again = await signIn(app, accounts.admin, { deviceId: 'phone-1' });
+  const again = await signIn(app, accounts.admin, { sandbox, deviceId: 'phone-1' });
   // unbind removed the device with its token: the new binding has none until the app registers it again
   await p.post('/mobile/save-push-token', again.headers, push);
   await p.get('/mobile/tenant-info', again.headers);
@@ -123,8 +125,8 @@ t.test('sign in, use the app, sign out; a day later sign in again on the same ph
 });
 
 t.test('wrong password, then the right one', async (t) => {
-  const app = await build(t);
-  const p = phone(t, app);
+  const { inject } = await ownSandbox();
+  const p = phone(t, { inject });
   // manual bind straight away (the account has no two-factor): the user mistypes twice
   const wrong = { email: accounts.admin.email, password: 'demo12345', device: { id: 'phone-2', platform: 'ios' } };
   for (let i = 0; i < 2; i++) {
@@ -143,11 +145,11 @@ t.test('wrong password, then the right one', async (t) => {
 });
 
 t.test('two-factor: request the code, read it from the outbox, bind with it (after one mistyped code)', async (t) => {
-  const app = await build(t);
-  const p = phone(t, app);
+  const { inject } = await ownSandbox();
+  const p = phone(t, { inject });
   const { email, password, userId } = accounts.twoFactor;
   t.equal((await p.post('/mobile/request-two-factor', {}, { email, password })).codeRequired, true);
-  const outbox = await app.inject({ url: `/__admin/outbox?kind=two-factor-code&to=${encodeURIComponent(email)}` });
+  const outbox = await inject({ url: `/__admin/outbox?kind=two-factor-code&to=${encodeURIComponent(email)}` });
   const code = json<Json[]>(outbox)[0]!.code as string;
   t.match(code, /^\d{6}$/);
   const device = { id: 'phone-4', platform: 'ios' };
@@ -209,9 +211,9 @@ t.test('retry after a connection reset before commit, over a real socket', async
 });
 
 t.test('paging to the end by _links.next and by _meta.pageCount', async (t) => {
-  const app = await build(t);
-  const p = phone(t, app);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const p = phone(t, { inject });
+  const s = await signIn(app, accounts.admin, { sandbox });
   const local = (link: string) => {
     const u = new URL(link);
     return u.pathname + u.search;
@@ -234,9 +236,9 @@ t.test('paging to the end by _links.next and by _meta.pageCount', async (t) => {
 });
 
 t.test('polling by the sandbox clock: the badge every 30 s, a file processing at 1 s, 2 s, 4 s …', async (t) => {
-  const app = await build(t);
-  const p = phone(t, app);
-  const s = await signIn(app);
+  const { app, sandbox, inject } = await ownSandbox();
+  const p = phone(t, { inject });
+  const s = await signIn(app, accounts.admin, { sandbox });
   for (let i = 0; i < 4; i++) {
     t.type((await p.get('/dashboard?info=notificationsBadge', s.headers)).notificationsBadge, 'number');
     await p.wait(30_000);
@@ -246,7 +248,7 @@ t.test('polling by the sandbox clock: the badge every 30 s, a file processing at
   const id = '0b7e3c1a-4d2f-4a6b-9c8d-1e2f3a4b5c6d';
   const file = { id, name: 'bonus.csv', size: csv.length, is_public: false };
   const upload = new URL((await p.post('/file/prepare-upload', s.headers, file)).uploadUrl);
-  const put = await app.inject({
+  const put = await inject({
     method: 'PUT',
     url: upload.pathname + upload.search,
     payload: csv,
@@ -276,15 +278,15 @@ t.test('polling by the sandbox clock: the badge every 30 s, a file processing at
 });
 
 t.test('expired session: the calls in flight get 401, one /mobile/auth, then the app carries on', async (t) => {
-  const app = await build(t);
-  const p = phone(t, app);
+  const { inject } = await ownSandbox();
+  const p = phone(t, { inject });
   const secret = await p.bind(accounts.admin, 'phone-5');
   const first = await p.auth(secret);
   const calls = ['/mobile/tenant-info', '/dashboard?info=notificationsBadge', '/notifications/pushes?per-page=10'];
   for (const url of calls) await p.get(url, first);
 
   await p.wait(20 * 60_000);
-  t.ok(json(await app.inject({ method: 'POST', url: '/__admin/sessions/expire' })).expired >= 1);
+  t.ok(json(await inject({ method: 'POST', url: '/__admin/sessions/expire' })).expired >= 1);
   // the start screen's calls go out together: all answer 401 before the app can react to the first one
   await Promise.all(calls.map((url) => p.get(url, first, 401)));
   const fresh = await p.auth(secret);
@@ -292,19 +294,19 @@ t.test('expired session: the calls in flight get 401, one /mobile/auth, then the
 
   // once more later, one call at a time: the 401, authorize, repeat that call
   await p.wait(60 * 60_000);
-  await app.inject({ method: 'POST', url: '/__admin/sessions/expire' });
+  await inject({ method: 'POST', url: '/__admin/sessions/expire' });
   await p.get(calls[1]!, fresh, 401);
   await p.get(calls[1]!, await p.auth(secret));
   await p.expectNoFindings();
 });
 
 t.test('a 401 right after sign-in: authorize again at once (a re-auth after a 401 is no retry storm)', async (t) => {
-  const app = await build(t);
-  const p = phone(t, app);
+  const { inject } = await ownSandbox();
+  const p = phone(t, { inject });
   const secret = await p.bind(accounts.admin, 'phone-6');
   const first = await p.auth(secret);
   // the session ends before the app's first call (the clock is frozen: the re-auth comes 0 ms after the first auth)
-  await app.inject({ method: 'POST', url: '/__admin/sessions/expire' });
+  await inject({ method: 'POST', url: '/__admin/sessions/expire' });
   await p.get('/mobile/tenant-info', first, 401);
   await p.get('/mobile/tenant-info', await p.auth(secret));
   await p.expectNoFindings();
