@@ -456,6 +456,13 @@ export const validInputs: Record<string, Valid> = {
   mockRecordingSet: admin({ method: 'POST', url: '/__admin/recording', payload: { action: 'stop' } }),
   mockCompareReport: admin({ url: '/__admin/compare' }),
   mockCompareClear: admin({ method: 'DELETE', url: '/__admin/compare' }),
+  // a 2025-era MCP client's tools/list (stateless: no initialize needed first); the answer is one JSON body
+  mockMcp: admin({
+    method: 'POST',
+    url: '/__admin/mcp',
+    headers: { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+  }),
   mockCompareOnce: async (ctx) => {
     // an upstream that refuses connections: the comparison still answers, naming the upstream error
     await ctx.app.inject({
