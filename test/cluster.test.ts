@@ -5,31 +5,19 @@
 // back every acknowledged write.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { start, httpSignIn, type Child, withoutTapHooks } from './support/process.js';
+import { balancerConfig, haproxy, shippedConfig } from './support/haproxy.js';
+import { freePort, start, httpSignIn, type Child, withoutTapHooks } from './support/process.js';
 import { accounts, build, json } from './helper.js';
 import { adminClient } from '../src/client/control.js';
 import { operations, type OpenApiDoc, type Operation } from './support/openapi.js';
 
 // three instances, 60 sandboxes, a kill, a restart and a frozen peer on a machine that may be busy: be patient
 t.setTimeout(600_000);
-
-const haproxy = '/usr/sbin/haproxy';
-const config = fileURLToPath(new URL('../deploy/haproxy.cfg', import.meta.url));
-
-/** A free loopback port: instances must keep theirs across a restart, and each needs the others' as --peers. */
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /** How long one request may take on a busy machine (the peer timeout, 1.5 s, is far below it). */
 const patience = () => AbortSignal.timeout(60_000);
@@ -69,8 +57,10 @@ t.test(
     const children: (Child | null)[] = await Promise.all(names.map((_, i) => start(args(i), 120_000)));
     // the shipped config as it is: its health check may take 10 s (timeout check), so an instance busy with other work
     // is not taken for down, while a killed one is seen at once (its connection is refused)
-    t.match(readFileSync(config, 'utf8'), /^\s+timeout check 10s/m, 'the health check is patient');
-    const lb = spawn(haproxy, ['-f', config], {
+    t.match(readFileSync(shippedConfig, 'utf8'), /^\s+timeout check 10s/m, 'the health check is patient');
+    const config = balancerConfig(); // the shipped file, its abstract socket names this test's own
+    t.teardown(config.remove);
+    const lb = spawn(haproxy, ['-f', config.file], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
         ...process.env,

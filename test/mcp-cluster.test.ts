@@ -3,28 +3,14 @@
 // endpoint by whatever key the client's request carries and so may pick either instance, see and change that
 // sandbox on its owner, and no copy of it appears on the other instance. The endpoint is stateless: no affinity.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import t from 'tap';
 import { structuredOf } from './support/mcp-client.js';
-import { start, type Child } from './support/process.js';
+import { balancerConfig, haproxy, shippedConfig } from './support/haproxy.js';
+import { freePort, start, type Child } from './support/process.js';
 
 t.setTimeout(600_000); // two instances and a balancer on a machine that may be busy
-
-const haproxy = '/usr/sbin/haproxy';
-const shipped = fileURLToPath(new URL('../deploy/haproxy.cfg', import.meta.url));
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 
 /** The shipped configuration with its first two instances only: the m3 ring server and guard left out. */
 const twoInstances = (config: string) =>
@@ -57,10 +43,8 @@ t.test(
         start(['--port', String(ports[i]), '--instance-name', name, '--peers', url(1 - i)], 120_000),
       ),
     );
-    const dir = mkdtempSync(join(tmpdir(), 'pm-mcp-cluster-'));
-    const config = join(dir, 'haproxy.cfg');
-    writeFileSync(config, twoInstances(readFileSync(shipped, 'utf8')));
-    const lb = spawn(haproxy, ['-f', config], {
+    const config = balancerConfig(twoInstances(readFileSync(shippedConfig, 'utf8')));
+    const lb = spawn(haproxy, ['-f', config.file], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: {
         ...process.env,
@@ -72,7 +56,7 @@ t.test(
     t.teardown(() => {
       lb.kill('SIGKILL');
       for (const c of children) c.proc.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
+      config.remove();
     });
     const balancer = `http://127.0.0.1:${balancerPort}`;
 

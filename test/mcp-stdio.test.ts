@@ -4,12 +4,11 @@
 // process's contract: stdout carries the protocol only, stdin closing ends it and the instance it started, bad
 // flags exit 2, an unreachable or refusing --url exits 1, and --max-in-flight bounds what it forwards at once.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import t, { type Test } from 'tap';
 import { listening, structuredOf } from './support/mcp-client.js';
-import { serverJs, start, withoutTapHooks } from './support/process.js';
+import { freePort, serverJs, start, withoutTapHooks } from './support/process.js';
 
 const token = 'stdio-secret';
 // the child's environment: no NODE_OPTIONS (tap's hooks, see test/support/process.ts), no PORTAL_MOCK_* of the host
@@ -70,15 +69,6 @@ function run(args: string[]) {
       });
     });
   return { proc, exited, waitFor, stdout: () => stdout, stderr: () => stderr };
-}
-
-/** A port nothing listens on (taken, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const arrangeArgs = { sandbox: 'from-stdio', clock: { freeze: '2026-03-05T10:00:00.000Z' } };

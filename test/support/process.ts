@@ -2,6 +2,7 @@
 // process prints or on its exit, never on a fixed time; the limits are generous guards against a hang.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { waitLimitMs } from './wait.js';
 
@@ -129,4 +130,13 @@ export async function httpSignIn(
     'x-service-session-id': auth.sessionId,
     'x-service-session-code': auth.sessionSecret,
   };
+}
+
+/** A free loopback port (taken, then released): for a process that must be told its port, or its peers'. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
