@@ -8,13 +8,12 @@
 // request still blocking its event loop would never let it answer), so the section ends whatever the build does.
 // Targets (issue 45, a quiet 2-core machine): RSS <= 600 MB after 1,000 sandboxes x 50 calendar windows; no
 // out-of-memory under the cache-busting client; longest event-loop stall <= 100 ms; health p99 <= 50 ms.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, freePort, romashka } from './http.mjs';
+import { call, romashka, startBin } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -55,24 +54,13 @@ function rssMB(pid) {
 
 /** A fresh mock (the bin, as a user starts it), ready once its health answers. */
 async function startMock(extra = []) {
-  const port = await freePort();
-  const argv = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
-  const proc = spawn(join(root, 'bin', 'portal-mock.js'), argv, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  proc.stderr.on('data', (c) => {
-    stderr = (stderr + c).slice(-4000);
-  });
-  const mock = { port, proc, pid: proc.pid, exit: null, stderr: () => stderr };
+  const { port, proc, stderr } = await startBin(root, extra);
+  const mock = { port, proc, pid: proc.pid, exit: null, stderr };
   proc.once('exit', (code, signal) => {
     mock.exit = { code, signal };
-    if (!mock.stopping) log(`  the mock exited: ${code ?? signal} ${stderr.split('\n').slice(-4).join(' ')}`);
+    if (!mock.stopping) log(`  the mock exited: ${code ?? signal} ${stderr().split('\n').slice(-4).join(' ')}`);
   });
-  for (;;) {
-    if (mock.exit) throw new Error(`the mock exited before answering: ${stderr}`);
-    const up = await call(port, 'GET', '/__admin/health').catch(() => null);
-    if (up?.status === 200) return mock;
-    await sleep(20);
-  }
+  return mock;
 }
 
 function stop(mock) {

@@ -114,20 +114,29 @@ export async function demoSession(port) {
 
 /**
  * Starts the bin of the checkout at `root` on a free port, with `extra` flags, and waits for its health route: the
- * readiness signal, no fixed sleep.
+ * readiness signal, no fixed sleep. `stderr()` is the last 4,000 characters the process wrote there.
  */
 export async function startBin(root, extra = []) {
   const port = await freePort();
   const args = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
-  const proc = spawn(join(resolve(root), 'bin', 'portal-mock.js'), args, { stdio: 'ignore' });
-  await waitUntilUp(port, proc, `${root}: the mock`);
-  return { root, port, proc };
+  const proc = spawn(join(resolve(root), 'bin', 'portal-mock.js'), args, {
+    cwd: resolve(root),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let tail = '';
+  proc.stderr.on('data', (c) => {
+    tail = (tail + c).slice(-4000);
+  });
+  const stderr = () => tail;
+  await waitUntilUp(port, proc, `${root}: the mock`, stderr);
+  return { root, port, proc, stderr };
 }
 
 /** Polls GET /__admin/health on `port` until it answers 200: the readiness signal, no fixed sleep. */
-export async function waitUntilUp(port, proc, what) {
+export async function waitUntilUp(port, proc, what, stderr = () => '') {
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`${what} exited with ${proc.exitCode}`);
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new Error(`${what} exited with ${proc.exitCode ?? proc.signalCode} before answering: ${stderr()}`);
     const up = await call(port, 'GET', '/__admin/health').catch(() => null);
     if (up?.status === 200) return;
     await new Promise((r) => setTimeout(r, 20));

@@ -4,12 +4,11 @@
 // default world; prints p50/p99 per request as a markdown table. The heap a created record costs is measured in this
 // process (the built app, collected before and after, so --expose-gc), as a spawned mock's heap cannot be collected.
 // Targets (issue 33): a create <= 1 ms p50 in memory and <= 2 ms with --data; a collection read <= 10 ms.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call as callWith, freePort } from './http.mjs';
+import { call as callWith, startBin } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const creates = Number(process.argv.find((a) => a.startsWith('--creates='))?.slice(10) ?? 2000);
@@ -34,29 +33,10 @@ async function agentFor() {
 
 /** Starts the built mock (bin/portal-mock.js) and waits for its health answer. */
 async function start(extra = []) {
-  const port = await freePort();
-  const argv = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
-  const proc = spawn(join(root, 'bin', 'portal-mock.js'), argv, { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  proc.stderr.on('data', (c) => {
-    stderr = (stderr + c).slice(-4000);
-  });
-  let exited = false;
-  proc.once('exit', () => {
-    exited = true;
-  });
-  for (;;) {
-    if (exited) throw new Error(`the mock exited before answering: ${stderr}`);
-    try {
-      if ((await call(port, 'GET', '/__admin/health')).status === 200) break;
-    } catch {
-      /* not listening yet */
-    }
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  const { port, proc } = await startBin(root, extra);
   const stop = () =>
     new Promise((resolve) => {
-      if (exited) return resolve();
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
       proc.once('exit', resolve);
       proc.kill('SIGTERM');
     });

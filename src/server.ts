@@ -136,9 +136,15 @@ async function mcpCommand(argv: string[]): Promise<void> {
     await app?.close();
     process.exit(0);
   };
-  void bridge.closed.then(stop);
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  // a failure while closing still ends the process, with its reason, rather than as an unhandled rejection
+  const stopOrFail = () =>
+    stop().catch((err: Error) => {
+      process.stderr.write(`portal-mock mcp: stopping failed: ${err.message}\n`);
+      process.exit(1);
+    });
+  void bridge.closed.then(stopOrFail);
+  process.on('SIGINT', () => void stopOrFail());
+  process.on('SIGTERM', () => void stopOrFail());
 }
 
 /**

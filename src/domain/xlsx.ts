@@ -198,14 +198,15 @@ export async function writeXlsx(
         `<Override PartName="/xl/worksheets/sheet1.xml" ContentType="${part('worksheet')}"/>` +
         `<Override PartName="/xl/sharedStrings.xml" ContentType="${part('sharedStrings')}"/>` +
         `<Override PartName="/xl/styles.xml" ContentType="${part('styles')}"/>` +
-        '<Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>' +
+        '<Override PartName="/docProps/core.xml" ' +
+        'ContentType="application/vnd.openxmlformats-package.core-properties+xml"/>' +
         '</Types>',
     ],
     [
       '_rels/.rels',
       `${xmlHead}<Relationships xmlns="${pkgRelNs}">` +
         `<Relationship Id="rId1" Type="${relNs}/officeDocument" Target="xl/workbook.xml"/>` +
-        '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>' +
+        `<Relationship Id="rId2" Type="${pkgRelNs}/metadata/core-properties" Target="docProps/core.xml"/>` +
         '</Relationships>',
     ],
     [
