@@ -6,28 +6,11 @@
 // `--watch` (npm run dev) bundles straight from src/server.ts and again on every change, so `npm start` in another
 // terminal runs the current sources (esbuild strips the types; `npm run typecheck` checks them).
 import { rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { build, context } from 'esbuild';
+import { bundleBanner, swaggerUiFiles } from './bundle-options.mjs';
 
 const watch = process.argv.includes('--watch');
 
-/**
- * @fastify/swagger-ui bundled: loading it from node_modules (with the yaml, @fastify/static and glob it requires)
- * took ~50 ms of every start. It reads its page's files beside its own code (__dirname), so in the bundle that is
- * the installed package's folder, which stays a dependency for those files.
- */
-const swaggerUiFiles = {
-  name: 'swagger-ui-files',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]@fastify[\\/]swagger-ui[\\/](index|lib[\\/]routes)\.js$/ }, async (args) => {
-      const source = await readFile(args.path, 'utf8');
-      const lib = args.path.includes('lib') ? ", 'lib'" : '';
-      const dir = `require('node:path').join(require('node:path').dirname(require.resolve('@fastify/swagger-ui'))${lib})`;
-      return { contents: source.replaceAll('__dirname', dir), loader: 'js', resolveDir: dirname(args.path) };
-    });
-  },
-};
 const options = {
   bundle: true,
   platform: 'node',
@@ -43,10 +26,7 @@ const options = {
   // does not pull it (issue 47); what the bundle loads on demand (qrcode, sanitize-html) is a chunk of its own,
   // imported dynamically, so it costs nothing at start.
   external: ['pino', 'pino-pretty', 'node-forge'],
-  // CommonJS dependencies inside an ES module bundle still call require()
-  banner: {
-    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
-  },
+  banner: bundleBanner,
 };
 
 /**
