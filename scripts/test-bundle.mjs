@@ -63,7 +63,7 @@ const external = [
  */
 async function bundleTests(root) {
   const outdir = join(root, '.test-build');
-  const entryPoints = [...globSync('test/*.test.ts', { cwd: root }), 'test/support/bounded-failures.ts'];
+  const entryPoints = [...globSync('test/**/*.test.ts', { cwd: root }), 'test/support/bounded-failures.ts'];
   rmSync(outdir, { recursive: true, force: true });
   await build({
     entryPoints,
