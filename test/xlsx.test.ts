@@ -100,6 +100,28 @@ t.test('what is not an .xlsx, or inflates past the bound, is a SpreadsheetError,
   t.same(await readXlsx(withBomb, 128 * mb), [], 'below the bound it reads (a sheet of spaces has no rows)');
 });
 
+t.test(
+  'hostile sheets are read in one pass: start tags without end tags, an attribute without its quote',
+  { timeout: 300_000 },
+  async (t) => {
+    // The reader matched whole elements with lazy patterns, which scan to the end of the text for every start tag that
+    // has no end tag: 20,000 `<row>` (a 1.3 KB upload) held the event loop for 0.26 s, and these would hold it for
+    // hours. Each read here is a few seconds at most; the timeout is a guard against the hang, not a speed check.
+    const hostile = {
+      '2,000,000 <row> without </row>': `<worksheet><sheetData>${'<row>'.repeat(2_000_000)}</sheetData></worksheet>`,
+      'a cell whose start tag opens 1,000,000 quotes': `<worksheet><sheetData><row><c${' r="'.repeat(1_000_000)}></c></row></sheetData></worksheet>`,
+      '1,000,000 <t> without </t> in an inline string': `<worksheet><sheetData><row><c t="inlineStr"><is>${'<t>'.repeat(1_000_000)}</is></c></row></sheetData></worksheet>`,
+    };
+    const base = Buffer.from(await writeXlsx('S', ['a'], [['b']]));
+    for (const [name, xml] of Object.entries(hostile)) {
+      const sheetXml = Buffer.from(xml);
+      const file = await zipWithSheet(base, deflateRawSync(sheetXml), sheetXml.length);
+      const rows = await readXlsx(file, 64 * mb);
+      t.ok(rows.length <= 1, `${name}: read (${rows.length} rows)`);
+    }
+  },
+);
+
 /** `xlsx` with its sheet's data replaced by `packed` (deflated, `size` bytes inflated): the entries rewritten. */
 async function zipWithSheet(xlsx: Buffer, packed: Buffer, size: number): Promise<Buffer> {
   // read the entries of our own archive back (stored layout: local headers, central directory, end record)

@@ -247,19 +247,105 @@ function unescapeXml(text: string): string {
   });
 }
 
-/** The value of attribute `name` in a start tag's attribute text (prefixes ignored), or undefined. */
-function attribute(tag: string, name: string): string | undefined {
-  const match = new RegExp(`(?:^|\\s)(?:[\\w.-]+:)?${name}\\s*=\\s*("([^"]*)"|'([^']*)')`).exec(tag);
-  return match ? unescapeXml(match[2] ?? match[3] ?? '') : undefined;
+/** A tag of an XML text: its local name (prefix dropped), its attributes' text, and where it starts and ends. */
+type Tag = { name: string; attributes: string; closing: boolean; empty: boolean; start: number; end: number };
+
+/**
+ * The tags of `xml` in order, in one pass: a match ends at the first `<` or `>` after its start, so each character is
+ * read a bounded number of times whatever the text holds. The reader used to match whole elements with lazy
+ * `[\s\S]*?` patterns, which scan to the end of the text for every start tag without an end tag: a 1.3 KB upload of
+ * 20,000 `<row>` held the event loop for a quarter of a second, and ten times as many for 25 s.
+ */
+function* tagsOf(xml: string): Generator<Tag> {
+  const tag = /<(\/?)(?:[\w.-]+:)?([\w.-]+)([^<>]*)>/g;
+  for (let m = tag.exec(xml); m; m = tag.exec(xml)) {
+    const rest = m[3]!;
+    const empty = rest.endsWith('/');
+    const attributes = empty ? rest.slice(0, -1) : rest;
+    yield { name: m[2]!, attributes, closing: m[1] === '/', empty, start: m.index, end: m.index + m[0].length };
+  }
 }
 
-/** The text of every <t> element in `xml` but those of phonetic runs (<rPh>), joined: a rich string's plain text. */
-function texts(xml: string): string {
-  let out = '';
-  const withoutPhonetic = xml.replace(/<(\w+:)?rPh\b[\s\S]*?<\/(\w+:)?rPh>/g, '');
-  for (const m of withoutPhonetic.matchAll(/<(?:\w+:)?t(?:\s[^>]*)?>([\s\S]*?)<\/(?:\w+:)?t>/g))
-    out += unescapeXml(m[1]!);
-  return out;
+/**
+ * A start tag's attributes by local name (prefixes dropped), values unescaped, read left to right once (a pattern
+ * retried at every position took quadratic time on an unclosed quote). What is not `name = "value"` ends the read.
+ */
+function attributesOf(text: string): Map<string, string> {
+  const found = new Map<string, string>();
+  let i = 0;
+  while (i < text.length) {
+    const name = /\s*([\w.:-]+)\s*=\s*(["'])/y;
+    name.lastIndex = i;
+    const m = name.exec(text);
+    if (!m) break;
+    const close = text.indexOf(m[2]!, name.lastIndex);
+    if (close < 0) break;
+    const local = m[1]!.slice(m[1]!.lastIndexOf(':') + 1);
+    if (!found.has(local)) found.set(local, unescapeXml(text.slice(name.lastIndex, close)));
+    i = close + 1;
+  }
+  return found;
+}
+
+/** Tags handled between two turns of the event loop, so that a large part does not hold other requests up. */
+const tagsPerTurn = 20_000;
+/** A counter of tags: true every `tagsPerTurn`-th call, when the caller lets the event loop turn. */
+function turnEvery(): () => boolean {
+  let count = 0;
+  return () => ++count % tagsPerTurn === 0;
+}
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The plain text of rich strings: the <t> elements' text but that of phonetic runs (<rPh>), joined. Fed the tags
+ * of an element one by one; `take()` answers the text so far and starts again.
+ */
+function textCollector(xml: string) {
+  let text = '';
+  let phonetic = false;
+  let from: number | undefined;
+  return {
+    feed(tag: Tag): void {
+      if (tag.name === 'rPh' && !tag.empty) phonetic = !tag.closing;
+      else if (tag.name === 't' && !tag.empty && !phonetic) {
+        if (!tag.closing) from = tag.end;
+        else if (from !== undefined) {
+          text += unescapeXml(xml.slice(from, tag.start));
+          from = undefined;
+        }
+      }
+    },
+    take(): string {
+      const taken = text;
+      text = '';
+      phonetic = false;
+      from = undefined;
+      return taken;
+    },
+  };
+}
+
+/** The shared strings of a workbook: each <si> as its plain text. */
+async function sharedStrings(xml: string | null): Promise<string[]> {
+  const strings: string[] = [];
+  if (xml === null) return strings;
+  const due = turnEvery();
+  const text = textCollector(xml);
+  let inItem = false;
+  for (const tag of tagsOf(xml)) {
+    if (due()) await nextTurn();
+    if (tag.name === 'si') {
+      if (tag.empty) strings.push('');
+      else if (!tag.closing) {
+        text.take();
+        inItem = true;
+      } else if (inItem) {
+        strings.push(text.take());
+        inItem = false;
+      }
+    } else if (inItem) text.feed(tag);
+  }
+  return strings;
 }
 
 /** Built-in number formats that show a date or a time (ECMA-376 18.8.30, and the East Asian ones). */
@@ -268,15 +354,26 @@ for (let id = 50; id <= 58; id++) dateFormatIds.add(id);
 /** A custom format shows a date when, outside quotes and brackets, it has a date or time letter (as exceljs decides). */
 const isDateFormat = (code: string) => /[ymdhMsb]+/.test(code.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, ''));
 
-/** Which cell styles (by index) show numbers as dates. */
-function dateStyles(stylesXml: string | null): boolean[] {
+/** Which cell styles (by index, those of the first <cellXfs>) show numbers as dates. */
+async function dateStyles(stylesXml: string | null): Promise<boolean[]> {
   if (!stylesXml) return [];
   const custom = new Map<number, string>();
-  for (const m of stylesXml.matchAll(/<(?:\w+:)?numFmt\s([^>]*?)\/?>/g))
-    custom.set(Number(attribute(m[1]!, 'numFmtId')), attribute(m[1]!, 'formatCode') ?? '');
-  const cellXfs = /<(?:\w+:)?cellXfs\b[^>]*>([\s\S]*?)<\/(?:\w+:)?cellXfs>/.exec(stylesXml)?.[1] ?? '';
-  return [...cellXfs.matchAll(/<(?:\w+:)?xf\s([^>]*?)\/?>/g)].map((m) => {
-    const id = Number(attribute(m[1]!, 'numFmtId') ?? 0);
+  const formatIds: number[] = [];
+  const due = turnEvery();
+  let inCellXfs = false;
+  for (const tag of tagsOf(stylesXml)) {
+    if (due()) await nextTurn();
+    if (tag.name === 'numFmt' && !tag.closing) {
+      const attributes = attributesOf(tag.attributes);
+      custom.set(Number(attributes.get('numFmtId')), attributes.get('formatCode') ?? '');
+    } else if (tag.name === 'cellXfs' && !tag.empty) {
+      if (tag.closing && inCellXfs) break;
+      inCellXfs = !tag.closing;
+    } else if (tag.name === 'xf' && inCellXfs && !tag.closing) {
+      formatIds.push(Number(attributesOf(tag.attributes).get('numFmtId') ?? 0));
+    }
+  }
+  return formatIds.map((id) => {
     const code = custom.get(id);
     return code !== undefined ? isDateFormat(code) : dateFormatIds.has(id);
   });
@@ -300,86 +397,132 @@ const resolveTarget = (folder: string, target: string) =>
   target.startsWith('/') ? target.slice(1) : `${folder}${target}`.replace(/[^/]+\/\.\.\//g, '');
 
 /** The targets of a relationships part, by id, with their types. */
-function relationships(xml: string | null, folder: string): Map<string, { type: string; path: string }> {
+async function relationships(xml: string | null, folder: string): Promise<Map<string, { type: string; path: string }>> {
   const rels = new Map<string, { type: string; path: string }>();
-  for (const m of (xml ?? '').matchAll(/<(?:\w+:)?Relationship\s([^>]*?)\/?>/g)) {
-    const id = attribute(m[1]!, 'Id');
-    const target = attribute(m[1]!, 'Target');
-    if (id && target) rels.set(id, { type: attribute(m[1]!, 'Type') ?? '', path: resolveTarget(folder, target) });
+  const due = turnEvery();
+  for (const tag of tagsOf(xml ?? '')) {
+    if (due()) await nextTurn();
+    if (tag.name !== 'Relationship' || tag.closing) continue;
+    const attributes = attributesOf(tag.attributes);
+    const id = attributes.get('Id');
+    const target = attributes.get('Target');
+    if (id && target) rels.set(id, { type: attributes.get('Type') ?? '', path: resolveTarget(folder, target) });
   }
   return rels;
 }
 
+/** What the reader needs of the workbook part: its first sheet's relationship id, and its date system. */
+async function workbookOf(xml: string): Promise<{ firstSheetId: string | undefined; date1904: boolean }> {
+  let firstSheetId: string | undefined;
+  let date1904 = false;
+  const due = turnEvery();
+  for (const tag of tagsOf(xml)) {
+    if (due()) await nextTurn();
+    if (tag.closing) continue;
+    if (tag.name === 'workbookPr') date1904 = /^(1|true)$/.test(attributesOf(tag.attributes).get('date1904') ?? '');
+    else if (tag.name === 'sheet' && firstSheetId === undefined)
+      firstSheetId = attributesOf(tag.attributes).get('id') ?? '';
+  }
+  return { firstSheetId, date1904 };
+}
+
 export type SheetRows = Array<{ row: number; cells: string[] }>;
 
-/** Rows parsed between two turns of the event loop, so a large sheet does not hold other requests up. */
-const rowsPerTurn = 2000;
+/** A cell being read: its start tag's attributes, its first <v>, whether it holds an inline string (<is>). */
+type OpenCell = { column: number; attributes: Map<string, string>; v?: string; vFrom?: number; inline: boolean };
+
+/** A cell's value as exceljs gave it (undefined: the cell has none), from its type, value and text. */
+function cellValue(
+  cell: OpenCell,
+  inlineText: string,
+  shared: string[],
+  dates: boolean[],
+  date1904: boolean,
+): string | undefined {
+  const type = cell.attributes.get('t') ?? 'n';
+  const v = cell.v;
+  if (type === 'inlineStr') return cell.inline ? inlineText : undefined;
+  if (v === undefined) return undefined;
+  if (type === 's') return shared[Number(v)] ?? '';
+  if (type === 'str') return unescapeXml(v);
+  if (type === 'b') return v.trim() === '1' || v.trim() === 'true' ? 'true' : 'false';
+  if (type === 'e') return '';
+  if (type === 'd') {
+    const time = Date.parse(unescapeXml(v));
+    return Number.isNaN(time) ? unescapeXml(v) : new Date(time).toISOString();
+  }
+  const n = Number.parseFloat(v);
+  if (Number.isNaN(n)) return '';
+  return dates[Number(cell.attributes.get('s') ?? 0)] ? serialToIso(n, date1904) : String(n);
+}
 
 /**
  * Every row of the first worksheet that has a value, with 1-based row numbers and 0-based cells as text (numbers
  * as JavaScript prints them, dates as ISO times, booleans as true/false, formulas as their last result), untrimmed.
- * A file that is not an .xlsx, or inflates past `maxBytes`, is a SpreadsheetError.
+ * A file that is not an .xlsx, or inflates past `maxBytes`, is a SpreadsheetError. Every part is read tag by tag,
+ * letting the event loop turn every `tagsPerTurn` tags.
  */
 export async function readXlsx(bytes: Buffer, maxBytes: number): Promise<SheetRows> {
   const archive = unzip(bytes, maxBytes);
   const text = async (name: string) => (await archive.read(name))?.toString('utf8') ?? null;
-  const root = relationships(await text('_rels/.rels'), '');
+  const root = await relationships(await text('_rels/.rels'), '');
   const workbookPath =
     [...root.values()].find((r) => r.type.endsWith('/officeDocument'))?.path ??
     (archive.names.includes('xl/workbook.xml') ? 'xl/workbook.xml' : undefined);
-  const workbook = workbookPath ? await text(workbookPath) : null;
-  if (!workbookPath || workbook === null) throw new SpreadsheetError('not an .xlsx file (no workbook)');
-  const folder = workbookPath.slice(0, workbookPath.lastIndexOf('/') + 1);
+  const workbookXml = workbookPath ? await text(workbookPath) : null;
+  if (!workbookPath || workbookXml === null) throw new SpreadsheetError('not an .xlsx file (no workbook)');
   const slash = workbookPath.lastIndexOf('/');
-  const rels = relationships(await text(`${folder}_rels/${workbookPath.slice(slash + 1)}.rels`), folder);
-  const firstSheet = /<(?:\w+:)?sheet\s([^>]*?)\/?>/.exec(workbook)?.[1];
-  const sheetPath = firstSheet ? rels.get(attribute(firstSheet, 'id') ?? '')?.path : undefined;
+  const folder = workbookPath.slice(0, slash + 1);
+  const rels = await relationships(await text(`${folder}_rels/${workbookPath.slice(slash + 1)}.rels`), folder);
+  const workbook = await workbookOf(workbookXml);
+  const sheetPath = workbook.firstSheetId !== undefined ? rels.get(workbook.firstSheetId)?.path : undefined;
   const sheet = sheetPath ? await text(sheetPath) : null;
   if (sheet === null) return [];
-  const date1904 = /<(?:\w+:)?workbookPr\s[^>]*date1904\s*=\s*["'](1|true)["']/.test(workbook);
   const relOf = (type: string) => [...rels.values()].find((r) => r.type.endsWith(`/${type}`))?.path;
   const sharedPath = relOf('sharedStrings');
-  const sharedXml = sharedPath ? await text(sharedPath) : null;
-  const shared = sharedXml
-    ? [...sharedXml.matchAll(/<(?:\w+:)?si>([\s\S]*?)<\/(?:\w+:)?si>|<(?:\w+:)?si\/>/g)].map((m) => texts(m[1] ?? ''))
-    : [];
+  const shared = await sharedStrings(sharedPath ? await text(sharedPath) : null);
   const stylesPath = relOf('styles');
-  const dates = dateStyles(stylesPath ? await text(stylesPath) : null);
+  const dates = await dateStyles(stylesPath ? await text(stylesPath) : null);
 
   const rows: SheetRows = [];
+  const due = turnEvery();
+  const inline = textCollector(sheet);
   let rowNumber = 0;
-  let parsed = 0;
-  for (const rowMatch of sheet.matchAll(/<(?:\w+:)?row\b([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:\w+:)?row>)/g)) {
-    if (++parsed % rowsPerTurn === 0) await new Promise((resolve) => setImmediate(resolve));
-    const r = Number(attribute(rowMatch[1]!, 'r'));
-    rowNumber = Number.isInteger(r) && r > 0 ? r : rowNumber + 1;
-    const cells: string[] = [];
-    let hasValue = false;
-    let column = -1;
-    for (const cellMatch of (rowMatch[2] ?? '').matchAll(/<(?:\w+:)?c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:\w+:)?c>)/g)) {
-      const tag = cellMatch[1]!;
-      column = columnOf(attribute(tag, 'r')) ?? column + 1;
-      const body = cellMatch[2] ?? '';
-      const type = attribute(tag, 't') ?? 'n';
-      const v = /<(?:\w+:)?v(?:\s[^>]*)?>([\s\S]*?)<\/(?:\w+:)?v>/.exec(body)?.[1];
-      let value: string | undefined;
-      if (type === 'inlineStr') value = /<(?:\w+:)?is>/.test(body) ? texts(body) : undefined;
-      else if (v === undefined) value = undefined;
-      else if (type === 's') value = shared[Number(v)] ?? '';
-      else if (type === 'str') value = unescapeXml(v);
-      else if (type === 'b') value = v.trim() === '1' || v.trim() === 'true' ? 'true' : 'false';
-      else if (type === 'e') value = '';
-      else if (type === 'd') {
-        const time = Date.parse(unescapeXml(v));
-        value = Number.isNaN(time) ? unescapeXml(v) : new Date(time).toISOString();
-      } else {
-        const n = Number.parseFloat(v);
-        value = Number.isNaN(n) ? '' : dates[Number(attribute(tag, 's') ?? 0)] ? serialToIso(n, date1904) : String(n);
-      }
-      cells[column] = value ?? '';
-      if (value !== undefined) hasValue = true;
+  let row: { cells: string[]; hasValue: boolean; column: number } | undefined;
+  let cell: OpenCell | undefined;
+  for (const tag of tagsOf(sheet)) {
+    if (due()) await nextTurn();
+    if (tag.name === 'row' && !tag.closing) {
+      const r = Number(attributesOf(tag.attributes).get('r'));
+      rowNumber = Number.isInteger(r) && r > 0 ? r : rowNumber + 1;
+      row = tag.empty ? undefined : { cells: [], hasValue: false, column: -1 };
+    } else if (tag.name === 'row') {
+      if (row?.hasValue) rows.push({ row: rowNumber, cells: Array.from(row.cells, (c) => c ?? '') });
+      row = undefined;
+      cell = undefined;
+    } else if (!row) {
+      // a cell outside a row is not read
+    } else if (tag.name === 'c' && !tag.closing) {
+      const attributes = attributesOf(tag.attributes);
+      row.column = columnOf(attributes.get('r')) ?? row.column + 1;
+      row.cells[row.column] = '';
+      inline.take();
+      cell = tag.empty ? undefined : { column: row.column, attributes, inline: false };
+    } else if (!cell) {
+      // what is between cells is not read
+    } else if (tag.name === 'c') {
+      const value = cellValue(cell, inline.take(), shared, dates, workbook.date1904);
+      row.cells[cell.column] = value ?? '';
+      if (value !== undefined) row.hasValue = true;
+      cell = undefined;
+    } else if (tag.name === 'v' && !tag.empty && cell.v === undefined) {
+      if (!tag.closing) cell.vFrom = tag.end;
+      else if (cell.vFrom !== undefined) cell.v = sheet.slice(cell.vFrom, tag.start);
+    } else if (tag.name === 'is' && !tag.closing) {
+      cell.inline = true;
+    } else {
+      inline.feed(tag);
     }
-    if (hasValue) rows.push({ row: rowNumber, cells: Array.from(cells, (c) => c ?? '') });
   }
   return rows;
 }
