@@ -14,8 +14,9 @@ import { bundleBanner, swaggerUiFiles } from './bundle-options.mjs';
 
 /**
  * `import.meta.url` (and `.dirname`, `.filename`) of our own modules stays the source file's: tests find fixtures,
- * docs, dist/ and scripts relative to where they are written, and src/ finds the package root from there too. (A package keeps its own: it is
- * loaded from node_modules unless bundled, and what is bundled does not read files beside itself.)
+ * docs, dist/ and scripts relative to where they are written, and src/ finds the package root from there too. A
+ * package keeps its own: it is loaded from node_modules unless bundled, and what is bundled does not read files
+ * beside itself.
  */
 const sourceLocations = (root) => ({
   name: 'source-locations',
