@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { withoutTapHooks } from './support/process.js';
 
 const root = resolve(import.meta.dirname, '..');
 /** A guard against the stall, not a speed check: the run takes seconds; the stall took over 10 minutes. */
@@ -63,7 +64,7 @@ function runTap(
 /** The bundles `npm test` runs, made by the project's script in the scratch project. */
 function bundle(dir: string): Promise<number | null> {
   const script = join(root, 'scripts/test-bundle.mjs');
-  const proc = spawn(process.execPath, [script, dir], { stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } });
+  const proc = spawn(...withoutTapHooks(process.execPath, [script, dir]), { stdio: 'inherit' });
   return new Promise((done) => proc.on('close', done));
 }
 

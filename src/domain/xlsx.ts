@@ -272,9 +272,9 @@ function* tagsOf(xml: string): Generator<Tag> {
  */
 function attributesOf(text: string): Map<string, string> {
   const found = new Map<string, string>();
+  const name = /\s*([\w.:-]+)\s*=\s*(["'])/y;
   let i = 0;
   while (i < text.length) {
-    const name = /\s*([\w.:-]+)\s*=\s*(["'])/y;
     name.lastIndex = i;
     const m = name.exec(text);
     if (!m) break;
@@ -289,12 +289,18 @@ function attributesOf(text: string): Map<string, string> {
 
 /** Tags handled between two turns of the event loop, so that a large part does not hold other requests up. */
 const tagsPerTurn = 20_000;
-/** A counter of tags: true every `tagsPerTurn`-th call, when the caller lets the event loop turn. */
-function turnEvery(): () => boolean {
+
+/**
+ * Calls `visit` with every tag of `xml` in order, letting the event loop turn every `tagsPerTurn` tags; `visit`
+ * answers false to stop there.
+ */
+async function eachTag(xml: string, visit: (tag: Tag) => boolean | undefined): Promise<void> {
   let count = 0;
-  return () => ++count % tagsPerTurn === 0;
+  for (const tag of tagsOf(xml)) {
+    if (++count % tagsPerTurn === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    if (visit(tag) === false) return;
+  }
 }
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * The plain text of rich strings: the <t> elements' text but that of phonetic runs (<rPh>), joined. Fed the tags
@@ -329,11 +335,9 @@ function textCollector(xml: string) {
 async function sharedStrings(xml: string | null): Promise<string[]> {
   const strings: string[] = [];
   if (xml === null) return strings;
-  const due = turnEvery();
   const text = textCollector(xml);
   let inItem = false;
-  for (const tag of tagsOf(xml)) {
-    if (due()) await nextTurn();
+  await eachTag(xml, (tag) => {
     if (tag.name === 'si') {
       if (tag.empty) strings.push('');
       else if (!tag.closing) {
@@ -344,7 +348,8 @@ async function sharedStrings(xml: string | null): Promise<string[]> {
         inItem = false;
       }
     } else if (inItem) text.feed(tag);
-  }
+    return undefined;
+  });
   return strings;
 }
 
@@ -359,20 +364,19 @@ async function dateStyles(stylesXml: string | null): Promise<boolean[]> {
   if (!stylesXml) return [];
   const custom = new Map<number, string>();
   const formatIds: number[] = [];
-  const due = turnEvery();
   let inCellXfs = false;
-  for (const tag of tagsOf(stylesXml)) {
-    if (due()) await nextTurn();
+  await eachTag(stylesXml, (tag) => {
     if (tag.name === 'numFmt' && !tag.closing) {
       const attributes = attributesOf(tag.attributes);
       custom.set(Number(attributes.get('numFmtId')), attributes.get('formatCode') ?? '');
     } else if (tag.name === 'cellXfs' && !tag.empty) {
-      if (tag.closing && inCellXfs) break;
+      if (tag.closing && inCellXfs) return false; // only the first <cellXfs> counts
       inCellXfs = !tag.closing;
     } else if (tag.name === 'xf' && inCellXfs && !tag.closing) {
       formatIds.push(Number(attributesOf(tag.attributes).get('numFmtId') ?? 0));
     }
-  }
+    return undefined;
+  });
   return formatIds.map((id) => {
     const code = custom.get(id);
     return code !== undefined ? isDateFormat(code) : dateFormatIds.has(id);
@@ -399,15 +403,14 @@ const resolveTarget = (folder: string, target: string) =>
 /** The targets of a relationships part, by id, with their types. */
 async function relationships(xml: string | null, folder: string): Promise<Map<string, { type: string; path: string }>> {
   const rels = new Map<string, { type: string; path: string }>();
-  const due = turnEvery();
-  for (const tag of tagsOf(xml ?? '')) {
-    if (due()) await nextTurn();
-    if (tag.name !== 'Relationship' || tag.closing) continue;
+  await eachTag(xml ?? '', (tag) => {
+    if (tag.name !== 'Relationship' || tag.closing) return undefined;
     const attributes = attributesOf(tag.attributes);
     const id = attributes.get('Id');
     const target = attributes.get('Target');
     if (id && target) rels.set(id, { type: attributes.get('Type') ?? '', path: resolveTarget(folder, target) });
-  }
+    return undefined;
+  });
   return rels;
 }
 
@@ -415,14 +418,13 @@ async function relationships(xml: string | null, folder: string): Promise<Map<st
 async function workbookOf(xml: string): Promise<{ firstSheetId: string | undefined; date1904: boolean }> {
   let firstSheetId: string | undefined;
   let date1904 = false;
-  const due = turnEvery();
-  for (const tag of tagsOf(xml)) {
-    if (due()) await nextTurn();
-    if (tag.closing) continue;
+  await eachTag(xml, (tag) => {
+    if (tag.closing) return undefined;
     if (tag.name === 'workbookPr') date1904 = /^(1|true)$/.test(attributesOf(tag.attributes).get('date1904') ?? '');
     else if (tag.name === 'sheet' && firstSheetId === undefined)
       firstSheetId = attributesOf(tag.attributes).get('id') ?? '';
-  }
+    return undefined;
+  });
   return { firstSheetId, date1904 };
 }
 
@@ -485,13 +487,11 @@ export async function readXlsx(bytes: Buffer, maxBytes: number): Promise<SheetRo
   const dates = await dateStyles(stylesPath ? await text(stylesPath) : null);
 
   const rows: SheetRows = [];
-  const due = turnEvery();
   const inline = textCollector(sheet);
   let rowNumber = 0;
   let row: { cells: string[]; hasValue: boolean; column: number } | undefined;
   let cell: OpenCell | undefined;
-  for (const tag of tagsOf(sheet)) {
-    if (due()) await nextTurn();
+  await eachTag(sheet, (tag) => {
     if (tag.name === 'row' && !tag.closing) {
       const r = Number(attributesOf(tag.attributes).get('r'));
       rowNumber = Number.isInteger(r) && r > 0 ? r : rowNumber + 1;
@@ -523,6 +523,7 @@ export async function readXlsx(bytes: Buffer, maxBytes: number): Promise<SheetRo
     } else {
       inline.feed(tag);
     }
-  }
+    return undefined;
+  });
   return rows;
 }
