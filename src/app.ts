@@ -18,7 +18,7 @@ import { sandboxesPlugin } from './plugins/sandboxes.js';
 import { proxyStatePlugin } from './proxy/plugin.js';
 import { scenarioHeaderPlugin } from './scenarios/plugin.js';
 import { portalApi, portalTags } from './routes/index.js';
-import { adminRoutes, openapiTags as controlPlaneTags } from './control/routes.js';
+import { adminRoutes, openapiTags as controlPlaneTags } from './control/plugin.js';
 import { defaultFixturesPath, loadFixtures } from './store/fixtures.js';
 import { version } from './version.js';
 

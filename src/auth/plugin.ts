@@ -10,6 +10,7 @@ import { findById, type Tenant } from '../store/store.js';
 import type { Sandbox } from '../store/sandbox.js';
 import type { SessionRecord, UserRecord } from '../schemas/records.js';
 import { peopleIndex } from '../domain/people-index.js';
+import { stampTokenUse } from '../domain/tokens.js';
 
 /** Effective rights: the user's, less what the active scenario revokes. */
 function rightsOf(user: UserRecord, revoked: readonly Right[] | 'all'): readonly Right[] {
@@ -99,7 +100,7 @@ function bearerAuth(req: FastifyRequest, sandbox: Sandbox, token: string, policy
       if (record.expiresAt && Date.parse(record.expiresAt) <= sandbox.clock.nowMs())
         throw fail.unauthorized('personal token expired');
       const user = activeUser(tenant, record.userId);
-      sandbox.store.update(tenant, 'personalTokens', record, { lastUsedAt: sandbox.clock.iso() });
+      stampTokenUse(sandbox.store, tenant, record, sandbox.clock.iso());
       return {
         kind: 'bearer',
         tenant,

@@ -178,20 +178,22 @@ const sliceMs = 10;
 /** How often a create starts over when its sandbox was written while it was made, before it gives up (409). */
 const attempts = 3;
 
+/** Records made and checked, not yet written: `commit` writes them all at once (in the caller's unit of work). */
+export type RecordsDraft = { created: Created; commit(): void };
+
 /**
- * Creates records as createRecords does, for the records API: made in slices of about 10 ms with other requests
- * let through between them, then written in one step by `write(commit)` (the caller's change and transaction). A
- * write to the sandbox while they were made (another request) starts them over from the new state, so what is
- * written is exactly what one uninterrupted create would write; after 3 tries, a 409 says so.
+ * Makes records as createRecords does, for the records API: in slices of about 10 ms with other requests let
+ * through between them, and answers the draft for the caller to commit. A write to the sandbox while they were
+ * made (another request) starts them over from the new state, so what is written is exactly what one uninterrupted
+ * create would write; after 3 tries, a 409 says so. A refused record leaves no trace, not even a minted id.
  */
-export async function createRecordsInSlices(
+export async function draftRecordsInSlices(
   store: SandboxStore,
   tenantId: string,
   collection: string,
   record: Record<string, unknown>,
   options: CreateOptions,
-  write: (commit: () => void) => void,
-): Promise<Created> {
+): Promise<RecordsDraft> {
   for (let attempt = 0; attempt < attempts; attempt++) {
     const draft = new RecordDraft(store, recordTenant(store, tenantId), options.count);
     const steps = draftRecords(draft, collection, record, options);
@@ -206,8 +208,7 @@ export async function createRecordsInSlices(
     }
     if (draft.stale) continue;
     draft.checkRooms(options.maxRecords);
-    write(() => draft.commit());
-    return step.value;
+    return { created: step.value, commit: () => draft.commit() };
   }
   throw fail.conflict(
     `sandbox ${store.sandbox} was written ${attempts} times while ${options.count ?? 1} ${collection} records were ` +

@@ -135,3 +135,30 @@ export function blockUser(store: SandboxStore, tenant: Tenant, userId: string, n
     return store.update(tenant, 'users', user, { state: 'blocked' });
   });
 }
+
+/** A personal token's use: its `lastUsedAt` moves to now (the admin's token list shows it). */
+export function stampTokenUse(store: SandboxStore, tenant: Tenant, token: PersonalTokenRecord, now: string): void {
+  store.update(tenant, 'personalTokens', token, { lastUsedAt: now });
+}
+
+/**
+ * A QR bind link for a user (src/control/fixtures.ts gives its addresses): single-use unless said, expiring after
+ * `ttlSeconds` when given. Its id and token are minted from the sandbox's seed, so a replay mints the same ones.
+ */
+export function createBindLink(
+  store: SandboxStore,
+  tenant: Tenant,
+  userId: string,
+  now: Date,
+  { singleUse, ttlSeconds }: { singleUse: boolean; ttlSeconds?: number | undefined },
+) {
+  return store.insert(tenant, 'bindLinks', {
+    id: `bind-${newUuid(store, 'bind-link').slice(0, 8)}`,
+    token: newSecret(store, 'bind-token'),
+    userId,
+    singleUse,
+    usedAt: null,
+    createdAt: now.toISOString(),
+    expiresAt: ttlSeconds ? new Date(now.getTime() + ttlSeconds * 1000).toISOString() : null,
+  });
+}

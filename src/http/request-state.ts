@@ -24,10 +24,12 @@ export type RequestState = {
   /** what the client put before the operation's path (/sandbox/NAME, /api/v2). Writer: this file. */
   prefix: PrefixInfo;
   /**
-   * The sandbox of a portal request. Writer: http/request-context.ts, the portal context's first hook. The control
-   * plane picks the sandbox of each call itself (control/sandbox.ts) and never reads this.
+   * The sandbox of the request. Writers: http/request-context.ts (the portal context's first hook), and
+   * control/sandbox.ts for a control-plane route that needs one (its `config.sandbox`).
    */
   sandbox: Sandbox;
+  /** the open unit of work of a control-plane write. Writer: control/sandbox.ts. */
+  adminWork: AdminWork | null;
   /** who is calling. Writer: auth/plugin.ts. */
   auth: AuthContext;
   /** the scenario that applies: x-mock-scenario (this request only), else the sandbox's. Writer: scenarios/plugin.ts. */
@@ -67,9 +69,30 @@ export type RouteConfig = {
   unmatched?: boolean;
   /** set on every route of the control plane's context (its token, not the portal's auth, guards it) */
   controlPlane?: boolean;
-  /** a control-plane route that answers for the instance reached, never the sandbox's owner (health) */
-  answersHere?: boolean;
+  /**
+   * a control-plane route that answers for the instance reached, never the sandbox's owner (health), or only when
+   * asked with ?scope=local
+   */
+  answersHere?: boolean | 'when-local';
+  /** what a control-plane route does with its sandbox: reads one that exists (else 404), or writes (made on demand) */
+  sandbox?: 'read' | 'write';
+  /** where a control-plane route's sandbox is named: its key (default), or the :name of its path */
+  sandboxFrom?: 'key' | 'path';
+  /** how a control-plane route takes --admin-token: in a header (default), also as ?token= (an <img>), or not at all */
+  adminToken?: 'header' | 'header-or-query' | 'none';
 };
+
+/** The unit of work of a control-plane write (src/control/sandbox.ts's UnitOfWork). */
+export interface AdminWork {
+  /** the call made the sandbox */
+  readonly made: boolean;
+  /** something else to put back when the call is refused */
+  onUndo(step: () => void): void;
+  /** async work that lets other requests through before this call writes */
+  outside<T>(work: () => Promise<T>): Promise<T>;
+  commit(): void;
+  undo(): void;
+}
 
 declare module 'fastify' {
   interface FastifyContextConfig extends RouteConfig {}
@@ -105,7 +128,8 @@ export const requestStatePlugin = fp(
         operationId: typeof operationId === 'string' ? operationId : null,
         routeConfig: route.config ?? noConfig,
         prefix: opts.prefixes.get(req.raw) ?? noPrefix,
-        sandbox: null as never, // the portal context's first hook sets it
+        sandbox: null as never, // the portal context's first hook sets it, or the control plane's
+        adminWork: null,
         auth: noAuth,
         scenario: null,
         scenarioFromHeader: false,

@@ -1,6 +1,6 @@
 // POST /__admin/mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: any instance behind a
 // balancer answers any request), each answer one JSON body. Registered in the control plane's token context
-// (src/control/routes.ts), so --admin-token applies as to every admin route; this plugin's own context adds the
+// (src/control/plugin.ts), so --admin-token applies as to every admin route; this plugin's own context adds the
 // Host and Origin checks and takes JSON bodies only.
 import { hostname } from 'node:os';
 import { Type } from '@sinclair/typebox';
@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ErrorBody, errors, ref } from '../schemas/common.js';
 import { lanAddresses } from '../shared/lan.js';
-import { strictJsonBodies } from '../control/json-body.js';
+import { strictJsonBodies } from '../http/json-body.js';
 import { mcpAllowedHostnames } from './allowed-hosts.js';
 import type { McpRuntime } from './runtime.js';
 
@@ -92,7 +92,7 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
   strictJsonBodies(app);
 
   app.post(
-    '/__admin/mcp',
+    '/mcp',
     {
       bodyLimit: config.bodyLimit,
       // not forwarded as a whole to a peer by the control plane's ownerFirst: each admin call a tool makes is
@@ -124,7 +124,7 @@ export const mcpRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (a
   // so the API document leaves them out as it leaves out the control plane's own 404
   app.route({
     method: ['GET', 'DELETE'],
-    url: '/__admin/mcp',
+    url: '/mcp',
     config: { answersHere: true },
     schema: { hide: true, response: { 405: JsonRpcError, 403: JsonRpcError, ...errors(401) } },
     handler: async (_req, reply) => reply.code(405).header('allow', 'POST').send(methodNotAllowed),

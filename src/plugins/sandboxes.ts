@@ -8,7 +8,7 @@ import { peopleIndex } from '../domain/people-index.js';
 import { SandboxRegistry } from '../store/sandbox.js';
 import { startOfDayUtc } from '../store/clock.js';
 import { Worlds, type BaseWorld } from '../store/world.js';
-import { activateScenario, ScenarioDataError } from '../scenarios/activate.js';
+import { activateScenario, ScenarioDataError } from '../domain/scenario-activation.js';
 import { ScenarioError } from '../scenarios/registry.js';
 import { loadSnapshotFile } from '../control/snapshot.js';
 

@@ -29,6 +29,8 @@ export function checkSandboxName(name: string): string {
 }
 
 export type { SandboxSettings };
+/** An open unit of work over a sandbox (Sandbox.begin): commit writes it, undo puts everything back. */
+export type SandboxWork = { commit(): void; undo(): void };
 /** The scenario and clock of the start flags: a new sandbox's, a reset's, and those of one that has none of its own. */
 export type StartSettings = { scenario: string; clock: ClockState };
 
@@ -94,7 +96,7 @@ export class Sandbox {
       this.noteSettings();
     };
   }
-  /** The scenario's name; setting another one (src/scenarios/activate.ts) makes it the sandbox's own. */
+  /** The scenario's name; setting another one (src/domain/scenario-activation.ts) makes it the sandbox's own. */
   get scenario(): string {
     return this.scenarioName;
   }
@@ -115,15 +117,53 @@ export class Sandbox {
       if (wasOwn) this.noteSettings();
     });
   }
-  /** Runs work that may set the clock; when it throws, the clock is as before, and so is whether it was its own. */
-  keepingClockOnFailure<T>(work: () => T): T {
-    const state = this.clock.state;
-    const own = this.ownClock;
+  /**
+   * Opens one unit of work over the sandbox: its data (a store transaction), clock, scenario and settings change
+   * together, and are written in one log line when it commits, or put back as they were when it is undone. Nested
+   * units are savepoints of the outer one.
+   */
+  begin(): SandboxWork {
+    const transaction = this.store.begin();
+    const before = {
+      clock: this.clock.state,
+      ownClock: this.ownClock,
+      scenario: this.scenarioName,
+      ownScenario: this.ownScenario,
+      settingsChanged: this.settingsChanged,
+    };
+    this.changing++;
+    let open = true;
+    const close = () => {
+      open = false;
+      if (--this.changing === 0) this.commit();
+    };
+    return {
+      commit: () => {
+        if (!open) return;
+        transaction.commit();
+        close();
+      },
+      undo: () => {
+        if (!open) return;
+        transaction.rollback();
+        this.clock.state = before.clock;
+        this.ownClock = before.ownClock;
+        this.scenarioName = before.scenario;
+        this.ownScenario = before.ownScenario;
+        this.settingsChanged = before.settingsChanged;
+        close();
+      },
+    };
+  }
+  /** Runs `work` as one unit of work (begin): all of it, or, when it throws, none of it. */
+  change<T>(work: () => T): T {
+    const unit = this.begin();
     try {
-      return work();
+      const result = work();
+      unit.commit();
+      return result;
     } catch (err) {
-      this.clock.state = state;
-      this.ownClock = own;
+      unit.undo();
       throw err;
     }
   }
@@ -142,15 +182,6 @@ export class Sandbox {
     if (this.ownClock) settings.clock = this.clock.state;
     if (this.upstreamUrl !== undefined) settings.upstream = this.upstreamUrl;
     return settings;
-  }
-  /** Runs work that changes settings and data together (a scenario's activation, a reset): one log line at the end. */
-  change<T>(work: () => T): T {
-    this.changing++;
-    try {
-      return work();
-    } finally {
-      if (--this.changing === 0) this.commit();
-    }
   }
   /**
    * Gives a sandbox without files its files now, even when nothing changed: an admin call that set something on it

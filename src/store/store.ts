@@ -3,6 +3,9 @@ import { createHash } from 'node:crypto';
 import { TenantData, type Data } from '../schemas/tenant-data.js';
 import { cached, deepFreeze, type BaseWorld, type WorldStamp } from './world.js';
 
+/** An open transaction of a store (SandboxStore.begin). */
+export type StoreTransaction = { commit(): void; rollback(): void };
+
 /** The collections of a tenant (every field of TenantData but the tenant record itself). */
 export type CollectionName = { [K in keyof TenantData]: TenantData[K] extends unknown[] ? K : never }[keyof TenantData];
 export type Item<K extends CollectionName> = TenantData[K][number];
@@ -187,23 +190,48 @@ export class SandboxStore {
     return at.length;
   }
 
-  /** Runs `work`; if it throws, every change it made (and every id it minted) is undone. */
-  transaction<T>(work: () => T): T {
-    if (this.undo) return work();
+  /**
+   * Opens a transaction: `rollback` undoes every change made since (and every id minted), `commit` keeps them. One
+   * opened inside another is a savepoint: its rollback undoes its own changes, its commit hands them to the outer one.
+   */
+  begin(): StoreTransaction {
+    const outer = this.undo;
     const undo: Array<() => void> = [];
     const sequence = this.meta.sequence;
     const pendingLength = this.pending?.length ?? 0;
     this.undo = undo;
+    let open = true;
+    const close = () => {
+      open = false;
+      this.undo = outer;
+    };
+    return {
+      commit: () => {
+        if (!open) return;
+        close();
+        for (const step of undo) outer?.push(step);
+      },
+      rollback: () => {
+        if (!open) return;
+        for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+        this.meta.sequence = sequence;
+        this.pending?.splice(pendingLength);
+        this.version++;
+        close();
+      },
+    };
+  }
+
+  /** Runs `work`; if it throws, every change it made (and every id it minted) is undone. */
+  transaction<T>(work: () => T): T {
+    const transaction = this.begin();
     try {
-      return work();
+      const result = work();
+      transaction.commit();
+      return result;
     } catch (err) {
-      for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
-      this.meta.sequence = sequence;
-      this.pending?.splice(pendingLength);
-      this.version++;
+      transaction.rollback();
       throw err;
-    } finally {
-      this.undo = null;
     }
   }
 

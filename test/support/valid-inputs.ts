@@ -555,7 +555,7 @@ async function releaseUser(ctx: Ctx, id: string) {
 }
 
 /**
- * The records API's five operations of every collection (src/control/data-routes.ts), on the tenant of the signed-in
+ * The records API's five operations of every collection (src/control/routes/records.ts), on the tenant of the signed-in
  * admin. A record to read, change or delete is one the entry creates itself: a copy of the collection's first record
  * under a new id, or one the factory fills where the collection starts empty.
  */

@@ -9,7 +9,7 @@ import { collectionNames, SandboxStore, type CollectionName } from '../store/sto
 import type { BaseWorld, Worlds } from '../store/world.js';
 import { SeededRandom } from '../store/random.js';
 import { ApiError, type Detail } from '../errors.js';
-import { createRecords, deleteRecord, patchRecord, recordTenant } from '../domain/records.js';
+import { createRecords, deleteRecord, patchRecord, recordTenant } from './records.js';
 
 /** Collections a fresh employee needs to sign in: never emptied. */
 const signInCollections = new Set<CollectionName>([
@@ -152,19 +152,15 @@ function pinnedWorld(scenario: Scenario, worlds: Worlds): { world: BaseWorld; cl
 export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures: Fixtures, worlds: Worlds): void {
   const pinned = pinnedWorld(scenario, worlds); // a 429 past --max-worlds, before anything changes
   sandbox.change(() => {
-    sandbox.keepingClockOnFailure(() =>
-      sandbox.store.transaction(() => {
-        if (pinned) {
-          sandbox.store.reset(pinned.world);
-          sandbox.clock.state = pinned.clock;
-          applyPinnedCollections(sandbox.store, scenario);
-        }
-        if (scenario.sessions?.expired) expireSessions(sandbox);
-        if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
-        applyData(sandbox.store, scenario, fixtures, sandbox.clock.now()); // last: a scenario extending new-employee can give them records
-      }),
-    );
-    // only once the data applied: a refused scenario leaves the name as it was
+    if (pinned) {
+      sandbox.store.reset(pinned.world);
+      sandbox.clock.state = pinned.clock;
+      applyPinnedCollections(sandbox.store, scenario);
+    }
+    if (scenario.sessions?.expired) expireSessions(sandbox);
+    if (scenario.emptyData) makeNewEmployees(sandbox, fixtures);
+    applyData(sandbox.store, scenario, fixtures, sandbox.clock.now()); // last: a scenario extending new-employee can give them records
+    // only once the data applied: a refused scenario leaves the name, randomness and stub counts as they were
     if (pinned) sandbox.random = new SeededRandom(pinned.world.data.meta.seed, sandbox.name);
     sandbox.scenario = scenario.name;
     sandbox.stubUses.clear();

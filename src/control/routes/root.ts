@@ -3,8 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { errors } from '../schemas/common.js';
-import { forwardedPrefix } from '../http/context.js';
+import { errors } from '../../schemas/common.js';
+import { forwardedPrefix } from '../../http/context.js';
 
 const RootLinks = Type.Object(
   {
@@ -67,6 +67,7 @@ export const rootRoute: FastifyPluginAsyncTypebox<{ version: string }> = async (
           ...errors(400),
         },
       },
+      config: { adminToken: 'none' },
     },
     async (req, reply) => {
       const prefix = forwardedPrefix(req);

@@ -1,25 +1,122 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors } from '../schemas/common.js';
-import { ScenarioSummary } from '../schemas/control.js';
-import { ScenarioDefinition, scenarioJsonSchema, scenarioSchemaId } from '../schemas/scenario.js';
-import { fail } from '../errors.js';
-import { ScenarioError } from '../scenarios/registry.js';
+import { errors } from '../../schemas/common.js';
+import { ActiveScenario, ScenarioSummary } from '../../schemas/control.js';
+import { ScenarioDefinition, scenarioJsonSchema, scenarioSchemaId } from '../../schemas/scenario.js';
+import { fail } from '../../errors.js';
+import { ScenarioError } from '../../scenarios/registry.js';
+import { activateScenario } from '../../domain/scenario-activation.js';
+import { adminWork, SandboxQuery } from '../sandbox.js';
+import type { FastifyRequest } from 'fastify';
 
 const tags = ['mock'];
 const NameParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) });
 
 /**
- * Scenarios defined while the mock runs: the same JSON as a scenario file, checked the same way, per instance,
- * saved with --data (docs/scenarios.md, "Defining scenarios through the admin API").
+ * Scenarios: those the mock knows, the one active in a sandbox (switching it applies its data side), and those
+ * defined while the mock runs: the same JSON as a scenario file, checked the same way, per instance, saved with
+ * --data (docs/scenarios.md, "Defining scenarios through the admin API").
  */
-export const adminScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const scenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const unknown = (name: string) =>
     fail.notFound(`unknown scenario "${name.slice(0, 80)}"; known: ${app.scenarios.names().join(', ')}`);
 
+  /** Defines an inline scenario; a refused call puts back what its name meant before (nothing, or another one). */
+  const defineInline = (req: FastifyRequest, value: Record<string, unknown>) => {
+    const name = typeof value.name === 'string' ? value.name : '';
+    const before = app.scenarios.isDefined(name) ? app.scenarios.definition(name) : undefined;
+    let defined: ReturnType<typeof app.scenarios.define>;
+    try {
+      defined = app.scenarios.define(name, value);
+    } catch (err) {
+      if (err instanceof ScenarioError)
+        throw fail.badRequest(err.message.replace(/^scenario "[^"]*"/, 'scenario (inline)'));
+      throw err;
+    }
+    adminWork(req).onUndo(() => (before ? app.scenarios.define(name, before) : app.scenarios.undefine(name)));
+    return defined.scenario;
+  };
+
+  app.get(
+    '/scenarios',
+    {
+      schema: {
+        operationId: 'mockScenarios',
+        tags,
+        summary: 'Available scenarios',
+        description:
+          'The scenario names the mock knows (bundled and from --scenarios directories), each with its description ' +
+          'and the scenarios it extends.',
+        response: { 200: Type.Array(ScenarioSummary), ...errors(401) },
+      },
+    },
+    async () =>
+      app.scenarios.list().map((s) => ({ name: s.name, description: s.description, extends: s.chain.slice(0, -1) })),
+  );
+
+  app.get(
+    '/scenario',
+    {
+      schema: {
+        operationId: 'mockScenarioGet',
+        tags,
+        summary: 'The active scenario of the sandbox',
+        querystring: SandboxQuery,
+        description:
+          'The active scenario of the sandbox (?sandbox=NAME or x-mock-sandbox; else default). A sandbox that does ' +
+          'not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+        response: { 200: ActiveScenario, ...errors(400, 401, 404, 502, 503) },
+      },
+      config: { sandbox: 'read' },
+    },
+    async (req) => {
+      const { sandbox } = req.mock;
+      const scenario = app.scenarios.get(sandbox.scenario);
+      return { sandbox: sandbox.name, name: sandbox.scenario, description: scenario?.description ?? '' };
+    },
+  );
+
+  app.put(
+    '/scenario',
+    {
+      schema: {
+        operationId: 'mockScenarioSet',
+        tags,
+        summary: 'Activate a scenario in the sandbox (its data effects apply now)',
+        description:
+          'Activates a scenario in the sandbox: its data effects apply now and its stubs and faults from the next ' +
+          'request. Give `name` (an unknown name is a 404), or `scenario`: a whole scenario inline, as a file ' +
+          'holds it, which is first defined on this instance under its own name (as PUT /__admin/scenarios/{name} ' +
+          'does; a definition that is not valid is a 400 naming the JSON path, and nothing changes). A data block ' +
+          'that does not apply to the sandbox is a 422 naming the entry: the sandbox keeps its scenario and data ' +
+          '(and an inline scenario is not defined). An inline scenario has the bounds of a defined one (413, 409).',
+        querystring: SandboxQuery,
+        body: Type.Object({
+          name: Type.Optional(Type.String({ minLength: 1 })),
+          scenario: Type.Optional(
+            Type.Object({}, { additionalProperties: true, description: 'a scenario file (ScenarioFile), inline' }),
+          ),
+          sandbox: Type.Optional(Type.String()),
+        }),
+        response: { 200: ActiveScenario, ...errors(400, 401, 404, 409, 413, 422) },
+      },
+      config: { sandbox: 'write' },
+    },
+    async (req) => {
+      const { name, scenario: value } = req.body;
+      if ((name === undefined) === (value === undefined))
+        throw fail.badRequest('give the name of a scenario, or a scenario inline (scenario), not both');
+      const scenario = value ? defineInline(req, value) : app.scenarios.get(name!);
+      if (!scenario) throw unknown(name!);
+      const { sandbox } = req.mock;
+      activateScenario(sandbox, scenario, app.fixtures, app.worlds); // a 422 naming the entry that does not apply
+      return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
+    },
+  );
+
   const jsonSchema = scenarioJsonSchema();
   app.get(
-    '/__admin/scenario.schema.json',
+    '/scenario.schema.json',
     {
       schema: {
         operationId: 'mockScenarioSchema',
@@ -43,7 +140,7 @@ export const adminScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get(
-    '/__admin/scenarios/:name',
+    '/scenarios/:name',
     {
       schema: {
         operationId: 'mockScenarioView',
@@ -73,7 +170,7 @@ export const adminScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.put(
-    '/__admin/scenarios/:name',
+    '/scenarios/:name',
     {
       schema: {
         operationId: 'mockScenarioDefine',
@@ -108,7 +205,7 @@ export const adminScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.delete(
-    '/__admin/scenarios/:name',
+    '/scenarios/:name',
     {
       schema: {
         operationId: 'mockScenarioDelete',

@@ -1,17 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { errors, ref } from '../schemas/common.js';
-import { Finding, FindingQuery } from '../schemas/control.js';
-import { adminSandbox, existingSandbox, sandboxFindings } from './sandbox.js';
-import { FindingsCleared } from '../schemas/control-answers.js';
-import { findingValueCheck } from './filter-values.js';
+import { errors, ref } from '../../schemas/common.js';
+import { Finding, FindingQuery } from '../../schemas/control.js';
+import { sandboxFindings, SandboxQuery } from '../sandbox.js';
+import { FindingsCleared } from '../../schemas/control-answers.js';
+import { findingValueCheck } from '../filter-values.js';
 
 const tags = ['mock'];
 
 /** The findings of a sandbox (docs/findings.md): what the app did that the real portal answers differently. */
-export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const findingRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
-    '/__admin/findings',
+    '/findings',
     {
       schema: {
         operationId: 'mockFindings',
@@ -24,26 +24,28 @@ export const adminFindingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: FindingQuery,
         response: { 200: Type.Array(ref(Finding)), ...errors(400, 401, 404, 502, 503) },
       },
+      config: { sandbox: 'read' },
       preValidation: findingValueCheck,
     },
-    async (req) => sandboxFindings(req, existingSandbox(req)).list(req.query),
+    async (req) => sandboxFindings(req, req.mock.sandbox).list(req.query),
   );
 
   app.delete(
-    '/__admin/findings',
+    '/findings',
     {
       schema: {
         operationId: 'mockFindingsClear',
         tags,
         summary: 'Forget the findings of the sandbox (the detectors keep what they know of earlier requests)',
         description: 'Clears the findings list of the sandbox, e.g. between two tests; a reset clears them too.',
-        querystring: Type.Object({ sandbox: Type.Optional(Type.String()) }),
+        querystring: SandboxQuery,
         response: {
           200: FindingsCleared,
           ...errors(400, 401),
         },
       },
+      config: { sandbox: 'write' },
     },
-    async (req) => ({ cleared: adminSandbox(req).findings.clear() }),
+    async (req) => ({ cleared: req.mock.sandbox.findings.clear() }),
   );
 };

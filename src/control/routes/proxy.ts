@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { errors, Nullable } from '../schemas/common.js';
-import { fail } from '../errors.js';
-import { adminSandbox, adminWrite, existingSandbox, SandboxQuery } from './sandbox.js';
-import { Recorder } from '../proxy/recorder.js';
-import { Comparison, compareAnswers } from '../proxy/compare.js';
-import { upstreamName, userInfoProblem } from '../proxy/upstream.js';
-import type { Sandbox } from '../store/sandbox.js';
-import { pathOf } from '../shared/url-path.js';
+import { errors, Nullable } from '../../schemas/common.js';
+import { fail } from '../../errors.js';
+import { adminWork, SandboxQuery } from '../sandbox.js';
+import { Recorder } from '../../proxy/recorder.js';
+import { Comparison, compareAnswers } from '../../proxy/compare.js';
+import { upstreamName, userInfoProblem } from '../../proxy/upstream.js';
+import type { Sandbox } from '../../store/sandbox.js';
+import { pathOf } from '../../shared/url-path.js';
 
 const tags = ['mock'];
 
@@ -48,9 +48,9 @@ const recordingInfo = (app: FastifyInstance) => {
 };
 
 /** Pass-through, recording and compare mode (docs/proxy.md). */
-export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const proxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
-    '/__admin/proxy',
+    '/proxy',
     {
       schema: {
         operationId: 'mockProxyGet',
@@ -62,12 +62,13 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: ProxyInfo, ...errors(400, 401, 404, 502, 503) },
       },
+      config: { sandbox: 'read' },
     },
-    async (req) => proxyInfo(app, existingSandbox(req)),
+    async (req) => proxyInfo(app, req.mock.sandbox),
   );
 
   app.put(
-    '/__admin/proxy',
+    '/proxy',
     {
       schema: {
         operationId: 'mockProxySet',
@@ -83,19 +84,18 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         response: { 200: ProxyInfo, ...errors(400, 401) },
       },
+      config: { sandbox: 'write' },
     },
     async (req) => {
       const problem = req.body.url === null ? null : userInfoProblem(req.body.url);
       if (problem) throw fail.validation(`url: ${problem}`, [{ field: 'body.url', message: problem }]);
-      const sandbox = adminSandbox(req);
-      sandbox.upstream = req.body.url; // under --data written now, before the answer
-      sandbox.keep();
-      return proxyInfo(app, sandbox);
+      req.mock.sandbox.upstream = req.body.url;
+      return proxyInfo(app, req.mock.sandbox);
     },
   );
 
   app.delete(
-    '/__admin/proxy',
+    '/proxy',
     {
       schema: {
         operationId: 'mockProxyReset',
@@ -105,16 +105,16 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'The sandbox forgets its own upstream and uses the one of --proxy again.',
         response: { 200: ProxyInfo, ...errors(400, 401) },
       },
+      config: { sandbox: 'write' },
     },
     async (req) => {
-      const sandbox = adminSandbox(req);
-      sandbox.upstream = undefined;
-      return proxyInfo(app, sandbox);
+      req.mock.sandbox.upstream = undefined;
+      return proxyInfo(app, req.mock.sandbox);
     },
   );
 
   app.get(
-    '/__admin/recording',
+    '/recording',
     {
       schema: {
         operationId: 'mockRecordingGet',
@@ -128,7 +128,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.post(
-    '/__admin/recording',
+    '/recording',
     {
       schema: {
         operationId: 'mockRecordingSet',
@@ -173,7 +173,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.get(
-    '/__admin/compare',
+    '/compare',
     {
       schema: {
         operationId: 'mockCompareReport',
@@ -195,9 +195,10 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ...errors(400, 401, 404, 502, 503),
         },
       },
+      config: { sandbox: 'read' },
     },
     async (req) => {
-      const sandbox = existingSandbox(req);
+      const { sandbox } = req.mock;
       const all = await app.proxy.comparisons(sandbox);
       const comparisons = all.filter(
         (c) =>
@@ -209,7 +210,7 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
 
   app.delete(
-    '/__admin/compare',
+    '/compare',
     {
       schema: {
         operationId: 'mockCompareClear',
@@ -219,16 +220,16 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: 'Forgets the comparisons collected for the sandbox.',
         response: { 200: Type.Object({ sandbox: Type.String() }), ...errors(400, 401) },
       },
+      config: { sandbox: 'write' },
     },
     async (req) => {
-      const sandbox = adminSandbox(req);
-      app.proxy.clearComparisons(sandbox);
-      return { sandbox: sandbox.name };
+      app.proxy.clearComparisons(req.mock.sandbox);
+      return { sandbox: req.mock.sandbox.name };
     },
   );
 
   app.post(
-    '/__admin/compare',
+    '/compare',
     {
       schema: {
         operationId: 'mockCompareOnce',
@@ -250,14 +251,13 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         response: { 200: Comparison, ...errors(400, 401) },
       },
+      config: { sandbox: 'write' },
     },
     async (req) => {
-      // a sandbox without an upstream is refused before anything is sent, and a new one is not kept
-      const { sandbox, base } = adminWrite(req, (sandbox) => {
-        const { url } = app.proxy.upstreamFor(sandbox);
-        if (!url) throw fail.badRequest(`sandbox ${sandbox.name} has no upstream (--proxy or PUT /__admin/proxy)`);
-        return { sandbox, base: url };
-      });
+      const { sandbox } = req.mock;
+      // a sandbox without an upstream is refused before anything is sent, and one this call made is not kept
+      const base = app.proxy.upstreamFor(sandbox).url;
+      if (!base) throw fail.badRequest(`sandbox ${sandbox.name} has no upstream (--proxy or PUT /__admin/proxy)`);
       const method = req.body.method.toUpperCase();
       const payload = req.body.body === undefined ? undefined : JSON.stringify(req.body.body);
       const headers: Record<string, string> = {
@@ -265,20 +265,23 @@ export const adminProxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'x-mock-sandbox': sandbox.name,
         ...(payload !== undefined ? { 'content-type': 'application/json' } : {}),
       };
-      const [mock, upstream] = await Promise.all([
-        app.inject({
-          method: method as 'GET',
-          url: req.body.url,
-          headers,
-          ...(payload !== undefined ? { payload } : {}),
-        }),
-        app.proxy.call(base, {
-          method,
-          url: req.body.url,
-          headers,
-          body: payload === undefined ? undefined : Buffer.from(payload),
-        }),
-      ]);
+      // the mock's request writes to the sandbox as any portal request does, while this call waits
+      const [mock, upstream] = await adminWork(req).outside(() =>
+        Promise.all([
+          app.inject({
+            method: method as 'GET',
+            url: req.body.url,
+            headers,
+            ...(payload !== undefined ? { payload } : {}),
+          }),
+          app.proxy.call(base, {
+            method,
+            url: req.body.url,
+            headers,
+            body: payload === undefined ? undefined : Buffer.from(payload),
+          }),
+        ]),
+      );
       const path = pathOf(req.body.url);
       const operationId = sandbox.journal.list({ method, path, limit: 1 })[0]?.operationId ?? null;
       req.log.info({ upstream: upstreamName(base), path }, 'compared with the upstream');

@@ -1,22 +1,22 @@
 import { Type } from '@sinclair/typebox';
-import { heapPastLimit } from '../shared/heap.js';
+import { heapPastLimit } from '../../shared/heap.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { Sandbox } from '../store/sandbox.js';
-import { fail } from '../errors.js';
-import { errors, ref } from '../schemas/common.js';
-import { storedRecords, type StoredRecord } from '../schemas/stored-records.js';
+import { fail } from '../../errors.js';
+import { errors, ref } from '../../schemas/common.js';
+import { storedRecords, type StoredRecord } from '../../schemas/stored-records.js';
+import { DataEntry } from '../../schemas/scenario.js';
+import { dataChanges, exportedCollections } from '../../domain/data-changes.js';
 import {
-  createRecordsInSlices,
+  draftRecordsInSlices,
   deleteRecord,
   getRecord,
   listRecords,
   patchRecord,
   recordCollections,
   recordTenant,
-} from '../domain/records.js';
-import { adminSandbox, adminSandboxName, existingSandbox, SandboxQuery } from './sandbox.js';
-import { strictJsonBodies } from './json-body.js';
+} from '../../domain/records.js';
+import { adminWork, SandboxQuery } from '../sandbox.js';
+import { strictJsonBodies } from '../../http/json-body.js';
 
 const tags = ['mock'];
 
@@ -33,12 +33,88 @@ const DependentRecord = Type.Object(
   { additionalProperties: true, description: 'a record of the collection it is listed under' },
 );
 
+const ChangesQuery = Type.Object({
+  ...SandboxQuery.properties,
+  collections: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      description: `only these collections, comma-separated (of ${recordCollections.join(', ')})`,
+    }),
+  ),
+});
+
+export const DataChanges = Type.Object({
+  sandbox: Type.String(),
+  seed: Type.Integer({ description: 'the seed of the base world the changes are against' }),
+  refDate: Type.String({
+    format: 'date-time',
+    description:
+      "that base world's reference date (the day it was seeded around): replayed on a world of another day, the " +
+      'records the block does not name differ; GET /__admin/sandboxes/{name}/capture pins both',
+  }),
+  data: Type.Array(DataEntry, {
+    description: "a scenario's data block: put it in a scenario file as `data` to replay these changes",
+  }),
+});
+
 /**
- * The records API: any record of a tenant's data in the sandbox of the call, read and written through the store's
- * one write path (copy-on-write, logged with --data, undone by a reset, seen at once by the portal's operations).
- * One set of routes per collection, so each has its record's schema in the API document.
+ * The records API (/__admin/data): any record of a tenant's data in the sandbox of the call, read and written
+ * through the store's one write path (copy-on-write, logged with --data, undone by a reset, seen at once by the
+ * portal's operations); the collections it serves; and a sandbox's changes as a scenario's data block.
  */
-export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
+export const recordRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // the collections, asked of the server (the console's data panel) rather than a copy of the names that drifts
+  app.get(
+    '/data/collections',
+    {
+      schema: {
+        operationId: 'mockDataCollections',
+        tags,
+        summary: 'The collections of the records API',
+        description:
+          'The names that /__admin/data/{tenantId}/{collection} takes, sorted: the same for every tenant and sandbox.',
+        response: {
+          200: Type.Object({
+            collections: Type.Array(Type.String(), { description: 'collection names, sorted' }),
+          }),
+          ...errors(401),
+        },
+      },
+    },
+    async () => ({ collections: recordCollections }),
+  );
+
+  app.get(
+    '/data/changes',
+    {
+      schema: {
+        operationId: 'mockDataChanges',
+        tags,
+        summary: "The sandbox's data changes against its seed, as a scenario's data block",
+        description:
+          'Records the sandbox made (create, whole), changed (patch, the changed fields) and removed (remove), ' +
+          'against the base world it was made from, in an order that replays: referenced records are created first, ' +
+          'records naming others are removed first. Signing in makes sessions, devices and two-factor challenges ' +
+          'too: name the collections you want with `collections`. Reads never make a sandbox (404).',
+        querystring: ChangesQuery,
+        response: { 200: DataChanges, ...errors(400, 401, 404, 502, 503) },
+      },
+      config: { sandbox: 'read' },
+    },
+    async (req) => {
+      const { sandbox } = req.mock;
+      const collections = exportedCollections(req.query.collections);
+      const { seed, refDate } = sandbox.store.meta;
+      return { sandbox: sandbox.name, seed, refDate, data: dataChanges(sandbox.store, collections) };
+    },
+  );
+
+  await app.register(recordsApi, { prefix: '/data' });
+};
+
+/** One set of routes per collection, so each has its record's schema in the API document. JSON bodies only. */
+const recordsApi: FastifyPluginAsyncTypebox = async (app) => {
   strictJsonBodies(app);
   for (const collection of storedRecords) await app.register(collectionRoutes(collection));
   // a path below /__admin/data that no collection's routes answer: named with the collections there are (before the
@@ -55,24 +131,6 @@ export const adminDataRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   });
 };
-
-/**
- * Runs a write in the sandbox of the call, made on demand as every admin write makes it (docs/data.md); a refused
- * write in a sandbox it made leaves none behind, so a refusal changes nothing, not even the list of sandboxes.
- */
-async function writeIn<T>(req: FastifyRequest, write: (sandbox: Sandbox) => T | Promise<T>): Promise<T> {
-  const existed = req.server.sandboxes.find(adminSandboxName(req)) !== undefined;
-  const sandbox = adminSandbox(req);
-  const version = sandbox.store.version;
-  try {
-    return await write(sandbox);
-  } catch (err) {
-    // not when another request wrote to it meanwhile (a create lets others through while it works)
-    const untouched = req.server.sandboxes.find(sandbox.name) === sandbox && sandbox.store.version === version;
-    if (!existed && untouched) req.server.sandboxes.delete(sandbox.name);
-    throw err;
-  }
-}
 
 function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): FastifyPluginAsyncTypebox {
   const record = ref(schema);
@@ -104,10 +162,11 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
             ...errors(400, 401, 404, 502, 503),
           },
         },
+        config: { sandbox: 'read' },
       },
       async (req) => {
         const { offset, limit, sandbox: _sandbox, ...where } = req.query;
-        const tenant = recordTenant(existingSandbox(req).store, req.params.tenantId);
+        const tenant = recordTenant(req.mock.sandbox.store, req.params.tenantId);
         return listRecords(tenant, name, { offset, limit, where: where as Record<string, string> });
       },
     );
@@ -124,9 +183,10 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
           querystring: SandboxQuery,
           response: { 200: record, ...errors(400, 401, 404, 502, 503) },
         },
+        config: { sandbox: 'read' },
       },
       async (req) => {
-        const tenant = recordTenant(existingSandbox(req).store, req.params.tenantId);
+        const tenant = recordTenant(req.mock.sandbox.store, req.params.tenantId);
         return getRecord(tenant, name, req.params.id);
       },
     );
@@ -159,20 +219,19 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
             ...errors(400, 401, 404, 409, 415, 422, 502, 503),
           },
         },
+        config: { sandbox: 'write' },
       },
       async (req, reply) => {
         const full = heapPastLimit(app.config.maxHeapPercent);
         if (full) throw fail.unprocessable(`no records are made: ${full}`);
-        const created = await writeIn(req, (sandbox) => {
-          // made in slices that let other requests through, then written at once; a refused record leaves no
-          // trace, not even a minted id: the same calls give the same ids
-          const options = { count: req.query.count, now: sandbox.clock.now(), maxRecords: app.config.maxRecords };
-          return createRecordsInSlices(sandbox.store, req.params.tenantId, name, req.body, options, (commit) => {
-            if (req.server.sandboxes.find(sandbox.name) !== sandbox)
-              throw fail.conflict(`sandbox ${sandbox.name} was deleted or replaced while the records were made`);
-            sandbox.change(() => sandbox.store.transaction(commit));
-          });
-        });
+        const { sandbox } = req.mock;
+        const options = { count: req.query.count, now: sandbox.clock.now(), maxRecords: app.config.maxRecords };
+        // made in slices that let other requests through, then written at once in this call's unit of work
+        const draft = await adminWork(req).outside(() =>
+          draftRecordsInSlices(sandbox.store, req.params.tenantId, name, req.body, options),
+        );
+        draft.commit();
+        const { created } = draft;
         reply.code(201);
         return created;
       },
@@ -193,12 +252,12 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
           body: fields,
           response: { 200: record, ...errors(400, 401, 404, 415, 502, 503) },
         },
+        config: { sandbox: 'write' },
       },
-      async (req) =>
-        writeIn(req, (sandbox) => {
-          const tenant = recordTenant(sandbox.store, req.params.tenantId);
-          return sandbox.change(() => patchRecord(sandbox.store, tenant, name, req.params.id, req.body));
-        }),
+      async (req) => {
+        const { store } = req.mock.sandbox;
+        return patchRecord(store, recordTenant(store, req.params.tenantId), name, req.params.id, req.body);
+      },
     );
 
     app.delete(
@@ -215,13 +274,13 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
           querystring: SandboxQuery,
           response: { 200: Deleted, ...errors(400, 401, 404, 409, 502, 503) },
         },
+        config: { sandbox: 'write' },
       },
-      async (req) =>
-        writeIn(req, (sandbox) => {
-          const tenant = recordTenant(sandbox.store, req.params.tenantId);
-          sandbox.change(() => deleteRecord(sandbox.store, tenant, name, req.params.id));
-          return { deleted: req.params.id };
-        }),
+      async (req) => {
+        const { store } = req.mock.sandbox;
+        deleteRecord(store, recordTenant(store, req.params.tenantId), name, req.params.id);
+        return { deleted: req.params.id };
+      },
     );
   };
 }
