@@ -7,7 +7,7 @@ import fp from 'fastify-plugin';
 import type { FastifyInstance } from 'fastify';
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform, SwaggerTransformObject } from '@fastify/swagger';
 import { sharedSchemas } from './schemas/index.js';
-import type { AuthMode } from './auth/types.js';
+import type { AuthMode } from './http/credentials.js';
 import { packageRoot } from './paths.js';
 
 /** Captured from the seeded world by `npm run openapi` (test/support/examples.ts): operationId → request body and success answer. */

@@ -163,16 +163,19 @@ t.test('the admin client imports nothing of the server, so it loads (and type-ch
   );
 });
 
-/** The request-state table of docs/architecture.md: field → the one file that writes it. */
-function readWriters(): Map<string, string> {
+/**
+ * The request-state table of docs/architecture.md: field → the files that write it (one, but for the sandbox, which
+ * the first hook of each context that needs one picks).
+ */
+function readWriters(): Map<string, string[]> {
   const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
   const section = doc.slice(doc.indexOf('## The request state'), doc.indexOf('## Parts'));
-  const writers = new Map<string, string>();
+  const writers = new Map<string, string[]>();
   for (const line of section.split('\n')) {
     const cells = line.split('|').map((c) => c.trim());
-    const file = /`(src\/[^`]+\.ts)`/.exec(cells[2] ?? '')?.[1];
-    if (!file) continue;
-    for (const m of (cells[1] ?? '').matchAll(/`(\w+)`/g)) writers.set(m[1]!, file);
+    const files = [...(cells[2] ?? '').matchAll(/`(src\/[^`]+\.ts)`/g)].map((m) => m[1]!);
+    if (files.length === 0) continue;
+    for (const m of (cells[1] ?? '').matchAll(/`(\w+)`/g)) writers.set(m[1]!, files);
   }
   return writers;
 }
@@ -188,7 +191,8 @@ t.test('each field of the request state is written only by the file docs/archite
   for (const file of listFiles(src)) {
     const rel = relative(root, file);
     for (const field of writesIn(readFileSync(file, 'utf8'))) {
-      if (writers.get(field) !== rel) bad.push(`${rel} writes req.mock.${field} (writer: ${writers.get(field)})`);
+      if (!writers.get(field)?.includes(rel))
+        bad.push(`${rel} writes req.mock.${field} (writers: ${writers.get(field)?.join(', ')})`);
     }
   }
   t.same(bad, []);

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
 import type { Right } from '../schemas/common.js';
 import { header, sessionHeaders } from '../http/context.js';
-import { noAuth, type AuthContext, type AuthMode } from './types.js';
+import { noAuth, type AuthContext, type AuthMode } from '../http/credentials.js';
 import { secretMatches } from '../store/ids.js';
 import { findById, type Tenant } from '../store/store.js';
 import type { Sandbox } from '../store/sandbox.js';

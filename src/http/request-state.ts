@@ -10,7 +10,7 @@ import type { Scenario } from '../schemas/scenario.js';
 import { checkSandboxName, type Sandbox } from '../store/sandbox.js';
 import type { Fixtures } from '../store/fixtures.js';
 import type { Options } from '../config.js';
-import { noAuth, type AuthContext, type AuthMode } from '../auth/types.js';
+import { noAuth, type AuthContext, type AuthMode } from './credentials.js';
 import { sandboxKey, type PrefixInfo } from './context.js';
 import type { KeptAnswer } from './answer-cache.js';
 

@@ -89,8 +89,9 @@ export const proxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       const problem = req.body.url === null ? null : userInfoProblem(req.body.url);
       if (problem) throw fail.validation(`url: ${problem}`, [{ field: 'body.url', message: problem }]);
-      req.mock.sandbox.upstream = req.body.url;
-      return proxyInfo(app, req.mock.sandbox);
+      const { sandbox } = req.mock;
+      sandbox.upstream = req.body.url;
+      return proxyInfo(app, sandbox);
     },
   );
 
@@ -108,8 +109,9 @@ export const proxyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       config: { sandbox: 'write' },
     },
     async (req) => {
-      req.mock.sandbox.upstream = undefined;
-      return proxyInfo(app, req.mock.sandbox);
+      const { sandbox } = req.mock;
+      sandbox.upstream = undefined;
+      return proxyInfo(app, sandbox);
     },
   );
 
