@@ -194,7 +194,10 @@ function applyStep(node: unknown, step: Step, work: Work): unknown[] {
         .filter((n) => n >= 0 && n < node.length)
         .map((n) => node[n]);
     case 'filter':
-      return children(node).filter((item) => step.filter.any.some(({ all }) => all.every((c) => holds(c, item, work))));
+      // Jayway filters an array's items, and an object as itself
+      return (Array.isArray(node) ? node : node !== null && typeof node === 'object' ? [node] : []).filter((item) =>
+        step.filter.any.some(({ all }) => all.every((c) => holds(c, item, work))),
+      );
   }
 }
 

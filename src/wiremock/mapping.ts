@@ -27,7 +27,10 @@ export const StringPattern = Type.Recursive(
         {
           matchesJsonPath: Type.Union([
             Type.String(),
-            Type.Intersect([Type.Object({ expression: Type.String() }), Self]),
+            Type.Unsafe<{ expression: string } & Static<typeof Self>>(
+              // an expression and one pattern's fields beside it (parseMapping checks them)
+              Type.Object({ expression: Type.String() }, { additionalProperties: true }),
+            ),
           ]),
         },
         strict,
@@ -107,10 +110,12 @@ export const ResponseDefinition = Type.Object(
 );
 export type ResponseDefinition = Static<typeof ResponseDefinition>;
 
+const uuidText = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
 export const StubMapping = Type.Object(
   {
-    id: Type.String({ format: 'uuid' }),
-    uuid: Type.String({ format: 'uuid' }),
+    id: Type.String({ pattern: uuidText }),
+    uuid: Type.String({ pattern: uuidText }),
     name: Type.Optional(Type.String()),
     priority: Type.Optional(Int(1)),
     metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
@@ -469,7 +474,7 @@ function checkDistribution(v: unknown, at: string, limits: MappingLimits): void 
     throw invalid(ptr(at, 'upper'), 'expected upper ≥ lower');
 }
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const uuidPattern = new RegExp(uuidText, 'i');
 
 /**
  * A mapping as WireMock's admin API takes it (parsed JSON), checked field by field in the order given: the mapping

@@ -120,6 +120,10 @@ export function formatDate(date: Date, format: string | undefined): string {
       out += m[1] === '' ? "'" : m[1];
       continue;
     }
+    if (m[2] === undefined) {
+      out += m[0];
+      continue;
+    }
     const token = m[0];
     const n = token.length;
     switch (token[0]) {
