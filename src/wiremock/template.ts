@@ -383,8 +383,9 @@ function createEnvironment(state: () => RenderState) {
       const [a, b] = args(all);
       return Array.isArray(a) ? a.map(str).includes(str(b)) : str(a).includes(str(b));
     },
-    eq: (...all) => str(args(all)[0]) === str(args(all)[1]),
-    neq: (...all) => str(args(all)[0]) !== str(args(all)[1]),
+    // Java's equals, as WireMock's eq: a query value (a list) is not equal to a text, 1 is not "1"
+    eq: (...all) => args(all)[0] === args(all)[1],
+    neq: (...all) => args(all)[0] !== args(all)[1],
     gt: (...all) => Number(args(all)[0]) > Number(args(all)[1]),
     gte: (...all) => Number(args(all)[0]) >= Number(args(all)[1]),
     lt: (...all) => Number(args(all)[0]) < Number(args(all)[1]),
