@@ -90,7 +90,7 @@ export function regexProblem(pattern: string, maxProgram = defaultRegexLimits.ma
 const dfaCacheBytes = 262_144;
 
 /** A compiled pattern and what one character read costs it: its program size, or 1 for a plain text. */
-function compile(pattern: string): { re: RE2JS; program: number } {
+export function compileRegex(pattern: string): { re: RE2JS; program: number } {
   const re = RE2JS.compile(pattern);
   const engine = re.re2Input;
   const Dfa = engine.dfa.constructor as new (prog: unknown, maxMem: number) => typeof engine.lazyDFA;
@@ -104,7 +104,7 @@ const compiled = new WeakMap<object, { re: RE2JS; program: number }>();
 function regexOf(m: { regex: string }): { re: RE2JS; program: number } {
   let entry = compiled.get(m);
   if (!entry) {
-    entry = compile(m.regex);
+    entry = compileRegex(m.regex);
     compiled.set(m, entry);
   }
   return entry;
