@@ -33,7 +33,7 @@ type OptionNotes = {
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const durationPattern = '^\\d+(ms|s|m|h|d)$';
 const durationExpected = 'a duration: a whole number and a unit, ms, s, m, h or d (e.g. 500ms, 90s, 30m, 2h, 1d)';
-const text = { minLength: 1 };
+const nonEmpty = { minLength: 1 };
 /** An option without a default value: null unless given. */
 const optional = <T extends TSchema>(schema: T, notes: OptionNotes) =>
   Type.Union([schema, Type.Null()], { default: null, ...notes });
@@ -47,14 +47,14 @@ export const Options = Type.Object({
     description: 'port to listen on; 0 picks a free one',
   }),
   host: Type.String({
-    ...text,
+    ...nonEmpty,
     default: '0.0.0.0',
     description: 'address to bind; the default lets phones on the LAN reach it',
     expected: 'a host name or IP address',
   }),
   seed: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, default: 42, description: 'seed of the generated data' }),
   scenario: Type.String({
-    ...text,
+    ...nonEmpty,
     default: 'default',
     description: 'scenario active at start in the default sandbox',
     expected: 'a scenario name',
@@ -64,12 +64,12 @@ export const Options = Type.Object({
     description: 'another directory of scenario files; repeatable (env: comma-separated)',
     expected: 'a directory',
   }),
-  data: optional(Type.String(text), {
+  data: optional(Type.String(nonEmpty), {
     description: 'keep the data in JSON files in DIR, so it survives restarts',
     defaultText: 'in memory',
     expected: 'a directory',
   }),
-  state: optional(Type.String(text), {
+  state: optional(Type.String(nonEmpty), {
     description: 'start the default sandbox from a snapshot exported by GET /__admin/state',
     expected: 'a file',
   }),
@@ -83,7 +83,7 @@ export const Options = Type.Object({
     { default: 'info', description: logLevels.join('|') },
   ),
   users: Type.Integer({ minimum: 10, maximum: 1_000_000, default: 200, description: 'generated users per tenant' }),
-  adminToken: optional(Type.String(text), {
+  adminToken: optional(Type.String(nonEmpty), {
     description: 'require "Authorization: Bearer TOKEN" on /__admin routes',
     expected: 'a token',
   }),
@@ -121,7 +121,7 @@ export const Options = Type.Object({
     default: 10_000,
     description: 'ms to wait for the upstream before answering 504',
   }),
-  record: optional(Type.String(text), {
+  record: optional(Type.String(nonEmpty), {
     description: 'write every forwarded exchange as a stub of a scenario file recorded-<time>.json in DIR',
     expected: 'a directory',
   }),
@@ -131,7 +131,7 @@ export const Options = Type.Object({
     default: 1000,
     description: 'stubs a recording keeps; past it the stub answered longest ago is dropped',
   }),
-  fixtures: optional(Type.String(text), {
+  fixtures: optional(Type.String(nonEmpty), {
     description: 'fixtures file with tenants and demo accounts',
     defaultText: 'fixtures/tenants.json',
     expected: 'a file',
@@ -140,17 +140,17 @@ export const Options = Type.Object({
     default: false,
     description: 'serve HTTPS with a certificate signed by the local CA (created once in --ca-dir)',
   }),
-  caDir: optional(Type.String(text), {
+  caDir: optional(Type.String(nonEmpty), {
     description: 'directory of the local certificate authority',
     defaultText: '~/.portal-mock/ca',
     expected: 'a directory',
   }),
-  tlsCert: optional(Type.String(text), {
+  tlsCert: optional(Type.String(nonEmpty), {
     description: 'your own certificate (PEM) instead of the local CA; needs --tls-key; implies HTTPS',
     expected: 'a file',
   }),
-  tlsKey: optional(Type.String(text), { description: 'the private key (PEM) of --tls-cert', expected: 'a file' }),
-  portFile: optional(Type.String(text), {
+  tlsKey: optional(Type.String(nonEmpty), { description: 'the private key (PEM) of --tls-cert', expected: 'a file' }),
+  portFile: optional(Type.String(nonEmpty), {
     description: 'write the port to FILE (atomically) once listening; for --port 0 in pipelines',
     expected: 'a file',
   }),
@@ -237,7 +237,7 @@ export const Options = Type.Object({
     defaultText: 'off',
     expected: durationExpected,
   }),
-  instanceName: optional(Type.String({ ...text, maxLength: 200 }), {
+  instanceName: optional(Type.String({ ...nonEmpty, maxLength: 200 }), {
     description: "this instance's name in x-mock-instance, health and listings",
     defaultText: 'hostname:port',
     expected: 'a name of 1 to 200 characters',
@@ -274,6 +274,8 @@ export type CliOption = {
   schema: TSchema & OptionNotes;
 };
 
+/** The kind of an option by its schema's type; any other type is one string. */
+const kinds = { integer: 'int', boolean: 'bool', array: 'list' } as const;
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 function cliOptionsOf(options: TObject, envPrefix: string): CliOption[] {
@@ -281,14 +283,7 @@ function cliOptionsOf(options: TObject, envPrefix: string): CliOption[] {
     key,
     flag: schema.flag ?? kebab(key),
     env: schema.env ?? `${envPrefix}${kebab(key).replaceAll('-', '_').toUpperCase()}`,
-    kind:
-      schema.type === 'integer'
-        ? 'int'
-        : schema.type === 'boolean'
-          ? 'bool'
-          : schema.type === 'array'
-            ? 'list'
-            : 'string',
+    kind: kinds[schema.type as keyof typeof kinds] ?? 'string',
     schema,
   }));
 }
@@ -545,6 +540,7 @@ export function parseMcpOptions(argv: string[], env: NodeJS.ProcessEnv = process
   const values: Record<string, unknown> = {};
   for (const o of mcpCliOptions) {
     const text = given.get(o) ?? (env[o.env] === '' ? undefined : env[o.env]);
+    // Number(), not the server's digits-only rule, and the error quotes the text as typed: as this command always did
     const value = text === undefined ? o.schema.default : o.kind === 'int' ? Number(text) : text;
     if (Value.Check(o.schema, value)) values[o.key] = value;
     else
