@@ -1,90 +1,296 @@
 // The only place that reads CLI flags and environment variables.
+//
+// Each option is described once, by its property in `Options` below: the TypeBox schema holds the type, the bounds,
+// the default and, as `description`, the --help text (--help appends the default from `default`: never write it in
+// the text). The rest follows from the key and the schema:
+//   flag         --kebab-case of the key:          maxHeapPercent -> --max-heap-percent
+//   environment  PORTAL_MOCK_ and its SNAKE_CASE:  maxHeapPercent -> PORTAL_MOCK_MAX_HEAP_PERCENT
+//   kind         integer: a number; boolean: a switch (true/false, 1/0, yes/no, on/off in the environment); array:
+//                repeatable, comma-separated in the environment; anything else: one string
+//   "expects …"  of an error: from the bounds of an integer, the literals of a union, else the `expected` note
+// Notes a schema may carry beside TypeBox's keywords (OptionNotes), each only where the above is not enough:
+//   expected     the error's words for a string option ('a directory')
+//   defaultText  what a null default means, for --help ('hostname:port')
+//   flag, env    a name off the rule; today two: --proxy-header (one per flag), PORTAL_MOCK_INSTANCE
+//   envSeparator how the environment variable separates a list, when not by commas
+// Adding an option is one property here, plus its row in docs/cli.md (test/cli-docs.test.ts holds the two together).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import './schemas/check.js'; // registers the string formats TypeBox checks
 import { clockRange, clockRangeText } from './schemas/control.js';
 
-const LogLevel = Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)));
+type OptionNotes = {
+  description?: string;
+  expected?: string;
+  defaultText?: string;
+  flag?: string;
+  env?: string;
+  envSeparator?: RegExp;
+};
 
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 const durationPattern = '^\\d+(ms|s|m|h|d)$';
 const durationExpected = 'a duration: a whole number and a unit, ms, s, m, h or d (e.g. 500ms, 90s, 30m, 2h, 1d)';
+const nonEmpty = { minLength: 1 };
+/** An option without a default value: null unless given. */
+const optional = <T extends TSchema>(schema: T, notes: OptionNotes) =>
+  Type.Union([schema, Type.Null()], { default: null, ...notes });
 
+// In the order --help lists them.
 export const Options = Type.Object({
-  port: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-  host: Type.String({ minLength: 1, default: '0.0.0.0' }),
-  seed: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, default: 42 }),
-  scenario: Type.String({ minLength: 1, default: 'default' }),
-  scenarios: Type.Array(Type.String(), { default: [], description: 'extra scenario directories' }),
-  data: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
-  state: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
-  now: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { default: null }),
-  logLevel: Type.Union([LogLevel], { default: 'info' }),
-  users: Type.Integer({ minimum: 10, maximum: 1_000_000, default: 200 }),
-  adminToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
-  journalLimit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
-  answerCacheMb: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 32 }),
-  bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
-  fixtures: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
+  port: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 3000,
+    description: 'port to listen on; 0 picks a free one',
+  }),
+  host: Type.String({
+    ...nonEmpty,
+    default: '0.0.0.0',
+    description: 'address to bind; the default lets phones on the LAN reach it',
+    expected: 'a host name or IP address',
+  }),
+  seed: Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, default: 42, description: 'seed of the generated data' }),
+  scenario: Type.String({
+    ...nonEmpty,
+    default: 'default',
+    description: 'scenario active at start in the default sandbox',
+    expected: 'a scenario name',
+  }),
+  scenarios: Type.Array(Type.String(), {
+    default: [],
+    description: 'another directory of scenario files; repeatable (env: comma-separated)',
+    expected: 'a directory',
+  }),
+  data: optional(Type.String(nonEmpty), {
+    description: 'keep the data in JSON files in DIR, so it survives restarts',
+    defaultText: 'in memory',
+    expected: 'a directory',
+  }),
+  state: optional(Type.String(nonEmpty), {
+    description: 'start the default sandbox from a snapshot exported by GET /__admin/state',
+    expected: 'a file',
+  }),
+  now: optional(Type.String({ format: 'date-time' }), {
+    description: 'freeze the clock at this ISO date-time, e.g. 2026-03-02T09:00:00Z',
+    defaultText: 'real time',
+    expected: 'an ISO 8601 date-time such as 2026-03-02T09:00:00Z',
+  }),
+  logLevel: Type.Union(
+    logLevels.map((l) => Type.Literal(l)),
+    { default: 'info', description: logLevels.join('|') },
+  ),
+  users: Type.Integer({ minimum: 10, maximum: 1_000_000, default: 200, description: 'generated users per tenant' }),
+  adminToken: optional(Type.String(nonEmpty), {
+    description: 'require "Authorization: Bearer TOKEN" on /__admin routes',
+    expected: 'a token',
+  }),
+  journalLimit: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 1000,
+    description: 'request journal entries kept per sandbox, oldest dropped first; 0 turns the journal off',
+  }),
+  answerCacheMb: Type.Integer({
+    minimum: 0,
+    maximum: 1_000_000,
+    default: 32,
+    description:
+      'MB of kept answers (calendar, dashboard, tickets, tenant info) for the whole server, least recently used ' +
+      'dropped first; 0 keeps none',
+  }),
+  bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'largest accepted JSON body in bytes' }),
+  proxy: optional(Type.String({ pattern: '^https?://' }), {
+    description: 'forward operations the mock does not implement to this upstream URL (see docs/proxy.md)',
+    expected: 'an http:// or https:// URL',
+  }),
+  proxyHeaders: Type.Array(Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+:" }), {
+    default: [],
+    description:
+      '"Name: value" added to every forwarded request (the upstream\'s ' +
+      'own credentials); repeatable (env: newline- or ;-separated)',
+    expected: '"Name: value"',
+    flag: 'proxy-header',
+    envSeparator: /[\n;]/,
+  }),
+  proxyTimeout: Type.Integer({
+    minimum: 1,
+    maximum: 600_000,
+    default: 10_000,
+    description: 'ms to wait for the upstream before answering 504',
+  }),
+  record: optional(Type.String(nonEmpty), {
+    description: 'write every forwarded exchange as a stub of a scenario file recorded-<time>.json in DIR',
+    expected: 'a directory',
+  }),
+  recordLimit: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 1000,
+    description: 'stubs a recording keeps; past it the stub answered longest ago is dropped',
+  }),
+  fixtures: optional(Type.String(nonEmpty), {
+    description: 'fixtures file with tenants and demo accounts',
+    defaultText: 'fixtures/tenants.json',
+    expected: 'a file',
+  }),
   https: Type.Boolean({
     default: false,
-    description: 'serve TLS with a certificate of the local CA (or --tls-cert/--tls-key)',
+    description: 'serve HTTPS with a certificate signed by the local CA (created once in --ca-dir)',
   }),
-  caDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()], {
-    default: null,
-    description: 'directory of the local CA (default ~/.portal-mock/ca)',
+  caDir: optional(Type.String(nonEmpty), {
+    description: 'directory of the local certificate authority',
+    defaultText: '~/.portal-mock/ca',
+    expected: 'a directory',
   }),
-  tlsCert: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
-  tlsKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
-  portFile: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
-  noBanner: Type.Boolean({ default: false }),
-  proxy: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()], { default: null }),
-  proxyHeaders: Type.Array(Type.String({ pattern: "^[A-Za-z0-9!#$%&'*+.^_`|~-]+:" }), { default: [] }),
-  proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
-  record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
-  recordLimit: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }),
-  maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
-  maxHeapPercent: Type.Integer({ minimum: 1, maximum: 100, default: 85 }),
-  sandboxUploadMb: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 64 }),
-  regexMaxProgram: Type.Integer({ minimum: 10, maximum: 100_000, default: 300 }),
-  regexMaxText: Type.Integer({ minimum: 1024, maximum: 16_777_216, default: 65_536 }),
-  regexBudget: Type.Integer({ minimum: 10_000, maximum: 10_000_000_000, default: 500_000 }),
-  maxScenarios: Type.Integer({ minimum: 1, maximum: 100_000, default: 200 }),
-  maxScenarioBytes: Type.Integer({ minimum: 1024, maximum: 67_108_864, default: 262_144 }),
-  maxRecords: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
-  calendarMaxOccurrences: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2000 }),
-  maxWorlds: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
-  sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
-  instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
-  peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), { default: [] }),
-  mcpAllowedHosts: Type.Array(Type.String({ pattern: '^[^\\s/]+$', maxLength: 2000 }), { default: [] }),
+  tlsCert: optional(Type.String(nonEmpty), {
+    description: 'your own certificate (PEM) instead of the local CA; needs --tls-key; implies HTTPS',
+    expected: 'a file',
+  }),
+  tlsKey: optional(Type.String(nonEmpty), { description: 'the private key (PEM) of --tls-cert', expected: 'a file' }),
+  portFile: optional(Type.String(nonEmpty), {
+    description: 'write the port to FILE (atomically) once listening; for --port 0 in pipelines',
+    expected: 'a file',
+  }),
+  maxSandboxes: Type.Integer({
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 10_000,
+    description: 'most sandboxes at once; a request that would create one more gets 429',
+  }),
+  maxHeapPercent: Type.Integer({
+    minimum: 1,
+    maximum: 100,
+    default: 85,
+    description:
+      "share of the JavaScript heap's limit past which a new sandbox (429), records made through the records API " +
+      '(422) and uploads (413) are refused; 100: never',
+  }),
+  sandboxUploadMb: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 64,
+    description:
+      "megabytes of uploaded files' bytes a sandbox keeps; an upload past it gets 413, and an .xlsx that inflates " +
+      'past it fails its file processing',
+  }),
+  regexMaxProgram: Type.Integer({
+    minimum: 10,
+    maximum: 100_000,
+    default: 300,
+    description: 'most instructions a stub or journal-filter regex compiles to; a larger one is a 400',
+  }),
+  regexMaxText: Type.Integer({
+    minimum: 1024,
+    maximum: 16_777_216,
+    default: 65_536,
+    description: 'most characters a regex matcher reads; a longer value does not match',
+  }),
+  regexBudget: Type.Integer({
+    minimum: 10_000,
+    maximum: 10_000_000_000,
+    default: 500_000,
+    description:
+      'regex work of one request, in characters x program instructions: past it a stub regex does not match ' +
+      'and a journal read is a 422; the default is about 50 ms at worst',
+  }),
+  maxScenarios: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 200,
+    description: 'most scenarios defined through PUT /__admin/scenarios/NAME; one more is a 409',
+  }),
+  maxScenarioBytes: Type.Integer({
+    minimum: 1024,
+    maximum: 67_108_864,
+    default: 262_144,
+    description: 'most bytes of one scenario defined through the admin API, as JSON; a larger one is a 413',
+  }),
+  maxRecords: Type.Integer({
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 10_000,
+    description:
+      'records the records API may add to a collection of a sandbox beyond its seeded ones; a create past it gets ' +
+      '422',
+  }),
+  calendarMaxOccurrences: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 2000,
+    description:
+      'occurrences one calendar list answer may expand (recurring events times the days of the window); a window ' +
+      'holding more gets 400 saying so',
+  }),
+  maxWorlds: Type.Integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 4,
+    description:
+      'most base worlds kept at once (one per seed and reference date sandboxes use: a reset with another seed, ' +
+      'a bug capture from another day); one more gets 429 while every kept one is in use',
+  }),
+  sandboxIdleTtl: optional(Type.String({ pattern: durationPattern }), {
+    description: 'delete a sandbox (not default) no request has named for this long, e.g. 30m, 2h',
+    defaultText: 'off',
+    expected: durationExpected,
+  }),
+  instanceName: optional(Type.String({ ...nonEmpty, maxLength: 200 }), {
+    description: "this instance's name in x-mock-instance, health and listings",
+    defaultText: 'hostname:port',
+    expected: 'a name of 1 to 200 characters',
+    env: 'PORTAL_MOCK_INSTANCE',
+  }),
+  peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), {
+    default: [],
+    description:
+      'the other instances (URL, or dns:NAME:PORT for every address of NAME): ' +
+      '/__admin/sandboxes lists theirs too; repeatable or comma-separated',
+    expected: 'a URL (http:// or https://) or dns:NAME:PORT',
+  }),
+  mcpAllowedHosts: Type.Array(Type.String({ pattern: '^[^\\s/]+$', maxLength: 2000 }), {
+    default: [],
+    description:
+      'more Host and Origin names /__admin/mcp accepts, beside localhost, --host, the LAN addresses and the ' +
+      "peers' names (e.g. the balancer's name); repeatable or comma-separated",
+    expected: 'host names, comma-separated, without scheme or port (an IPv6 address in brackets)',
+  }),
+  noBanner: Type.Boolean({
+    default: false,
+    description:
+      'no address banner at start (printed to stdout, a redirected log too; its QR codes only on a terminal)',
+  }),
 });
 export type Options = Static<typeof Options>;
 
-/** What a valid value looks like, for error messages; whole numbers take their range from the schema. */
-const expected: Partial<Record<keyof Options, string>> = {
-  host: 'a host name or IP address',
-  scenario: 'a scenario name',
-  scenarios: 'a directory',
-  data: 'a directory',
-  state: 'a file',
-  now: 'an ISO 8601 date-time such as 2026-03-02T09:00:00Z',
-  logLevel: `one of ${LogLevel.anyOf.map((l) => l.const as string).join(', ')}`,
-  adminToken: 'a token',
-  fixtures: 'a file',
-  caDir: 'a directory',
-  tlsCert: 'a file',
-  tlsKey: 'a file',
-  portFile: 'a file',
-  proxy: 'an http:// or https:// URL',
-  proxyHeaders: '"Name: value"',
-  record: 'a directory',
-  sandboxIdleTtl: durationExpected,
-  instanceName: 'a name of 1 to 200 characters',
-  peers: 'a URL (http:// or https://) or dns:NAME:PORT',
-  mcpAllowedHosts: 'host names, comma-separated, without scheme or port (an IPv6 address in brackets)',
+/** One option as the command line and the environment name it: everything here is derived from its schema. */
+export type CliOption = {
+  key: string;
+  flag: string;
+  env: string;
+  kind: 'int' | 'string' | 'list' | 'bool';
+  schema: TSchema & OptionNotes;
 };
+
+/** The kind of an option by its schema's type; any other type is one string. */
+const kinds = { integer: 'int', boolean: 'bool', array: 'list' } as const;
+const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+function cliOptionsOf(options: TObject, envPrefix: string): CliOption[] {
+  return Object.entries(options.properties).map(([key, schema]: [string, TSchema & OptionNotes]) => ({
+    key,
+    flag: schema.flag ?? kebab(key),
+    env: schema.env ?? `${envPrefix}${kebab(key).replaceAll('-', '_').toUpperCase()}`,
+    kind: kinds[schema.type as keyof typeof kinds] ?? 'string',
+    schema,
+  }));
+}
+
+/** The server's options with their flag, environment variable and kind (docs/cli.md's table is checked against it). */
+export const cliOptions: readonly CliOption[] = cliOptionsOf(Options, 'PORTAL_MOCK_');
+const cliOption = (key: string) => cliOptions.find((o) => o.key === key);
 
 /** A value as an error message quotes it: JSON, cut to a readable length. */
 const shown = (value: unknown) => {
@@ -92,12 +298,30 @@ const shown = (value: unknown) => {
   return text.length > 80 ? `${text.slice(0, 80)}…` : text;
 };
 
-/** "a whole number from 0 to 65535" for an integer option, else the table's words. */
-function expectation(key: keyof Options): string {
-  const schema = Options.properties[key] as { type?: unknown; minimum?: number; maximum?: number } | undefined;
-  if (schema?.type !== 'integer') return expected[key] ?? 'a valid value';
-  const { minimum: min, maximum: max } = schema;
-  return `a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`;
+/** What a valid value looks like, for error messages: "a whole number from 0 to 65535", "one of …", or the note. */
+function expectation(schema: TSchema & OptionNotes): string {
+  if (schema.type === 'integer') {
+    const { minimum: min, maximum: max } = schema as { minimum?: number; maximum?: number };
+    return `a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}`;
+  }
+  const literals = (schema.anyOf as TSchema[] | undefined)?.map((s) => s.const);
+  if (literals?.every((l) => typeof l === 'string')) return `one of ${literals.join(', ')}`;
+  return schema.expected ?? 'a valid value';
+}
+
+/** The default as --help prints it; nothing for an unset switch or an empty list. */
+function defaultShown(schema: TSchema & OptionNotes): string | undefined {
+  const value: unknown = schema.default;
+  if (value === null) return schema.defaultText;
+  if (value === false || (Array.isArray(value) && value.length === 0)) return undefined;
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+function helpLines(o: CliOption): string {
+  const name = `${o.flag}${o.kind === 'bool' ? '' : o.kind === 'int' ? ' N' : ' VALUE'}`;
+  const fallback = defaultShown(o.schema);
+  const help = `${o.schema.description}${fallback === undefined ? '' : ` (default ${fallback})`}`;
+  return `  --${name.padEnd(22)} ${help}\n  ${''.padEnd(24)} env ${o.env}`;
 }
 
 /** Milliseconds of a duration such as 500ms, 90s, 30m, 2h or 1d. */
@@ -109,330 +333,13 @@ export function durationMs(text: string): number {
   );
 }
 
-type Flag = {
-  key: keyof Options;
-  flag: string;
-  env: string;
-  kind: 'int' | 'string' | 'list' | 'bool';
-  help: string;
-  envSeparator?: RegExp;
-};
-const flags: Flag[] = [
-  {
-    key: 'port',
-    flag: 'port',
-    env: 'PORTAL_MOCK_PORT',
-    kind: 'int',
-    help: 'port to listen on; 0 picks a free one (default 3000)',
-  },
-  {
-    key: 'host',
-    flag: 'host',
-    env: 'PORTAL_MOCK_HOST',
-    kind: 'string',
-    help: 'address to bind (default 0.0.0.0, so phones on the LAN reach it)',
-  },
-  { key: 'seed', flag: 'seed', env: 'PORTAL_MOCK_SEED', kind: 'int', help: 'seed of the generated data (default 42)' },
-  {
-    key: 'scenario',
-    flag: 'scenario',
-    env: 'PORTAL_MOCK_SCENARIO',
-    kind: 'string',
-    help: 'scenario active at start in the default sandbox (default "default")',
-  },
-  {
-    key: 'scenarios',
-    flag: 'scenarios',
-    env: 'PORTAL_MOCK_SCENARIOS',
-    kind: 'list',
-    help: 'another directory of scenario files; repeatable (env: comma-separated)',
-  },
-  {
-    key: 'data',
-    flag: 'data',
-    env: 'PORTAL_MOCK_DATA',
-    kind: 'string',
-    help: 'keep the data in JSON files in DIR (survives restarts); in memory otherwise',
-  },
-  {
-    key: 'state',
-    flag: 'state',
-    env: 'PORTAL_MOCK_STATE',
-    kind: 'string',
-    help: 'start the default sandbox from a snapshot exported by GET /__admin/state',
-  },
-  {
-    key: 'now',
-    flag: 'now',
-    env: 'PORTAL_MOCK_NOW',
-    kind: 'string',
-    help: 'freeze the clock at this ISO date-time (e.g. 2026-03-02T09:00:00Z)',
-  },
-  {
-    key: 'logLevel',
-    flag: 'log-level',
-    env: 'PORTAL_MOCK_LOG_LEVEL',
-    kind: 'string',
-    help: 'fatal|error|warn|info|debug|trace|silent (default info)',
-  },
-  {
-    key: 'users',
-    flag: 'users',
-    env: 'PORTAL_MOCK_USERS',
-    kind: 'int',
-    help: 'generated users per tenant (default 200)',
-  },
-  {
-    key: 'adminToken',
-    flag: 'admin-token',
-    env: 'PORTAL_MOCK_ADMIN_TOKEN',
-    kind: 'string',
-    help: 'require "Authorization: Bearer TOKEN" on /__admin routes',
-  },
-  {
-    key: 'journalLimit',
-    flag: 'journal-limit',
-    env: 'PORTAL_MOCK_JOURNAL_LIMIT',
-    kind: 'int',
-    help: 'request journal entries kept per sandbox, oldest dropped first (default 1000; 0 turns the journal off)',
-  },
-  {
-    key: 'answerCacheMb',
-    flag: 'answer-cache-mb',
-    env: 'PORTAL_MOCK_ANSWER_CACHE_MB',
-    kind: 'int',
-    help:
-      'MB of kept answers (calendar, dashboard, tickets, tenant info) for the whole server, least recently used ' +
-      'dropped first (default 32; 0 keeps none)',
-  },
-  {
-    key: 'bodyLimit',
-    flag: 'body-limit',
-    env: 'PORTAL_MOCK_BODY_LIMIT',
-    kind: 'int',
-    help: 'largest accepted JSON body in bytes (default 1048576)',
-  },
-  {
-    key: 'proxy',
-    flag: 'proxy',
-    env: 'PORTAL_MOCK_PROXY',
-    kind: 'string',
-    help: 'forward operations the mock does not implement to this upstream URL (see docs/proxy.md)',
-  },
-  {
-    key: 'proxyHeaders',
-    flag: 'proxy-header',
-    env: 'PORTAL_MOCK_PROXY_HEADERS',
-    kind: 'list',
-    envSeparator: /[\n;]/,
-    help:
-      '"Name: value" added to every forwarded request (the upstream\'s ' +
-      'own credentials); repeatable (env: newline- or ;-separated)',
-  },
-  {
-    key: 'proxyTimeout',
-    flag: 'proxy-timeout',
-    env: 'PORTAL_MOCK_PROXY_TIMEOUT',
-    kind: 'int',
-    help: 'ms to wait for the upstream before answering 504 (default 10000)',
-  },
-  {
-    key: 'record',
-    flag: 'record',
-    env: 'PORTAL_MOCK_RECORD',
-    kind: 'string',
-    help: 'write every forwarded exchange as a stub of a scenario file recorded-<time>.json in DIR',
-  },
-  {
-    key: 'recordLimit',
-    flag: 'record-limit',
-    env: 'PORTAL_MOCK_RECORD_LIMIT',
-    kind: 'int',
-    help: 'stubs a recording keeps; past it the stub answered longest ago is dropped (default 1000)',
-  },
-  {
-    key: 'fixtures',
-    flag: 'fixtures',
-    env: 'PORTAL_MOCK_FIXTURES',
-    kind: 'string',
-    help: 'fixtures file with tenants and demo accounts (default fixtures/tenants.json)',
-  },
-  {
-    key: 'https',
-    flag: 'https',
-    env: 'PORTAL_MOCK_HTTPS',
-    kind: 'bool',
-    help: 'serve HTTPS with a certificate signed by the local CA (created once in --ca-dir)',
-  },
-  {
-    key: 'caDir',
-    flag: 'ca-dir',
-    env: 'PORTAL_MOCK_CA_DIR',
-    kind: 'string',
-    help: 'directory of the local certificate authority (default ~/.portal-mock/ca)',
-  },
-  {
-    key: 'tlsCert',
-    flag: 'tls-cert',
-    env: 'PORTAL_MOCK_TLS_CERT',
-    kind: 'string',
-    help: 'your own certificate (PEM) instead of the local CA; needs --tls-key; implies HTTPS',
-  },
-  {
-    key: 'tlsKey',
-    flag: 'tls-key',
-    env: 'PORTAL_MOCK_TLS_KEY',
-    kind: 'string',
-    help: 'the private key (PEM) of --tls-cert',
-  },
-  {
-    key: 'portFile',
-    flag: 'port-file',
-    env: 'PORTAL_MOCK_PORT_FILE',
-    kind: 'string',
-    help: 'write the port to FILE (atomically) once listening; for --port 0 in pipelines',
-  },
-  {
-    key: 'maxSandboxes',
-    flag: 'max-sandboxes',
-    env: 'PORTAL_MOCK_MAX_SANDBOXES',
-    kind: 'int',
-    help: 'most sandboxes at once; a request that would create one more gets 429 (default 10000)',
-  },
-  {
-    key: 'maxHeapPercent',
-    flag: 'max-heap-percent',
-    env: 'PORTAL_MOCK_MAX_HEAP_PERCENT',
-    kind: 'int',
-    help:
-      "share of the JavaScript heap's limit past which a new sandbox (429), records made through the records API " +
-      '(422) and uploads (413) are refused; 100: never (default 85)',
-  },
-  {
-    key: 'sandboxUploadMb',
-    flag: 'sandbox-upload-mb',
-    env: 'PORTAL_MOCK_SANDBOX_UPLOAD_MB',
-    kind: 'int',
-    help:
-      "megabytes of uploaded files' bytes a sandbox keeps; an upload past it gets 413, and an .xlsx that inflates " +
-      'past it fails its file processing (default 64)',
-  },
-  {
-    key: 'regexMaxProgram',
-    flag: 'regex-max-program',
-    env: 'PORTAL_MOCK_REGEX_MAX_PROGRAM',
-    kind: 'int',
-    help: 'most instructions a stub or journal-filter regex compiles to; a larger one is a 400 (default 300)',
-  },
-  {
-    key: 'regexMaxText',
-    flag: 'regex-max-text',
-    env: 'PORTAL_MOCK_REGEX_MAX_TEXT',
-    kind: 'int',
-    help: 'most characters a regex matcher reads; a longer value does not match (default 65536)',
-  },
-  {
-    key: 'regexBudget',
-    flag: 'regex-budget',
-    env: 'PORTAL_MOCK_REGEX_BUDGET',
-    kind: 'int',
-    help:
-      'regex work of one request, in characters x program instructions: past it a stub regex does not match ' +
-      'and a journal read is a 422 (default 500000, about 50 ms at worst)',
-  },
-  {
-    key: 'maxScenarios',
-    flag: 'max-scenarios',
-    env: 'PORTAL_MOCK_MAX_SCENARIOS',
-    kind: 'int',
-    help: 'most scenarios defined through PUT /__admin/scenarios/NAME; one more is a 409 (default 200)',
-  },
-  {
-    key: 'maxScenarioBytes',
-    flag: 'max-scenario-bytes',
-    env: 'PORTAL_MOCK_MAX_SCENARIO_BYTES',
-    kind: 'int',
-    help: 'most bytes of one scenario defined through the admin API, as JSON; a larger one is a 413 (default 262144)',
-  },
-  {
-    key: 'maxRecords',
-    flag: 'max-records',
-    env: 'PORTAL_MOCK_MAX_RECORDS',
-    kind: 'int',
-    help:
-      'records the records API may add to a collection of a sandbox beyond its seeded ones; a create past it gets ' +
-      '422 (default 10000)',
-  },
-  {
-    key: 'calendarMaxOccurrences',
-    flag: 'calendar-max-occurrences',
-    env: 'PORTAL_MOCK_CALENDAR_MAX_OCCURRENCES',
-    kind: 'int',
-    help:
-      'occurrences one calendar list answer may expand (recurring events times the days of the window); a window ' +
-      'holding more gets 400 saying so (default 2000)',
-  },
-  {
-    key: 'maxWorlds',
-    flag: 'max-worlds',
-    env: 'PORTAL_MOCK_MAX_WORLDS',
-    kind: 'int',
-    help:
-      'most base worlds kept at once (one per seed and reference date sandboxes use: a reset with another seed, ' +
-      'a bug capture from another day); one more gets 429 while every kept one is in use (default 4)',
-  },
-  {
-    key: 'sandboxIdleTtl',
-    flag: 'sandbox-idle-ttl',
-    env: 'PORTAL_MOCK_SANDBOX_IDLE_TTL',
-    kind: 'string',
-    help: 'delete a sandbox (not default) no request has named for this long, e.g. 30m, 2h (default: never)',
-  },
-  {
-    key: 'instanceName',
-    flag: 'instance-name',
-    env: 'PORTAL_MOCK_INSTANCE',
-    kind: 'string',
-    help: "this instance's name in x-mock-instance, health and listings (default hostname:port)",
-  },
-  {
-    key: 'peers',
-    flag: 'peers',
-    env: 'PORTAL_MOCK_PEERS',
-    kind: 'list',
-    help:
-      'the other instances (URL, or dns:NAME:PORT for every address of NAME): ' +
-      '/__admin/sandboxes lists theirs too; repeatable or comma-separated',
-  },
-  {
-    key: 'mcpAllowedHosts',
-    flag: 'mcp-allowed-hosts',
-    env: 'PORTAL_MOCK_MCP_ALLOWED_HOSTS',
-    kind: 'list',
-    help:
-      'more Host and Origin names /__admin/mcp accepts, beside localhost, --host, the LAN addresses and the ' +
-      "peers' names (e.g. the balancer's name); repeatable or comma-separated",
-  },
-  {
-    key: 'noBanner',
-    flag: 'no-banner',
-    env: 'PORTAL_MOCK_NO_BANNER',
-    kind: 'bool',
-    help: 'no address banner at start (printed to stdout, a redirected log too; its QR codes only on a terminal)',
-  },
-];
-
 export function usage(): string {
-  const lines = flags.map((f) => {
-    const name = `${f.flag}${f.kind === 'bool' ? '' : f.kind === 'int' ? ' N' : ' VALUE'}`;
-    return `  --${name.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`;
-  });
   return [
     'Usage: portal-mock [options]',
     '       portal-mock mcp [--url URL] [options]   MCP over stdio for editors (portal-mock mcp --help)',
     '',
     'Options:',
-    ...lines,
+    ...cliOptions.map(helpLines),
     `  --${'help'.padEnd(22)} show this help`,
     '',
   ].join('\n');
@@ -445,8 +352,8 @@ export class UsageError extends Error {}
  * number to its flag, so the range check names it, and say plainly which flag lacks its value otherwise.
  */
 function joinDashValues(argv: string[]): string[] {
-  const valueFlags = new Set(flags.filter((f) => f.kind !== 'bool').map((f) => `--${f.flag}`));
-  const options = new Set([...flags.map((f) => `--${f.flag}`), '--help', '-h']);
+  const valueFlags = new Set(cliOptions.filter((o) => o.kind !== 'bool').map((o) => `--${o.flag}`));
+  const options = new Set([...cliOptions.map((o) => `--${o.flag}`), '--help', '-h']);
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -460,6 +367,16 @@ function joinDashValues(argv: string[]): string[] {
   return out;
 }
 
+/** A non-empty environment value as the option takes it: a list split at its separator, else the text. */
+function fromEnvironment(o: CliOption, value: string): string | string[] {
+  if (o.kind !== 'list') return value;
+  if (!o.schema.envSeparator) return value.split(',');
+  return value
+    .split(o.schema.envSeparator)
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+}
+
 /**
  * Defaults, overridden by environment variables, overridden by flags; throws UsageError on anything unknown or invalid.
  */
@@ -471,9 +388,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       options: {
         help: { type: 'boolean', short: 'h' },
         ...Object.fromEntries(
-          flags.map((f) => [
-            f.flag,
-            f.kind === 'bool' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: f.kind === 'list' },
+          cliOptions.map((o) => [
+            o.flag,
+            o.kind === 'bool' ? { type: 'boolean' as const } : { type: 'string' as const, multiple: o.kind === 'list' },
           ]),
         ),
       },
@@ -483,35 +400,25 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     throw new UsageError((err as Error).message.split('\n')[0] ?? 'bad arguments');
   }
   if (parsed.values.help) return 'help';
+  const values: Record<string, string | boolean | string[] | undefined> = parsed.values;
   const raw: Record<string, unknown> = {};
-  for (const f of flags) {
-    const fromFlag = parsed.values[f.flag as keyof typeof parsed.values];
-    const fromEnv = env[f.env];
-    const value =
-      fromFlag ??
-      (fromEnv !== undefined && fromEnv !== ''
-        ? f.kind === 'list'
-          ? f.envSeparator
-            ? fromEnv
-                .split(f.envSeparator)
-                .map((v) => v.trim())
-                .filter((v) => v !== '')
-            : fromEnv.split(',')
-          : fromEnv
-        : undefined);
+  for (const o of cliOptions) {
+    const fromFlag = values[o.flag];
+    const fromEnv = env[o.env];
+    const value = fromFlag ?? (fromEnv !== undefined && fromEnv !== '' ? fromEnvironment(o, fromEnv) : undefined);
     if (value === undefined) continue;
-    const source = fromFlag !== undefined ? `--${f.flag}` : f.env;
-    if (f.kind === 'bool') {
-      if (typeof value === 'boolean') raw[f.key] = value;
-      else if (/^(1|true|yes|on)$/i.test(String(value))) raw[f.key] = true;
-      else if (/^(0|false|no|off)$/i.test(String(value))) raw[f.key] = false;
+    const source = fromFlag !== undefined ? `--${o.flag}` : o.env;
+    if (o.kind === 'bool') {
+      if (typeof value === 'boolean') raw[o.key] = value;
+      else if (/^(1|true|yes|on)$/i.test(String(value))) raw[o.key] = true;
+      else if (/^(0|false|no|off)$/i.test(String(value))) raw[o.key] = false;
       else throw new UsageError(`${source} expects true or false, got "${String(value)}"`);
       continue;
     }
-    raw[f.key] = f.kind === 'int' && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+    raw[o.key] = o.kind === 'int' && typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
     // checked here, where the source is known, so the message names the environment variable when it came from there
-    const bad = Value.Errors(Options.properties[f.key], raw[f.key]).First();
-    if (bad) throw new UsageError(`${source} expects ${expectation(f.key)}, got ${shown(bad.value)}`);
+    const bad = Value.Errors(o.schema, raw[o.key]).First();
+    if (bad) throw new UsageError(`${source} expects ${expectation(o.schema)}, got ${shown(bad.value)}`);
   }
   return resolveOptions(raw);
 }
@@ -543,9 +450,11 @@ export function resolveOptions(partial: Partial<Options> | Record<string, unknow
   >;
   const first = Value.Errors(Options, withDefaults).First();
   if (first) {
-    const key = (first.path.split('/')[1] ?? '') as keyof Options;
-    const flag = flags.find((f) => f.key === key);
-    throw new UsageError(`${flag ? `--${flag.flag}` : key} expects ${expectation(key)}, got ${shown(first.value)}`);
+    const key = first.path.split('/')[1] ?? '';
+    const o = cliOption(key);
+    throw new UsageError(
+      `${o ? `--${o.flag}` : key} expects ${o ? expectation(o.schema) : 'a valid value'}, got ${shown(first.value)}`,
+    );
   }
   if ((withDefaults.tlsCert === null) !== (withDefaults.tlsKey === null))
     throw new UsageError('--tls-cert and --tls-key go together');
@@ -566,25 +475,26 @@ export type McpOptions = {
   instance: Options;
 };
 
-const mcpFlags = [
-  {
-    flag: 'url',
-    env: 'PORTAL_MOCK_MCP_URL',
-    help: 'talk to the running instance at this URL (http://host:port); without it the command starts one',
-  },
-  {
-    flag: 'max-in-flight',
-    env: 'PORTAL_MOCK_MCP_MAX_IN_FLIGHT',
-    help: 'messages sent to the instance and not answered yet; one more gets a JSON-RPC error (default 32)',
-  },
-] as const;
-const maxInFlightRange = { min: 1, max: 10_000, default: 32 };
+/** The command's own options, described as the server's are (environment prefix PORTAL_MOCK_MCP_). */
+const McpCommandOptions = Type.Object({
+  url: optional(Type.String({ pattern: '^https?://[^/\\s]+' }), {
+    description: 'talk to the running instance at this URL (http://host:port); without it the command starts one',
+    expected: 'the http:// or https:// URL of a running instance',
+  }),
+  maxInFlight: Type.Integer({
+    minimum: 1,
+    maximum: 10_000,
+    default: 32,
+    description: 'messages sent to the instance and not answered yet; one more gets a JSON-RPC error',
+  }),
+});
+export const mcpCliOptions: readonly CliOption[] = cliOptionsOf(McpCommandOptions, 'PORTAL_MOCK_MCP_');
 
 /** Instance options the stdio command starts with unless given: loopback, a free port, warnings only (on stderr). */
-const mcpInstanceDefaults = { PORTAL_MOCK_PORT: '0', PORTAL_MOCK_HOST: '127.0.0.1', PORTAL_MOCK_LOG_LEVEL: 'warn' };
+const mcpInstanceDefaults: Partial<Options> = { port: 0, host: '127.0.0.1', logLevel: 'warn' };
 
 export function mcpUsage(): string {
-  const own = mcpFlags.map((f) => `  --${`${f.flag} VALUE`.padEnd(22)} ${f.help}\n  ${''.padEnd(24)} env ${f.env}`);
+  const token = cliOption('adminToken')!;
   return [
     'Usage: portal-mock mcp [--url URL] [options]',
     '',
@@ -594,9 +504,9 @@ export function mcpUsage(): string {
     'stderr unless --log-level) with the options below, prints its address on stderr and serves that one.',
     '',
     'Options:',
-    ...own,
-    `  --${'admin-token VALUE'.padEnd(22)} the admin token: sent to --url, or required by the instance started`,
-    `  ${''.padEnd(24)} env PORTAL_MOCK_ADMIN_TOKEN`,
+    ...mcpCliOptions.map(helpLines),
+    `  --${`${token.flag} VALUE`.padEnd(22)} the admin token: sent to --url, or required by the instance started`,
+    `  ${''.padEnd(24)} env ${token.env}`,
     `  --${'help'.padEnd(22)} show this help`,
     '',
     'Without --url, the options of `portal-mock --help` (except --https, --tls-cert, --tls-key) apply to the',
@@ -610,46 +520,49 @@ export function mcpUsage(): string {
  * parsed as the main command parses them. Throws UsageError on anything unknown or invalid.
  */
 export function parseMcpOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): McpOptions | 'help' {
-  const own: Record<string, string> = {};
+  const given = new Map<CliOption, string>();
   const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg : arg.slice(0, eq);
-    const flag = mcpFlags.find((f) => `--${f.flag}` === name);
-    if (!flag) {
+    const own = mcpCliOptions.find((o) => `--${o.flag}` === name);
+    if (!own) {
       rest.push(arg);
       continue;
     }
     const value = eq === -1 ? argv[++i] : arg.slice(eq + 1);
     if (value === undefined || value === '' || (eq === -1 && value.startsWith('-')))
       throw new UsageError(`${name} needs a value`);
-    own[flag.flag] = value;
+    given.set(own, value);
   }
   if (rest.includes('--help') || rest.includes('-h')) return 'help';
-  const fromEnv = (f: (typeof mcpFlags)[number]) => (env[f.env] === '' ? undefined : env[f.env]);
-  const url = own.url ?? fromEnv(mcpFlags[0]) ?? null;
-  const urlSource = own.url !== undefined ? '--url' : mcpFlags[0].env;
-  if (url !== null && !/^https?:\/\/[^/\s]+/.test(url))
-    throw new UsageError(`${urlSource} expects the http:// or https:// URL of a running instance, got ${shown(url)}`);
-  const inFlightText = own['max-in-flight'] ?? fromEnv(mcpFlags[1]);
-  const inFlightSource = own['max-in-flight'] !== undefined ? '--max-in-flight' : mcpFlags[1].env;
-  const maxInFlight = inFlightText === undefined ? maxInFlightRange.default : Number(inFlightText);
-  if (!Number.isInteger(maxInFlight) || maxInFlight < maxInFlightRange.min || maxInFlight > maxInFlightRange.max)
-    throw new UsageError(
-      `${inFlightSource} expects a whole number from ${maxInFlightRange.min} to ${maxInFlightRange.max}, ` +
-        `got ${shown(inFlightText)}`,
-    );
+  const values: Record<string, unknown> = {};
+  for (const o of mcpCliOptions) {
+    const text = given.get(o) ?? (env[o.env] === '' ? undefined : env[o.env]);
+    // Number(), not the server's digits-only rule, and the error quotes the text as typed: as this command always did
+    const value = text === undefined ? o.schema.default : o.kind === 'int' ? Number(text) : text;
+    if (Value.Check(o.schema, value)) values[o.key] = value;
+    else
+      throw new UsageError(
+        `${given.has(o) ? `--${o.flag}` : o.env} expects ${expectation(o.schema)}, got ${shown(text)}`,
+      );
+  }
+  const { url, maxInFlight } = values as Static<typeof McpCommandOptions>;
   if (url !== null) {
     // with --url the instance runs already: its options are its own, only the token to send goes with the command
-    const instanceFlag = rest.find((a) => a.startsWith('--') && a.split('=')[0] !== '--admin-token');
+    const token = `--${cliOption('adminToken')!.flag}`;
+    const instanceFlag = rest.find((a) => a.startsWith('--') && a.split('=')[0] !== token);
     if (instanceFlag)
       throw new UsageError(
-        `${instanceFlag.split('=')[0]} is an option of an instance the command starts; with --url only --admin-token applies`,
+        `${instanceFlag.split('=')[0]} is an option of an instance the command starts; with --url only ${token} applies`,
       );
   }
   const withDefaults = { ...env };
-  for (const [name, value] of Object.entries(mcpInstanceDefaults)) if (!withDefaults[name]) withDefaults[name] = value;
+  for (const [key, value] of Object.entries(mcpInstanceDefaults)) {
+    const name = cliOption(key)!.env;
+    if (!withDefaults[name]) withDefaults[name] = String(value);
+  }
   const instance = parseOptions(rest, withDefaults);
   if (instance === 'help') return 'help';
   if (url === null && (instance.https || instance.tlsCert))
