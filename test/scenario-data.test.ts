@@ -2,8 +2,7 @@
 // a sandbox, all or nothing with the entry named; not twice after a --data restart; a --scenario whose data does not
 // apply stops the start; the scenario files' JSON Schema served and committed; a sandbox's changes exported as a data
 // block that, replayed in another sandbox, gives the same records. Needs `npm run build` (dist/portal-mock.mjs).
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import type { FastifyInstance } from 'fastify';
@@ -11,16 +10,11 @@ import { buildApp, type AppOptions } from '../src/app.js';
 import { generateScenarioSchema, scenarioSchemaFile } from '../src/tools/openapi.js';
 import { accounts, httpCaller, tenants } from './helper.js';
 import { startFails } from './support/process.js';
+import { tempDir } from './support/temp-dir.js';
 
 const now = '2026-03-02T09:00:00.000Z';
 const admin = accounts.admin.userId;
 const data = (collection: string) => `/__admin/data/${tenants.romashka}/${collection}`;
-
-const tempDir = (t: Test, prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-};
 
 async function listening(t: Test, options: AppOptions = {}) {
   const app = await buildApp({ now, logLevel: 'silent', ...options });

@@ -5,23 +5,17 @@
 import t, { type Test } from 'tap';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accounts } from './helper.js';
 import { httpSignIn, start, startFails, type Child } from './support/process.js';
+import { tempDir } from './support/temp-dir.js';
 
 // a dozen starts of the CLI, each seeding its world: minutes on a busy machine, past the runner's default limit
 t.setTimeout(900_000);
 
 const now = '2026-03-02T09:00:00.000Z';
 const startLimitMs = 120_000;
-
-const tempDir = (t: Test, prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-};
 
 /** Starts the CLI (ready once its banner names the port) and kills it when the test ends, whatever happens. */
 async function started(t: Test, args: string[]): Promise<Child> {

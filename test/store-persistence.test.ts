@@ -1,21 +1,15 @@
 // --data: an append-only log per sandbox and a compacted snapshot. Every acknowledged write survives SIGKILL at any
 // moment; a torn last line is dropped with a warning; other damage stops start-up (exit 2); compaction keeps the state.
 import t from 'tap';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accounts, build, json, signIn } from './helper.js';
 import { httpSignIn, start, startFails, type Child } from './support/process.js';
 import { waitFor } from './support/wait.js';
+import { tempDir } from './support/temp-dir.js';
 
 // 27 starts of the server: about 10 minutes on a 2-core machine with a load of 20+ (a guard against a hang only)
 t.setTimeout(1_200_000);
-
-const tempDir = (t: { teardown(fn: () => void): void }, prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-};
 
 /** The titles of the ideas of the default sandbox, as its export shows them after a restart. */
 async function titlesOf(c: Child): Promise<Set<string>> {

@@ -3,22 +3,16 @@
 // goes on; a sandbox keeps its createdAt over a restart (finding 13). Real processes, real files (docs/store.md).
 // Needs `npm run build` (dist/portal-mock.mjs).
 import t, { type Test } from 'tap';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { accounts } from './helper.js';
 import { httpSignIn, start, startFails, type Child } from './support/process.js';
+import { tempDir } from './support/temp-dir.js';
 
 t.setTimeout(600_000);
 
 const now = '2026-03-02T09:00:00.000Z';
 const startLimitMs = 120_000;
-
-const tempDir = (t: Test, prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-};
 
 async function started(t: Test, args: string[]): Promise<Child> {
   const c = await start(args, startLimitMs);

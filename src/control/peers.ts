@@ -3,7 +3,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import type { SandboxInfo } from '../schemas/control.js';
-import { askPeers, jsonOf, ownerElsewhere, peerHeaders, why } from '../http/peers.js';
+import { exchange } from '../http/forward.js';
+import { askPeers, jsonOf, ownerDidNotAnswer, ownerElsewhere, peerHeaders, why } from '../http/peers.js';
 
 /** How long an owner may take to answer a forwarded admin call (a reset of a large sandbox included). */
 const forwardTimeoutMs = 10_000;
@@ -62,32 +63,29 @@ export async function forwardToOwner(req: FastifyRequest, reply: FastifyReply, n
   const app = req.server;
   // the name travels as the sandbox key, whatever named it here (header, prefix, query, body; a DELETE's too)
   const headers = { ...peerHeaders(app), 'content-type': 'application/json', 'x-mock-sandbox': name };
-  let res: Response;
-  let answer: unknown;
-  try {
-    res = await fetch(owner.base + req.url, {
-      method: req.method,
-      headers,
-      body: req.body === undefined ? null : JSON.stringify(req.body),
-      signal: AbortSignal.timeout(forwardTimeoutMs),
-    });
-    // inside: an owner that dies mid-answer, or answers what the route never does (a proxy's HTML page), is a 502
-    const type = res.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
-    if (req.method === 'HEAD') {
-      await res.body?.cancel(); // an answer without a body: its status and type are the answer
-      if (type !== '') reply.type(res.headers.get('content-type')!);
-    } else if (type !== '' && declares(req, res.status, type)) {
-      answer = Buffer.from(await res.arrayBuffer());
-      reply.type(res.headers.get('content-type')!);
-    } else answer = await jsonOf(res);
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    throw new ApiError(
-      'badGateway',
-      `sandbox "${name}" lives on instance ${owner.instance}, which did not answer: ` +
-        `${e.name === 'TimeoutError' ? `no answer within ${forwardTimeoutMs} ms` : (e.cause?.code ?? e.message)} (peer ${owner.peer})`,
-    );
+  const body = req.body === undefined ? null : JSON.stringify(req.body);
+  const sent = await exchange(
+    owner.base + req.url,
+    { method: req.method, headers, body },
+    forwardTimeoutMs,
+    async (res) => {
+      // inside: an owner that dies mid-answer, or answers what the route never does (a proxy's HTML page), is a 502
+      const type = res.headers.get('content-type')?.split(';')[0]?.trim() ?? '';
+      let answer: unknown;
+      if (req.method === 'HEAD') {
+        await res.body?.cancel(); // an answer without a body: its status and type are the answer
+        if (type !== '') reply.type(res.headers.get('content-type')!);
+      } else if (type !== '' && declares(req, res.status, type)) {
+        answer = Buffer.from(await res.arrayBuffer());
+        reply.type(res.headers.get('content-type')!);
+      } else answer = await jsonOf(res);
+      return { res, answer };
+    },
+  );
+  if (!sent.ok) {
+    throw new ApiError('badGateway', ownerDidNotAnswer(owner, name, sent.why));
   }
+  const { res, answer } = sent.value;
   const instance = res.headers.get('x-mock-instance') ?? owner.instance!;
   await reply.code(res.status).header('x-mock-instance', instance).send(answer);
   return true;

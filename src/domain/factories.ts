@@ -9,7 +9,7 @@ import type { UserRecord } from '../schemas/records.js';
 import type { WfProcessRecord, WfTicketRecord } from '../schemas/workflow.js';
 import { hashSecret } from '../store/ids.js';
 import { SeededRandom } from '../store/random.js';
-import { employeeRights, generatedPassword, transliterate } from '../store/seed/people.js';
+import { transliterate, userRecord } from '../store/seed/people.js';
 import { startFormValue } from '../store/seed/workflow.js';
 import { isoDay, newFaker } from '../store/seed/context.js';
 import { mainEmployment } from '../store/seed/organisation.js';
@@ -373,31 +373,22 @@ function makeUser(ctx: FactoryContext, input: Fields, schema: TObject): Made {
   const hired = faker.date.past({ years: 8, refDate: now });
   const employee = kept(ctx, 'employees', tenant.users, (u) => !u.isBoss && u.state === 'active');
   const id = input.id as string;
-  const made: UserRecord = {
+  const made = userRecord({
     id,
     email: email ?? uniqueEmail(ctx, firstName, lastName),
-    password: generatedPassword,
-    twoFactor: false,
-    rights: [...employeeRights],
     firstName,
     lastName,
     middleName,
-    name: [lastName, firstName, middleName].filter(Boolean).join(' '),
     gender,
     position: employee.length > 0 ? ctx.random.pick(employee).position : capitalised(faker.lorem.word()),
     departmentId: (input.departmentId as string | undefined) ?? pickRecord(ctx, 'departments', 'departmentId').id,
-    isBoss: false,
     phone: faker.phone.number({ style: 'international' }),
     birthday: isoDay(faker.date.birthdate({ mode: 'age', min: 20, max: 64, refDate: now })),
     hiredAt: isoDay(hired),
     createdAt: hired.toISOString(),
     lastLoginAt: null,
     regStatusId: 2,
-    state: 'active',
-    faceUrl: `/images/avatar/${id}.svg`,
-    statusText: '',
-    activeStatusTypes: [],
-  };
+  });
   const user = { ...made, ...input } as UserRecord;
   const record = Object.fromEntries(Object.keys(schema.properties).map((key) => [key, user[key as keyof UserRecord]]));
   const employment = mainEmployment(user, {

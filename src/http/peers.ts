@@ -2,13 +2,12 @@
 // portal call to it. One copy of each sandbox, always (docs/cluster.md): a request about a sandbox this instance does
 // not hold is answered by the instance that does, or is a 503 while a peer that may hold it cannot be asked; it never
 // makes a copy here. The control plane's listing and its JSON forwarding build on this (src/control/peers.ts).
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { lookup } from 'node:dns/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, ErrorKinds, errorBody } from '../errors.js';
 import { isSandboxName } from '../store/sandbox.js';
 import { header } from './context.js';
+import { exchange, noAnswerWithin, relay } from './forward.js';
 
 /** A peer that does not answer within this is reported as unreachable, not waited for any longer. */
 export const peerTimeoutMs = 1500;
@@ -32,7 +31,7 @@ export type PeerAnswer = {
 function withinPeerTimeout<T>(work: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    const code = `no answer within ${peerTimeoutMs} ms`;
+    const code = noAnswerWithin(peerTimeoutMs);
     timer = setTimeout(() => reject(Object.assign(new Error(code), { code })), peerTimeoutMs);
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
@@ -101,16 +100,13 @@ export async function jsonOf(res: Response): Promise<unknown> {
 /** GET `path` of one peer: its answer or why there is none. */
 async function askPeer(app: FastifyInstance, p: PeerAnswer, path: string): Promise<PeerAnswer> {
   if (!p.base) return p;
-  try {
-    const res = await fetch(p.base + path, { headers: peerHeaders(app), signal: AbortSignal.timeout(peerTimeoutMs) });
+  const base = p.base;
+  const asked = await exchange(base + path, { headers: peerHeaders(app) }, peerTimeoutMs, async (res) => {
     const instance = res.headers.get('x-mock-instance');
-    if (instance) remember(app, p.base, instance);
-    return { ...p, status: res.status, instance: instance ?? p.base, body: await jsonOf(res) };
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    if (e.name === 'TimeoutError') return { ...p, error: `no answer within ${peerTimeoutMs} ms` };
-    return { ...p, error: e.cause?.code ?? e.cause?.message ?? e.message };
-  }
+    if (instance) remember(app, base, instance);
+    return { ...p, status: res.status, instance: instance ?? base, body: await jsonOf(res) };
+  });
+  return asked.ok ? asked.value : { ...p, error: asked.why };
 }
 
 /** GET `path` of every peer at once; each answer or why there is none. */
@@ -195,64 +191,25 @@ export async function ownerElsewhere(
   );
 }
 
-/** Headers that describe one connection, not the message: never relayed (RFC 9110, 7.6.1). */
-const hopByHop = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-]);
-
-const relayable = (headers: IncomingHttpHeaders) =>
-  Object.fromEntries(Object.entries(headers).filter(([name, value]) => value !== undefined && !hopByHop.has(name)));
+/** The message of a call the owner of a sandbox did not answer: relayed here, or forwarded by the control plane. */
+export const ownerDidNotAnswer = (owner: PeerAnswer, name: string, why: string): string =>
+  `sandbox "${name}" lives on instance ${owner.instance}, which did not answer: ${why} (peer ${owner.peer})`;
 
 /**
- * Relays a portal request, as it arrived (its URL with prefixes, its headers, its body streamed), to the instance that
- * holds its sandbox, and that instance's answer back as it is: status, headers, bytes (a file, a page, an image
- * alike). The call is the owner's: its journal, findings and scenario see it, this instance's do not. An owner that
- * does not answer within portalRelayTimeoutMs, or breaks off, is a 502 naming it while no answer has started; after
- * that the connection is ended, as the owner's was.
+ * Relays a portal request, as it arrived, to the instance that holds its sandbox, and that instance's answer back as
+ * it is (a file, a page, an image alike: src/http/forward.ts). The call is the owner's: its journal, findings and
+ * scenario see it, this instance's do not. An owner that does not answer within portalRelayTimeoutMs, or breaks off,
+ * is a 502 naming it while no answer has started.
  */
 export function relayToOwner(req: FastifyRequest, reply: FastifyReply, owner: PeerAnswer, name: string): void {
   const app = req.server;
-  const target = new URL(req.originalUrl, owner.base);
-  reply.hijack(); // the answer is the owner's, written here byte for byte; this instance's hooks stay out of it
-  const out = reply.raw;
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  const upstream = send(target, {
-    method: req.method,
-    headers: { ...relayable(req.headers), 'x-mock-forwarded': app.instance.name },
-    timeout: portalRelayTimeoutMs,
+  relay(req, reply, new URL(req.originalUrl, owner.base), {
+    add: { 'x-mock-forwarded': app.instance.name },
+    timeoutMs: portalRelayTimeoutMs,
+    failed: (why) => ({
+      status: 502,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'x-mock-instance': app.instance.name },
+      body: JSON.stringify(errorBody(502, ErrorKinds.badGateway.code, ownerDidNotAnswer(owner, name, why))),
+    }),
   });
-  const badGateway = (why: string) => {
-    if (out.headersSent || out.destroyed) return out.destroy();
-    const message = `sandbox "${name}" lives on instance ${owner.instance}, which did not answer: ${why} (peer ${owner.peer})`;
-    const body = JSON.stringify(errorBody(502, ErrorKinds.badGateway.code, message));
-    out.writeHead(502, { 'content-type': 'application/json; charset=utf-8', 'x-mock-instance': app.instance.name });
-    out.end(body);
-  };
-  upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('timeout'), { code: 'TIMEOUT' })));
-  upstream.on('error', (err: NodeJS.ErrnoException) =>
-    badGateway(err.code === 'TIMEOUT' ? `no answer within ${portalRelayTimeoutMs} ms` : (err.code ?? err.message)),
-  );
-  upstream.on('response', (res) => {
-    // outside Fastify's error handling: a header the owner sent that Node will not write again ends the relay, not
-    // the process
-    try {
-      out.writeHead(res.statusCode ?? 502, relayable(res.headers));
-    } catch (err) {
-      res.destroy();
-      return badGateway(`its answer could not be relayed: ${(err as Error).message.slice(0, 200)}`);
-    }
-    res.pipe(out);
-    res.on('error', () => out.destroy());
-    res.on('aborted', () => out.destroy());
-  });
-  out.on('close', () => {
-    if (!out.writableFinished) upstream.destroy(); // the client went away: so does the relayed call
-  });
-  req.raw.pipe(upstream);
 }

@@ -1,23 +1,16 @@
-// Forwarding one request to the upstream (the real portal) with Node's fetch: credentials of the mock stripped,
-// the upstream's own credentials (--proxy-header) added, a hard timeout, faults mapped to 502/504.
+// Forwarding one request to the upstream (the real portal) with the one forwarder (src/http/forward.ts): credentials
+// of the mock stripped, the upstream's own credentials (--proxy-header) added, a hard timeout, faults mapped to 502/504.
 import type { IncomingHttpHeaders } from 'node:http';
+import { exchange, forwardableHeaders, staysOnThisHop } from '../http/forward.js';
 import { isSecretHeader } from '../shared/secrets.js';
 
-/** Hop-by-hop and transport headers: never copied in either direction (fetch sets its own). */
-const hopByHop = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'trailers',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-]);
+/**
+ * Besides the hop-by-hop ones (src/http/forward.ts): what fetch works out itself (the host and the length of what it
+ * sends) and the encoding (the client's accept-encoding is fetch's own choice upstream; fetch decodes the answer, so
+ * its encoding and length no longer hold). Set-Cookie is copied apart, one header a cookie.
+ */
+const fetchOwnRequestHeaders = new Set(['host', 'content-length', 'accept-encoding']);
+const fetchOwnAnswerHeaders = new Set(['host', 'content-length', 'content-encoding', 'set-cookie']);
 
 /** The session of the mock's client besides its secret: the mock's, never the upstream's. */
 const mockSessionHeaders = new Set(['x-service-session-id', 'x-service-device-id']);
@@ -43,11 +36,11 @@ export function parseProxyHeaders(list: readonly string[]): UpstreamHeader[] {
 /** The headers sent upstream: the client's, less hop-by-hop and the mock's secrets, plus (overridden by) the proxy headers. */
 export function upstreamRequestHeaders(client: IncomingHttpHeaders, extra: readonly UpstreamHeader[]): Headers {
   const out = new Headers();
-  for (const [name, value] of Object.entries(client)) {
-    if (value === undefined || hopByHop.has(name) || isMockCredentialHeader(name) || name === 'accept-encoding')
-      continue;
-    out.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
+  const forwarded = forwardableHeaders(
+    client,
+    (name) => fetchOwnRequestHeaders.has(name) || isMockCredentialHeader(name),
+  );
+  for (const [name, value] of Object.entries(forwarded)) out.set(name, Array.isArray(value) ? value.join(', ') : value);
   for (const h of extra) out.set(h.name, h.value);
   return out;
 }
@@ -87,36 +80,27 @@ export type UpstreamAnswer =
 
 /** Sends the request; never throws and never waits past timeoutMs (the body read included). */
 export async function callUpstream(r: UpstreamRequest): Promise<UpstreamAnswer> {
-  const name = upstreamName(r.base);
-  const signal = AbortSignal.timeout(r.timeoutMs);
-  try {
-    const payload = r.method !== 'GET' && r.method !== 'HEAD' && r.body?.length ? new Uint8Array(r.body) : undefined;
-    const res = await fetch(upstreamUrl(r.base, r.url), {
-      method: r.method,
-      headers: upstreamRequestHeaders(r.headers, r.extraHeaders),
-      body: payload,
-      redirect: 'manual',
-      signal,
-    });
+  const payload = r.method !== 'GET' && r.method !== 'HEAD' && r.body?.length ? new Uint8Array(r.body) : undefined;
+  const init = { method: r.method, headers: upstreamRequestHeaders(r.headers, r.extraHeaders), body: payload };
+  const sent = await exchange(upstreamUrl(r.base, r.url), { ...init, redirect: 'manual' }, r.timeoutMs, async (res) => {
     const body = Buffer.from(await res.arrayBuffer());
+    const stays = staysOnThisHop(res.headers.get('connection'));
     const headers: Array<[string, string]> = [];
     res.headers.forEach((value, key) => {
-      // fetch has already decoded the body, so its encoding and length headers no longer hold
-      if (hopByHop.has(key) || key === 'content-encoding' || key === 'set-cookie') return;
-      headers.push([key, value]);
+      if (!stays(key) && !fetchOwnAnswerHeaders.has(key)) headers.push([key, value]);
     });
     for (const cookie of res.headers.getSetCookie()) headers.push(['set-cookie', cookie]);
-    return { ok: true, status: res.status, headers, body, contentType: res.headers.get('content-type') ?? '' };
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    if (signal.aborted || e.name === 'TimeoutError') {
-      return {
-        ok: false,
-        status: 504,
-        reason: `upstream ${name} did not answer within ${r.timeoutMs} ms (--proxy-timeout)`,
-      };
-    }
-    const why = String(e.cause?.code ?? e.cause?.message ?? e.message).replace(/\/\/[^/@\s]+@/g, '//[redacted]@');
-    return { ok: false, status: 502, reason: `upstream ${name} is unreachable: ${why}` };
+    return { ok: true as const, status: res.status, headers, body, contentType: res.headers.get('content-type') ?? '' };
+  });
+  if (sent.ok) return sent.value;
+  const name = upstreamName(r.base);
+  if (sent.timedOut) {
+    return {
+      ok: false,
+      status: 504,
+      reason: `upstream ${name} did not answer within ${r.timeoutMs} ms (--proxy-timeout)`,
+    };
   }
+  const why = sent.why.replace(/\/\/[^/@\s]+@/g, '//[redacted]@');
+  return { ok: false, status: 502, reason: `upstream ${name} is unreachable: ${why}` };
 }

@@ -99,52 +99,50 @@ export const calendarRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const extended = family.op === 'calendar';
     const list = extended ? calendarList : calendarEventList;
     const view = extended ? calendarView : calendarEventView;
-    app.get(
-      family.path,
+    // the list and the caller's own events: one handler, `mine` narrowing the same query
+    for (const listing of [
       {
-        schema: {
-          operationId: `${family.op}List`,
-          tags,
-          summary: `Events and occurrences in a window (${family.what})`,
-          description:
-            'The events visible to the caller between start_date_time and end_date_time ' +
-            '(default: this month to three months on), recurring events expanded into ' +
-            'occurrences; filter by title, type, place, participant or user groups.',
-          querystring: listParams(family.type),
-          response: { 200: family.list, ...errors(400, 401, 403, 404, 500) },
-        },
-        config,
+        suffix: '',
+        op: 'List',
+        summary: 'Events and occurrences in a window',
+        description:
+          'The events visible to the caller between start_date_time and end_date_time ' +
+          '(default: this month to three months on), recurring events expanded into ' +
+          'occurrences; filter by title, type, place, participant or user groups.',
+        mine: false,
       },
-      (req, reply) => {
-        const { tenant, user } = caller(req);
-        // kept per data version and second: a month is tens of occurrences with their people, ~30 KB
-        kept(req, reply, answerKey(req, tenant.tenant.id, user.id), (now) =>
-          list(domainContext(req, now), tenant, user, listFilter(req.query)),
-        );
-      },
-    );
-    app.get(
-      `${family.path}/my`,
       {
-        schema: {
-          operationId: `${family.op}My`,
-          tags,
-          summary: `Events the current user organises, takes part in or has requested (${family.what})`,
-          description:
-            'Like the list, restricted to the events the caller ' +
-            'organises, takes part in or has a participation request for.',
-          querystring: listParams(family.type),
-          response: { 200: family.list, ...errors(400, 401, 403, 404, 500) },
+        suffix: '/my',
+        op: 'My',
+        summary: 'Events the current user organises, takes part in or has requested',
+        description:
+          'Like the list, restricted to the events the caller ' +
+          'organises, takes part in or has a participation request for.',
+        mine: true,
+      },
+    ]) {
+      app.get(
+        `${family.path}${listing.suffix}`,
+        {
+          schema: {
+            operationId: `${family.op}${listing.op}`,
+            tags,
+            summary: `${listing.summary} (${family.what})`,
+            description: listing.description,
+            querystring: listParams(family.type),
+            response: { 200: family.list, ...errors(400, 401, 403, 404, 500) },
+          },
+          config,
         },
-        config,
-      },
-      (req, reply) => {
-        const { tenant, user } = caller(req);
-        kept(req, reply, answerKey(req, tenant.tenant.id, user.id), (now) =>
-          list(domainContext(req, now), tenant, user, listFilter(req.query), true),
-        );
-      },
-    );
+        (req, reply) => {
+          const { tenant, user } = caller(req);
+          // kept per data version and second: a month is tens of occurrences with their people, ~30 KB
+          kept(req, reply, answerKey(req, tenant.tenant.id, user.id), (now) =>
+            list(domainContext(req, now), tenant, user, listFilter(req.query), listing.mine),
+          );
+        },
+      );
+    }
     app.get(
       `${family.path}/items`,
       {

@@ -2,7 +2,7 @@
 // wallets and their transactions, file processing, and the administrative employment index.
 import { Type, type Static } from '@sinclair/typebox';
 import { ActionResult, assumed, Nullable, Page, PageQuery, PersonBrief, ref, Stamp, Uuid } from './common.js';
-import { ColumnMapping } from './integration-records.js';
+import { ColumnMapping, FileProcessingRecord, ProcessingResult } from './integration-records.js';
 import { employmentHrFields } from './people.js';
 
 const Range = (what: string) =>
@@ -249,35 +249,9 @@ export const FileProcessing = Type.Object(
       ['queued', 'processing', 'finished', 'failed'].map((s) => Type.Literal(s)),
       assumed(),
     ),
-    arguments: Type.Object({ file_id: Uuid, mapping: ColumnMapping, first_row: Type.Integer() }),
-    result: Nullable(
-      Type.Object(
-        {
-          error: Nullable(Type.String()),
-          total: Type.Integer(),
-          valid: Type.Integer(),
-          invalid: Type.Integer(),
-          totalAmount: Type.Number(),
-          rows: Type.Array(
-            Type.Object({
-              row: Type.Integer(),
-              userId: Nullable(Uuid),
-              email: Nullable(Type.String()),
-              userName: Nullable(Type.String()),
-              amount: Nullable(Type.Number()),
-              comment: Nullable(Type.String()),
-              entityId: Nullable(Type.String()),
-              referenceId: Nullable(Type.String()),
-              valid: Type.Boolean(),
-              problems: Type.Array(Type.String()),
-            }),
-          ),
-          postedAt: Nullable(Stamp),
-          transactionIds: Type.Array(Uuid),
-        },
-        assumed('parsed rows with per-row problems'),
-      ),
-    ),
+    // the stored job's own arguments and result, as the API shows them (src/domain/file-processing.ts)
+    arguments: FileProcessingRecord.properties.arguments,
+    result: Nullable(Type.Object(ProcessingResult.properties, assumed('parsed rows with per-row problems'))),
   },
   { $id: 'FileProcessing', description: 'A background processing of an uploaded file, for polling' },
 );

@@ -111,6 +111,52 @@ export const employeeRights: Right[] = ['show-content-categories', 'shop-usage',
 /** The password of every generated user, listed by /__admin/fixtures: made users sign in with it too. */
 export const generatedPassword = 'demo1234';
 
+/** Who a user is: the caller's (a fixture account, the seeder's draws, a records-API input). */
+export type UserIdentity = Pick<
+  UserRecord,
+  'id' | 'email' | 'firstName' | 'lastName' | 'middleName' | 'gender' | 'position' | 'departmentId'
+> &
+  Partial<Pick<UserRecord, 'password' | 'twoFactor' | 'rights'>>;
+/** What was drawn for a user: its phone, dates and registration. */
+export type UserDraws = Pick<
+  UserRecord,
+  'phone' | 'birthday' | 'hiredAt' | 'createdAt' | 'lastLoginAt' | 'regStatusId'
+>;
+
+/**
+ * A user as the seeder and the records API make one: an active employee, not a boss (the seeder makes heads after),
+ * with the demo password and an employee's rights unless given. One object literal, not a spread: 100 000 users
+ * built by spreading were slower to read in every later seeder.
+ */
+export function userRecord(u: UserIdentity & UserDraws): UserRecord {
+  return {
+    id: u.id,
+    email: u.email,
+    password: u.password ?? generatedPassword,
+    twoFactor: u.twoFactor ?? false,
+    rights: u.rights ?? [...employeeRights],
+    firstName: u.firstName,
+    lastName: u.lastName,
+    middleName: u.middleName,
+    gender: u.gender,
+    position: u.position,
+    // join() gives flat strings (a long template literal keeps cons strings: memory at 100 000 users)
+    name: [u.lastName, u.firstName, u.middleName].filter(Boolean).join(' '),
+    departmentId: u.departmentId,
+    isBoss: false,
+    phone: u.phone,
+    birthday: u.birthday,
+    hiredAt: u.hiredAt,
+    createdAt: u.createdAt,
+    lastLoginAt: u.lastLoginAt,
+    regStatusId: u.regStatusId,
+    state: 'active',
+    faceUrl: ['/images/avatar/', u.id, '.svg'].join(''),
+    statusText: '',
+    activeStatusTypes: [],
+  };
+}
+
 export function seedPeople(ctx: SeedContext): void {
   const { fixture, data, refDate, size } = ctx;
   const words = names[fixture.locale];
@@ -154,39 +200,18 @@ export function seedPeople(ctx: SeedContext): void {
     return email;
   };
 
-  const makeUser = (
-    u: Pick<
-      UserRecord,
-      | 'id'
-      | 'email'
-      | 'password'
-      | 'twoFactor'
-      | 'rights'
-      | 'firstName'
-      | 'lastName'
-      | 'middleName'
-      | 'gender'
-      | 'position'
-    >,
-    departmentId: string,
-  ): UserRecord => {
+  /** A user of `who` with faker's draws (the first `fakerUsers` users and the fixture accounts). */
+  const makeUser = (who: UserIdentity): UserRecord => {
     const hired = faker.date.past({ years: 8, refDate });
-    return {
-      ...u,
-      name: [u.lastName, u.firstName, u.middleName].filter(Boolean).join(' '),
-      departmentId,
-      isBoss: false,
+    return userRecord({
+      ...who,
       phone: faker.phone.number({ style: 'international' }),
       birthday: isoDay(faker.date.birthdate({ mode: 'age', min: 20, max: 64, refDate })),
       hiredAt: isoDay(hired),
       createdAt: hired.toISOString(),
       lastLoginAt: faker.datatype.boolean(0.8) ? faker.date.recent({ days: 30, refDate }).toISOString() : null,
       regStatusId: faker.datatype.boolean(0.95) ? 2 : 1,
-      state: 'active',
-      faceUrl: `/images/avatar/${u.id}.svg`,
-      statusText: '',
-      activeStatusTypes: [],
-    };
+    });
   };
 
   const leaves = departments.filter((d) => d.level === 3);
@@ -195,7 +220,9 @@ export function seedPeople(ctx: SeedContext): void {
     emails.add(account.email);
     const dep = i === 0 ? peopleDivision : faker.helpers.arrayElement(leaves);
     const { note: _note, userId, ...rest } = account;
-    users.push(makeUser({ id: userId, ...rest }, dep.id));
+    const who = { id: userId, ...rest };
+    // the account's own fields first, in the fixture's order (the seeded bytes stay what they were)
+    users.push({ ...who, ...makeUser({ ...who, departmentId: dep.id }) });
   });
 
   // Users beyond the first `fakerUsers`: the same kinds of values from the locale's word lists and a SeededRandom.
@@ -203,8 +230,6 @@ export function seedPeople(ctx: SeedContext): void {
   const lw = localeWords(faker);
   const ref = refDate.getTime();
   const iso = new IsoFormat();
-  // one object literal, not makeUser's spread: 100 000 users
-  // built by spreading were slower to read in every later seeder
   const fastUser = (departmentId: string): UserRecord => {
     const gender = r.boolean() ? ('male' as const) : ('female' as const);
     const firstName = r.pick(lw.firstName(gender));
@@ -213,31 +238,22 @@ export function seedPeople(ctx: SeedContext): void {
     const hired = r.int(ref - 8 * 365 * dayMs, ref - 1000);
     const born = r.int(ref - 64 * 365 * dayMs, ref - 20 * 366 * dayMs);
     const id = r.uuid();
-    return {
+    return userRecord({
       id,
       email: uniqueEmail(firstName, lastName),
-      password: generatedPassword,
-      twoFactor: false,
-      rights: [...employeeRights],
       firstName,
       lastName,
       middleName,
       gender,
       position: r.pick(words.positions),
-      name: [lastName, firstName, middleName].filter(Boolean).join(' '),
       departmentId,
-      isBoss: false,
       phone: r.digits(r.pick(lw.phones)),
       birthday: iso.day(born),
       hiredAt: iso.day(hired),
       createdAt: iso.time(hired),
       lastLoginAt: r.boolean(0.8) ? iso.time(r.int(ref - 30 * dayMs, ref - 1000)) : null,
       regStatusId: r.boolean(0.95) ? 2 : 1,
-      state: 'active',
-      faceUrl: ['/images/avatar/', id, '.svg'].join(''),
-      statusText: '',
-      activeStatusTypes: [],
-    };
+    });
   };
 
   for (let i = users.length; i < size.users; i++) {
@@ -250,21 +266,16 @@ export function seedPeople(ctx: SeedContext): void {
     const lastName = faker.person.lastName(gender);
     const middleName = fixture.locale === 'ru' ? faker.person.middleName(gender) : null;
     users.push(
-      makeUser(
-        {
-          id: faker.string.uuid(),
-          email: uniqueEmail(firstName, lastName),
-          password: generatedPassword,
-          twoFactor: false,
-          rights: [...employeeRights],
-          firstName,
-          lastName,
-          middleName,
-          gender,
-          position: faker.helpers.arrayElement(words.positions),
-        },
-        faker.helpers.arrayElement(leaves).id,
-      ),
+      makeUser({
+        id: faker.string.uuid(),
+        email: uniqueEmail(firstName, lastName),
+        firstName,
+        lastName,
+        middleName,
+        gender,
+        position: faker.helpers.arrayElement(words.positions),
+        departmentId: faker.helpers.arrayElement(leaves).id,
+      }),
     );
   }
 
