@@ -238,6 +238,9 @@ t.test('every control-plane write refuses bad input with a 4xx and leaves the st
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const { routes, onRoute } = collector();
   const app = await build(t, { users: 10, data: dir, onRoute });
+  // the state read after each refusal can outlast the 5 s keep-alive on a busy machine: the server then closes the
+  // idle socket just as fetch reuses it (ECONNRESET), which is the race of keep-alive, not a refusal
+  app.server.keepAliveTimeout = 120_000;
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(base + path, {
