@@ -36,7 +36,8 @@ const parse = (text: string): unknown => {
 };
 
 /** A text past `max` characters: its first `max` and a note of its length (issue 54: URL and headers bounded). */
-const cutAt = (s: string, max: number) => (s.length <= max ? s : `${s.slice(0, max)}…[cut: ${s.length} characters in all]`);
+const cutAt = (s: string, max: number) =>
+  s.length <= max ? s : `${s.slice(0, max)}…[cut: ${s.length} characters in all]`;
 
 /** The entry the journal must give back for a record, built without the ring. */
 function expectedEntry(id: number, f: JournalFacts, x: JournalTexts): JournalEntry {

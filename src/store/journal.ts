@@ -100,13 +100,18 @@ function cut(text: string, max: number): string {
   return `${copyOf(text.slice(0, max))}…[cut: ${text.length} characters in all]`;
 }
 
+/** `text` cut as `cut` does, always a copy of its own (a finding's message and path, kept on the heap). */
+export const keptCopy = (text: string, max: number): string => (text.length <= max ? copyOf(text) : cut(text, max));
+
 /** The request's headers as the journal keeps them: each name and value cut, joined by NUL. */
 function headerText(rawHeaders: readonly string[]): string {
   let long = false;
   for (let i = 0; i < rawHeaders.length && !long; i++)
     long = rawHeaders[i]!.length > (i % 2 === 0 ? keptHeaderNameChars : keptHeaderValueChars);
   if (!long) return rawHeaders.join(headerSeparator);
-  return rawHeaders.map((h, i) => cut(h, i % 2 === 0 ? keptHeaderNameChars : keptHeaderValueChars)).join(headerSeparator);
+  return rawHeaders
+    .map((h, i) => cut(h, i % 2 === 0 ? keptHeaderNameChars : keptHeaderValueChars))
+    .join(headerSeparator);
 }
 
 /**
