@@ -24,6 +24,8 @@ export const Options = Type.Object({
   users: Type.Integer({ minimum: 10, maximum: 1_000_000, default: 200 }),
   adminToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   journalLimit: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 1000 }),
+  journalSandboxMb: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 8 }),
+  journalMb: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 256 }),
   answerCacheMb: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 32 }),
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576 }),
   fixtures: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
@@ -44,7 +46,7 @@ export const Options = Type.Object({
   proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   recordLimit: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }),
-  maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
+  maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 5000 }),
   maxHeapPercent: Type.Integer({ minimum: 1, maximum: 100, default: 85 }),
   sandboxUploadMb: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 64 }),
   regexMaxProgram: Type.Integer({ minimum: 10, maximum: 100_000, default: 300 }),
@@ -55,7 +57,7 @@ export const Options = Type.Object({
   maxRecords: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
   calendarMaxOccurrences: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 2000 }),
   maxWorlds: Type.Integer({ minimum: 1, maximum: 1000, default: 4 }),
-  sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Null()], { default: null }),
+  sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Literal('off')], { default: '24h' }),
   instanceName: Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], { default: null }),
   peers: Type.Array(Type.String({ pattern: '^(https?://|dns:)' }), { default: [] }),
   mcpAllowedHosts: Type.Array(Type.String({ pattern: '^[^\\s/]+$', maxLength: 2000 }), { default: [] }),
@@ -80,7 +82,7 @@ const expected: Partial<Record<keyof Options, string>> = {
   proxy: 'an http:// or https:// URL',
   proxyHeaders: '"Name: value"',
   record: 'a directory',
-  sandboxIdleTtl: durationExpected,
+  sandboxIdleTtl: `${durationExpected}, or off`,
   instanceName: 'a name of 1 to 200 characters',
   peers: 'a URL (http:// or https://) or dns:NAME:PORT',
   mcpAllowedHosts: 'host names, comma-separated, without scheme or port (an IPv6 address in brackets)',
@@ -195,6 +197,22 @@ const flags: Flag[] = [
     env: 'PORTAL_MOCK_JOURNAL_LIMIT',
     kind: 'int',
     help: 'request journal entries kept per sandbox, oldest dropped first (default 1000; 0 turns the journal off)',
+  },
+  {
+    key: 'journalSandboxMb',
+    flag: 'journal-sandbox-mb',
+    env: 'PORTAL_MOCK_JOURNAL_SANDBOX_MB',
+    kind: 'int',
+    help: "MB one sandbox's journal entries may take, oldest dropped first (default 8)",
+  },
+  {
+    key: 'journalMb',
+    flag: 'journal-mb',
+    env: 'PORTAL_MOCK_JOURNAL_MB',
+    kind: 'int',
+    help:
+      'MB the journals of every sandbox together may take; past it the journal written to longest ago drops its ' +
+      'oldest entries first (default 256)',
   },
   {
     key: 'answerCacheMb',
@@ -386,7 +404,9 @@ const flags: Flag[] = [
     flag: 'sandbox-idle-ttl',
     env: 'PORTAL_MOCK_SANDBOX_IDLE_TTL',
     kind: 'string',
-    help: 'delete a sandbox (not default) no request has named for this long, e.g. 30m, 2h (default: never)',
+    help:
+      'a sandbox (not default, not kept) no request has named for this long leaves memory: deleted, or under ' +
+      '--data written out and read back on its next use; e.g. 30m, 2h, off (default 24h)',
   },
   {
     key: 'instanceName',
