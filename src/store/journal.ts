@@ -90,9 +90,12 @@ const headerSeparator = '\u0000';
 export const slotBytes = 160;
 /** A URL (and a routed URL kept apart from it) is kept up to this many characters, the rest cut with a note. */
 export const keptUrlChars = 4096;
-/** A header's name and value are kept up to these many characters each, the rest cut with a note. */
+/**
+ * A header's name and value are kept up to these many characters each, the rest cut with a note: a value as long as
+ * the default request head (16 KiB) is kept whole, so a filter sees it (a server started with larger heads is cut).
+ */
 export const keptHeaderNameChars = 256;
-export const keptHeaderValueChars = 4096;
+export const keptHeaderValueChars = 16 * 1024;
 
 /** `text`, or its first `max` characters and a note of its whole length (always a copy: `keptText` says why). */
 function cut(text: string, max: number): string {
