@@ -46,7 +46,7 @@ export const Options = Type.Object({
   proxyTimeout: Type.Integer({ minimum: 1, maximum: 600_000, default: 10_000 }),
   record: Type.Union([Type.String({ minLength: 1 }), Type.Null()], { default: null }),
   recordLimit: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }),
-  maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 5000 }),
+  maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
   maxHeapPercent: Type.Integer({ minimum: 1, maximum: 100, default: 85 }),
   sandboxUploadMb: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 64 }),
   regexMaxProgram: Type.Integer({ minimum: 10, maximum: 100_000, default: 300 }),

@@ -33,10 +33,10 @@ async function suite(app: Awaited<ReturnType<typeof build>>, name: string): Prom
   return s;
 }
 
-t.test('the defaults: idle sandboxes leave memory after 24 h; at most 5000 sandboxes', (t) => {
+t.test('the defaults: idle sandboxes leave memory after 24 h; at most 10,000 sandboxes', (t) => {
   const options = resolveOptions({});
   t.equal(options.sandboxIdleTtl, '24h');
-  t.equal(options.maxSandboxes, 5000);
+  t.equal(options.maxSandboxes, 10_000);
   t.equal(options.journalSandboxMb, 8);
   t.equal(options.journalMb, 256);
   t.equal(resolveOptions({ sandboxIdleTtl: 'off' }).sandboxIdleTtl, 'off', 'off keeps them');
