@@ -104,15 +104,18 @@ export const sandboxesPlugin = fp(
       if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state, options.seed);
       const idleMs = options.sandboxIdleTtl === 'off' ? null : durationMs(options.sandboxIdleTtl);
       if (idleMs)
-        sweep = setInterval(() => {
-          // outside any request: whatever goes wrong is logged, never thrown (evictIdle itself does not throw)
-          try {
-            const gone = sandboxes.evictIdle(idleMs);
-            if (gone.length > 0) app.log.info({ sandboxes: gone.length }, 'idle sandboxes left memory');
-          } catch (err) {
-            app.log.error({ err }, 'the idle sweep failed; it runs again');
-          }
-        }, Math.min(idleMs, 60_000)).unref();
+        sweep = setInterval(
+          () => {
+            // outside any request: whatever goes wrong is logged, never thrown (evictIdle itself does not throw)
+            try {
+              const gone = sandboxes.evictIdle(idleMs);
+              if (gone.length > 0) app.log.info({ sandboxes: gone.length }, 'idle sandboxes left memory');
+            } catch (err) {
+              app.log.error({ err }, 'the idle sweep failed; it runs again');
+            }
+          },
+          Math.min(idleMs, 60_000),
+        ).unref();
     });
     app.addHook('onClose', async () => {
       if (sweep) clearInterval(sweep);
