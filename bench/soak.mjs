@@ -3,8 +3,8 @@
 // abandoned, as pipelines that never delete `suite-$CI_JOB_ID` do. It samples the process's RSS and a probe sandbox's
 // answers, and says whether RSS levelled off within the budget (its growth per suite, carried over a month).
 //
-//   npm run build && node bench/soak.mjs [--sandboxes=20000] [--seconds=900] [--ttl=30s] [--parallel=8]
-//                                         [--rss-budget-mb=1024] [--data]
+//   npm run build && node bench/soak.mjs [--sandboxes=20000] [--seconds=900] [--ttl=30s] [--rate=25]
+//                                         [--parallel=8] [--rss-budget-mb=1024] [--data]
 //
 // Default flags except one: --sandbox-idle-ttl, 24h by default, is shortened (--ttl) so that the month's turnover
 // fits in minutes; what the sweep does does not depend on the length. --data runs it with a data directory (written
@@ -26,6 +26,8 @@ const cfg = {
   seconds: Math.min(Number(arg('seconds', 900)), 3600),
   ttl: arg('ttl', '30s'),
   parallel: Math.min(Number(arg('parallel', 8)), 64),
+  // jobs started per second at most, as CI arrives: the sandboxes held are about rate × (TTL + the sweep's period)
+  rate: Math.min(Number(arg('rate', 25)), 1000),
   rssBudgetMb: Number(arg('rss-budget-mb', 1024)),
   data: process.argv.includes('--data'),
 };
@@ -118,6 +120,8 @@ let next = 0;
 const worker = async () => {
   while (next < cfg.sandboxes && elapsed() < cfg.seconds) {
     const n = next++;
+    const due = startedAt + (n / cfg.rate) * 1000;
+    if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
     try {
       await suite(n);
       suitesDone++;
@@ -159,6 +163,7 @@ const perSecond = suitesDone / elapsed();
 console.log(
   JSON.stringify({
     flags: `defaults, --sandbox-idle-ttl ${cfg.ttl}${cfg.data ? ', --data' : ''}`,
+    rate: cfg.rate,
     suites: suitesDone,
     suiteErrors,
     seconds: Math.round(elapsed()),
