@@ -37,6 +37,8 @@ export type AppOptions = Partial<Options> & {
   serverLimits?: Partial<ServerLimits>;
   /** sees every route as it is registered (tools that read the schemas, e.g. test/schemas-meta.test.ts) */
   onRoute?: (route: RouteOptions) => void;
+  /** the clock of sandboxes' idle times (ms), so a test of --sandbox-idle-ttl moves time instead of sleeping */
+  nowMs?: () => number;
 };
 
 /**
@@ -45,7 +47,7 @@ export type AppOptions = Partial<Options> & {
  * --scenario, a broken scenario file, damaged --data) rejects here, with the app closed.
  */
 export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
-  const { logger, watchScenarios, tls, caCertificate, serverLimits, onRoute, ...rest } = input;
+  const { logger, watchScenarios, tls, caCertificate, serverLimits, onRoute, nowMs, ...rest } = input;
   const options = resolveOptions({ logLevel: 'silent', ...rest });
   const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
   const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
@@ -70,7 +72,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     maxScenarios: options.maxScenarios,
     maxScenarioBytes: options.maxScenarioBytes,
   });
-  await app.register(sandboxesPlugin, { options, fixtures });
+  await app.register(sandboxesPlugin, { options, fixtures, ...(nowMs ? { nowMs } : {}) });
   await app.register(answerCachePlugin); // the kept answers of every sandbox, in one budget
 
   // what every request passes, whatever context serves it. CORS first, so error answers carry its headers too;

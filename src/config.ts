@@ -93,6 +93,20 @@ export const Options = Type.Object({
     default: 1000,
     description: 'request journal entries kept per sandbox, oldest dropped first; 0 turns the journal off',
   }),
+  journalSandboxMb: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 8,
+    description: "MB one sandbox's journal entries may take, oldest dropped first",
+  }),
+  journalMb: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 256,
+    description:
+      'MB the journals of every sandbox together may take; past it the journal written to longest ago drops its ' +
+      'oldest entries first',
+  }),
   answerCacheMb: Type.Integer({
     minimum: 0,
     maximum: 1_000_000,
@@ -232,10 +246,12 @@ export const Options = Type.Object({
       'most base worlds kept at once (one per seed and reference date sandboxes use: a reset with another seed, ' +
       'a bug capture from another day); one more gets 429 while every kept one is in use',
   }),
-  sandboxIdleTtl: optional(Type.String({ pattern: durationPattern }), {
-    description: 'delete a sandbox (not default) no request has named for this long, e.g. 30m, 2h',
-    defaultText: 'off',
-    expected: durationExpected,
+  sandboxIdleTtl: Type.Union([Type.String({ pattern: durationPattern }), Type.Literal('off')], {
+    default: '24h',
+    description:
+      'a sandbox (not default, not kept) no request has named for this long leaves memory: deleted, or under ' +
+      '--data written out and read back on its next use; e.g. 30m, 2h, off',
+    expected: `${durationExpected}, or off`,
   }),
   instanceName: optional(Type.String({ ...nonEmpty, maxLength: 200 }), {
     description: "this instance's name in x-mock-instance, health and listings",

@@ -6,6 +6,9 @@ import fc from 'fast-check';
 import {
   Journal,
   keptChars,
+  keptHeaderNameChars,
+  keptHeaderValueChars,
+  keptUrlChars,
   keptText,
   redactBody,
   redactHeaders,
@@ -32,15 +35,19 @@ const parse = (text: string): unknown => {
   }
 };
 
+/** A text past `max` characters: its first `max` and a note of its length (issue 54: URL and headers bounded). */
+const cutAt = (s: string, max: number) =>
+  s.length <= max ? s : `${s.slice(0, max)}…[cut: ${s.length} characters in all]`;
+
 /** The entry the journal must give back for a record, built without the ring. */
 function expectedEntry(id: number, f: JournalFacts, x: JournalTexts): JournalEntry {
-  const url = utf8(x.url);
-  const routedUrl = x.routedUrl === x.url || x.routedUrl === '' ? url : utf8(x.routedUrl);
+  const url = utf8(cutAt(x.url, keptUrlChars));
+  const routedUrl = x.routedUrl === x.url || x.routedUrl === '' ? url : utf8(cutAt(x.routedUrl, keptUrlChars));
   const q = routedUrl.indexOf('?');
   const headers: Record<string, string> = {};
   for (let i = 0; i + 1 < x.rawHeaders.length; i += 2) {
-    const name = utf8(x.rawHeaders[i]!).toLowerCase();
-    const value = utf8(x.rawHeaders[i + 1]!);
+    const name = utf8(cutAt(x.rawHeaders[i]!, keptHeaderNameChars)).toLowerCase();
+    const value = utf8(cutAt(x.rawHeaders[i + 1]!, keptHeaderValueChars));
     headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   const body = utf8(x.requestBody ?? '');

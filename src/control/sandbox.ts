@@ -127,10 +127,15 @@ export class UnitOfWork implements AdminWork {
  * that does not exist is a 404 SANDBOX_NOT_FOUND naming it and makes nothing (a misspelt name never reads as an
  * empty sandbox); a write makes it (429 past --max-sandboxes) and opens the call's unit of work.
  */
-export function pickSandbox(req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void): void {
+export function pickSandbox(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
   try {
     const need = req.mock.routeConfig.sandbox;
-    if (need !== undefined) req.mock.sandbox = sandboxFor(req, need);
+    if (need === undefined) return done();
+    const sandbox = sandboxFor(req, need);
+    req.mock.sandbox = sandbox;
+    // in use until the connection is done with it: the idle sweep leaves it alone meanwhile
+    req.server.sandboxes.enter(sandbox);
+    reply.raw.once('close', () => req.server.sandboxes.leave(sandbox));
     done();
   } catch (err) {
     done(err as Error);
@@ -196,4 +201,5 @@ export const sandboxInfo = (s: Sandbox, instance: string) => ({
   persistent: s.persistent,
   journalEntries: s.journal.size(),
   outboxMessages: s.outbox.list().length,
+  kept: s.kept,
 });

@@ -7,7 +7,8 @@ import { header, pathOf } from '../http/context.js';
 import type { Sandbox } from '../store/sandbox.js';
 import { cached } from '../store/world.js';
 import { jsonType } from '../shared/json-type.js';
-import type { FindingLog, Memo } from '../store/findings.js';
+import { keyPart, type FindingLog, type Memo } from '../store/findings.js';
+import { keptCopy } from '../store/journal.js';
 import type { Finding, FindingCode } from '../schemas/control.js';
 import { signedLifetimes } from '../domain/files.js';
 import { rules, track, type Rule, type Seen } from './rules.js';
@@ -18,13 +19,22 @@ const everyOp = entries.filter(([, r]) => r.ops === undefined);
 
 const docsOf = (tag: string | undefined, op: string) => `/docs#/${tag ?? 'default'}/${op}`;
 
+/** A finding's message and path quote client values (a query, a header): kept bounded and copied, as the journal's */
+const keptFindingChars = 2048;
+
 function report(
   log: FindingLog,
   code: FindingCode,
   message: string,
   f: Omit<Finding, 'id' | 'code' | 'severity' | 'message'>,
 ): void {
-  log.add({ ...f, code, severity: rules[code].severity, message });
+  log.add({
+    ...f,
+    path: keptCopy(f.path, keptFindingChars),
+    code,
+    severity: rules[code].severity,
+    message: keptCopy(message, keptFindingChars),
+  });
 }
 
 /** A sandbox's findings, with the uploads prepared longer ago than the upload address lives and never finished. */
@@ -159,7 +169,8 @@ export const findingsPlugin = fp(
           return parsed;
         },
         signIn: () => {
-          if (signIn === null) signIn = log.get(`session:${header(req, 'x-service-session-id')}`);
+          if (signIn === null)
+            signIn = log.get(`session:${keyPart(header(req, 'x-service-session-id') ?? 'undefined')}`);
           return signIn;
         },
       };

@@ -4,7 +4,7 @@
 import { hash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FindingCode } from '../schemas/control.js';
-import type { FindingLog, Memo } from '../store/findings.js';
+import { keyPart as part, type FindingLog, type Memo } from '../store/findings.js';
 import { header, sessionHeaders } from '../http/context.js';
 
 /** One request as a detector sees it, after its answer was made and before it leaves. */
@@ -28,6 +28,8 @@ const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' 
 const query = (s: Seen, name: string) => text((s.req.query as Record<string, unknown> | undefined)?.[name]);
 const body = (s: Seen, name: string) => text((s.req.body as Record<string, unknown> | undefined)?.[name]);
 const ok = (s: Seen) => s.status >= 200 && s.status < 300;
+// Keys and memos name client values through `part` (bounded, copied: docs/reliability.md), so a key stays under 512
+// characters and holds nothing of the request; a value is compared with a memo's text as a part too.
 /** "the same request": operation, caller, URL and body (hashed: bodies may be large) */
 const sameKey = (s: Seen) => hash('sha1', `${s.op}|${s.who}|${s.req.url}|${bodyText(s.req)}`, 'base64');
 /** the body as it arrived (the journal keeps it); without a journal, serialized, where a deep one cannot be */
@@ -71,7 +73,7 @@ const duplicateWindowMs = 60_000;
 /** A /mobile/auth that follows a 401 to its device: the protocol asks for it at once, however soon. Used once. */
 function reauthAfter401(s: Seen): boolean {
   if (s.op !== 'mobileAuth') return false;
-  const key = `reauth:${body(s, 'deviceId')}`;
+  const key = `reauth:${part(body(s, 'deviceId') ?? 'undefined')}`;
   const after401 = s.log.get(key) !== undefined;
   s.log.delete(key);
   return after401;
@@ -85,19 +87,20 @@ export function track(s: Seen): void {
   // a 401 to a session call: the next /mobile/auth of that device is the answer to it, not a retry
   if (s.status === 401 && s.op !== 'mobileAuth') {
     const device = header(s.req, 'x-service-device-id');
-    if (device !== undefined) s.log.set(`reauth:${device}`, { n: s.log.seq });
+    if (device !== undefined) s.log.set(`reauth:${part(device)}`, { n: s.log.seq });
   }
   if (!ok(s)) return;
   if (s.op === 'mobileAuth') {
     const device = body(s, 'deviceId') ?? '';
-    s.log.set(`session:${text(s.answer()?.sessionId)}`, { s: device, n: s.log.seq });
+    s.log.set(`session:${part(text(s.answer()?.sessionId) ?? 'undefined')}`, { s: part(device), n: s.log.seq });
     s.log.set('auth', {});
-    for (const [key] of [...s.log.entries(`401:${device}|`)]) s.log.delete(key);
+    for (const [key] of [...s.log.entries(`401:${part(device)}|`)]) s.log.delete(key);
   } else if (s.op === 'mobileUnbind') {
-    s.log.set(`unbound:${query(s, 'deviceId')}`, { n: s.log.seq, id: s.req.mock.journal.id });
-    s.log.delete(`push:${query(s, 'deviceId')}`);
+    s.log.set(`unbound:${part(query(s, 'deviceId') ?? 'undefined')}`, { n: s.log.seq, id: s.req.mock.journal.id });
+    s.log.delete(`push:${part(query(s, 'deviceId') ?? 'undefined')}`);
   } else if (s.op === 'mobileManualBind' || s.op === 'mobileBind') {
-    s.log.delete(`push:${text((s.answer()?.accountSecret as Record<string, unknown> | undefined)?.deviceId)}`);
+    const device = text((s.answer()?.accountSecret as Record<string, unknown> | undefined)?.deviceId);
+    s.log.delete(`push:${part(device ?? 'undefined')}`);
   }
 }
 
@@ -178,7 +181,7 @@ export const rules: Record<FindingCode, Rule> = {
       if (!readsSession(s)) return null;
       const session = s.signIn();
       const device = header(s.req, 'x-service-device-id');
-      return session && device && session.s !== device
+      return session && device && session.s !== part(device)
         ? `The session was authorized for device ${session.s} but came with device ` +
             `${device}: the real portal answers 401, a session belongs to one device. ` +
             'Send the device id used in /mobile/auth, or authorize this device.'
@@ -203,7 +206,7 @@ export const rules: Record<FindingCode, Rule> = {
     detect: (s) => {
       if (s.status !== 401 || s.op === 'mobileAuth') return null;
       // counted per call: the calls a screen sends together all meet the same expired session before the app can react
-      const key = `401:${s.who}|${s.req.method} ${s.req.url}`;
+      const key = `401:${part(s.who)}|${part(`${s.req.method} ${s.req.url}`)}`;
       const n = (s.log.get(key)?.n ?? 0) + 1;
       s.log.set(key, { n });
       return n === 3
@@ -217,7 +220,7 @@ export const rules: Record<FindingCode, Rule> = {
     severity: 'error',
     ops: ['mobileRequestTwoFactor', 'mobileManualBind'],
     detect: (s) => {
-      const key = `2fa:${body(s, 'email')?.trim().toLowerCase()}`;
+      const key = `2fa:${part(body(s, 'email')?.trim().toLowerCase() ?? 'undefined')}`;
       if (s.op === 'mobileRequestTwoFactor') {
         if (ok(s) && s.answer()?.codeRequired === true) s.log.set(key, {});
         else if (ok(s)) s.log.delete(key);
@@ -239,9 +242,9 @@ export const rules: Record<FindingCode, Rule> = {
     ops: ['fileFinishUpload'],
     detect: (s) => {
       if (ok(s)) {
-        const file = s.log.get(`file:${query(s, 'id')}`);
+        const file = s.log.get(`file:${part(query(s, 'id') ?? 'undefined')}`);
         if (file?.s) s.log.delete(file.s);
-        s.log.delete(`file:${query(s, 'id')}`);
+        s.log.delete(`file:${part(query(s, 'id') ?? 'undefined')}`);
       }
       return s.status === 409
         ? 'finish-upload came before the bytes arrived: the real portal marks a ' +
@@ -256,11 +259,12 @@ export const rules: Record<FindingCode, Rule> = {
     detect: (s) => {
       const id = text(s.answer()?.id);
       if (!ok(s) || !id) return null;
-      const key = `prep:${s.who}|${body(s, 'name')}|${body(s, 'size')}`;
+      const key = `prep:${part(s.who)}|${part(body(s, 'name') ?? 'undefined')}|${part(body(s, 'size') ?? 'undefined')}`;
       const before = s.log.get(key)?.s;
-      s.log.set(key, { s: id });
-      if (!s.log.get(`file:${id}`)) s.log.set(`file:${id}`, { at: s.now, id: s.req.mock.journal.id, s: key });
-      return before && before !== id && s.log.get(`file:${before}`)
+      s.log.set(key, { s: part(id) });
+      if (!s.log.get(`file:${part(id)}`))
+        s.log.set(`file:${part(id)}`, { at: s.now, id: s.req.mock.journal.id, s: key });
+      return before && before !== part(id) && s.log.get(`file:${before}`)
         ? `The same file (${body(s, 'name')}) was prepared again with a new id: the real ` +
             'portal is idempotent only for the same id, so each retry leaves one more ' +
             'unfinished record. Retry prepare-upload with the id of the first attempt.'
@@ -272,9 +276,9 @@ export const rules: Record<FindingCode, Rule> = {
     ops: ['mobileSavePushToken'],
     detect: (s) => {
       if (!ok(s)) return null;
-      const key = `push:${body(s, 'deviceId')}`;
-      const same = s.log.get(key)?.s === body(s, 'token');
-      s.log.set(key, { s: body(s, 'token') ?? '' });
+      const key = `push:${part(body(s, 'deviceId') ?? 'undefined')}`;
+      const same = s.log.get(key)?.s === part(body(s, 'token') ?? '');
+      s.log.set(key, { s: part(body(s, 'token') ?? '') });
       return same
         ? 'The same push token was registered again for this device: the real portal ' +
             'stores it once more for nothing. Register the token when the push provider ' +
@@ -287,7 +291,7 @@ export const rules: Record<FindingCode, Rule> = {
     ops: ['fileProcessingView', 'fileProcessingIndex'],
     // the record by its id; the list by its address, so reading its pages one after another is no poll
     detect: (s) =>
-      within(s, `poll:${s.who}|${s.op}|${query(s, 'id') ?? s.req.url}`, 1000)
+      within(s, `poll:${part(s.who)}|${s.op}|${part(query(s, 'id') ?? s.req.url)}`, 1000)
         ? `Polled ${query(s, 'id') ? 'this record' : 'this list'} again less than a second after the last poll: the ` +
           'real portal processes files in the background for seconds to minutes. Poll at most once a second, better ' +
           'with a growing interval (1 s, 2 s, 4 s …).'
@@ -337,8 +341,8 @@ export const rules: Record<FindingCode, Rule> = {
       if (!ok(s) || answer?.success === false || (s.op === 'ideaEdit' && query(s, 'id')) || !id) return null;
       const key = `create:${sameKey(s)}`;
       const first = s.log.get(key);
-      s.log.set(key, { at: s.now, s: id, id: s.req.mock.journal.id });
-      return first && first.s !== id && s.now - (first.at ?? 0) <= duplicateWindowMs
+      s.log.set(key, { at: s.now, s: part(id), id: s.req.mock.journal.id });
+      return first && first.s !== part(id) && s.now - (first.at ?? 0) <= duplicateWindowMs
         ? `The same ${creates[s.op]} was posted again with the same body after request #${first.id} ` +
             'had created it: the real portal creates a second record. When the answer to a create is ' +
             'lost, look for the record first (list it) and do not repeat the create blindly.'

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sandboxKey } from './context.js';
 import { answeredHere, ownerElsewhere, relayToOwner } from './peers.js';
 
@@ -13,17 +13,25 @@ import { answeredHere, ownerElsewhere, relayToOwner } from './peers.js';
  */
 export const requestContextPlugin = fp(
   async (app: FastifyInstance) => {
+    /** The request is in flight on its sandbox until its connection is done with it: the idle sweep waits. */
+    const inFlight = (req: FastifyRequest, reply: FastifyReply) => {
+      const sandbox = req.mock.sandbox;
+      app.sandboxes.enter(sandbox);
+      reply.raw.once('close', () => app.sandboxes.leave(sandbox));
+    };
     app.addHook('onRequest', (req, reply, done) => {
       // the key was checked on arrival (src/http/request-state.ts)
       const name = sandboxKey(req.headers['x-mock-sandbox'], req.mock.prefix.sandbox);
       if (answeredHere(req, name)) {
         req.mock.sandbox = app.sandboxes.get(name); // no promise on the way of a sandbox held here
+        inFlight(req, reply);
         return done();
       }
       ownerElsewhere(req, reply, name)
         .then((owner) => {
           if (owner) return relayToOwner(req, reply, owner, name); // answered: the request goes no further here
           req.mock.sandbox = app.sandboxes.get(name); // every peer said it has none: made here (429 past the limit)
+          inFlight(req, reply);
           done();
         })
         .catch(done);

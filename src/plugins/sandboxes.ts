@@ -6,6 +6,7 @@ import type { Fixtures } from '../store/fixtures.js';
 import { checkAllUpTo, seedData } from '../store/seed/index.js';
 import { peopleIndex } from '../domain/people-index.js';
 import { SandboxRegistry } from '../store/sandbox.js';
+import { JournalBudget } from '../store/journal.js';
 import { startOfDayUtc } from '../store/clock.js';
 import { Worlds, type BaseWorld } from '../store/world.js';
 import { activateScenario, ScenarioDataError } from '../domain/scenario-activation.js';
@@ -20,7 +21,12 @@ declare module 'fastify' {
   }
 }
 
-export type SandboxesOptions = { options: Options; fixtures: Fixtures };
+export type SandboxesOptions = {
+  options: Options;
+  fixtures: Fixtures;
+  /** the clock of the idle sweep (ms); tests give their own */
+  nowMs?: () => number;
+};
 
 /**
  * One frozen base world per seed and reference date, shared by every sandbox made from it (src/store/store.ts,
@@ -58,7 +64,7 @@ function startSandbox<T>(make: () => T, scenario: string): T {
  * log written and closed.
  */
 export const sandboxesPlugin = fp(
-  async (app: FastifyInstance, { options, fixtures }: SandboxesOptions) => {
+  async (app: FastifyInstance, { options, fixtures, nowMs }: SandboxesOptions) => {
     const refDate = options.now ? new Date(options.now) : startOfDayUtc(new Date());
     const clock: ClockState = options.now ? { mode: 'frozen', at: refDate.toISOString() } : { mode: 'real' };
     const worlds = worldsOf(options, fixtures, refDate, () => new Set(sandboxes.list().map((s) => s.store.base)));
@@ -69,7 +75,10 @@ export const sandboxesPlugin = fp(
       clock,
       scenario: options.scenario,
       journalLimit: options.journalLimit,
+      journalSandboxBytes: options.journalSandboxMb * 1024 * 1024,
+      journalBudget: new JournalBudget(options.journalMb * 1024 * 1024),
       maxSandboxes: options.maxSandboxes,
+      ...(nowMs ? { nowMs } : {}),
       maxHeapPercent: options.maxHeapPercent,
       onCreate: (sandbox) => {
         const scenario = app.scenarios.get(sandbox.scenario);
@@ -93,8 +102,20 @@ export const sandboxesPlugin = fp(
       sandboxes.checkScenarios(app.scenarios); // their data side is in their log
       const defaultSandbox = startSandbox(() => sandboxes.get('default'), options.scenario);
       if (options.state) loadSnapshotFile(sandboxes, defaultSandbox, options.state, options.seed);
-      const idleMs = options.sandboxIdleTtl ? durationMs(options.sandboxIdleTtl) : null;
-      if (idleMs) sweep = setInterval(() => sandboxes.evictIdle(idleMs), Math.min(idleMs, 60_000)).unref();
+      const idleMs = options.sandboxIdleTtl === 'off' ? null : durationMs(options.sandboxIdleTtl);
+      if (idleMs)
+        sweep = setInterval(
+          () => {
+            // outside any request: whatever goes wrong is logged, never thrown (evictIdle itself does not throw)
+            try {
+              const gone = sandboxes.evictIdle(idleMs);
+              if (gone.length > 0) app.log.info({ sandboxes: gone.length }, 'idle sandboxes left memory');
+            } catch (err) {
+              app.log.error({ err }, 'the idle sweep failed; it runs again');
+            }
+          },
+          Math.min(idleMs, 60_000),
+        ).unref();
     });
     app.addHook('onClose', async () => {
       if (sweep) clearInterval(sweep);

@@ -177,6 +177,9 @@ export const SandboxInfo = Type.Object(
     journalEntries: Type.Integer(),
     outboxMessages: Type.Integer(),
     instance: Type.String({ description: 'the portal-mock instance that holds the sandbox (its x-mock-instance)' }),
+    kept: Type.Boolean({
+      description: 'never leaves memory when idle (--sandbox-idle-ttl); set with PUT /__admin/sandboxes/{name}',
+    }),
   },
   { $id: 'AdminSandbox' },
 );

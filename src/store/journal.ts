@@ -49,13 +49,21 @@ export type JournalTexts = {
  * field that holds numbers takes no new memory), its texts as UTF-8 bytes outside the heap (`TextChunks`). Once the
  * ring is full, keeping a request leaves nothing new on the heap for the collector to copy.
  */
-type Slot = TextPlace & { id: number } & Required<JournalFacts>;
+type Slot = TextPlace & {
+  id: number;
+  /** what the entry takes: its texts' bytes and `slotBytes` */
+  bytes: number;
+  /** where the routed URL starts in the URL (the prefixes' length), or -1 when it is kept as a text of its own */
+  routedFrom: number;
+} & Required<JournalFacts>;
 
 const emptySlot = (): Slot => ({
   chunk: null,
   start: 0,
   length: 0,
   id: 0,
+  bytes: 0,
+  routedFrom: -1,
   atMs: 0,
   method: '',
   operationId: null,
@@ -78,26 +86,110 @@ type Texts = { url: string; routedUrl: string; requestBody: string; response: st
  */
 const headerSeparator = '\u0000';
 
+/** What an entry costs besides its texts: the slot object and its fields on the heap (measured: about 150 bytes). */
+export const slotBytes = 160;
+/** A URL (and a routed URL kept apart from it) is kept up to this many characters, the rest cut with a note. */
+export const keptUrlChars = 4096;
+/**
+ * A header's name and value are kept up to these many characters each, the rest cut with a note: a value as long as
+ * the default request head (16 KiB) is kept whole, so a filter sees it (a server started with larger heads is cut).
+ */
+export const keptHeaderNameChars = 256;
+export const keptHeaderValueChars = 16 * 1024;
+
+/** `text`, or its first `max` characters and a note of its whole length (always a copy: `keptText` says why). */
+function cut(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${copyOf(text.slice(0, max))}…[cut: ${text.length} characters in all]`;
+}
+
+/** `text` cut as `cut` does, always a copy of its own (a finding's message and path, kept on the heap). */
+export const keptCopy = (text: string, max: number): string => (text.length <= max ? copyOf(text) : cut(text, max));
+
+/** The request's headers as the journal keeps them: each name and value cut, joined by NUL. */
+function headerText(rawHeaders: readonly string[]): string {
+  let long = false;
+  for (let i = 0; i < rawHeaders.length && !long; i++)
+    long = rawHeaders[i]!.length > (i % 2 === 0 ? keptHeaderNameChars : keptHeaderValueChars);
+  if (!long) return rawHeaders.join(headerSeparator);
+  return rawHeaders
+    .map((h, i) => cut(h, i % 2 === 0 ? keptHeaderNameChars : keptHeaderValueChars))
+    .join(headerSeparator);
+}
+
+/**
+ * The journals of one server share a budget of bytes (--journal-mb): past it, the journal written to longest ago
+ * gives up its oldest entries first (an abandoned sandbox's before a busy one's), down to none. A journal is its
+ * sandbox's: the registry closes it when the sandbox goes, which gives its bytes back.
+ */
+export class JournalBudget {
+  readonly maxBytes: number;
+  private used = 0;
+  /** the journals holding entries, the one written to longest ago first (a Set keeps the order of insertion) */
+  private readonly journals = new Set<Journal>();
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+  /** Bytes the entries of every journal take now. */
+  get usedBytes(): number {
+    return this.used;
+  }
+  /** How many journals hold entries. */
+  get journalCount(): number {
+    return this.journals.size;
+  }
+  /** @internal a journal's entries grew or shrank by `bytes` */
+  charge(journal: Journal, bytes: number): void {
+    this.used += bytes;
+    if (journal.size() === 0) this.journals.delete(journal);
+  }
+  /** @internal `journal` was just written to: it goes last, then the budget is kept (never its newest entry) */
+  wrote(journal: Journal): void {
+    this.journals.delete(journal);
+    this.journals.add(journal);
+    while (this.used > this.maxBytes) {
+      const oldest = this.journals.values().next().value;
+      if (oldest === undefined || (oldest === journal && journal.size() <= 1)) break;
+      if (oldest.size() === 0) this.journals.delete(oldest);
+      else oldest.dropOldest();
+    }
+  }
+}
+
 /**
  * The request journal of a sandbox: the last `limit` requests in a ring, oldest overwritten first, so a full journal
- * moves nothing when a request comes (a sandbox that never sees a request holds an empty array). Entries are
- * completed and redacted only when read.
+ * moves nothing when a request comes (a sandbox that never sees a request holds an empty array). The entries' bytes
+ * are bounded too: `maxBytes` for this journal, and the server's `JournalBudget`; past either, the oldest go first.
+ * Entries are completed and redacted only when read.
  */
 export class Journal {
   readonly limit: number;
-  /** grows to `limit`, then `next` goes round it */
+  /** most bytes its entries take (texts as UTF-8, and `slotBytes` each) */
+  readonly maxBytes: number;
+  /** the ring: grows to `limit`; `head` is the oldest entry's slot, `kept` how many are kept */
   private slots: Slot[] = [];
-  /** where the next entry goes once the ring is full: the oldest entry's slot */
-  private next = 0;
+  private head = 0;
+  private kept = 0;
+  /** what the kept entries take */
+  private bytes = 0;
   /** id of the next entry (ids go on after clear) */
   private nextId = 1;
   private readonly texts = new TextChunks();
+  private readonly budget: JournalBudget | null;
+  /** its sandbox is gone: nothing more is kept (a request still in flight when it went) */
+  private closed = false;
 
-  constructor(limit: number) {
+  constructor(limit: number, options: { maxBytes?: number; budget?: JournalBudget | null } = {}) {
     this.limit = limit;
+    this.maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+    this.budget = options.budget ?? null;
   }
   get enabled(): boolean {
     return this.limit > 0;
+  }
+  /** Bytes its entries take: their texts as UTF-8 and `slotBytes` each. */
+  get heldBytes(): number {
+    return this.bytes;
   }
 
   /** The id of a request's entry, taken when it arrives so findings can name it before the entry is added. */
@@ -106,16 +198,9 @@ export class Journal {
   }
 
   add(facts: JournalFacts, texts: JournalTexts, id = this.reserveId()): void {
-    if (!this.enabled) return;
-    let slot: Slot;
-    if (this.slots.length < this.limit) {
-      slot = emptySlot();
-      this.slots.push(slot);
-    } else {
-      slot = this.slots[this.next]!;
-      this.next = (this.next + 1) % this.limit;
-      this.texts.drop(slot);
-    }
+    if (!this.enabled || this.closed) return;
+    if (this.kept === this.limit) this.dropOldest();
+    const slot = this.nextSlot();
     slot.id = id;
     slot.atMs = facts.atMs;
     slot.method = facts.method;
@@ -127,20 +212,58 @@ export class Journal {
     slot.stub = facts.stub ?? null;
     slot.fault = facts.fault ?? null;
     slot.afterCommit = facts.afterCommit === true;
-    const { url, routedUrl, requestBody = '', response = '', rawHeaders } = texts;
-    this.texts.write(slot, [url, routedUrl, requestBody, response, rawHeaders.join(headerSeparator)]);
+    const { requestBody = '', response = '', rawHeaders } = texts;
+    const url = cut(texts.url, keptUrlChars);
+    // the routed URL is the URL without its prefixes: kept as where it starts, unless the URL was cut
+    const routed = texts.routedUrl;
+    const isSuffix = url === texts.url && routed !== '' && url.endsWith(routed);
+    slot.routedFrom = isSuffix ? url.length - routed.length : -1;
+    const routedText = isSuffix ? '' : cut(routed, keptUrlChars);
+    // written as bytes: a copy, so the entry keeps no string of the request, nor a string a cut was sliced from.
+    // The body and the answer come bounded (keptText; an answer only when at most keptChars)
+    slot.bytes = slotBytes + this.texts.write(slot, [url, routedText, requestBody, response, headerText(rawHeaders)]);
+    this.bytes += slot.bytes;
+    this.budget?.charge(this, slot.bytes);
+    while (this.bytes > this.maxBytes && this.kept > 1) this.dropOldest();
+    this.budget?.wrote(this);
+  }
+
+  /** The slot after the newest, counted in. */
+  private nextSlot(): Slot {
+    const capacity = this.slots.length;
+    if (this.kept < capacity) return this.slots[(this.head + this.kept++) % capacity]!;
+    // full below the limit: one more slot, after the newest (the ring turned first so that it is at the end)
+    if (this.head !== 0) this.slots = [...this.slots.slice(this.head), ...this.slots.slice(0, this.head)];
+    this.head = 0;
+    const slot = emptySlot();
+    this.slots.push(slot);
+    this.kept++;
+    return slot;
+  }
+
+  /** Lets the oldest entry go (the entry limit, a byte budget). */
+  dropOldest(): void {
+    if (this.kept === 0) return;
+    const slot = this.slots[this.head]!;
+    this.texts.drop(slot);
+    const bytes = slot.bytes;
+    slot.bytes = 0;
+    this.bytes -= bytes;
+    this.head = (this.head + 1) % this.slots.length;
+    this.kept--;
+    this.budget?.charge(this, -bytes);
   }
 
   /** The texts of a kept entry. */
   private textsOf(slot: Slot): Texts {
-    const [url = '', routedUrl = '', requestBody = '', response = '', headers = ''] = this.texts.read(slot);
+    const [url = '', routed = '', requestBody = '', response = '', headers = ''] = this.texts.read(slot);
+    const routedUrl = slot.routedFrom >= 0 ? url.slice(slot.routedFrom) : routed;
     return { url, routedUrl, requestBody, response, rawHeaders: headers === '' ? [] : headers.split(headerSeparator) };
   }
 
   /** The entry `age` requests back (0: the newest), `age` below size(). */
   private at(age: number): Slot {
-    const newest = this.slots.length < this.limit ? this.slots.length - 1 : this.next - 1;
-    return this.slots[(newest - age + this.slots.length) % this.slots.length]!;
+    return this.slots[(this.head + this.kept - 1 - age) % this.slots.length]!;
   }
 
   /**
@@ -161,7 +284,7 @@ export class Journal {
     const fields = fieldFilters(f, limits.maxProgram);
     const budget = new RegexBudget(limits);
     const out: Slot[] = [];
-    for (let age = 0; age < this.slots.length && out.length < atMost; age++) {
+    for (let age = 0; age < this.kept && out.length < atMost; age++) {
       const e = this.at(age);
       if (ids !== undefined && !ids.has(e.id)) continue;
       if (f.operationId !== undefined && e.operationId !== f.operationId) continue;
@@ -174,7 +297,7 @@ export class Journal {
         if (path !== f.path && !(prefix !== undefined && path.startsWith(prefix))) continue;
       }
       if (fields.length > 0 && !fieldsMatch(fields, this.complete(e), budget)) {
-        if (budget.exhausted) throw regexBudgetSpent(limits, age, this.slots.length);
+        if (budget.exhausted) throw regexBudgetSpent(limits, age, this.kept);
         continue;
       }
       out.push(e);
@@ -189,13 +312,22 @@ export class Journal {
     return this.matching(f, ids, limits).length;
   }
   size(): number {
-    return this.slots.length;
+    return this.kept;
   }
   /** Drops every entry (ids go on). */
   clear(): void {
+    const bytes = this.bytes;
     this.slots = [];
-    this.next = 0;
+    this.head = 0;
+    this.kept = 0;
+    this.bytes = 0;
     this.texts.clear();
+    this.budget?.charge(this, -bytes);
+  }
+  /** Drops every entry and keeps no more: its sandbox is gone (deleted, or written out and dropped from memory). */
+  close(): void {
+    this.clear();
+    this.closed = true;
   }
 
   /** The entry as the admin API gives it: headers joined per name, bodies parsed, secrets redacted. */
@@ -271,9 +403,16 @@ export const keptChars = 8192;
  * length. The cut is copied into a string of its own, as a slice of a 1 MiB body would keep the whole body alive.
  */
 export function keptText(text: string): string {
-  if (text.length <= keptChars) return text;
-  const head = Buffer.from(text.slice(0, keptChars), 'utf8').toString('utf8');
-  return `${head}…[cut: ${text.length} characters in all]`;
+  return cut(text, keptChars);
+}
+
+/**
+ * A copy of `text` that shares no memory with it. In V8 a slice of a long string (a "sliced string") points into its
+ * parent and keeps the whole parent alive, and a concatenation keeps its parts: written to bytes as UTF-16 and read
+ * back (which keeps a lone surrogate, as UTF-8 would not), the text is a flat string of its own.
+ */
+export function copyOf(text: string): string {
+  return Buffer.from(text, 'utf16le').toString('utf16le');
 }
 
 /** Kept texts nested deeper than this are given back as text: a parsed value that deep could not be serialized. */

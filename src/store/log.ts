@@ -32,6 +32,8 @@ export const SandboxSettings = Type.Object({
   // as stored: a clock an older version kept out of range is repaired at start (SandboxRegistry.loadPersisted)
   clock: Type.Optional(StoredClockState),
   upstream: Type.Optional(Nullable(Type.String())),
+  // kept out of the idle sweep (--sandbox-idle-ttl); only `true` is written
+  kept: Type.Optional(Type.Boolean()),
 });
 export type SandboxSettings = Static<typeof SandboxSettings>;
 
@@ -146,6 +148,11 @@ export class SandboxLog {
     this.lastLine = state.lastLine;
     this.bytesSinceSnapshot = state.bytes;
     this.origin = state.origin ?? null;
+  }
+
+  /** Whether a compaction is writing the snapshot now (the sandbox must not be dropped from memory meanwhile). */
+  get compacting(): boolean {
+    return this.tail !== null;
   }
 
   /** Whether the sandbox has no files yet (its first commit writes them). */

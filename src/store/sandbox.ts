@@ -5,7 +5,7 @@ import type { Data } from '../schemas/tenant-data.js';
 import { Clock, clockProblem } from './clock.js';
 import type { ClockState } from '../schemas/control.js';
 import { newOutbox } from './outbox.js';
-import { Journal } from './journal.js';
+import { Journal, type JournalBudget } from './journal.js';
 import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
 import { SandboxStore } from './store.js';
@@ -62,8 +62,12 @@ export class Sandbox {
   random: SeededRandom;
   /** how often each limited stub (`times`) has answered, by "scenario#index" */
   stubUses = new Map<string, number>();
-  /** when a request last named it (Date.now()), for --sandbox-idle-ttl */
+  /** when a request last named it or ended (the registry's clock), for --sandbox-idle-ttl */
   lastUsedMs = Date.now();
+  /** requests and background jobs working on it now: the idle sweep leaves it alone meanwhile */
+  inFlight = 0;
+  /** kept out of the idle sweep (`kept`), under --data in its settings */
+  private keptFlag: boolean;
   /** empty until the sandbox receives a request */
   readonly journal: Journal;
   /** null until a detector first looks at a request (src/findings/) */
@@ -73,6 +77,8 @@ export class Sandbox {
     store: SandboxStore;
     log: SandboxLog | null;
     journalLimit: number;
+    /** its journal's byte cap (--journal-sandbox-mb) and the server's budget of journal bytes (--journal-mb) */
+    journalBytes?: { maxBytes: number; budget: JournalBudget | null };
     /** the start flags' scenario and clock, and what was set on it (from its files) */
     start: StartSettings;
     own: SandboxSettings;
@@ -85,11 +91,12 @@ export class Sandbox {
     this.ownScenario = own.scenario !== undefined;
     this.ownClock = own.clock !== undefined;
     this.upstreamUrl = own.upstream;
+    this.keptFlag = own.kept === true;
     this.writtenSettings = own;
     this.log = init.log;
     this.createdAt = init.log?.createdAt ?? new Date().toISOString();
     if (init.log) init.log.createdAt = this.createdAt;
-    this.journal = new Journal(init.journalLimit);
+    this.journal = new Journal(init.journalLimit, init.journalBytes);
     this.random = new SeededRandom(init.store.meta.seed, init.name);
     this.clock.onChange = () => {
       this.ownClock = true;
@@ -175,12 +182,25 @@ export class Sandbox {
     this.upstreamUrl = url;
     this.noteSettings();
   }
+  /**
+   * Whether the idle sweep leaves it in memory however long nobody uses it (`default` always is). Set by the admin
+   * API; under --data written at once (unless inside `change`) and kept across restarts.
+   */
+  get kept(): boolean {
+    return this.keptFlag || this.name === 'default';
+  }
+  set kept(value: boolean) {
+    if (value === this.keptFlag) return;
+    this.keptFlag = value;
+    this.noteSettings();
+  }
   /** What was set on it, as the log keeps it: the rest is the start flags'. */
   settings(): SandboxSettings {
     const settings: SandboxSettings = {};
     if (this.ownScenario) settings.scenario = this.scenarioName;
     if (this.ownClock) settings.clock = this.clock.state;
     if (this.upstreamUrl !== undefined) settings.upstream = this.upstreamUrl;
+    if (this.keptFlag) settings.kept = true;
     return settings;
   }
   /**
@@ -211,8 +231,14 @@ export class Sandbox {
   }
   /** Runs work outside the request that started it (a background job), then logs what it changed. */
   async background(work: (store: SandboxStore) => Promise<void>): Promise<void> {
-    await work(this.store);
-    this.commit();
+    // in flight until it is written: the idle sweep must not drop the sandbox under it
+    this.inFlight++;
+    try {
+      await work(this.store);
+      this.commit();
+    } finally {
+      this.inFlight--;
+    }
   }
   /** Writes the changes made since the last commit to the log (a no-op in memory), before they are acknowledged. */
   commit(): void {
@@ -232,29 +258,49 @@ export type SandboxRegistryOptions = {
   clock: ClockState;
   scenario: string;
   journalLimit: number;
+  /** most bytes of one sandbox's journal entries (--journal-sandbox-mb); default: no cap of its own */
+  journalSandboxBytes?: number;
+  /** the bytes of every journal together (--journal-mb); default: no budget */
+  journalBudget?: JournalBudget | null;
   maxSandboxes: number;
   /** past this share of the heap's limit no sandbox is made (src/shared/heap.ts); 100: never */
   maxHeapPercent?: number;
   /** called for each sandbox made from the seed (not for one loaded from its files) */
   onCreate?: (sandbox: Sandbox) => void;
   warn?: (message: string) => void;
+  /** the clock of idle times (ms); tests give their own, so that nothing sleeps */
+  nowMs?: () => number;
 };
 
-/** All sandboxes of one app. `default` always exists; others are created on first use, up to maxSandboxes. */
+/**
+ * All sandboxes of one app. `default` always exists; others are created on first use, up to maxSandboxes. Under
+ * --data a sandbox nobody used for the idle TTL is written out and dropped from memory ("cold"): it still exists,
+ * counts towards maxSandboxes, and comes back from its files, as a restart brings it back, on its next use.
+ */
 export class SandboxRegistry {
+  /** the sandboxes in memory */
   private readonly sandboxes = new Map<string, Sandbox>();
+  /** under --data, the sandboxes written out and dropped from memory (their files are all they are) */
+  private readonly cold = new Set<string>();
   private readonly options: SandboxRegistryOptions;
+  private readonly nowMs: () => number;
   /** told when a sandbox's data is dropped (reset, replaced, deleted): what was kept of the old data goes too */
   private readonly discardListeners: ((sandbox: Sandbox) => void)[] = [];
   constructor(options: SandboxRegistryOptions) {
     this.options = options;
+    this.nowMs = options.nowMs ?? Date.now;
     if (options.dataDir) makeDirs(options.dataDir);
   }
 
   get limit(): number {
     return this.options.maxSandboxes;
   }
+  /** Every sandbox that exists: in memory, and (under --data) written out. */
   get size(): number {
+    return this.sandboxes.size + this.cold.size;
+  }
+  /** The sandboxes in memory. */
+  get resident(): number {
     return this.sandboxes.size;
   }
 
@@ -272,24 +318,27 @@ export class SandboxRegistry {
     if (!dir) return [];
     const names = persistedNames(readdirSync(dir)).filter(isSandboxName);
     const loaded: string[] = [];
-    for (const name of names) {
-      const found = loadSandbox(dir, name, this.options.worlds, this.options.warn ?? (() => {}));
-      if (!found) continue;
-      const { clock, ...rest } = found.settings;
-      const problem = clock ? clockProblem(clock) : null;
-      // a clock no call could set now (older versions stored one they answered 500 to, never acknowledged): the
-      // sandbox goes back to the start flags' clock, written at once so that the next start says nothing
-      const sandbox = this.install(name, found.store, found.log, problem ? rest : found.settings);
-      if (problem) {
-        this.options.warn?.(
-          `${found.log.logFile}: sandbox ${name} had a clock the mock cannot show (${problem}); ` +
-            'set back to the start clock (--now, else real time)',
-        );
-        sandbox.rewriteSettings();
-      }
-      loaded.push(name);
-    }
+    for (const name of names) if (this.load(dir, name)) loaded.push(name);
     return loaded;
+  }
+
+  /** A persisted sandbox from its files, in memory (at start, or a cold one used again); null: it has none. */
+  private load(dir: string, name: string): Sandbox | null {
+    const found = loadSandbox(dir, name, this.options.worlds, this.options.warn ?? (() => {}));
+    if (!found) return null;
+    const { clock, ...rest } = found.settings;
+    const problem = clock ? clockProblem(clock) : null;
+    // a clock no call could set now (older versions stored one they answered 500 to, never acknowledged): the
+    // sandbox goes back to the start flags' clock, written at once so that the next start says nothing
+    const sandbox = this.install(name, found.store, found.log, problem ? rest : found.settings);
+    if (problem) {
+      this.options.warn?.(
+        `${found.log.logFile}: sandbox ${name} had a clock the mock cannot show (${problem}); ` +
+          'set back to the start clock (--now, else real time)',
+      );
+      sandbox.rewriteSettings();
+    }
+    return sandbox;
   }
 
   /**
@@ -314,23 +363,45 @@ export class SandboxRegistry {
 
   private install(name: string, store: SandboxStore, log: SandboxLog | null, own: SandboxSettings = {}): Sandbox {
     const start = this.startSettings();
-    const sandbox = new Sandbox({ name, store, log, start, own, journalLimit: this.options.journalLimit });
+    const journalBytes = {
+      maxBytes: this.options.journalSandboxBytes ?? Number.POSITIVE_INFINITY,
+      budget: this.options.journalBudget ?? null,
+    };
+    const journalLimit = this.options.journalLimit;
+    const sandbox = new Sandbox({ name, store, log, start, own, journalLimit, journalBytes });
+    sandbox.lastUsedMs = this.nowMs();
     this.sandboxes.set(name, sandbox);
     return sandbox;
   }
 
+  /**
+   * A cold sandbox back in memory from its files, as a start loads it (not a new sandbox: no scenario is applied).
+   * Files that cannot be read back (changed by hand, a base world past --max-worlds) are a 409 saying so.
+   */
+  private revive(name: string): Sandbox | undefined {
+    const dir = this.options.dataDir!;
+    let sandbox: Sandbox | null;
+    try {
+      sandbox = this.load(dir, name);
+    } catch (err) {
+      throw fail.conflict(
+        `sandbox "${name}" was written out after --sandbox-idle-ttl and cannot be read back from ${dir}: ` +
+          `${(err as Error).message}. Delete it (DELETE /__admin/sandboxes/${name}) or fix its files`,
+      );
+    }
+    this.cold.delete(name);
+    return sandbox ?? undefined;
+  }
+
   /** The sandbox of that name, made from the seed on first use; past the limit, a 429 that says how to free some. */
   get(name: string): Sandbox {
-    const existing = this.sandboxes.get(name);
-    if (existing) {
-      existing.lastUsedMs = Date.now();
-      return existing;
-    }
-    if (this.sandboxes.size >= this.options.maxSandboxes) {
+    const existing = this.find(name);
+    if (existing) return existing;
+    if (this.size >= this.options.maxSandboxes) {
       throw fail.tooManyRequests(
-        `sandbox "${name}" cannot be created: ${this.sandboxes.size} sandboxes exist, the limit is ${this.options.maxSandboxes} ` +
-          '(--max-sandboxes). Delete finished ones (DELETE /__admin/sandboxes/NAME), start with --sandbox-idle-ttl to ' +
-          'drop idle ones, or raise the limit',
+        `sandbox "${name}" cannot be created: ${this.size} sandboxes exist, the limit is ${this.options.maxSandboxes} ` +
+          '(--max-sandboxes). Delete finished ones (DELETE /__admin/sandboxes/NAME), start with a shorter ' +
+          '--sandbox-idle-ttl to drop idle ones, or raise the limit',
       );
     }
     // `default` always exists: it is made on its first use whatever the heap holds
@@ -347,12 +418,42 @@ export class SandboxRegistry {
     return sandbox;
   }
 
+  /** The sandbox of that name if it exists (a cold one is read back): naming it counts as using it. */
   find(name: string): Sandbox | undefined {
-    return this.sandboxes.get(name);
+    const sandbox = this.sandboxes.get(name) ?? (this.cold.has(name) ? this.revive(name) : undefined);
+    if (sandbox) sandbox.lastUsedMs = this.nowMs();
+    return sandbox;
   }
 
+  /** Whether a sandbox of that name exists, in memory or written out (nothing is read back). */
+  has(name: string): boolean {
+    return this.sandboxes.has(name) || this.cold.has(name);
+  }
+
+  /** Whether it is written out and out of memory (under --data, after --sandbox-idle-ttl). */
+  isCold(name: string): boolean {
+    return this.cold.has(name);
+  }
+
+  /** The sandboxes in memory (a cold one is not read back for a listing: `names` has them all). */
   list(): Sandbox[] {
     return [...this.sandboxes.values()];
+  }
+
+  /** The names of every sandbox that exists, cold ones included, sorted. */
+  names(): string[] {
+    return [...this.sandboxes.keys(), ...this.cold].sort();
+  }
+
+  /** A request (or other work) starts on the sandbox: the idle sweep leaves it alone until `leave`. */
+  enter(sandbox: Sandbox): void {
+    sandbox.inFlight++;
+    sandbox.lastUsedMs = this.nowMs();
+  }
+  /** The work `enter` announced is done: the idle time counts from now. */
+  leave(sandbox: Sandbox): void {
+    if (sandbox.inFlight > 0) sandbox.inFlight--;
+    sandbox.lastUsedMs = this.nowMs();
   }
 
   /** Replaces a sandbox's data (snapshot import) keeping its identity. */
@@ -381,21 +482,51 @@ export class SandboxRegistry {
   }
 
   delete(name: string): boolean {
+    if (this.cold.delete(name)) {
+      // its files are all it is
+      new SandboxLog(this.options.dataDir!, name, { lastLine: 0, bytes: 0 }).remove();
+      return true;
+    }
     const sandbox = this.sandboxes.get(name);
     if (!sandbox) return false;
     this.sandboxes.delete(name);
     sandbox.log?.remove();
+    sandbox.journal.close();
     this.discarded(sandbox);
     return true;
   }
 
-  /** Deletes the sandboxes (all but default) no request has named for `idleMs`; answers their names. */
-  evictIdle(idleMs: number, nowMs = Date.now()): string[] {
-    const gone = this.list()
-      .filter((s) => s.name !== 'default' && nowMs - s.lastUsedMs >= idleMs)
-      .map((s) => s.name);
-    for (const name of gone) this.delete(name);
+  /**
+   * The idle sweep (--sandbox-idle-ttl): every sandbox nobody has used for `idleMs`, none of whose requests or jobs
+   * is running, that is not `default` nor kept, leaves memory: under --data written out (cold, back on next use),
+   * else deleted. Answers their names. Never throws (it runs on a timer): a sandbox that cannot be written out stays,
+   * with a warning.
+   */
+  evictIdle(idleMs: number, nowMs = this.nowMs()): string[] {
+    const gone: string[] = [];
+    for (const sandbox of [...this.sandboxes.values()]) {
+      if (sandbox.kept || sandbox.inFlight > 0 || nowMs - sandbox.lastUsedMs < idleMs) continue;
+      if (sandbox.log?.compacting) continue; // its snapshot is being written: the next sweep
+      try {
+        if (sandbox.log) this.writeOut(sandbox);
+        else this.delete(sandbox.name);
+        gone.push(sandbox.name);
+      } catch (err) {
+        this.options.warn?.(`sandbox ${sandbox.name} stays in memory: it could not be written out (${String(err)})`);
+      }
+    }
     return gone;
+  }
+
+  /** A sandbox out of memory, its files (written now if it has none yet) all that is left of it until its next use. */
+  private writeOut(sandbox: Sandbox): void {
+    sandbox.commit();
+    sandbox.keep(); // one that never wrote gets its files, so that it comes back as it was (its creation time too)
+    sandbox.log!.close();
+    this.sandboxes.delete(sandbox.name);
+    this.cold.add(sandbox.name);
+    sandbox.journal.close();
+    this.discarded(sandbox);
   }
 
   /** Writes what is not yet written and closes the logs (at shutdown). */

@@ -6,6 +6,10 @@ export type TextPlace = { chunk: Chunk | null; start: number; length: number };
 
 const firstChunkBytes = 4 * 1024;
 const largestChunkBytes = 64 * 1024;
+/** A text larger than this gets a chunk of exactly its size: packed into 64 KB chunks, two of them wasted a third */
+const ownChunkFrom = 16 * 1024;
+/** Empty chunks kept to be written again; more are given up, so a journal that shrank holds what it keeps */
+const freeChunksKept = 2;
 
 /**
  * Texts kept outside the JavaScript heap, as UTF-8 bytes. A journal keeps each request for the next thousand; kept
@@ -24,13 +28,24 @@ export class TextChunks {
   private free: Chunk[] = [];
   private nextSize = firstChunkBytes;
 
-  /** Writes `parts` as one text and records where in `place` (which must hold no text). */
-  write(place: TextPlace, parts: readonly string[]): void {
+  /**
+   * Writes `parts` as one text and records where in `place` (which must hold no text); answers the bytes it takes.
+   * The bytes are a copy: the text keeps nothing of the strings it was given (nor the request they came from).
+   */
+  write(place: TextPlace, parts: readonly string[]): number {
     // room for the longest the parts can be (UTF-8 takes at most 3 bytes per UTF-16 unit): measuring each part
-    // first took as long as writing it
+    // first took as long as writing it, so they are measured only when the longest does not fit where they go.
+    // A new chunk is made for the exact size: sized for the longest, a text of non-Latin letters reserved three
+    // times what it takes (issue 54: 122 MB of ArrayBuffers for a journal whose texts took 40)
     let most = 0;
     for (const part of parts) most += 4 + 3 * part.length;
-    const chunk = this.chunkWithRoom(most);
+    const current = this.current;
+    let size = most;
+    if (!current || current.used + most > current.bytes.length) {
+      size = 0;
+      for (const part of parts) size += 4 + Buffer.byteLength(part, 'utf8');
+    }
+    const chunk = this.chunkWithRoom(size);
     const start = chunk.used;
     let at = start;
     for (const part of parts) {
@@ -43,6 +58,7 @@ export class TextChunks {
     place.length = at - start;
     chunk.used = at;
     chunk.kept++;
+    return place.length;
   }
 
   /** The parts of the text at `place`, as they were written (a string that is not well-formed UTF-16 is not kept as is). */
@@ -65,7 +81,9 @@ export class TextChunks {
     place.chunk = null;
     if (--chunk.kept > 0) return;
     chunk.used = 0;
-    if (chunk !== this.current) this.free.push(chunk);
+    if (chunk === this.current) return;
+    if (this.free.length < freeChunksKept) this.free.push(chunk);
+    else this.held -= chunk.bytes.length;
   }
 
   /** Drops every text and chunk. */
@@ -90,9 +108,10 @@ export class TextChunks {
     let chunk: Chunk;
     if (reused >= 0) chunk = this.free.splice(reused, 1)[0]!;
     else {
-      chunk = { bytes: Buffer.allocUnsafeSlow(Math.max(this.nextSize, size)), used: 0, kept: 0 };
+      const bytes = size > ownChunkFrom ? size : Math.max(this.nextSize, size);
+      chunk = { bytes: Buffer.allocUnsafeSlow(bytes), used: 0, kept: 0 };
       this.held += chunk.bytes.length;
-      this.nextSize = Math.min(2 * this.nextSize, largestChunkBytes);
+      if (size <= ownChunkFrom) this.nextSize = Math.min(2 * this.nextSize, largestChunkBytes);
     }
     this.current = chunk;
     return chunk;

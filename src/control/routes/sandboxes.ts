@@ -66,12 +66,17 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Every sandbox that exists now, with its scenario, clock, journal and outbox sizes; each names its ' +
           'instance. Peers that do not answer within 1.5 s are left out and named in the x-mock-unreachable-peers ' +
           'header. Each name is listed once: a name two instances hold is listed with the first that answered ' +
-          '(this one first) and named with its instances in the x-mock-sandbox-copies header.',
+          '(this one first) and named with its instances in the x-mock-sandbox-copies header. Under --data, ' +
+          'sandboxes written out while idle are not read back to be listed: the x-mock-sandboxes-written-out header ' +
+          'counts them, and GET /__admin/sandboxes/{name} reads one.',
         response: { 200: Type.Array(ref(SandboxInfo)), ...errors(400, 401) },
       },
     },
     async (req, reply) => {
       const local = app.sandboxes.list().map(describe);
+      // written out under --data while idle: listed by count, not read back (GET /__admin/sandboxes/NAME reads one)
+      const writtenOut = app.sandboxes.size - app.sandboxes.resident;
+      if (writtenOut > 0) reply.header('x-mock-sandboxes-written-out', String(writtenOut));
       if (req.query.scope === 'local' || app.config.peers.length === 0) return local;
       const { sandboxes, unreachable, copies } = await clusterSandboxes(app, local);
       if (unreachable.length > 0) reply.header('x-mock-unreachable-peers', unreachable.join('; '));
@@ -114,13 +119,19 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'apply (the entry named), is a 422 and makes nothing. Admin reads ' +
           'of a sandbox never make it (404 SANDBOX_NOT_FOUND). With --peers, a sandbox another instance holds is ' +
           'answered by it; while a peer that may hold it cannot be asked, 503. Behind a balancer, name the sandbox ' +
-          'in x-mock-sandbox or ?sandbox= too, so the call reaches the instance that will serve it.',
+          'in x-mock-sandbox or ?sandbox= too, so the call reaches the instance that will serve it. `keep: true` ' +
+          'keeps it in memory however long it is idle (--sandbox-idle-ttl), on a new or an existing sandbox.',
         params: NameParams,
         querystring: SandboxQuery,
         body: Type.Optional(
           Type.Object({
             scenario: Type.Optional(
               Type.String({ minLength: 1, description: 'the scenario it starts with (default: --scenario)' }),
+            ),
+            keep: Type.Optional(
+              Type.Boolean({
+                description: 'true: it never leaves memory when idle (--sandbox-idle-ttl); false: it may again',
+              }),
             ),
           }),
         ),
@@ -143,11 +154,13 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           [{ field: 'body.scenario', message: 'unknown scenario' }],
         );
       const { sandbox } = req.mock;
+      const keep = req.body?.keep;
       if (!adminWork(req).made) {
         if (wanted !== undefined && sandbox.scenario !== wanted)
           throw fail.conflict(
             `sandbox "${name}" exists with scenario "${sandbox.scenario}", not "${wanted}": switch it with PUT /__admin/scenario`,
           );
+        if (keep !== undefined) sandbox.kept = keep;
         return reply.code(200).send(describe(sandbox));
       }
       // routed here by another key than this name (the balancer hashed "default"): made here, no request would find it
@@ -158,6 +171,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
             'x-mock-sandbox or ?sandbox= too, so it is made on the instance that serves it',
         );
       if (scenario && scenario.name !== sandbox.scenario) activateScenario(sandbox, scenario, app.fixtures, app.worlds);
+      if (keep !== undefined) sandbox.kept = keep;
       return reply.code(201).send(describe(sandbox));
     },
   );
@@ -202,9 +216,9 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      const names = named(req.query.prefix)
-        .map((s) => s.name)
-        .filter((n) => n !== 'default');
+      // written-out sandboxes too (their files go), without reading them back
+      const prefix = req.query.prefix ?? '';
+      const names = app.sandboxes.names().filter((n) => n !== 'default' && n.startsWith(prefix));
       const deleted = names.filter((n) => app.sandboxes.delete(n));
       return { instance: app.instance.name, deleted };
     },
