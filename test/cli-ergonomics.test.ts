@@ -49,10 +49,22 @@ t.test('the banner: every address, and a bind QR code of the first demo account 
   });
 });
 
-t.test('logs: JSON lines for pipelines, pino-pretty on a terminal', async (t) => {
-  t.same(cliLogger('info', false), { level: 'info' });
-  t.match(cliLogger('debug', true), { level: 'debug', transport: { target: 'pino-pretty' } });
-  t.equal(cliLogger('silent', true), false);
+t.test('logs: readable lines without the per-request ones by default, JSON lines with --log-format json', async (t) => {
+  t.same(await cliLogger('info', 'json', false), { level: 'info' }, 'json: pino as it is');
+  t.same(await cliLogger('info', 'json', true), { level: 'info' }, 'on a terminal too');
+  t.equal(await cliLogger('silent', 'text', true), false);
+  const text = await cliLogger('debug', 'text', false);
+  t.match(text, { level: 'debug', stream: Object, hooks: { logMethod: Function } });
+  // the hook: what is said elsewhere (the journal, the banner) is dropped, the rest goes on
+  const kept: unknown[][] = [];
+  const method = (...args: unknown[]) => kept.push(args);
+  const hook = (text as { hooks: { logMethod: (args: unknown[], m: typeof method) => void } }).hooks.logMethod;
+  hook([{ req: {} }, 'incoming request'], method);
+  hook([{ res: {} }, 'request completed'], method);
+  hook(['Server listening at http://127.0.0.1:3000'], method);
+  hook([{ signal: 'SIGTERM' }, 'stopping'], method);
+  hook(['scenarios reloaded'], method);
+  t.same(kept, [[{ signal: 'SIGTERM' }, 'stopping'], ['scenarios reloaded']]);
 });
 
 t.test('the port file is written whole', async (t) => {
