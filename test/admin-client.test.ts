@@ -104,7 +104,10 @@ t.test("createMany past the bound names createMany's n, before anything is sent"
       (e: unknown) => e,
     );
     t.ok(refused instanceof RangeError, `createMany(${n}): a RangeError`);
-    t.match((refused as Error).message, /^createMany\(.+\): count \(createMany's n\) must be an integer from 1 to 1000;/);
+    t.match(
+      (refused as Error).message,
+      /^createMany\(.+\): count \(createMany's n\) must be an integer from 1 to 1000;/,
+    );
     t.notMatch((refused as Error).message, /query\.count/, 'not the query parameter the caller never wrote');
   }
   t.equal((await qa.data.notifications.list({ limit: 1 })).total, before, 'nothing was made');

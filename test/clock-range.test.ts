@@ -71,7 +71,10 @@ t.test('a refused clock change says the date it would show, never a bound in mil
   await call(base, 'PUT', '/__admin/clock?sandbox=dated', { freeze: '9899-12-31T00:00:00.000Z' });
   const cases: Array<[unknown, RegExp]> = [
     [{ advanceMs: 86_400_001 }, /^advanceMs: the frozen clock would show 9900-01-01T00:00:00\.001Z, outside 1970-/],
-    [{ offsetMs: -1e15 }, /^offsetMs: it would show -0296\d\d-\d\d-\d\dT.*, outside 1970-01-01T00:00:00\.000Z to 9899-/],
+    [
+      { offsetMs: -1e15 },
+      /^offsetMs: it would show -0296\d\d-\d\d-\d\dT.*, outside 1970-01-01T00:00:00\.000Z to 9899-/,
+    ],
     [{ offsetMs: 1e20 }, /^offsetMs: it would show a time after \+275760-09-13T00:00:00\.000Z, outside 1970-/],
     [{ advanceMs: 1e300 }, /^advanceMs: the frozen clock would show a time after \+275760-09-13/],
   ];

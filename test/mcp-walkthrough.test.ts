@@ -119,5 +119,9 @@ t.test("sign_in's session and arrange_sandbox's output feed call_portal as they 
   t.match(textOf(wrong), /session/);
   const { tools } = await agent.listTools();
   for (const { name, description } of tools)
-    t.match(description, /call_portal|read_journal|read_findings|replay_capture|`sandbox`|nothing takes it|assertions/, `${name}: says what its output feeds`);
+    t.match(
+      description,
+      /call_portal|read_journal|read_findings|replay_capture|`sandbox`|nothing takes it|assertions/,
+      `${name}: says what its output feeds`,
+    );
 });

@@ -71,15 +71,18 @@ export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' 
   }
 }
 
-/** Log lines the banner and the journal already say: each request's two, and Fastify's "Server listening at". */
-const saidElsewhere = /^(incoming request|request completed|Server listening at )/;
+/** Log lines the journal already says: each request's two. */
+const requestLines = /^(incoming request|request completed)$/;
+/** Fastify's line per address: the banner says each, so it goes when the banner is printed. */
+const listenLine = /^Server listening at /;
 
 /**
  * --log-format json: pino's JSON lines on stdout, every request's two among them (pipelines parse them).
  * --log-format text (the default): what is worth a person's attention only, as readable lines, written in order with
- * the banner (a synchronous stream, not pino-pretty's worker); requests are seen in the journal (/__admin), not here.
+ * the banner (a synchronous stream, not pino-pretty's worker); requests are seen in the journal (/__admin), not here,
+ * and the address in the banner (with --no-banner, Fastify's "Server listening at" line says it).
  */
-export async function cliLogger(level: string, format: 'text' | 'json', isTty: boolean) {
+export async function cliLogger(level: string, format: 'text' | 'json', isTty: boolean, banner = true) {
   if (level === 'silent') return false;
   if (format === 'json') return { level };
   const { default: pretty } = await import('pino-pretty');
@@ -95,7 +98,7 @@ export async function cliLogger(level: string, format: 'text' | 'json', isTty: b
     hooks: {
       logMethod(this: unknown, args: unknown[], method: (...a: unknown[]) => void) {
         const message = typeof args[0] === 'string' ? args[0] : args[1];
-        if (typeof message === 'string' && saidElsewhere.test(message)) return;
+        if (typeof message === 'string' && (requestLines.test(message) || (banner && listenLine.test(message)))) return;
         method.apply(this, args);
       },
     },
@@ -132,9 +135,7 @@ const accountsShown = 6;
 function demoAccounts(fixtures: Fixtures): string[] {
   const all = fixtures.tenants.flatMap((tenant) => tenant.accounts);
   const width = Math.max(...all.slice(0, accountsShown).map((a) => `${a.email} / ${a.password}`.length));
-  const lines = all
-    .slice(0, accountsShown)
-    .map((a) => `    ${`${a.email} / ${a.password}`.padEnd(width)}  ${a.note}`);
+  const lines = all.slice(0, accountsShown).map((a) => `    ${`${a.email} / ${a.password}`.padEnd(width)}  ${a.note}`);
   if (all.length > accountsShown) lines.push(`    and ${all.length - accountsShown} more`);
   return lines;
 }

@@ -101,6 +101,8 @@ function adminTokenHook(token: string) {
     if (typeof presented !== 'string') throw fail.unauthorized(`admin token required: ${ways}`);
     // a wrong token is not a missing one: the caller sent something, and should check its value, not its header
     if (!secretMatches(presented, tokenHash))
-      throw fail.unauthorized(`the admin token given does not match this server's --admin-token: send the one it was started with, as ${ways}`);
+      throw fail.unauthorized(
+        `the admin token given does not match this server's --admin-token: send the one it was started with, as ${ways}`,
+      );
   };
 }

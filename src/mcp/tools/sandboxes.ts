@@ -60,7 +60,7 @@ export function registerSandboxTools(server: McpServer, { call }: ToolContext): 
       title: 'List sandboxes',
       description:
         'Every sandbox (this instance and its peers): name, scenario, clock, journal and outbox sizes. Use it to ' +
-        'find one to reuse (its name feeds any tool\'s `sandbox`); arrange_sandbox makes one.',
+        "find one to reuse (its name feeds any tool's `sandbox`); arrange_sandbox makes one.",
       inputSchema: schemas.listIn,
       outputSchema: schemas.listOut,
       annotations: readOnly,
@@ -74,7 +74,7 @@ export function registerSandboxTools(server: McpServer, { call }: ToolContext): 
       title: 'Reset a sandbox',
       description:
         'Puts a sandbox back to its seeded state (data, start scenario, clock, journal, outbox); made if missing. ' +
-        'Returns the sandbox, whose name feeds the other tools\' `sandbox`.',
+        "Returns the sandbox, whose name feeds the other tools' `sandbox`.",
       inputSchema: schemas.resetIn,
       outputSchema: schemas.sandboxOut,
       annotations: destroy,
@@ -94,7 +94,8 @@ export function registerSandboxTools(server: McpServer, { call }: ToolContext): 
     'delete_sandbox',
     {
       title: 'Delete a sandbox',
-      description: 'Deletes a sandbox and its data (not default: reset it). Returns the name deleted; nothing takes it further.',
+      description:
+        'Deletes a sandbox and its data (not default: reset it). Returns the name deleted; nothing takes it further.',
       inputSchema: schemas.deleteIn,
       outputSchema: schemas.deleteOut,
       annotations: destroy,
