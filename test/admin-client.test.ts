@@ -116,7 +116,7 @@ t.test("createMany past the bound names createMany's n, before anything is sent"
   const doc = json(await app.inject({ url: '/__admin/docs/json' })) as {
     paths: Record<string, Record<string, { parameters?: { name: string; schema: { maximum?: number } }[] }>>;
   };
-  const create = Object.entries(doc.paths).find(([path]) => path.endsWith('/data/{tenantId}/{collection}'));
+  const create = Object.entries(doc.paths).find(([path]) => path.endsWith('/data/{tenantId}/notifications'));
   const count = create?.[1].post?.parameters?.find((p) => p.name === 'count');
   t.equal(count?.schema.maximum, maxCreateMany, "the records API's count bound");
 });
