@@ -82,6 +82,12 @@ export const Options = Type.Object({
     logLevels.map((l) => Type.Literal(l)),
     { default: 'info', description: logLevels.join('|') },
   ),
+  logFormat: Type.Union([Type.Literal('text'), Type.Literal('json')], {
+    default: 'text',
+    description:
+      'text: readable lines, none per request (the console shows the journal); json: JSON lines with two per ' +
+      'request, for pipelines',
+  }),
   users: Type.Integer({ minimum: 10, maximum: 1_000_000, default: 200, description: 'generated users per tenant' }),
   adminToken: optional(Type.String(nonEmpty), {
     description: 'require "Authorization: Bearer TOKEN" on /__admin routes',

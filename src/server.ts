@@ -166,7 +166,11 @@ async function main(): Promise<void> {
   }
 
   const tls = await startInputs(options);
-  const app = await buildOrExit(options, tls, cliLogger(options.logLevel, process.stdout.isTTY === true));
+  const app = await buildOrExit(
+    options,
+    tls,
+    await cliLogger(options.logLevel, options.logFormat, process.stdout.isTTY === true, !options.noBanner),
+  );
   const address = await listenOrExit(app, options);
   const port = Number(new URL(address).port);
   if (!options.instanceName) app.instance.name = `${hostname()}:${port}`;

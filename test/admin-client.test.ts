@@ -2,7 +2,7 @@
 import t from 'tap';
 import { existsSync, readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
-import { adminClient, AdminError } from '../src/client/control.js';
+import { adminClient, AdminError, maxCreateMany } from '../src/client/control.js';
 import { Har } from '../src/schemas/control.js';
 import { accounts, build, json, signIn } from './helper.js';
 
@@ -90,6 +90,35 @@ t.test('QA code drives the mock through the typed client', async (t) => {
     (e: unknown) => e,
   );
   t.ok(noCa instanceof AdminError && noCa.status === 404, 'no CA without --https');
+});
+
+t.test("createMany past the bound names createMany's n, before anything is sent", async (t) => {
+  const app = await build(t);
+  const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
+  const qa = adminClient({ baseUrl }).sandbox('many');
+  await qa.sandboxCreate();
+  const before = (await qa.data.notifications.list({ limit: 1 })).total;
+  for (const n of [5000, 0, 2.5]) {
+    const refused = await qa.data.notifications.createMany(n).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    t.ok(refused instanceof RangeError, `createMany(${n}): a RangeError`);
+    t.match(
+      (refused as Error).message,
+      /^createMany\(.+\): count \(createMany's n\) must be an integer from 1 to 1000;/,
+    );
+    t.notMatch((refused as Error).message, /query\.count/, 'not the query parameter the caller never wrote');
+  }
+  t.equal((await qa.data.notifications.list({ limit: 1 })).total, before, 'nothing was made');
+  t.equal((await qa.data.notifications.createMany(maxCreateMany)).records.length, maxCreateMany, 'the bound is made');
+  // the client's bound is the route's: read from the control plane's own API document
+  const doc = json(await app.inject({ url: '/__admin/docs/json' })) as {
+    paths: Record<string, Record<string, { parameters?: { name: string; schema: { maximum?: number } }[] }>>;
+  };
+  const create = Object.entries(doc.paths).find(([path]) => path.endsWith('/data/{tenantId}/notifications'));
+  const count = create?.[1].post?.parameters?.find((p) => p.name === 'count');
+  t.equal(count?.schema.maximum, maxCreateMany, "the records API's count bound");
 });
 
 t.test('GET /__admin/requests?format=har: HAR 1.2 with secrets redacted; the JSON answer is unchanged', async (t) => {

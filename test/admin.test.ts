@@ -263,6 +263,24 @@ t.test('--admin-token protects every admin route', async (t) => {
   );
 });
 
+t.test('--admin-token: a wrong token is told apart from a missing one', async (t) => {
+  const app = await build(t, { adminToken: 's3cret' });
+  const message = async (headers: Record<string, string>) =>
+    (await app.inject({ url: '/__admin/sandboxes', headers })).json().message as string;
+  t.match(await message({}), /^admin token required: Authorization: Bearer TOKEN/, 'none given: required');
+  const wrong: Array<[string, Record<string, string>]> = [
+    ['authorization', { authorization: 'Bearer wrong' }],
+    ['x-mock-admin-token', { 'x-mock-admin-token': 'wrong' }],
+  ];
+  for (const [name, headers] of wrong) {
+    const text = await message(headers);
+    t.match(text, /^the admin token given does not match this server's --admin-token/, name);
+    t.notMatch(text, /wrong/, 'the value sent is not echoed');
+  }
+  const qr = await app.inject({ url: '/__admin/bind-links/nope/qr.svg?token=wrong' });
+  t.match(qr.json(), { statusCode: 401, message: /does not match.*\?token=/ }, 'a route that takes ?token= says so');
+});
+
 t.test(
   'admin POSTs whose body is optional take none, an empty one, or JSON under any content type (as curl sends it)',
   async (t) => {

@@ -49,10 +49,29 @@ t.test('the banner: every address, and a bind QR code of the first demo account 
   });
 });
 
-t.test('logs: JSON lines for pipelines, pino-pretty on a terminal', async (t) => {
-  t.same(cliLogger('info', false), { level: 'info' });
-  t.match(cliLogger('debug', true), { level: 'debug', transport: { target: 'pino-pretty' } });
-  t.equal(cliLogger('silent', true), false);
+t.test('logs: readable lines without the per-request ones by default, JSON lines with --log-format json', async (t) => {
+  t.same(await cliLogger('info', 'json', false), { level: 'info' }, 'json: pino as it is');
+  t.same(await cliLogger('info', 'json', true), { level: 'info' }, 'on a terminal too');
+  t.equal(await cliLogger('silent', 'text', true), false);
+  const text = await cliLogger('debug', 'text', false);
+  t.match(text, { level: 'debug', stream: Object, hooks: { logMethod: Function } });
+  // the hook: what is said elsewhere (the journal, the banner) is dropped, the rest goes on
+  const kept: unknown[][] = [];
+  const method = (...args: unknown[]) => kept.push(args);
+  const hook = (text as { hooks: { logMethod: (args: unknown[], m: typeof method) => void } }).hooks.logMethod;
+  hook([{ req: {} }, 'incoming request'], method);
+  hook([{ res: {} }, 'request completed'], method);
+  hook(['Server listening at http://127.0.0.1:3000'], method);
+  hook([{ signal: 'SIGTERM' }, 'stopping'], method);
+  hook(['scenarios reloaded'], method);
+  t.same(kept, [[{ signal: 'SIGTERM' }, 'stopping'], ['scenarios reloaded']]);
+  // with --no-banner, the listen line is the one that says the address
+  const noBanner = (await cliLogger('info', 'text', false, false)) as typeof text;
+  const said: unknown[][] = [];
+  const noBannerHook = (noBanner as { hooks: { logMethod: (args: unknown[], m: typeof method) => void } }).hooks;
+  noBannerHook.logMethod(['Server listening at http://127.0.0.1:3000'], (...args) => said.push(args));
+  noBannerHook.logMethod([{ req: {} }, 'incoming request'], (...args) => said.push(args));
+  t.same(said, [['Server listening at http://127.0.0.1:3000']]);
 });
 
 t.test('the port file is written whole', async (t) => {
@@ -102,6 +121,8 @@ t.test('a pipeline run: --port 0 --port-file, --https with a CA directory, JSON 
       caDir,
       '--log-level',
       'info',
+      '--log-format',
+      'json',
     ]),
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -165,12 +186,13 @@ t.test(
         () => existsSync(portFile),
         () => io.out() + io.err(),
       );
-      await waitFor(
-        () => /Server listening/.test(io.out()),
-        () => io.out(),
-      );
-      // the banner follows the listen log (its QR code module is loaded on demand)
-      if (!extra.includes('--no-banner'))
+      // with the banner, it says the address (its QR code module is loaded on demand); without, the listen line does
+      if (extra.includes('--no-banner'))
+        await waitFor(
+          () => /Server listening/.test(io.out()),
+          () => io.out(),
+        );
+      else
         await waitFor(
           () => /service:\/\/bind\/\?url=\S+\r?\n/.test(io.out()),
           () => io.out(),
@@ -185,6 +207,7 @@ t.test(
     t.match(withBanner, qrBlock, 'a QR code on a terminal');
     t.match(withBanner, /service:\/\/bind\/\?url=http%3A%2F%2F.*%2Fmobile%2Fbind%2Fbind-/);
     t.notMatch(withBanner, /^\{"level"/m, 'readable logs on a terminal, not JSON');
+    t.notMatch(withBanner, /Server listening/, 'the banner says the addresses: no listen line');
     const quiet = await run('--no-banner');
     t.notMatch(quiet, qrBlock);
     t.notMatch(quiet, 'portal-mock is running');

@@ -65,6 +65,28 @@ t.test(
   },
 );
 
+t.test('a refused clock change says the date it would show, never a bound in milliseconds', async (t) => {
+  const app = await build(t, { users: 10 });
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  await call(base, 'PUT', '/__admin/clock?sandbox=dated', { freeze: '9899-12-31T00:00:00.000Z' });
+  const cases: Array<[unknown, RegExp]> = [
+    [{ advanceMs: 86_400_001 }, /^advanceMs: the frozen clock would show 9900-01-01T00:00:00\.001Z, outside 1970-/],
+    [
+      { offsetMs: -1e15 },
+      /^offsetMs: it would show -0296\d\d-\d\d-\d\dT.*, outside 1970-01-01T00:00:00\.000Z to 9899-/,
+    ],
+    [{ offsetMs: 1e20 }, /^offsetMs: it would show a time after \+275760-09-13T00:00:00\.000Z, outside 1970-/],
+    [{ advanceMs: 1e300 }, /^advanceMs: the frozen clock would show a time after \+275760-09-13/],
+  ];
+  for (const [body, message] of cases) {
+    const res = await call(base, 'PUT', '/__admin/clock?sandbox=dated', body);
+    t.equal(res.status, 400, JSON.stringify(body));
+    t.match(res.body.message, message, `${JSON.stringify(body)}: the date`);
+    t.notMatch(res.body.message, /\d{9,}/, 'no millisecond count');
+  }
+  t.equal((await call(base, 'GET', '/__admin/clock?sandbox=dated')).body.now, '9899-12-31T00:00:00.000Z', 'kept');
+});
+
 t.test('a refused clock makes no sandbox; a refused snapshot clock changes nothing', async (t) => {
   const app = await build(t, { users: 10 });
   const base = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -2,7 +2,7 @@
 // rejected ticket, sign in through the real flow, read the ticket list, assert the journal, capture the sandbox;
 // the capture replays on a fresh server (a second app, another day and seed) with the same answers.
 import t from 'tap';
-import { listening, mcpClient, structuredOf } from './support/mcp-client.js';
+import { listening, mcpClient, structuredOf, textOf } from './support/mcp-client.js';
 
 // any: the portal's and the tools' answers; the assertions read the fields they know
 type Json = any;
@@ -11,9 +11,12 @@ t.test('walkthrough with tools only, and its capture replayed on a fresh server'
   const first = await listening(t);
   const agent = await mcpClient(t, first.base);
   let calls = 0;
-  const tool = async (name: string, args: Record<string, unknown>) => {
+  const refused: string[] = [];
+  const tool = async (name: string, args: Record<string, unknown>, client = agent) => {
     calls++;
-    return structuredOf<Json>(await agent.callTool({ name, arguments: args }));
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) refused.push(`${name}: ${textOf(result)}`);
+    return structuredOf<Json>(result);
   };
 
   // 1. from nothing to an arranged, signed-in sandbox: one tool call (the target is at most 3)
@@ -31,10 +34,11 @@ t.test('walkthrough with tools only, and its capture replayed on a fresh server'
   const ticketId = arranged.made[1].ids[0];
   t.match(user, { twoFactor: true, firstName: 'Olga' });
   t.match(arranged.session, { email: user.email, twoFactor: true }, 'signed in with the code from the outbox');
-  const { headers } = arranged.session;
+  // each tool's output goes to the next unchanged: the session arrange_sandbox returned, as it returned it
+  const { session } = arranged;
 
   // 2. the ticket list the app shows that user
-  const list = await tool('call_portal', { sandbox: 'walk', operationId: 'workflowTicketIndex', session: headers });
+  const list = await tool('call_portal', { sandbox: 'walk', operationId: 'workflowTicketIndex', session });
   t.equal(list.status, 200);
   t.same(
     list.body.data.map((ticket: Json) => [ticket.id, ticket.wf_status_id, ticket.user_id]),
@@ -64,25 +68,60 @@ t.test('walkthrough with tools only, and its capture replayed on a fresh server'
   const { capture } = await tool('capture_sandbox', { sandbox: 'walk', as: 'walk-bug' });
   const second = await listening(t, { now: '2027-01-01T00:00:00.000Z', seed: 7 });
   const other = await mcpClient(t, second.base);
-  const replayed = structuredOf<Json>(
-    await other.callTool({ name: 'replay_capture', arguments: { sandbox: 'replay', capture } }),
-  );
+  const replayed = await tool('replay_capture', { sandbox: 'replay', capture }, other);
   t.match(replayed, { sandbox: 'replay', name: 'walk-bug' });
-  const again = structuredOf<Json>(
-    await other.callTool({
-      name: 'call_portal',
-      arguments: { sandbox: 'replay', operationId: 'workflowTicketIndex', session: headers },
-    }),
+  const listThere = { sandbox: 'replay', operationId: 'workflowTicketIndex', session };
+  const again = await tool('call_portal', listThere, other);
+  t.equal(again.status, 200, "the captured session signs the replayed sandbox's calls");
+  // absolute URLs in answers carry the Host of the server answering: as it is, the replay differs in host:port...
+  const origin = new URL(first.base).host;
+  t.not(JSON.stringify(again.body), JSON.stringify(list.body), 'without host, the URLs name the second server');
+  t.equal(
+    JSON.stringify(again.body).replaceAll(new URL(second.base).host, origin),
+    JSON.stringify(list.body),
+    'and only in host:port',
   );
-  t.equal(again.status, 200, "the captured session's headers sign the replayed sandbox's calls");
-  // absolute URLs in answers carry the address of the server that answers: the only difference allowed
-  const asFirst = (body: unknown) =>
-    JSON.stringify(body).replaceAll(new URL(second.base).host, new URL(first.base).host);
-  t.equal(asFirst(again.body), JSON.stringify(list.body), 'the same ticket list, byte for byte as JSON');
-  const view = { operationId: 'workflowTicketView', query: { id: ticketId }, session: headers };
+  // ...and with the origin's host (as call_portal's and replay_capture's descriptions say), it is the same bytes
+  const asOrigin = await tool('call_portal', { ...listThere, host: origin }, other);
+  t.equal(JSON.stringify(asOrigin.body), JSON.stringify(list.body), 'the same ticket list, byte for byte as JSON');
+  const view = { operationId: 'workflowTicketView', query: { id: ticketId }, session };
   const here = await tool('call_portal', { sandbox: 'walk', ...view });
-  const there = structuredOf<Json>(
-    await other.callTool({ name: 'call_portal', arguments: { sandbox: 'replay', ...view } }),
+  const there = await tool('call_portal', { sandbox: 'replay', host: origin, ...view }, other);
+  t.same([there.status, JSON.stringify(there.body)], [here.status, JSON.stringify(here.body)], 'the same ticket view');
+  t.same(refused, [], 'no tool call was refused: each output fed the next as it came');
+});
+
+t.test("sign_in's session and arrange_sandbox's output feed call_portal as they are", async (t) => {
+  const { base } = await listening(t);
+  const agent = await mcpClient(t, base);
+  const tool = async (name: string, args: Record<string, unknown>) =>
+    structuredOf<Json>(await agent.callTool({ name, arguments: args }));
+  const fixtures = JSON.parse(
+    ((await agent.readResource({ uri: 'portal-mock://fixtures' })).contents[0] as { text: string }).text,
   );
-  t.same([there.status, asFirst(there.body)], [here.status, JSON.stringify(here.body)], 'the same ticket view');
+  const email = fixtures.accounts[0].email;
+  await tool('arrange_sandbox', { sandbox: 'feed' });
+  const session = await tool('sign_in', { sandbox: 'feed', email });
+  const whole = await tool('call_portal', { sandbox: 'feed', operationId: 'workflowTicketIndex', session });
+  t.equal(whole.status, 200, 'the whole session signs');
+  const bare = await tool('call_portal', {
+    sandbox: 'feed',
+    operationId: 'workflowTicketIndex',
+    session: session.headers,
+  });
+  t.equal(bare.status, 200, 'its four headers alone still sign');
+  t.same(bare.body, whole.body);
+  const wrong = await agent.callTool({
+    name: 'call_portal',
+    arguments: { sandbox: 'feed', operationId: 'workflowTicketIndex', session: { email } },
+  });
+  t.ok(wrong.isError, 'a session that is neither is refused');
+  t.match(textOf(wrong), /session/);
+  const { tools } = await agent.listTools();
+  for (const { name, description } of tools)
+    t.match(
+      description,
+      /call_portal|read_journal|read_findings|replay_capture|`sandbox`|nothing takes it|assertions/,
+      `${name}: says what its output feeds`,
+    );
 });

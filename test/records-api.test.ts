@@ -108,7 +108,14 @@ t.test('refused whole: the schema, unknown fields, immutable fields', async (t) 
   const before = (await call('GET', `${users}?sandbox=bad&limit=1`)).body.total;
   const refused: Array<[string, string, string, unknown, RegExp]> = [
     ['a bad email', 'POST', users, { ...record, email: 'not-an-email' }, /email/],
-    ['a misspelt field', 'POST', users, { ...record, lastname: 'x' }, /no field "lastname"/],
+    ['a misspelt field', 'POST', users, { ...record, lastname: 'x' }, /no field "lastname"; closest: lastName, /],
+    [
+      'a misspelt field in a patch',
+      'PATCH',
+      `${users}/${accounts.admin.userId}`,
+      { frstName: 'x' },
+      /^users records have no field "frstName"; closest: firstName, /,
+    ],
     ['another tenant', 'POST', users, { ...record, tenantId: tenants.northwind }, /./],
     [
       'an id',

@@ -124,7 +124,7 @@ t.test('SIGTERM under load: in-flight requests finish, data is flushed, exit 0 i
   const dir = mkdtempSync(join(tmpdir(), 'pm-term-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   // info: Fastify logs each request's arrival ("incoming request"), which tells when all 40 are in flight
-  const c = await start(['--data', dir, '--users', '20', '--log-level', 'info']);
+  const c = await start(['--data', dir, '--users', '20', '--log-level', 'info', '--log-format', 'json']);
   t.teardown(() => {
     c.proc.kill('SIGKILL');
   });

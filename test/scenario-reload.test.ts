@@ -29,7 +29,17 @@ t.test('the CLI reloads a changed scenario file; a bad edit is logged and the la
   const dir = mkdtempSync(join(tmpdir(), 'pm-reload-'));
   const file = join(dir, 'bug-1234.json');
   writeFileSync(file, JSON.stringify(scenario('v1', 418)));
-  const c = await start(['--scenarios', dir, '--scenario', 'bug-1234', '--log-level', 'info', '--no-banner']);
+  const c = await start([
+    '--scenarios',
+    dir,
+    '--scenario',
+    'bug-1234',
+    '--log-level',
+    'info',
+    '--log-format',
+    'json',
+    '--no-banner',
+  ]);
   t.teardown(() => {
     c.proc.kill('SIGKILL');
   });

@@ -134,7 +134,17 @@ t.test(
     t.match(failed.out, `${file}: at /stubs/0/headers/x-note`, 'naming the file and the JSON path');
 
     writeFileSync(file, JSON.stringify(stubbed({ status: 418, body: { version: 'good' } })));
-    const c = await start(['--scenarios', dir, '--scenario', 'bad-answer', '--log-level', 'info', '--no-banner']);
+    const c = await start([
+      '--scenarios',
+      dir,
+      '--scenario',
+      'bad-answer',
+      '--log-level',
+      'info',
+      '--log-format',
+      'json',
+      '--no-banner',
+    ]);
     t.teardown(() => {
       c.proc.kill('SIGKILL');
     });

@@ -71,15 +71,36 @@ export function resolveTls(options: Pick<Options, 'https' | 'caDir' | 'tlsCert' 
   }
 }
 
-/** JSON lines when stdout is not a terminal (pipelines parse them); pino-pretty on a terminal. */
-export function cliLogger(level: string, isTty: boolean) {
+/** Log lines the journal already says: each request's two. */
+const requestLines = /^(incoming request|request completed)$/;
+/** Fastify's line per address: the banner says each, so it goes when the banner is printed. */
+const listenLine = /^Server listening at /;
+
+/**
+ * --log-format json: pino's JSON lines on stdout, every request's two among them (pipelines parse them).
+ * --log-format text (the default): what is worth a person's attention only, as readable lines, written in order with
+ * the banner (a synchronous stream, not pino-pretty's worker); requests are seen in the journal (/__admin), not here,
+ * and the address in the banner (with --no-banner, Fastify's "Server listening at" line says it).
+ */
+export async function cliLogger(level: string, format: 'text' | 'json', isTty: boolean, banner = true) {
   if (level === 'silent') return false;
-  if (!isTty) return { level };
+  if (format === 'json') return { level };
+  const { default: pretty } = await import('pino-pretty');
   return {
     level,
-    transport: {
-      target: 'pino-pretty',
-      options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true },
+    stream: pretty({
+      sync: true,
+      colorize: isTty,
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname',
+      singleLine: true,
+    }),
+    hooks: {
+      logMethod(this: unknown, args: unknown[], method: (...a: unknown[]) => void) {
+        const message = typeof args[0] === 'string' ? args[0] : args[1];
+        if (typeof message === 'string' && (requestLines.test(message) || (banner && listenLine.test(message)))) return;
+        method.apply(this, args);
+      },
     },
   };
 }
@@ -107,6 +128,18 @@ export function firstBindLink(fixtures: Fixtures, base: string): { email: string
   return null;
 }
 
+/** Demo accounts shown in the banner; the rest are in /__admin/fixtures. */
+const accountsShown = 6;
+
+/** "    email / password  (note)" per demo account, the first few: who to sign in as, without opening anything. */
+function demoAccounts(fixtures: Fixtures): string[] {
+  const all = fixtures.tenants.flatMap((tenant) => tenant.accounts);
+  const width = Math.max(...all.slice(0, accountsShown).map((a) => `${a.email} / ${a.password}`.length));
+  const lines = all.slice(0, accountsShown).map((a) => `    ${`${a.email} / ${a.password}`.padEnd(width)}  ${a.note}`);
+  if (all.length > accountsShown) lines.push(`    and ${all.length - accountsShown} more`);
+  return lines;
+}
+
 /** What the CLI prints at start: every address, the scenario and, on a terminal, a QR code a phone scans to bind. */
 export async function bannerText(input: BannerInput): Promise<string> {
   const { protocol, port, host, options } = input;
@@ -120,8 +153,12 @@ export async function bannerText(input: BannerInput): Promise<string> {
     ...hosts.map((h) => `  ${protocol}://${h}:${port}`),
     `  scenario: ${options.scenario}   seed: ${options.seed}   data: ${options.data ?? 'in memory'}` +
       (options.now ? `   clock frozen at ${options.now}` : ''),
-    `  demo accounts:  ${protocol}://localhost:${port}/__admin/fixtures`,
-    `  API document:   ${protocol}://localhost:${port}/docs`,
+    `  console:        ${protocol}://localhost:${port}/__admin   (sandboxes, journal of requests, findings)`,
+    `  demo accounts:  ${protocol}://localhost:${port}/__admin/fixtures (devices, API keys, bind links)`,
+    ...demoAccounts(input.fixtures),
+    `  API documents:  ${protocol}://localhost:${port}/docs (portal)   ${protocol}://localhost:${port}/__admin/docs ` +
+      '(control plane)',
+    `  MCP endpoint:   ${protocol}://localhost:${port}/__admin/mcp (agents; or: portal-mock mcp)`,
   ];
   if (input.caDir)
     lines.push(

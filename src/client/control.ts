@@ -85,6 +85,9 @@ export type AdminClientOptions = {
   createSandbox?: boolean;
 };
 
+/** Most records one `createMany` makes: the records API's `count` bound (one all-or-nothing write). */
+export const maxCreateMany = 1000;
+
 /** A non-2xx answer of the admin side; `body` is the mock's error body. */
 export class AdminError extends Error {
   readonly status: number;
@@ -123,7 +126,10 @@ export interface RecordsClient<R> {
    * answered in `dependents`.
    */
   create(record?: Partial<R>): Promise<Created<R>>;
-  /** `count` records alike, each filled as `create` does (unique fields differ) */
+  /**
+   * `count` records alike, each filled as `create` does (unique fields differ), in one all-or-nothing write: at most
+   * `maxCreateMany` (1000), else a RangeError before anything is sent.
+   */
   createMany(count: number, record?: Partial<R>): Promise<Created<R>>;
   patch(id: string, fields: Partial<Omit<R, 'id'>>): Promise<R>;
   remove(id: string): Promise<{ deleted: string }>;
@@ -293,8 +299,15 @@ export function adminClient(options: AdminClientOptions): AdminClient {
       },
       get: async (id: string) => inSandbox<R>('GET', await path(id)),
       create: async (record: Partial<R> = {}) => call<Created<R>>('POST', await path(), {}, record),
-      createMany: async (count: number, record: Partial<R> = {}) =>
-        call<Created<R>>('POST', await path(), { count }, record),
+      createMany: async (count: number, record: Partial<R> = {}) => {
+        // the server would name its query parameter (query.count), which the caller never wrote
+        if (!Number.isInteger(count) || count < 1 || count > maxCreateMany)
+          throw new RangeError(
+            `createMany(${count}): count (createMany's n) must be an integer from 1 to ${maxCreateMany}; one call is ` +
+              'one all-or-nothing write, so make more by calling it again',
+          );
+        return call<Created<R>>('POST', await path(), { count }, record);
+      },
       patch: async (id: string, fields: Partial<Omit<R, 'id'>>) => call<R>('PATCH', await path(id), {}, fields),
       remove: async (id: string) => call<{ deleted: string }>('DELETE', await path(id)),
     };

@@ -97,10 +97,12 @@ function adminTokenHook(token: string) {
       typeof auth === 'string' && auth.startsWith('Bearer ')
         ? auth.slice(7)
         : (req.headers['x-mock-admin-token'] ?? fromQuery);
-    if (typeof presented !== 'string' || !secretMatches(presented, tokenHash)) {
+    const ways = `Authorization: Bearer TOKEN (or x-mock-admin-token${query ? ', or ?token=' : ''})`;
+    if (typeof presented !== 'string') throw fail.unauthorized(`admin token required: ${ways}`);
+    // a wrong token is not a missing one: the caller sent something, and should check its value, not its header
+    if (!secretMatches(presented, tokenHash))
       throw fail.unauthorized(
-        `admin token required: Authorization: Bearer TOKEN (or x-mock-admin-token${query ? ', or ?token=' : ''})`,
+        `the admin token given does not match this server's --admin-token: send the one it was started with, as ${ways}`,
       );
-    }
   };
 }

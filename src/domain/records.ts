@@ -6,6 +6,7 @@ import { fail } from '../errors.js';
 import { storedRecords } from '../schemas/stored-records.js';
 import { findById, isCollectionName, type CollectionName, type SandboxStore, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
+import { closest } from '../shared/closest.js';
 import { textOf } from '../shared/matchers.js';
 import { checkReferences, referrersOf } from './references.js';
 import { factoryContext, makeRecord } from './factories.js';
@@ -63,10 +64,11 @@ export function getRecord(tenant: Tenant, collection: string, id: string): AnyRe
 /** A field the records do not have is refused: a misspelt field would be kept and never read. */
 function knownFields(name: CollectionName, schema: TObject, record: Record<string, unknown>): void {
   const unknown = Object.keys(record).find((field) => !Object.hasOwn(schema.properties, field));
-  if (unknown !== undefined)
-    throw fail.badRequest(`${name} records have no field "${unknown.slice(0, 80)}"`, [
-      { field: `body.${unknown.slice(0, 80)}`, message: 'not a field of the record' },
-    ]);
+  if (unknown === undefined) return;
+  const nearest = closest(unknown, Object.keys(schema.properties)).join(', ');
+  throw fail.badRequest(`${name} records have no field "${unknown.slice(0, 80)}"; closest: ${nearest}`, [
+    { field: `body.${unknown.slice(0, 80)}`, message: `not a field of the record (closest: ${nearest})` },
+  ]);
 }
 
 /** The one check of a record about to be written: its collection's schema, as a 400 naming the field. */

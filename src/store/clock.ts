@@ -12,14 +12,19 @@ export function clockShows(state: ClockState, realMs: number): number {
   }
 }
 
+/** A time as a date a person reads, also past JavaScript's own (±8.64e15 ms), which no Date can show. */
+function dateText(ms: number): string {
+  const at = new Date(ms);
+  if (!Number.isNaN(at.getTime())) return at.toISOString();
+  return ms > 0 ? 'a time after +275760-09-13T00:00:00.000Z' : 'a time before -271821-04-20T00:00:00.000Z';
+}
+
 /** Why a clock in `state` cannot be kept (it would show no time in clockRange now), or null when it can. */
 export function clockProblem(state: ClockState, realMs = Date.now()): string | null {
   const shows = clockShows(state, realMs);
   if (!Number.isFinite(shows)) return `it shows no valid time (${JSON.stringify(state).slice(0, 120)})`;
   if (shows < clockRange.minMs || shows > clockRange.maxMs) {
-    const at = new Date(shows);
-    const text = Number.isNaN(at.getTime()) ? `${shows} ms since 1970` : at.toISOString();
-    return `it would show ${text}, outside ${clockRangeText}`;
+    return `it would show ${dateText(shows)}, outside ${clockRangeText}`;
   }
   return null;
 }
@@ -55,7 +60,7 @@ export function nextClockState(
     if (current.mode === 'frozen') {
       const ms = Date.parse(current.at) + advance;
       if (!(ms >= clockRange.minMs && ms <= clockRange.maxMs))
-        return { field, problem: `the frozen clock would show a time outside ${clockRangeText}` };
+        return { field, problem: `the frozen clock would show ${dateText(ms)}, outside ${clockRangeText}` };
       state = { mode: 'frozen', at: new Date(ms).toISOString() };
     } else state = { mode: 'offset', offsetMs: (current.mode === 'offset' ? current.offsetMs : 0) + advance };
   } else {

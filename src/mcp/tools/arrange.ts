@@ -194,8 +194,9 @@ export function registerArrangeTool(server: McpServer, { call }: ToolContext): v
       description:
         'Start here. In one call: make (or reuse, or reset) a sandbox, set its scenario and clock, make records by ' +
         'factory (partial records filled as the seeder does; "$N" refers to an earlier entry) and sign in as a ' +
-        'demo account or a made user. Returns the made ids and the session headers for call_portal. A refused ' +
-        'step stops it; a sandbox it made is deleted again.',
+        'demo account or a made user. Returns the made ids (for call_portal pathParams/query and records) and ' +
+        '`session`: pass it as is to call_portal as `session`. A refused step stops it; a sandbox it made is ' +
+        'deleted again.',
       inputSchema: schemas.in,
       outputSchema: schemas.out,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

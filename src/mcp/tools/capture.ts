@@ -60,7 +60,10 @@ export function registerCaptureTools(server: McpServer, { call }: ToolContext): 
       title: 'Replay a bug capture',
       description:
         'Defines a capture_sandbox file as a scenario on this server and activates it in a sandbox (made if ' +
-        'missing): the sandbox then answers as the captured one did. Returns the active scenario.',
+        'missing): the sandbox then answers as the captured one did. Returns the active scenario; then call_portal ' +
+        'in that sandbox (the captured session still signs). Absolute URLs in answers carry the Host of the server ' +
+        "answering, so on another server they differ in host:port only: give call_portal `host` the origin's " +
+        'host:port to compare bytes.',
       inputSchema: schemas.replayIn,
       outputSchema: schemas.replayOut,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

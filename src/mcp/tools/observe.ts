@@ -78,7 +78,7 @@ export function registerObserveTools(server: McpServer, { call }: ToolContext): 
       description:
         'The requests a sandbox received, newest first, with their answers: filter by operationId, method, path, ' +
         'status, fault, finding, since, and fields. expectCount asserts the number matching (an error says the ' +
-        'count found). Returns count and entries.',
+        "count found). Returns count and entries; an entry's id is the requestId a finding (read_findings) names.",
       inputSchema: schemas.journalIn,
       outputSchema: schemas.journalOut,
       annotations: readOnly,
@@ -115,7 +115,8 @@ export function registerObserveTools(server: McpServer, { call }: ToolContext): 
       title: 'Read findings',
       description:
         'What the app did in a sandbox that the real portal answers differently: each finding has a code, ' +
-        'severity, the journal id of the request and a message saying what the portal does and what to change.',
+        'severity, the requestId of the request (an entry of read_journal) and a message saying what the portal does and ' +
+        'what to change.',
       inputSchema: schemas.findingsIn,
       outputSchema: schemas.findingsOut,
       annotations: readOnly,
@@ -135,7 +136,7 @@ export function registerObserveTools(server: McpServer, { call }: ToolContext): 
       title: 'Read the outbox',
       description:
         'What the mock "sent" in a sandbox, newest first: two-factor codes (by e-mail) and pushes (by token). ' +
-        'sign_in reads the code itself; use this to test push notifications.',
+        'sign_in reads the code itself; use this to test push notifications. Returns the messages, for assertions.',
       inputSchema: schemas.outboxIn,
       outputSchema: schemas.outboxOut,
       annotations: readOnly,

@@ -1,11 +1,11 @@
 // call_portal: one operation of the portal's API in a sandbox, as the app would send it, with what came back.
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { AdminMethod } from '../admin-call.js';
 import { unknownValueMessage } from '../../shared/closest.js';
 import { oneOf, toolSchema } from '../json-schema.js';
 import { structured, toolError } from '../results.js';
-import { SessionHeaders } from './session.js';
+import { SessionInput, sessionHeaders } from './session.js';
 import { SandboxName, type ToolContext } from './context.js';
 
 /** Most characters of an answer's body handed to the agent; a longer one is cut (and says so). */
@@ -29,8 +29,17 @@ const PortalInput = Type.Object(
     pathParams: Type.Optional(Type.Record(Type.String(), Scalar, { description: 'values of {name} in the path' })),
     query: Type.Optional(Type.Record(Type.String(), Type.Union([Scalar, Type.Array(Scalar)]))),
     body: Type.Optional(Type.Unknown({ description: 'the JSON body' })),
-    session: Type.Optional(SessionHeaders),
+    session: Type.Optional(SessionInput),
     headers: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'more request headers' })),
+    host: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9._~-]+(:[0-9]{1,5})?$|^\\[[0-9A-Fa-f:.]+\\](:[0-9]{1,5})?$',
+        maxLength: 300,
+        description:
+          'host[:port] the answer is built for (sent as X-Forwarded-Host): absolute URLs in bodies carry it. ' +
+          "After replay_capture on another server, give the origin's host:port to get the origin's bytes.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -42,8 +51,9 @@ type PortalArgs = {
   pathParams?: Record<string, string | number | boolean>;
   query?: Record<string, string | number | boolean | (string | number | boolean)[]>;
   body?: unknown;
-  session?: Record<string, string>;
+  session?: Static<typeof SessionInput>;
   headers?: Record<string, string>;
+  host?: string;
 };
 const PortalOutput = Type.Object({
   operation: Type.String({ description: 'METHOD /path as sent' }),
@@ -82,8 +92,11 @@ export function registerPortalTools(server: McpServer, { call, operations }: Too
       title: 'Call a portal operation',
       description:
         'Sends one request of the portal API in a sandbox, as the app would: by operationId (path parameters in ' +
-        'pathParams) or method + path, with the session headers from sign_in or arrange_sandbox. It lands in the ' +
-        'journal and may raise findings. Returns status, headers and body.',
+        'pathParams) or method + path, with `session` the session sign_in or arrange_sandbox returned, as is. It ' +
+        'lands in the journal (read_journal) and may raise findings (read_findings). Returns status, headers and ' +
+        'body; ids in the body feed the next call_portal or records. Absolute URLs in bodies carry the Host this ' +
+        "server was reached by: to compare a replayed sandbox's answers with the captured server's, give `host` " +
+        "the origin's host:port (then only real differences remain).",
       inputSchema: schemas.in,
       outputSchema: schemas.out,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -108,7 +121,13 @@ export function registerPortalTools(server: McpServer, { call, operations }: Too
       const answer = await call({
         method: method as AdminMethod,
         url,
-        headers: { ...args.headers, ...args.session, 'x-mock-sandbox': args.sandbox },
+        headers: {
+          ...args.headers,
+          ...sessionHeaders(args.session),
+          // the portal builds absolute URLs from the Host the app used (docs/data.md): a forwarded one stands for it
+          ...(args.host === undefined ? {} : { 'x-forwarded-host': args.host }),
+          'x-mock-sandbox': args.sandbox,
+        },
         portal: true,
         ...(args.body === undefined ? {} : { body: args.body }),
       });

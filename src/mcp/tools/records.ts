@@ -72,7 +72,8 @@ export function registerRecordTools(server: McpServer, { call }: ToolContext): v
       description:
         "A sandbox's data, one collection at a time: list (filters, offset, limit), get, create (a partial record " +
         'filled as the seeder does; count makes N alike), patch, delete by id. Checked against the record schema ' +
-        'and references (refusals name the field). Returns the records.',
+        'and references (refusals name the field). Returns the records: their ids feed call_portal (pathParams, ' +
+        'query) and later records calls.',
       inputSchema: schemas.in,
       outputSchema: schemas.out,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

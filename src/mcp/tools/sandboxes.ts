@@ -60,7 +60,7 @@ export function registerSandboxTools(server: McpServer, { call }: ToolContext): 
       title: 'List sandboxes',
       description:
         'Every sandbox (this instance and its peers): name, scenario, clock, journal and outbox sizes. Use it to ' +
-        'find one to reuse; arrange_sandbox makes one.',
+        "find one to reuse (its name feeds any tool's `sandbox`); arrange_sandbox makes one.",
       inputSchema: schemas.listIn,
       outputSchema: schemas.listOut,
       annotations: readOnly,
@@ -74,7 +74,7 @@ export function registerSandboxTools(server: McpServer, { call }: ToolContext): 
       title: 'Reset a sandbox',
       description:
         'Puts a sandbox back to its seeded state (data, start scenario, clock, journal, outbox); made if missing. ' +
-        'Returns the sandbox.',
+        "Returns the sandbox, whose name feeds the other tools' `sandbox`.",
       inputSchema: schemas.resetIn,
       outputSchema: schemas.sandboxOut,
       annotations: destroy,
@@ -94,7 +94,8 @@ export function registerSandboxTools(server: McpServer, { call }: ToolContext): 
     'delete_sandbox',
     {
       title: 'Delete a sandbox',
-      description: 'Deletes a sandbox and its data (not default: reset it). Returns the name deleted.',
+      description:
+        'Deletes a sandbox and its data (not default: reset it). Returns the name deleted; nothing takes it further.',
       inputSchema: schemas.deleteIn,
       outputSchema: schemas.deleteOut,
       annotations: destroy,
@@ -109,7 +110,8 @@ export function registerSandboxTools(server: McpServer, { call }: ToolContext): 
       title: 'Switch or define a scenario',
       description:
         'Activates a scenario in a sandbox (stubs, faults, latency, data effects): `name` of a known one, or a ' +
-        '`definition` inline (defined, then activated). Give one of them. Returns the active scenario.',
+        '`definition` inline (defined, then activated). Give one of them. Returns the active scenario; call_portal ' +
+        'then answers by it.',
       inputSchema: schemas.scenarioIn,
       outputSchema: schemas.scenarioOut,
       annotations: destroy, // a scenario's data block changes records
@@ -134,7 +136,7 @@ export function registerSandboxTools(server: McpServer, { call }: ToolContext): 
       title: 'Set the sandbox clock',
       description:
         'Exactly one of: freeze (ISO instant), offsetMs (real time shifted), advanceMs (move on, e.g. past a ' +
-        'session lifetime), mode "real". Returns now and the clock state.',
+        'session lifetime), mode "real". Returns now and the clock state; call_portal then answers at that time.',
       inputSchema: schemas.clockIn,
       outputSchema: schemas.clockOut,
       annotations: moveClock, // advanceMs twice moves twice

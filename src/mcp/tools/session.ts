@@ -1,6 +1,6 @@
 // Signing in as the app does: request-two-factor, the code from the outbox when one is required, manual-bind,
 // auth; the answer is the four session headers every portal call takes.
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { McpServer } from '@modelcontextprotocol/server';
 import type { AdminAnswer, AdminCall } from '../admin-call.js';
 import { toolSchema } from '../json-schema.js';
@@ -14,16 +14,31 @@ export const SessionHeaders = Type.Object(
     'x-service-session-id': Type.String(),
     'x-service-session-code': Type.String(),
   },
-  { description: 'the four session headers: pass them to call_portal as `session`' },
+  { description: 'the four session headers' },
 );
-export const Session = Type.Object({
-  email: Type.String(),
-  userId: Type.String(),
-  tenantId: Type.String(),
-  deviceId: Type.String(),
-  twoFactor: Type.Boolean({ description: 'a two-factor code was required (read from the outbox)' }),
-  headers: SessionHeaders,
+export const Session = Type.Object(
+  {
+    email: Type.String(),
+    userId: Type.String(),
+    tenantId: Type.String(),
+    deviceId: Type.String(),
+    twoFactor: Type.Boolean({ description: 'a two-factor code was required (read from the outbox)' }),
+    headers: SessionHeaders,
+  },
+  { description: 'a signed-in session: pass it whole to call_portal as `session`' },
+);
+/**
+ * What a tool taking a session accepts: the whole session sign_in and arrange_sandbox return (so one tool's output
+ * feeds the next unchanged), or its four headers alone.
+ */
+export const SessionInput = Type.Union([Session, SessionHeaders], {
+  description: 'the session sign_in or arrange_sandbox returned, as is (or only its `headers`)',
 });
+/** The four headers of a session given either way. */
+export function sessionHeaders(session: Static<typeof SessionInput> | undefined): Record<string, string> {
+  if (session === undefined) return {};
+  return 'headers' in session ? session.headers : session;
+}
 export type Session = {
   email: string;
   userId: string;
@@ -132,8 +147,8 @@ export function registerSessionTools(server: McpServer, { call }: ToolContext): 
       title: 'Sign in as a user',
       description:
         "Signs in through the app's real flow (request-two-factor, the code from the outbox when required, " +
-        'manual-bind, auth) as a demo account or a made user. Returns the four session headers for call_portal. ' +
-        'Each call binds and authorizes anew: sign in once, reuse the headers.',
+        'manual-bind, auth) as a demo account or a made user. Returns the session (user ids and its four headers): ' +
+        'pass it as is to call_portal as `session`. Each call binds and authorizes anew: sign in once, reuse it.',
       inputSchema: schemas.in,
       outputSchema: schemas.out,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
