@@ -130,12 +130,13 @@ export class UnitOfWork implements AdminWork {
 export function pickSandbox(req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void): void {
   try {
     const need = req.mock.routeConfig.sandbox;
-    if (need === undefined) return done();
-    const sandbox = sandboxFor(req, need);
-    req.mock.sandbox = sandbox;
-    // in use until the connection is done with it: the idle sweep leaves it alone meanwhile
-    req.server.sandboxes.enter(sandbox);
-    reply.raw.once('close', () => req.server.sandboxes.leave(sandbox));
+    if (need !== undefined) {
+      const sandbox = sandboxFor(req, need);
+      req.mock.sandbox = sandbox;
+      // in use until the connection is done with it: the idle sweep leaves it alone meanwhile
+      req.server.sandboxes.enter(sandbox);
+      reply.raw.once('close', () => req.server.sandboxes.leave(sandbox));
+    }
     done();
   } catch (err) {
     done(err as Error);
