@@ -90,7 +90,9 @@ export function regexProblem(pattern: string, maxProgram = defaultRegexLimits.ma
 const dfaCacheBytes = 262_144;
 
 /** A compiled pattern and what one character read costs it: its program size, or 1 for a plain text. */
-export function compileRegex(pattern: string): { re: RE2JS; program: number } {
+/** A compiled pattern as other parts see it: whether a text matches, and its program size (RE2JS stays inside). */
+export type CompiledRegex = { re: { test(text: string): boolean }; program: number };
+function compile(pattern: string): { re: RE2JS; program: number } {
   const re = RE2JS.compile(pattern);
   const engine = re.re2Input;
   const Dfa = engine.dfa.constructor as new (prog: unknown, maxMem: number) => typeof engine.lazyDFA;
@@ -100,11 +102,14 @@ export function compileRegex(pattern: string): { re: RE2JS; program: number } {
 }
 
 // keyed by the matcher object itself: a scenario's stubs compile once and the entry dies with the scenario
+/** A pattern compiled for another part (WireMock's matchers): the bounded engine, without naming it. */
+export const compileRegex = (pattern: string): CompiledRegex => compile(pattern);
+
 const compiled = new WeakMap<object, { re: RE2JS; program: number }>();
 function regexOf(m: { regex: string }): { re: RE2JS; program: number } {
   let entry = compiled.get(m);
   if (!entry) {
-    entry = compileRegex(m.regex);
+    entry = compile(m.regex);
     compiled.set(m, entry);
   }
   return entry;

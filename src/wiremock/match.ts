@@ -2,8 +2,7 @@
 // request, or how far it is (0 to 1, WireMock's near-miss ranking roughly: the URL weighs 10, the method 3, every
 // other part 1; an equalTo part is as far as its edit distance); findStub picks the stub WireMock would serve:
 // lowest priority number first (5 when not given), then the newest. Regexes run on the project's bounded RE2.
-import type { RE2JS } from 're2js';
-import { compileRegex, RegexBudget } from '../shared/matchers.js';
+import { compileRegex, type CompiledRegex, RegexBudget } from '../shared/matchers.js';
 import { evaluateJsonPath, parseJsonPath } from './jsonpath.js';
 import { fullMatch, parsedJson, type StringPattern, type StubMapping } from './mapping.js';
 
@@ -121,7 +120,7 @@ export function textDistance(a: string, b: string): number {
   return prev[b.length]! / Math.max(a.length, b.length);
 }
 
-const regexes = new WeakMap<object, Map<string, { re: RE2JS; program: number }>>();
+const regexes = new WeakMap<object, Map<string, CompiledRegex>>();
 
 /** A full-match regex of a mapping's pattern, compiled once and kept with the object that holds it. */
 function regexMatches(holder: object, pattern: string, text: string, budget: RegexBudget): boolean {
