@@ -46,6 +46,7 @@ export const Options = Type.Object({
   recordLimit: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000 }),
   maxSandboxes: Type.Integer({ minimum: 1, maximum: 10_000_000, default: 10_000 }),
   maxHeapPercent: Type.Integer({ minimum: 1, maximum: 100, default: 85 }),
+  maxMemoryMb: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 1536 }),
   sandboxUploadMb: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 64 }),
   regexMaxProgram: Type.Integer({ minimum: 10, maximum: 100_000, default: 300 }),
   regexMaxText: Type.Integer({ minimum: 1024, maximum: 16_777_216, default: 65_536 }),
@@ -307,6 +308,16 @@ const flags: Flag[] = [
     help:
       "share of the JavaScript heap's limit past which a new sandbox (429), records made through the records API " +
       '(422) and uploads (413) are refused; 100: never (default 85)',
+  },
+  {
+    key: 'maxMemoryMb',
+    flag: 'max-memory-mb',
+    env: 'PORTAL_MOCK_MAX_MEMORY_MB',
+    kind: 'int',
+    help:
+      'megabytes the whole process may hold (its resident memory, and what it has allocated outside the heap) past ' +
+      'which a new sandbox (429), records made through the records API (422) and uploads (413) are refused; 0: ' +
+      'never (default 1536)',
   },
   {
     key: 'sandboxUploadMb',
