@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { heapPastLimit } from '../shared/heap.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Sandbox } from '../store/sandbox.js';
@@ -161,7 +160,7 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
         },
       },
       async (req, reply) => {
-        const full = heapPastLimit(app.config.maxHeapPercent);
+        const full = app.memory.pastLimit();
         if (full) throw fail.unprocessable(`no records are made: ${full}`);
         const created = await writeIn(req, (sandbox) => {
           // made in slices that let other requests through, then written at once; a refused record leaves no

@@ -70,7 +70,7 @@ export const sandboxesPlugin = fp(
       scenario: options.scenario,
       journalLimit: options.journalLimit,
       maxSandboxes: options.maxSandboxes,
-      maxHeapPercent: options.maxHeapPercent,
+      memoryFull: () => app.memory.pastLimit(),
       onCreate: (sandbox) => {
         const scenario = app.scenarios.get(sandbox.scenario);
         if (!scenario) return;
