@@ -82,7 +82,8 @@ t.test('past --max-memory-mb: uploads, new sandboxes and records refused; what e
   for (const n of [1, 2, 3]) t.equal((await upload(`big-${n}.bin`)).status, 200, `upload ${n}: taken`);
   const abuser = app.sandboxes.get('abuser');
   const fourth = await prepare('big-4.bin');
-  const before = JSON.stringify(abuser.store.toData());
+  const filesOf = () => JSON.stringify(abuser.store.tenant(accounts.admin.tenantId)?.files);
+  const [before, version] = [filesOf(), abuser.store.version];
   const refused = await upload('big-4.bin', fourth);
   t.equal(refused.status, 413, 'the upload past the budget: 413');
   t.equal(refused.body.code, 'PAYLOAD_TOO_LARGE');
@@ -90,7 +91,8 @@ t.test('past --max-memory-mb: uploads, new sandboxes and records refused; what e
   t.match(refused.body.message, /delete or reset sandboxes/, 'and what to free');
   const file = abuser.store.tenant(accounts.admin.tenantId)?.files.find((f) => f.id === refused.id);
   t.equal(file?.contentBase64, null, 'the refused bytes were not kept');
-  t.equal(JSON.stringify(abuser.store.toData()), before, 'the refused PUT changed nothing');
+  t.equal(filesOf(), before, 'the refused PUT changed nothing');
+  t.equal(abuser.store.version, version, 'not even the data version');
 
   elsewhere = 20 * MiB; // the process now holds more than its budget
   const made = await fetch(`${base}/__admin/sandboxes/new-one`, { method: 'PUT' });
