@@ -13,6 +13,7 @@ import {
   uploadLimitBytes,
 } from '../schemas/files.js';
 import { domainContext } from '../http/context.js';
+import { readBytes } from '../http/upload-body.js';
 import { callerArgs, listUrl } from './handler.js';
 import { downloadFile, fileCount, fileIndex, finishUpload, prepareUpload, uploadBytes } from '../domain/files.js';
 
@@ -25,9 +26,8 @@ const fileId = Type.Object({ id: Uuid });
 /** The signed upload address: raw bytes of any content type. Its own plugin, so the catch-all parser stays here. */
 const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: uploadLimitBytes }, (_req, body, done) =>
-    done(null, body),
-  );
+  // copied into one Buffer chunk by chunk as it arrives (src/http/upload-body.ts), not joined at the end
+  app.addContentTypeParser('*', { bodyLimit: uploadLimitBytes }, readBytes(uploadLimitBytes));
   // before a byte is read: a body the memory budget cannot take is refused by its Content-Length (the rest is read
   // and thrown away, src/http/refused-body.ts), and one it takes is counted while it arrives
   app.addHook('preParsing', async (req, reply, payload) => {
