@@ -17,8 +17,11 @@ export const defaultServerLimits = {
    * reads the 413 instead of a reset (src/http/refused-body.ts)
    */
   drainBytes: 32 * 1024 * 1024,
-  /** ... or for this long, whichever comes first; then the answer goes and the connection closes */
-  drainMs: 10_000,
+  /**
+   * ... or for this long (the whole request's own limit), whichever comes first; then the answer goes and the
+   * connection closes
+   */
+  drainMs: 30_000,
 };
 export type ServerLimits = typeof defaultServerLimits;
 
