@@ -11,7 +11,9 @@ import { compressOptions, corsOptions, fastifyOptions, type LoggerOption } from 
 import { requestStatePlugin } from './http/request-state.js';
 import { answerCachePlugin, compressionPlugin } from './http/answer-cache.js';
 import { useLazySerializers } from './http/serializers.js';
-import type { ServerLimits } from './http/limits.js';
+import { defaultServerLimits, type ServerLimits } from './http/limits.js';
+import { memoryBudgetPlugin, type MemoryReading } from './http/memory-budget.js';
+import { refusedBodyPlugin } from './http/refused-body.js';
 import { adminDocument, portalDocument, sharedSchemasPlugin } from './openapi.js';
 import { scenarioRegistryPlugin } from './plugins/scenarios.js';
 import { sandboxesPlugin } from './plugins/sandboxes.js';
@@ -39,6 +41,11 @@ export type AppOptions = Partial<Options> & {
   onRoute?: (route: RouteOptions) => void;
   /** the clock of sandboxes' idle times (ms), so a test of --sandbox-idle-ttl moves time instead of sleeping */
   nowMs?: () => number;
+  /**
+   * what the memory budget reads instead of process.memoryUsage(), and how long it keeps a reading (tests cross
+   * --max-memory-mb without allocating it)
+   */
+  memoryReading?: { read: () => MemoryReading; readingMs?: number };
 };
 
 /**
@@ -47,7 +54,7 @@ export type AppOptions = Partial<Options> & {
  * --scenario, a broken scenario file, damaged --data) rejects here, with the app closed.
  */
 export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance> {
-  const { logger, watchScenarios, tls, caCertificate, serverLimits, onRoute, nowMs, ...rest } = input;
+  const { logger, watchScenarios, tls, caCertificate, serverLimits, onRoute, nowMs, memoryReading, ...rest } = input;
   const options = resolveOptions({ logLevel: 'silent', ...rest });
   const fixtures = loadFixtures(options.fixtures ?? defaultFixturesPath);
   const prefixes = new WeakMap<IncomingMessage, PrefixInfo>();
@@ -72,6 +79,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     maxScenarios: options.maxScenarios,
     maxScenarioBytes: options.maxScenarioBytes,
   });
+  await app.register(memoryBudgetPlugin, memoryReading ?? {}); // app.memory, which refuses what would grow past it
   await app.register(sandboxesPlugin, { options, fixtures, ...(nowMs ? { nowMs } : {}) });
   await app.register(answerCachePlugin); // the kept answers of every sandbox, in one budget
 
@@ -79,6 +87,11 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   // compression adds its onSend to each route's own hooks, so it runs after every context's: the journal, the
   // body faults and the proxy see the answer as text
   await app.register(cors, corsOptions);
+  // a 413 waits for the rest of its body, so the client reads the answer instead of a reset
+  await app.register(refusedBodyPlugin, {
+    bytes: serverLimits?.drainBytes ?? defaultServerLimits.drainBytes,
+    ms: serverLimits?.drainMs ?? defaultServerLimits.drainMs,
+  });
   await app.register(requestStatePlugin, { prefixes }); // req.mock, the one request state
   await app.register(compressionPlugin, compressOptions); // @fastify/compress, kept answers compressed once
   await app.register(scenarioHeaderPlugin); // an unknown x-mock-scenario is a 400 on every route

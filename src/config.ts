@@ -188,6 +188,14 @@ export const Options = Type.Object({
       "share of the JavaScript heap's limit past which a new sandbox (429), records made through the records API " +
       '(422) and uploads (413) are refused; 100: never',
   }),
+  maxMemoryMb: Type.Integer({
+    minimum: 0,
+    maximum: 10_000_000,
+    default: 1536,
+    description:
+      'megabytes the whole process may hold (its resident memory, and what it has allocated outside the heap) past ' +
+      'which a new sandbox (429), records made through the records API (422) and uploads (413) are refused; 0: never',
+  }),
   sandboxUploadMb: Type.Integer({
     minimum: 1,
     maximum: 1_000_000,

@@ -1,5 +1,5 @@
 // Files of the user: list, counts, and the upload flow prepare → PUT bytes to a signed address → finish,
-// plus signed download addresses. Bytes live in the store (base64).
+// plus signed download addresses. Bytes live in the store as bytes (FileBytes; base64 only in JSON).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { fail } from '../errors.js';
 import type { Static } from '@sinclair/typebox';
@@ -18,6 +18,7 @@ import { hashSecret, newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { matchesText, pageOf, sortBy } from './lists.js';
 import { detectMime, extOf, fileTypeOf } from '../shared/file-types.js';
+import { bytesOfContent, FileBytes, sizeOfContent } from '../schemas/file-bytes.js';
 
 /** Lifetimes of signed addresses (assumed; documented). */
 export const signedLifetimes = { uploadSeconds: 15 * 60, downloadSeconds: 3600 };
@@ -164,18 +165,19 @@ export function prepareUpload(
   };
 }
 
-/** Bytes of the uploaded files a sandbox holds, every tenant's (kept as base64: 4 characters for 3 bytes). */
-function uploadedBytes(ctx: DomainContext, except: FileRecord): number {
+/** Bytes of the uploaded files a sandbox holds, every tenant's. */
+export function uploadedBytes(ctx: Pick<DomainContext, 'store'>, except?: FileRecord): number {
   let bytes = 0;
   for (const tenant of ctx.store.tenants())
     for (const file of tenant.files)
-      if (file !== except && file.contentBase64 !== null) bytes += (file.contentBase64.length * 3) / 4;
+      if (file !== except && file.contentBase64 !== null) bytes += sizeOfContent(file.contentBase64);
   return bytes;
 }
 
 /**
  * PUT of the raw bytes to a signed upload address; a repeated PUT before finish-upload replaces them. The sandbox
- * keeps at most `limitBytes` of uploaded bytes (--sandbox-upload-mb): they live in memory, 10 MiB an upload.
+ * keeps at most `limitBytes` of uploaded bytes (--sandbox-upload-mb): they live in memory, 10 MiB an upload, as the
+ * Buffer the body arrived in (no copy, no base64 on the way in).
  */
 export function uploadBytes(
   ctx: DomainContext,
@@ -197,7 +199,7 @@ export function uploadBytes(
   }
   const declared = contentType?.split(';')[0]?.trim();
   ctx.store.update(tenant, 'files', file, {
-    contentBase64: bytes.toString('base64'),
+    contentBase64: FileBytes.of(bytes),
     size: bytes.length,
     ...(file.mimeType === 'application/octet-stream' && declared ? { mimeType: detectMime(file.name, declared) } : {}),
   });
@@ -214,7 +216,7 @@ export function finishUpload(ctx: DomainContext, tenant: Tenant, user: UserRecor
   const uploaded = ctx.store.update(tenant, 'files', file, {
     status: 'UPLOADED',
     uploadedAt: ctx.now.toISOString(),
-    size: Buffer.from(file.contentBase64, 'base64').length,
+    size: sizeOfContent(file.contentBase64),
     mimeType,
     fileType: fileTypeOf(file.name, mimeType),
   });
@@ -229,5 +231,5 @@ export function downloadFile(
 ): { bytes: Buffer; mimeType: string; name: string } {
   const { file } = verify(ctx, 'download', fileId, q);
   if (file.status !== 'UPLOADED' || file.contentBase64 === null) throw fail.notFound(`file ${fileId} is not uploaded`);
-  return { bytes: Buffer.from(file.contentBase64, 'base64'), mimeType: file.mimeType, name: file.name };
+  return { bytes: bytesOfContent(file.contentBase64), mimeType: file.mimeType, name: file.name };
 }

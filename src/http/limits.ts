@@ -12,6 +12,16 @@ export const defaultServerLimits = {
   keepAliveTimeoutMs: 5_000,
   /** how often Node checks the two timeouts above */
   connectionsCheckingIntervalMs: 1_000,
+  /**
+   * a body refused as too large (413) is read and thrown away up to this many bytes before the answer, so the client
+   * reads the 413 instead of a reset (src/http/refused-body.ts)
+   */
+  drainBytes: 32 * 1024 * 1024,
+  /**
+   * ... or for this long (the whole request's own limit), whichever comes first; then the answer goes and the
+   * connection closes
+   */
+  drainMs: 30_000,
 };
 export type ServerLimits = typeof defaultServerLimits;
 

@@ -79,7 +79,7 @@ export const sandboxesPlugin = fp(
       journalBudget: new JournalBudget(options.journalMb * 1024 * 1024),
       maxSandboxes: options.maxSandboxes,
       ...(nowMs ? { nowMs } : {}),
-      maxHeapPercent: options.maxHeapPercent,
+      memoryFull: () => app.memory.pastLimit(),
       onCreate: (sandbox) => {
         const scenario = app.scenarios.get(sandbox.scenario);
         if (!scenario) return;

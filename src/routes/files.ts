@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { heapPastLimit } from '../shared/heap.js';
 import { fail } from '../errors.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, Page, ref, Uuid } from '../schemas/common.js';
@@ -14,6 +13,7 @@ import {
   uploadLimitBytes,
 } from '../schemas/files.js';
 import { domainContext } from '../http/context.js';
+import { readBytes } from '../http/upload-body.js';
 import { callerArgs, listUrl } from './handler.js';
 import { downloadFile, fileCount, fileIndex, finishUpload, prepareUpload, uploadBytes } from '../domain/files.js';
 
@@ -26,9 +26,19 @@ const fileId = Type.Object({ id: Uuid });
 /** The signed upload address: raw bytes of any content type. Its own plugin, so the catch-all parser stays here. */
 const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: uploadLimitBytes }, (_req, body, done) =>
-    done(null, body),
-  );
+  // copied into one Buffer chunk by chunk as it arrives (src/http/upload-body.ts), not joined at the end
+  app.addContentTypeParser('*', { bodyLimit: uploadLimitBytes }, readBytes(uploadLimitBytes));
+  // before a byte is read: a body the memory budget cannot take is refused by its Content-Length (the rest is read
+  // and thrown away, src/http/refused-body.ts), and one it takes is counted while it arrives
+  app.addHook('preParsing', async (req, reply, payload) => {
+    const declared = Number(req.headers['content-length']);
+    const bytes =
+      Number.isSafeInteger(declared) && declared >= 0 ? Math.min(declared, uploadLimitBytes) : uploadLimitBytes;
+    const full = app.memory.pastLimit(bytes);
+    if (full) throw fail.payloadTooLarge(`the upload is not kept: ${full}`);
+    reply.raw.once('close', app.memory.reserve(bytes));
+    return payload;
+  });
   app.put(
     '/files/:id/upload',
     {
@@ -38,7 +48,8 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Upload the bytes of a prepared file (the signed uploadUrl; not part of the portal API)',
         description:
           `Send the raw bytes as the body, any content type, at most ${uploadLimitBytes} bytes (413 ` +
-          'beyond; 413 also when the sandbox would hold more uploaded bytes than --sandbox-upload-mb). No session ' +
+          'beyond; 413 also when the sandbox would hold more uploaded bytes than --sandbox-upload-mb, or the server ' +
+          'more than --max-memory-mb or --max-heap-percent). No session ' +
           'needed: the signature authorizes. Expired or forged signature: 403.',
         params: fileId,
         querystring: SignedQuery,
@@ -49,10 +60,20 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
-      const full = heapPastLimit(app.config.maxHeapPercent);
+      // this body is counted already (reserved while it arrived)
+      const full = app.memory.pastLimit();
       if (full) throw fail.payloadTooLarge(`the upload is not kept: ${full}`);
       const limit = app.config.sandboxUploadMb * 1024 * 1024;
-      return uploadBytes(domainContext(req), req.params.id, req.query, bytes, req.headers['content-type'], limit);
+      const answer = uploadBytes(
+        domainContext(req),
+        req.params.id,
+        req.query,
+        bytes,
+        req.headers['content-type'],
+        limit,
+      );
+      app.memory.kept(bytes.length);
+      return answer;
     },
   );
 };

@@ -2,6 +2,7 @@
 // credentials are kept as hashes so a snapshot never carries a usable secret.
 import { Type, type Static } from '@sinclair/typebox';
 import { Day, Nullable, Right, Stamp, Uuid } from './common.js';
+import { FileContent } from './file-bytes.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 128 });
 
@@ -199,6 +200,7 @@ export const FileRecord = Type.Object({
   status: Type.Union([Type.Literal('PREPARED'), Type.Literal('UPLOADED')]),
   createdAt: Stamp,
   uploadedAt: Nullable(Stamp),
-  contentBase64: Nullable(Type.String()),
+  /** the bytes (FileBytes) once the store holds them; base64 in JSON, as every snapshot and log has it */
+  contentBase64: Nullable(FileContent),
 });
 export type FileRecord = Static<typeof FileRecord>;

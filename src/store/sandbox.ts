@@ -1,5 +1,4 @@
 import { readdirSync } from 'node:fs';
-import { heapPastLimit } from '../shared/heap.js';
 import { makeDirs } from '../shared/make-dirs.js';
 import type { Data } from '../schemas/tenant-data.js';
 import { Clock, clockProblem } from './clock.js';
@@ -263,8 +262,8 @@ export type SandboxRegistryOptions = {
   /** the bytes of every journal together (--journal-mb); default: no budget */
   journalBudget?: JournalBudget | null;
   maxSandboxes: number;
-  /** past this share of the heap's limit no sandbox is made (src/shared/heap.ts); 100: never */
-  maxHeapPercent?: number;
+  /** why no sandbox may be made now (the memory budget, src/http/memory-budget.ts), or null */
+  memoryFull?: () => string | null;
   /** called for each sandbox made from the seed (not for one loaded from its files) */
   onCreate?: (sandbox: Sandbox) => void;
   warn?: (message: string) => void;
@@ -404,8 +403,8 @@ export class SandboxRegistry {
           '--sandbox-idle-ttl to drop idle ones, or raise the limit',
       );
     }
-    // `default` always exists: it is made on its first use whatever the heap holds
-    const full = name === 'default' ? null : heapPastLimit(this.options.maxHeapPercent ?? 100);
+    // `default` always exists: it is made on its first use whatever the process holds
+    const full = name === 'default' ? null : (this.options.memoryFull?.() ?? null);
     if (full) throw fail.tooManyRequests(`sandbox "${name}" cannot be created: ${full}`);
     const store = new SandboxStore(name, this.options.worlds.get(this.options.seed), {
       recordChanges: this.options.dataDir !== null,

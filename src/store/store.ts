@@ -2,6 +2,8 @@
 import { createHash } from 'node:crypto';
 import { TenantData, type Data } from '../schemas/tenant-data.js';
 import { cached, deepFreeze, type BaseWorld, type WorldStamp } from './world.js';
+import { FileBytes } from '../schemas/file-bytes.js';
+import type { FileRecord } from '../schemas/records.js';
 
 /** An open transaction of a store (SandboxStore.begin). */
 export type StoreTransaction = { commit(): void; rollback(): void };
@@ -75,6 +77,18 @@ const makeView = (source: Readonly<Record<string, unknown>>): Tenant => {
 };
 
 /**
+ * A record as the store keeps it, frozen. A file's content that comes in as base64 (an import, a replayed log, the
+ * records API) is kept as its bytes (src/schemas/file-bytes.ts), which are written out as base64 again.
+ */
+function kept<T>(name: CollectionName, record: T): T {
+  if (name === 'files') {
+    const content = (record as FileRecord).contentBase64;
+    if (typeof content === 'string') return deepFreeze({ ...record, contentBase64: FileBytes.fromBase64(content) });
+  }
+  return deepFreeze(record);
+}
+
+/**
  * The data of one sandbox. Reads see the base world's frozen collections until the sandbox writes one; a write
  * makes a new frozen array for that collection (records are shared, the changed one is new), so a sandbox costs
  * a few objects until it writes, a reset drops its changes, and a stray mutation throws.
@@ -134,7 +148,7 @@ export class SandboxStore {
   /** Appends records with one copy of the collection (a copy per record made N inserts cost N × its length). */
   insertMany<K extends CollectionName>(tenant: Tenant, name: K, records: readonly Item<K>[]): Item<K>[] {
     if (records.length === 0) return [];
-    const frozen = records.map((record) => deepFreeze(record));
+    const frozen = records.map((record) => kept(name, record));
     this.setCollection(tenant, name, [...tenant[name], ...frozen]);
     for (const record of frozen) this.pending?.push(['i', tenant.tenant.id, name, record]);
     return frozen;
@@ -146,7 +160,7 @@ export class SandboxStore {
     let at = list.indexOf(record);
     if (at < 0 && 'id' in record) at = list.findIndex((r) => 'id' in r && r.id === record.id);
     if (at < 0) throw new Error(`store: the ${name} record to update is not in the sandbox`);
-    const next = deepFreeze({ ...list[at]!, ...patch } as Item<K>);
+    const next = kept(name, { ...list[at]!, ...patch } as Item<K>);
     const copy = list.slice();
     copy[at] = next;
     this.setCollection(tenant, name, copy);
@@ -169,7 +183,7 @@ export class SandboxStore {
       const r = list[i]!;
       if (!matches(r)) continue;
       copy ??= list.slice();
-      copy[i] = deepFreeze({ ...r, ...patch(r) } as Item<K>);
+      copy[i] = kept(name, { ...r, ...patch(r) } as Item<K>);
       changed.push(i);
     }
     if (!copy) return 0;
@@ -310,7 +324,7 @@ export class SandboxStore {
         const record = tenant[op[2]][op[3]];
         if (!record) throw new Error(`no ${op[2]} record at ${op[3]}`);
         const list = (tenant[op[2]] as readonly unknown[]).slice();
-        list[op[3]] = deepFreeze(op[4]);
+        list[op[3]] = kept(op[2], op[4]);
         this.setCollection(tenant, op[2], list);
         break;
       }
@@ -345,7 +359,7 @@ export class SandboxStore {
       setField(view, 'tenant', tenantRecord);
       for (const key of collectionNames) {
         const list = encoded.collections[key];
-        if (list) setField(view, key, decodeCollection(base?.[key] ?? [], list, `${id}.${key}`));
+        if (list) setField(view, key, decodeCollection(key, base?.[key] ?? [], list, `${id}.${key}`));
         else if (!base) setField(view, key, Object.freeze([]));
       }
       this.views.set(id, view);
@@ -397,11 +411,16 @@ function encodeCollection(world: BaseWorld, base: readonly unknown[], list: read
   return out;
 }
 
-function decodeCollection(base: readonly unknown[], encoded: EncodedCollection, where: string): readonly unknown[] {
+function decodeCollection(
+  name: CollectionName,
+  base: readonly unknown[],
+  encoded: EncodedCollection,
+  where: string,
+): readonly unknown[] {
   const out: unknown[] = [];
   for (const item of encoded) {
     if (!Array.isArray(item)) {
-      out.push(deepFreeze(item));
+      out.push(kept(name, item));
       continue;
     }
     const [from, to] = item as [number, number];

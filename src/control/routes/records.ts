@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { heapPastLimit } from '../../shared/heap.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { fail } from '../../errors.js';
 import { errors, ref } from '../../schemas/common.js';
@@ -222,7 +221,7 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
         config: { sandbox: 'write' },
       },
       async (req, reply) => {
-        const full = heapPastLimit(app.config.maxHeapPercent);
+        const full = app.memory.pastLimit();
         if (full) throw fail.unprocessable(`no records are made: ${full}`);
         const { sandbox } = req.mock;
         const options = { count: req.query.count, now: sandbox.clock.now(), maxRecords: app.config.maxRecords };

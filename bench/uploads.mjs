@@ -1,0 +1,111 @@
+// The upload abuser of issue 54: `node bench/uploads.mjs [--sandboxes=80] [--puts=6] [--mb=10] [-- mock flags]`
+// after `npm run build`. A fresh built mock; every sandbox at once signs in, then prepares and PUTs `puts` files of
+// `mb` MiB one after the other. Reports the answers by status, the mock's highest RSS (/proc, every 50 ms, and
+// VmHWM), its longest event-loop stall (GET /__admin/health?loop=true) and a refusal's message.
+import { readFileSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { call, romashka, startBin } from './http.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const dash = process.argv.indexOf('--');
+const own = dash < 0 ? process.argv.slice(2) : process.argv.slice(2, dash);
+const mockFlags = dash < 0 ? [] : process.argv.slice(dash + 1);
+const flag = (name, fallback) => {
+  const given = own.find((a) => a.startsWith(`--${name}=`));
+  return given === undefined ? fallback : Number(given.slice(name.length + 3));
+};
+const sandboxes = flag('sandboxes', 80);
+const puts = flag('puts', 6);
+const mb = flag('mb', 10);
+const T = romashka.tenantId;
+// a connection per call: a kept-alive one idle past the mock's 5 s (a loaded machine) would read as a failure
+const fresh = new Agent({ keepAlive: false });
+
+function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
+  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
+}
+
+const { port, proc } = await startBin(root, mockFlags);
+const base = `http://127.0.0.1:${port}`;
+let peak = 0;
+const sampler = setInterval(() => {
+  peak = Math.max(peak, memory(proc.pid).rss);
+}, 50);
+const body = Buffer.alloc(mb * 1024 * 1024, 7);
+const statuses = {};
+let refusal = null;
+const count = (status) => {
+  statuses[status] = (statuses[status] ?? 0) + 1;
+};
+
+async function abuser(n, files) {
+  const sandbox = `up-${n}`;
+  const headers0 = { 'x-service-tenant-id': T, 'x-mock-sandbox': sandbox };
+  const auth = await call(port, 'POST', '/mobile/auth', headers0, romashka.device, fresh).catch((e) => ({
+    status: e.code,
+  }));
+  if (auth.status !== 200) return count(`auth ${auth.status}`);
+  const { sessionId, sessionSecret } = JSON.parse(auth.body);
+  const headers = {
+    'x-mock-sandbox': sandbox,
+    'x-service-tenant-id': T,
+    'x-service-device-id': romashka.device.deviceId,
+    'x-service-session-id': sessionId,
+    'x-service-session-code': sessionSecret,
+  };
+  for (let i = 0; i < files; i++) {
+    const file = { name: `big-${i}.bin`, is_public: false };
+    const prep = await call(port, 'POST', '/file/prepare-upload', headers, file, fresh).catch((e) => ({
+      status: e.code,
+    }));
+    if (prep.status !== 200) return count(`prepare ${prep.status}`);
+    const url = new URL(JSON.parse(prep.body).uploadUrl);
+    try {
+      const put = await fetch(`${base}${url.pathname}${url.search}`, {
+        method: 'PUT',
+        headers: { 'content-type': 'application/octet-stream', 'x-mock-sandbox': sandbox },
+        body,
+      });
+      count(put.status);
+      const answer = await put.json();
+      if (put.status !== 200) refusal ??= answer.message;
+    } catch (err) {
+      count(`error ${err.cause?.code ?? err.message}`);
+    }
+  }
+}
+
+// one sandbox through every step first: the routes' validators and serializers are compiled on first use
+await abuser('warm-up', 1);
+for (const k of Object.keys(statuses)) delete statuses[k];
+await call(port, 'GET', '/__admin/health?loop=true'); // starts the sampling of the event-loop delay
+const t0 = performance.now();
+await Promise.all(Array.from({ length: sandboxes }, (_, n) => abuser(n, puts)));
+const seconds = Math.round((performance.now() - t0) / 100) / 10;
+const loop = JSON.parse((await call(port, 'GET', '/__admin/health?loop=true')).body).eventLoop;
+clearInterval(sampler);
+const end = memory(proc.pid);
+proc.kill('SIGTERM');
+console.log(
+  JSON.stringify(
+    {
+      sandboxes,
+      puts,
+      mb,
+      mockFlags,
+      seconds,
+      statuses,
+      peakRssMB: Math.max(peak, end.rss),
+      hwmMB: end.hwm,
+      endRssMB: end.rss,
+      stallMs: loop?.maxMs ?? null,
+      refusal,
+    },
+    null,
+    2,
+  ),
+);

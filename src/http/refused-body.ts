@@ -1,0 +1,55 @@
+// A body refused as too large (413) is read to its end and thrown away before the answer goes, as nginx's lingering
+// close does: a server that answers and closes while the client still sends makes the client's kernel meet a reset,
+// and the client reads a broken pipe instead of the 413 (12 of 12 bodies of 1.5 MB on a loaded machine). Bounded:
+// past `bytes` or `ms` the answer goes anyway and the connection closes.
+import fp from 'fastify-plugin';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { defaultServerLimits } from './limits.js';
+
+export type DrainLimits = { bytes: number; ms: number };
+
+/** Reads `raw` to its end (or the bounds) and throws it away; answers whether it ended. */
+export function drainBody(raw: IncomingMessage, { bytes, ms }: DrainLimits): Promise<boolean> {
+  return new Promise((resolve) => {
+    let read = 0;
+    const finish = (ended: boolean) => {
+      clearTimeout(timer);
+      raw.off('data', onData);
+      raw.off('end', onEnd);
+      raw.off('close', onStop);
+      raw.off('error', onStop);
+      resolve(ended);
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > bytes) finish(false);
+    };
+    const onEnd = () => finish(true);
+    const onStop = () => finish(raw.complete);
+    const timer = setTimeout(() => finish(false), ms);
+    raw.on('data', onData);
+    raw.once('end', onEnd);
+    raw.once('close', onStop);
+    raw.once('error', onStop);
+    raw.resume();
+  });
+}
+
+/** On every route (registered at the root): a 413 whose body has not all arrived waits for it first. */
+export const refusedBodyPlugin = fp(
+  async (app: FastifyInstance, limits: Partial<DrainLimits>) => {
+    const bounds = {
+      bytes: limits.bytes ?? defaultServerLimits.drainBytes,
+      ms: limits.ms ?? defaultServerLimits.drainMs,
+    };
+    app.addHook('onSend', async (req, reply, payload) => {
+      const raw = req.raw;
+      if (reply.statusCode !== 413 || raw.complete || raw.destroyed) return payload;
+      // a body that keeps coming past the bounds: answered, and the connection closed after the answer
+      if (!(await drainBody(raw, bounds))) reply.header('connection', 'close');
+      return payload;
+    });
+  },
+  { name: 'refused-body' },
+);
