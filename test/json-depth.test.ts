@@ -16,6 +16,7 @@ t.test('jsonDepth: arrays and objects count alike; brackets in strings and escap
   t.equal(jsonDepth('{"a":{"b":{"c":1}}}'), 3, 'objects in objects');
   t.equal(jsonDepth('[{"a":[{}]}]'), 4, 'arrays and objects in turn');
   t.equal(jsonDepth('[[1],[2],[[3]]]'), 3, 'the deepest branch, not the sum');
+  t.equal(jsonDepth('[{},{},{"a":{}}]'), 3, 'a closed object counts down as a closed array does');
   t.equal(jsonDepth('["[[[{{{"]'), 1, 'brackets inside a string');
   t.equal(jsonDepth('["\\"[[[", {}]'), 2, 'an escaped quote does not end the string');
   t.equal(jsonDepth('["\\\\", [1]]'), 2, 'an escaped backslash does: the quote after it ends the string');
