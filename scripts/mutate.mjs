@@ -20,7 +20,8 @@ for (const name of names) {
   const started = Date.now();
   const run = spawnSync('npx', ['stryker', 'run', 'stryker.config.mjs', ...extra], {
     stdio: 'inherit',
-    env: { ...process.env, MUTATE_MODULE: name },
+    // seconds per test as .taprc gives tap (the runner starts each file with node, where tap's default is 30)
+    env: { TAP_TIMEOUT: '600', ...process.env, MUTATE_MODULE: name },
   });
   console.log(`${name}: ${Math.round((Date.now() - started) / 1000)} s, exit ${run.status}`);
   if (run.status !== 0) failed++;
