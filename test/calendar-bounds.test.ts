@@ -64,6 +64,24 @@ t.test('a window holding more occurrences than the bound is a 400 that says what
   t.equal((await list(day('2026-03-10'))).status, 200, 'a refused window changes nothing');
 });
 
+t.test('a window holding exactly the bound is answered whole; one occurrence more is refused', async (t) => {
+  const bound = 50;
+  const app = await build(t, { calendarMaxOccurrences: bound });
+  const call = httpCaller(await app.listen({ port: 0, host: '127.0.0.1' }));
+  const s = await signIn(app, accounts.admin);
+  const list = () => call('GET', `/calendar-event?${day('2026-03-10')}`, undefined, s.headers);
+  const seeded = (await list()).body.data.length;
+  const made = await call('POST', `${records}?count=${bound - seeded}`, daily('2026-03-10T10:00:00.000Z', 'Stand-up'));
+  t.equal(made.status, 201);
+  const exactly = await list();
+  t.equal(exactly.status, 200, `${bound} occurrences, the bound itself: answered`);
+  t.equal(exactly.body.data.length, bound, 'every one of them');
+  t.equal((await call('POST', records, daily('2026-03-10T10:00:00.000Z', 'One more'))).status, 201);
+  const past = await list();
+  t.equal(past.status, 400, `${bound + 1}: refused`);
+  t.match(past.body.message, `more than ${bound} occurrences`);
+});
+
 t.test('--calendar-max-occurrences: default 2000, a flag and an environment variable', async (t) => {
   const read = (argv: string[], env: Record<string, string> = {}) => {
     const options = parseOptions(argv, env);

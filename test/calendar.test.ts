@@ -521,3 +521,48 @@ t.test('requests: create (auto-approved, pending), duplicate, refusals, cancel, 
     401,
   );
 });
+
+t.test('visible_to keeps only events shown to one of the given groups, in lists and items', async (t) => {
+  const { app, sandbox, inject } = await ownSandbox();
+  const s = await signIn(app, accounts.admin, { sandbox });
+  const [g1, g2] = store(app, sandbox).userGroups;
+  const make = async (title: string, visibleToGroupIds: string[]) => {
+    const res = await inject({
+      method: 'POST',
+      url: `/__admin/data/${tenants.romashka}/calendarEvents`,
+      payload: {
+        title,
+        startAt: '2026-03-10T10:00:00.000Z',
+        endAt: '2026-03-10T11:00:00.000Z',
+        recurrence: null,
+        organizerId: accounts.admin.userId, // the caller sees each of them whatever their groups
+        visibleToGroupIds,
+        participantIds: [],
+      },
+    });
+    t.equal(res.statusCode, 201, res.body.slice(0, 200));
+    return json(res).records[0].id as string;
+  };
+  const first = await make('Shown to the first group', [g1!.id]);
+  const both = await make('Shown to both groups', [g2!.id, g1!.id]);
+  const second = await make('Shown to the second group', [g2!.id]);
+  const everyone = await make('Shown to everyone', []);
+  const day = `start_date_time=${encodeURIComponent('2026-03-10 00:00:00')}&end_date_time=${encodeURIComponent('2026-03-10 23:59:59')}`;
+  const ids = (events: Array<{ id: string }>) =>
+    events.map((e) => e.id).filter((id) => [first, both, second, everyone].includes(id));
+  t.same(
+    ids(await list(app, s, `/calendar-event?${day}`)).sort(),
+    [first, both, second, everyone].sort(),
+    'unfiltered: all four',
+  );
+  for (const path of ['/calendar-event', '/calendar']) {
+    const shown = await list(app, s, `${path}?${day}&visible_to=${g1!.id}`);
+    t.same(ids(shown).sort(), [first, both].sort(), `${path}: the first group's, not the others'`);
+    t.ok(
+      shown.every((e) => e.visible_to.some((g) => g.id === g1!.id)),
+      `${path}: every event shown to the group`,
+    );
+  }
+  const items = json(await get(app, s, `/calendar-event/items?visible_to=${g2!.id}`)).data as Array<{ id: string }>;
+  t.same(ids(items).sort(), [both, second].sort(), "items: the second group's");
+});

@@ -4,7 +4,7 @@
 // test/support/valid-inputs.ts) with the same status, type and bytes, to the same arranged session.
 import t from 'tap';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { accounts, build, json, tenants } from './helper.js';
+import { accounts, build, json, signIn, tenants } from './helper.js';
 import { loadDoc, operations } from './support/openapi.js';
 import { makeCtx, validInputs } from './support/valid-inputs.js';
 import { AdminError, adminClient } from '../src/client/control.js';
@@ -217,4 +217,38 @@ t.test('a --data directory using more base worlds than --max-worlds does not sta
   const again = await buildApp({ now: '2026-03-02T09:00:00.000Z', data: dir, maxWorlds: 2 });
   t.equal(json(await again.inject({ url: '/__admin/state?sandbox=other-seed' })).data.meta.seed, 5, 'within the bound');
   await again.close();
+});
+
+t.test("a capture keeps the scenario's tenant options, and the replay answers with them", async (t) => {
+  const origin = await build(t);
+  const replay = await build(t, { now: '2026-11-27T15:30:00.000Z' });
+  const set = await origin.inject({
+    method: 'PUT',
+    url: '/__admin/scenario?sandbox=opts',
+    payload: {
+      scenario: {
+        name: 'no-wallet-ideas',
+        description: 'wallet and ideas off',
+        extends: 'wallet-disabled',
+        tenantOptions: { enableIdeas: false },
+      },
+    },
+  });
+  t.equal(set.statusCode, 200, set.body.slice(0, 200));
+  const capture = json<ScenarioFile>(await origin.inject({ url: '/__admin/sandboxes/opts/capture' }));
+  t.same(capture.tenantOptions, { enableWallet: false, enableIdeas: false }, 'flattened: its own and what it extends');
+  const replayed = await replay.inject({
+    method: 'PUT',
+    url: '/__admin/scenario?sandbox=r',
+    payload: { scenario: capture },
+  });
+  t.equal(replayed.statusCode, 200, replayed.body.slice(0, 200));
+  for (const [app, sandbox] of [
+    [origin, 'opts'],
+    [replay, 'r'],
+  ] as const) {
+    const s = await signIn(app, accounts.admin, { sandbox });
+    const info = json(await app.inject({ url: '/mobile/tenant-info', headers: s.headers }));
+    t.match(info.options, { enableWallet: false, enableIdeas: false }, `${sandbox}: the tenant's options as set`);
+  }
 });

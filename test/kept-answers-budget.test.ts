@@ -1,6 +1,7 @@
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
-import { build, tenants } from './helper.js';
+import { accounts, build, tenants } from './helper.js';
+import { AnswerCache } from '../src/http/answer-cache.js';
 
 // Kept answers (src/http/answer-cache.ts) have one budget for the whole server, in bytes (--answer-cache-mb): a
 // client that busts the cache with new windows in many sandboxes, or with undeclared parameters, never grows them past
@@ -128,4 +129,70 @@ t.test("a reset or a deletion frees the sandbox's kept answers at once", async (
   const deleted = await fetch(`${base}/__admin/sandboxes/to-delete`, { method: 'DELETE' });
   t.equal(deleted.status, 200);
   t.same(await kept(base), others, "only the other sandbox's answers are left");
+});
+
+t.test(
+  'past the budget the least recently used answer goes, not the oldest kept; a read makes one recent',
+  async (t) => {
+    const app = await build(t);
+    const store = app.sandboxes.get('lru').store;
+    const other = app.sandboxes.get('lru-other').store;
+    const text = 'x'.repeat(1000);
+    const size = new AnswerCache(1 << 20).keep(store, 'a', 1, 0, text).bytes; // keys of one length cost the same
+    const cache = new AnswerCache(3 * size); // room for three
+    for (const key of ['a', 'b', 'c']) cache.keep(store, key, 1, 0, text);
+    t.same(cache.stats(), { bytes: 3 * size, entries: 3, budgetBytes: 3 * size }, 'three fit exactly');
+    t.ok(cache.get(store, 'a'), 'a read: a is now the most recently used');
+    cache.keep(store, 'd', 1, 0, text);
+    t.equal(cache.get(store, 'b'), undefined, 'b, the least recently used, went');
+    t.ok(cache.get(store, 'a'), 'a, kept first but read since, stays');
+    t.ok(cache.get(store, 'c') && cache.get(store, 'd'));
+    t.equal(cache.stats().bytes, 3 * size);
+
+    // the compressed bytes of an answer make room by dropping others, never the answer they belong to
+    const a = cache.get(store, 'a')!; // order now: c, d, a
+    cache.keepEncoded(a, 'gzip', { encoding: 'gzip', bytes: Buffer.alloc(100) });
+    t.equal(cache.get(store, 'c'), undefined, 'c, now the least recently used, went for the bytes');
+    t.equal(cache.get(store, 'a')?.encoded.get('gzip')?.bytes.length, 100, 'a keeps its compressed bytes');
+    t.equal(cache.stats().bytes, 2 * size + 100);
+    // another store's answers share the budget; a drop frees one store's only
+    cache.keep(other, 'a', 1, 0, text);
+    t.equal(cache.get(store, 'd'), undefined, 'd, the least recently used, went for it');
+    t.ok(cache.get(store, 'a'));
+    cache.drop(store);
+    t.same(cache.stats(), { bytes: size, entries: 1, budgetBytes: 3 * size }, "only the other store's answer is left");
+    t.ok(cache.get(other, 'a'));
+  },
+);
+
+t.test("a replaced answer's bytes leave the budget with it: text and compressed bytes", async (t) => {
+  const app = await build(t);
+  const store = app.sandboxes.get('replaced').store;
+  const cache = new AnswerCache(1 << 20);
+  const first = cache.keep(store, 'k', 1, 0, 'x'.repeat(1000));
+  cache.keepEncoded(first, 'gzip', { encoding: 'gzip', bytes: Buffer.alloc(50) });
+  cache.keepEncoded(first, 'gzip', { encoding: 'gzip', bytes: Buffer.alloc(70) }); // the same value again: replaced
+  t.same(cache.stats(), { bytes: first.bytes, entries: 1, budgetBytes: 1 << 20 });
+  t.equal(first.bytes, 2 * (1000 + first.id.length) + 256 + 70, 'the text twice, the key, the overhead, the bytes');
+  const second = cache.keep(store, 'k', 2, 0, 'y'.repeat(500));
+  t.same(cache.stats(), { bytes: second.bytes, entries: 1, budgetBytes: 1 << 20 }, 'only the new answer counts');
+  cache.keepEncoded(first, 'br', { encoding: 'br', bytes: Buffer.alloc(10) });
+  t.equal(cache.stats().bytes, second.bytes, 'bytes for a replaced answer are not kept');
+  const huge = cache.keep(store, 'k', 3, 0, 'z'.repeat(1 << 20));
+  t.equal(huge.bytes, 0, 'an answer larger than the budget is not kept');
+  t.same(cache.stats(), { bytes: 0, entries: 0, budgetBytes: 1 << 20 }, 'and the one it replaces is gone');
+
+  // the same over a socket: a write moves the store's version, the next read replaces the kept list
+  const [, base] = await listening(t);
+  const client = await session(base, 'writer');
+  const list = await get(base, windowPath(0), client);
+  const once = await kept(base);
+  const notified = await fetch(`${base}/__admin/notifications?sandbox=writer`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: accounts.admin.email, title: 'a write' }),
+  });
+  t.equal(notified.status, 200, 'a write');
+  t.equal(await get(base, windowPath(0), client), list, 'the same list, built again');
+  t.same(await kept(base), once, 'the replaced answer no longer counts');
 });

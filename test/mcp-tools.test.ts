@@ -382,3 +382,35 @@ t.test('resources, the record-schema template and the prompts', async (t) => {
   });
   t.match(promptText(data), /sandbox "t1"[\s\S]*a rejected ticket/);
 });
+
+t.test("every tool's refusal carries the admin API's status, code, message and details", async (t) => {
+  const { call } = await setup(t);
+  const missing = '00000000-0000-4000-8000-00000000dead';
+  const cases: [string, Args, RegExp][] = [
+    ['capture_sandbox', { sandbox: 'never-made' }, /^404 SANDBOX_NOT_FOUND: sandbox "never-made" does not exist/],
+    ['read_findings', { sandbox: 'never-made' }, /^404 SANDBOX_NOT_FOUND: sandbox "never-made" does not exist/],
+    ['read_outbox', { sandbox: 'never-made' }, /^404 SANDBOX_NOT_FOUND: sandbox "never-made" does not exist/],
+    [
+      'records',
+      { sandbox: 'default', action: 'get', collection: 'ideas', id: missing },
+      new RegExp(`^404 NOT_FOUND: no ideas record "${missing}" in tenant`),
+    ],
+    [
+      'records',
+      { sandbox: 'default', action: 'patch', collection: 'ideas', id: missing, fields: { title: 'x' } },
+      /^404 /,
+    ],
+    ['records', { sandbox: 'default', action: 'delete', collection: 'ideas', id: missing }, /^404 /],
+    [
+      'records',
+      { sandbox: 'default', action: 'create', collection: 'users', fields: { twoFactor: 'yes' } },
+      /^400 VALIDATION_FAILED: .+ \[\{.*"field":"[^"]*twoFactor/,
+    ],
+    ['records', { sandbox: 'default', action: 'list', collection: 'ideas', filters: { nope: '1' } }, /^400 /],
+  ];
+  for (const [tool, args, message] of cases) {
+    const result = await call(tool, args);
+    t.equal(result.isError, true, `${tool} ${JSON.stringify(args)}: a tool error`);
+    t.match(textOf(result), message, `${tool}: ${textOf(result).slice(0, 160)}`);
+  }
+});

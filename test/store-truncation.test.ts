@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import { appendFileSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { accounts } from './helper.js';
+import { accounts, build } from './helper.js';
 import { httpSignIn, start, startFails, type Child } from './support/process.js';
 import { tempDir } from './support/temp-dir.js';
 
@@ -116,4 +116,43 @@ t.test('a marked sandbox whose mark is deleted is refused; createdAt survives a 
   const refused = await startFails(args, startLimitMs);
   t.equal(refused.code, 2);
   t.match(refused.out, /kept-1\.mark is missing: .*kept-1\.json says sandbox kept-1 has one/);
+});
+
+t.test('in process: a log missing only its last acknowledged line is refused, naming that line', async (t) => {
+  // the smallest cut a mark catches: one whole line at the end, nothing torn. In process (build, real files), so that
+  // a change to src/store/log.ts is tested without a new bundle
+  const dir = tempDir(t, 'pm-trunc-last-');
+  const options = { data: dir, users: 20, now };
+  const writer = await build(t, options);
+  for (let i = 0; i < 3; i++) {
+    const res = await writer.inject({
+      method: 'POST',
+      url: '/__admin/notifications?sandbox=bug-7',
+      payload: { email: accounts.admin.email, title: `n${i}` },
+    });
+    t.equal(res.statusCode, 200, `notification ${i} acknowledged`);
+  }
+  await writer.close();
+  const log = join(dir, 'bug-7.log');
+  const lines = linesOf(log);
+  const last = (JSON.parse(lines.at(-1)!) as { n: number }).n;
+  t.ok(last >= 3, `${last} lines acknowledged`);
+  const whole = readFileSync(log);
+  truncateSync(log, whole.length - Buffer.byteLength(`${lines.at(-1)}\n`));
+  const refused = await build(t, options).then(
+    () => null,
+    (err: Error) => err,
+  );
+  t.ok(refused, 'start-up refuses');
+  t.match(
+    refused?.message,
+    new RegExp(`bug-7\\.log: line ${last} is missing: .*bug-7\\.mark says line ${last} was acknowledged`),
+  );
+  t.equal(statSync(log).size, whole.length - Buffer.byteLength(`${lines.at(-1)}\n`), 'the file is left as it was');
+
+  rmSync(log);
+  appendFileSync(log, whole);
+  const back = await build(t, options);
+  const notes = await back.inject({ url: `/__admin/outbox?sandbox=bug-7` });
+  t.equal(notes.statusCode, 200, 'the whole log starts');
 });

@@ -1,0 +1,74 @@
+// Mutation testing (StrykerJS, `npm run mutate`; docs/contributing.md, "Mutation testing"). Not part of `npm test`:
+// each mutant reruns its module's test files, so a module takes minutes to hours. One module a run, picked by
+// MUTATE_MODULE (scripts/mutate.mjs sets it); `modules` is the one list of what is mutated and which test files
+// must catch it, the files one would run first for that module. A moved source file changes only its line here.
+
+/**
+ * name → the source files mutated, the test files run against each mutant, and (optional) the tests of those files
+ * that cover the module (a tap --grep pattern, passed to node as --test-name-pattern) so a run skips the rest.
+ */
+export const modules = {
+  'answer-cache': {
+    mutate: ['src/http/answer-cache.ts'],
+    tests: ['test/kept-answers-budget.test.ts', 'test/kept-answers.test.ts', 'test/kept-answers-compressed.test.ts'],
+  },
+  matchers: { mutate: ['src/shared/matchers.ts'], tests: ['test/stub-matching.test.ts', 'test/regex-bounds.test.ts'] },
+  'record-draft': {
+    mutate: ['src/domain/record-draft.ts'],
+    tests: ['test/records-factories.test.ts', 'test/records-api.test.ts'],
+  },
+  calendar: { mutate: ['src/domain/calendar.ts'], tests: ['test/calendar.test.ts', 'test/calendar-bounds.test.ts'] },
+  log: {
+    mutate: ['src/store/log.ts'],
+    // in process: the other tests of these files start the bundle (dist/), which Stryker does not mutate
+    tests: ['test/store-truncation.test.ts', 'test/store-persistence.test.ts'],
+  },
+  capture: { mutate: ['src/control/capture.ts'], tests: ['test/capture-replay.test.ts'] },
+  auth: { mutate: ['src/auth/plugin.ts'], tests: ['test/tokens.test.ts', 'test/sandbox-key.test.ts'] },
+  'mcp-tools': { mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'], tests: ['test/mcp-tools.test.ts'] },
+  xlsx: { mutate: ['src/domain/xlsx.ts'], tests: ['test/xlsx.test.ts'] },
+  'json-depth': {
+    mutate: ['src/shared/json-depth.ts', 'src/control/json-body.ts'],
+    tests: ['test/json-depth.test.ts'],
+  },
+};
+
+const name = process.env.MUTATE_MODULE ?? '';
+const module = modules[name];
+// scripts/mutate.mjs reads `modules` only (MUTATE_LIST): no module is needed for that
+if (!module && !process.env.MUTATE_LIST)
+  throw new Error(`MUTATE_MODULE=${name}: one of ${Object.keys(modules).join(', ')}`);
+const grep = process.env.MUTATE_GREP;
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: 'tap',
+  plugins: ['@stryker-mutator/tap-runner', '@stryker-mutator/typescript-checker'],
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  // only the module's own code: the checker compiles the project with each mutant, the runner runs its test files
+  mutate: module?.mutate ?? [],
+  tap: {
+    testFiles: module?.tests ?? [],
+    // as .taprc runs a test file: TypeScript through tsx, failures bounded
+    nodeArgs: [
+      '-r',
+      '{{hookFile}}',
+      '--import=tsx/esm',
+      '--import=./test/support/bounded-failures.ts',
+      ...(grep ? [`--test-name-pattern=${grep}`] : []),
+      '{{testFile}}',
+    ],
+  },
+  coverageAnalysis: 'perTest',
+  // two shared cores: one mutant at a time
+  concurrency: 1,
+  // a test file that builds the app takes seconds; a mutant that hangs it is a timeout, counted as detected
+  timeoutMS: 120_000,
+  timeoutFactor: 2,
+  reporters: ['clear-text', 'progress-append-only', 'json'],
+  jsonReporter: { fileName: `reports/mutation/${name}.json` },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: true,
+  thresholds: { high: 90, low: 80, break: null },
+};
