@@ -35,7 +35,7 @@ export type AppOptions = Partial<Options> & {
   caCertificate?: string | null;
   /** limits of the Node server (header size, slow clients); defaults in src/http/limits.ts */
   serverLimits?: Partial<ServerLimits>;
-  /** sees every route as it is registered (tools that read the schemas, e.g. test/schemas-meta.test.ts) */
+  /** sees every route as it is registered (tools that read the schemas, e.g. test/store/schemas-meta.test.ts) */
   onRoute?: (route: RouteOptions) => void;
 };
 
