@@ -13,7 +13,9 @@ import t from 'tap';
 import { listening } from '../support/mcp-client.js';
 import { withoutTapHooks } from '../support/process.js';
 
-const cli = fileURLToPath(new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url));
+const cli = fileURLToPath(
+  new URL('../../node_modules/@modelcontextprotocol/conformance/dist/index.js', import.meta.url),
+);
 // fs.globSync for the suite on Node 20 (see the file)
 const register = fileURLToPath(new URL('../support/conformance/register.mjs', import.meta.url));
 
