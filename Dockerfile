@@ -17,7 +17,8 @@ RUN npm run build
 #   PORTAL_MOCK_ADMIN_TOKEN, PORTAL_MOCK_JOURNAL_LIMIT, PORTAL_MOCK_BODY_LIMIT, PORTAL_MOCK_FIXTURES,
 #   PORTAL_MOCK_HTTPS=true with PORTAL_MOCK_CA_DIR (mount a volume so phones keep trusting the same CA),
 #   PORTAL_MOCK_TLS_CERT / PORTAL_MOCK_TLS_KEY (mounted files), PORTAL_MOCK_PORT_FILE, PORTAL_MOCK_NO_BANNER.
-# test/package-install.test.ts runs this stage's CMD and HEALTHCHECK on the packed package (no Docker engine needed).
+# test/process/package-install.test.ts runs this stage's CMD and HEALTHCHECK on the packed package (no Docker engine
+# needed).
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     PORTAL_MOCK_HOST=0.0.0.0 \

@@ -10,26 +10,36 @@
 export const modules = {
   'answer-cache': {
     mutate: ['src/http/answer-cache.ts'],
-    tests: ['test/kept-answers-budget.test.ts', 'test/kept-answers.test.ts', 'test/kept-answers-compressed.test.ts'],
+    tests: [
+      'test/store/kept-answers-budget.test.ts',
+      'test/store/kept-answers.test.ts',
+      'test/store/kept-answers-compressed.test.ts',
+    ],
   },
-  matchers: { mutate: ['src/shared/matchers.ts'], tests: ['test/stub-matching.test.ts', 'test/regex-bounds.test.ts'] },
+  matchers: {
+    mutate: ['src/shared/matchers.ts'],
+    tests: ['test/store/stub-matching.test.ts', 'test/store/regex-bounds.test.ts'],
+  },
   'record-draft': {
     mutate: ['src/domain/record-draft.ts'],
-    tests: ['test/records-factories.test.ts', 'test/records-api.test.ts'],
+    tests: ['test/control/records-factories.test.ts', 'test/control/records-api.test.ts'],
   },
-  calendar: { mutate: ['src/domain/calendar.ts'], tests: ['test/calendar.test.ts', 'test/calendar-bounds.test.ts'] },
+  calendar: {
+    mutate: ['src/domain/calendar.ts'],
+    tests: ['test/portal/calendar.test.ts', 'test/portal/calendar-bounds.test.ts'],
+  },
   log: {
     mutate: ['src/store/log.ts'],
     // in process: the other tests of these files start the bundle (dist/), which Stryker does not mutate
-    tests: ['test/store-truncation.test.ts', 'test/store-persistence.test.ts'],
+    tests: ['test/store/store-truncation.test.ts', 'test/store/store-persistence.test.ts'],
   },
-  capture: { mutate: ['src/control/capture.ts'], tests: ['test/capture-replay.test.ts'] },
-  auth: { mutate: ['src/auth/plugin.ts'], tests: ['test/tokens.test.ts', 'test/sandbox-key.test.ts'] },
-  'mcp-tools': { mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'], tests: ['test/mcp-tools.test.ts'] },
-  xlsx: { mutate: ['src/domain/xlsx.ts'], tests: ['test/xlsx.test.ts'] },
+  capture: { mutate: ['src/control/capture.ts'], tests: ['test/control/capture-replay.test.ts'] },
+  auth: { mutate: ['src/auth/plugin.ts'], tests: ['test/portal/tokens.test.ts', 'test/control/sandbox-key.test.ts'] },
+  'mcp-tools': { mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'], tests: ['test/control/mcp-tools.test.ts'] },
+  xlsx: { mutate: ['src/domain/xlsx.ts'], tests: ['test/portal/xlsx.test.ts'] },
   'json-depth': {
     mutate: ['src/shared/json-depth.ts', 'src/control/json-body.ts'],
-    tests: ['test/json-depth.test.ts'],
+    tests: ['test/reliability/json-depth.test.ts'],
   },
 };
 

@@ -1,7 +1,7 @@
 // `npm run client-types`: writes src/client/types.gen.ts, the types of the typed client (portal-mock/admin) written
 // out as plain TypeScript. They come from the server's TypeBox schemas; the client imports them from the generated
 // file instead, so its declarations load without TypeBox's, Fastify's or the server's types (issue 47: tsc on a test
-// that imported the client read 466 declaration files). test/client-types.test.ts fails while the file is stale.
+// that imported the client read 466 declaration files). test/control/client-types.test.ts fails while the file is stale.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -59,8 +59,9 @@ const external = [
 ];
 
 /**
- * Bundles the test files of `root` (this project, or the scratch project of test/runner-setup.test.ts, given as the
- * argument) into `root`/.test-build: `test/x.test.ts` becomes `x.test.mjs`, and what they share is in `chunks/`.
+ * Bundles the test files of `root` (this project, or the scratch project of test/process/runner-setup.test.ts, given
+ * as the argument) into `root`/.test-build, folders kept: `test/portal/x.test.ts` becomes `portal/x.test.mjs`, and what
+ * they share is in `chunks/`.
  */
 async function bundleTests(root) {
   const outdir = join(root, '.test-build');

@@ -37,7 +37,7 @@ export type AppOptions = Partial<Options> & {
   caCertificate?: string | null;
   /** limits of the Node server (header size, slow clients); defaults in src/http/limits.ts */
   serverLimits?: Partial<ServerLimits>;
-  /** sees every route as it is registered (tools that read the schemas, e.g. test/schemas-meta.test.ts) */
+  /** sees every route as it is registered (tools that read the schemas, e.g. test/store/schemas-meta.test.ts) */
   onRoute?: (route: RouteOptions) => void;
   /** the clock of sandboxes' idle times (ms), so a test of --sandbox-idle-ttl moves time instead of sleeping */
   nowMs?: () => number;

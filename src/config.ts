@@ -13,7 +13,8 @@
 //   defaultText  what a null default means, for --help ('hostname:port')
 //   flag, env    a name off the rule; today two: --proxy-header (one per flag), PORTAL_MOCK_INSTANCE
 //   envSeparator how the environment variable separates a list, when not by commas
-// Adding an option is one property here, plus its row in docs/cli.md (test/cli-docs.test.ts holds the two together).
+// Adding an option is one property here, plus its row in docs/cli.md (test/docs/cli-docs.test.ts holds the two
+// together).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';

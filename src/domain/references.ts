@@ -1,7 +1,7 @@
 // Which fields of a tenant's records name another record, and of which collection: the one table behind the
 // records API's reference checks (a create or patch naming a record that does not exist is refused) and its
-// "who names this record" before a delete (docs/data.md). test/references.test.ts fails when a collection gains
-// an id field that is in neither table below.
+// "who names this record" before a delete (docs/data.md). test/control/records-references.test.ts fails when a
+// collection gains an id field that is in neither table below.
 import { fail } from '../errors.js';
 import { findById, type CollectionName, type Tenant } from '../store/store.js';
 

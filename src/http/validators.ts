@@ -10,7 +10,7 @@ type BuildCompiler = (externalSchemas: unknown, options: unknown) => Compile;
  * ~570 input schemas are never used in a session, and compiling them slowed every start. Nothing is done before that
  * first request, not even Ajv's pool look-up: Fastify asks for a compiler once per plugin context, and the pool key is
  * the JSON text of every shared schema (a sixth of a second at start-up, summed over the contexts). Every route is
- * still compiled by the contract test (test/reliability-contract).
+ * still compiled by the contract test (test/reliability/reliability-contract.test.ts).
  */
 export function lazyValidatorBuilder(): AjvCompiler.BuildCompilerFromPool {
   // The package's types describe the compiler as taking a bare schema; Fastify calls it with { schema, method, url, httpPart }.
@@ -47,7 +47,7 @@ export function lazyValidatorBuilder(): AjvCompiler.BuildCompilerFromPool {
 /**
  * Ajv's options for every route. Coercion is for the portal's inputs: a query string is text, and the real portal
  * takes `"1"` for 1 in a body too (the findings plugin reports it). No meta-schema check of every schema at each
- * start: test/schemas-meta.test.ts does it once.
+ * start: test/store/schemas-meta.test.ts does it once.
  */
 export const ajvOptions = {
   coerceTypes: 'array',

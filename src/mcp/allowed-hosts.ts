@@ -16,7 +16,7 @@ export type AllowedHostsInput = {
 
 /**
  * The SDK's localhostAllowedHostnames(), written out: importing the SDK for three names cost every start its load
- * (test/mcp-endpoint.test.ts checks they stay the same).
+ * (test/control/mcp-endpoint.test.ts checks they stay the same).
  */
 export const localhostNames = ['localhost', '127.0.0.1', '[::1]'];
 

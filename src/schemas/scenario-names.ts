@@ -1,6 +1,6 @@
 // The scenarios the package ships (the files of /scenarios), for the typed client: an editor suggests them, and
-// `string & {}` keeps a custom scenario's name (--scenarios DIR) compiling. test/client-types.test.ts checks the list
-// against the files on disk, so a scenario added or removed there fails until it is added or removed here.
+// `string & {}` keeps a custom scenario's name (--scenarios DIR) compiling. test/control/client-types.test.ts checks the
+// list against the files on disk, so a scenario added or removed there fails until it is added or removed here.
 export const shippedScenarioNames = [
   'captive-portal',
   'default',

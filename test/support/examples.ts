@@ -1,7 +1,7 @@
 // The examples of the API document (openapi-examples.json), captured from the seeded world: every operation is
 // called with its valid input (valid-inputs.ts) in a fresh sandbox, as the demo admin, with the default seed and a
 // fixed clock, so the capture is the same on every run. `npm run openapi` writes it (scripts/openapi-examples.mjs);
-// test/openapi-examples.test.ts fails when the committed file is stale.
+// test/docs/openapi-examples.test.ts fails when the committed file is stale.
 import { relative } from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { packageRoot } from '../../src/paths.js';

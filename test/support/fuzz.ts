@@ -388,9 +388,10 @@ function injectKeys(payload: string, valid: unknown): string {
   return inner ? `${payload.slice(0, -1)},${inner}}` : payload;
 }
 
-// ---- Hostile requests for any registered route, as raw bytes on a socket (test/reliability-fuzz-socket.test.ts):
-// structure (nesting thousands deep, tens of thousands of keys, long strings), wrong types and odd encodings (bad
-// UTF-8, bad percent escapes, UTF-16, NUL) in the body, the query, path parameters and headers.
+// ---- Hostile requests for any registered route, as raw bytes on a socket
+// (test/reliability/reliability-fuzz-socket.test.ts): structure (nesting thousands deep, tens of thousands of keys, long
+// strings), wrong types and odd encodings (bad UTF-8, bad percent escapes, UTF-16, NUL) in the body, the query, path
+// parameters and headers.
 
 /** A route as `onRoute` saw it: one method, its URL pattern, and the names its schemas declare. */
 export type RouteTarget = { method: string; url: string; queryKeys: string[]; bodyKeys: string[] };

@@ -1,5 +1,5 @@
-// A test file that fails the way a property test does: run by test/runner-setup.test.ts, never by the suite itself
-// (its name does not end in .test.ts). Each failure carries a text of hundreds of kilobytes on one line.
+// A test file that fails the way a property test does: run by test/process/runner-setup.test.ts, never by the suite
+// itself (its name does not end in .test.ts). Each failure carries a text of hundreds of kilobytes on one line.
 import fc from 'fast-check';
 import t from 'tap';
 

@@ -1,0 +1,105 @@
+// The lists the mock keeps per sandbox or per app and that a client grows: each one is pushed past its bound here
+// (docs/reliability.md, "Bounds: every resource a client can grow"). Compare reports were kept by sandbox name, so a
+// deleted sandbox's reports stayed in memory for good and a new sandbox of the same name read them; they now go
+// with their sandbox.
+import Fastify from 'fastify';
+import t from 'tap';
+import { rememberedHostCount } from '../../src/http/context.js';
+import { FindingLog } from '../../src/store/findings.js';
+import { accounts, build, json, signIn } from '../helper.js';
+
+t.test('the outbox keeps the last 500 messages of a sandbox, oldest dropped first', async (t) => {
+  const app = await build(t);
+  const s = await signIn(app, accounts.admin, { deviceId: 'phone-a' });
+  const token = await app.inject({
+    method: 'POST',
+    url: '/mobile/save-push-token',
+    headers: s.headers,
+    payload: { token: 'fcm-a', deviceId: 'phone-a' },
+  });
+  t.equal(token.statusCode, 200, token.body);
+  const sentBefore = json(await app.inject({ url: '/__admin/outbox' })).length;
+  for (let i = 0; i < 520; i++) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/__admin/notifications',
+      payload: { email: accounts.admin.email, title: `message ${i}` },
+    });
+    if (res.statusCode !== 200) t.fail(`notification ${i}: ${res.statusCode} ${res.body}`);
+  }
+  const outbox: Array<{ id: number; kind: string; payload?: { notification?: { title: string } } }> = json(
+    await app.inject({ url: '/__admin/outbox' }),
+  );
+  t.equal(outbox.length, 500, `${sentBefore} + 520 sent, 500 kept`);
+  t.equal(outbox[0]!.payload?.notification?.title, 'message 519', 'newest first');
+  t.equal(
+    outbox.at(-1)!.payload?.notification?.title,
+    'message 20',
+    'the 20 oldest pushes (and the earlier mail) went',
+  );
+  t.equal(outbox[0]!.id - outbox.at(-1)!.id, 499, 'numbers go on');
+});
+
+t.test('the findings detectors remember the last 1000 keys; the findings themselves the last `limit`', (t) => {
+  const log = new FindingLog(100);
+  for (let i = 0; i < 1500; i++) log.set(`key:${i}`, { n: i });
+  t.equal([...log.entries('key:')].length, 1000);
+  t.equal(log.get('key:499'), undefined, 'the oldest keys went');
+  t.same(log.get('key:500'), { n: 500 });
+  log.set('key:500', { n: -1 }); // a key set again is the newest: the next one past the bound drops key:501
+  log.set('key:1500', { n: 1500 });
+  t.same(log.get('key:500'), { n: -1 });
+  t.equal(log.get('key:501'), undefined);
+
+  const finding = {
+    code: 'poll-too-often',
+    severity: 'warning',
+    at: '2026-03-02T09:00:00.000Z',
+  } as unknown as Parameters<FindingLog['add']>[0];
+  for (let i = 0; i < 130; i++) log.add(finding);
+  t.equal(log.list().length, 100);
+  t.equal(log.list()[0]!.id, 130, 'newest first, numbered on');
+  t.end();
+});
+
+t.test('Host values: at most 64 remembered, and every answer still built from its own Host', async (t) => {
+  const app = await build(t);
+  const s = await signIn(app);
+  let highest = 0;
+  for (let i = 0; i < 150; i++) {
+    const host = `phone-${i}.test:8080`;
+    const res = await app.inject({ url: '/mobile/tenant-info', headers: { ...s.headers, host } });
+    if (json(res).base_url !== `http://${host}`) t.fail(`${host}: ${res.statusCode} ${json(res).base_url}`);
+    highest = Math.max(highest, rememberedHostCount());
+  }
+  t.ok(highest <= 64, `at most 64 remembered (saw ${highest})`);
+  t.ok(highest > 1, 'they are remembered');
+});
+
+t.test('compare reports: the last 200 of a sandbox, gone with the sandbox', async (t) => {
+  const up = Fastify();
+  up.get('/*', async () => ({ id: 'upstream', settings: {} }));
+  t.teardown(() => up.close());
+  const upstream = await up.listen({ port: 0, host: '127.0.0.1' });
+  const app = await build(t, { proxy: upstream });
+  const define = await app.inject({
+    method: 'PUT',
+    url: '/__admin/scenarios/cmp',
+    payload: { name: 'cmp', description: 'compare tenant-info', compare: ['mobileTenantInfo'] },
+  });
+  t.equal(define.statusCode, 201, define.body);
+  t.equal((await app.inject({ method: 'PUT', url: '/__admin/sandboxes/cmp' })).statusCode, 201);
+  const s = await signIn(app, accounts.admin, { sandbox: 'cmp' });
+  const headers = { ...s.headers, 'x-mock-scenario': 'cmp' };
+  for (let i = 0; i < 210; i++) await app.inject({ url: '/mobile/tenant-info', headers });
+  const report = json(await app.inject({ url: '/__admin/compare?sandbox=cmp' }));
+  t.equal(report.comparisons.length, 200, '210 compared, 200 kept');
+
+  t.equal((await app.inject({ method: 'DELETE', url: '/__admin/sandboxes/cmp' })).statusCode, 200);
+  t.equal((await app.inject({ method: 'PUT', url: '/__admin/sandboxes/cmp' })).statusCode, 201);
+  t.same(
+    json(await app.inject({ url: '/__admin/compare?sandbox=cmp' })).comparisons,
+    [],
+    "a new sandbox of the same name starts without the deleted one's reports",
+  );
+});

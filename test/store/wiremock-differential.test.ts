@@ -1,0 +1,117 @@
+// The WireMock core against the real WireMock 3.13 (the jar of the `wiremock` devDependency, on Java): the same
+// mappings (POSTed to its admin API in order, body files in its root's __files) and the same requests over real
+// HTTP; status, every header the mapping sets, and the body must be what our core computes for the request.
+// Refusals: where WireMock refuses too, the same pointer; where it accepts what we refuse, the fixture says so.
+// Skipped, saying why, only when `java` is not installed (.ci/run installs a JRE).
+import t from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { coreAnswers, corpus } from '../support/wiremock-cases.js';
+
+const java = spawnSync('java', ['-version']).status === 0;
+const jarDir = new URL('../../node_modules/wiremock/build/', import.meta.url).pathname;
+const jar = existsSync(jarDir) ? readdirSync(jarDir).find((f) => /^wiremock-standalone-.*\.jar$/.test(f)) : undefined;
+
+if (!java)
+  t.plan(
+    0,
+    'java is not installed: the differential test runs the real WireMock jar (apt-get install default-jre-headless)',
+  );
+else if (!jar) t.fail(`no WireMock jar under ${jarDir}: npm ci installs the wiremock devDependency`);
+else {
+  t.setTimeout(10 * 60_000);
+  const root = mkdtempSync(join(tmpdir(), 'pm-wiremock-'));
+  mkdirSync(join(root, 'mappings'));
+  for (const c of corpus.cases)
+    for (const [name, content] of Object.entries(c.files ?? {})) {
+      mkdirSync(dirname(join(root, '__files', name)), { recursive: true });
+      writeFileSync(join(root, '__files', name), content);
+    }
+  const guard = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'] : [];
+  const [command, ...args] = [...guard, 'java', '-jar', join(jarDir, jar), '--port', '0', '--root-dir', root];
+  const proc = spawn(command!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  t.teardown(() => {
+    proc.kill('SIGKILL');
+    rmSync(root, { recursive: true, force: true });
+  });
+  let out = '';
+  // WireMock prints its banner, with the port it took, once it listens
+  const port = await new Promise<number>((resolve, reject) => {
+    const check = (d: Buffer) => {
+      out += d.toString();
+      const m = /port:\s+(\d+)\s/.exec(out);
+      if (m) resolve(Number(m[1]));
+    };
+    proc.stdout!.on('data', check);
+    proc.stderr!.on('data', check);
+    proc.on('close', (code) => reject(new Error(`WireMock exited (${code}) before it listened: ${out}`)));
+  });
+
+  type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+  const send = (method: string, path: string, headers: Record<string, string> = {}, body = '') =>
+    new Promise<Answer>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+
+  t.equal((await send('GET', '/__admin/health')).status, 200, 'WireMock is up');
+
+  let compared = 0;
+  for (const c of corpus.cases)
+    await t.test(`same answers as WireMock: ${c.name}`, async (t) => {
+      t.equal((await send('POST', '/__admin/reset')).status, 200);
+      for (const m of c.mappings) t.equal((await send('POST', '/__admin/mappings', {}, JSON.stringify(m))).status, 201);
+      const ours = coreAnswers(c, new Date());
+      for (const [i, r] of c.requests.entries()) {
+        const theirs = await send(r.method, r.url, r.headers, r.body);
+        const mine = ours[i]!;
+        const what = `${r.method} ${r.url}`;
+        t.equal(mine.status, theirs.status, `${what}: status`);
+        compared++;
+        // WireMock's 404 is its own diagnostic page; ours is the HTTP layer's (not the core's), so only the status
+        if (theirs.status === 404 && mine.status === 404) continue;
+        t.equal(mine.body, theirs.body, `${what}: body`);
+        for (const [name, value] of mine.headers) {
+          const got = theirs.headers[name.toLowerCase()];
+          const values = mine.headers.filter(([n]) => n === name).map(([, v]) => v);
+          t.same(
+            Array.isArray(got) ? got : [got],
+            name.toLowerCase() === 'set-cookie' ? values : [value],
+            `${what}: ${name}`,
+          );
+        }
+      }
+    });
+
+  await t.test('refusals: the pointer WireMock names, or WireMock accepts what portal-mock refuses', async (t) => {
+    t.equal((await send('POST', '/__admin/reset')).status, 200);
+    for (const r of corpus.refused) {
+      const theirs = await send('POST', '/__admin/mappings', {}, JSON.stringify(r.mapping));
+      if (r.wiremock.startsWith('/')) {
+        t.equal(theirs.status, 422, `${r.name}: WireMock refuses it too`);
+        const body = JSON.parse(theirs.body) as {
+          errors: Array<{ code: number; source: { pointer: string }; title: string }>;
+        };
+        t.match(body.errors[0], { code: 10, source: { pointer: r.wiremock }, title: 'Error parsing JSON' }, r.name);
+      } else t.equal(theirs.status, 201, `${r.name}: WireMock ${r.wiremock}; portal-mock refuses it on purpose`);
+    }
+  });
+
+  t.test('how many requests were compared', async (t) => {
+    t.equal(
+      compared,
+      corpus.cases.reduce((n, c) => n + c.requests.length, 0),
+      `${compared} requests compared`,
+    );
+  });
+}
