@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accounts } from '../helper.js';
-import { httpSignIn, start, startFails, type Child } from '../support/process.js';
+import { httpSignIn, start, startedFor, startFails, type Child } from '../support/process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // a dozen starts of the CLI, each seeding its world: minutes on a busy machine, past the runner's default limit
@@ -17,14 +17,8 @@ t.setTimeout(900_000);
 const now = '2026-03-02T09:00:00.000Z';
 const startLimitMs = 120_000;
 
-/** Starts the CLI (ready once its banner names the port) and kills it when the test ends, whatever happens. */
-async function started(t: Test, args: string[]): Promise<Child> {
-  const c = await start(args, startLimitMs);
-  t.teardown(() => {
-    c.proc.kill('SIGKILL');
-  });
-  return c;
-}
+/** The CLI, killed when the test ends. */
+const started = (t: Test, args: string[]) => startedFor(t, args, startLimitMs);
 
 async function stop(c: Child, signal: NodeJS.Signals): Promise<number | null> {
   c.proc.kill(signal);

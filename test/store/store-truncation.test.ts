@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { appendFileSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { accounts, build } from '../helper.js';
-import { httpSignIn, start, startFails, type Child } from '../support/process.js';
+import { httpSignIn, start, startedFor, startFails, type Child } from '../support/process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 t.setTimeout(600_000);
@@ -14,13 +14,8 @@ t.setTimeout(600_000);
 const now = '2026-03-02T09:00:00.000Z';
 const startLimitMs = 120_000;
 
-async function started(t: Test, args: string[]): Promise<Child> {
-  const c = await start(args, startLimitMs);
-  t.teardown(() => {
-    c.proc.kill('SIGKILL');
-  });
-  return c;
-}
+/** The CLI, killed when the test ends. */
+const started = (t: Test, args: string[]) => startedFor(t, args, startLimitMs);
 
 /** Sandbox `bug-7` given a scenario and 10 notifications, all acknowledged, then SIGKILL. */
 async function tenWrites(t: Test, args: string[]): Promise<void> {

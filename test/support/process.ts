@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
 import { waitLimitMs } from './wait.js';
 
 export const serverJs = fileURLToPath(new URL('../../dist/portal-mock.mjs', import.meta.url));
@@ -139,4 +140,13 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/** Starts the CLI (ready once its banner names the port) and kills it when the test ends, whatever happens. */
+export async function startedFor(t: Test, args: string[], limitMs = waitLimitMs): Promise<Child> {
+  const c = await start(args, limitMs);
+  t.teardown(() => {
+    c.proc.kill('SIGKILL');
+  });
+  return c;
 }
