@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { accounts } from '../helper.js';
-import { httpSignIn, start, startedFor, startFails, type Child } from '../support/process.js';
+import { httpSignIn, startedFor, startFails, type Child } from '../support/process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 // a dozen starts of the CLI, each seeding its world: minutes on a busy machine, past the runner's default limit

@@ -6,7 +6,7 @@ import t, { type Test } from 'tap';
 import { appendFileSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { accounts, build } from '../helper.js';
-import { httpSignIn, start, startedFor, startFails, type Child } from '../support/process.js';
+import { httpSignIn, startedFor, startFails, type Child } from '../support/process.js';
 import { tempDir } from '../support/temp-dir.js';
 
 t.setTimeout(600_000);
