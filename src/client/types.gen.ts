@@ -393,6 +393,7 @@ export type SandboxInfo = {
   journalEntries: number;
   outboxMessages: number;
   instance: string;
+  kept: boolean;
 };
 export type SandboxesDeleted = { deleted: string[]; instance: string };
 export type SandboxesReset = { reset: string[]; instance: string };

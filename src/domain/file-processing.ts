@@ -10,7 +10,7 @@ import { paginate, recordById, type PageRequest } from './lists.js';
 import { columnIndex, readCsv, readXlsx, type SheetRows } from './spreadsheets.js';
 import { parseAmount, parseOperationType, postTransactions, roundMoney } from './wallets.js';
 import { isUuid } from '../schemas/check.js';
-import { bytesOfContent } from '../schemas/file-bytes.js';
+import { bytesOfContent } from '../store/file-bytes.js';
 
 export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProcessingRecord): FileProcessing {
   const file = tenant.files.find((f) => f.id === r.fileId);

@@ -18,7 +18,7 @@ import { hashSecret, newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { matchesText, pageOf, sortBy } from './lists.js';
 import { detectMime, extOf, fileTypeOf } from '../shared/file-types.js';
-import { bytesOfContent, FileBytes, sizeOfContent } from '../schemas/file-bytes.js';
+import { bytesOfContent, contentOf, sizeOfContent } from '../store/file-bytes.js';
 
 /** Lifetimes of signed addresses (assumed; documented). */
 export const signedLifetimes = { uploadSeconds: 15 * 60, downloadSeconds: 3600 };
@@ -199,7 +199,7 @@ export function uploadBytes(
   }
   const declared = contentType?.split(';')[0]?.trim();
   ctx.store.update(tenant, 'files', file, {
-    contentBase64: FileBytes.of(bytes),
+    contentBase64: contentOf(bytes),
     size: bytes.length,
     ...(file.mimeType === 'application/octet-stream' && declared ? { mimeType: detectMime(file.name, declared) } : {}),
   });

@@ -1,70 +1,10 @@
-// An uploaded file's bytes as a record keeps them: the Buffer itself, not its base64 text (a third larger, and a
-// string the heap bound never saw: 80 sandboxes × 60 MiB of uploads held 6.9 GB with a 35 MB heap). Records are
-// deep-frozen and a Buffer cannot be frozen, so the bytes sit in a private field of a frozen object. Wherever a record
-// becomes JSON (snapshots, bug captures, the --data log, the records API) `toJSON` writes the base64 it always was,
-// so those formats and their bytes do not change; the store turns base64 that comes in back into bytes.
-import { Kind, Type, TypeRegistry } from '@sinclair/typebox';
-
-export class FileBytes {
-  readonly #bytes: Buffer;
-  /** bytes, as the per-sandbox upload bound and the memory budget count them */
-  readonly size: number;
-
-  private constructor(bytes: Buffer) {
-    this.#bytes = bytes;
-    this.size = bytes.length;
-    Object.freeze(this);
-  }
-
-  /** Keeps `bytes` as given (no copy): the caller hands them over and never changes them again. */
-  static of(bytes: Buffer): FileBytes {
-    return new FileBytes(bytes);
-  }
-
-  static fromBase64(text: string): FileBytes {
-    return new FileBytes(Buffer.from(text, 'base64'));
-  }
-
-  /** The bytes themselves, to send; not to be changed. */
-  bytes(): Buffer {
-    return this.#bytes;
-  }
-
-  toJSON(): string {
-    return this.#bytes.toString('base64');
-  }
-
-  toString(): string {
-    return this.toJSON();
-  }
-}
-
-/**
- * Whether `text` is base64 exactly as FileBytes writes it (padded, no stray characters), so what comes in goes out
- * again byte for byte. Decoding ignores what it cannot read, hence the round trip; only imports and the records API
- * ask, and their bodies are within --body-limit.
- */
-export const isCanonicalBase64 = (text: string) =>
-  text.length % 4 === 0 && Buffer.from(text, 'base64').toString('base64') === text;
-
-TypeRegistry.Set<object>(
-  'FileBytes',
-  (_schema, value) => value instanceof FileBytes || (typeof value === 'string' && isCanonicalBase64(value)),
-);
+// A file record's content as the schemas see it: the base64 text it is in JSON (snapshots, captures, the --data log,
+// the records API, the typed client). In memory the store keeps an upload's bytes themselves instead (FileBytes,
+// src/store/file-bytes.ts), whose toJSON writes that same text; its functions read either form.
+import { Kind, Type } from '@sinclair/typebox';
 
 /**
  * A file's content: in JSON (the API documents, ajv) a base64 string, as before; checked by TypeBox (imports, the
- * records API) as canonical base64 or bytes the store already holds.
+ * records API) as canonical base64 or bytes the store already holds (the check is registered by the store).
  */
-export const FileContent = Type.Unsafe<FileBytes | string>({ [Kind]: 'FileBytes', type: 'string' });
-
-/** The bytes of a file's content, whichever form the record holds. */
-export const bytesOfContent = (content: FileBytes | string): Buffer =>
-  typeof content === 'string' ? Buffer.from(content, 'base64') : content.bytes();
-
-/** How many bytes a file's content holds, without decoding base64. */
-export function sizeOfContent(content: FileBytes | string): number {
-  if (typeof content !== 'string') return content.size;
-  const padding = content.endsWith('==') ? 2 : content.endsWith('=') ? 1 : 0;
-  return (content.length / 4) * 3 - padding;
-}
+export const FileContent = Type.Unsafe<string>({ [Kind]: 'FileBytes', type: 'string' });

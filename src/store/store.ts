@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { TenantData, type Data } from '../schemas/tenant-data.js';
 import { cached, deepFreeze, type BaseWorld, type WorldStamp } from './world.js';
-import { FileBytes } from '../schemas/file-bytes.js';
+import { contentOf } from './file-bytes.js';
 import type { FileRecord } from '../schemas/records.js';
 
 /** An open transaction of a store (SandboxStore.begin). */
@@ -78,12 +78,13 @@ const makeView = (source: Readonly<Record<string, unknown>>): Tenant => {
 
 /**
  * A record as the store keeps it, frozen. A file's content that comes in as base64 (an import, a replayed log, the
- * records API) is kept as its bytes (src/schemas/file-bytes.ts), which are written out as base64 again.
+ * records API) is kept as its bytes (src/store/file-bytes.ts), which are written out as base64 again.
  */
 function kept<T>(name: CollectionName, record: T): T {
   if (name === 'files') {
     const content = (record as FileRecord).contentBase64;
-    if (typeof content === 'string') return deepFreeze({ ...record, contentBase64: FileBytes.fromBase64(content) });
+    if (typeof content === 'string')
+      return deepFreeze({ ...record, contentBase64: contentOf(Buffer.from(content, 'base64')) });
   }
   return deepFreeze(record);
 }

@@ -3,7 +3,7 @@
 import { IdeaStatusCode, type IdeaCommentRecord, type IdeaRecord } from '../../schemas/ideas.js';
 import type { FeedbackRecord } from '../../schemas/feedback.js';
 import type { FileRecord } from '../../schemas/records.js';
-import { FileBytes } from '../../schemas/file-bytes.js';
+import { contentOf } from '../file-bytes.js';
 import { detectMime, extOf, fileTypeOf } from '../../shared/file-types.js';
 import { purposeTexts } from '../../shared/idea-purposes.js';
 import { dayMs, type SeedContext } from './context.js';
@@ -274,7 +274,7 @@ export function seedEngage(ctx: SeedContext): void {
         status: bytes ? 'UPLOADED' : 'PREPARED',
         createdAt: created.toISOString(),
         uploadedAt: bytes ? created.toISOString() : null,
-        contentBase64: bytes ? FileBytes.of(bytes) : null,
+        contentBase64: bytes ? contentOf(bytes) : null,
       };
     };
     contents.forEach(([name, text], k) => {
