@@ -77,6 +77,10 @@ export function bugCapture(
     ...(collections ? { collections } : {}),
   };
   capture.data = dataChanges(store, recordCollections);
-  // absent, not undefined: the file is what a person would write
-  return JSON.parse(JSON.stringify(capture)) as ScenarioFile;
+  // absent, not undefined: the file is what a person would write. Not a JSON round trip: with tens of MB of uploads
+  // that was seconds of a stalled event loop; the answer is streamed by JSON.stringify's rules (which leave
+  // undefined out at every depth), and the records in it are the store's frozen ones
+  for (const key of Object.keys(capture) as Array<keyof ScenarioFile>)
+    if (capture[key] === undefined) delete capture[key];
+  return capture;
 }
