@@ -99,31 +99,38 @@ export class JsonWriter {
 
   /** Writes a prepared value that JSON.stringify writes (not undefined, a function or a symbol). */
   private value(value: unknown): void {
-    if (value === null) return this.write('null');
-    switch (typeof value) {
-      case 'string':
-        if (value.length <= stringPiece) return this.write(JSON.stringify(value));
+    if (value === null || typeof value === 'number' || typeof value === 'boolean') {
+      this.write(JSON.stringify(value));
+      return;
+    }
+    if (typeof value === 'bigint') throw new TypeError('Do not know how to serialize a BigInt');
+    if (typeof value === 'string') {
+      if (value.length <= stringPiece) this.write(JSON.stringify(value));
+      else {
         this.write('"');
         this.stack.push({ kind: 'string', text: value, at: 0 });
-        return;
-      case 'number':
-      case 'boolean':
-        return this.write(JSON.stringify(value));
-      case 'bigint':
-        throw new TypeError('Do not know how to serialize a BigInt');
-      default:
-        break;
+      }
+      return;
     }
     const obj = value as object;
     if (this.open.has(obj)) throw new TypeError('Converting circular structure to JSON');
-    if (small(obj, smallChars)) return this.write(JSON.stringify(obj));
+    if (small(obj, smallChars)) {
+      this.write(JSON.stringify(obj));
+      return;
+    }
     this.open.add(obj);
     if (Array.isArray(obj)) {
       this.write('[');
       this.stack.push({ kind: 'array', list: obj, at: 0 });
     } else {
       this.write('{');
-      this.stack.push({ kind: 'object', obj: obj as Record<string, unknown>, keys: Object.keys(obj), at: 0, wrote: false });
+      this.stack.push({
+        kind: 'object',
+        obj: obj as Record<string, unknown>,
+        keys: Object.keys(obj),
+        at: 0,
+        wrote: false,
+      });
     }
   }
 

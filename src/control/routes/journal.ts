@@ -97,7 +97,8 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const { sandbox } = req.mock;
       const entries = sandbox.journal.list(req.query, raisedFinding(req, sandbox, req.query.finding), regexLimits(req));
-      if (req.query.format !== 'har') return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(entries);
+      if (req.query.format !== 'har')
+        return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(entries);
       const findings = sandboxFindings(req, sandbox).list();
       const har = journalToHar(entries, {
         protocol: req.protocol,
