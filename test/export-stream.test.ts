@@ -8,8 +8,16 @@ import type { Readable } from 'node:stream';
 import t from 'tap';
 import fc from 'fast-check';
 import { JsonStream, JsonWriter, jsonStreamHighWaterMark, StalledReaderError } from '../src/shared/json-stream.js';
-import { bugCapture, captureName } from '../src/control/capture.js';
+import { bugCapture, capturedAsServed, captureName } from '../src/control/capture.js';
+import fastJsonStringify from 'fast-json-stringify';
+import { referencedSchemas } from '../src/http/serializers.js';
+import { Snapshot } from '../src/schemas/control.js';
+import { ScenarioFile } from '../src/schemas/scenario.js';
 import { build, signIn, tenants } from './helper.js';
+
+/** What the route's response schema serializer writes (how the exports were answered before they streamed). */
+const schemaSerializer = (schema: object, shared: Record<string, unknown>) =>
+  fastJsonStringify(schema as never, { schema: referencedSchemas(schema, shared) as never }) as (v: unknown) => string;
 
 /** The whole text of a writer, taken `chars` at a time. */
 function written(value: unknown, chars: number): string {
@@ -85,25 +93,34 @@ t.test('state, capture and HAR answers are JSON.stringify of the same object, st
   t.equal(state.statusCode, 200);
   t.equal(state.headers['content-type'], 'application/json; charset=utf-8');
   t.equal(state.headers['transfer-encoding'], 'chunked', 'streamed, not one body');
+  // in the order the route's schema serializer wrote it before it streamed (required keys first)
   const snapshot = {
     format: 'portal-mock-state',
     version: 1,
+    data: sandbox.store.toData(),
     sandbox: 'exp',
     seed: sandbox.store.meta.seed,
     scenario: sandbox.scenario,
     clock: sandbox.clock.state,
-    data: sandbox.store.toData(),
   };
   t.equal(state.body, JSON.stringify(snapshot), 'the state export is JSON.stringify of the snapshot');
+  const shared = app.getSchemas() as Record<string, unknown>;
+  t.equal(state.body, schemaSerializer(Snapshot, shared)(snapshot), 'the bytes the schema serializer wrote before');
 
   const capture = await app.inject({ url: '/__admin/sandboxes/exp/capture' });
   t.equal(capture.statusCode, 200);
   t.equal(capture.headers['content-disposition'], `attachment; filename="${captureName('exp')}.json"`);
-  const expected = bugCapture(sandbox, app.scenarios.get(sandbox.scenario), {
+  const captured = bugCapture(sandbox, app.scenarios.get(sandbox.scenario), {
     name: captureName('exp'),
     instance: app.instance.name,
   });
+  const expected = capturedAsServed(captured, app.getSchemas() as Record<string, unknown>);
   t.equal(capture.body, JSON.stringify(expected), 'the capture is JSON.stringify of the bug capture');
+  t.equal(
+    capture.body,
+    schemaSerializer(ScenarioFile, shared)(captured),
+    'the bytes the schema serializer wrote before',
+  );
 
   const har = await app.inject({ url: '/__admin/requests?format=har&sandbox=exp' });
   t.equal(har.statusCode, 200);

@@ -9,7 +9,7 @@ import type { Sandbox } from '../../store/sandbox.js';
 import { activateScenario, checkActivation } from '../../domain/scenario-activation.js';
 import { header } from '../../http/context.js';
 import { clusterSandboxes } from '../peers.js';
-import { bugCapture, captureName } from '../capture.js';
+import { bugCapture, capturedAsServed, captureName } from '../capture.js';
 import { sendJsonStream } from '../export-stream.js';
 import { adminSandboxName, adminWork, sandboxInfo, sandboxNotFound, SandboxQuery } from '../sandbox.js';
 
@@ -301,7 +301,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         name: scenarioName,
         instance: app.instance.name,
       });
-      return sendJsonStream(reply, capture, `${scenarioName}.json`);
+      const served = capturedAsServed(capture, app.getSchemas() as Record<string, unknown>);
+      return sendJsonStream(reply, served, `${scenarioName}.json`);
     },
   );
 };

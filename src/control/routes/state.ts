@@ -31,15 +31,16 @@ export const stateRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const { sandbox } = req.mock;
       // taken now, streamed after: toData holds the store's frozen collections as they are at this instant, so
-      // writes made while the export streams do not tear it
+      // writes made while the export streams do not tear it. The keys in the order the schema's serializer wrote
+      // them before the export streamed (its required ones first): the same bytes as then
       return sendJsonStream(reply, {
         format: 'portal-mock-state' as const,
         version: 1 as const,
+        data: sandbox.store.toData(),
         sandbox: sandbox.name,
         seed: sandbox.store.meta.seed,
         scenario: sandbox.scenario,
         clock: sandbox.clock.state,
-        data: sandbox.store.toData(),
       });
     },
   );
