@@ -9,7 +9,8 @@
 // Targets (issue 45, a quiet 2-core machine): RSS <= 600 MB after 1,000 sandboxes x 50 calendar windows; no
 // out-of-memory under the cache-busting client; longest event-loop stall <= 100 ms; health p99 <= 50 ms.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent } from 'node:http';
+import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -423,6 +424,71 @@ const scenariosData = (dir) =>
     },
   });
 
+/** GET `path` on `port`, its body counted and dropped as it comes: bytes and status. */
+function drained(port, path) {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path }, (res) => {
+      let bytes = 0;
+      res.on('data', (c) => {
+        bytes += c.length;
+      });
+      res.on('end', () => resolve({ status: res.statusCode, bytes }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * Exports of a large sandbox (issue 54, part 5): 1,000 ideas of 24,000 characters a records call (1 call with --quick,
+ * 3 otherwise: about 25 or 75 MB of state), then the state, its capture and the journal as HAR read whole, while 8
+ * clients that asked for the state read nothing: the longest stall, health p99 and RSS while they stream.
+ */
+const exportsAbuser = () =>
+  measure(`exports of a ${quick ? '25' : '75'} MB sandbox (state, capture, HAR) with 8 clients that read nothing`, {
+    limitMs: limitS * 1000,
+    setup: async (mock) => {
+      const text = 'x'.repeat(12_000);
+      for (let i = 0; i < (quick ? 1 : 3); i++) {
+        const res = await call(
+          mock.port,
+          'POST',
+          `/__admin/data/${T}/ideas?count=1000&sandbox=big`,
+          {},
+          { title: text, description: text },
+        );
+        if (res.status !== 201) throw new Error(`records: ${res.status} ${res.body.slice(0, 200)}`);
+      }
+      return {};
+    },
+    work: async (mock, _ctx, deadline) => {
+      const stalled = Array.from({ length: 8 }, () => {
+        const socket = connect({ port: mock.port, host: '127.0.0.1' });
+        socket.pause(); // never reads: the server's export waits on it
+        socket.on('error', () => {});
+        socket.write('GET /__admin/state?sandbox=big HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+        return socket;
+      });
+      const out = {};
+      for (const [key, path] of [
+        ['state', '/__admin/state?sandbox=big'],
+        ['capture', '/__admin/sandboxes/big/capture'],
+        ['har', '/__admin/requests?format=har&sandbox=big'],
+      ]) {
+        if (performance.now() > deadline) return { ...out, complete: false };
+        const t0 = performance.now();
+        const res = await drained(mock.port, path);
+        out[`${key}MB`] = round(res.bytes / 1e6);
+        out[`${key}S`] = round((performance.now() - t0) / 1000, 2);
+        if (res.status !== 200) out.error = `${path}: ${res.status}`;
+      }
+      Object.assign(out, { stalledRss: rssMB(mock.pid).rssMB });
+      for (const socket of stalled) socket.destroy();
+      return out;
+    },
+  });
+
 // ---- the report
 
 const targets = { rssMB: 600, stallMs: 100, healthP99Ms: 50 };
@@ -524,6 +590,7 @@ async function main() {
     'records-count': recordsCount,
     'scenarios-data': () => scenariosData(dir),
     'full-sandbox': fullSandbox,
+    exports: exportsAbuser,
   };
   try {
     for (const [key, run] of Object.entries(abusers)) {

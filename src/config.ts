@@ -123,6 +123,14 @@ export const Options = Type.Object({
       'dropped first; 0 keeps none',
   }),
   bodyLimit: Type.Integer({ minimum: 1024, default: 1_048_576, description: 'largest accepted JSON body in bytes' }),
+  exportStallTimeout: Type.Integer({
+    minimum: 100,
+    maximum: 3_600_000,
+    default: 60_000,
+    description:
+      'ms a streamed export (GET /__admin/state, a capture, the journal as HAR) waits for a client that reads ' +
+      'nothing before it cuts the connection',
+  }),
   proxy: optional(Type.String({ pattern: '^https?://' }), {
     description: 'forward operations the mock does not implement to this upstream URL (see docs/proxy.md)',
     expected: 'an http:// or https:// URL',

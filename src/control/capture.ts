@@ -3,10 +3,14 @@
 // at the capture's instant, its data changes, and the behaviour of its scenario with what that extends, flattened.
 import type { Sandbox } from '../store/sandbox.js';
 import type { SandboxStore } from '../store/store.js';
-import { pinnedCollectionNames, type Scenario, type ScenarioFile } from '../schemas/scenario.js';
+import { type DataEntry, pinnedCollectionNames, type Scenario, type ScenarioFile } from '../schemas/scenario.js';
 import { dataChanges } from '../domain/data-changes.js';
 import { recordCollections } from '../domain/records.js';
 import { fail } from '../errors.js';
+import fastJsonStringify from 'fast-json-stringify';
+import { Type } from '@sinclair/typebox';
+import { referencedSchemas } from '../http/serializers.js';
+import { ScenarioFile as ScenarioFileSchema } from '../schemas/scenario.js';
 
 /** The scenario name of a capture of `sandbox`: a scenario name allows lower case, digits and "-" only. */
 export function captureName(sandbox: string): string {
@@ -30,6 +34,23 @@ function pinnedCollections(store: SandboxStore): Pinned | undefined {
     if (changed.length > 0) out[id] = Object.fromEntries(changed.map((name) => [name, view[name]])) as Pinned[string];
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * An entry with its keys in the order the route's schema serializer wrote them before the capture streamed (its
+ * required keys first, then the optional ones), so the streamed text, JSON.stringify's, is the same bytes as then.
+ */
+function inSchemaOrder(entry: DataEntry): DataEntry {
+  if ('create' in entry) {
+    const { create, record, tenant, dependents } = entry;
+    return { create, record, tenant, dependents };
+  }
+  if ('patch' in entry) {
+    const { patch, id, set, tenant } = entry;
+    return { patch, id, set, tenant };
+  }
+  const { remove, id, tenant } = entry;
+  return { remove, id, tenant };
 }
 
 const nonEmpty = <T>(list: T[] | undefined) => (list && list.length > 0 ? list : undefined);
@@ -76,7 +97,29 @@ export function bugCapture(
     clock: { mode: 'frozen', at },
     ...(collections ? { collections } : {}),
   };
-  capture.data = dataChanges(store, recordCollections);
-  // absent, not undefined: the file is what a person would write
-  return JSON.parse(JSON.stringify(capture)) as ScenarioFile;
+  capture.data = dataChanges(store, recordCollections).map(inSchemaOrder);
+  // absent, not undefined: the file is what a person would write. Not a JSON round trip: with tens of MB of uploads
+  // that was seconds of a stalled event loop; the answer is streamed by JSON.stringify's rules (which leave
+  // undefined out at every depth), and the records in it are the store's frozen ones
+  for (const key of Object.keys(capture) as Array<keyof ScenarioFile>)
+    if (capture[key] === undefined) delete capture[key];
+  return capture;
 }
+
+/**
+ * A capture as the route's schema serializer wrote it before the capture streamed: each object's keys in the schema's
+ * order (required ones first), so JSON.stringify of the result, the streamed text, is the same bytes as then. The
+ * scenario's behaviour and the pin's seed, date and clock go through that serializer (a few KB, bounded by
+ * --max-scenario-bytes); `data`, the large part, comes last as the schema has it, its entries already in order.
+ */
+export function capturedAsServed(capture: ScenarioFile, schemas: Record<string, unknown>): ScenarioFile {
+  // without pin and data, whose schemas name every record's: compiled in a few ms instead of a few hundred
+  const headSchema = Type.Omit(ScenarioFileSchema, ['pin', 'data']);
+  headSerializer ??= fastJsonStringify(headSchema as never, {
+    schema: referencedSchemas(headSchema, schemas) as never,
+  }) as (value: unknown) => string;
+  const { pin, data, ...behaviour } = capture;
+  const head = JSON.parse(headSerializer(behaviour)) as ScenarioFile;
+  return { ...head, ...(pin ? { pin } : {}), ...(data ? { data } : {}) };
+}
+let headSerializer: ((value: unknown) => string) | undefined;

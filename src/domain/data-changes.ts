@@ -23,6 +23,9 @@ export function exportedCollections(list: string | undefined): string[] {
   return recordCollections.filter((n) => names.includes(n));
 }
 
+/** Longer than any record id (a UUID is 36 characters, a generated key a few dozen). */
+const maxIdLength = 128;
+
 const same = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 /**
@@ -56,7 +59,8 @@ function referencedFirst(found: Found[], inCollectionOrder = false): Found[] {
     for (const [field, value] of Object.entries(f.record)) {
       if (field === 'id') continue;
       for (const v of Array.isArray(value) ? value : [value]) {
-        const named = typeof v === 'string' ? byId.get(`${f.tenant}/${v}`) : undefined;
+        // a long text is never an id: not hashed as a key (a record of uploads or long texts made this seconds)
+        const named = typeof v === 'string' && v.length <= maxIdLength ? byId.get(`${f.tenant}/${v}`) : undefined;
         if (named && named !== f) visit(named);
       }
     }

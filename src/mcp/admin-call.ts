@@ -13,14 +13,36 @@ export type AdminRequest = {
   body?: unknown;
   /** a request of the portal's API: sent without the admin token (its Authorization means a portal token there) */
   portal?: boolean;
+  /**
+   * keep at most this many bytes of the body: a longer one is read to its end and counted, never held whole (the
+   * answer's `body` is then '' and `bytes` its size)
+   */
+  maxBytes?: number;
 };
 
 export type AdminAnswer = {
   status: number;
   headers: Record<string, string>;
-  /** the body parsed as JSON, else its text ('' when there is none) */
+  /** the body parsed as JSON, else its text ('' when there is none, or when it was longer than maxBytes) */
   body: unknown;
+  /** the body's size in bytes, when it was longer than the request's maxBytes */
+  bytes?: number;
 };
+
+/** A body read up to `maxBytes`: its text, or only its size when it is longer (the rest counted, not kept). */
+export async function boundedText(
+  chunks: AsyncIterable<Uint8Array>,
+  maxBytes: number,
+): Promise<{ text: string } | { bytes: number }> {
+  const kept: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    bytes += chunk.length;
+    if (bytes <= maxBytes) kept.push(chunk);
+    else kept.length = 0;
+  }
+  return bytes <= maxBytes ? { text: Buffer.concat(kept).toString('utf8') } : { bytes };
+}
 
 export type AdminCall = (request: AdminRequest) => Promise<AdminAnswer>;
 
@@ -47,7 +69,7 @@ export function parsedBody(text: string): unknown {
 /** An admin call over HTTP, for a client of a running instance (the stdio bridge): base URL and admin token. */
 export function fetchAdminCall(baseUrl: string, token?: string | null): AdminCall {
   const base = baseUrl.replace(/\/+$/, '');
-  return async ({ method, url, headers, body, portal }) => {
+  return async ({ method, url, headers, body, portal, maxBytes }) => {
     const res = await fetch(`${base}${url}`, {
       method,
       headers: {
@@ -61,6 +83,12 @@ export function fetchAdminCall(baseUrl: string, token?: string | null): AdminCal
     res.headers.forEach((value, name) => {
       answerHeaders[name] = value;
     });
+    if (maxBytes !== undefined && res.body) {
+      // Node's web streams are async iterable; the DOM typings do not say so
+      const read = await boundedText(res.body as unknown as AsyncIterable<Uint8Array>, maxBytes);
+      if ('bytes' in read) return { status: res.status, headers: answerHeaders, body: '', bytes: read.bytes };
+      return { status: res.status, headers: answerHeaders, body: parsedBody(read.text) };
+    }
     return { status: res.status, headers: answerHeaders, body: parsedBody(await res.text()) };
   };
 }

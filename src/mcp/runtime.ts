@@ -11,7 +11,7 @@ import {
   type McpRequestContext,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { type AdminCall, flatHeaders, parsedBody } from './admin-call.js';
+import { type AdminCall, boundedText, flatHeaders, parsedBody } from './admin-call.js';
 import { createMockMcpServer } from './server.js';
 import { operationsFromDocument } from './tools/context.js';
 
@@ -32,8 +32,10 @@ function injectCall(app: FastifyInstance, request: Request | undefined): AdminCa
     );
   const admin = pick(['authorization', 'x-mock-admin-token', 'host']);
   const portal = pick(['host']); // the admin token is no portal credential
-  return async ({ method, url, headers, body, portal: toPortal }) => {
+  return async ({ method, url, headers, body, portal: toPortal, maxBytes }) => {
     const res = await app.inject({
+      // a body that may be large is read as a stream: counted past maxBytes, never held whole
+      payloadAsStream: maxBytes !== undefined,
       method,
       url,
       headers: {
@@ -43,6 +45,11 @@ function injectCall(app: FastifyInstance, request: Request | undefined): AdminCa
       },
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
     });
+    if (maxBytes !== undefined) {
+      const read = await boundedText(res.stream(), maxBytes);
+      const answer = { status: res.statusCode, headers: flatHeaders(res.headers) };
+      return 'bytes' in read ? { ...answer, body: '', bytes: read.bytes } : { ...answer, body: parsedBody(read.text) };
+    }
     return { status: res.statusCode, headers: flatHeaders(res.headers), body: parsedBody(res.body) };
   };
 }

@@ -6,6 +6,7 @@ import { listening, mcpClient, structuredOf, textOf } from '../support/mcp-clien
 import { maxArrangeEntries } from '../../src/mcp/tools/arrange.js';
 import { maxBodyChars } from '../../src/mcp/tools/portal.js';
 import { maxJournalEntries } from '../../src/mcp/tools/observe.js';
+import { maxInlineCaptureBytes } from '../../src/mcp/tools/capture.js';
 
 // any: answers of many admin routes; each assertion reads the fields it knows
 type Json = any;
@@ -330,6 +331,27 @@ t.test('capture_sandbox and replay_capture: the replayed sandbox answers as the 
     (await admin(`${query}&sandbox=qa-8`)).body,
     'the replayed sandbox holds the same record',
   );
+});
+
+t.test('capture_sandbox answers a capture too large for a context as its size and where to download it', async (t) => {
+  const { app, admin, call } = await setup(t);
+  const text = 'x'.repeat(4000);
+  const made = await app.inject({
+    method: 'POST',
+    url: `/__admin/data/${tenants.romashka}/ideas?count=100&sandbox=qa-big`,
+    payload: { title: text, description: text },
+  });
+  t.equal(made.statusCode, 201);
+  const result = await call('capture_sandbox', { sandbox: 'qa-big' });
+  const linked = structuredOf<Json>(result);
+  const whole = await app.inject({ url: '/__admin/sandboxes/qa-big/capture' });
+  t.ok(whole.rawPayload.length > maxInlineCaptureBytes, `${whole.rawPayload.length} bytes: past the inline bound`);
+  t.equal(linked.capture, undefined, 'not inlined');
+  t.equal(linked.bytes, whole.rawPayload.length, 'its size in bytes');
+  t.equal(linked.url, '/__admin/sandboxes/qa-big/capture');
+  t.match(linked.fetch, /GET \/__admin\/sandboxes\/qa-big\/capture/);
+  t.ok(textOf(result).length < 2000, 'the text an agent reads is short');
+  t.equal((await admin(linked.url)).status, 200, 'the URL answers the capture');
 });
 
 t.test('resources, the record-schema template and the prompts', async (t) => {

@@ -11,6 +11,7 @@ import { version } from '../../version.js';
 import { journalToHar } from '../har.js';
 import { journalValueCheck } from '../filter-values.js';
 import { sandboxFindings, SandboxQuery } from '../sandbox.js';
+import { sendJsonStream } from '../export-stream.js';
 
 const tags = ['mock'];
 
@@ -80,7 +81,8 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'The requests the sandbox received, newest first, with their answers; filter by operationId, method, path, ' +
           'status (0: dropped before any answer), fault, finding, since, and by request header, query parameter ' +
           'or body field (header.NAME, query.NAME, body.PATH; :regex, :contains or :present after the key; ' +
-          'docs/admin.md), or get a HAR 1.2 log with format=har. An unknown filter is a 400 naming it; an ' +
+          'docs/admin.md), or get a HAR 1.2 log with format=har (streamed: a client that reads nothing for ' +
+          '--export-stall-timeout ms is cut). An unknown filter is a 400 naming it; an ' +
           'operationId, finding or fault that names nothing known is a 400 naming the closest known ones. A read ' +
           'whose :regex filters would take more than --regex-budget is a 422 saying how to narrow it. A sandbox ' +
           'that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
@@ -95,8 +97,8 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const { sandbox } = req.mock;
       const entries = sandbox.journal.list(req.query, raisedFinding(req, sandbox, req.query.finding), regexLimits(req));
-      reply.type('application/json; charset=utf-8').serializer(JSON.stringify);
-      if (req.query.format !== 'har') return reply.send(entries);
+      if (req.query.format !== 'har')
+        return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(entries);
       const findings = sandboxFindings(req, sandbox).list();
       const har = journalToHar(entries, {
         protocol: req.protocol,
@@ -105,7 +107,7 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
         sandbox: sandbox.name,
         findings,
       });
-      return reply.header('content-disposition', `attachment; filename="portal-mock-${sandbox.name}.har"`).send(har);
+      return sendJsonStream(reply, har, `portal-mock-${sandbox.name}.har`);
     },
   );
 

@@ -9,7 +9,8 @@ import type { Sandbox } from '../../store/sandbox.js';
 import { activateScenario, checkActivation } from '../../domain/scenario-activation.js';
 import { header } from '../../http/context.js';
 import { clusterSandboxes } from '../peers.js';
-import { bugCapture, captureName } from '../capture.js';
+import { bugCapture, capturedAsServed, captureName } from '../capture.js';
+import { sendJsonStream } from '../export-stream.js';
 import { adminSandboxName, adminWork, sandboxInfo, sandboxNotFound, SandboxQuery } from '../sandbox.js';
 
 const tags = ['mock'];
@@ -291,7 +292,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'included), and the behaviour of its scenario with what that extends, flattened. Applied on another server ' +
           '(PUT /__admin/scenario with it inline, PUT /__admin/scenarios/{name}, or a file and --scenario), started ' +
           'on any day with any --now and --seed, the sandbox answers every GET as this one does now. Answered as a ' +
-          'download (content-disposition). Reads never make a sandbox (404); a sandbox whose tenant record a state ' +
+          'download (content-disposition), streamed (a client that reads nothing for --export-stall-timeout ms is ' +
+          'cut). Reads never make a sandbox (404); a sandbox whose tenant record a state ' +
           'import changed is a 409.',
         params: NameParams,
         querystring: Type.Object({
@@ -313,8 +315,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         name: scenarioName,
         instance: app.instance.name,
       });
-      reply.header('content-disposition', `attachment; filename="${scenarioName}.json"`);
-      return capture;
+      const served = capturedAsServed(capture, app.getSchemas() as Record<string, unknown>);
+      return sendJsonStream(reply, served, `${scenarioName}.json`);
     },
   );
 };

@@ -6,6 +6,7 @@ import { checkOrThrow, CheckError } from '../../schemas/check.js';
 import { SandboxInfo, Snapshot } from '../../schemas/control.js';
 import { clockProblem } from '../../store/clock.js';
 import { sandboxInfo, SandboxQuery } from '../sandbox.js';
+import { sendJsonStream } from '../export-stream.js';
 
 const tags = ['mock'];
 
@@ -21,22 +22,26 @@ export const stateRoutes: FastifyPluginAsyncTypebox = async (app) => {
         querystring: SandboxQuery,
         description:
           'The whole data of the sandbox as a snapshot (JSON), to save and import later with PUT /__admin/state or ' +
-          '--state. A sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
+          '--state. Streamed as it is written (a client that reads nothing for --export-stall-timeout ms is cut). A ' +
+          'sandbox that does not exist is a 404 (SANDBOX_NOT_FOUND); reading creates nothing.',
         response: { 200: ref(Snapshot), ...errors(400, 401, 404, 502, 503) },
       },
       config: { sandbox: 'read' },
     },
-    async (req) => {
+    async (req, reply) => {
       const { sandbox } = req.mock;
-      return {
+      // taken now, streamed after: toData holds the store's frozen collections as they are at this instant, so
+      // writes made while the export streams do not tear it. The keys in the order the schema's serializer wrote
+      // them before the export streamed (its required ones first): the same bytes as then
+      return sendJsonStream(reply, {
         format: 'portal-mock-state' as const,
         version: 1 as const,
+        data: sandbox.store.toData(),
         sandbox: sandbox.name,
         seed: sandbox.store.meta.seed,
         scenario: sandbox.scenario,
         clock: sandbox.clock.state,
-        data: sandbox.store.toData(),
-      };
+      });
     },
   );
 

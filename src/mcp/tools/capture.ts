@@ -4,10 +4,15 @@ import { Type } from '@sinclair/typebox';
 import type { McpServer } from '@modelcontextprotocol/server';
 import { ActiveScenario } from '../../schemas/control.js';
 import { toolSchema } from '../json-schema.js';
-import { fromAnswer } from '../results.js';
+import { accepted, fromAnswer, structured } from '../results.js';
 import { adminUrl, SandboxName, type ToolContext } from './context.js';
 
 const closed = { additionalProperties: false };
+/**
+ * Bytes of a capture the tool answers inline: past this (256 KiB, some 64,000 tokens) it would fill an agent's
+ * context, so the tool answers where to download it and its size instead (docs/mcp.md).
+ */
+export const maxInlineCaptureBytes = 256 * 1024;
 const Capture = Type.Object(
   { name: Type.String() },
   { additionalProperties: true, description: 'a bug capture: a scenario file with pin and data' },
@@ -27,7 +32,18 @@ const schemas = {
       closed,
     ),
   ),
-  captureOut: toolSchema(Type.Object({ bytes: Type.Integer({ description: 'its size as JSON' }), capture: Capture })),
+  captureOut: toolSchema(
+    Type.Object({
+      bytes: Type.Integer({ description: 'its size as JSON' }),
+      capture: Type.Optional(Capture),
+      url: Type.Optional(
+        Type.String({
+          description: `where to download a capture larger than ${maxInlineCaptureBytes} bytes, given instead of it`,
+        }),
+      ),
+      fetch: Type.Optional(Type.String({ description: 'how to download it' })),
+    }),
+  ),
   replayIn: toolSchema(Type.Object({ sandbox: SandboxName, capture: Capture }, closed)),
   replayOut: toolSchema(ActiveScenario),
 };
@@ -39,19 +55,27 @@ export function registerCaptureTools(server: McpServer, { call }: ToolContext): 
       title: 'Capture a sandbox as a bug file',
       description:
         'The sandbox as one scenario file (seed, frozen clock, its data changes, its scenario flattened) that ' +
-        'replays it byte for byte on any server: attach it to a bug report, or give it to replay_capture.',
+        'replays it byte for byte on any server: attach it to a bug report, or give it to replay_capture. A capture ' +
+        `larger than ${maxInlineCaptureBytes} bytes is not inlined: the answer gives its size and the URL to ` +
+        'download it from.',
       inputSchema: schemas.captureIn,
       outputSchema: schemas.captureOut,
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async ({ sandbox, as }) =>
-      fromAnswer(
-        await call({
-          method: 'GET',
-          url: adminUrl(`/__admin/sandboxes/${encodeURIComponent(sandbox)}/capture`, { as }),
-        }),
-        (capture) => ({ bytes: Buffer.byteLength(JSON.stringify(capture)), capture }),
-      ),
+    async ({ sandbox, as }) => {
+      const url = adminUrl(`/__admin/sandboxes/${encodeURIComponent(sandbox)}/capture`, { as });
+      const answer = await call({ method: 'GET', url, maxBytes: maxInlineCaptureBytes });
+      if (answer.bytes !== undefined && accepted(answer))
+        return structured({
+          bytes: answer.bytes,
+          url,
+          fetch:
+            `${answer.bytes} bytes, more than the ${maxInlineCaptureBytes} answered inline: download it with GET ` +
+            `${url} on this server (the admin token as for this endpoint), e.g. curl -o capture.json ` +
+            `"http://HOST:PORT${url}"; give the file to replay_capture or PUT /__admin/scenario`,
+        });
+      return fromAnswer(answer, (capture) => ({ bytes: Buffer.byteLength(JSON.stringify(capture)), capture }));
+    },
   );
 
   server.registerTool(

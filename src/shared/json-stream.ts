@@ -1,0 +1,295 @@
+// A value as JSON, written in slices into a stream that waits for its reader (issue 54, part 5): an export of a
+// sandbox holding tens of MB of uploads, serialized in one JSON.stringify, stalled the event loop for seconds and held
+// the whole text per client. The text is byte for byte JSON.stringify's: the same walk (own enumerable keys in order,
+// toJSON(key) honoured, undefined and functions left out of objects and null in arrays, non-finite numbers null);
+// each slice of work is short, and a reader that stops reading stops the writer.
+import { Readable } from 'node:stream';
+
+/** A string longer than this is written in pieces of this many characters (a Buffer's base64, an upload's text). */
+const stringPiece = 256 * 1024;
+/** An object or array whose JSON is about this many characters at most is written by one JSON.stringify. */
+const smallChars = 16 * 1024;
+
+type Frame =
+  | { kind: 'array'; list: readonly unknown[]; at: number }
+  | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; at: number; wrote: boolean }
+  | { kind: 'string'; text: string; at: number };
+
+/** What JSON.stringify does to a value before writing it: toJSON(key), then boxed primitives unboxed. */
+function prepared(value: unknown, key: string): unknown {
+  if (value !== null && (typeof value === 'object' || typeof value === 'bigint')) {
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') value = (toJSON as (k: string) => unknown).call(value, key);
+  }
+  if (value instanceof Number) return Number(value);
+  if (value instanceof String) return String(value);
+  if (value instanceof Boolean) return value.valueOf();
+  return value;
+}
+
+/** Whether JSON.stringify leaves this value out (in an object) or writes null for it (in an array). */
+const unwritten = (value: unknown) => value === undefined || typeof value === 'function' || typeof value === 'symbol';
+
+/**
+ * Whether one native JSON.stringify of `value` is a short piece of work: its text is about `budget` characters at
+ * most (a record of the store, a small list). An object with a toJSON other than a Date's may stand for any size
+ * (a Buffer's base64): never counted as small.
+ */
+function small(value: object, budget: number): boolean {
+  const stack: object[] = [value];
+  let left = budget;
+  let seen = 0;
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (++seen > 1000) return false; // deep or wide: walked, and a cycle is found by the walk
+    const toJSON = (node as { toJSON?: unknown }).toJSON;
+    // the value's own toJSON was called already: JSON.stringify(value) would call it again
+    if (typeof toJSON === 'function' && (node === value || !(node instanceof Date))) return false;
+    const keys = Array.isArray(node) ? null : Object.keys(node);
+    const values = keys === null ? (node as unknown[]) : Object.values(node);
+    if (keys !== null) for (const key of keys) left -= key.length + 4;
+    for (const v of values) {
+      if (typeof v === 'string') left -= v.length + 2;
+      else if (v !== null && typeof v === 'object') stack.push(v);
+      else if (typeof v === 'bigint') return false;
+      else left -= 8;
+    }
+    if (left < 0) return false;
+  }
+  return true;
+}
+
+/**
+ * JSON.stringify(value) (no replacer, no indent) as a resumable walk: `next(chars)` gives the next piece of about
+ * that many characters (a piece may run over by one short value), '' once the text is whole. A cycle throws
+ * JSON.stringify's TypeError, as does a BigInt.
+ */
+export class JsonWriter {
+  private readonly stack: Frame[] = [];
+  /** the objects on the path being written: a cycle is an error, as in JSON.stringify */
+  private readonly open = new Set<object>();
+  private out: string[] = [];
+  private length = 0;
+  private done = false;
+
+  constructor(value: unknown) {
+    const root = prepared(value, '');
+    // JSON.stringify(undefined) is undefined: an export always has a body, so the writer writes nothing
+    if (unwritten(root)) this.done = true;
+    else this.value(root);
+  }
+
+  next(chars: number): string {
+    while (this.length < chars && this.stack.length > 0) this.step(chars);
+    if (this.stack.length === 0) this.done = true;
+    const piece = this.out.join('');
+    this.out = [];
+    this.length = 0;
+    return piece;
+  }
+
+  get finished(): boolean {
+    return this.done && this.length === 0;
+  }
+
+  private write(text: string): void {
+    this.out.push(text);
+    this.length += text.length;
+  }
+
+  /** Writes a prepared value that JSON.stringify writes (not undefined, a function or a symbol). */
+  private value(value: unknown): void {
+    if (value === null || typeof value === 'number' || typeof value === 'boolean') {
+      this.write(JSON.stringify(value));
+      return;
+    }
+    if (typeof value === 'bigint') throw new TypeError('Do not know how to serialize a BigInt');
+    if (typeof value === 'string') {
+      if (value.length <= stringPiece) this.write(JSON.stringify(value));
+      else {
+        this.write('"');
+        this.stack.push({ kind: 'string', text: value, at: 0 });
+      }
+      return;
+    }
+    const obj = value as object;
+    if (this.open.has(obj)) throw new TypeError('Converting circular structure to JSON');
+    if (small(obj, smallChars)) {
+      this.write(JSON.stringify(obj));
+      return;
+    }
+    this.open.add(obj);
+    if (Array.isArray(obj)) {
+      this.write('[');
+      this.stack.push({ kind: 'array', list: obj, at: 0 });
+    } else {
+      this.write('{');
+      this.stack.push({
+        kind: 'object',
+        obj: obj as Record<string, unknown>,
+        keys: Object.keys(obj),
+        at: 0,
+        wrote: false,
+      });
+    }
+  }
+
+  private step(chars: number): void {
+    const frame = this.stack.at(-1)!;
+    if (frame.kind === 'string') {
+      let end = Math.min(frame.text.length, frame.at + Math.max(1024, chars - this.length));
+      // never between the two halves of a surrogate pair: each half alone would be written as an escape
+      const last = frame.text.charCodeAt(end - 1);
+      if (end < frame.text.length && last >= 0xd800 && last <= 0xdbff) end++;
+      const quoted = JSON.stringify(frame.text.slice(frame.at, end));
+      this.write(quoted.slice(1, -1));
+      frame.at = end;
+      if (end === frame.text.length) {
+        this.write('"');
+        this.stack.pop();
+      }
+      return;
+    }
+    if (frame.kind === 'array') {
+      if (frame.at === frame.list.length) {
+        this.write(']');
+        this.close(frame.list);
+        return;
+      }
+      const index = frame.at++;
+      if (index > 0) this.write(',');
+      const item = prepared(frame.list[index], String(index));
+      if (unwritten(item)) this.write('null');
+      else this.value(item);
+      return;
+    }
+    while (frame.at < frame.keys.length) {
+      const key = frame.keys[frame.at++]!;
+      const item = prepared(frame.obj[key], key);
+      if (unwritten(item)) continue;
+      this.write(frame.wrote ? `,${JSON.stringify(key)}:` : `${JSON.stringify(key)}:`);
+      frame.wrote = true;
+      this.value(item);
+      return;
+    }
+    this.write('}');
+    this.close(frame.obj);
+  }
+
+  private close(obj: object): void {
+    this.stack.pop();
+    this.open.delete(obj);
+  }
+}
+
+export type JsonStreamOptions = {
+  /** ms a reader may read nothing while the stream waits for it; then the stream is destroyed (its connection cut) */
+  stallTimeout: number;
+  /** characters per pushed chunk */
+  chunkChars?: number;
+  /** ms of writing before the event loop is given back to other work */
+  sliceMs?: number;
+  /** bytes the stream buffers before it waits for its reader (Readable's highWaterMark) */
+  highWaterMark?: number;
+};
+
+/** Bytes a JSON export buffers ahead of its reader before it waits (plus one chunk being written). */
+export const jsonStreamHighWaterMark = 256 * 1024;
+const defaultChunkChars = 64 * 1024;
+const defaultSliceMs = 8;
+
+/** The error a JSON stream is destroyed with when its reader read nothing for the stall timeout. */
+export class StalledReaderError extends Error {
+  readonly code = 'EXPORT_READER_STALLED';
+  /** bytes the stream held unread when it was cut */
+  readonly heldBytes: number;
+  /** bytes it had written in all */
+  readonly producedBytes: number;
+  constructor(message: string, heldBytes: number, producedBytes: number) {
+    super(message);
+    this.heldBytes = heldBytes;
+    this.producedBytes = producedBytes;
+  }
+}
+
+/**
+ * JSON.stringify(value) as a Readable of UTF-8 bytes: written `chunkChars` at a time while its reader takes them,
+ * giving the event loop back every `sliceMs`; it waits (writes nothing more) once `highWaterMark` bytes wait unread,
+ * and is destroyed with a StalledReaderError when it waited `stallTimeout` ms with no read. It emits 'waiting' each
+ * time it stops for its reader; `produced` counts the bytes written so far. The value is read as the stream goes: give it data that does not change (the store's frozen
+ * collections), else the text is whatever the value held when each part was written.
+ */
+export class JsonStream extends Readable {
+  /** bytes pushed so far */
+  produced = 0;
+  private readonly writer: JsonWriter;
+  private readonly chunkChars: number;
+  private readonly sliceMs: number;
+  private readonly stallTimeout: number;
+  private running = false;
+  private wanted = false;
+  private stallTimer: NodeJS.Timeout | undefined;
+  private resumeTimer: NodeJS.Immediate | undefined;
+
+  constructor(value: unknown, options: JsonStreamOptions) {
+    super({ highWaterMark: options.highWaterMark ?? jsonStreamHighWaterMark });
+    this.writer = new JsonWriter(value);
+    this.chunkChars = options.chunkChars ?? defaultChunkChars;
+    this.sliceMs = options.sliceMs ?? defaultSliceMs;
+    this.stallTimeout = options.stallTimeout;
+  }
+
+  override _read(): void {
+    this.wanted = true;
+    if (this.stallTimer) {
+      clearTimeout(this.stallTimer);
+      this.stallTimer = undefined;
+    }
+    if (!this.running) this.run();
+  }
+
+  /** One slice: chunks until the reader has enough or the slice's time is up (then the rest after other work). */
+  private run(): void {
+    this.running = true;
+    this.resumeTimer = undefined;
+    const started = performance.now();
+    try {
+      while (this.wanted && !this.destroyed) {
+        const piece = this.writer.next(this.chunkChars);
+        if (piece !== '') {
+          const bytes = Buffer.from(piece, 'utf8');
+          this.produced += bytes.length;
+          this.wanted = this.push(bytes);
+        }
+        if (this.writer.finished) {
+          this.push(null);
+          this.running = false;
+          return;
+        }
+        if (!this.wanted) break;
+        if (performance.now() - started >= this.sliceMs) {
+          this.resumeTimer = setImmediate(() => this.run());
+          return;
+        }
+      }
+    } catch (err) {
+      this.running = false;
+      this.destroy(err as Error);
+      return;
+    }
+    this.running = false;
+    // the buffer is full: the reader has stallTimeout ms to take some of it
+    if (this.destroyed) return;
+    this.stallTimer = setTimeout(() => {
+      const message = `the reader read nothing for ${this.stallTimeout} ms`;
+      this.destroy(new StalledReaderError(message, this.readableLength, this.produced));
+    }, this.stallTimeout);
+    this.emit('waiting');
+  }
+
+  override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+    clearTimeout(this.stallTimer);
+    if (this.resumeTimer) clearImmediate(this.resumeTimer);
+    callback(err);
+  }
+}
