@@ -43,12 +43,16 @@ export const refusedBodyPlugin = fp(
       bytes: limits.bytes ?? defaultServerLimits.drainBytes,
       ms: limits.ms ?? defaultServerLimits.drainMs,
     };
-    app.addHook('onSend', async (req, reply, payload) => {
+    // callback-style, answering at once but for a 413: an async hook on every answer would make every reply.send
+    // wait a turn, and a hook that sends (a forwarded request) would see the request go on to the next hook
+    app.addHook('onSend', (req, reply, payload, done) => {
       const raw = req.raw;
-      if (reply.statusCode !== 413 || raw.complete || raw.destroyed) return payload;
-      // a body that keeps coming past the bounds: answered, and the connection closed after the answer
-      if (!(await drainBody(raw, bounds))) reply.header('connection', 'close');
-      return payload;
+      if (reply.statusCode !== 413 || raw.complete || raw.destroyed) return done(null, payload);
+      drainBody(raw, bounds).then((ended) => {
+        // a body that keeps coming past the bounds: answered, and the connection closed after the answer
+        if (!ended) reply.header('connection', 'close');
+        done(null, payload);
+      });
     });
   },
   { name: 'refused-body' },
