@@ -8,13 +8,19 @@ import type { FastifyInstance } from 'fastify';
 import { defaultServerLimits } from './limits.js';
 
 export type DrainLimits = { bytes: number; ms: number };
+/** How long a refused body may pause before the answer goes without the rest. */
+const drainIdleMs = 2_000;
 
 /** Reads `raw` to its end (or the bounds) and throws it away; answers whether it ended. */
 export function drainBody(raw: IncomingMessage, { bytes, ms }: DrainLimits): Promise<boolean> {
   return new Promise((resolve) => {
     let read = 0;
+    // a client that stopped sending (it waits for the answer, or sent less than it announced) is answered now:
+    // nothing of it is in flight for a close to reset
+    let idle = setTimeout(() => finish(false), drainIdleMs);
     const finish = (ended: boolean) => {
       clearTimeout(timer);
+      clearTimeout(idle);
       raw.off('data', onData);
       raw.off('end', onEnd);
       raw.off('close', onStop);
@@ -23,7 +29,9 @@ export function drainBody(raw: IncomingMessage, { bytes, ms }: DrainLimits): Pro
     };
     const onData = (chunk: Buffer) => {
       read += chunk.length;
-      if (read > bytes) finish(false);
+      if (read > bytes) return finish(false);
+      clearTimeout(idle);
+      idle = setTimeout(() => finish(false), drainIdleMs);
     };
     const onEnd = () => finish(true);
     const onStop = () => finish(raw.complete);
