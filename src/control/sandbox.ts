@@ -110,6 +110,12 @@ export class UnitOfWork implements AdminWork {
       throw fail.conflict(`sandbox ${this.sandbox.name} was deleted or replaced while this call was working`);
     return result;
   }
+  /** A draft made while others are let through (outside), then written as this call's change. */
+  async commitDraft<T extends { commit(): void }>(make: () => Promise<T>): Promise<T> {
+    const draft = await this.outside(make);
+    draft.commit();
+    return draft;
+  }
   commit(): void {
     this.unit.commit();
     this.sandbox.keep(); // an admin write acknowledged that the sandbox exists: under --data it has files now

@@ -90,6 +90,8 @@ export interface AdminWork {
   onUndo(step: () => void): void;
   /** async work that lets other requests through before this call writes */
   outside<T>(work: () => Promise<T>): Promise<T>;
+  /** a draft made outside (others let through), then committed in this unit of work */
+  commitDraft<T extends { commit(): void }>(make: () => Promise<T>): Promise<T>;
   commit(): void;
   undo(): void;
 }

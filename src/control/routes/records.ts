@@ -226,11 +226,9 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
         const { sandbox } = req.mock;
         const options = { count: req.query.count, now: sandbox.clock.now(), maxRecords: app.config.maxRecords };
         // made in slices that let other requests through, then written at once in this call's unit of work
-        const draft = await adminWork(req).outside(() =>
+        const { created } = await adminWork(req).commitDraft(() =>
           draftRecordsInSlices(sandbox.store, req.params.tenantId, name, req.body, options),
         );
-        draft.commit();
-        const { created } = draft;
         reply.code(201);
         return created;
       },
