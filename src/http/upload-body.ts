@@ -20,10 +20,13 @@ export function readBytes(limit: number) {
     const into = sized ? Buffer.allocUnsafe(declared) : null;
     const chunks: Buffer[] = [];
     let received = 0;
+    let settled = false;
+    // the error listener stays: a client that aborts after the answer must not meet a stream with none (the
+    // process would end on it)
     const stop = () => {
+      settled = true;
       payload.off('data', onData);
       payload.off('end', onEnd);
-      payload.off('error', onError);
     };
     const onData = (chunk: Buffer) => {
       if (received + chunk.length > (into ? into.length : limit)) {
@@ -41,6 +44,7 @@ export function readBytes(limit: number) {
       done(null, into ?? Buffer.concat(chunks, received));
     };
     const onError = (err: Error) => {
+      if (settled) return;
       stop();
       done(err);
     };
