@@ -21,10 +21,6 @@ export class FileBytes {
     return new FileBytes(bytes);
   }
 
-  static fromBase64(text: string): FileBytes {
-    return new FileBytes(Buffer.from(text, 'base64'));
-  }
-
   /** The bytes themselves, to send; not to be changed. */
   bytes(): Buffer {
     return this.#bytes;

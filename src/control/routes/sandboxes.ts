@@ -31,12 +31,12 @@ const PrefixQuery = Type.Object({
 /** Sandboxes: list, make, read, delete, reset, and capture one as a scenario file. */
 export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const describe = (sandbox: Sandbox) => sandboxInfo(sandbox, app.instance.name);
-  /** The sandboxes of this instance whose name starts with `prefix`, sorted. */
+  /** The sandboxes of this instance whose name starts with `prefix`, sorted; written-out ones are read back. */
   const named = (prefix = '') =>
     app.sandboxes
-      .list()
-      .filter((s) => s.name.startsWith(prefix))
-      .sort((a, b) => (a.name < b.name ? -1 : 1));
+      .names()
+      .filter((name) => name.startsWith(prefix))
+      .flatMap((name) => app.sandboxes.find(name) ?? []);
 
   /**
    * A reset goes back to the start scenario; when its data block does not fit the world of `seed` (a 422 naming the
