@@ -34,6 +34,11 @@ export const SandboxSettings = Type.Object({
   upstream: Type.Optional(Nullable(Type.String())),
   // kept out of the idle sweep (--sandbox-idle-ttl); only `true` is written
   kept: Type.Optional(Type.Boolean()),
+  // its WireMock stub mappings and scenario states, when set through the WireMock API (src/wiremock/state.ts);
+  // each mapping is checked again (parseMapping) when the sandbox is read back
+  wiremock: Type.Optional(
+    Type.Object({ mappings: Type.Array(Type.Unknown()), scenarios: Type.Record(Type.String(), Type.String()) }),
+  ),
 });
 export type SandboxSettings = Static<typeof SandboxSettings>;
 

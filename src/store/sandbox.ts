@@ -11,6 +11,14 @@ import { SandboxStore } from './store.js';
 import { DataError, loadSandbox, persistedNames, SandboxLog, type SandboxSettings } from './log.js';
 import type { Worlds } from './world.js';
 import { fail } from '../errors.js';
+import { WireMockStubs, type StoredWireMock } from '../wiremock/state.js';
+
+/** Stub mappings read back from a sandbox's files: one that no longer parses is damage (exit 2, or the 409). */
+function storedStubs(stored: StoredWireMock, name: string): WireMockStubs {
+  const stubs = WireMockStubs.fromStored(stored);
+  if ('problem' in stubs) throw new DataError(`sandbox ${name}: its settings hold a ${stubs.problem}`);
+  return stubs;
+}
 
 /**
  * What a sandbox name is: 1 to 64 letters, digits, "-" or "_". One rule for the request's sandbox key, the admin
@@ -31,7 +39,7 @@ export type { SandboxSettings };
 /** An open unit of work over a sandbox (Sandbox.begin): commit writes it, undo puts everything back. */
 export type SandboxWork = { commit(): void; undo(): void };
 /** The scenario and clock of the start flags: a new sandbox's, a reset's, and those of one that has none of its own. */
-export type StartSettings = { scenario: string; clock: ClockState };
+export type StartSettings = { scenario: string; clock: ClockState; wiremock?: WireMockStubs };
 
 /**
  * One isolated world: its own data (over the shared base), clock, scenario, upstream, journal and outbox. Under
@@ -67,6 +75,9 @@ export class Sandbox {
   inFlight = 0;
   /** kept out of the idle sweep (`kept`), under --data in its settings */
   private keptFlag: boolean;
+  /** its WireMock stub mappings and scenario states (src/wiremock/state.ts), and whether they are its own */
+  private stubs: WireMockStubs;
+  private ownStubs: boolean;
   /** empty until the sandbox receives a request */
   readonly journal: Journal;
   /** null until a detector first looks at a request (src/findings/) */
@@ -91,6 +102,8 @@ export class Sandbox {
     this.ownClock = own.clock !== undefined;
     this.upstreamUrl = own.upstream;
     this.keptFlag = own.kept === true;
+    this.ownStubs = own.wiremock !== undefined;
+    this.stubs = own.wiremock ? storedStubs(own.wiremock, init.name) : (init.start.wiremock ?? WireMockStubs.empty);
     this.writtenSettings = own;
     this.log = init.log;
     this.createdAt = init.log?.createdAt ?? new Date().toISOString();
@@ -112,14 +125,32 @@ export class Sandbox {
     this.ownScenario = true;
     this.noteSettings();
   }
-  /** Back to the start scenario and clock (a reset), no longer its own: they follow the flags of later starts. */
+  /**
+   * Its WireMock stub mappings and scenario states; setting others (the WireMock API, a served stub that moves a
+   * scenario) makes them its own, written under --data like the other settings.
+   */
+  get wiremock(): WireMockStubs {
+    return this.stubs;
+  }
+  set wiremock(next: WireMockStubs) {
+    if (next === this.stubs) return;
+    this.stubs = next;
+    this.ownStubs = true;
+    this.noteSettings();
+  }
+  /**
+   * Back to the start scenario, clock and stubs (a reset), no longer its own: they follow the flags of later
+   * starts.
+   */
   startOver(start: StartSettings): void {
     this.change(() => {
-      const wasOwn = this.ownScenario || this.ownClock;
+      const wasOwn = this.ownScenario || this.ownClock || this.ownStubs;
       this.scenario = start.scenario;
       this.clock.state = start.clock;
+      this.stubs = start.wiremock ?? WireMockStubs.empty;
       this.ownScenario = false;
       this.ownClock = false;
+      this.ownStubs = false;
       if (wasOwn) this.noteSettings();
     });
   }
@@ -135,6 +166,8 @@ export class Sandbox {
       ownClock: this.ownClock,
       scenario: this.scenarioName,
       ownScenario: this.ownScenario,
+      stubs: this.stubs,
+      ownStubs: this.ownStubs,
       settingsChanged: this.settingsChanged,
     };
     this.changing++;
@@ -156,6 +189,8 @@ export class Sandbox {
         this.ownClock = before.ownClock;
         this.scenarioName = before.scenario;
         this.ownScenario = before.ownScenario;
+        this.stubs = before.stubs;
+        this.ownStubs = before.ownStubs;
         this.settingsChanged = before.settingsChanged;
         close();
       },
@@ -200,6 +235,7 @@ export class Sandbox {
     if (this.ownClock) settings.clock = this.clock.state;
     if (this.upstreamUrl !== undefined) settings.upstream = this.upstreamUrl;
     if (this.keptFlag) settings.kept = true;
+    if (this.ownStubs) settings.wiremock = this.stubs.toStored();
     return settings;
   }
   /**
@@ -256,6 +292,8 @@ export type SandboxRegistryOptions = {
   dataDir: string | null;
   clock: ClockState;
   scenario: string;
+  /** the stub mappings every new sandbox starts with, and a reset goes back to (--wiremock DIR) */
+  wiremock?: WireMockStubs;
   journalLimit: number;
   /** most bytes of one sandbox's journal entries (--journal-sandbox-mb); default: no cap of its own */
   journalSandboxBytes?: number;
@@ -357,7 +395,11 @@ export class SandboxRegistry {
 
   /** What a new sandbox starts with, and a reset goes back to: --scenario, --now (else real time). */
   private startSettings(): StartSettings {
-    return { scenario: this.options.scenario, clock: this.options.clock };
+    return {
+      scenario: this.options.scenario,
+      clock: this.options.clock,
+      wiremock: this.options.wiremock ?? WireMockStubs.empty,
+    };
   }
 
   private install(name: string, store: SandboxStore, log: SandboxLog | null, own: SandboxSettings = {}): Sandbox {
