@@ -17,6 +17,7 @@ import { refusedBodyPlugin } from './http/refused-body.js';
 import { adminDocument, portalDocument, sharedSchemasPlugin } from './openapi.js';
 import { scenarioRegistryPlugin } from './plugins/scenarios.js';
 import { sandboxesPlugin } from './plugins/sandboxes.js';
+import { wiremockRootPlugin } from './plugins/wiremock-root.js';
 import { proxyStatePlugin } from './proxy/plugin.js';
 import { scenarioHeaderPlugin } from './scenarios/plugin.js';
 import { portalApi, portalTags } from './routes/index.js';
@@ -80,6 +81,7 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     maxScenarioBytes: options.maxScenarioBytes,
   });
   await app.register(memoryBudgetPlugin, memoryReading ?? {}); // app.memory, which refuses what would grow past it
+  await app.register(wiremockRootPlugin, { dir: options.wiremock ?? null }); // the stubs every sandbox starts with
   await app.register(sandboxesPlugin, { options, fixtures, ...(nowMs ? { nowMs } : {}) });
   await app.register(answerCachePlugin); // the kept answers of every sandbox, in one budget
 

@@ -70,6 +70,11 @@ export const Options = Type.Object({
     defaultText: 'in memory',
     expected: 'a directory',
   }),
+  wiremock: optional(Type.String(nonEmpty), {
+    description:
+      'a WireMock root directory (mappings/*.json, __files/): every new sandbox starts with its stub mappings',
+    expected: 'a directory',
+  }),
   state: optional(Type.String(nonEmpty), {
     description: 'start the default sandbox from a snapshot exported by GET /__admin/state',
     expected: 'a file',

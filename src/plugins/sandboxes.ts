@@ -74,6 +74,7 @@ export const sandboxesPlugin = fp(
       dataDir: options.data,
       clock,
       scenario: options.scenario,
+      wiremock: app.wiremockRoot.stubs,
       journalLimit: options.journalLimit,
       journalSandboxBytes: options.journalSandboxMb * 1024 * 1024,
       journalBudget: new JournalBudget(options.journalMb * 1024 * 1024),
@@ -122,5 +123,5 @@ export const sandboxesPlugin = fp(
       sandboxes.close();
     });
   },
-  { name: 'sandboxes', dependencies: ['scenario-registry'] },
+  { name: 'sandboxes', dependencies: ['scenario-registry', 'wiremock-root'] },
 );
