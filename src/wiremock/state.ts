@@ -125,10 +125,17 @@ export class WireMockStubs {
    * mappings as they were.
    */
   static overLimits(next: WireMockStubs, limits: StubLimits): string | null {
+    const free = 'Delete some (DELETE /__admin/mappings/{id}) or reset (POST /__admin/reset)';
     if (next.mappings.length > limits.maxMappings)
-      return `a sandbox holds at most ${limits.maxMappings} stub mappings (--wiremock-max-mappings); it would hold ${next.mappings.length}. Delete some (DELETE /__admin/mappings/{id}) or reset (POST /__admin/reset)`;
+      return (
+        `a sandbox holds at most ${limits.maxMappings} stub mappings (--wiremock-max-mappings); ` +
+        `it would hold ${next.mappings.length}. ${free}`
+      );
     if (next.bytes > limits.maxBytes)
-      return `a sandbox's stub mappings take at most ${Math.floor(limits.maxBytes / 1024)} KiB of JSON (--wiremock-sandbox-kb); they would take ${Math.ceil(next.bytes / 1024)} KiB. Delete some or reset`;
+      return (
+        `a sandbox's stub mappings take at most ${Math.floor(limits.maxBytes / 1024)} KiB of JSON ` +
+        `(--wiremock-sandbox-kb); they would take ${Math.ceil(next.bytes / 1024)} KiB. ${free}`
+      );
     return null;
   }
 
