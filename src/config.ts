@@ -75,6 +75,18 @@ export const Options = Type.Object({
       'a WireMock root directory (mappings/*.json, __files/): every new sandbox starts with its stub mappings',
     expected: 'a directory',
   }),
+  wiremockMaxMappings: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 500,
+    description: "most WireMock stub mappings a sandbox holds (--wiremock's, its scenario's and the admin API's)",
+  }),
+  wiremockSandboxKb: Type.Integer({
+    minimum: 1,
+    maximum: 1_048_576,
+    default: 1024,
+    description: "KiB of JSON a sandbox's WireMock stub mappings take at most",
+  }),
   state: optional(Type.String(nonEmpty), {
     description: 'start the default sandbox from a snapshot exported by GET /__admin/state',
     expected: 'a file',
