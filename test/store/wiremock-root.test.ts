@@ -22,28 +22,31 @@ const stub = (url: string, extra: Record<string, unknown> = {}) => ({
 });
 const fixedId = '8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7';
 
-t.test('mappings in sorted path order, every depth, one mapping or {"mappings": [...]}; other files ignored', async (t) => {
-  const root = tempDir(t, 'pm-wm-root-');
-  put(root, 'mappings/b.json', stub('/b', { id: fixedId }));
-  put(root, 'mappings/a/z.json', { mappings: [stub('/a-z-0'), stub('/a-z-1')] });
-  put(root, 'mappings/a.json', stub('/a'));
-  put(root, 'mappings/notes.txt', 'not a mapping');
-  put(root, '__files/x.json', '{}');
-  const stubs = readRootMappings(root, limits);
-  if ('problem' in stubs) return t.fail(stubs.problem);
-  t.same(
-    stubs.mappings.map((m) => m.request.url),
-    ['/a', '/a-z-0', '/a-z-1', '/b'],
-    'a.json < a/z.json < b.json: code-unit order of the paths',
-  );
-  t.equal(stubs.mappings[3]!.id, fixedId, 'an id the file gives is kept');
-  t.equal(stubs.mappings[0]!.id, derivedId('wiremock-root:a.json#0'), 'one it does not give is made from its path');
-  t.equal(stubs.mappings[2]!.id, derivedId('wiremock-root:a/z.json#1'), '… and its place in the file');
-  t.match(stubs.mappings[0]!.id, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a UUID');
-  const again = readRootMappings(root, limits);
-  t.same('problem' in again ? again : again.mappings, stubs.mappings, 'the same files give the same mappings');
-  t.equal(stubs.states.size, 0, 'every WireMock scenario starts in "Started"');
-});
+t.test(
+  'mappings in sorted path order, every depth, one mapping or {"mappings": [...]}; other files ignored',
+  async (t) => {
+    const root = tempDir(t, 'pm-wm-root-');
+    put(root, 'mappings/b.json', stub('/b', { id: fixedId }));
+    put(root, 'mappings/a/z.json', { mappings: [stub('/a-z-0'), stub('/a-z-1')] });
+    put(root, 'mappings/a.json', stub('/a'));
+    put(root, 'mappings/notes.txt', 'not a mapping');
+    put(root, '__files/x.json', '{}');
+    const stubs = readRootMappings(root, limits);
+    if ('problem' in stubs) return t.fail(stubs.problem);
+    t.same(
+      stubs.mappings.map((m) => m.request.url),
+      ['/a', '/a-z-0', '/a-z-1', '/b'],
+      'a.json < a/z.json < b.json: code-unit order of the paths',
+    );
+    t.equal(stubs.mappings[3]!.id, fixedId, 'an id the file gives is kept');
+    t.equal(stubs.mappings[0]!.id, derivedId('wiremock-root:a.json#0'), 'one it does not give is made from its path');
+    t.equal(stubs.mappings[2]!.id, derivedId('wiremock-root:a/z.json#1'), '… and its place in the file');
+    t.match(stubs.mappings[0]!.id, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'a UUID');
+    const again = readRootMappings(root, limits);
+    t.same('problem' in again ? again : again.mappings, stubs.mappings, 'the same files give the same mappings');
+    t.equal(stubs.states.size, 0, 'every WireMock scenario starts in "Started"');
+  },
+);
 
 t.test('no mappings directory: no mappings', async (t) => {
   const root = tempDir(t, 'pm-wm-root-');
@@ -91,13 +94,20 @@ t.test("past a sandbox's bounds: the reading stops, naming the flag", async (t) 
   put(root, 'mappings/a.json', { mappings: [stub('/1'), stub('/2')] });
   put(root, 'mappings/b.json', stub('/3'));
   const few = readRootMappings(root, { ...limits, stubs: { maxMappings: 2, maxBytes: 1024 * 1024 } });
-  t.match('problem' in few && few.problem, /b\.json: with this file, .*at most 2 stub mappings \(--wiremock-max-mappings\)/);
+  t.match(
+    'problem' in few && few.problem,
+    /b\.json: with this file, .*at most 2 stub mappings \(--wiremock-max-mappings\)/,
+  );
   const exact = readRootMappings(root, { ...limits, stubs: { maxMappings: 3, maxBytes: 1024 * 1024 } });
   t.equal('problem' in exact ? exact.problem : exact.mappings.length, 3, 'at the bound: read');
   const small = readRootMappings(root, { ...limits, stubs: { maxMappings: 500, maxBytes: 150 } });
   t.match('problem' in small && small.problem, /--wiremock-sandbox-kb/);
   const tiny = readRootMappings(root, { ...limits, stubs: { maxMappings: 500, maxBytes: 20 } });
-  t.match('problem' in tiny && tiny.problem, /a\.json: \d+ bytes, more than .*--wiremock-sandbox-kb/, 'a file too large is not parsed');
+  t.match(
+    'problem' in tiny && tiny.problem,
+    /a\.json: \d+ bytes, more than .*--wiremock-sandbox-kb/,
+    'a file too large is not parsed',
+  );
   for (let i = 0; i < 4; i++) put(root, `mappings/many/${i}.json`, stub(`/m${i}`));
   const files = readRootMappings(root, { ...limits, stubs: { maxMappings: 3, maxBytes: 1024 * 1024 } });
   t.match('problem' in files && files.problem, /more than 3 mapping files/, 'the walk stops past the bound');
