@@ -114,7 +114,17 @@ function readBounded(path: string, max: number): Buffer | { missing: true } | { 
  * together within the bounds of one sandbox. The first problem names its file and JSON pointer.
  */
 export function readRootMappings(dir: string, limits: RootLimits): WireMockStubs | RootProblem {
-  const mappingsDir = join(dir, 'mappings');
+  try {
+    return readMappingsDir(join(dir, 'mappings'), limits);
+  } catch (err) {
+    // a directory that cannot be listed, a link to nothing: the start stops with the reason, not a stack
+    const { code, path } = err as NodeJS.ErrnoException;
+    if (code === undefined) throw err;
+    return { problem: `${path ?? join(dir, 'mappings')}: cannot read it (${code})` };
+  }
+}
+
+function readMappingsDir(mappingsDir: string, limits: RootLimits): WireMockStubs | RootProblem {
   if (!existsSync(mappingsDir)) return WireMockStubs.empty;
   if (!statSync(mappingsDir).isDirectory()) return { problem: `${mappingsDir} is not a directory` };
   const files = jsonFiles(mappingsDir, limits.stubs.maxMappings);

@@ -149,3 +149,11 @@ t.test('__files: read when asked, a relative name only, never outside __files, a
   t.match(warnings, [/big\.bin: 101 bytes, more than a body file may have \(100, --body-limit\)/]);
   t.equal(rootFileReader(tempDir(t, 'pm-wm-empty-'), 100)('hello.json'), undefined, 'no __files: none');
 });
+
+t.test('a link to nothing, a directory that cannot be listed: a problem naming it, not a throw', async (t) => {
+  const root = tempDir(t, 'pm-wm-root-');
+  put(root, 'mappings/a.json', stub('/a'));
+  symlinkSync(join(root, 'nowhere.json'), join(root, 'mappings', 'dangling.json'));
+  const stubs = readRootMappings(root, limits);
+  t.match('problem' in stubs && stubs.problem, /dangling\.json: cannot read it \(ENOENT\)/);
+});
