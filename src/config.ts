@@ -79,13 +79,13 @@ export const Options = Type.Object({
     minimum: 1,
     maximum: 100_000,
     default: 500,
-    description: "most WireMock stub mappings a sandbox holds (--wiremock's, its scenario's and the admin API's)",
+    description: 'most WireMock stub mappings one sandbox holds; a change past it is a 422 and changes nothing',
   }),
   wiremockSandboxKb: Type.Integer({
     minimum: 1,
     maximum: 1_048_576,
     default: 1024,
-    description: "KiB of JSON a sandbox's WireMock stub mappings take at most",
+    description: "most KiB of JSON one sandbox's WireMock stub mappings take; a change past it is a 422",
   }),
   state: optional(Type.String(nonEmpty), {
     description: 'start the default sandbox from a snapshot exported by GET /__admin/state',
