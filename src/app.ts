@@ -71,6 +71,8 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
   registerErrorHandling(app); // one error body for everything
   await app.register(sharedSchemasPlugin); // the records both API documents name
   useLazySerializers(app);
+  // the stubs every sandbox starts with (read here: a bad mapping file stops the start), before the scenarios' own
+  await app.register(wiremockRootPlugin, { dir: options.wiremock ?? null });
   await app.register(scenarioRegistryPlugin, {
     dirs: options.scenarios,
     defaultScenario: options.scenario,
@@ -81,7 +83,6 @@ export async function buildApp(input: AppOptions = {}): Promise<FastifyInstance>
     maxScenarioBytes: options.maxScenarioBytes,
   });
   await app.register(memoryBudgetPlugin, memoryReading ?? {}); // app.memory, which refuses what would grow past it
-  await app.register(wiremockRootPlugin, { dir: options.wiremock ?? null }); // the stubs every sandbox starts with
   await app.register(sandboxesPlugin, { options, fixtures, ...(nowMs ? { nowMs } : {}) });
   await app.register(answerCachePlugin); // the kept answers of every sandbox, in one budget
 

@@ -1267,6 +1267,7 @@ export type ScenarioDefinition = {
           refDate: string;
         }
       | undefined;
+    wiremock?: unknown[] | undefined;
     name: string;
     description: string;
   };
@@ -2121,6 +2122,7 @@ export type ScenarioFile = {
         refDate: string;
       }
     | undefined;
+  wiremock?: unknown[] | undefined;
   name: string;
   description: string;
 };

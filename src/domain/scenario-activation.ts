@@ -144,12 +144,20 @@ function pinnedWorld(scenario: Scenario, worlds: Worlds): { world: BaseWorld; cl
 
 /**
  * Makes `scenario` the sandbox's and applies its data side, all or nothing: when an entry of its data block fails
- * (a 422 naming it), the sandbox keeps its previous scenario, data and clock. A scenario that pins the world (a bug
- * capture: `pin`) first puts the sandbox back on the base world of its seed and reference date and freezes its clock
- * there. Under --data the name and the data it changed are one log line: a restart sets the name again without
- * applying the data side twice (it is in the log).
+ * (a 422 naming it), the sandbox keeps its previous scenario, data, clock and stubs. A scenario that pins the world (a
+ * bug capture: `pin`) first puts the sandbox back on the base world of its seed and reference date and freezes its
+ * clock there. `stubs` become the sandbox's WireMock mappings, every WireMock scenario in "Started": those of
+ * --wiremock followed by the scenario's, as the scenario registry made them (`ScenarioRegistry.wiremockOf`; this part
+ * does not read WireMock mappings). Under --data the name and the data it changed are one log line: a restart sets
+ * the name again without applying the data side twice (it is in the log).
  */
-export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures: Fixtures, worlds: Worlds): void {
+export function activateScenario(
+  sandbox: Sandbox,
+  scenario: Scenario,
+  fixtures: Fixtures,
+  worlds: Worlds,
+  stubs: Sandbox['wiremock'],
+): void {
   const pinned = pinnedWorld(scenario, worlds); // a 429 past --max-worlds, before anything changes
   sandbox.change(() => {
     if (pinned) {
@@ -163,6 +171,7 @@ export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures:
     // only once the data applied: a refused scenario leaves the name, randomness and stub counts as they were
     if (pinned) sandbox.random = new SeededRandom(pinned.world.data.meta.seed, sandbox.name);
     sandbox.scenario = scenario.name;
+    sandbox.wiremock = stubs;
     sandbox.stubUses.clear();
   });
 }
@@ -190,5 +199,5 @@ export function checkActivation(
     start: { scenario: 'default', clock },
     own: {},
   });
-  activateScenario(probe, scenario, fixtures, worlds);
+  activateScenario(probe, scenario, fixtures, worlds, probe.wiremock);
 }

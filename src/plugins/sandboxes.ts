@@ -85,7 +85,7 @@ export const sandboxesPlugin = fp(
         const scenario = app.scenarios.get(sandbox.scenario);
         if (!scenario) return;
         try {
-          activateScenario(sandbox, scenario, fixtures, worlds);
+          activateScenario(sandbox, scenario, fixtures, worlds, app.scenarios.wiremockOf(scenario.name));
         } catch (err) {
           // a start scenario whose data does not fit (its definition was replaced) makes no sandbox at all
           sandboxes.delete(sandbox.name);

@@ -66,6 +66,7 @@ export const scenarioRegistryPlugin = fp(
         regexMaxProgram: options.regexMaxProgram,
         maxDefined: options.maxScenarios,
         maxDefinedBytes: options.maxScenarioBytes,
+        wiremock: { start: app.wiremockRoot.stubs, limits: app.wiremockRoot.limits },
       });
       if (!loaded.get(options.defaultScenario)) {
         // a few names are listed whole; hundreds of definitions (11.5 KB for 700) only by the closest few
@@ -81,5 +82,5 @@ export const scenarioRegistryPlugin = fp(
     });
     app.addHook('onClose', async () => registry?.close());
   },
-  { name: 'scenario-registry' },
+  { name: 'scenario-registry', dependencies: ['wiremock-root'] },
 );

@@ -8,6 +8,9 @@ import { defaultRegexLimits, matcherProblem } from '../shared/matchers.js';
 import { ApiError, fail } from '../errors.js';
 import { writeAtomic } from '../shared/write-atomic.js';
 import { stubAnswersProblem } from './stub-answer.js';
+import { defaultMappingLimits, type MappingLimits, type StubMapping } from '../wiremock/mapping.js';
+import { derivedId, parseMappings } from '../wiremock/root.js';
+import { WireMockStubs, type StubLimits } from '../wiremock/state.js';
 
 export const bundledScenariosDir = join(packageRoot, 'scenarios');
 
@@ -149,6 +152,31 @@ export type KnownOperations = {
   regexMaxProgram: number;
 };
 
+/** What a scenario's WireMock mappings come after, and the bounds of a sandbox's mappings (src/wiremock/state.ts). */
+export type ScenarioWireMock = { start: WireMockStubs; limits: StubLimits };
+
+/** A definition's own WireMock mappings, parsed once when it is checked (keyed by the definition as read). */
+const ownMappings = new WeakMap<ScenarioFile, readonly StubMapping[]>();
+
+/**
+ * A definition's `wiremock` mappings parsed (a mapping without an id gets one made from the scenario's name and its
+ * place, the same on every start); the first that cannot be served refuses the definition, naming its pointer.
+ */
+function parseScenarioMappings(scenario: ScenarioFile, where: string, limits: MappingLimits): readonly StubMapping[] {
+  const known = ownMappings.get(scenario);
+  if (known) return known;
+  const parsed = parseMappings(
+    scenario.wiremock ?? [],
+    (i) => `/wiremock/${i}`,
+    (i) => derivedId(`scenario:${scenario.name}#${i}`),
+    limits,
+  );
+  if (!('mappings' in parsed))
+    throw new ScenarioError(`${where}: at ${parsed.pointer}: ${parsed.title}: ${parsed.detail}`);
+  ownMappings.set(scenario, parsed.mappings);
+  return parsed.mappings;
+}
+
 /** A body matcher on a stub whose requests carry no JSON body would never match: refused, not silently inert. */
 function bodyMatcherProblem(s: ScenarioFile, jsonBodies: ReadonlySet<string> | null): string | null {
   for (const [i, stub] of (s.stubs ?? []).entries()) {
@@ -171,6 +199,7 @@ function checkDefinition(scenario: ScenarioFile, where: string, known: KnownOper
     stubAnswersProblem(scenario) ??
     bodyMatcherProblem(scenario, known.jsonBodies);
   if (problem) throw new ScenarioError(`${where}: ${problem}`);
+  parseScenarioMappings(scenario, where, { ...defaultMappingLimits, maxProgram: known.regexMaxProgram });
   for (const op of namedOperations(scenario)) {
     if (!operationIds.has(op.id)) throw new ScenarioError(`${where}: at ${op.path}: unknown operationId "${op.id}"`);
   }
@@ -229,6 +258,7 @@ function merge(base: Scenario, over: Scenario): Scenario {
         ? { off: [...(base.findings?.off ?? []), ...(over.findings?.off ?? [])] }
         : undefined,
     data: [...(base.data ?? []), ...(over.data ?? [])],
+    wiremock: base.wiremock || over.wiremock ? [...(base.wiremock ?? []), ...(over.wiremock ?? [])] : undefined,
     chain: [...base.chain, ...over.chain],
   };
 }
@@ -253,6 +283,8 @@ export type DefinedOptions = {
   maxDefined?: number;
   /** --max-scenario-bytes: most bytes of one definition as compact JSON; a larger one is a 413 */
   maxDefinedBytes?: number;
+  /** the mappings of --wiremock and the bounds of a sandbox's; default: none, and the flags' defaults */
+  wiremock?: ScenarioWireMock;
 };
 
 /** A definition as its own file holds it. */
@@ -264,6 +296,9 @@ const definedText = (scenario: ScenarioFile) => `${JSON.stringify(scenario, null
  */
 export class ScenarioRegistry {
   private scenarios = new Map<string, Scenario>();
+  /** each scenario's WireMock mappings as a sandbox gets them: --wiremock's, then its chain's (src/wiremock/state.ts) */
+  private stubs = new Map<string, WireMockStubs>();
+  private readonly wiremock: ScenarioWireMock;
   /** the last good read of the files, and the scenarios the admin API defined (over the files) */
   private files: Definitions;
   private defined: Map<string, ScenarioFile>;
@@ -289,9 +324,13 @@ export class ScenarioRegistry {
     this.legacyFile = options.legacyFile ?? null;
     this.maxDefined = options.maxDefined ?? 200;
     this.maxDefinedBytes = options.maxDefinedBytes ?? 262_144;
+    this.wiremock = options.wiremock ?? {
+      start: WireMockStubs.empty,
+      limits: { maxMappings: 500, maxBytes: 1024 * 1024 },
+    };
     this.files = this.readFiles();
     this.defined = this.readDefined();
-    this.scenarios = this.resolveAll(this.files, this.defined);
+    [this.scenarios, this.stubs] = this.resolveAll(this.files, this.defined);
   }
 
   /**
@@ -383,11 +422,12 @@ export class ScenarioRegistry {
     if (scenario.name !== name)
       throw new ScenarioError(`scenario "${name}": at /name: expected "${name}" (the name in the URL)`);
     const defined = new Map(this.defined).set(name, scenario);
-    const next = this.resolveAll(this.files, defined);
+    const [next, stubs] = this.resolveAll(this.files, defined);
     this.writeDefined(name, scenario);
     const created = !this.scenarios.has(name);
     this.defined = defined;
     this.scenarios = next;
+    this.stubs = stubs;
     return { scenario: next.get(name)!, created };
   }
 
@@ -413,10 +453,11 @@ export class ScenarioRegistry {
   undefine(name: string): void {
     const defined = new Map(this.defined);
     defined.delete(name);
-    const next = this.resolveAll(this.files, defined);
+    const [next, stubs] = this.resolveAll(this.files, defined);
     this.writeDefined(name, null);
     this.defined = defined;
     this.scenarios = next;
+    this.stubs = stubs;
   }
 
   private readFiles(): Definitions {
@@ -438,17 +479,58 @@ export class ScenarioRegistry {
     return files;
   }
 
-  /** Every scenario resolved: the files' and, over them, the ones defined through the admin API. */
-  private resolveAll(files: Definitions, defined: Map<string, ScenarioFile>): Map<string, Scenario> {
+  /**
+   * Every scenario resolved: the files' and, over them, the ones defined through the admin API; and the WireMock
+   * mappings each gives a sandbox, within a sandbox's bounds (else the scenario is refused).
+   */
+  private resolveAll(
+    files: Definitions,
+    defined: Map<string, ScenarioFile>,
+  ): [Map<string, Scenario>, Map<string, WireMockStubs>] {
     const all: Definitions = new Map(files);
     for (const [name, scenario] of defined) all.set(name, { file: definedSource(name), scenario });
     const resolved = new Map<string, Scenario>();
-    for (const name of [...all.keys()].sort()) resolved.set(name, resolve(all, name));
-    return resolved;
+    const stubs = new Map<string, WireMockStubs>();
+    for (const name of [...all.keys()].sort()) {
+      const scenario = resolve(all, name);
+      resolved.set(name, scenario);
+      stubs.set(name, this.stubsOf(all, scenario));
+    }
+    return [resolved, stubs];
+  }
+
+  /**
+   * The mappings of --wiremock, then those of each scenario of the chain (parents first); one with the id of an
+   * earlier one takes its place (a scenario overrides a --wiremock stub by giving its id). Past a sandbox's bounds,
+   * the scenario is refused.
+   */
+  private stubsOf(all: Definitions, scenario: Scenario): WireMockStubs {
+    const { start, limits } = this.wiremock;
+    let stubs = start;
+    const mappingLimits = { ...defaultMappingLimits, maxProgram: this.known.regexMaxProgram };
+    for (const name of scenario.chain) {
+      const entry = all.get(name)!;
+      for (const mapping of parseScenarioMappings(entry.scenario, entry.file, mappingLimits))
+        stubs = stubs.with(mapping);
+    }
+    const over = WireMockStubs.overLimits(stubs, limits);
+    if (over)
+      throw new ScenarioError(
+        `${scenario.file}: at /wiremock: with the mappings of --wiremock and its parents, ${over}`,
+      );
+    return stubs;
   }
 
   get(name: string): Scenario | undefined {
     return this.scenarios.get(name);
+  }
+
+  /**
+   * The WireMock mappings a sandbox gets when the scenario of that name is applied to it: those of --wiremock, then
+   * the scenario's own (src/domain/scenario-activation.ts sets them); --wiremock's alone for an unknown name.
+   */
+  wiremockOf(name: string): WireMockStubs {
+    return this.stubs.get(name) ?? this.wiremock.start;
   }
 
   names(): string[] {
@@ -484,9 +566,10 @@ export class ScenarioRegistry {
       if (this.closed) return;
       let files: Definitions;
       let next: Map<string, Scenario>;
+      let stubs: Map<string, WireMockStubs>;
       try {
         files = this.readFiles();
-        next = this.resolveAll(files, this.defined);
+        [next, stubs] = this.resolveAll(files, this.defined);
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         report(() =>
@@ -497,6 +580,7 @@ export class ScenarioRegistry {
       const changed = changedNames(this.scenarios, next);
       this.files = files;
       this.scenarios = next;
+      this.stubs = stubs;
       if (changed.length > 0) report(() => onReload(changed));
     };
     const schedule = (file: string | Buffer | null) => {

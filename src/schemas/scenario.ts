@@ -300,6 +300,15 @@ export const ScenarioFile = Type.Object(
         },
       ),
     ),
+    wiremock: Type.Optional(
+      Type.Array(Type.Unknown(), {
+        description:
+          'WireMock 3.13 stub mappings (docs/wiremock.md), each as a mapping file holds it: applied when the ' +
+          "scenario is applied to a sandbox (made with it, set to it, reset), after those of --wiremock; the sandbox's " +
+          'mappings then are those of --wiremock followed by these (parents first), every WireMock scenario in ' +
+          '"Started". A mapping portal-mock cannot serve refuses the file, naming its JSON pointer',
+      }),
+    ),
     data: Type.Optional(
       Type.Array(DataEntry, {
         description:

@@ -52,7 +52,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
     sandbox.change(() => {
       app.sandboxes.reset(sandbox, seed);
       const scenario = app.scenarios.get(sandbox.scenario);
-      if (scenario) activateScenario(sandbox, scenario, app.fixtures, app.worlds);
+      if (scenario)
+        activateScenario(sandbox, scenario, app.fixtures, app.worlds, app.scenarios.wiremockOf(scenario.name));
     });
 
   app.get(
@@ -171,7 +172,8 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           `the balancer routed this call by the key "${routed.slice(0, 80)}", not by "${name}": name the sandbox in ` +
             'x-mock-sandbox or ?sandbox= too, so it is made on the instance that serves it',
         );
-      if (scenario && scenario.name !== sandbox.scenario) activateScenario(sandbox, scenario, app.fixtures, app.worlds);
+      if (scenario && scenario.name !== sandbox.scenario)
+        activateScenario(sandbox, scenario, app.fixtures, app.worlds, app.scenarios.wiremockOf(scenario.name));
       if (keep !== undefined) sandbox.kept = keep;
       return reply.code(201).send(describe(sandbox));
     },

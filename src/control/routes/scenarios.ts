@@ -109,7 +109,8 @@ export const scenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const scenario = value ? defineInline(req, value) : app.scenarios.get(name!);
       if (!scenario) throw unknown(name!);
       const { sandbox } = req.mock;
-      activateScenario(sandbox, scenario, app.fixtures, app.worlds); // a 422 naming the entry that does not apply
+      // a 422 naming the entry that does not apply
+      activateScenario(sandbox, scenario, app.fixtures, app.worlds, app.scenarios.wiremockOf(scenario.name));
       return { sandbox: sandbox.name, name: scenario.name, description: scenario.description };
     },
   );
