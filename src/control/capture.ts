@@ -152,7 +152,8 @@ function summaryOf(
     followed:
       followed.length === 0
         ? 'nothing: no record of the base world moved on with the clock'
-        : `${followed.length} entries in followed: ${countLine(followed)}, the base world's tickets moved on by the clock alone`,
+        : `${followed.length} entries in followed: ${countLine(followed)}, ` +
+          "the base world's tickets moved on by the clock alone",
   };
   const pinned = Object.entries(pin.collections ?? {}).map(([tenant, c]) => `${Object.keys(c).join(', ')} (${tenant})`);
   if (pinned.length > 0) summary.pinned = `kept whole in pin.collections: ${pinned.join('; ')}`;

@@ -199,8 +199,9 @@ function pinnedWorld(scenario: Scenario, worlds: Worlds): { world: BaseWorld; cl
  * Makes `scenario` the sandbox's and applies its data side, all or nothing: when an entry of its data block fails
  * (a 422 naming it), the sandbox keeps its previous scenario, data and clock. A scenario that pins the world (a bug
  * capture: `pin`) first puts the sandbox back on the base world of its seed and reference date and freezes its clock
- * there; a capture's WireMock stubs (`wiremock`) replace the sandbox's, in the same unit of work. Under --data the name and the data it changed are one log line: a restart sets the name again without
- * applying the data side twice (it is in the log).
+ * there; its WireMock stubs (`wiremock`, none when absent) replace the sandbox's, in the same unit of work. Under
+ * --data the name and the data it changed are one log line: a restart sets the name again without applying the data
+ * side twice (it is in the log).
  */
 export function activateScenario(sandbox: Sandbox, scenario: Scenario, fixtures: Fixtures, worlds: Worlds): void {
   const pinned = pinnedWorld(scenario, worlds); // a 429 past --max-worlds, before anything changes

@@ -237,12 +237,12 @@ export class StalledReaderError extends Error {
 }
 
 /**
- * JSON.stringify(value, null, indent) as a Readable of UTF-8 bytes: written `chunkChars` at a time while its reader takes them,
- * giving the event loop back every `sliceMs`; it waits (writes nothing more) once `highWaterMark` bytes wait unread,
- * and is destroyed with a StalledReaderError when it waited `stallTimeout` ms with no read. It emits 'waiting' each
- * time it stops for its reader; `produced` counts the bytes written so far. The value is read as the stream goes:
- * give it data that does not change (the store's frozen collections), else the text is whatever the value held when
- * each part was written.
+ * JSON.stringify(value, null, indent) as a Readable of UTF-8 bytes: written `chunkChars` at a time while its reader
+ * takes them, giving the event loop back every `sliceMs`; it waits (writes nothing more) once `highWaterMark` bytes
+ * wait unread, and is destroyed with a StalledReaderError when it waited `stallTimeout` ms with no read. It emits
+ * 'waiting' each time it stops for its reader; `produced` counts the bytes written so far. The value is read as the
+ * stream goes: give it data that does not change (the store's frozen collections), else the text is whatever the
+ * value held when each part was written.
  */
 export class JsonStream extends Readable {
   /** bytes pushed so far */

@@ -1,6 +1,7 @@
 // A bug capture a person reads (issue 56, finding 3): indented, a summary first, what the tester arranged apart from
 // what the clock moved on (`followed`), a group's membership as the ids that joined, not its whole list; and the
-// sandbox's WireMock stubs and scenario states (issue 55, part 4), put back by a replay. It still replays byte for byte.
+// sandbox's WireMock stubs and scenario states (issue 55, part 4), put back by a replay. It still replays byte for
+// byte.
 import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { accounts, build, json, signIn, tenants } from '../helper.js';
