@@ -114,7 +114,8 @@ function patchedFields(tenant: Tenant, entry: DataPatch): Record<string, unknown
     const list: unknown = current[field];
     if (!Array.isArray(list)) throw problem(`the record's ${field} is not a list`);
     const dropped = new Set(drop[field] ?? []);
-    const missing = [...dropped].find((item) => !list.includes(item));
+    const present = new Set(list); // a Set: a list of 100,000 members and a long drop stay linear
+    const missing = [...dropped].find((item) => !present.has(item));
     if (missing !== undefined) throw problem(`the list holds no "${missing.slice(0, 80)}" to drop`);
     fields[field] = [...list.filter((item) => !dropped.has(item as string)), ...(add[field] ?? [])];
   }
