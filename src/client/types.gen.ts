@@ -413,11 +413,19 @@ export type ScenarioDefinition = {
               record: { [x: string]: unknown };
               create: string;
             }
-          | { tenant?: string | undefined; set: { [x: string]: unknown }; id: string; patch: string }
+          | {
+              set?: { [x: string]: unknown } | undefined;
+              add?: { [x: string]: string[] } | undefined;
+              drop?: { [x: string]: string[] } | undefined;
+              tenant?: string | undefined;
+              id: string;
+              patch: string;
+            }
           | { tenant?: string | undefined; id: string; remove: string }
         )[]
       | undefined;
     bandwidth?: { bytesPerSecond: number } | undefined;
+    summary?: { [x: string]: string } | undefined;
     forward?: string[] | undefined;
     $schema?: string | undefined;
     twoFactor?: boolean | undefined;
@@ -1267,7 +1275,27 @@ export type ScenarioDefinition = {
           refDate: string;
         }
       | undefined;
-    wiremock?: unknown[] | undefined;
+    followed?:
+      | (
+          | {
+              count?: number | undefined;
+              tenant?: string | undefined;
+              dependents?: boolean | undefined;
+              record: { [x: string]: unknown };
+              create: string;
+            }
+          | {
+              set?: { [x: string]: unknown } | undefined;
+              add?: { [x: string]: string[] } | undefined;
+              drop?: { [x: string]: string[] } | undefined;
+              tenant?: string | undefined;
+              id: string;
+              patch: string;
+            }
+          | { tenant?: string | undefined; id: string; remove: string }
+        )[]
+      | undefined;
+    wiremock?: { mappings: unknown[]; scenarios: { [x: string]: string } } | undefined;
     name: string;
     description: string;
   };
@@ -1282,11 +1310,19 @@ export type ScenarioFile = {
             record: { [x: string]: unknown };
             create: string;
           }
-        | { tenant?: string | undefined; set: { [x: string]: unknown }; id: string; patch: string }
+        | {
+            set?: { [x: string]: unknown } | undefined;
+            add?: { [x: string]: string[] } | undefined;
+            drop?: { [x: string]: string[] } | undefined;
+            tenant?: string | undefined;
+            id: string;
+            patch: string;
+          }
         | { tenant?: string | undefined; id: string; remove: string }
       )[]
     | undefined;
   bandwidth?: { bytesPerSecond: number } | undefined;
+  summary?: { [x: string]: string } | undefined;
   forward?: string[] | undefined;
   $schema?: string | undefined;
   twoFactor?: boolean | undefined;
@@ -2122,7 +2158,27 @@ export type ScenarioFile = {
         refDate: string;
       }
     | undefined;
-  wiremock?: unknown[] | undefined;
+  followed?:
+    | (
+        | {
+            count?: number | undefined;
+            tenant?: string | undefined;
+            dependents?: boolean | undefined;
+            record: { [x: string]: unknown };
+            create: string;
+          }
+        | {
+            set?: { [x: string]: unknown } | undefined;
+            add?: { [x: string]: string[] } | undefined;
+            drop?: { [x: string]: string[] } | undefined;
+            tenant?: string | undefined;
+            id: string;
+            patch: string;
+          }
+        | { tenant?: string | undefined; id: string; remove: string }
+      )[]
+    | undefined;
+  wiremock?: { mappings: unknown[]; scenarios: { [x: string]: string } } | undefined;
   name: string;
   description: string;
 };

@@ -1,16 +1,20 @@
 // A bug capture (docs/data.md, "Bug capture"): one scenario file that gives another server, started on another day
 // with other flags, the same sandbox: the base world it was made from (seed and reference date), its clock frozen
-// at the capture's instant, its data changes, and the behaviour of its scenario with what that extends, flattened.
+// at the capture's instant, its data changes (what the tester arranged apart from what the clock moved on), its
+// WireMock stubs, and the behaviour of its scenario with what that extends, flattened; a summary for the reader first.
 import type { Sandbox } from '../store/sandbox.js';
 import type { SandboxStore } from '../store/store.js';
 import { type DataEntry, pinnedCollectionNames, type Scenario, type ScenarioFile } from '../schemas/scenario.js';
-import { dataChanges } from '../domain/data-changes.js';
-import { recordCollections } from '../domain/records.js';
+import type { ClockState } from '../schemas/control.js';
+import { capturedChanges } from '../domain/data-changes.js';
 import { fail } from '../errors.js';
 import fastJsonStringify from 'fast-json-stringify';
 import { Type } from '@sinclair/typebox';
 import { referencedSchemas } from '../http/serializers.js';
 import { ScenarioFile as ScenarioFileSchema } from '../schemas/scenario.js';
+
+/** Spaces per level of a capture's JSON: a file a person reads in a bug report. */
+export const captureIndent = 2;
 
 /** The scenario name of a capture of `sandbox`: a scenario name allows lower case, digits and "-" only. */
 export function captureName(sandbox: string): string {
@@ -46,14 +50,119 @@ function inSchemaOrder(entry: DataEntry): DataEntry {
     return { create, record, tenant, dependents };
   }
   if ('patch' in entry) {
-    const { patch, id, set, tenant } = entry;
-    return { patch, id, set, tenant };
+    const { patch, id, set, drop, add, tenant } = entry;
+    return { patch, id, set, drop, add, tenant };
   }
   const { remove, id, tenant } = entry;
   return { remove, id, tenant };
 }
 
 const nonEmpty = <T>(list: T[] | undefined) => (list && list.length > 0 ? list : undefined);
+
+/** A duration as a person reads it: "3 d 1 h", "45 min", "0 min". */
+function span(ms: number): string {
+  const minutes = Math.round(Math.abs(ms) / 60_000);
+  const parts: string[] = [];
+  const d = Math.floor(minutes / 1440);
+  const h = Math.floor((minutes % 1440) / 60);
+  const m = minutes % 60;
+  if (d > 0) parts.push(`${d} d`);
+  if (h > 0) parts.push(`${h} h`);
+  if (m > 0 || parts.length === 0) parts.push(`${m} min`);
+  return parts.join(' ');
+}
+
+/** What the clock was before the capture froze it, and how far it stood from the base world's reference date. */
+function clockLine(state: ClockState, at: string, refDate: string): string {
+  const was =
+    state.mode === 'frozen'
+      ? `frozen at ${at}`
+      : state.mode === 'offset'
+        ? `real time ${state.offsetMs < 0 ? '-' : '+'}${span(state.offsetMs)}, frozen at ${at} by the capture`
+        : `real time, frozen at ${at} by the capture`;
+  const from = Date.parse(at) - Date.parse(refDate);
+  const where = from === 0 ? 'the' : `${span(from)} ${from > 0 ? 'after' : 'before'} the`;
+  return `${was}: ${where} base world's reference date`;
+}
+
+/**
+ * Entries counted by what they do and to which collection, with the items lists gained and lost: "created users ×1,
+ * wfTickets ×2; patched users ×1, userGroups ×1 (memberIds +1)".
+ */
+function countLine(entries: readonly DataEntry[]): string {
+  const kinds: Record<'created' | 'patched' | 'removed', Map<string, number>> = {
+    created: new Map(),
+    patched: new Map(),
+    removed: new Map(),
+  };
+  const items = new Map<string, Map<string, { add: number; drop: number }>>();
+  for (const e of entries) {
+    const [kind, collection]: [keyof typeof kinds, string] =
+      'create' in e ? ['created', e.create] : 'patch' in e ? ['patched', e.patch] : ['removed', e.remove];
+    kinds[kind].set(collection, (kinds[kind].get(collection) ?? 0) + ('create' in e ? (e.count ?? 1) : 1));
+    if (!('patch' in e)) continue;
+    const fields = items.get(collection) ?? new Map<string, { add: number; drop: number }>();
+    for (const [way, change] of [
+      ['add', e.add],
+      ['drop', e.drop],
+    ] as const)
+      for (const [field, list] of Object.entries(change ?? {})) {
+        const n = fields.get(field) ?? { add: 0, drop: 0 };
+        n[way] += list.length;
+        fields.set(field, n);
+      }
+    if (fields.size > 0) items.set(collection, fields);
+  }
+  const listed = (collection: string) => {
+    const fields = items.get(collection);
+    if (!fields) return '';
+    const said = [...fields].map(
+      ([field, n]) => `${field}${n.add > 0 ? ` +${n.add}` : ''}${n.drop > 0 ? ` -${n.drop}` : ''}`,
+    );
+    return ` (${said.join(', ')})`;
+  };
+  const line = Object.entries(kinds)
+    .filter(([, counts]) => counts.size > 0)
+    .map(([kind, counts]) => {
+      const each = [...counts].map(([c, n]) => `${c} ×${n}${kind === 'patched' ? listed(c) : ''}`);
+      return `${kind} ${each.join(', ')}`;
+    })
+    .join('; ');
+  return line || 'nothing';
+}
+
+/** The few lines at the top of a capture, for the person who opens it: never applied. */
+function summaryOf(
+  sandbox: Sandbox,
+  scenario: Scenario | undefined,
+  capture: ScenarioFile,
+  instance: string,
+): Record<string, string> {
+  const pin = capture.pin!;
+  const data = capture.data ?? [];
+  const followed = capture.followed ?? [];
+  const summary: Record<string, string> = {
+    sandbox: `${sandbox.name} on ${instance}, captured at ${pin.clock.at}`,
+    clock: clockLine(sandbox.clock.state, pin.clock.at, pin.refDate),
+    scenario: scenario
+      ? `${scenario.chain.join(' > ') || scenario.name}: its behaviour flattened into this file`
+      : `${sandbox.scenario} (no longer defined on ${instance}: no behaviour captured)`,
+    world: `seed ${pin.seed}, seeded for ${pin.refDate}; applied, the sandbox goes back to it, then data and followed`,
+    arranged: `${data.length} entries in data: ${countLine(data)}`,
+    followed:
+      followed.length === 0
+        ? 'nothing: no record of the base world moved on with the clock'
+        : `${followed.length} entries in followed: ${countLine(followed)}, ` +
+          "the base world's tickets moved on by the clock alone",
+  };
+  const pinned = Object.entries(pin.collections ?? {}).map(([tenant, c]) => `${Object.keys(c).join(', ')} (${tenant})`);
+  if (pinned.length > 0) summary.pinned = `kept whole in pin.collections: ${pinned.join('; ')}`;
+  if (capture.wiremock) {
+    const states = Object.keys(capture.wiremock.scenarios ?? {}).length;
+    summary.wiremock = `${capture.wiremock.mappings.length} stub mappings, ${states} WireMock scenarios out of Started`;
+  }
+  return summary;
+}
 
 /**
  * The sandbox as a scenario file. Its scenario's behaviour comes flattened (what it extends included, lists parents
@@ -97,7 +206,12 @@ export function bugCapture(
     clock: { mode: 'frozen', at },
     ...(collections ? { collections } : {}),
   };
-  capture.data = dataChanges(store, recordCollections).map(inSchemaOrder);
+  const changes = capturedChanges(store);
+  capture.data = changes.data.map(inSchemaOrder);
+  if (changes.followed.length > 0) capture.followed = changes.followed.map(inSchemaOrder);
+  // the stored mappings are the parsed ones, whose JSON a replay parses again (WireMockStubs.fromStored)
+  if (!sandbox.wiremock.isEmpty) capture.wiremock = sandbox.wiremock.toStored();
+  capture.summary = summaryOf(sandbox, scenario, capture, opts.instance);
   // absent, not undefined: the file is what a person would write. Not a JSON round trip: with tens of MB of uploads
   // that was seconds of a stalled event loop; the answer is streamed by JSON.stringify's rules (which leave
   // undefined out at every depth), and the records in it are the store's frozen ones
@@ -107,19 +221,26 @@ export function bugCapture(
 }
 
 /**
- * A capture as the route's schema serializer wrote it before the capture streamed: each object's keys in the schema's
- * order (required ones first), so JSON.stringify of the result, the streamed text, is the same bytes as then. The
- * scenario's behaviour and the pin's seed, date and clock go through that serializer (a few KB, bounded by
- * --max-scenario-bytes); `data`, the large part, comes last as the schema has it, its entries already in order.
+ * A capture in the order a person reads it: the summary first; then the name, description and the scenario's
+ * behaviour through the route's schema serializer (each object's keys in the schema's order, required ones first;
+ * a few KB, bounded by --max-scenario-bytes); then `pin`, `data` (the large part, its entries already in order),
+ * `followed` and `wiremock`. The answer is JSON.stringify of the result, indented (the streamed text).
  */
 export function capturedAsServed(capture: ScenarioFile, schemas: Record<string, unknown>): ScenarioFile {
-  // without pin and data, whose schemas name every record's: compiled in a few ms instead of a few hundred
-  const headSchema = Type.Omit(ScenarioFileSchema, ['pin', 'data']);
+  // without pin, data and followed, whose schemas name every record's: compiled in a few ms instead of a few hundred
+  const headSchema = Type.Omit(ScenarioFileSchema, ['summary', 'pin', 'data', 'followed', 'wiremock']);
   headSerializer ??= fastJsonStringify(headSchema as never, {
     schema: referencedSchemas(headSchema, schemas) as never,
   }) as (value: unknown) => string;
-  const { pin, data, ...behaviour } = capture;
+  const { summary, pin, data, followed, wiremock, ...behaviour } = capture;
   const head = JSON.parse(headSerializer(behaviour)) as ScenarioFile;
-  return { ...head, ...(pin ? { pin } : {}), ...(data ? { data } : {}) };
+  return {
+    ...(summary ? { summary } : {}),
+    ...head,
+    ...(pin ? { pin } : {}),
+    ...(data ? { data } : {}),
+    ...(followed ? { followed } : {}),
+    ...(wiremock ? { wiremock } : {}),
+  };
 }
 let headSerializer: ((value: unknown) => string) | undefined;

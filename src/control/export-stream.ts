@@ -6,12 +6,19 @@ import type { FastifyReply } from 'fastify';
 import { JsonStream } from '../shared/json-stream.js';
 
 /**
- * Sends `value` as JSON, streamed; `filename` makes it a download. Give it data that no later write changes (the
- * store's frozen collections, taken when the call began): the stream reads it as it goes. A client whose reading
- * stopped for --export-stall-timeout ms, with the stream's buffer full, has its connection cut.
+ * Sends `value` as JSON, streamed; `filename` makes it a download, `indent` (spaces) a file a person reads. Give it
+ * data that no later write changes (the store's frozen collections, taken when the call began): the stream reads it
+ * as it goes. A client whose reading stopped for --export-stall-timeout ms, with the stream's buffer full, has its
+ * connection cut.
  */
-export function sendJsonStream(reply: FastifyReply, value: unknown, filename?: string): FastifyReply {
+export function sendJsonStream(
+  reply: FastifyReply,
+  value: unknown,
+  filename?: string,
+  opts: { indent?: number } = {},
+): FastifyReply {
   reply.type('application/json; charset=utf-8');
   if (filename !== undefined) reply.header('content-disposition', `attachment; filename="${filename}"`);
-  return reply.send(new JsonStream(value, { stallTimeout: reply.server.config.exportStallTimeout }));
+  const stallTimeout = reply.server.config.exportStallTimeout;
+  return reply.send(new JsonStream(value, { stallTimeout, indent: opts.indent }));
 }

@@ -2,11 +2,15 @@
 // "Exporting changes"): arrange by hand, export, commit the block in a scenario file, replay it anywhere.
 import type { DataEntry } from '../schemas/scenario.js';
 import { fail } from '../errors.js';
+import type { WfTicketRecord } from '../schemas/workflow.js';
 import type { SandboxStore } from '../store/store.js';
 import { recordCollections } from './records.js';
+import { movedByClockOnly } from './workflow.js';
 
 type AnyRecord = Readonly<Record<string, unknown>> & { readonly id: string };
 type Found = { collection: string; tenant: string; record: AnyRecord };
+type Patched = Found & { was: AnyRecord };
+type DataPatch = Extract<DataEntry, { patch: string }>;
 
 /** The collections asked for (`?collections=a,b`), checked: an unknown name is a 400 listing the known. */
 export function exportedCollections(list: string | undefined): string[] {
@@ -71,15 +75,58 @@ function referencedFirst(found: Found[], inCollectionOrder = false): Found[] {
   return out;
 }
 
+/** A list of texts (ids): one whose change a patch can say by its items. */
+const isTextList = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((v) => typeof v === 'string');
+
 /**
- * The changes of a sandbox against its base world, as a data block that replays them on that world: records it
- * made as `create` (whole, ids included; referenced ones first, each collection's in its order), records it changed
- * as `patch` with only the fields that changed, records it removed as `remove` (those naming others first), in that
- * order. Collections the sandbox never wrote are not looked at (they are the base's own arrays).
+ * `now` as `was` with some items taken out (`drop`) and others put at its end (`add`), when that is what happened
+ * and says less than the whole list; else null. Applied, `was` less `drop` then `add` is `now` again, exactly.
  */
-export function dataChanges(store: SandboxStore, collections: readonly string[]): DataEntry[] {
+function listChange(was: readonly string[], now: readonly string[]): { drop: string[]; add: string[] } | null {
+  const present = new Set(now);
+  const drop = [...new Set(was.filter((v) => !present.has(v)))];
+  const dropped = new Set(drop);
+  const kept = was.filter((v) => !dropped.has(v));
+  if (kept.length > now.length || kept.some((v, i) => now[i] !== v)) return null; // reordered: not a list change
+  const add = now.slice(kept.length);
+  return drop.length + add.length < now.length ? { drop, add } : null;
+}
+
+/**
+ * The patch that makes `was` into `record`: the fields that changed, whole; with `lists`, a list of texts that only
+ * lost and gained items (a group's members) as those items (`drop`, `add`) instead. Null when nothing changed.
+ */
+function patchOf(p: Patched, lists: boolean): DataPatch | null {
+  const set: Record<string, unknown> = {};
+  const drop: Record<string, string[]> = {};
+  const add: Record<string, string[]> = {};
+  for (const [field, value] of Object.entries(p.record)) {
+    const before = p.was[field];
+    if (same(value, before)) continue;
+    const change = lists && isTextList(before) && isTextList(value) ? listChange(before, value) : null;
+    if (!change) set[field] = value;
+    else {
+      if (change.drop.length > 0) drop[field] = change.drop;
+      if (change.add.length > 0) add[field] = change.add;
+    }
+  }
+  const has = (o: object) => Object.keys(o).length > 0;
+  if (!has(set) && !has(drop) && !has(add)) return null;
+  return {
+    patch: p.collection,
+    tenant: p.tenant,
+    id: p.record.id,
+    ...(has(set) || !lists ? { set } : {}),
+    ...(has(drop) ? { drop } : {}),
+    ...(has(add) ? { add } : {}),
+  } as DataPatch;
+}
+
+/** What a sandbox changed against its base world, record by record; collections it never wrote are skipped. */
+function changedRecords(store: SandboxStore, collections: readonly string[]) {
   const created: Found[] = [];
-  const patches: DataEntry[] = [];
+  const patched: Patched[] = [];
   const removed: Found[] = [];
   for (const view of store.tenants()) {
     const tenant = view.tenant.id;
@@ -93,23 +140,58 @@ export function dataChanges(store: SandboxStore, collections: readonly string[])
         const was = before.get(record.id);
         before.delete(record.id);
         if (!was) created.push({ collection, tenant, record });
-        else if (was !== record) {
-          const set: Record<string, unknown> = {};
-          for (const [field, value] of Object.entries(record)) if (!same(value, was[field])) set[field] = value;
-          if (Object.keys(set).length > 0) patches.push({ patch: collection, tenant, id: record.id, set });
-        }
+        else if (was !== record) patched.push({ collection, tenant, record, was });
       }
       for (const record of before.values()) removed.push({ collection, tenant, record });
     }
   }
-  return [
-    // the records a factory made with them are in the export too: replayed alone, not made twice
-    ...referencedFirst(created, true).map(
-      (f): DataEntry => ({ create: f.collection, tenant: f.tenant, record: f.record, dependents: false }),
-    ),
-    ...patches,
-    ...referencedFirst(removed)
-      .reverse()
-      .map((f): DataEntry => ({ remove: f.collection, tenant: f.tenant, id: f.record.id })),
-  ];
+  return { created, patched, removed };
+}
+
+// the records a factory made with them are in the export too: replayed alone, not made twice
+const createEntries = (created: Found[]) =>
+  referencedFirst(created, true).map(
+    (f): DataEntry => ({ create: f.collection, tenant: f.tenant, record: f.record, dependents: false }),
+  );
+const removeEntries = (removed: Found[]) =>
+  referencedFirst(removed)
+    .reverse()
+    .map((f): DataEntry => ({ remove: f.collection, tenant: f.tenant, id: f.record.id }));
+
+/**
+ * The changes of a sandbox against its base world, as a data block that replays them on that world: records it
+ * made as `create` (whole, ids included; referenced ones first, each collection's in its order), records it changed
+ * as `patch` with only the fields that changed, records it removed as `remove` (those naming others first), in that
+ * order. Collections the sandbox never wrote are not looked at (they are the base's own arrays).
+ */
+export function dataChanges(store: SandboxStore, collections: readonly string[]): DataEntry[] {
+  const { created, patched, removed } = changedRecords(store, collections);
+  const patches = patched.map((p) => patchOf(p, false)).filter((e) => e !== null);
+  return [...createEntries(created), ...patches, ...removeEntries(removed)];
+}
+
+/** A bug capture's changes: the arranged ones (`data`) apart from those that followed from the clock. */
+export type CapturedChanges = { data: DataEntry[]; followed: DataEntry[] };
+
+/**
+ * Every change of a sandbox against its base world, as a bug capture holds it (docs/data.md, "Bug capture"):
+ * `data` as dataChanges answers it for every collection, but a list that only gained or lost items (a group's
+ * members when a user joined) patched by those items; and `followed` apart, the base world's tickets the clock
+ * alone moved on (each one exactly what the clock makes of its base record: any other change keeps it in `data`).
+ * Applied after `data`, they make the same sandbox.
+ */
+export function capturedChanges(store: SandboxStore): CapturedChanges {
+  const { created, patched, removed } = changedRecords(store, recordCollections);
+  const patches: DataEntry[] = [];
+  const followed: DataEntry[] = [];
+  for (const p of patched) {
+    const entry = patchOf(p, true);
+    if (!entry) continue;
+    const processes = p.collection === 'wfTickets' ? store.tenant(p.tenant)?.wfProcesses : undefined;
+    const byClock =
+      processes !== undefined &&
+      movedByClockOnly(p.was as unknown as WfTicketRecord, p.record as unknown as WfTicketRecord, processes);
+    (byClock ? followed : patches).push(entry);
+  }
+  return { data: [...createEntries(created), ...patches, ...removeEntries(removed)], followed };
 }

@@ -8,8 +8,9 @@ import type { ClockState } from '../schemas/control.js';
 import { collectionNames, SandboxStore, type CollectionName } from '../store/store.js';
 import type { BaseWorld, Worlds } from '../store/world.js';
 import { SeededRandom } from '../store/random.js';
-import { ApiError, type Detail } from '../errors.js';
-import { createRecords, deleteRecord, patchRecord, recordTenant } from './records.js';
+import { ApiError, type Detail, fail } from '../errors.js';
+import type { Tenant } from '../store/store.js';
+import { createRecords, deleteRecord, getRecord, patchRecord, recordTenant } from './records.js';
 
 /** Collections a fresh employee needs to sign in: never emptied. */
 const signInCollections = new Set<CollectionName>([
@@ -83,41 +84,79 @@ export class ScenarioDataError extends ApiError {
 }
 
 /** An entry as its error names it: `data[2] (patch users ID)`. */
-function entryLabel(entry: DataEntry, i: number): string {
-  if ('create' in entry) return `data[${i}] (create ${entry.create}${entry.count ? ` ×${entry.count}` : ''})`;
-  if ('patch' in entry) return `data[${i}] (patch ${entry.patch} ${entry.id})`;
-  return `data[${i}] (remove ${entry.remove} ${entry.id})`;
+function entryLabel(entry: DataEntry, at: string): string {
+  if ('create' in entry) return `${at} (create ${entry.create}${entry.count ? ` ×${entry.count}` : ''})`;
+  if ('patch' in entry) return `${at} (patch ${entry.patch} ${entry.id})`;
+  return `${at} (remove ${entry.remove} ${entry.id})`;
+}
+
+type DataPatch = Extract<DataEntry, { patch: string }>;
+
+/**
+ * The fields a patch entry sets: `set` as given, and each list `drop` and `add` name made from the record's list
+ * (its items less those dropped, then those added). A dropped item the list lacks means the entry was made against
+ * another world: refused, as a patch of a record it lacks is.
+ */
+function patchedFields(tenant: Tenant, entry: DataPatch): Record<string, unknown> {
+  const { set, drop = {}, add = {} } = entry;
+  if (set === undefined && Object.keys(drop).length === 0 && Object.keys(add).length === 0)
+    throw fail.unprocessable('a patch changes nothing: give set, drop or add', [
+      { field: 'set', message: 'set, drop or add is required' },
+    ]);
+  const fields: Record<string, unknown> = { ...set };
+  const current = getRecord(tenant, entry.patch, entry.id);
+  for (const field of new Set([...Object.keys(drop), ...Object.keys(add)])) {
+    const how = field in drop ? 'drop' : 'add';
+    const problem = (message: string) =>
+      fail.unprocessable(`${field}: ${message}`, [{ field: `${how}.${field}`, message }]);
+    if (field in fields) throw problem('given in set and changed by drop or add: give it one way');
+    const list: unknown = current[field];
+    if (!Array.isArray(list)) throw problem(`the record's ${field} is not a list`);
+    const dropped = new Set(drop[field] ?? []);
+    const present = new Set(list); // a Set: a list of 100,000 members and a long drop stay linear
+    const missing = [...dropped].find((item) => !present.has(item));
+    if (missing !== undefined) throw problem(`the list holds no "${missing.slice(0, 80)}" to drop`);
+    fields[field] = [...list.filter((item) => !dropped.has(item as string)), ...(add[field] ?? [])];
+  }
+  return fields;
 }
 
 /** Where an entry's record fields are, for an error's details: the records API names them `body.FIELD`. */
 const entryFields = (entry: DataEntry) => ('create' in entry ? 'record' : 'set');
 
 /**
- * Applies a scenario's data block through the records API's domain functions, in order. A tenant left out is the
- * first tenant of the fixtures. An entry that fails throws a 422 naming it; the caller's transaction undoes the rest.
+ * Applies a scenario's data block (`data`, then a capture's `followed`) through the records API's domain functions,
+ * in order. A tenant left out is the first tenant of the fixtures. An entry that fails throws a 422 naming it; the
+ * caller's transaction undoes the rest.
  */
 function applyData(store: SandboxStore, scenario: Scenario, fixtures: Fixtures, now: Date): void {
   const firstTenant = fixtures.tenants[0]!.id; // the fixtures schema has minItems 1
-  for (const [i, entry] of (scenario.data ?? []).entries()) {
-    try {
-      const tenant = recordTenant(store, entry.tenant ?? firstTenant);
-      // records are stamped by the sandbox clock, as the records API stamps them
-      if ('create' in entry) {
-        const { count, dependents } = entry;
-        createRecords(store, tenant, entry.create, entry.record ?? {}, { count, now, dependents });
-      } else if ('patch' in entry) patchRecord(store, tenant, entry.patch, entry.id, entry.set);
-      else deleteRecord(store, tenant, entry.remove, entry.id);
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      // the data does not fit this sandbox: 422 whatever the records API would have answered (a 404 here is not
-      // an unknown scenario)
-      const details = err.details?.map((d) => ({
-        field: `data[${i}].${d.field.replace(/^body\./, `${entryFields(entry)}.`)}`,
-        message: d.message,
-      }));
-      throw new ScenarioDataError(`scenario "${scenario.name}": ${entryLabel(entry, i)}: ${err.message}`, details);
+  const blocks = [
+    ['data', scenario.data ?? []],
+    ['followed', scenario.followed ?? []],
+  ] as const;
+  for (const [block, entries] of blocks)
+    for (const [i, entry] of entries.entries()) {
+      const at = `${block}[${i}]`;
+      try {
+        const tenant = recordTenant(store, entry.tenant ?? firstTenant);
+        // records are stamped by the sandbox clock, as the records API stamps them
+        if ('create' in entry) {
+          const { count, dependents } = entry;
+          createRecords(store, tenant, entry.create, entry.record ?? {}, { count, now, dependents });
+        } else if ('patch' in entry) patchRecord(store, tenant, entry.patch, entry.id, patchedFields(tenant, entry));
+        else deleteRecord(store, tenant, entry.remove, entry.id);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        // the data does not fit this sandbox: 422 whatever the records API would have answered (a 404 here is not
+        // an unknown scenario)
+        const details = err.details?.map((d) => ({
+          field: `${at}.${d.field.replace(/^body\./, `${entryFields(entry)}.`)}`,
+          message: d.message,
+        }));
+        throw new ScenarioDataError(`scenario "${scenario.name}": ${entryLabel(entry, at)}: ${err.message}`, details);
+      }
     }
-  }
 }
 
 /** The id-less collections a capture pins, whole, in place of the base world's; an unknown tenant is a 422. */
@@ -146,9 +185,9 @@ function pinnedWorld(scenario: Scenario, worlds: Worlds): { world: BaseWorld; cl
  * Makes `scenario` the sandbox's and applies its data side, all or nothing: when an entry of its data block fails
  * (a 422 naming it), the sandbox keeps its previous scenario, data, clock and stubs. A scenario that pins the world (a
  * bug capture: `pin`) first puts the sandbox back on the base world of its seed and reference date and freezes its
- * clock there. `stubs` become the sandbox's WireMock mappings, every WireMock scenario in "Started": those of
- * --wiremock followed by the scenario's, as the scenario registry made them (`ScenarioRegistry.wiremockOf`; this part
- * does not read WireMock mappings). Under --data the name and the data it changed are one log line: a restart sets
+ * clock there. `stubs` become the sandbox's WireMock mappings and scenario states, as the scenario registry made
+ * them (`ScenarioRegistry.wiremockOf`: those of --wiremock followed by the scenario's, every WireMock scenario in
+ * "Started"; a capture's own, whole, with its states; this part does not read WireMock mappings). Under --data the name and the data it changed are one log line: a restart sets
  * the name again without applying the data side twice (it is in the log).
  */
 export function activateScenario(
@@ -189,7 +228,8 @@ export function checkActivation(
   fixtures: Fixtures,
   worlds: Worlds,
 ): void {
-  if (!scenario.data?.length) return; // nothing else of a scenario's data side can fail
+  // nothing else of a scenario's data side can fail
+  if (!scenario.data?.length && !scenario.followed?.length && !scenario.wiremock) return;
   const store = new SandboxStore(name, world, { recordChanges: false });
   const probe = new Sandbox({
     name,

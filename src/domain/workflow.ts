@@ -1,4 +1,5 @@
 // Workflow: the process catalog, start forms, applications (tickets) and how tickets move on with the clock.
+import { isDeepStrictEqual } from 'node:util';
 import { fail, type Detail } from '../errors.js';
 import type { UserRecord } from '../schemas/records.js';
 import type {
@@ -285,6 +286,42 @@ export function workflowStart(
 // ---------------------------------------------------------------- tickets move on with the clock
 
 /**
+ * A ticket in progress as the clock at `now` (ms) makes it: moved through its process's stages, each lasting the
+ * process's stageMinutes, and solved after the last one; the same record when nothing is due.
+ */
+function movedOn(t: WfTicketRecord, p: WfProcessRecord, now: number): WfTicketRecord {
+  if (t.statusId !== WfStatus.inProgress) return t;
+  const step = p.stageMinutes * 60_000;
+  let cur = t;
+  for (let guard = 0; guard <= p.stages.length; guard++) {
+    const due = Date.parse(cur.stageEnteredAt) + step;
+    if (due > now) break;
+    const at = new Date(due).toISOString();
+    const index = p.stages.findIndex((s) => s.id === cur.stageId);
+    const next = p.stages[index + 1];
+    if (index >= 0 && next) {
+      cur = {
+        ...cur,
+        updatedAt: at,
+        stageId: next.id,
+        stageEnteredAt: at,
+        history: [...cur.history, { at, stageId: next.id, statusId: WfStatus.inProgress }],
+      };
+    } else {
+      cur = {
+        ...cur,
+        updatedAt: at,
+        statusId: WfStatus.solved,
+        solvedAt: at,
+        history: [...cur.history, { at, stageId: cur.stageId, statusId: WfStatus.solved }],
+      };
+      break;
+    }
+  }
+  return cur;
+}
+
+/**
  * Moves tickets in progress through their stages: each stage lasts the process's stageMinutes; after the last
  * one the ticket is solved. Transitions are stored, so the state stays as computed even if the clock goes back.
  * While the scenario holds tickets (holdTickets) nothing moves; released tickets catch up with the clock.
@@ -297,33 +334,7 @@ export function advanceTickets(ctx: DomainContext, tenant: Tenant): void {
     if (t.statusId !== WfStatus.inProgress) continue;
     const p = findById(tenant.wfProcesses, t.processId);
     if (!p) continue;
-    const step = p.stageMinutes * 60_000;
-    let cur = t;
-    for (let guard = 0; guard <= p.stages.length; guard++) {
-      const due = Date.parse(cur.stageEnteredAt) + step;
-      if (due > now) break;
-      const at = new Date(due).toISOString();
-      const index = p.stages.findIndex((s) => s.id === cur.stageId);
-      const next = p.stages[index + 1];
-      if (index >= 0 && next) {
-        cur = {
-          ...cur,
-          updatedAt: at,
-          stageId: next.id,
-          stageEnteredAt: at,
-          history: [...cur.history, { at, stageId: next.id, statusId: WfStatus.inProgress }],
-        };
-      } else {
-        cur = {
-          ...cur,
-          updatedAt: at,
-          statusId: WfStatus.solved,
-          solvedAt: at,
-          history: [...cur.history, { at, stageId: cur.stageId, statusId: WfStatus.solved }],
-        };
-        break;
-      }
-    }
+    const cur = movedOn(t, p, now);
     if (cur !== t) moved.set(t, cur);
   }
   // one write for all the tickets the clock moved (a read that moves tickets is a write of the sandbox)
@@ -334,6 +345,21 @@ export function advanceTickets(ctx: DomainContext, tenant: Tenant): void {
       (t) => moved.has(t),
       (t) => moved.get(t)!,
     );
+}
+
+/**
+ * Whether `now` is exactly what the clock alone made of ticket `was` (advanceTickets, no other change): it is
+ * `was` moved on to the instant of its last move. A bug capture tells such changes apart from the tester's.
+ */
+export function movedByClockOnly(
+  was: WfTicketRecord,
+  now: WfTicketRecord,
+  processes: readonly WfProcessRecord[],
+): boolean {
+  const p = findById(processes, was.processId);
+  const last = Date.parse(now.updatedAt);
+  if (!p || was === now || Number.isNaN(last)) return false;
+  return isDeepStrictEqual(movedOn(was, p, last), now);
 }
 
 // ---------------------------------------------------------------- ticket list and view

@@ -166,8 +166,8 @@ function parseScenarioMappings(scenario: ScenarioFile, where: string, limits: Ma
   const known = ownMappings.get(scenario);
   if (known) return known;
   const parsed = parseMappings(
-    scenario.wiremock ?? [],
-    (i) => `/wiremock/${i}`,
+    scenario.wiremock?.mappings ?? [],
+    (i) => `/wiremock/mappings/${i}`,
     (i) => derivedId(`scenario:${scenario.name}#${i}`),
     limits,
   );
@@ -258,7 +258,13 @@ function merge(base: Scenario, over: Scenario): Scenario {
         ? { off: [...(base.findings?.off ?? []), ...(over.findings?.off ?? [])] }
         : undefined,
     data: [...(base.data ?? []), ...(over.data ?? [])],
-    wiremock: base.wiremock || over.wiremock ? [...(base.wiremock ?? []), ...(over.wiremock ?? [])] : undefined,
+    wiremock:
+      base.wiremock || over.wiremock
+        ? {
+            mappings: [...(base.wiremock?.mappings ?? []), ...(over.wiremock?.mappings ?? [])],
+            scenarios: { ...base.wiremock?.scenarios, ...over.wiremock?.scenarios },
+          }
+        : undefined,
     chain: [...base.chain, ...over.chain],
   };
 }
@@ -501,18 +507,20 @@ export class ScenarioRegistry {
 
   /**
    * The mappings of --wiremock, then those of each scenario of the chain (parents first); one with the id of an
-   * earlier one takes its place (a scenario overrides a --wiremock stub by giving its id). Past a sandbox's bounds,
-   * the scenario is refused.
+   * earlier one takes its place (a scenario overrides a --wiremock stub by giving its id); the WireMock scenarios in
+   * the states the chain gives. A bug capture (`pin`) holds a sandbox's whole set: its own, without --wiremock's.
+   * Past a sandbox's bounds, the scenario is refused.
    */
   private stubsOf(all: Definitions, scenario: Scenario): WireMockStubs {
     const { start, limits } = this.wiremock;
-    let stubs = start;
+    let stubs = scenario.pin ? WireMockStubs.empty : start;
     const mappingLimits = { ...defaultMappingLimits, maxProgram: this.known.regexMaxProgram };
     for (const name of scenario.chain) {
       const entry = all.get(name)!;
       for (const mapping of parseScenarioMappings(entry.scenario, entry.file, mappingLimits))
         stubs = stubs.with(mapping);
     }
+    for (const [name, state] of Object.entries(scenario.wiremock?.scenarios ?? {})) stubs = stubs.withState(name, state);
     const over = WireMockStubs.overLimits(stubs, limits);
     if (over)
       throw new ScenarioError(

@@ -157,14 +157,27 @@ export const DataCreate = Type.Object(
   },
   { additionalProperties: false, description: 'creates records, as POST /__admin/data/{tenantId}/{collection}' },
 );
+const ListChange = (description: string) =>
+  Type.Record(Type.String(), Type.Array(Type.String()), {
+    description: `by field (a list of ids or texts): ${description}`,
+  });
 export const DataPatch = Type.Object(
   {
     patch: Collection('changed'),
     tenant: DataTenant,
     id: Type.String({ minLength: 1 }),
-    set: DataFields('the fields that change (id and tenantId cannot)'),
+    set: Type.Optional(DataFields('the fields that change (id and tenantId cannot)')),
+    drop: Type.Optional(
+      ListChange('the items taken out of the list (each must be in it), before `add`; the others keep their order'),
+    ),
+    add: Type.Optional(ListChange("the items put at the list's end, after `drop`")),
   },
-  { additionalProperties: false, description: 'changes fields of a record, as PATCH /__admin/data/…/{id}' },
+  {
+    additionalProperties: false,
+    description:
+      'changes fields of a record, as PATCH /__admin/data/…/{id}: `set` gives fields whole; `drop` and `add` change ' +
+      "a list by its items (a group's members: the ids that joined, not the whole list); at least one of the three",
+  },
 );
 export const DataRemove = Type.Object(
   {
@@ -192,10 +205,43 @@ export type DataEntry = Static<typeof DataEntry>;
 /** The entry kinds by their key, for a check that names what is wrong instead of "expected one of three". */
 export const dataEntryKinds = { create: DataCreate, patch: DataPatch, remove: DataRemove } as const;
 
+/**
+ * A sandbox's WireMock stub mappings and the states of their scenarios, as a capture holds them: the shape of
+ * src/wiremock/state.ts's StoredWireMock (a schema imports nothing but schemas), each mapping checked when applied.
+ */
+export const ScenarioWireMock = Type.Object(
+  {
+    mappings: Type.Array(Type.Unknown(), {
+      description: "WireMock stub mappings (WireMock 3.13's JSON), oldest first",
+    }),
+    scenarios: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description: "WireMock scenario name → its state, for the scenarios not in 'Started'",
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'WireMock 3.13 stub mappings (docs/wiremock.md), each as a mapping file holds it, and the states of their ' +
+      'scenarios: applied when the scenario is applied to a sandbox (made with it, set to it, reset). The ' +
+      "sandbox's mappings then are those of --wiremock followed by these (parents first), its WireMock scenarios " +
+      'in these states, else "Started". A bug capture (with `pin`) holds the whole set: only these, none when ' +
+      'absent. A mapping portal-mock cannot serve refuses the file, naming its JSON pointer',
+  },
+);
+
 export const ScenarioFile = Type.Object(
   {
     $schema: Type.Optional(
       Type.String({ description: 'the JSON Schema editors check the file against: "./scenario.schema.json"' }),
+    ),
+    summary: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description:
+          'what a bug capture holds, in a few lines for the person reading it (the sandbox, its clock, scenario, ' +
+          'what was arranged and what followed); never applied',
+      }),
     ),
     name: Type.String({
       pattern: '^[a-z0-9][a-z0-9-]{0,63}$',
@@ -300,15 +346,6 @@ export const ScenarioFile = Type.Object(
         },
       ),
     ),
-    wiremock: Type.Optional(
-      Type.Array(Type.Unknown(), {
-        description:
-          'WireMock 3.13 stub mappings (docs/wiremock.md), each as a mapping file holds it: applied when the ' +
-          "scenario is applied to a sandbox (made with it, set to it, reset), after those of --wiremock; the sandbox's " +
-          'mappings then are those of --wiremock followed by these (parents first), every WireMock scenario in ' +
-          '"Started". A mapping portal-mock cannot serve refuses the file, naming its JSON pointer',
-      }),
-    ),
     data: Type.Optional(
       Type.Array(DataEntry, {
         description:
@@ -316,6 +353,14 @@ export const ScenarioFile = Type.Object(
           'set to it, reset); all or nothing: an entry that does not apply leaves the sandbox as it was',
       }),
     ),
+    followed: Type.Optional(
+      Type.Array(DataEntry, {
+        description:
+          "in a bug capture, the changes that followed from the clock, not from the tester (the base world's " +
+          'workflow tickets moved on through their stages): applied after `data`, in order, as `data` is',
+      }),
+    ),
+    wiremock: Type.Optional(ScenarioWireMock),
   },
   { additionalProperties: false },
 );

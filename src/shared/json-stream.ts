@@ -10,9 +10,10 @@ const stringPiece = 256 * 1024;
 /** An object or array whose JSON is about this many characters at most is written by one JSON.stringify. */
 const smallChars = 16 * 1024;
 
+/** An open container knows its depth (the root's is 0): with an indent, its lines are indented by it. */
 type Frame =
-  | { kind: 'array'; list: readonly unknown[]; at: number }
-  | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; at: number; wrote: boolean }
+  | { kind: 'array'; list: readonly unknown[]; at: number; depth: number }
+  | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; at: number; wrote: boolean; depth: number }
   | { kind: 'string'; text: string; at: number };
 
 /** What JSON.stringify does to a value before writing it: toJSON(key), then boxed primitives unboxed. */
@@ -60,9 +61,9 @@ function small(value: object, budget: number): boolean {
 }
 
 /**
- * JSON.stringify(value) (no replacer, no indent) as a resumable walk: `next(chars)` gives the next piece of about
- * that many characters (a piece may run over by one short value), '' once the text is whole. A cycle throws
- * JSON.stringify's TypeError, as does a BigInt.
+ * JSON.stringify(value, null, indent) (no replacer; indent 0, the default, is no indent) as a resumable walk:
+ * `next(chars)` gives the next piece of about that many characters (a piece may run over by one short value), ''
+ * once the text is whole. A cycle throws JSON.stringify's TypeError, as does a BigInt.
  */
 export class JsonWriter {
   private readonly stack: Frame[] = [];
@@ -71,12 +72,25 @@ export class JsonWriter {
   private out: string[] = [];
   private length = 0;
   private done = false;
+  /** spaces per level; 0: compact */
+  private readonly indent: number;
+  /** the line breaks and indents of each depth, made once */
+  private readonly breaks: string[] = [];
 
-  constructor(value: unknown) {
+  constructor(value: unknown, indent = 0) {
+    // JSON.stringify's rule: at most 10 spaces
+    this.indent = Math.max(0, Math.min(10, Math.floor(indent)));
     const root = prepared(value, '');
     // JSON.stringify(undefined) is undefined: an export always has a body, so the writer writes nothing
     if (unwritten(root)) this.done = true;
-    else this.value(root);
+    else this.value(root, 0);
+  }
+
+  /** A line break and the indent of `depth`; '' without an indent. */
+  private lineAt(depth: number): string {
+    if (this.indent === 0) return '';
+    this.breaks[depth] ??= `\n${' '.repeat(this.indent * depth)}`;
+    return this.breaks[depth];
   }
 
   next(chars: number): string {
@@ -97,8 +111,8 @@ export class JsonWriter {
     this.length += text.length;
   }
 
-  /** Writes a prepared value that JSON.stringify writes (not undefined, a function or a symbol). */
-  private value(value: unknown): void {
+  /** Writes a prepared value that JSON.stringify writes (not undefined, a function or a symbol), at `depth`. */
+  private value(value: unknown, depth: number): void {
     if (value === null || typeof value === 'number' || typeof value === 'boolean') {
       this.write(JSON.stringify(value));
       return;
@@ -115,13 +129,16 @@ export class JsonWriter {
     const obj = value as object;
     if (this.open.has(obj)) throw new TypeError('Converting circular structure to JSON');
     if (small(obj, smallChars)) {
-      this.write(JSON.stringify(obj));
+      if (this.indent === 0) this.write(JSON.stringify(obj));
+      // indented from column 0: each line moved to this depth (a JSON text has no raw line break inside a string)
+      else if (depth === 0) this.write(JSON.stringify(obj, null, this.indent));
+      else this.write(JSON.stringify(obj, null, this.indent).replace(/\n/g, this.lineAt(depth)));
       return;
     }
     this.open.add(obj);
     if (Array.isArray(obj)) {
       this.write('[');
-      this.stack.push({ kind: 'array', list: obj, at: 0 });
+      this.stack.push({ kind: 'array', list: obj, at: 0, depth });
     } else {
       this.write('{');
       this.stack.push({
@@ -130,6 +147,7 @@ export class JsonWriter {
         keys: Object.keys(obj),
         at: 0,
         wrote: false,
+        depth,
       });
     }
   }
@@ -152,27 +170,31 @@ export class JsonWriter {
     }
     if (frame.kind === 'array') {
       if (frame.at === frame.list.length) {
-        this.write(']');
+        // an empty array is [] with an indent too
+        this.write(frame.list.length > 0 ? `${this.lineAt(frame.depth)}]` : ']');
         this.close(frame.list);
         return;
       }
       const index = frame.at++;
-      if (index > 0) this.write(',');
+      this.write(index > 0 ? `,${this.lineAt(frame.depth + 1)}` : this.lineAt(frame.depth + 1));
       const item = prepared(frame.list[index], String(index));
       if (unwritten(item)) this.write('null');
-      else this.value(item);
+      else this.value(item, frame.depth + 1);
       return;
     }
+    const colon = this.indent > 0 ? ': ' : ':';
     while (frame.at < frame.keys.length) {
       const key = frame.keys[frame.at++]!;
       const item = prepared(frame.obj[key], key);
       if (unwritten(item)) continue;
-      this.write(frame.wrote ? `,${JSON.stringify(key)}:` : `${JSON.stringify(key)}:`);
+      const line = this.lineAt(frame.depth + 1);
+      this.write(`${frame.wrote ? ',' : ''}${line}${JSON.stringify(key)}${colon}`);
       frame.wrote = true;
-      this.value(item);
+      this.value(item, frame.depth + 1);
       return;
     }
-    this.write('}');
+    // an object whose every value was left out is {} with an indent too
+    this.write(frame.wrote ? `${this.lineAt(frame.depth)}}` : '}');
     this.close(frame.obj);
   }
 
@@ -185,6 +207,8 @@ export class JsonWriter {
 export type JsonStreamOptions = {
   /** ms a reader may read nothing while the stream waits for it; then the stream is destroyed (its connection cut) */
   stallTimeout: number;
+  /** spaces per level, as JSON.stringify's third argument (a file a person reads); 0, the default: compact */
+  indent?: number;
   /** characters per pushed chunk */
   chunkChars?: number;
   /** ms of writing before the event loop is given back to other work */
@@ -213,12 +237,12 @@ export class StalledReaderError extends Error {
 }
 
 /**
- * JSON.stringify(value) as a Readable of UTF-8 bytes: written `chunkChars` at a time while its reader takes them,
- * giving the event loop back every `sliceMs`; it waits (writes nothing more) once `highWaterMark` bytes wait unread,
- * and is destroyed with a StalledReaderError when it waited `stallTimeout` ms with no read. It emits 'waiting' each
- * time it stops for its reader; `produced` counts the bytes written so far. The value is read as the stream goes:
- * give it data that does not change (the store's frozen collections), else the text is whatever the value held when
- * each part was written.
+ * JSON.stringify(value, null, indent) as a Readable of UTF-8 bytes: written `chunkChars` at a time while its reader
+ * takes them, giving the event loop back every `sliceMs`; it waits (writes nothing more) once `highWaterMark` bytes
+ * wait unread, and is destroyed with a StalledReaderError when it waited `stallTimeout` ms with no read. It emits
+ * 'waiting' each time it stops for its reader; `produced` counts the bytes written so far. The value is read as the
+ * stream goes: give it data that does not change (the store's frozen collections), else the text is whatever the
+ * value held when each part was written.
  */
 export class JsonStream extends Readable {
   /** bytes pushed so far */
@@ -234,7 +258,7 @@ export class JsonStream extends Readable {
 
   constructor(value: unknown, options: JsonStreamOptions) {
     super({ highWaterMark: options.highWaterMark ?? jsonStreamHighWaterMark });
-    this.writer = new JsonWriter(value);
+    this.writer = new JsonWriter(value, options.indent);
     this.chunkChars = options.chunkChars ?? defaultChunkChars;
     this.sliceMs = options.sliceMs ?? defaultSliceMs;
     this.stallTimeout = options.stallTimeout;

@@ -1,6 +1,6 @@
-// Exports stream (issue 54, part 5): the state, a capture and the journal's HAR are JSON.stringify's bytes, written
-// in slices into a stream that waits for its reader; a client that reads nothing holds a bounded number of bytes,
-// does not keep other requests waiting, and is cut after --export-stall-timeout.
+// Exports stream (issue 54, part 5): the state, a capture (indented, issue 56) and the journal's HAR are
+// JSON.stringify's bytes, written in slices into a stream that waits for its reader; a client that reads nothing holds
+// a bounded number of bytes, does not keep other requests waiting, and is cut after --export-stall-timeout.
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
@@ -20,8 +20,8 @@ const schemaSerializer = (schema: object, shared: Record<string, unknown>) =>
   fastJsonStringify(schema as never, { schema: referencedSchemas(schema, shared) as never }) as (v: unknown) => string;
 
 /** The whole text of a writer, taken `chars` at a time. */
-function written(value: unknown, chars: number): string {
-  const w = new JsonWriter(value);
+function written(value: unknown, chars: number, indent = 0): string {
+  const w = new JsonWriter(value, indent);
   let text = '';
   for (let guard = 0; !w.finished; guard++) {
     if (guard > 10_000_000) throw new Error('the writer does not finish');
@@ -57,8 +57,14 @@ t.test('the writer writes what JSON.stringify writes, whatever the piece size', 
     'key "quoted"\n': 'v',
     toJSONResult: { toJSON: () => ({ replaced: true, inner: { toJSON: (k: string) => `inner ${k}` } }) },
   };
-  for (const chars of [1, 7, 1024, 65_536])
+  for (const chars of [1, 7, 1024, 65_536]) {
     t.equal(written(tricky, chars), JSON.stringify(tricky), `pieces of ${chars} characters`);
+    t.equal(written(tricky, chars, 2), JSON.stringify(tricky, null, 2), `indented, pieces of ${chars} characters`);
+  }
+  // containers too large for one JSON.stringify, nested: each written line indented by its depth
+  const wide = { list: Array.from({ length: 2000 }, (_, i) => ({ i, tags: i % 3 ? [] : ['a', { b: undefined }] })) };
+  t.equal(written([wide, [wide]], 4096, 2), JSON.stringify([wide, [wide]], null, 2), 'large nested containers');
+  t.equal(written({ only: undefined }, 5, 2), '{}', 'an object whose values are all left out');
   t.equal(written('plain', 3), '"plain"');
   t.equal(written(undefined, 3), '', 'JSON.stringify(undefined) writes nothing');
   // a surrogate pair cut at every boundary a 1024-character piece can fall on
@@ -70,6 +76,12 @@ t.test('the writer writes what JSON.stringify writes, whatever the piece size', 
   fc.assert(
     fc.property(fc.jsonValue(), fc.integer({ min: 1, max: 64 }), (value, chars) => {
       return written(value, chars) === JSON.stringify(value);
+    }),
+    { numRuns: 300 },
+  );
+  fc.assert(
+    fc.property(fc.jsonValue(), fc.integer({ min: 1, max: 64 }), fc.integer({ min: 1, max: 4 }), (v, chars, n) => {
+      return written(v, chars, n) === JSON.stringify(v, null, n);
     }),
     { numRuns: 300 },
   );
@@ -115,11 +127,15 @@ t.test('state, capture and HAR answers are JSON.stringify of the same object, st
     instance: app.instance.name,
   });
   const expected = capturedAsServed(captured, app.getSchemas() as Record<string, unknown>);
-  t.equal(capture.body, JSON.stringify(expected), 'the capture is JSON.stringify of the bug capture');
   t.equal(
     capture.body,
-    schemaSerializer(ScenarioFile, shared)(captured),
-    'the bytes the schema serializer wrote before',
+    JSON.stringify(expected, null, 2),
+    'the capture is JSON.stringify of the bug capture, indented',
+  );
+  t.same(
+    JSON.parse(capture.body),
+    JSON.parse(schemaSerializer(ScenarioFile, shared)(captured)),
+    'what the schema serializer writes of it: nothing the schema leaves out',
   );
 
   const har = await app.inject({ url: '/__admin/requests?format=har&sandbox=exp' });

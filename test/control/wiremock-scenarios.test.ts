@@ -32,13 +32,13 @@ function dirs(t: Test) {
   put(root, 'mappings/a.json', mapping('/root-a', { id: overrideId }));
   put(root, 'mappings/b.json', mapping('/root-b'));
   const scenarios = tempDir(t, 'pm-wm-scenarios-');
-  put(scenarios, 'parent.json', { name: 'parent', description: 'p', wiremock: [mapping('/parent')] });
+  put(scenarios, 'parent.json', { name: 'parent', description: 'p', wiremock: { mappings: [mapping('/parent')] } });
   put(scenarios, 'child.json', {
     name: 'child',
     description: 'c',
     extends: 'parent',
     // the second replaces the root's mapping of the same id, in its place
-    wiremock: [mapping('/child'), mapping('/root-a-overridden', { id: overrideId })],
+    wiremock: { mappings: [mapping('/child'), mapping('/root-a-overridden', { id: overrideId })] },
   });
   return { root, scenarios };
 }
@@ -87,13 +87,15 @@ t.test(
     const bad = {
       name: 'bad',
       description: 'b',
-      wiremock: [mapping('/ok'), { request: { url: '/x', headers: { a: { equalToXml: '<a/>' } } }, response: {} }],
+      wiremock: {
+        mappings: [mapping('/ok'), { request: { url: '/x', headers: { a: { equalToXml: '<a/>' } } }, response: {} }],
+      },
     };
     const refused = await call('PUT', '/__admin/scenarios/bad', bad);
     t.equal(refused.status, 400);
     t.match(
       refused.body.message,
-      /scenario "bad": at \/wiremock\/1\/request\/headers\/a\/equalToXml: Unsupported by portal-mock/,
+      /scenario "bad": at \/wiremock\/mappings\/1\/request\/headers\/a\/equalToXml: Unsupported by portal-mock/,
     );
     t.notOk(app.scenarios.get('bad'), 'not defined');
     const inline = await call('PUT', '/__admin/scenario?sandbox=s3', { scenario: bad });
@@ -102,12 +104,19 @@ t.test(
     const dup = await call('PUT', '/__admin/scenarios/dup', {
       name: 'dup',
       description: 'd',
-      wiremock: [mapping('/1', { id: overrideId }), mapping('/2', { id: overrideId })],
+      wiremock: { mappings: [mapping('/1', { id: overrideId }), mapping('/2', { id: overrideId })] },
     });
     t.equal(dup.status, 400);
-    t.match(dup.body.message, /at \/wiremock\/1\/id: Duplicate id: the id of the mapping at \/wiremock\/0/);
+    t.match(
+      dup.body.message,
+      /at \/wiremock\/mappings\/1\/id: Duplicate id: the id of the mapping at \/wiremock\/mappings\/0/,
+    );
 
-    const good = await call('PUT', '/__admin/scenarios/good', { ...bad, name: 'good', wiremock: [mapping('/ok')] });
+    const good = await call('PUT', '/__admin/scenarios/good', {
+      ...bad,
+      name: 'good',
+      wiremock: { mappings: [mapping('/ok')] },
+    });
     t.equal(good.status, 201);
     t.same(urls(app.scenarios.wiremockOf('good')), ['/root-a', '/root-b', '/ok']);
   },
@@ -121,7 +130,7 @@ t.test(
     const broken = {
       name: 'broken',
       description: 'x',
-      wiremock: [mapping('/never')],
+      wiremock: { mappings: [mapping('/never')] },
       data: [{ patch: 'users', tenant: tenants.romashka, id: 'no-such-user', set: { statusText: 'x' } }],
     };
     t.equal((await call('PUT', '/__admin/scenarios/broken', broken)).status, 201);
@@ -145,7 +154,7 @@ t.test("past a sandbox's bounds with --wiremock's: refused, naming the flag", as
   const over = await call('PUT', '/__admin/scenarios/big', {
     name: 'big',
     description: 'b',
-    wiremock: [mapping('/1'), mapping('/2')],
+    wiremock: { mappings: [mapping('/1'), mapping('/2')] },
   });
   t.equal(over.status, 400);
   t.match(over.body.message, /at most 3 stub mappings \(--wiremock-max-mappings\); it would hold 4/);

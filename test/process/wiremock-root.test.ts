@@ -42,7 +42,9 @@ function scenarioDir(t: Parameters<typeof tempDir>[0]): string {
   put(dir, 'with-stubs.json', {
     name: 'with-stubs',
     description: 'a scenario with a WireMock mapping of its own',
-    wiremock: [{ request: { method: 'GET', url: '/from-scenario' }, response: { status: 418, body: 'teapot' } }],
+    wiremock: {
+      mappings: [{ request: { method: 'GET', url: '/from-scenario' }, response: { status: 418, body: 'teapot' } }],
+    },
   });
   return dir;
 }
@@ -83,11 +85,11 @@ t.test('a scenario file with a bad mapping: exit 2 naming --scenarios, the file 
   const file = put(dir, 'bad-stubs.json', {
     name: 'bad-stubs',
     description: 'x',
-    wiremock: [{ request: { url: '/a' }, response: { status: 200, transformers: ['other'] } }],
+    wiremock: { mappings: [{ request: { url: '/a' }, response: { status: 200, transformers: ['other'] } }] },
   });
   const failed = await startFails(['--scenarios', dir]);
   t.equal(failed.code, 2);
-  t.match(failed.out, `portal-mock: --scenarios ${dir}: ${file}: at /wiremock/0/response/transformers/0: `);
+  t.match(failed.out, `portal-mock: --scenarios ${dir}: ${file}: at /wiremock/mappings/0/response/transformers/0: `);
 });
 
 t.test("every new sandbox starts with the root mappings, then its scenario's (as --data writes them)", async (t) => {

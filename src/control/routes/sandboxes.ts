@@ -9,7 +9,7 @@ import type { Sandbox } from '../../store/sandbox.js';
 import { activateScenario, checkActivation } from '../../domain/scenario-activation.js';
 import { header } from '../../http/context.js';
 import { clusterSandboxes } from '../peers.js';
-import { bugCapture, capturedAsServed, captureName } from '../capture.js';
+import { bugCapture, captureIndent, capturedAsServed, captureName } from '../capture.js';
 import { sendJsonStream } from '../export-stream.js';
 import { adminSandboxName, adminWork, sandboxInfo, sandboxNotFound, SandboxQuery } from '../sandbox.js';
 
@@ -289,9 +289,12 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'A bug capture: the sandbox as one scenario file that replays it byte for byte on any server',
         description:
-          'The sandbox as a scenario file: `pin` (the seed and reference date of its base world, its clock frozen at ' +
-          'this instant, the id-less collections it changed), `data` (its data changes, every collection, sign-ins ' +
-          'included), and the behaviour of its scenario with what that extends, flattened. Applied on another server ' +
+          'The sandbox as a scenario file a person reads (indented, a `summary` first): `pin` (the seed and reference ' +
+          'date of its base world, its clock frozen at this instant, the id-less collections it changed), `data` (its ' +
+          "data changes, every collection, sign-ins included; a list that gained or lost items, such as a group's " +
+          "members, patched by those items), `followed` (the base world's tickets the clock alone moved on), " +
+          '`wiremock` (its WireMock stubs and scenario states, when it has any), and the behaviour of its scenario ' +
+          'with what that extends, flattened. Applied on another server ' +
           '(PUT /__admin/scenario with it inline, PUT /__admin/scenarios/{name}, or a file and --scenario), started ' +
           'on any day with any --now and --seed, the sandbox answers every GET as this one does now. Answered as a ' +
           'download (content-disposition), streamed (a client that reads nothing for --export-stall-timeout ms is ' +
@@ -318,7 +321,7 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
         instance: app.instance.name,
       });
       const served = capturedAsServed(capture, app.getSchemas() as Record<string, unknown>);
-      return sendJsonStream(reply, served, `${scenarioName}.json`);
+      return sendJsonStream(reply, served, `${scenarioName}.json`, { indent: captureIndent });
     },
   );
 };

@@ -15,7 +15,12 @@ const closed = { additionalProperties: false };
 export const maxInlineCaptureBytes = 256 * 1024;
 const Capture = Type.Object(
   { name: Type.String() },
-  { additionalProperties: true, description: 'a bug capture: a scenario file with pin and data' },
+  {
+    additionalProperties: true,
+    description:
+      'a bug capture: a scenario file with summary (read it first), pin, data (what was arranged), followed (what ' +
+      'the clock moved on) and wiremock (its stubs), as capture_sandbox returns it',
+  },
 );
 const schemas = {
   captureIn: toolSchema(
@@ -54,8 +59,11 @@ export function registerCaptureTools(server: McpServer, { call }: ToolContext): 
     {
       title: 'Capture a sandbox as a bug file',
       description:
-        'The sandbox as one scenario file (seed, frozen clock, its data changes, its scenario flattened) that ' +
-        'replays it byte for byte on any server: attach it to a bug report, or give it to replay_capture. A capture ' +
+        'The sandbox as one scenario file that replays it byte for byte on any server: `summary` (a few lines: the ' +
+        'clock, the scenario, what was arranged and what followed), `pin` (seed, frozen clock), `data` (the changes ' +
+        "that were arranged; a group's membership as the ids that joined), `followed` (base tickets the clock moved " +
+        'on), `wiremock` (its WireMock stubs and scenario states, if any), its scenario flattened. Attach it to a bug ' +
+        'report, or give `capture` unchanged to replay_capture. A capture ' +
         `larger than ${maxInlineCaptureBytes} bytes is not inlined: the answer gives its size and the URL to ` +
         'download it from.',
       inputSchema: schemas.captureIn,
@@ -84,7 +92,8 @@ export function registerCaptureTools(server: McpServer, { call }: ToolContext): 
       title: 'Replay a bug capture',
       description:
         'Defines a capture_sandbox file as a scenario on this server and activates it in a sandbox (made if ' +
-        'missing): the sandbox then answers as the captured one did. Returns the active scenario; then call_portal ' +
+        'missing): its world, clock, data, followed and WireMock stubs (none if the capture has none), all or ' +
+        'nothing, so the sandbox then answers as the captured one did. Returns the active scenario; then call_portal ' +
         'in that sandbox (the captured session still signs). Absolute URLs in answers carry the Host of the server ' +
         "answering, so on another server they differ in host:port only: give call_portal `host` the origin's " +
         'host:port to compare bytes.',
