@@ -48,7 +48,11 @@ if (watch) {
   rmSync('dist/chunks', { recursive: true, force: true }); // chunks are named by their content: drop old ones
   await build({
     ...options,
-    entryPoints: { 'portal-mock': 'dist/server.js', 'start-mock': 'dist/start-mock.js' },
+    entryPoints: {
+      'portal-mock': 'dist/server.js',
+      'start-mock': 'dist/start-mock.js',
+      'start-server': 'dist/start-server.js',
+    },
     outdir: 'dist',
     outExtension: { '.js': '.mjs' },
     splitting: true,

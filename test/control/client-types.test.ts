@@ -171,3 +171,101 @@ t.test("the client's declarations load nothing of the server, TypeBox or Fastify
     [],
   );
 });
+
+/** The declaration files a program rooted at `entry` loads (TypeScript's own lib files left out), and its problems. */
+function declarationsOf(entry: string) {
+  const program = ts.createProgram({
+    rootNames: [join(root, entry)],
+    options: {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      types: [],
+      noEmit: true,
+    },
+  });
+  const all = program.getSourceFiles().map((f) => relative(root, f.fileName));
+  return {
+    all,
+    ours: all.filter((f) => !f.includes('node_modules/typescript/lib/')).sort(),
+    problems: ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')),
+  };
+}
+
+t.test(
+  "startMock's declarations (the package's main entry) load the client's rule: no server, TypeBox or Fastify",
+  async (t) => {
+    // issue 56, part 5: the entry re-exported src/app.ts, so a test importing startMock read 464 files (Fastify, pino,
+    // TypeBox, ajv and the server's own) where one importing the client read 165
+    const main = declarationsOf('dist/start-mock.d.ts');
+    const client = declarationsOf('dist/client/control.d.ts');
+    t.same(main.problems, []);
+    t.same(
+      main.ours,
+      [
+        'dist/client/control.d.ts',
+        'dist/client/types.gen.d.ts',
+        'dist/mock-options.gen.d.ts',
+        'dist/start-mock.d.ts',
+        'dist/version.d.ts',
+      ],
+      "five declaration files: the entry, its options, the version and the client's two",
+    );
+    t.same(
+      main.all.filter((f) => /node_modules\/(fastify|@fastify|pino|@sinclair|ajv)\//.test(f)),
+      [],
+      'nothing of Fastify, pino, TypeBox or ajv',
+    );
+    t.ok(
+      main.all.length <= client.all.length * 1.1,
+      `as many files as the client's, within 10%: ${main.all.length} against ${client.all.length}`,
+    );
+  },
+);
+
+t.test(
+  'startMock is typed by MockOptions and RunningMock: a misspelt option or mock.app does not compile',
+  async (t) => {
+    const start = "import { startMock, type MockOptions, type RunningMock } from '../../dist/start-mock.js';\n";
+    const server = "import { startMock as startServer } from '../../dist/start-server.js';\n";
+    const cases = {
+      good: `${start}${server}
+const options: MockOptions = { seed: 7, now: '2026-03-02T09:00:00Z', logLevel: 'warn', logger: false, users: 50 };
+export async function use() {
+  const mock: RunningMock = await startMock(options);
+  const seed: number = (await mock.admin.health()).seed;
+  const url: string = mock.url;
+  await mock.close();
+  const withApp = await startServer({ seed: 7 });
+  const status: number = (await withApp.app.inject({ url: '/__admin/health' })).statusCode;
+  await withApp.close();
+  return [seed, url, status];
+}
+`,
+      option: `${start}export const m = startMock({ sed: 7 });\n`,
+      level: `${start}export const m = startMock({ logLevel: 'loud' });\n`,
+      app: `${start}export const f = async () => (await startMock()).app;\n`,
+    };
+    mkdirSync(dir, { recursive: true });
+    const files = Object.fromEntries(
+      Object.entries(cases).map(([name, code]) => {
+        const file = join(dir, `${process.pid}-start-${name}.ts`);
+        writeFileSync(file, code);
+        return [name, file];
+      }),
+    ) as Record<keyof typeof cases, string>;
+    t.teardown(() => {
+      for (const f of Object.values(files)) rmSync(f, { force: true });
+      try {
+        rmdirSync(dir);
+      } catch {}
+    });
+    const found = typeCheck(Object.values(files));
+    const of = (name: keyof typeof cases) => (found.get(relative(root, files[name])) ?? []).join('\n');
+    t.equal(of('good'), '', 'correct use compiles, portal-mock/server with its app too');
+    t.match(of('option'), /TS2561.*'sed'.*Did you mean to write 'seed'\?/, 'a misspelt option names the closest one');
+    t.match(of('level'), /TS2322.*"loud"/, 'an option has the type of its schema');
+    t.match(of('app'), /TS2339: Property 'app' does not exist/, 'RunningMock has no app (portal-mock/server has)');
+    const elsewhere = [...found].filter(([f]) => !f.startsWith(`test${'/'}.client-types`));
+    t.same(elsewhere, [], 'and nothing else fails to compile');
+  },
+);

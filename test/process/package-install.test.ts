@@ -77,6 +77,9 @@ t.test(
       'dist/portal-mock.mjs',
       'dist/start-mock.mjs',
       'dist/start-mock.d.ts',
+      'dist/mock-options.gen.d.ts',
+      'dist/start-server.mjs',
+      'dist/start-server.d.ts',
       'dist/client/control.js',
       'fixtures/tenants.json',
       'public/console.html',
@@ -192,7 +195,10 @@ const code = await suite.outbox.lastTwoFactorCode('olga.smirnova@romashka.test')
 const sandboxes = (await mock.admin.sandboxes.list()).map((s) => s.name).sort();
 await suite.sandboxes.delete('suite-1');
 await mock.close();
-console.log(JSON.stringify({ url: mock.url, seed: health.seed, scenario: health.scenario, status: asked.status, code, sandboxes }));
+const server = await (await import('portal-mock/server')).startMock({ seed: 8 });
+const injected = (await server.app.inject({ url: '/__admin/health' })).json().seed;
+await server.close();
+console.log(JSON.stringify({ url: mock.url, seed: health.seed, scenario: health.scenario, status: asked.status, code, sandboxes, injected, keys: Object.keys(mock).sort() }));
 `;
     writeFileSync(join(project, 'use.mjs'), script);
     const run = spawnSync(...withoutTapHooks(process.execPath, ['use.mjs']), {
@@ -209,6 +215,8 @@ console.log(JSON.stringify({ url: mock.url, seed: health.seed, scenario: health.
       status: 200,
       code: /^\d{6}$/,
       sandboxes: ['default', 'suite-1'],
+      injected: 8, // portal-mock/server's startMock, with the Fastify instance
+      keys: ['admin', 'close', 'url'],
     });
 
     // the shipped types: the same calls in TypeScript, checked with this repository's compiler against the installed package
@@ -216,11 +224,17 @@ console.log(JSON.stringify({ url: mock.url, seed: health.seed, scenario: health.
       join(project, 'use.ts'),
       `import { startMock, type RunningMock } from 'portal-mock';
 import { adminClient } from 'portal-mock/admin';
+import { buildApp, startMock as startServer } from 'portal-mock/server';
 const mock: RunningMock = await startMock({ port: 0, seed: 7, scenario: 'flaky', now: '2026-03-02T09:00:00Z' });
 const seed: number = (await mock.admin.health()).seed;
 const code: string | null = await adminClient({ baseUrl: mock.url, sandbox: 'x' }).outbox.lastTwoFactorCode('a@b.test');
 await mock.close();
-export { seed, code };
+const server = await startServer({ seed: 7 });
+const status: number = (await server.app.inject({ url: '/__admin/health' })).statusCode;
+await server.close();
+const app = await buildApp({ seed: 8 });
+await app.close();
+export { seed, code, status };
 `,
     );
     writeFileSync(
