@@ -75,6 +75,18 @@ export const Options = Type.Object({
       'a WireMock root directory (mappings/*.json, __files/): every new sandbox starts with its stub mappings',
     expected: 'a directory',
   }),
+  wiremockMaxMappings: Type.Integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 500,
+    description: 'most WireMock stub mappings one sandbox holds; a change past it is a 422 and changes nothing',
+  }),
+  wiremockSandboxKb: Type.Integer({
+    minimum: 1,
+    maximum: 1_048_576,
+    default: 1024,
+    description: "most KiB of JSON one sandbox's WireMock stub mappings take; a change past it is a 422",
+  }),
   state: optional(Type.String(nonEmpty), {
     description: 'start the default sandbox from a snapshot exported by GET /__admin/state',
     expected: 'a file',
