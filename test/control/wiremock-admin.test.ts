@@ -37,7 +37,11 @@ t.test('mappings: create, list, get, put, delete, as WireMock answers them', asy
     'made on first use',
   );
 
-  const created = await a('POST', '/mappings', { request: { url: '/one' }, response: { body: 'x' }, metadata: { k: 1 } });
+  const created = await a('POST', '/mappings', {
+    request: { url: '/one' },
+    response: { body: 'x' },
+    metadata: { k: 1 },
+  });
   t.equal(created.status, 201);
   t.match(created.body.id, uuid, 'an id is given');
   t.equal(created.body.uuid, created.body.id);
@@ -224,31 +228,34 @@ t.test('near misses of a request and of a request pattern', async (t) => {
   t.same([badPattern.status, badPattern.body.errors[0].source.pointer], [422, '/host']);
 });
 
-t.test('reset: mappings back to the start ones, states Started, journal emptied; also by a sandbox reset', async (t) => {
-  const { app, wm, call } = await listening(t);
-  const start = parseMapping(mapping('/start'), () => '22222222-2222-4222-8222-222222222222');
-  if (!('mapping' in start)) throw new Error('the start mapping parses');
-  app.wiremockRoot.stubs = WireMockStubs.of([start.mapping]);
-  const a = wm('wm-reset');
-  await a('POST', '/mappings', mapping('/added', { scenarioName: 's', newScenarioState: 'x' }));
-  await a('PUT', '/scenarios/s/state', { state: 'x' });
-  await call('GET', '/sandbox/wm-reset/__admin/health');
-  await call('GET', '/sandbox/wm-reset/wiremock/somewhere');
-  t.ok((await call('GET', '/__admin/requests?sandbox=wm-reset')).body.length > 0, 'the journal has entries');
+t.test(
+  'reset: mappings back to the start ones, states Started, journal emptied; also by a sandbox reset',
+  async (t) => {
+    const { app, wm, call } = await listening(t);
+    const start = parseMapping(mapping('/start'), () => '22222222-2222-4222-8222-222222222222');
+    if (!('mapping' in start)) throw new Error('the start mapping parses');
+    app.wiremockRoot.stubs = WireMockStubs.of([start.mapping]);
+    const a = wm('wm-reset');
+    await a('POST', '/mappings', mapping('/added', { scenarioName: 's', newScenarioState: 'x' }));
+    await a('PUT', '/scenarios/s/state', { state: 'x' });
+    await call('GET', '/sandbox/wm-reset/__admin/health');
+    await call('GET', '/sandbox/wm-reset/wiremock/somewhere');
+    t.ok((await call('GET', '/__admin/requests?sandbox=wm-reset')).body.length > 0, 'the journal has entries');
 
-  t.same(await a('POST', '/reset'), { status: 200, body: '' });
-  t.same(urls((await a('GET', '/mappings')).body), ['/start'], 'the start mappings');
-  t.same((await call('GET', '/__admin/requests?sandbox=wm-reset')).body, [], 'the journal emptied');
+    t.same(await a('POST', '/reset'), { status: 200, body: '' });
+    t.same(urls((await a('GET', '/mappings')).body), ['/start'], 'the start mappings');
+    t.same((await call('GET', '/__admin/requests?sandbox=wm-reset')).body, [], 'the journal emptied');
 
-  await a('POST', '/mappings', mapping('/again'));
-  t.same(await a('POST', '/mappings/reset'), { status: 200, body: '' });
-  t.same(urls((await a('GET', '/mappings')).body), ['/start'], 'POST /mappings/reset');
+    await a('POST', '/mappings', mapping('/again'));
+    t.same(await a('POST', '/mappings/reset'), { status: 200, body: '' });
+    t.same(urls((await a('GET', '/mappings')).body), ['/start'], 'POST /mappings/reset');
 
-  // a sandbox reset of the control plane puts back what the sandbox started with
-  await a('POST', '/mappings', mapping('/more'));
-  t.equal((await call('POST', '/__admin/reset?sandbox=wm-reset', {})).status, 200);
-  t.same(urls((await a('GET', '/mappings')).body), [], 'the start ones of the registry (none here)');
-});
+    // a sandbox reset of the control plane puts back what the sandbox started with
+    await a('POST', '/mappings', mapping('/more'));
+    t.equal((await call('POST', '/__admin/reset?sandbox=wm-reset', {})).status, 200);
+    t.same(urls((await a('GET', '/mappings')).body), [], 'the start ones of the registry (none here)');
+  },
+);
 
 t.test('under --data every change outlives a restart; save changes nothing', async (t) => {
   const dir = tempDir(t, 'wm-admin-data-');

@@ -30,7 +30,7 @@ const tags = ['wiremock'];
 // route takes it as any JSON and answers it as an object of WireMock's StubMapping shape.
 
 const MappingIn = Type.Unknown({
-  description: "a stub mapping as WireMock takes it (docs/wiremock.md: the fields served; any other is a 422)",
+  description: 'a stub mapping as WireMock takes it (docs/wiremock.md: the fields served; any other is a 422)',
 });
 const Mapping = Type.Object(
   { id: Type.String(), uuid: Type.String(), request: Type.Object({}, { additionalProperties: true }) },
@@ -56,10 +56,13 @@ const WireMockError = Type.Object(
 type WireMockError = Static<typeof WireMockError>;
 const NoBody = Type.Unsafe<undefined>({ type: 'null', description: 'no body, as WireMock answers' });
 const Empty = Type.Object({}, { description: '{}, as WireMock answers' });
-const IdParams = Type.Object({ stubMappingId: Type.String({ maxLength: 100, description: 'the mapping id (a UUID)' }) });
+const IdParams = Type.Object({
+  stubMappingId: Type.String({ maxLength: 100, description: 'the mapping id (a UUID)' }),
+});
 const ScenarioParams = Type.Object({ name: Type.String({ minLength: 1, maxLength: 1000 }) });
 const Pattern = Type.Unknown({
-  description: 'a string value pattern over the metadata\'s JSON, e.g. {"matchesJsonPath": {"expression": "$.x", "equalTo": "y"}}',
+  description:
+    'a string value pattern over the metadata\'s JSON, e.g. {"matchesJsonPath": {"expression": "$.x", "equalTo": "y"}}',
 });
 const ImportBody = Type.Object({
   mappings: Type.Array(MappingIn, { description: 'the mappings; the first one is served first among equals' }),
@@ -70,7 +73,9 @@ const ImportBody = Type.Object({
           description: 'an id the sandbox has: replaced (OVERWRITE, the default) or kept (IGNORE)',
         }),
       ),
-      deleteAllNotInImport: Type.Optional(Type.Boolean({ description: 'delete the mappings whose id is not imported' })),
+      deleteAllNotInImport: Type.Optional(
+        Type.Boolean({ description: 'delete the mappings whose id is not imported' }),
+      ),
     }),
   ),
 });
@@ -463,7 +468,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
     async (_req, reply) => reply.code(200).send(),
   );
 
-  const byMetadata = (req: FastifyRequest, reply: FastifyReply, sandbox: Sandbox) => {
+  const byMetadata = (req: FastifyRequest, reply: FastifyReply) => {
     const pattern = parsePattern(req.body, mappingLimits);
     if ('errors' in pattern) {
       void reply.code(422).send(pattern);
@@ -490,7 +495,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
     },
     async (req, reply) => {
       const sandbox = readSandbox(req);
-      const matches = byMetadata(req, reply, sandbox);
+      const matches = byMetadata(req, reply);
       if (!matches) return reply;
       const found = sandbox.wiremock.servingOrder.filter(matches);
       return { mappings: found.map(shown), meta: { total: found.length } };
@@ -512,7 +517,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
     },
     async (req, reply) => {
       const { sandbox } = req.mock;
-      const matches = byMetadata(req, reply, sandbox);
+      const matches = byMetadata(req, reply);
       if (!matches) return reply;
       sandbox.wiremock = sandbox.wiremock.filter((m) => !matches(m));
       return {};
@@ -683,7 +688,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
         summary: 'Reset mappings, scenario states and journal',
         description:
           "The sandbox's mappings back to the start ones (--wiremock DIR), every scenario Started, its journal " +
-          'emptied, as WireMock\'s reset. Its data, clock and portal scenario stay (POST /__admin/reset resets those).',
+          "emptied, as WireMock's reset. Its data, clock and portal scenario stay (POST /__admin/reset resets those).",
         response: { 200: NoBody, ...errors(401, 429) },
       },
       config: { sandbox: 'write' },
