@@ -447,7 +447,8 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       config: { sandbox: 'write' },
     },
     async (req, reply) => {
-      req.mock.sandbox.wiremock = app.wiremockRoot.stubs;
+      const { sandbox } = req.mock;
+      sandbox.wiremock = app.wiremockRoot.stubs;
       return reply.code(200).send();
     },
   );
@@ -623,7 +624,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       return {
         scenarios: stubs.scenarios().map((s) => ({
           ...s,
-          mappings: stubs.servingOrder.filter((m) => m.scenarioName === s.name).map(shown),
+          mappings: stubs.mappings.filter((m) => m.scenarioName === s.name).map(shown), // oldest first, as WireMock
         })),
       };
     },
