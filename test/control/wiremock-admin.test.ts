@@ -113,7 +113,7 @@ t.test('import: all checked first; OVERWRITE, IGNORE, deleteAllNotInImport', asy
     mappings: [{ id: fixed, ...mapping('/fixed-ignored') }, mapping('/i'), mapping('/j')],
     importOptions: { duplicatePolicy: 'IGNORE' },
   });
-  t.same([ok.status, ok.body], [200, '']);
+  t.same([ok.status, ok.body], [200, {}]);
   t.same(urls((await a('GET', '/mappings')).body), ['/i', '/j', '/fixed', '/old'], 'the first imported is tried first');
 
   await a('POST', '/mappings/import', { mappings: [{ id: fixed, ...mapping('/fixed-new') }] });
@@ -242,12 +242,12 @@ t.test(
     await call('GET', '/sandbox/wm-reset/wiremock/somewhere');
     t.ok((await call('GET', '/__admin/requests?sandbox=wm-reset')).body.length > 0, 'the journal has entries');
 
-    t.same(await a('POST', '/reset'), { status: 200, body: '' });
+    t.same(await a('POST', '/reset'), { status: 200, body: {} });
     t.same(urls((await a('GET', '/mappings')).body), ['/start'], 'the start mappings');
     t.same((await call('GET', '/__admin/requests?sandbox=wm-reset')).body, [], 'the journal emptied');
 
     await a('POST', '/mappings', mapping('/again'));
-    t.same(await a('POST', '/mappings/reset'), { status: 200, body: '' });
+    t.same(await a('POST', '/mappings/reset'), { status: 200, body: {} });
     t.same(urls((await a('GET', '/mappings')).body), ['/start'], 'POST /mappings/reset');
 
     // a sandbox reset of the control plane puts back what the sandbox started with
@@ -263,7 +263,7 @@ t.test('under --data every change outlives a restart; save changes nothing', asy
   const a = first.wm('wm-kept');
   await a('POST', '/mappings', mapping('/kept', { scenarioName: 'flow', newScenarioState: 'two', persistent: true }));
   await a('PUT', '/scenarios/flow/state', { state: 'two' });
-  t.same(await a('POST', '/mappings/save'), { status: 200, body: '' });
+  t.same(await a('POST', '/mappings/save'), { status: 200, body: {} });
   await first.app.close();
 
   const again = await listening(t, { data: dir });
@@ -295,8 +295,8 @@ t.test('settings, health, version, recordings, shutdown, and the 404 of the bloc
   const { wm } = await listening(t);
   const a = wm('wm-misc');
   t.same(await a('GET', '/settings'), { status: 200, body: { settings: {} } });
-  t.same(await a('POST', '/settings', { settings: {} }), { status: 200, body: '' });
-  t.same(await a('PUT', '/settings', {}), { status: 200, body: '' });
+  t.same(await a('POST', '/settings', { settings: {} }), { status: 200, body: {} });
+  t.same(await a('PUT', '/settings', {}), { status: 200, body: {} });
   const delay = await a('POST', '/settings', { fixedDelay: 5 });
   t.same([delay.status, delay.body.errors[0].source.pointer], [422, '/fixedDelay']);
   const wrapped = await a('PUT', '/settings', { settings: { delayDistribution: { type: 'uniform' } } });
