@@ -446,7 +446,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       },
       config: { sandbox: 'write' },
     },
-    async (req, reply) => {
+    async (req) => {
       const { sandbox } = req.mock;
       sandbox.wiremock = app.wiremockRoot.stubs;
       return {};
@@ -694,7 +694,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       },
       config: { sandbox: 'write' },
     },
-    async (req, reply) => {
+    async (req) => {
       const { sandbox } = req.mock;
       sandbox.wiremock = app.wiremockRoot.stubs;
       sandbox.journal.clear();
