@@ -83,6 +83,8 @@ else {
     const [a, b] = [await send(ours, method, path, body), await send(theirs, method, path, body)];
     // a success WireMock answers without a body is {} here (every success of the control plane is JSON)
     if (b.status === 200 && b.body === '' && a.status === 200) b.body = {};
+    // WireMock's 404 of an unknown mapping id has no body; ours names the id
+    if (b.status === 404 && b.body === '' && a.status === 404) a.body = '';
     t.same(
       comparable(withoutIds(a)),
       comparable(withoutIds(b)),

@@ -54,7 +54,6 @@ const WireMockError = Type.Object(
   { description: "WireMock's error body" },
 );
 type WireMockError = Static<typeof WireMockError>;
-const NoBody = Type.Unsafe<undefined>({ type: 'null', description: 'no body, as WireMock answers' });
 const Empty = Type.Object({}, { description: '{} (WireMock answers {} or no body)' });
 const IdParams = Type.Object({
   stubMappingId: Type.String({ maxLength: 100, description: 'the mapping id (a UUID)' }),
@@ -248,7 +247,11 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
   const checkId = (id: string) => {
     if (!uuidText.test(id)) throw new WireMockRefusal(400, wmError(10, `${id.slice(0, 100)} is not a valid UUID`));
   };
-  const notFound = (reply: FastifyReply) => reply.code(404).send();
+  // WireMock's 404 has no body; ours says which id and where the list is (its status is what clients read)
+  const notFound = (reply: FastifyReply, id: string) =>
+    reply
+      .code(404)
+      .send(wmError(404, `No stub mapping ${id.slice(0, 100)} in this sandbox`, 'list them: GET /mappings'));
 
   // ---- mappings
 
@@ -329,15 +332,16 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
         operationId: 'wiremockMappingGet',
         tags,
         summary: 'One stub mapping',
-        description: 'The mapping with that id; 404 without a body when there is none, 400 when the id is no UUID.',
+        description: 'The mapping with that id; 404 when there is none, 400 when the id is no UUID.',
         params: IdParams,
-        response: { 200: Mapping, 400: WireMockError, 404: NoBody, ...errors(401, 429) },
+        response: { 200: Mapping, 400: WireMockError, 404: WireMockError, ...errors(401, 429) },
       },
     },
     async (req, reply) => {
-      checkId(req.params.stubMappingId);
-      const found = readSandbox(req).wiremock.get(req.params.stubMappingId);
-      return found ? shown(found) : notFound(reply);
+      const id = req.params.stubMappingId;
+      checkId(id);
+      const found = readSandbox(req).wiremock.get(id);
+      return found ? shown(found) : notFound(reply, id);
     },
   );
 
@@ -350,10 +354,10 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
         summary: 'Replace a stub mapping',
         description:
           'Replaces the mapping with that id (it keeps its place); the id of the path is the one kept. 422 as for ' +
-          'POST; 404 without a body when there is no such mapping.',
+          'POST; 404 when there is no such mapping.',
         params: IdParams,
         body: MappingIn,
-        response: { 200: Mapping, 400: WireMockError, 404: NoBody, 422: WireMockError, ...errors(401, 429) },
+        response: { 200: Mapping, 400: WireMockError, 404: WireMockError, 422: WireMockError, ...errors(401, 429) },
       },
       config: { sandbox: 'write' },
     },
@@ -363,7 +367,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       const { sandbox } = req.mock;
       const parsed = parseMapping(req.body, () => id, mappingLimits);
       if (!('mapping' in parsed)) return reply.code(422).send(parsed.errors);
-      if (!sandbox.wiremock.get(id)) return notFound(reply);
+      if (!sandbox.wiremock.get(id)) return notFound(reply, id);
       const mapping = { ...parsed.mapping, id: id.toLowerCase(), uuid: id.toLowerCase() };
       const refused = put(sandbox, sandbox.wiremock.with(mapping));
       if (refused) return reply.code(422).send(refused);
@@ -378,9 +382,9 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
         operationId: 'wiremockMappingDelete',
         tags,
         summary: 'Delete a stub mapping',
-        description: 'Deletes the mapping with that id: {}; 404 without a body when there is none.',
+        description: 'Deletes the mapping with that id: {}; 404 when there is none.',
         params: IdParams,
-        response: { 200: Empty, 400: WireMockError, 404: NoBody, ...errors(401, 429) },
+        response: { 200: Empty, 400: WireMockError, 404: WireMockError, ...errors(401, 429) },
       },
       config: { sandbox: 'write' },
     },
@@ -388,7 +392,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       const id = req.params.stubMappingId;
       checkId(id);
       const { sandbox } = req.mock;
-      if (!sandbox.wiremock.get(id)) return notFound(reply);
+      if (!sandbox.wiremock.get(id)) return notFound(reply, id);
       sandbox.wiremock = sandbox.wiremock.filter((m) => m.id !== id.toLowerCase());
       return {};
     },
