@@ -23,12 +23,18 @@ import { userRoutes } from './routes/users.js';
 import { recordRoutes } from './routes/records.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { findingRoutes } from './routes/findings.js';
+import { wiremockAdminNotFound, wiremockAdminRoutes } from './routes/wiremock.js';
 
 /** The control plane's OpenAPI tag: one, so the document never mixes it with the portal's own admin API. */
 export const openapiTags = [
   {
     name: 'mock',
     description: "The mock's own control plane (/__admin): sandboxes, scenarios, journal, clock; not the portal API",
+  },
+  {
+    name: 'wiremock',
+    description:
+      "WireMock 3.13's admin API per sandbox, at /sandbox/NAME/wiremock/__admin (docs/wiremock.md): WireMock's bodies and errors",
   },
 ];
 
@@ -82,6 +88,18 @@ export const adminRoutes: FastifyPluginAsyncTypebox<Options> = async (app, opts)
     },
     { prefix: '/__admin' },
   );
+  // WireMock's admin API of a sandbox: /sandbox/NAME/wiremock/__admin/… (the prefix stripped as for every path)
+  await app.register(
+    async (wm) => {
+      // WireMock's Java client sends `Authorization: Token T`
+      wm.addHook('onRoute', (route) => {
+        route.config = { ...route.config, adminToken: 'wiremock' };
+      });
+      await wm.register(wiremockAdminRoutes, opts);
+      await wm.register(wiremockAdminNotFound); // its own 404, in WireMock's shape
+    },
+    { prefix: '/wiremock/__admin' },
+  );
 };
 
 /** The onRequest hook of --admin-token: in a header, or as `?token=` where the route says so. */
@@ -91,13 +109,17 @@ function adminTokenHook(token: string) {
     const taken = req.mock.routeConfig.adminToken ?? 'header';
     if (taken === 'none') return;
     const query = taken === 'header-or-query';
+    const tokenScheme = taken === 'wiremock';
     const auth = req.headers.authorization;
     const fromQuery = query ? (req.query as { token?: unknown } | undefined)?.token : undefined;
     const presented =
       typeof auth === 'string' && auth.startsWith('Bearer ')
         ? auth.slice(7)
-        : (req.headers['x-mock-admin-token'] ?? fromQuery);
-    const ways = `Authorization: Bearer TOKEN (or x-mock-admin-token${query ? ', or ?token=' : ''})`;
+        : tokenScheme && typeof auth === 'string' && auth.startsWith('Token ')
+          ? auth.slice(6)
+          : (req.headers['x-mock-admin-token'] ?? fromQuery);
+    const also = query ? ', or ?token=' : tokenScheme ? ', or Authorization: Token TOKEN' : '';
+    const ways = `Authorization: Bearer TOKEN (or x-mock-admin-token${also})`;
     if (typeof presented !== 'string') throw fail.unauthorized(`admin token required: ${ways}`);
     // a wrong token is not a missing one: the caller sent something, and should check its value, not its header
     if (!secretMatches(presented, tokenHash))

@@ -78,8 +78,11 @@ export type RouteConfig = {
   sandbox?: 'read' | 'write';
   /** where a control-plane route's sandbox is named: its key (default), or the :name of its path */
   sandboxFrom?: 'key' | 'path';
-  /** how a control-plane route takes --admin-token: in a header (default), also as ?token= (an <img>), or not at all */
-  adminToken?: 'header' | 'header-or-query' | 'none';
+  /**
+   * how a control-plane route takes --admin-token: in a header (default), also as ?token= (an <img>), also as
+   * `Authorization: Token T` (WireMock's clients, 'wiremock'), or not at all
+   */
+  adminToken?: 'header' | 'header-or-query' | 'wiremock' | 'none';
 };
 
 /** The unit of work of a control-plane write (src/control/sandbox.ts's UnitOfWork). */

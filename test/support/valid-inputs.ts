@@ -54,7 +54,72 @@ const admin =
     url: `${String(o.url)}${String(o.url).includes('?') ? '&' : '?'}sandbox=${ctx.sandbox}`,
   });
 
+/** A call to the sandbox's WireMock admin API (docs/wiremock.md, "The admin API"). */
+const wiremock = (o: InjectOptions): Valid => admin({ ...o, url: `/wiremock/__admin${String(o.url)}` });
+const wmMapping = (ctx: Ctx, extra: Record<string, unknown> = {}) =>
+  call(ctx, {
+    method: 'POST',
+    url: `/wiremock/__admin/mappings?sandbox=${ctx.sandbox}`,
+    headers: ctx.sb,
+    payload: { id: uuidLike(55), request: { url: '/wm' }, response: { body: 'x' }, metadata: { k: 'v' }, ...extra },
+  });
+
 export const validInputs: Record<string, Valid> = {
+  wiremockMappingsList: wiremock({ url: '/mappings?limit=10&offset=0' }),
+  wiremockMappingCreate: wiremock({ method: 'POST', url: '/mappings', payload: { request: { url: '/a' } } }),
+  wiremockMappingsDelete: wiremock({ method: 'DELETE', url: '/mappings' }),
+  wiremockMappingGet: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ url: `/mappings/${uuidLike(55)}` })(ctx);
+  },
+  wiremockMappingUpdate: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ method: 'PUT', url: `/mappings/${uuidLike(55)}`, payload: { request: { url: '/b' } } })(ctx);
+  },
+  wiremockMappingDelete: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ method: 'DELETE', url: `/mappings/${uuidLike(55)}` })(ctx);
+  },
+  wiremockMappingsImport: wiremock({
+    method: 'POST',
+    url: '/mappings/import',
+    payload: { mappings: [{ request: { url: '/i' } }], importOptions: { duplicatePolicy: 'IGNORE' } },
+  }),
+  wiremockMappingsReset: wiremock({ method: 'POST', url: '/mappings/reset' }),
+  wiremockMappingsSave: wiremock({ method: 'POST', url: '/mappings/save' }),
+  wiremockMappingsFindByMetadata: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ method: 'POST', url: '/mappings/find-by-metadata', payload: { matchesJsonPath: '$.k' } })(ctx);
+  },
+  wiremockMappingsRemoveByMetadata: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ method: 'POST', url: '/mappings/remove-by-metadata', payload: { matchesJsonPath: '$.k' } })(ctx);
+  },
+  wiremockNearMissesRequest: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ method: 'POST', url: '/near-misses/request', payload: { url: '/wn', method: 'GET' } })(ctx);
+  },
+  wiremockNearMissesRequestPattern: wiremock({
+    method: 'POST',
+    url: '/near-misses/request-pattern',
+    payload: { urlPath: '/me', method: 'GET' },
+  }),
+  wiremockScenariosList: async (ctx) => {
+    await wmMapping(ctx, { scenarioName: 'flow', newScenarioState: 'two' });
+    return wiremock({ url: '/scenarios' })(ctx);
+  },
+  wiremockScenariosReset: wiremock({ method: 'POST', url: '/scenarios/reset' }),
+  wiremockScenarioSetState: async (ctx) => {
+    await wmMapping(ctx, { scenarioName: 'flow', newScenarioState: 'two' });
+    return wiremock({ method: 'PUT', url: '/scenarios/flow/state', payload: { state: 'two' } })(ctx);
+  },
+  wiremockReset: wiremock({ method: 'POST', url: '/reset' }),
+  wiremockSettingsGet: wiremock({ url: '/settings' }),
+  wiremockSettingsPost: wiremock({ method: 'POST', url: '/settings', payload: { settings: {} } }),
+  wiremockSettingsPut: wiremock({ method: 'PUT', url: '/settings', payload: {} }),
+  wiremockHealth: wiremock({ url: '/health' }),
+  wiremockVersion: wiremock({ url: '/version' }),
+  wiremockRecordingStatus: wiremock({ url: '/recordings/status' }),
   mobileBind: (ctx) => ({
     method: 'POST',
     url: '/mobile/bind/bind-ivan/qr-token-ivan-0001',
