@@ -19,6 +19,16 @@ export type MockOptions = {
    * (--wiremock; default: none)
    */
   wiremock?: string | null;
+  /**
+   * most WireMock stub mappings one sandbox holds; a change past it is a 422 and changes nothing
+   * (--wiremock-max-mappings; default: 500)
+   */
+  wiremockMaxMappings?: number;
+  /**
+   * most KiB of JSON one sandbox's WireMock stub mappings take; a change past it is a 422 (--wiremock-sandbox-kb;
+   * default: 1024)
+   */
+  wiremockSandboxKb?: number;
   /** start the default sandbox from a snapshot exported by GET /__admin/state (--state; default: none) */
   state?: string | null;
   /** freeze the clock at this ISO date-time, e.g. 2026-03-02T09:00:00Z (--now; default: real time) */
