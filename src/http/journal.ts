@@ -70,6 +70,7 @@ export const journalPlugin = fp(
           stub: req.mock.stub,
           fault: req.mock.fault,
           afterCommit: req.mock.faultAfterCommit,
+          mapping: req.mock.wiremockMapping,
         },
         {
           url: req.raw.url ?? req.url,
