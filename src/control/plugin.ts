@@ -23,6 +23,7 @@ import { userRoutes } from './routes/users.js';
 import { recordRoutes } from './routes/records.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { findingRoutes } from './routes/findings.js';
+import { wiremockRequestRoutes } from './routes/wiremock-requests.js';
 
 /** The control plane's OpenAPI tag: one, so the document never mixes it with the portal's own admin API. */
 export const openapiTags = [
@@ -81,6 +82,13 @@ export const adminRoutes: FastifyPluginAsyncTypebox<Options> = async (app, opts)
       });
     },
     { prefix: '/__admin' },
+  );
+  // WireMock's admin API of a sandbox (docs/wiremock.md): /sandbox/NAME/wiremock/__admin/… once the prefix is stripped
+  await app.register(
+    async (wiremock) => {
+      await wiremock.register(wiremockRequestRoutes);
+    },
+    { prefix: '/wiremock/__admin' },
   );
 };
 

@@ -73,7 +73,7 @@ export const journalPlugin = fp(
           mapping: req.mock.wiremockMapping,
         },
         {
-          url: req.raw.url ?? req.url,
+          url: req.originalUrl, // as the client sent it (Fastify's rewriteUrl replaced req.raw.url)
           routedUrl: req.url,
           rawHeaders: req.raw.rawHeaders,
           response: req.mock.journal.answer,

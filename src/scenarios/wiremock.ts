@@ -15,7 +15,6 @@ import type { Sandbox } from '../store/sandbox.js';
 import { findInOrder, type WireRequest } from '../wiremock/match.js';
 import type { StubMapping, WireMockErrors } from '../wiremock/mapping.js';
 import { buildResponse, type StubResponse } from '../wiremock/response.js';
-import type { WireMockStubs } from '../wiremock/state.js';
 import { dropConnection } from './runtime.js';
 
 /** The longest delay a served stub waits (the mapping parser bounds each field to the same). */
@@ -38,19 +37,6 @@ const framingHeaders = new Set([
 
 /** What WireMock writes for MALFORMED_RESPONSE_CHUNK and RANDOM_DATA_THEN_CLOSE (its Fault.java's garbage). */
 const garbage = "lskdu018973t09sylgasjkfg1][]'./.sdlv";
-
-/** Whether some mapping of the set reads the body (then it is read before auth, in onRequest). */
-const readsBody = new WeakMap<WireMockStubs, boolean>();
-function needsBody(stubs: WireMockStubs): boolean {
-  let needs = readsBody.get(stubs);
-  if (needs === undefined) {
-    needs = stubs.mappings.some(
-      (m) => (m.request.bodyPatterns?.length ?? 0) > 0 || Object.keys(m.request.formParameters ?? {}).length > 0,
-    );
-    readsBody.set(stubs, needs);
-  }
-  return needs;
-}
 
 /**
  * The random source of a sandbox's templates and delays: seeded by the sandbox's seed alone (not its name, as its
@@ -86,8 +72,7 @@ async function readBody(req: FastifyRequest, limit: number): Promise<Buffer> {
 /** How a mapping's request reads in a diagnostic: its method and URL matcher. */
 export function describePattern(m: StubMapping): string {
   const r = m.request;
-  const url =
-    r.url ?? r.urlPath ?? r.urlPattern ?? r.urlPathPattern ?? r.urlPathTemplate ?? '(any URL)';
+  const url = r.url ?? r.urlPath ?? r.urlPattern ?? r.urlPathPattern ?? r.urlPathTemplate ?? '(any URL)';
   return `${r.method ?? 'ANY'} ${url}`;
 }
 
@@ -146,7 +131,9 @@ export const wiremockPlugin = fp(
       const stubs = req.mock.sandbox.wiremock;
       const viaBase = req.mock.prefix.wiremockPrefix !== '';
       if (stubs.mappings.length === 0 && !(viaBase && req.mock.routeConfig.unmatched === true)) return done();
-      const bodyFirst = stubs.mappings.length > 0 && needsBody(stubs) && hasBody(req);
+      // the body is read on arrival when a mapping may read it, and kept for the journal (WireMock's verify reads
+      // it) when a mapping may answer: a stubbed answer leaves no parser to keep it
+      const bodyFirst = hasBody(req);
       if (!bodyFirst) {
         const waited = serve(req, reply, undefined);
         if (waited === null) return done();
@@ -206,7 +193,10 @@ export const wiremockPlugin = fp(
         { maxDelayMs },
       );
       if ('error' in built) {
-        reply.code(422).type('application/json').send(JSON.stringify(renderError(mapping, built.error)));
+        reply
+          .code(422)
+          .type('application/json')
+          .send(JSON.stringify(renderError(mapping, built.error)));
         return Promise.resolve();
       }
       return answer(req, reply, mapping, wire, built.response, body);
@@ -246,7 +236,8 @@ export const wiremockPlugin = fp(
     };
 
     const fault = (req: FastifyRequest, reply: FastifyReply, kind: string): void => {
-      req.mock.fault = kind === 'CONNECTION_RESET_BY_PEER' ? 'reset' : kind === 'EMPTY_RESPONSE' ? 'empty' : 'malformed';
+      req.mock.fault =
+        kind === 'CONNECTION_RESET_BY_PEER' ? 'reset' : kind === 'EMPTY_RESPONSE' ? 'empty' : 'malformed';
       reply.hijack();
       if (kind === 'CONNECTION_RESET_BY_PEER') dropConnection(reply, 'reset');
       else if (kind === 'EMPTY_RESPONSE') dropConnection(reply, 'empty');

@@ -3,27 +3,13 @@
 // 404 with the closest near miss; the three ways of naming a sandbox meet the same stubs; scenario states are per
 // sandbox; templates replay; body patterns are read before auth; delays and faults; the journal names the mapping.
 // The mappings are set through app.sandboxes (the WireMock admin routes are the wmadmin branch's).
-import t from 'tap';
-import { randomUUID } from 'node:crypto';
+import t, { type Test } from 'tap';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { build, json } from '../helper.js';
-import { parseMapping } from '../../src/wiremock/mapping.js';
-import { WireMockStubs } from '../../src/wiremock/state.js';
+import { loadMappings } from '../support/wiremock-load.js';
 
-/** Puts these mappings (WireMock JSON, oldest first) into the sandbox, as the admin API would. */
-export function loadMappings(app: FastifyInstance, sandbox: string, mappings: unknown[]): void {
-  let stubs = WireMockStubs.empty;
-  for (const m of mappings) {
-    const parsed = parseMapping(m, randomUUID);
-    if (!('mapping' in parsed)) throw new Error(JSON.stringify(parsed.errors));
-    stubs = stubs.with(parsed.mapping);
-  }
-  app.sandboxes.get(sandbox).wiremock = stubs;
-}
-
-async function listen(t: Tap.Test, options = {}) {
+async function listen(t: Test, options = {}) {
   const app = await build(t, options);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -159,7 +145,11 @@ t.test('body patterns are read before auth, and the body still reaches the mock 
   const { app, base } = await listen(t);
   loadMappings(app, 'b', [
     {
-      request: { method: 'POST', urlPath: '/mobile/auth', bodyPatterns: [{ matchesJsonPath: '$[?(@.userId == "u1")]' }] },
+      request: {
+        method: 'POST',
+        urlPath: '/mobile/auth',
+        bodyPatterns: [{ matchesJsonPath: '$[?(@.userId == "u1")]' }],
+      },
       response: { status: 200, jsonBody: { stubbedAuth: true } },
     },
     {
@@ -184,7 +174,9 @@ t.test('body patterns are read before auth, and the body still reaches the mock 
   const form = await send('/form', 'a=1&b=2', 'application/x-www-form-urlencoded');
   t.equal(await form.text(), 'form');
   const entries = json(await app.inject({ url: '/__admin/requests?sandbox=b' }));
-  const auth = entries.find((e: { path: string; wiremockMapping?: string }) => e.path === '/mobile/auth' && e.wiremockMapping);
+  const auth = entries.find(
+    (e: { path: string; wiremockMapping?: string }) => e.path === '/mobile/auth' && e.wiremockMapping,
+  );
   t.match(auth, { stubbed: true, requestBody: { userId: 'u1', secret: '[redacted]' } }, 'journaled with its body');
 });
 
