@@ -67,8 +67,8 @@ else {
       req.end(body);
     });
 
-  t.equal((await send('GET', '/__admin/health')).status, 200, 'WireMock is up');
-  // portal-mock's side of the comparison over HTTP, below (built here: the root test must not go idle meanwhile)
+  // portal-mock's side of the comparison over HTTP, below; built before the first assertion (tap ends a root test
+  // that goes idle after one)
   const app = await build(t, { now: new Date().toISOString() });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const ourPort = (app.server.address() as AddressInfo).port;
@@ -85,6 +85,7 @@ else {
       req.end(body);
     });
 
+  t.equal((await send('GET', '/__admin/health')).status, 200, 'WireMock is up');
   let compared = 0;
   for (const c of corpus.cases)
     await t.test(`same answers as WireMock: ${c.name}`, async (t) => {
