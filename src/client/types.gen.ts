@@ -176,6 +176,7 @@ export type JournalEntry = {
   fault?: 'reset' | 'empty' | 'truncated' | 'malformed' | undefined;
   afterCommit?: boolean | undefined;
   stub?: { name?: string | undefined; index: number } | undefined;
+  wiremockMapping?: string | undefined;
   requestBody?: unknown;
   responseBody?: unknown;
   at: string;

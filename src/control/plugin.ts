@@ -24,6 +24,7 @@ import { recordRoutes } from './routes/records.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { findingRoutes } from './routes/findings.js';
 import { wiremockAdminNotFound, wiremockAdminRoutes } from './routes/wiremock.js';
+import { wiremockRequestRoutes } from './routes/wiremock-requests.js';
 
 /** The control plane's OpenAPI tag: one, so the document never mixes it with the portal's own admin API. */
 export const openapiTags = [
@@ -96,6 +97,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<Options> = async (app, opts)
         route.config = { ...route.config, adminToken: 'wiremock' };
       });
       await wm.register(wiremockAdminRoutes, opts);
+      await wm.register(wiremockRequestRoutes);
       await wm.register(wiremockAdminNotFound); // its own 404, in WireMock's shape
     },
     { prefix: '/wiremock/__admin' },

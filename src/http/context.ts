@@ -23,10 +23,42 @@ export const sessionHeaders = [
 /** The path of a request as routed (prefixes stripped), without its query. */
 export const pathOf = (req: FastifyRequest) => pathOfUrl(req.url);
 
-/** Prefixes a client may put before any operation: `/sandbox/NAME` (picks the sandbox) and `/api/v2`. */
-const prefixRe = /^(\/sandbox\/([^/?#]*))?(\/api\/v2(?=[/?#]|$))?/;
+/**
+ * Prefixes a client may put before any operation: `/sandbox/NAME` (picks the sandbox), `/wiremock` (the sandbox's
+ * WireMock base URL, docs/wiremock.md "Serving"; not before `/__admin`, which is its admin API) and `/api/v2`.
+ */
+const prefixRe = /^(\/sandbox\/([^/?#]*))?(\/wiremock(?=[/?#]|$)(?!\/__admin(?:[/?#]|$)))?(\/api\/v2(?=[/?#]|$))?/;
 
-export type PrefixInfo = { sandbox: string | null; sandboxPrefix: string; apiPrefix: string };
+export type PrefixInfo = {
+  sandbox: string | null;
+  sandboxPrefix: string;
+  /** `/wiremock` when the request came through the sandbox's WireMock base URL, else '' */
+  wiremockPrefix: string;
+  apiPrefix: string;
+};
+
+export const noPrefix: PrefixInfo = { sandbox: null, sandboxPrefix: '', wiremockPrefix: '', apiPrefix: '' };
+
+/** The prefixes of a URL as the client sent it (what the rewriter strips), or null when it has none. */
+export function prefixesOf(url: string): PrefixInfo | null {
+  const m = prefixRe.exec(url);
+  if (!m || m[0] === '') return null;
+  return {
+    sandbox: m[2] !== undefined ? decodeOrRaw(m[2]) : null,
+    sandboxPrefix: m[1] ?? '',
+    wiremockPrefix: m[3] ?? '',
+    apiPrefix: m[4] ?? '',
+  };
+}
+
+/**
+ * The URL a WireMock mapping matches: as the client sent it, less `/sandbox/NAME` and `/wiremock` (an `/api/v2`
+ * prefix is kept: a mapping names it, as it would on a WireMock server standing in for the portal).
+ */
+export function wireMockUrl(url: string, prefix: PrefixInfo | null = prefixesOf(url)): string {
+  const rest = prefix ? url.slice(prefix.sandboxPrefix.length + prefix.wiremockPrefix.length) : url;
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
 
 /**
  * The sandbox key, also the routing key of a balancer (deploy/haproxy.cfg applies the same rule): the
@@ -52,14 +84,10 @@ const decodeOrRaw = (s: string): string => {
 export function makeUrlRewriter(seen: WeakMap<IncomingMessage, PrefixInfo>) {
   return (raw: IncomingMessage): string => {
     const url = raw.url ?? '/';
-    const m = prefixRe.exec(url);
-    if (!m || m[0] === '') return url;
-    seen.set(raw, {
-      sandbox: m[2] !== undefined ? decodeOrRaw(m[2]) : null,
-      sandboxPrefix: m[1] ?? '',
-      apiPrefix: m[3] ?? '',
-    });
-    const rest = url.slice(m[0].length);
+    const prefix = prefixesOf(url);
+    if (!prefix) return url;
+    seen.set(raw, prefix);
+    const rest = url.slice(prefix.sandboxPrefix.length + prefix.wiremockPrefix.length + prefix.apiPrefix.length);
     return rest.startsWith('/') ? rest : `/${rest}`;
   };
 }

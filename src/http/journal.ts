@@ -70,9 +70,10 @@ export const journalPlugin = fp(
           stub: req.mock.stub,
           fault: req.mock.fault,
           afterCommit: req.mock.faultAfterCommit,
+          mapping: req.mock.wiremockMapping,
         },
         {
-          url: req.raw.url ?? req.url,
+          url: req.originalUrl, // as the client sent it (Fastify's rewriteUrl replaced req.raw.url)
           routedUrl: req.url,
           rawHeaders: req.raw.rawHeaders,
           response: req.mock.journal.answer,

@@ -11,7 +11,7 @@ import { checkSandboxName, type Sandbox } from '../store/sandbox.js';
 import type { Fixtures } from '../store/fixtures.js';
 import type { Options } from '../config.js';
 import { noAuth, type AuthContext, type AuthMode } from './credentials.js';
-import { sandboxKey, type PrefixInfo } from './context.js';
+import { noPrefix, sandboxKey, type PrefixInfo } from './context.js';
 import type { KeptAnswer } from './answer-cache.js';
 
 export type RequestState = {
@@ -42,6 +42,8 @@ export type RequestState = {
   stubbed: boolean;
   /** the stub that answered (its index in the scenario's stubs). Writer: scenarios/runtime.ts. */
   stub: { index: number; name?: string } | null;
+  /** the id of the sandbox's WireMock stub mapping that answered. Writer: scenarios/wiremock.ts. */
+  wiremockMapping: string | null;
   /** the kept answer this request was sent, while its text is what compression gets. Writer: http/answer-cache.ts. */
   keptAnswer: KeptAnswer | null;
   /** what the journal keeps of this request. Writer: http/journal.ts. */
@@ -113,7 +115,6 @@ declare module 'fastify' {
   }
 }
 
-const noPrefix: PrefixInfo = { sandbox: null, sandboxPrefix: '', apiPrefix: '' };
 const noConfig: RouteConfig = {};
 
 /**
@@ -142,6 +143,7 @@ export const requestStatePlugin = fp(
         faultAfterCommit: false,
         stubbed: false,
         stub: null,
+        wiremockMapping: null,
         keptAnswer: null,
         journal: { id: 0, body: undefined, status: 0, answer: undefined },
         findingTypes: null,

@@ -4,6 +4,7 @@ import { journalPlugin } from '../http/journal.js';
 import { findingsPlugin } from '../findings/plugin.js';
 import { bandwidthPlugin, scenarioPlugin } from '../scenarios/plugin.js';
 import { proxyPlugin } from '../proxy/plugin.js';
+import { wiremockPlugin } from '../scenarios/wiremock.js';
 import { authPlugin } from '../auth/plugin.js';
 import { mobileRoutes, openapiTags as mobileTags } from './mobile.js';
 import { workflowRoutes, openapiTags as workflowTags } from './workflow.js';
@@ -62,7 +63,7 @@ const groups = [
 
 /**
  * The portal's API: one encapsulated context. Its hooks run for its routes only, in the order registered here:
- * sandbox → journal → findings → scenario → pass-through → auth, then the route's own (compression, then the
+ * sandbox → journal → findings → scenario → WireMock stubs → pass-through → auth, then the route's own (compression, then the
  * scenario's bandwidth limit). The mock's control plane and the docs are sibling contexts that have none of them.
  */
 export async function portalApi(api: FastifyInstance) {
@@ -70,6 +71,7 @@ export async function portalApi(api: FastifyInstance) {
   await api.register(journalPlugin);
   await api.register(findingsPlugin); // its onSend runs before a scenario fault breaks the answer
   await api.register(scenarioPlugin); // a stub or a fault answers before auth and the handler
+  await api.register(wiremockPlugin); // then the sandbox's WireMock stubs, also before auth (docs/wiremock.md)
   await api.register(proxyPlugin); // after stubs, before auth: a forwarded request is not checked against the mock
   await api.register(authPlugin);
   await api.register(bandwidthPlugin); // its onSend goes after compression's in each route's own hooks

@@ -158,7 +158,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
     req.headers['x-no-compression'] = 'scenario fault';
     if (!req.mock.faultAfterCommit) {
       reply.hijack();
-      drop(reply, fault.kind);
+      dropConnection(reply, fault.kind);
       return true;
     }
   }
@@ -167,7 +167,7 @@ export async function applyScenario(req: FastifyRequest, reply: FastifyReply): P
 }
 
 /** Resets the connection (RST) or closes it (FIN) with nothing more sent (inject has no socket: its response is destroyed). */
-function drop(reply: FastifyReply, kind: Fault['kind']): void {
+export function dropConnection(reply: FastifyReply, kind: Fault['kind']): void {
   const socket = reply.raw.socket;
   if (kind === 'reset' && typeof socket?.resetAndDestroy === 'function') socket.resetAndDestroy();
   else reply.raw.destroy();
@@ -180,7 +180,7 @@ function drop(reply: FastifyReply, kind: Fault['kind']): void {
  */
 export function applyBodyFault(req: FastifyRequest, reply: FastifyReply, payload: unknown): unknown {
   if (req.mock.faultAfterCommit && dropsConnection(req.mock.fault)) {
-    drop(reply, req.mock.fault!);
+    dropConnection(reply, req.mock.fault!);
     return payload; // Node discards writes to a destroyed socket (inject has none: it gets the answer)
   }
   if (

@@ -79,6 +79,9 @@ export const JournalEntry = Type.Object(
         { description: 'the scenario stub that answered' },
       ),
     ),
+    wiremockMapping: Type.Optional(
+      Type.String({ description: "the id of the sandbox's WireMock stub mapping that answered (docs/wiremock.md)" }),
+    ),
     requestHeaders: Type.Record(Type.String(), Type.String()),
     requestBody: Type.Optional(Type.Unknown()),
     responseBody: Type.Optional(Type.Unknown()),

@@ -28,6 +28,8 @@ export type JournalFacts = {
   /** the scenario fault that broke the answer, and whether it did so after the handler's changes were committed */
   fault?: FaultKind | null;
   afterCommit?: boolean;
+  /** the id of the sandbox's WireMock stub mapping that answered (docs/wiremock.md "Requests") */
+  mapping?: string | null;
 };
 
 /** The texts of a request the journal keeps, as received; redacted and parsed only when the journal is read. */
@@ -74,6 +76,7 @@ const emptySlot = (): Slot => ({
   stub: null,
   fault: null,
   afterCommit: false,
+  mapping: null,
 });
 
 /** The texts of a kept request, read back. */
@@ -212,6 +215,7 @@ export class Journal {
     slot.stub = facts.stub ?? null;
     slot.fault = facts.fault ?? null;
     slot.afterCommit = facts.afterCommit === true;
+    slot.mapping = facts.mapping ?? null;
     const { requestBody = '', response = '', rawHeaders } = texts;
     const url = cut(texts.url, keptUrlChars);
     // the routed URL is the URL without its prefixes: kept as where it starts, unless the URL was cut
@@ -314,6 +318,34 @@ export class Journal {
   size(): number {
     return this.kept;
   }
+  /**
+   * Drops the entries whose ids are in `ids` (WireMock's DELETE /requests/{id}, /requests/remove); the others keep
+   * their order and ids. Answers how many went. Their bytes are given back to this journal and to the budget.
+   */
+  remove(ids: ReadonlySet<number>): number {
+    if (ids.size === 0 || this.kept === 0) return 0;
+    const keptSlots: Slot[] = [];
+    let freed = 0;
+    for (let age = this.kept - 1; age >= 0; age--) {
+      const slot = this.at(age);
+      if (!ids.has(slot.id)) {
+        keptSlots.push(slot);
+        continue;
+      }
+      this.texts.drop(slot);
+      freed += slot.bytes;
+      slot.bytes = 0;
+    }
+    const removed = this.kept - keptSlots.length;
+    if (removed === 0) return 0;
+    // the ring starts again at 0 with the kept slots, oldest first; the removed slots' objects go
+    this.slots = keptSlots;
+    this.head = 0;
+    this.kept = keptSlots.length;
+    this.bytes -= freed;
+    this.budget?.charge(this, -freed);
+    return removed;
+  }
   /** Drops every entry (ids go on). */
   clear(): void {
     const bytes = this.bytes;
@@ -351,6 +383,7 @@ export class Journal {
       stubbed: e.stubbed,
       ...(e.fault ? { fault: e.fault, afterCommit: e.afterCommit } : {}),
       ...(e.stub ? { stub: e.stub } : {}),
+      ...(e.mapping !== null ? { wiremockMapping: e.mapping } : {}),
       requestHeaders: redactHeaders(headers),
       ...(t.requestBody ? { requestBody: readBack(t.requestBody) } : {}),
       ...(t.response ? { responseBody: readBack(t.response) } : {}),

@@ -268,11 +268,15 @@ function valuesDistance(p: StringPattern, values: string[] | undefined, budget: 
  * Whether a mapping matches a request in the given scenario states, or how far it is (for near misses). A mapping
  * of a scenario matches only in its required state.
  */
-export function matchRequest(mapping: StubMapping, request: WireRequest, states: ScenarioStates): MatchResult {
+export function matchRequest(
+  mapping: StubMapping,
+  request: WireRequest,
+  states: ReadonlyMap<string, string>,
+): MatchResult {
   return matchView(mapping, new RequestView(request), states);
 }
 
-function matchView(mapping: StubMapping, view: RequestView, states: ScenarioStates): MatchResult {
+function matchView(mapping: StubMapping, view: RequestView, states: ReadonlyMap<string, string>): MatchResult {
   const r = mapping.request;
   const { part, params } = urlPart(mapping, view);
   const parts: Part[] = [part];
@@ -321,12 +325,26 @@ export type Found = { mapping: StubMapping; pathParameters: Record<string, strin
 export function findStub(
   mappings: readonly StubMapping[],
   request: WireRequest,
-  states: ScenarioStates,
+  states: ReadonlyMap<string, string>,
   nearMisses = 3,
-): { found: Found } | { found: undefined; nearMisses: Array<{ mapping: StubMapping; distance: number }> } {
+): FindResult {
+  return findInOrder(servingOrder(mappings), request, states, nearMisses);
+}
+
+export type FindResult =
+  | { found: Found }
+  | { found: undefined; nearMisses: Array<{ mapping: StubMapping; distance: number }> };
+
+/** findStub over mappings already in serving order (WireMockStubs.servingOrder keeps it worked out). */
+export function findInOrder(
+  ordered: readonly StubMapping[],
+  request: WireRequest,
+  states: ReadonlyMap<string, string>,
+  nearMisses = 3,
+): FindResult {
   const view = new RequestView(request);
   const misses: Array<{ mapping: StubMapping; distance: number }> = [];
-  for (const mapping of servingOrder(mappings)) {
+  for (const mapping of ordered) {
     const result = matchView(mapping, view, states);
     if (result.matched) return { found: { mapping, pathParameters: result.pathParameters } };
     misses.push({ mapping, distance: result.distance });

@@ -1,0 +1,452 @@
+// WireMock's request journal API (`/sandbox/NAME/wiremock/__admin/requests…`, docs/wiremock.md "Requests") as a
+// view over the sandbox's own journal: every request the sandbox received, in WireMock's ServeEvent and
+// LoggedRequest shapes. A request pattern is matched with the WireMock core's matcher. Ids are UUIDs derived from
+// the sandbox's name and our entry id (requestUuid), so they are stable and need no table.
+import { createHash } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { errors } from '../../schemas/common.js';
+import type { JournalEntry } from '../../schemas/control.js';
+import type { Sandbox } from '../../store/sandbox.js';
+import { uuidFrom } from '../../store/ids.js';
+import { wireMockUrl } from '../../http/context.js';
+import { parseMapping, type StringPattern, type StubMapping, WireMockErrors } from '../../wiremock/mapping.js';
+import { findInOrder, matchRequest, patternDistance, type WireRequest } from '../../wiremock/match.js';
+import { RegexBudget } from '../../shared/matchers.js';
+
+const tags = ['mock'];
+
+/** How much matching one near-misses read may do (unmatched requests × mappings); past it, the newest requests. */
+export const nearMissBudget = 50_000;
+
+const QueryValues = Type.Record(Type.String(), Type.Object({ key: Type.String(), values: Type.Array(Type.String()) }));
+
+export const LoggedRequest = Type.Object(
+  {
+    url: Type.String({ description: 'as the client sent it, less /sandbox/NAME and /wiremock' }),
+    absoluteUrl: Type.String(),
+    method: Type.String(),
+    headers: Type.Record(Type.String(), Type.String(), { description: 'secrets redacted, as in our journal' }),
+    cookies: Type.Record(Type.String(), Type.String()),
+    browserProxyRequest: Type.Boolean(),
+    loggedDate: Type.Integer({ description: 'the sandbox clock when it arrived, ms since the epoch' }),
+    loggedDateString: Type.String(),
+    body: Type.String({ description: 'the body as the journal keeps it: its first 8 KiB, secrets redacted' }),
+    bodyAsBase64: Type.String(),
+    queryParams: QueryValues,
+  },
+  { description: "WireMock's LoggedRequest" },
+);
+type LoggedRequest = Static<typeof LoggedRequest>;
+
+export const ServeEvent = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    request: LoggedRequest,
+    responseDefinition: Type.Object({ status: Type.Integer(), fromConfiguredStub: Type.Boolean() }),
+    response: Type.Object({ status: Type.Integer(), body: Type.String(), bodyAsBase64: Type.String() }),
+    wasMatched: Type.Boolean({ description: 'a stub mapping of the sandbox answered it' }),
+    timing: Type.Object({ totalTime: Type.Number(), serveTime: Type.Number() }),
+    stubMapping: Type.Optional(Type.Unknown({ description: 'the mapping that answered ({ id } once deleted)' })),
+  },
+  { description: "WireMock's ServeEvent, made from an entry of the sandbox's journal" },
+);
+type ServeEvent = Static<typeof ServeEvent>;
+
+const { $id: _errorsId, ...ErrorsBody } = WireMockErrors;
+const RequestId = Type.Object({ requestId: Type.String() });
+const ListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, description: 'at most this many, newest first' })),
+  since: Type.Optional(Type.String({ format: 'date-time', description: 'only those logged at or after it' })),
+});
+const Pattern = Type.Unknown({ description: "a WireMock request pattern (a mapping's request)" });
+
+/** The UUID WireMock clients see for journal entry `id` of `sandbox`: 10 bytes of the name's hash, then the id. */
+export function requestUuid(sandbox: string, id: number): string {
+  const bytes = createHash('sha256').update(`wiremock-request:${sandbox}`).digest().subarray(0, 16);
+  bytes.writeUIntBE(id, 10, 6);
+  return uuidFrom(bytes);
+}
+
+/** The journal entry id a UUID of requestUuid names in this sandbox, or null (another sandbox's, or not ours). */
+export function entryIdOf(sandbox: string, uuid: string): number | null {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(uuid)) return null;
+  const id = Number.parseInt(uuid.slice(24), 16);
+  return requestUuid(sandbox, id) === uuid.toLowerCase() ? id : null;
+}
+
+/** The body text of an entry (the journal gives JSON back parsed). */
+const bodyText = (e: JournalEntry): string =>
+  e.requestBody === undefined ? '' : typeof e.requestBody === 'string' ? e.requestBody : JSON.stringify(e.requestBody);
+
+/** An entry as the matcher reads a request. */
+const wireRequest = (e: JournalEntry): WireRequest => ({
+  method: e.method,
+  url: wireMockUrl(e.url),
+  headers: e.requestHeaders,
+  body: bodyText(e),
+});
+
+function loggedRequest(e: JournalEntry): LoggedRequest {
+  const url = wireMockUrl(e.url);
+  const body = bodyText(e);
+  const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  const queryParams: LoggedRequest['queryParams'] = {};
+  for (const key of new Set(query.keys())) queryParams[key] = { key, values: query.getAll(key) };
+  const cookies: Record<string, string> = {};
+  for (const part of (e.requestHeaders.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0) cookies[part.slice(0, eq).trim()] = part.slice(eq + 1).trim();
+  }
+  const loggedDate = Date.parse(e.at);
+  return {
+    url,
+    absoluteUrl: `http://${e.requestHeaders.host ?? 'localhost'}${url}`,
+    method: e.method,
+    headers: e.requestHeaders,
+    cookies,
+    browserProxyRequest: false,
+    loggedDate,
+    loggedDateString: e.at,
+    body,
+    bodyAsBase64: Buffer.from(body).toString('base64'),
+    queryParams,
+  };
+}
+
+function serveEvent(sandbox: Sandbox, e: JournalEntry): ServeEvent {
+  const answered = e.wiremockMapping;
+  const response =
+    e.responseBody === undefined
+      ? ''
+      : typeof e.responseBody === 'string'
+        ? e.responseBody
+        : JSON.stringify(e.responseBody);
+  return {
+    id: requestUuid(sandbox.name, e.id),
+    request: loggedRequest(e),
+    responseDefinition: { status: e.status, fromConfiguredStub: answered !== undefined },
+    response: { status: e.status, body: response, bodyAsBase64: Buffer.from(response).toString('base64') },
+    wasMatched: answered !== undefined,
+    timing: { totalTime: e.durationMs, serveTime: e.durationMs },
+    ...(answered !== undefined ? { stubMapping: sandbox.wiremock.get(answered) ?? { id: answered } } : {}),
+  };
+}
+
+/** Every kept entry, newest first. */
+const allEntries = (sandbox: Sandbox): JournalEntry[] =>
+  sandbox.journal.list({ limit: Math.max(1, sandbox.journal.size()) });
+
+/** Unmatched, as WireMock means it: no mapping answered and no portal operation either (the 404s of unknown paths). */
+const isUnmatched = (e: JournalEntry) => e.wiremockMapping === undefined && e.operationId === null;
+
+/** A request pattern as a mapping (parsed as WireMock parses a mapping's request), or WireMock's 422 body. */
+function parsePattern(body: unknown): { mapping: StubMapping } | { errors: WireMockErrors } {
+  const parsed = parseMapping({ request: body ?? {}, response: {} }, () => '00000000-0000-4000-8000-000000000000');
+  if ('mapping' in parsed) return parsed;
+  for (const error of parsed.errors.errors) error.source.pointer = error.source.pointer.replace(/^\/request/, '');
+  return { errors: parsed.errors };
+}
+
+/** A content pattern (remove-by-metadata's body), parsed as a body pattern is, or WireMock's 422 body. */
+function parseContentPattern(body: unknown): { pattern: StringPattern } | { errors: WireMockErrors } {
+  const parsed = parseMapping(
+    { request: { bodyPatterns: [body] }, response: {} },
+    () => '00000000-0000-4000-8000-000000000000',
+  );
+  if ('mapping' in parsed) return { pattern: parsed.mapping.request.bodyPatterns![0]! };
+  for (const error of parsed.errors.errors)
+    error.source.pointer = error.source.pointer.replace(/^\/request\/bodyPatterns\/0/, '');
+  return { errors: parsed.errors };
+}
+
+function matching(sandbox: Sandbox, mapping: StubMapping): JournalEntry[] {
+  const noStates = new Map<string, string>();
+  return allEntries(sandbox).filter((e) => matchRequest(mapping, wireRequest(e), noStates).matched);
+}
+
+const refuse = (reply: FastifyReply, body: WireMockErrors) => reply.code(422).send(body);
+
+const journalDisabled = (req: FastifyRequest) => req.server.config.journalLimit === 0;
+
+/** WireMock's /__admin/requests API over the sandbox's journal; registered in the `/wiremock/__admin` block. */
+export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // a fresh WireMock answers an empty journal: the sandbox is made on first use (a write makes it)
+  const config = { sandbox: 'write' as const };
+
+  app.get(
+    '/requests',
+    {
+      schema: {
+        operationId: 'wiremockRequests',
+        tags,
+        summary: "WireMock: the sandbox's requests, newest first",
+        description:
+          'Every request the sandbox received (its journal, --journal-limit), as WireMock ServeEvents: stubbed ' +
+          'ones name their mapping. limit: at most that many; since: logged at or after it.',
+        querystring: ListQuery,
+        response: {
+          200: Type.Object({
+            requests: Type.Array(ServeEvent),
+            meta: Type.Object({ total: Type.Integer() }),
+            requestJournalDisabled: Type.Boolean(),
+          }),
+          ...errors(400, 401, 429),
+        },
+      },
+      config,
+    },
+    async (req) => {
+      const { sandbox } = req.mock;
+      const limit = req.query.limit ?? Math.max(1, sandbox.journal.size());
+      const entries = sandbox.journal.list({ limit, ...(req.query.since ? { since: req.query.since } : {}) });
+      return {
+        requests: entries.map((e) => serveEvent(sandbox, e)),
+        meta: { total: sandbox.journal.size() },
+        requestJournalDisabled: journalDisabled(req),
+      };
+    },
+  );
+
+  app.delete(
+    '/requests',
+    {
+      schema: {
+        operationId: 'wiremockRequestsClear',
+        tags,
+        summary: "WireMock: empty the sandbox's journal",
+        response: { 200: Type.Object({}), ...errors(400, 401, 429) },
+      },
+      config,
+    },
+    async (req) => {
+      req.mock.sandbox.journal.clear();
+      return {};
+    },
+  );
+
+  app.get(
+    '/requests/:requestId',
+    {
+      schema: {
+        operationId: 'wiremockRequest',
+        tags,
+        summary: 'WireMock: one request by its id',
+        description: 'A 404 with an empty body (as WireMock) when no kept entry has that id.',
+        params: RequestId,
+        response: {
+          200: ServeEvent,
+          404: Type.Unknown({ description: 'no body, as WireMock' }),
+          ...errors(400, 401, 429),
+        },
+      },
+      config,
+    },
+    async (req, reply) => {
+      const { sandbox } = req.mock;
+      const id = entryIdOf(sandbox.name, req.params.requestId);
+      const [entry] = id === null ? [] : sandbox.journal.list({ limit: 1 }, new Set([id]));
+      if (!entry) return reply.code(404).send(undefined);
+      return serveEvent(sandbox, entry);
+    },
+  );
+
+  app.delete(
+    '/requests/:requestId',
+    {
+      schema: {
+        operationId: 'wiremockRequestDelete',
+        tags,
+        summary: 'WireMock: delete one request by its id',
+        description: 'Answers 200 whether or not it was kept, as WireMock does.',
+        params: RequestId,
+        response: { 200: Type.Object({}), ...errors(400, 401, 429) },
+      },
+      config,
+    },
+    async (req) => {
+      const id = entryIdOf(req.mock.sandbox.name, req.params.requestId);
+      if (id !== null) req.mock.sandbox.journal.remove(new Set([id]));
+      return {};
+    },
+  );
+
+  app.post(
+    '/requests/find',
+    {
+      schema: {
+        operationId: 'wiremockRequestsFind',
+        tags,
+        summary: 'WireMock: the requests a request pattern matches',
+        body: Pattern,
+        response: {
+          200: Type.Object({ requests: Type.Array(LoggedRequest), requestJournalDisabled: Type.Boolean() }),
+          422: ErrorsBody,
+          ...errors(400, 401, 429),
+        },
+      },
+      config,
+    },
+    async (req, reply) => {
+      const parsed = parsePattern(req.body);
+      if ('errors' in parsed) return refuse(reply, parsed.errors);
+      const found = matching(req.mock.sandbox, parsed.mapping).reverse(); // WireMock lists these oldest first
+      return { requests: found.map(loggedRequest), requestJournalDisabled: journalDisabled(req) };
+    },
+  );
+
+  app.post(
+    '/requests/count',
+    {
+      schema: {
+        operationId: 'wiremockRequestsCount',
+        tags,
+        summary: 'WireMock: how many requests a request pattern matches',
+        body: Pattern,
+        response: {
+          200: Type.Object({ count: Type.Integer(), requestJournalDisabled: Type.Boolean() }),
+          422: ErrorsBody,
+          ...errors(400, 401, 429),
+        },
+      },
+      config,
+    },
+    async (req, reply) => {
+      const parsed = parsePattern(req.body);
+      if ('errors' in parsed) return refuse(reply, parsed.errors);
+      return { count: matching(req.mock.sandbox, parsed.mapping).length, requestJournalDisabled: journalDisabled(req) };
+    },
+  );
+
+  app.post(
+    '/requests/remove',
+    {
+      schema: {
+        operationId: 'wiremockRequestsRemove',
+        tags,
+        summary: 'WireMock: remove the requests a request pattern matches',
+        body: Pattern,
+        response: {
+          200: Type.Object({ serveEvents: Type.Array(ServeEvent) }),
+          422: ErrorsBody,
+          ...errors(400, 401, 429),
+        },
+      },
+      config,
+    },
+    async (req, reply) => {
+      const parsed = parsePattern(req.body);
+      if ('errors' in parsed) return refuse(reply, parsed.errors);
+      const { sandbox } = req.mock;
+      const gone = matching(sandbox, parsed.mapping);
+      const events = gone.map((e) => serveEvent(sandbox, e));
+      sandbox.journal.remove(new Set(gone.map((e) => e.id)));
+      return { serveEvents: events };
+    },
+  );
+
+  app.post(
+    '/requests/remove-by-metadata',
+    {
+      schema: {
+        operationId: 'wiremockRequestsRemoveByMetadata',
+        tags,
+        summary: "WireMock: remove the requests whose mapping's metadata matches a pattern",
+        description:
+          'The pattern (equalToJson, matchesJsonPath …) is matched against the metadata of the mapping that ' +
+          'answered each request, as it is now: a request whose mapping was deleted stays.',
+        body: Pattern,
+        response: {
+          200: Type.Object({ serveEvents: Type.Array(ServeEvent) }),
+          422: ErrorsBody,
+          ...errors(400, 401, 429),
+        },
+      },
+      config,
+    },
+    async (req, reply) => {
+      const parsed = parseContentPattern(req.body);
+      if ('errors' in parsed) return refuse(reply, parsed.errors);
+      const { sandbox } = req.mock;
+      const budget = new RegexBudget();
+      const gone = allEntries(sandbox).filter((e) => {
+        const metadata =
+          e.wiremockMapping === undefined ? undefined : sandbox.wiremock.get(e.wiremockMapping)?.metadata;
+        return metadata !== undefined && patternDistance(parsed.pattern, JSON.stringify(metadata), budget) === 0;
+      });
+      const events = gone.map((e) => serveEvent(sandbox, e));
+      sandbox.journal.remove(new Set(gone.map((e) => e.id)));
+      return { serveEvents: events };
+    },
+  );
+
+  app.get(
+    '/requests/unmatched',
+    {
+      schema: {
+        operationId: 'wiremockRequestsUnmatched',
+        tags,
+        summary: 'WireMock: the requests nothing answered',
+        description:
+          'Those no mapping answered and no portal operation either (the 404s of paths the portal does not ' +
+          'have); a portal operation the stateful mock answered is not unmatched. Oldest first, as WireMock.',
+        response: {
+          200: Type.Object({ requests: Type.Array(LoggedRequest), requestJournalDisabled: Type.Boolean() }),
+          ...errors(400, 401, 429),
+        },
+      },
+      config,
+    },
+    async (req) => {
+      const unmatched = allEntries(req.mock.sandbox).filter(isUnmatched).reverse();
+      return { requests: unmatched.map(loggedRequest), requestJournalDisabled: journalDisabled(req) };
+    },
+  );
+
+  app.get(
+    '/requests/unmatched/near-misses',
+    {
+      schema: {
+        operationId: 'wiremockRequestsUnmatchedNearMisses',
+        tags,
+        summary: 'WireMock: the closest mapping to each unmatched request',
+        description:
+          `For each unmatched request (newest first while unmatched requests × mappings stays within ${nearMissBudget}), ` +
+          'the mapping nearest to it and how far (0 to 1).',
+        response: {
+          200: Type.Object({
+            nearMisses: Type.Array(
+              Type.Object({
+                request: LoggedRequest,
+                stubMapping: Type.Unknown(),
+                matchResult: Type.Object({ distance: Type.Number() }),
+              }),
+            ),
+          }),
+          ...errors(400, 401, 429),
+        },
+      },
+      config,
+    },
+    async (req) => {
+      const { sandbox } = req.mock;
+      const stubs = sandbox.wiremock;
+      if (stubs.mappings.length === 0) return { nearMisses: [] };
+      const fit = Math.max(1, Math.floor(nearMissBudget / stubs.mappings.length));
+      const unmatched = allEntries(sandbox).filter(isUnmatched).slice(0, fit);
+      const nearMisses = [];
+      for (const e of unmatched) {
+        const found = findInOrder(stubs.servingOrder, wireRequest(e), stubs.states, 1);
+        const miss = found.found === undefined ? found.nearMisses[0] : undefined;
+        if (miss)
+          nearMisses.push({
+            request: loggedRequest(e),
+            stubMapping: miss.mapping,
+            matchResult: { distance: miss.distance },
+          });
+      }
+      return { nearMisses };
+    },
+  );
+};
