@@ -1296,7 +1296,7 @@ export type ScenarioDefinition = {
           | { tenant?: string | undefined; id: string; remove: string }
         )[]
       | undefined;
-    wiremock?: { mappings: unknown[]; scenarios: { [x: string]: string } } | undefined;
+    wiremock?: { scenarios?: { [x: string]: string } | undefined; mappings: unknown[] } | undefined;
     name: string;
     description: string;
   };
@@ -2179,7 +2179,7 @@ export type ScenarioFile = {
         | { tenant?: string | undefined; id: string; remove: string }
       )[]
     | undefined;
-  wiremock?: { mappings: unknown[]; scenarios: { [x: string]: string } } | undefined;
+  wiremock?: { scenarios?: { [x: string]: string } | undefined; mappings: unknown[] } | undefined;
   name: string;
   description: string;
 };

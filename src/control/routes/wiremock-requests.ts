@@ -15,7 +15,7 @@ import { parseMapping, type StringPattern, type StubMapping, WireMockErrors } fr
 import { findInOrder, matchRequest, patternDistance, type WireRequest } from '../../wiremock/match.js';
 import { RegexBudget } from '../../shared/matchers.js';
 
-const tags = ['mock'];
+const tags = ['wiremock'];
 
 /** How much matching one near-misses read may do (unmatched requests × mappings); past it, the newest requests. */
 export const nearMissBudget = 50_000;
@@ -80,8 +80,8 @@ export function entryIdOf(sandbox: string, uuid: string): number | null {
 const bodyText = (e: JournalEntry): string =>
   e.requestBody === undefined ? '' : typeof e.requestBody === 'string' ? e.requestBody : JSON.stringify(e.requestBody);
 
-/** An entry as the matcher reads a request. */
-const wireRequest = (e: JournalEntry): WireRequest => ({
+/** A journal entry as the matcher reads a request: its URL after the sandbox and /wiremock prefixes. */
+export const wireRequest = (e: JournalEntry): WireRequest => ({
   method: e.method,
   url: wireMockUrl(e.url),
   headers: e.requestHeaders,

@@ -12,7 +12,6 @@ import { RegexBudget } from '../../shared/matchers.js';
 import { jsonDepth } from '../../shared/json-depth.js';
 import { uuidFrom } from '../../store/ids.js';
 import type { Sandbox } from '../../store/sandbox.js';
-import type { JournalEntry } from '../../schemas/control.js';
 import {
   defaultMappingLimits,
   parseMapping,
@@ -23,6 +22,7 @@ import {
 import { matchRequest, patternDistance, startedState, type WireRequest } from '../../wiremock/match.js';
 import { WireMockStubs } from '../../wiremock/state.js';
 import { adminSandboxName } from '../sandbox.js';
+import { wireRequest } from './wiremock-requests.js';
 
 const tags = ['wiremock'];
 
@@ -171,22 +171,6 @@ function rebase(body: { errors: WireMockError['errors'] }, from: string, to: str
       if (pointer === undefined || !(pointer === from || pointer.startsWith(`${from}/`))) return e;
       return { ...e, source: { pointer: to + pointer.slice(from.length) } };
     }),
-  };
-}
-
-/**
- * A journal entry as the matcher reads a request: the path and query after the sandbox and /wiremock prefixes, the
- * headers the journal kept (secrets redacted), the body as text.
- */
-function requestOfEntry(entry: JournalEntry): WireRequest {
-  const query = entry.url.includes('?') ? entry.url.slice(entry.url.indexOf('?')) : '';
-  const path = entry.path.replace(/^\/wiremock(?=\/|$)/, '') || '/';
-  const body = entry.requestBody;
-  return {
-    method: entry.method,
-    url: path + query,
-    headers: entry.requestHeaders,
-    body: body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body),
   };
 }
 
@@ -445,14 +429,15 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
         tags,
         summary: 'Back to the start mappings',
         description:
-          'The mappings every new sandbox starts with (--wiremock DIR), scenario states reset; the journal stays.',
+          "The mappings the sandbox's scenario starts it with (--wiremock DIR's, then the scenario's own), scenario " +
+          'states reset; the journal stays.',
         response: { 200: Empty, ...errors(401, 429) },
       },
       config: { sandbox: 'write' },
     },
     async (req) => {
       const { sandbox } = req.mock;
-      sandbox.wiremock = app.wiremockRoot.stubs;
+      sandbox.wiremock = app.scenarios.wiremockOf(sandbox.scenario);
       return {};
     },
   );
@@ -592,7 +577,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       const ranked = sandbox.journal
         .list()
         .map((entry) => {
-          const request = requestOfEntry(entry);
+          const request = wireRequest(entry);
           const result = matchRequest(pattern, request, states);
           return { request, distance: result.matched ? 0 : result.distance };
         })
@@ -692,7 +677,8 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
         tags,
         summary: 'Reset mappings, scenario states and journal',
         description:
-          "The sandbox's mappings back to the start ones (--wiremock DIR), every scenario Started, its journal " +
+          "The sandbox's mappings back to the start ones (--wiremock DIR's, then its scenario's), every scenario " +
+          'Started, its journal ' +
           "emptied, as WireMock's reset. Its data, clock and portal scenario stay (POST /__admin/reset resets those).",
         response: { 200: Empty, ...errors(401, 429) },
       },
@@ -700,7 +686,7 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
     },
     async (req) => {
       const { sandbox } = req.mock;
-      sandbox.wiremock = app.wiremockRoot.stubs;
+      sandbox.wiremock = app.scenarios.wiremockOf(sandbox.scenario);
       sandbox.journal.clear();
       return {};
     },
