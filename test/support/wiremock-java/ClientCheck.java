@@ -49,9 +49,12 @@ public class ClientCheck {
       WireMock wm = new WireMock("http", host, port, "/sandbox/" + sandbox + "/wiremock");
       wm.verifyThat(i == 2 ? 2 : 1, getRequestedFor(urlPathEqualTo("/orders")));
       System.out.println(sandbox + ".verified " + wm.find(getRequestedFor(urlPathEqualTo("/orders"))).size());
-      System.out.println(sandbox + ".state " + wm.getAllScenarios().getScenarios().get(0).getState());
+      // the client reads scenarios through its static default instance: pointed at this sandbox, as a test does
+      // with WireMock.configureFor("http", host, port, "/sandbox/NAME/wiremock")
+      WireMock.configureFor(wm);
+      System.out.println(sandbox + ".state " + wm.getAllScenarios().get(0).getState());
       wm.resetScenarios();
-      System.out.println(sandbox + ".reset " + wm.getAllScenarios().getScenarios().get(0).getState());
+      System.out.println(sandbox + ".reset " + wm.getAllScenarios().get(0).getState());
     }
   }
 }
