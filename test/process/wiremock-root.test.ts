@@ -120,28 +120,24 @@ t.test("every new sandbox starts with the root mappings, then its scenario's (as
   }
 });
 
-t.test(
-  'a sandbox answers the root mappings and serves __files (once the WireMock routes land)',
-  { todo: 'the WireMock admin routes and the stub serving (issue 55, parts 1 to 4) are on other branches' },
-  async (t) => {
-    const child = await start(['--wiremock', wiremockRoot(t)]);
-    try {
-      const listed = await fetch(`${child.base}/sandbox/bob/wiremock/__admin/mappings`);
-      t.equal(listed.status, 200);
-      const body = (await listed.json()) as { mappings?: Array<{ id: string }>; meta?: { total: number } };
-      t.equal(body.meta?.total, 3);
-      t.ok(body.mappings?.some((m) => m.id === helloId));
-      const hello = await fetch(`${child.base}/sandbox/bob/wiremock/hello`);
-      t.equal(hello.status, 200);
-      t.equal(await hello.text(), '{"hello":"from __files"}');
-      const ping = await fetch(`${child.base}/sandbox/bob/wiremock/ping?x=1`);
-      t.equal(await ping.text(), 'pong');
-    } finally {
-      child.proc.kill('SIGTERM');
-      await child.exited;
-    }
-  },
-);
+t.test('a sandbox answers the root mappings and serves __files', async (t) => {
+  const child = await start(['--wiremock', wiremockRoot(t)]);
+  try {
+    const listed = await fetch(`${child.base}/sandbox/bob/wiremock/__admin/mappings`);
+    t.equal(listed.status, 200);
+    const body = (await listed.json()) as { mappings?: Array<{ id: string }>; meta?: { total: number } };
+    t.equal(body.meta?.total, 3);
+    t.ok(body.mappings?.some((m) => m.id === helloId));
+    const hello = await fetch(`${child.base}/sandbox/bob/wiremock/hello`);
+    t.equal(hello.status, 200);
+    t.equal(await hello.text(), '{"hello":"from __files"}');
+    const ping = await fetch(`${child.base}/sandbox/bob/wiremock/ping?x=1`);
+    t.equal(await ping.text(), 'pong');
+  } finally {
+    child.proc.kill('SIGTERM');
+    await child.exited;
+  }
+});
 
 t.test("in the app: app.wiremockRoot, a new sandbox's mappings, a reset back to them", async (t) => {
   const root = wiremockRoot(t);
