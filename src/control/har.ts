@@ -2,6 +2,7 @@
 // (Network › Import HAR) and HAR viewers. Built from journal entries, so secrets stay redacted.
 import { STATUS_CODES } from 'node:http';
 import type { Finding, Har, JournalEntry } from '../schemas/control.js';
+import { LazyList } from '../shared/json-stream.js';
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
@@ -21,16 +22,31 @@ function absoluteUrl(url: string, bases: string[]): URL {
 const asText = (body: unknown): string | null =>
   body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
 
-/** Entries oldest first (as a browser records them); URLs made absolute with the Host the client used; findings as notes. */
+type HarEntry = Har['log']['entries'][number];
+
+/** A HAR whose entries are made as the export writes them (src/shared/json-stream.ts): its JSON is the Har's. */
+export type StreamedHar = { log: Omit<Har['log'], 'entries'> & { entries: LazyList<JournalEntry, HarEntry> } };
+
+/**
+ * Entries oldest first (as a browser records them); URLs made absolute with the Host the client used; findings as
+ * notes. Each entry is made when the export reaches it, so a full journal is converted in the writer's slices, not in
+ * one turn.
+ */
 export function journalToHar(
   entries: JournalEntry[],
   opts: { protocol: string; fallbackHost: string; version: string; sandbox: string; findings: Finding[] },
-): Har {
-  const harEntries = entries
-    .slice()
-    .sort((a, b) => a.id - b.id)
-    .map((e) => {
-      const findings = opts.findings.filter((f) => f.requestId === e.id);
+): StreamedHar {
+  // by request, once: a filter of every finding per entry was entries × findings
+  const findingsOf = new Map<number, Finding[]>();
+  for (const f of opts.findings) {
+    const list = findingsOf.get(f.requestId);
+    if (list) list.push(f);
+    else findingsOf.set(f.requestId, [f]);
+  }
+  const harEntries = new LazyList(
+    entries.slice().sort((a, b) => a.id - b.id),
+    (e): HarEntry => {
+      const findings = findingsOf.get(e.id) ?? [];
       const host = e.requestHeaders.host ?? opts.fallbackHost;
       const url = absoluteUrl(e.url, [`${opts.protocol}://${host}`, `http://${opts.fallbackHost}`]);
       const headers = Object.entries(e.requestHeaders).map(([name, value]) => ({ name, value }));
@@ -86,7 +102,8 @@ export function journalToHar(
           .filter(Boolean)
           .join(' · '),
       };
-    });
+    },
+  );
   return {
     log: {
       version: '1.2' as const,

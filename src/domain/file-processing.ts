@@ -10,7 +10,7 @@ import { paginate, recordById, type PageRequest } from './lists.js';
 import { columnIndex, readCsv, readXlsx, type SheetRows } from './spreadsheets.js';
 import { parseAmount, parseOperationType, postTransactions, roundMoney } from './wallets.js';
 import { isUuid } from '../schemas/check.js';
-import { bytesOfContent } from '../store/file-bytes.js';
+import { bytesOfContentInTurns } from '../store/file-bytes.js';
 
 export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProcessingRecord): FileProcessing {
   const file = tenant.files.find((f) => f.id === r.fileId);
@@ -149,7 +149,7 @@ export async function runExcelProcessing(
   try {
     const file = tenant.files.find((f) => f.id === record.fileId);
     if (!file || file.contentBase64 === null) throw new Error('the file is gone');
-    const bytes = bytesOfContent(file.contentBase64);
+    const bytes = await bytesOfContentInTurns(file.contentBase64);
     const sheet: SheetRows = file.ext.toLowerCase() === 'csv' ? readCsv(bytes) : await readXlsx(bytes, maxSheetBytes);
     const rows = sheet
       .filter((r) => r.row >= record.arguments.first_row)

@@ -18,7 +18,7 @@ import { hashSecret, newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { matchesText, pageOf, sortBy } from './lists.js';
 import { detectMime, extOf, fileTypeOf } from '../shared/file-types.js';
-import { bytesOfContent, contentOf, sizeOfContent } from '../store/file-bytes.js';
+import { chunksOfContent, contentOf, type FileBytes, sizeOfContent } from '../store/file-bytes.js';
 
 /** Lifetimes of signed addresses (assumed; documented). */
 export const signedLifetimes = { uploadSeconds: 15 * 60, downloadSeconds: 3600 };
@@ -177,20 +177,20 @@ export function uploadedBytes(ctx: Pick<DomainContext, 'store'>, except?: FileRe
 /**
  * PUT of the raw bytes to a signed upload address; a repeated PUT before finish-upload replaces them. The sandbox
  * keeps at most `limitBytes` of uploaded bytes (--sandbox-upload-mb): they live in memory, 10 MiB an upload, as the
- * Buffer the body arrived in (no copy, no base64 on the way in).
+ * pieces the body arrived in (no copy, no base64 on the way in).
  */
 export function uploadBytes(
   ctx: DomainContext,
   fileId: string,
   q: Signed,
-  bytes: Buffer,
+  bytes: FileBytes,
   contentType: string | undefined,
   limitBytes: number,
 ) {
   const { tenant, file } = verify(ctx, 'upload', fileId, q);
   if (file.status === 'UPLOADED') throw fail.conflict(`file ${fileId} is already uploaded`);
   const held = uploadedBytes(ctx, file);
-  if (held + bytes.length > limitBytes) {
+  if (held + bytes.size > limitBytes) {
     const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
     throw fail.payloadTooLarge(
       `this sandbox holds ${mb(held)} MiB of uploaded files and may hold ${mb(limitBytes)} MiB ` +
@@ -200,10 +200,10 @@ export function uploadBytes(
   const declared = contentType?.split(';')[0]?.trim();
   ctx.store.update(tenant, 'files', file, {
     contentBase64: contentOf(bytes),
-    size: bytes.length,
+    size: bytes.size,
     ...(file.mimeType === 'application/octet-stream' && declared ? { mimeType: detectMime(file.name, declared) } : {}),
   });
-  return { success: true, id: file.id, size: bytes.length };
+  return { success: true, id: file.id, size: bytes.size };
 }
 
 export function finishUpload(ctx: DomainContext, tenant: Tenant, user: UserRecord, id: string): FileIndex {
@@ -228,8 +228,14 @@ export function downloadFile(
   ctx: DomainContext,
   fileId: string,
   q: Signed,
-): { bytes: Buffer; mimeType: string; name: string } {
+): { chunks: readonly Buffer[]; size: number; mimeType: string; name: string } {
   const { file } = verify(ctx, 'download', fileId, q);
   if (file.status !== 'UPLOADED' || file.contentBase64 === null) throw fail.notFound(`file ${fileId} is not uploaded`);
-  return { bytes: bytesOfContent(file.contentBase64), mimeType: file.mimeType, name: file.name };
+  const { contentBase64 } = file;
+  return {
+    chunks: chunksOfContent(contentBase64),
+    size: sizeOfContent(contentBase64),
+    mimeType: file.mimeType,
+    name: file.name,
+  };
 }

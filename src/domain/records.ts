@@ -228,9 +228,11 @@ export function patchRecord(
 ) {
   const { name, schema } = recordCollection(collection);
   const current = getRecord(tenant, collection, id);
+  // a record whose schema has no tenantId field still has a tenant: the one of its address
+  const now: Record<string, unknown> = { id: current.id, tenantId: current.tenantId ?? tenant.tenant.id };
   for (const field of ['id', 'tenantId']) {
-    if (patch[field] !== undefined && patch[field] !== current[field])
-      throw fail.badRequest(`${field} of a record cannot change (it is "${String(current[field])}")`);
+    if (patch[field] !== undefined && patch[field] !== now[field])
+      throw fail.badRequest(`${field} of a record cannot change (it is "${String(now[field])}")`);
   }
   const next = checked(name, schema, { ...current, ...patch });
   checkReferences(tenant, name, next, new Set(Object.keys(patch)));

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import { fail } from '../errors.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -13,7 +14,7 @@ import {
   uploadLimitBytes,
 } from '../schemas/files.js';
 import { domainContext } from '../http/context.js';
-import { readBytes } from '../http/upload-body.js';
+import { readBytes, uploadedBody } from '../http/upload-body.js';
 import { callerArgs, listUrl } from './handler.js';
 import { downloadFile, fileCount, fileIndex, finishUpload, prepareUpload, uploadBytes } from '../domain/files.js';
 
@@ -26,7 +27,7 @@ const fileId = Type.Object({ id: Uuid });
 /** The signed upload address: raw bytes of any content type. Its own plugin, so the catch-all parser stays here. */
 const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
   app.removeAllContentTypeParsers();
-  // copied into one Buffer chunk by chunk as it arrives (src/http/upload-body.ts), not joined at the end
+  // kept as the pieces it arrives in (src/http/upload-body.ts), never joined
   app.addContentTypeParser('*', { bodyLimit: uploadLimitBytes }, readBytes(uploadLimitBytes));
   // before a byte is read: a body the memory budget cannot take is refused by its Content-Length (the rest is read
   // and thrown away, src/http/refused-body.ts), and one it takes is counted while it arrives
@@ -59,7 +60,7 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
       config: { auth: 'none' },
     },
     async (req) => {
-      const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const bytes = uploadedBody(req.body);
       // this body is counted already (reserved while it arrived)
       const full = app.memory.pastLimit();
       if (full) throw fail.payloadTooLarge(`the upload is not kept: ${full}`);
@@ -72,7 +73,7 @@ const uploadRoute: FastifyPluginAsyncTypebox = async (app) => {
         req.headers['content-type'],
         limit,
       );
-      app.memory.kept(bytes.length);
+      app.memory.kept(bytes.size);
       return answer;
     },
   );
@@ -162,7 +163,7 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           200: {
             description: 'the file bytes with their content type',
-            content: { '*/*': { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) } },
+            content: { '*/*': { schema: Type.Unsafe<Buffer | Readable>({ type: 'string', format: 'binary' }) } },
           },
           ...errors(400, 403, 404, 500),
         },
@@ -171,10 +172,12 @@ export const fileRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const file = downloadFile(domainContext(req), req.params.id, req.query);
-      return reply
+      reply
         .type(file.mimeType)
-        .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`)
-        .send(file.bytes);
+        .header('content-disposition', `inline; filename*=UTF-8''${encodeURIComponent(file.name)}`);
+      // sent as the pieces it is kept in: joining them would copy the whole file first
+      if (file.chunks.length === 1) return reply.send(file.chunks[0]!);
+      return reply.header('content-length', file.size).send(Readable.from(file.chunks, { objectMode: false }));
     },
   );
 

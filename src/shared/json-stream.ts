@@ -10,14 +10,50 @@ const stringPiece = 256 * 1024;
 /** An object or array whose JSON is about this many characters at most is written by one JSON.stringify. */
 const smallChars = 16 * 1024;
 
+/**
+ * A value whose JSON is a string too long to make at once (an upload's base64): `[jsonStringPieces]()` yields that
+ * string's JSON text without its quotes, already escaped, in pieces; its `toJSON` gives the same string whole, for
+ * JSON.stringify. The writer below writes the pieces as it goes and never calls toJSON.
+ */
+export const jsonStringPieces = Symbol('jsonStringPieces');
+type StringPieces = { [jsonStringPieces](): Iterator<string> };
+const isStringPieces = (value: unknown): value is StringPieces =>
+  value !== null && typeof value === 'object' && typeof (value as StringPieces)[jsonStringPieces] === 'function';
+
+/**
+ * A list whose items are made as the writer reaches them (a HAR entry per journal entry): the work of making them is
+ * sliced with the writing. toJSON makes them all, for JSON.stringify; the text is the same.
+ */
+export class LazyList<S, T> {
+  readonly #source: readonly S[];
+  readonly #make: (item: S) => T;
+  constructor(source: readonly S[], make: (item: S) => T) {
+    this.#source = source;
+    this.#make = make;
+  }
+  get length(): number {
+    return this.#source.length;
+  }
+  /** the item at `index`, made now */
+  at(index: number): T {
+    return this.#make(this.#source[index]!);
+  }
+  toJSON(): T[] {
+    return this.#source.map((item) => this.#make(item));
+  }
+}
+
 /** An open container knows its depth (the root's is 0): with an indent, its lines are indented by it. */
 type Frame =
+  | { kind: 'lazy'; list: LazyList<unknown, unknown>; at: number; depth: number }
+  | { kind: 'pieces'; pieces: Iterator<string> }
   | { kind: 'array'; list: readonly unknown[]; at: number; depth: number }
   | { kind: 'object'; obj: Record<string, unknown>; keys: string[]; at: number; wrote: boolean; depth: number }
   | { kind: 'string'; text: string; at: number };
 
 /** What JSON.stringify does to a value before writing it: toJSON(key), then boxed primitives unboxed. */
 function prepared(value: unknown, key: string): unknown {
+  if (isStringPieces(value) || value instanceof LazyList) return value;
   if (value !== null && (typeof value === 'object' || typeof value === 'bigint')) {
     const toJSON = (value as { toJSON?: unknown }).toJSON;
     if (typeof toJSON === 'function') value = (toJSON as (k: string) => unknown).call(value, key);
@@ -126,6 +162,16 @@ export class JsonWriter {
       }
       return;
     }
+    if (value instanceof LazyList) {
+      this.write('[');
+      this.stack.push({ kind: 'lazy', list: value, at: 0, depth });
+      return;
+    }
+    if (isStringPieces(value)) {
+      this.write('"');
+      this.stack.push({ kind: 'pieces', pieces: value[jsonStringPieces]() });
+      return;
+    }
     const obj = value as object;
     if (this.open.has(obj)) throw new TypeError('Converting circular structure to JSON');
     if (small(obj, smallChars)) {
@@ -166,6 +212,27 @@ export class JsonWriter {
         this.write('"');
         this.stack.pop();
       }
+      return;
+    }
+    if (frame.kind === 'lazy') {
+      if (frame.at === frame.list.length) {
+        this.write(frame.list.length > 0 ? `${this.lineAt(frame.depth)}]` : ']');
+        this.stack.pop();
+        return;
+      }
+      const index = frame.at++;
+      this.write(index > 0 ? `,${this.lineAt(frame.depth + 1)}` : this.lineAt(frame.depth + 1));
+      const item = prepared(frame.list.at(index), String(index));
+      if (unwritten(item)) this.write('null');
+      else this.value(item, frame.depth + 1);
+      return;
+    }
+    if (frame.kind === 'pieces') {
+      const piece = frame.pieces.next();
+      if (piece.done) {
+        this.write('"');
+        this.stack.pop();
+      } else this.write(piece.value);
       return;
     }
     if (frame.kind === 'array') {
@@ -243,6 +310,10 @@ export class StalledReaderError extends Error {
  * 'waiting' each time it stops for its reader; `produced` counts the bytes written so far. The value is read as the
  * stream goes: give it data that does not change (the store's frozen collections), else the text is whatever the
  * value held when each part was written.
+ *
+ * The slice's time is counted from the start of the turn, across reads: a piped reader whose socket takes what it
+ * is given (a client on the same machine) reads again within the same turn each time the buffer is full, and when
+ * every read began a new slice a 25 MB state was written in one turn (a 630 ms stall, issue 54).
  */
 export class JsonStream extends Readable {
   /** bytes pushed so far */
@@ -251,10 +322,18 @@ export class JsonStream extends Readable {
   private readonly chunkChars: number;
   private readonly sliceMs: number;
   private readonly stallTimeout: number;
-  private running = false;
   private wanted = false;
+  private running = false;
+  /** when this turn's work began; null: none yet in this turn */
+  private sliceStart: number | null = null;
+  /** fires at the end of a turn that did work (the check phase): the next turn starts a new slice */
+  private turnEnd: NodeJS.Immediate | undefined;
+  /** the slice was used up while the reader still wanted more: go on when the turn ends */
+  private resumePending = false;
+  /** armed while the stream waits for its reader; it fires once and looks at lastRead (no timer per chunk) */
   private stallTimer: NodeJS.Timeout | undefined;
-  private resumeTimer: NodeJS.Immediate | undefined;
+  private lastRead = 0;
+  private waitingForReader = false;
 
   constructor(value: unknown, options: JsonStreamOptions) {
     super({ highWaterMark: options.highWaterMark ?? jsonStreamHighWaterMark });
@@ -266,18 +345,22 @@ export class JsonStream extends Readable {
 
   override _read(): void {
     this.wanted = true;
-    if (this.stallTimer) {
-      clearTimeout(this.stallTimer);
-      this.stallTimer = undefined;
-    }
-    if (!this.running) this.run();
+    this.waitingForReader = false;
+    this.lastRead = performance.now();
+    if (!this.running && !this.resumePending) this.run();
   }
 
-  /** One slice: chunks until the reader has enough or the slice's time is up (then the rest after other work). */
+  /** Chunks until the reader has enough or this turn's slice is used up (then the rest at the next turn). */
   private run(): void {
+    if (this.sliceStart === null) {
+      this.sliceStart = performance.now();
+      this.turnEnd = setImmediate(() => this.nextTurn());
+    } else if (performance.now() - this.sliceStart >= this.sliceMs) {
+      this.resumePending = true;
+      return;
+    }
+    const started = this.sliceStart;
     this.running = true;
-    this.resumeTimer = undefined;
-    const started = performance.now();
     try {
       while (this.wanted && !this.destroyed) {
         const piece = this.writer.next(this.chunkChars);
@@ -288,33 +371,49 @@ export class JsonStream extends Readable {
         }
         if (this.writer.finished) {
           this.push(null);
-          this.running = false;
           return;
         }
-        if (!this.wanted) break;
-        if (performance.now() - started >= this.sliceMs) {
-          this.resumeTimer = setImmediate(() => this.run());
+        if (this.wanted && performance.now() - started >= this.sliceMs) {
+          this.resumePending = true;
           return;
         }
       }
     } catch (err) {
-      this.running = false;
       this.destroy(err as Error);
       return;
+    } finally {
+      this.running = false;
     }
-    this.running = false;
     // the buffer is full: the reader has stallTimeout ms to take some of it
     if (this.destroyed) return;
-    this.stallTimer = setTimeout(() => {
-      const message = `the reader read nothing for ${this.stallTimeout} ms`;
-      this.destroy(new StalledReaderError(message, this.readableLength, this.produced));
-    }, this.stallTimeout);
+    this.waitingForReader = true;
+    this.stallTimer ??= setTimeout(() => this.checkStalled(), this.stallTimeout);
     this.emit('waiting');
+  }
+
+  private nextTurn(): void {
+    this.turnEnd = undefined;
+    this.sliceStart = null;
+    if (!this.resumePending) return;
+    this.resumePending = false;
+    if (this.wanted && !this.destroyed) this.run();
+  }
+
+  private checkStalled(): void {
+    this.stallTimer = undefined;
+    if (!this.waitingForReader || this.destroyed) return;
+    const waited = performance.now() - this.lastRead;
+    if (waited < this.stallTimeout) {
+      this.stallTimer = setTimeout(() => this.checkStalled(), this.stallTimeout - waited);
+      return;
+    }
+    const message = `the reader read nothing for ${this.stallTimeout} ms`;
+    this.destroy(new StalledReaderError(message, this.readableLength, this.produced));
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
     clearTimeout(this.stallTimer);
-    if (this.resumeTimer) clearImmediate(this.resumeTimer);
+    if (this.turnEnd) clearImmediate(this.turnEnd);
     callback(err);
   }
 }

@@ -11,7 +11,7 @@ export class NumberedList<T extends { id: number }> {
   add(item: Omit<T, 'id'>): T {
     const kept = { id: this.nextId++, ...item } as T;
     this.items.push(kept);
-    if (this.items.length > this.limit) this.items.shift();
+    if (this.items.length > this.limit) this.dropOldest();
     return kept;
   }
   list(): T[] {
@@ -23,8 +23,53 @@ export class NumberedList<T extends { id: number }> {
     this.items = [];
     return n;
   }
+  protected dropOldest(): T | undefined {
+    return this.items.shift();
+  }
 }
 
-/** What the mock "sent" (e-mails with codes, pushes), bounded. */
-export type Outbox = NumberedList<OutboxMessage>;
-export const newOutbox = (): Outbox => new NumberedList(500);
+/** Messages an outbox keeps at most. */
+export const outboxLimit = 500;
+/**
+ * Bytes an outbox keeps at most (its messages' JSON as UTF-8). A push carries the notification's title and body,
+ * each as long as --body-limit lets a client send: 500 of them could hold gigabytes.
+ */
+export const outboxMaxBytes = 4 * 1024 * 1024;
+
+/**
+ * What the mock "sent" (e-mails with codes, pushes): the last 500 messages within `maxBytes`, oldest dropped first.
+ * The newest message is always kept, even one past the bound alone (it came within --body-limit): a test waiting for
+ * its push sees it.
+ */
+export class Outbox extends NumberedList<OutboxMessage> {
+  readonly maxBytes: number;
+  private bytes = 0;
+  private readonly sizes = new WeakMap<OutboxMessage, number>();
+  constructor(maxBytes = outboxMaxBytes) {
+    super(outboxLimit);
+    this.maxBytes = maxBytes;
+  }
+  /** bytes the kept messages take as JSON */
+  get heldBytes(): number {
+    return this.bytes;
+  }
+  override add(item: Omit<OutboxMessage, 'id'>): OutboxMessage {
+    const kept = super.add(item);
+    const size = Buffer.byteLength(JSON.stringify(kept));
+    this.sizes.set(kept, size);
+    this.bytes += size;
+    while (this.bytes > this.maxBytes && this.items.length > 1) this.dropOldest();
+    return kept;
+  }
+  override clear(): number {
+    this.bytes = 0;
+    return super.clear();
+  }
+  protected override dropOldest(): OutboxMessage | undefined {
+    const dropped = super.dropOldest();
+    if (dropped) this.bytes -= this.sizes.get(dropped) ?? 0;
+    return dropped;
+  }
+}
+
+export const newOutbox = (): Outbox => new Outbox();

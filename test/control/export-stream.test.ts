@@ -4,10 +4,18 @@
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
+import { type Readable, Writable } from 'node:stream';
 import t from 'tap';
 import fc from 'fast-check';
-import { JsonStream, JsonWriter, jsonStreamHighWaterMark, StalledReaderError } from '../../src/shared/json-stream.js';
+import {
+  JsonStream,
+  JsonWriter,
+  jsonStreamHighWaterMark,
+  jsonStringPieces,
+  LazyList,
+  StalledReaderError,
+} from '../../src/shared/json-stream.js';
+import { FileBytes } from '../../src/store/file-bytes.js';
 import { bugCapture, capturedAsServed, captureName } from '../../src/control/capture.js';
 import fastJsonStringify from 'fast-json-stringify';
 import { referencedSchemas } from '../../src/http/serializers.js';
@@ -85,6 +93,78 @@ t.test('the writer writes what JSON.stringify writes, whatever the piece size', 
     }),
     { numRuns: 300 },
   );
+});
+
+t.test("an upload's bytes are written as base64 in pieces, never as the whole text", async (t) => {
+  const chunks = [Buffer.alloc(300_001, 1), Buffer.from([2]), Buffer.alloc(500_000, 3)];
+  const file = FileBytes.ofChunks(chunks);
+  const whole = Buffer.concat(chunks).toString('base64');
+  const record = { id: 'f', contentBase64: file, size: file.size };
+  t.equal(JSON.stringify(record), JSON.stringify({ ...record, contentBase64: whole }), 'toJSON is the whole base64');
+  let wholeMade = 0;
+  const counted = {
+    [jsonStringPieces]: () => file.base64Pieces(),
+    toJSON: () => {
+      wholeMade++;
+      return file.toJSON();
+    },
+  };
+  for (const chars of [1000, 65_536])
+    t.equal(written({ ...record, contentBase64: counted }, chars), JSON.stringify(record), `pieces of ${chars}`);
+  t.equal(wholeMade, 0, 'the writer never made the whole text');
+});
+
+t.test('a lazy list (HAR entries) makes its items as the writer reaches them', async (t) => {
+  let made = 0;
+  const source = Array.from({ length: 1000 }, (_, i) => i);
+  const list = new LazyList(source, (i) => {
+    made++;
+    return { i, text: 'y'.repeat(100), skipped: undefined };
+  });
+  const value = { log: { entries: list, comment: 'c' } };
+  const writer = new JsonWriter(value);
+  let text = writer.next(1000);
+  t.ok(made > 0 && made < 50, `${made} of 1000 made for the first 1000 characters`);
+  while (!writer.finished) text += writer.next(1000);
+  t.equal(made, 1000, 'each made once');
+  t.equal(text, JSON.stringify(value), "JSON.stringify's text (toJSON makes them all)");
+});
+
+t.test('a reader that takes everything at once still gets the export over many turns of the event loop', async (t) => {
+  // A piped reader whose socket takes what it is given reads again in the same turn each time the stream's buffer is
+  // full: every read began a new slice, and a 25 MB state was written in one turn (630 ms). With a slice of 0 ms each
+  // turn writes one chunk; a setImmediate probe counts the turns between chunks (no wall time asserted).
+  const value = Array.from({ length: 200 }, (_, i) => ({ i, text: 'x'.repeat(2000) }));
+  const stream = new JsonStream(value, { stallTimeout: 60_000, chunkChars: 4096, sliceMs: 0, highWaterMark: 1024 });
+  let turns = 0;
+  let probing = true;
+  const probe = () => {
+    turns++;
+    if (probing) setImmediate(probe);
+  };
+  setImmediate(probe);
+  const turnOfChunk: number[] = [];
+  const pieces: Buffer[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      pieces.push(chunk);
+      turnOfChunk.push(turns);
+      done(); // takes it at once, as a loopback socket's kernel buffer does
+    },
+  });
+  stream.pipe(sink);
+  await once(sink, 'finish');
+  probing = false;
+  t.equal(Buffer.concat(pieces).toString('utf8'), JSON.stringify(value), 'the same bytes');
+  t.ok(turnOfChunk.length > 50, `${turnOfChunk.length} chunks`);
+  let most = 0;
+  const perTurn = new Map<number, number>();
+  for (const turn of turnOfChunk) {
+    const n = (perTurn.get(turn) ?? 0) + 1;
+    perTurn.set(turn, n);
+    most = Math.max(most, n);
+  }
+  t.ok(most <= 2, `at most 2 chunks in one turn (${most}), over ${perTurn.size} turns`);
 });
 
 t.test('state, capture and HAR answers are JSON.stringify of the same object, streamed', async (t) => {

@@ -124,6 +124,14 @@ t.test('refused whole: the schema, unknown fields, immutable fields', async (t) 
       { id: 'a1000000-0000-4000-8000-000000000099' },
       /id of a record cannot change/,
     ],
+    // a user record has no tenantId field: the message names the tenant it lives in, not "undefined"
+    [
+      'a tenantId',
+      'PATCH',
+      `${users}/${accounts.admin.userId}`,
+      { tenantId: tenants.northwind },
+      new RegExp(`^tenantId of a record cannot change \\(it is "${tenants.romashka}"\\)$`),
+    ],
     [
       'a dangling reference',
       'POST',

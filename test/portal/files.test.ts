@@ -322,6 +322,8 @@ t.test('end to end over a socket: upload and download byte for byte', async (t) 
   const down = await fetch(file.url);
   t.equal(down.status, 200);
   t.equal(down.headers.get('content-type'), 'application/zip');
+  // kept as the pieces it arrived in, and sent as them: the length is still said
+  t.equal(down.headers.get('content-length'), '70000');
   t.ok(Buffer.from(await down.arrayBuffer()).equals(bytes), 'same bytes');
   const forged = new URL(file.url);
   forged.searchParams.set(

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { Outbox, outboxMaxBytes } from '../../src/store/outbox.js';
 import { accounts, build, expectError, json, signIn, tenants, sharedApp } from '../helper.js';
 import { createNotification } from '../../src/domain/notifications.js';
 import { noEffects } from '../../src/domain/effects.js';
@@ -178,4 +179,36 @@ t.test('badge and list agree at every clock: before, inside and after the seeded
   const later = (await list()).filter((n) => !n.isSeen);
   t.ok(later.length > 0 && later.every((n) => n.createdAt > middle), 'only the ones delivered after it are unseen');
   t.equal(await badge(), later.length);
+});
+
+t.test('the outbox keeps at most its bytes: oldest pushes dropped first, the newest always kept', async (t) => {
+  // 500 pushes, each carrying a notification's title and body as long as --body-limit lets them be, held gigabytes
+  const outbox = new Outbox(1024 * 1024);
+  const push = (n: number, chars: number) =>
+    outbox.add({
+      at: '2026-03-02T09:00:00.000Z',
+      kind: 'push',
+      tenantId: 't',
+      userId: 'u',
+      to: 'token',
+      payload: { notification: { title: `#${n}`, body: 'ж'.repeat(chars) } },
+    });
+  for (let n = 1; n <= 10; n++) push(n, 100_000); // about 200 KB of UTF-8 each
+  const ids = outbox.list().map((m) => m.id);
+  t.ok(outbox.heldBytes <= outbox.maxBytes, `${outbox.heldBytes} bytes held`);
+  t.same(ids, [6, 7, 8, 9, 10], 'the newest that fit, in order; the oldest dropped');
+  t.equal(
+    outbox.heldBytes,
+    Buffer.byteLength(JSON.stringify(outbox.list())) - 2 - (ids.length - 1),
+    'counted as their JSON',
+  );
+  push(11, 1_000_000);
+  t.same(
+    outbox.list().map((m) => m.id),
+    [11],
+    'one past the bound alone is kept alone',
+  );
+  outbox.clear();
+  t.equal(outbox.heldBytes, 0, 'a clear frees the count');
+  t.equal(new Outbox().maxBytes, outboxMaxBytes, 'the default bound');
 });

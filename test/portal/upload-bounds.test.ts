@@ -1,7 +1,11 @@
 // Uploaded bytes live in memory, up to 10 MiB an upload: a sandbox keeps at most --sandbox-upload-mb of them. Over a
 // real socket: an upload past the bound answers 413 naming the flag and what to do, changes nothing, and another
 // sandbox still uploads; a reset frees the bytes.
+import { PassThrough } from 'node:stream';
 import t from 'tap';
+import fc from 'fast-check';
+import { keptAsIs, readBytes } from '../../src/http/upload-body.js';
+import { FileBytes } from '../../src/store/file-bytes.js';
 import { accounts, build, signIn } from '../helper.js';
 
 t.test('a sandbox holds at most --sandbox-upload-mb of uploaded bytes', async (t) => {
@@ -48,4 +52,67 @@ t.test('a sandbox holds at most --sandbox-upload-mb of uploaded bytes', async (t
   t.equal(reset.status, 200);
   t.equal(held('abuser'), 0, 'a reset frees the bytes');
   t.equal((await upload('abuser', 'big-4.bin')).status, 200, 'and uploads are taken again');
+});
+
+t.test('an upload is kept as the chunks it arrived in: none copied but the small ones, gathered', async (t) => {
+  // the parser read into one Buffer, copying every chunk: most of an upload's event-loop stall (issue 54)
+  const parse = readBytes(10 * 1024 * 1024);
+  const big = [Buffer.alloc(keptAsIs, 1), Buffer.alloc(100_000, 2)];
+  const tiny = Array.from({ length: 300 }, (_, i) => Buffer.from([i % 256]));
+  const sent = [big[0]!, ...tiny, big[1]!];
+  const total = sent.reduce((n, c) => n + c.length, 0);
+  const body = new PassThrough();
+  const parsed = new Promise<FileBytes>((resolve, reject) =>
+    parse({ headers: { 'content-length': String(total) } }, body as never, (err, bytes) =>
+      err ? reject(err) : resolve(bytes!),
+    ),
+  );
+  for (const chunk of sent) body.write(chunk);
+  body.end();
+  const bytes = await parsed;
+  const kept = bytes.chunks();
+  t.equal(kept[0], big[0], 'a large chunk is the Buffer that arrived (no copy)');
+  t.equal(kept.at(-1), big[1], 'so is the last one');
+  t.equal(kept.length, 3, '300 one-byte chunks gathered into one piece');
+  t.same(kept[1], Buffer.concat(tiny), 'in order');
+  t.equal(bytes.size, total);
+  t.same(bytes.bytes(), Buffer.concat(sent), 'the same bytes');
+});
+
+t.test('kept pieces write the base64 the whole bytes have, in pieces', async (t) => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.uint8Array({ maxLength: 40 }), { maxLength: 12 }),
+      fc.integer({ min: 1, max: 5 }),
+      (parts, k) => {
+        const chunks = parts.map((p) => Buffer.from(p));
+        const bytes = FileBytes.ofChunks(chunks);
+        const whole = Buffer.concat(chunks).toString('base64');
+        const pieces = [...bytes.base64Pieces(3 * k)];
+        return (
+          pieces.join('') === whole &&
+          bytes.toJSON() === whole &&
+          JSON.stringify({ bytes }) === JSON.stringify({ bytes: whole })
+        );
+      },
+    ),
+  );
+  t.pass('base64 of the pieces is the base64 of the whole');
+});
+
+t.test('file processing joins an upload kept in pieces a MiB a turn', async (t) => {
+  const chunks = Array.from({ length: 48 }, (_, i) => Buffer.alloc(64 * 1024, i));
+  const file = FileBytes.ofChunks(chunks);
+  let turns = 0;
+  let probing = true;
+  const probe = () => {
+    turns++;
+    if (probing) setImmediate(probe);
+  };
+  setImmediate(probe);
+  const joined = await file.bytesInTurns();
+  probing = false;
+  t.ok(joined.equals(Buffer.concat(chunks)), 'the same bytes');
+  t.ok(turns >= 2, `the event loop turned ${turns} times while 3 MiB were joined`);
+  t.equal(FileBytes.of(chunks[0]!).bytes(), chunks[0], 'one piece is not copied');
 });
