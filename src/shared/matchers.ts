@@ -105,6 +105,15 @@ function compile(pattern: string): { re: RE2JS; program: number } {
 /** A pattern compiled for another part (WireMock's matchers): the bounded engine, without naming it. */
 export const compileRegex = (pattern: string): CompiledRegex => compile(pattern);
 
+/**
+ * The first part of `text` that `pattern` matches, or null: the bounded engine (linear time, whatever the pattern),
+ * for WireMock's regexExtract. A pattern RE2 does not take (a look-ahead, a back-reference) throws.
+ */
+export function firstMatch(pattern: string, text: string): string | null {
+  const matcher = compile(pattern).re.matcher(text);
+  return matcher.find() ? matcher.group() : null;
+}
+
 const compiled = new WeakMap<object, { re: RE2JS; program: number }>();
 function regexOf(m: { regex: string }): { re: RE2JS; program: number } {
   let entry = compiled.get(m);

@@ -4,6 +4,7 @@
 // random values come from an injected clock and random source, so the same seed and clock give the same bytes.
 // Bounded: a template's size (checked when the mapping is given), each render's output and its block iterations;
 // Handlebars' own runtime refuses prototype properties and methods (its defaults, kept explicit here).
+import { firstMatch } from '../shared/matchers.js';
 import Handlebars from 'handlebars';
 import { evaluateJsonPath, parseJsonPath } from './jsonpath.js';
 import { decodeForm, type WireRequest } from './match.js';
@@ -344,11 +345,15 @@ function createEnvironment(state: () => RenderState) {
       return items[Math.floor(state().context.random() * items.length)];
     },
     regexExtract: (...all) => {
-      // RE2 through the project's bounded matcher is for matching; extraction runs on JS RegExp with a length cap
+      // on the bounded RE2 engine, as every regex of the mock: a pattern that backtracks cannot stall the server
       const [text, pattern] = args(all).map(str);
       if (pattern!.length > 200 || text!.length > 65_536)
         throw new TemplateBound('regexExtract over a long text or pattern');
-      return new RegExp(pattern!).exec(text!)?.[0] ?? '';
+      try {
+        return firstMatch(pattern!, text!) ?? '';
+      } catch {
+        throw new TemplateBound(`regexExtract: a pattern the regex engine (RE2) does not take: ${pattern!.slice(0, 80)}`);
+      }
     },
     size: (...all) => {
       const [v] = args(all);

@@ -128,6 +128,11 @@ t.test('templates: deterministic, bounded, no prototype access', async (t) => {
   );
   t.equal(formatDate(offsetDate(now, '-1 months'), "EEE, dd MMM yyyy HH:mm:ss 'GMT'"), 'Mon, 05 Feb 2024 10:20:30 GMT');
   t.match(renderTemplate('{{#each (range 1 200000)}}x{{/each}}', request, context(1)), { error: /bound/ });
+  // regexExtract runs on RE2: a pattern that backtracks exponentially on JS RegExp answers at once, no match
+  const aaa = { ...request, body: `${'a'.repeat(40_000)}!` };
+  t.same(renderTemplate("[{{regexExtract request.body '(a+)+$'}}]", aaa, context(1)), { text: '[]' });
+  t.same(renderTemplate("{{regexExtract 'id=42;x' '[0-9]+'}}", request, context(1)), { text: '42' });
+  t.match(renderTemplate("{{regexExtract 'ab' 'a(?=b)'}}", request, context(1)), { error: /RE2/ });
   t.match(
     renderTemplate('{{#each (range 1 1000)}}{{#each (range 1 1000)}}x{{/each}}{{/each}}', request, context(1)),
     { error: /iterations/ },
