@@ -352,7 +352,9 @@ function createEnvironment(state: () => RenderState) {
       try {
         return firstMatch(pattern!, text!) ?? '';
       } catch {
-        throw new TemplateBound(`regexExtract: a pattern the regex engine (RE2) does not take: ${pattern!.slice(0, 80)}`);
+        throw new TemplateBound(
+          `regexExtract: a pattern the regex engine (RE2) does not take: ${pattern!.slice(0, 80)}`,
+        );
       }
     },
     size: (...all) => {
