@@ -520,7 +520,8 @@ export class ScenarioRegistry {
       for (const mapping of parseScenarioMappings(entry.scenario, entry.file, mappingLimits))
         stubs = stubs.with(mapping);
     }
-    for (const [name, state] of Object.entries(scenario.wiremock?.scenarios ?? {})) stubs = stubs.withState(name, state);
+    for (const [name, state] of Object.entries(scenario.wiremock?.scenarios ?? {}))
+      stubs = stubs.withState(name, state);
     const over = WireMockStubs.overLimits(stubs, limits);
     if (over)
       throw new ScenarioError(
