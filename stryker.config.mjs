@@ -11,6 +11,7 @@ export const modules = {
   'answer-cache': {
     mutate: ['src/http/answer-cache.ts'],
     tests: [
+      'test/store/answer-cache.test.ts',
       'test/store/kept-answers-budget.test.ts',
       'test/store/kept-answers.test.ts',
       'test/store/kept-answers-compressed.test.ts',
@@ -18,7 +19,7 @@ export const modules = {
   },
   matchers: {
     mutate: ['src/shared/matchers.ts'],
-    tests: ['test/store/stub-matching.test.ts', 'test/store/regex-bounds.test.ts'],
+    tests: ['test/store/matchers.test.ts', 'test/store/stub-matching.test.ts', 'test/store/regex-bounds.test.ts'],
   },
   'record-draft': {
     mutate: ['src/domain/record-draft.ts'],

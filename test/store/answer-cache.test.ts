@@ -74,27 +74,30 @@ t.test('AnswerCache', async (t) => {
     t.ok(cache.get(store, 'a') && cache.get(store, 'c'));
   });
 
-  t.test('compressed bytes: counted, replaced per value, never kept past the budget or for a gone answer', async (t) => {
-    const budget = cost('a', 100) + 100;
-    const cache = new AnswerCache(budget);
-    const a = cache.keep(store, 'a', 1, 0, text(100));
-    cache.keepEncoded(a, 'gzip', { encoding: 'gzip', bytes: Buffer.alloc(60) });
-    t.equal(a.bytes, cost('a', 100) + 60);
-    cache.keepEncoded(a, 'gzip', { encoding: 'gzip', bytes: Buffer.alloc(100) }); // replaced: fills exactly
-    t.equal(a.encoded.get('gzip')?.bytes.length, 100, 'bytes that fill the budget exactly are kept');
-    t.same(cache.stats(), { bytes: budget, entries: 1, budgetBytes: budget });
-    cache.keepEncoded(a, 'br', { encoding: 'br', bytes: Buffer.alloc(1) });
-    t.equal(a.encoded.get('br'), undefined, 'one byte past the budget: not kept');
-    t.equal(a.encoded.get('gzip')?.bytes.length, 100, 'the bytes kept before stay');
-    t.same(cache.stats(), { bytes: budget, entries: 1, budgetBytes: budget });
+  t.test(
+    'compressed bytes: counted, replaced per value, never kept past the budget or for a gone answer',
+    async (t) => {
+      const budget = cost('a', 100) + 100;
+      const cache = new AnswerCache(budget);
+      const a = cache.keep(store, 'a', 1, 0, text(100));
+      cache.keepEncoded(a, 'gzip', { encoding: 'gzip', bytes: Buffer.alloc(60) });
+      t.equal(a.bytes, cost('a', 100) + 60);
+      cache.keepEncoded(a, 'gzip', { encoding: 'gzip', bytes: Buffer.alloc(100) }); // replaced: fills exactly
+      t.equal(a.encoded.get('gzip')?.bytes.length, 100, 'bytes that fill the budget exactly are kept');
+      t.same(cache.stats(), { bytes: budget, entries: 1, budgetBytes: budget });
+      cache.keepEncoded(a, 'br', { encoding: 'br', bytes: Buffer.alloc(1) });
+      t.equal(a.encoded.get('br'), undefined, 'one byte past the budget: not kept');
+      t.equal(a.encoded.get('gzip')?.bytes.length, 100, 'the bytes kept before stay');
+      t.same(cache.stats(), { bytes: budget, entries: 1, budgetBytes: budget });
 
-    const gone = new AnswerCache(1 << 20);
-    const dropped = gone.keep(store, 'a', 1, 0, text(10));
-    gone.drop(store);
-    gone.keepEncoded(dropped, 'gzip', { encoding: 'gzip', bytes: Buffer.alloc(10) });
-    t.equal(dropped.encoded.size, 0, 'a dropped answer gets no bytes');
-    t.same(gone.stats(), { bytes: 0, entries: 0, budgetBytes: 1 << 20 });
-  });
+      const gone = new AnswerCache(1 << 20);
+      const dropped = gone.keep(store, 'a', 1, 0, text(10));
+      gone.drop(store);
+      gone.keepEncoded(dropped, 'gzip', { encoding: 'gzip', bytes: Buffer.alloc(10) });
+      t.equal(dropped.encoded.size, 0, 'a dropped answer gets no bytes');
+      t.same(gone.stats(), { bytes: 0, entries: 0, budgetBytes: 1 << 20 });
+    },
+  );
 
   t.test('at most 8 Accept-Encoding values an answer: the ninth starts again from none', async (t) => {
     const cache = new AnswerCache(1 << 20);
