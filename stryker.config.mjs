@@ -22,8 +22,12 @@ export const modules = {
     tests: ['test/store/matchers.test.ts', 'test/store/stub-matching.test.ts', 'test/store/regex-bounds.test.ts'],
   },
   'record-draft': {
-    mutate: ['src/domain/record-draft.ts'],
-    tests: ['test/control/records-factories.test.ts', 'test/control/records-api.test.ts'],
+    mutate: ['src/domain/record-draft.ts', 'src/domain/records.ts'],
+    tests: [
+      'test/control/record-draft.test.ts',
+      'test/control/records-factories.test.ts',
+      'test/control/records-api.test.ts',
+    ],
   },
   calendar: {
     mutate: ['src/domain/calendar.ts'],
