@@ -151,4 +151,21 @@ t.test('AnswerCache', async (t) => {
     t.equal(cache.get(store, 'a'), undefined, 'and dropped again');
     t.same(cache.stats(), { bytes: kept.bytes, entries: 1, budgetBytes: 1 << 20 });
   });
+
+  t.test('the index of answers by store holds only kept answers: an evicted one leaves it', async (t) => {
+    const cache = new AnswerCache(2 * cost('a', 100));
+    // the private index (ids by store) has no public view; it must not grow with answers evicted long ago
+    const index = () => [...cache['byStore']].map(([n, ids]) => [n, [...ids]]);
+    cache.keep(store, 'a', 1, 0, text(100));
+    cache.keep(store, 'b', 1, 0, text(100));
+    cache.keep(other, 'a', 1, 0, text(100)); // store's a goes
+    t.same(index(), [
+      [1, ['1\nb']],
+      [2, ['2\na']],
+    ]);
+    cache.keep(other, 'b', 1, 0, text(100)); // store's b goes: nothing of store is left
+    t.same(index(), [[2, ['2\na', '2\nb']]], "the store's entry goes with its last answer");
+    cache.keep(other, 'a', 2, 0, text(100)); // replaced
+    t.same(index(), [[2, ['2\nb', '2\na']]]);
+  });
 });
