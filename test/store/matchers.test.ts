@@ -1,6 +1,7 @@
 import t from 'tap';
 import {
   defaultRegexLimits,
+  isMatcherOp,
   jsonMatches,
   matcherProblem,
   maxPatternChars,
@@ -145,4 +146,19 @@ t.test('text matchers: plain values by text, any value of a repeated one, presen
   t.ok(textMatches({ present: true }, ['']));
   t.ok(textMatches({ regex: '^4[0-9]$' }, ['41']));
   t.notOk(textMatches({ regex: '^4[0-9]$' }, ['410']));
+});
+
+t.test('null, absent and primitive values: no matcher, no crash, read as their text', async (t) => {
+  for (const value of [null, undefined, 'present', 1, true, ['present'], {}, { present: true, regex: 'a' }])
+    t.equal(isMatcherOp(value), false, `${JSON.stringify(value)} is no matcher`);
+  t.equal(isMatcherOp({ contains: 'a' }), true);
+  t.ok(jsonMatches({ x: null }, { x: null }), 'a null in a body matcher equals null');
+  t.notOk(jsonMatches({ x: null }, { x: 0 }));
+  t.equal(matcherProblem({ present: null }, '/q', 'text'), 'at /q/present: expected true or false, found null');
+  t.equal(matcherProblem({ present: undefined }, '/q', 'text'), 'at /q/present: expected true or false, found ');
+  t.equal(matcherProblem({ present: 'abc' }, '/q', 'text'), 'at /q/present: expected true or false, found abc');
+  t.ok(jsonMatches({ contains: 'nu' }, null), 'null reads as "null"');
+  t.ok(jsonMatches({ regex: '^null$' }, null));
+  t.ok(jsonMatches({ contains: '"b":"x"' }, { a: null, b: 'x' }), 'a value holding null is read whole');
+  t.ok(jsonMatches({ contains: 'null' }, [null, [null]]));
 });
