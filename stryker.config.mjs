@@ -11,6 +11,7 @@ export const modules = {
   'answer-cache': {
     mutate: ['src/http/answer-cache.ts'],
     tests: [
+      'test/store/answer-cache.test.ts',
       'test/store/kept-answers-budget.test.ts',
       'test/store/kept-answers.test.ts',
       'test/store/kept-answers-compressed.test.ts',
@@ -18,11 +19,15 @@ export const modules = {
   },
   matchers: {
     mutate: ['src/shared/matchers.ts'],
-    tests: ['test/store/stub-matching.test.ts', 'test/store/regex-bounds.test.ts'],
+    tests: ['test/store/matchers.test.ts', 'test/store/stub-matching.test.ts', 'test/store/regex-bounds.test.ts'],
   },
   'record-draft': {
-    mutate: ['src/domain/record-draft.ts'],
-    tests: ['test/control/records-factories.test.ts', 'test/control/records-api.test.ts'],
+    mutate: ['src/domain/record-draft.ts', 'src/domain/records.ts'],
+    tests: [
+      'test/control/record-draft.test.ts',
+      'test/control/records-factories.test.ts',
+      'test/control/records-api.test.ts',
+    ],
   },
   calendar: {
     mutate: ['src/domain/calendar.ts'],
