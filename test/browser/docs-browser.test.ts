@@ -61,7 +61,7 @@ t.test(
     const tags = new Set(
       Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((op) => op.tags ?? [])),
     );
-    t.same([...tags], ['mock'], 'the page shows the control plane alone');
+    t.same([...tags].sort(), ['mock', 'wiremock'], "the page shows the control plane alone (WireMock's API with it)");
     t.match(
       await docs.locator('.info .title').innerText(),
       /portal-mock control plane/,
