@@ -1,5 +1,6 @@
 // Scenarios act on every portal operation, the portal's own admin API (operationIds admin*) included, and never on
-// the mock's control plane (/__admin) or the docs: decided by where a route is registered, not by its name or URL.
+// the mock's control plane (/__admin, WireMock's /wiremock/__admin) or the docs: decided by where a route is
+// registered, not by its name or URL.
 import t from 'tap';
 import { request } from 'node:http';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,8 @@ function collector() {
 }
 
 const concrete = (url: string) => url.replace(/:[A-Za-z_]+/g, 'x1').replace(/\*$/, 'no-such-thing');
-const isControlPlane = (url: string) => url.startsWith('/__admin') || url.startsWith('/docs') || url === '/';
+const isControlPlane = (url: string) =>
+  url.startsWith('/__admin') || url.startsWith('/wiremock/__admin') || url.startsWith('/docs') || url === '/';
 
 /** What became of one request on its own connection: a status, or the socket error that ended it. */
 function outcome(address: string, route: Route, headers: Record<string, string>): Promise<number | string> {
