@@ -187,8 +187,9 @@ function pinnedWorld(scenario: Scenario, worlds: Worlds): { world: BaseWorld; cl
  * bug capture: `pin`) first puts the sandbox back on the base world of its seed and reference date and freezes its
  * clock there. `stubs` become the sandbox's WireMock mappings and scenario states, as the scenario registry made
  * them (`ScenarioRegistry.wiremockOf`: those of --wiremock followed by the scenario's, every WireMock scenario in
- * "Started"; a capture's own, whole, with its states; this part does not read WireMock mappings). Under --data the name and the data it changed are one log line: a restart sets
- * the name again without applying the data side twice (it is in the log).
+ * "Started"; a capture's own, whole, with its states; this part does not read WireMock mappings). Under --data the
+ * name and the data it changed are one log line: a restart sets the name again without applying the data side twice
+ * (it is in the log).
  */
 export function activateScenario(
   sandbox: Sandbox,
