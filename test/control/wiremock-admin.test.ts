@@ -163,6 +163,29 @@ t.test('find-by-metadata and remove-by-metadata', async (t) => {
   t.same(urls((await a('GET', '/mappings')).body), ['/z']);
 });
 
+t.test('unmatched mappings: those no kept journal entry was served by, per sandbox', async (t) => {
+  const { wm, call } = await listening(t);
+  const [a, b] = [wm('wm-un-a'), wm('wm-un-b')];
+  for (const w of [a, b]) {
+    await w('POST', '/mappings', mapping('/used'));
+    await w('POST', '/mappings', mapping('/idle'));
+  }
+  t.same(urls((await a('GET', '/mappings/unmatched')).body), ['/idle', '/used'], 'none served yet: all, in order');
+  t.equal((await call('GET', '/sandbox/wm-un-a/wiremock/used')).status, 200);
+  t.equal((await call('GET', '/sandbox/wm-un-a/portal-has-no-such-path')).status, 404, 'an unmatched request');
+  const listed = (await a('GET', '/mappings/unmatched')).body;
+  t.same([urls(listed), listed.meta], [['/idle'], { total: 1 }], 'the served one is not listed');
+  t.same(urls((await b('GET', '/mappings/unmatched')).body), ['/idle', '/used'], "another sandbox's traffic is not");
+
+  t.same(await a('DELETE', '/mappings/unmatched'), { status: 200, body: {} });
+  t.same(urls((await a('GET', '/mappings')).body), ['/used'], 'the unmatched one deleted, the served one kept');
+  t.same(urls((await b('GET', '/mappings')).body), ['/idle', '/used'], 'the other sandbox untouched');
+
+  await a('DELETE', '/requests');
+  t.same(urls((await a('GET', '/mappings/unmatched')).body), ['/used'], 'an emptied journal names no mapping');
+  t.same((await wm('wm-un-fresh')('GET', '/mappings/unmatched')).body, { mappings: [], meta: { total: 0 } });
+});
+
 t.test('scenarios: listed with their mappings, set, reset; two sandboxes with the same names stay apart', async (t) => {
   const { wm, call } = await listening(t);
   const step = (url: string, required: string, next?: string) =>

@@ -95,6 +95,14 @@ export const validInputs: Record<string, Valid> = {
     await wmMapping(ctx);
     return wiremock({ method: 'POST', url: '/mappings/remove-by-metadata', payload: { matchesJsonPath: '$.k' } })(ctx);
   },
+  wiremockMappingsUnmatched: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ url: '/mappings/unmatched' })(ctx);
+  },
+  wiremockMappingsUnmatchedDelete: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ method: 'DELETE', url: '/mappings/unmatched' })(ctx);
+  },
   wiremockNearMissesRequest: async (ctx) => {
     await wmMapping(ctx);
     return wiremock({ method: 'POST', url: '/near-misses/request', payload: { url: '/wn', method: 'GET' } })(ctx);

@@ -138,6 +138,13 @@ function serveEvent(sandbox: Sandbox, e: JournalEntry): ServeEvent {
 const allEntries = (sandbox: Sandbox): JournalEntry[] =>
   sandbox.journal.list({ limit: Math.max(1, sandbox.journal.size()) });
 
+/** The ids of the mappings that answered a request the sandbox's journal keeps (GET /mappings/unmatched). */
+export function servedMappingIds(sandbox: Sandbox): Set<string> {
+  const served = new Set<string>();
+  for (const e of allEntries(sandbox)) if (e.wiremockMapping !== undefined) served.add(e.wiremockMapping);
+  return served;
+}
+
 /** Unmatched, as WireMock means it: no mapping answered and no portal operation either (the 404s of unknown paths). */
 const isUnmatched = (e: JournalEntry) => e.wiremockMapping === undefined && e.operationId === null;
 
