@@ -2,11 +2,11 @@
 // sockets: every endpoint, sandboxes kept apart, refusals that change nothing, the bounds, --data across a restart,
 // a sandbox reset, and the admin token as WireMock's clients send it.
 import t from 'tap';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { build, httpCaller } from '../helper.js';
 import { tempDir } from '../support/temp-dir.js';
 import type { AppOptions } from '../../src/app.js';
-import { parseMapping } from '../../src/wiremock/mapping.js';
-import { WireMockStubs } from '../../src/wiremock/state.js';
 
 type Teardown = { teardown(fn: () => unknown): void };
 
@@ -255,10 +255,12 @@ t.test('near misses of a request and of a request pattern', async (t) => {
 t.test(
   'reset: mappings back to the start ones, states Started, journal emptied; also by a sandbox reset',
   async (t) => {
-    const { app, wm, call } = await listening(t);
-    const start = parseMapping(mapping('/start'), () => '22222222-2222-4222-8222-222222222222');
-    if (!('mapping' in start)) throw new Error('the start mapping parses');
-    app.wiremockRoot.stubs = WireMockStubs.of([start.mapping]);
+    // the start mappings come from --wiremock DIR, read at start (the scenario registry keeps them)
+    const root = tempDir(t, 'wm-admin-root-');
+    mkdirSync(join(root, 'mappings'));
+    const start = { id: '22222222-2222-4222-8222-222222222222', ...mapping('/start') };
+    writeFileSync(join(root, 'mappings', 'start.json'), JSON.stringify(start));
+    const { wm, call } = await listening(t, { wiremock: root });
     const a = wm('wm-reset');
     await a('POST', '/mappings', mapping('/added', { scenarioName: 's', newScenarioState: 'x' }));
     await a('PUT', '/scenarios/s/state', { state: 'x' });
@@ -277,7 +279,7 @@ t.test(
     // a sandbox reset of the control plane puts back what the sandbox started with
     await a('POST', '/mappings', mapping('/more'));
     t.equal((await call('POST', '/__admin/reset?sandbox=wm-reset', {})).status, 200);
-    t.same(urls((await a('GET', '/mappings')).body), [], 'the start ones of the registry (none here)');
+    t.same(urls((await a('GET', '/mappings')).body), ['/start'], "the start ones: --wiremock's");
   },
 );
 
