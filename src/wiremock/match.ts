@@ -202,6 +202,23 @@ export function patternDistance(p: StringPattern, value: string | undefined, bud
   return jsonPathDistance(p.matchesJsonPath, json.value, budget);
 }
 
+/**
+ * The pattern nested in a `matchesJsonPath` object, made once per mapping: what the parser attached to the object
+ * (the parsed text of an `equalToJson`, the compiled regex) is keyed by the pattern object, so a copy made on each
+ * request would miss it (an `equalToJson` text nested here never matched).
+ */
+const nestedPatterns = new WeakMap<object, StringPattern>();
+function nestedPattern(m: StringPattern & { expression: string }): StringPattern {
+  let nested = nestedPatterns.get(m);
+  if (nested === undefined) {
+    const { expression: _, ...rest } = m;
+    nested = rest as StringPattern;
+    if (parsedJson.has(m)) parsedJson.set(nested, parsedJson.get(m));
+    nestedPatterns.set(m, nested);
+  }
+  return nested;
+}
+
 function jsonPathDistance(m: string | (StringPattern & { expression: string }), value: unknown, budget: RegexBudget) {
   const path = parseJsonPath(typeof m === 'string' ? m : m.expression);
   if ('problem' in path) return 1;
@@ -216,8 +233,7 @@ function jsonPathDistance(m: string | (StringPattern & { expression: string }), 
     }
     return 0;
   }
-  const { expression: _, ...nested } = m;
-  const pattern = nested as StringPattern;
+  const pattern = nestedPattern(m);
   if (found.length === 0) return patternDistance(pattern, undefined, budget);
   if (path.definite) return patternDistance(pattern, found[0] === null ? undefined : resultText(found[0]), budget);
   return Math.min(...found.map((v) => patternDistance(pattern, resultText(v), budget)));

@@ -163,6 +163,29 @@ t.test('find-by-metadata and remove-by-metadata', async (t) => {
   t.same(urls((await a('GET', '/mappings')).body), ['/z']);
 });
 
+t.test('unmatched mappings: those no kept journal entry was served by, per sandbox', async (t) => {
+  const { wm, call } = await listening(t);
+  const [a, b] = [wm('wm-un-a'), wm('wm-un-b')];
+  for (const w of [a, b]) {
+    await w('POST', '/mappings', mapping('/used'));
+    await w('POST', '/mappings', mapping('/idle'));
+  }
+  t.same(urls((await a('GET', '/mappings/unmatched')).body), ['/idle', '/used'], 'none served yet: all, in order');
+  t.equal((await call('GET', '/sandbox/wm-un-a/wiremock/used')).status, 200);
+  t.equal((await call('GET', '/sandbox/wm-un-a/portal-has-no-such-path')).status, 404, 'an unmatched request');
+  const listed = (await a('GET', '/mappings/unmatched')).body;
+  t.same([urls(listed), listed.meta], [['/idle'], { total: 1 }], 'the served one is not listed');
+  t.same(urls((await b('GET', '/mappings/unmatched')).body), ['/idle', '/used'], "another sandbox's traffic is not");
+
+  t.same(await a('DELETE', '/mappings/unmatched'), { status: 200, body: {} });
+  t.same(urls((await a('GET', '/mappings')).body), ['/used'], 'the unmatched one deleted, the served one kept');
+  t.same(urls((await b('GET', '/mappings')).body), ['/idle', '/used'], 'the other sandbox untouched');
+
+  await a('DELETE', '/requests');
+  t.same(urls((await a('GET', '/mappings/unmatched')).body), ['/used'], 'an emptied journal names no mapping');
+  t.same((await wm('wm-un-fresh')('GET', '/mappings/unmatched')).body, { mappings: [], meta: { total: 0 } });
+});
+
 t.test('scenarios: listed with their mappings, set, reset; two sandboxes with the same names stay apart', async (t) => {
   const { wm, call } = await listening(t);
   const step = (url: string, required: string, next?: string) =>
@@ -232,13 +255,13 @@ t.test('near misses of a request and of a request pattern', async (t) => {
 t.test(
   'reset: mappings back to the start ones, states Started, journal emptied; also by a sandbox reset',
   async (t) => {
-    // a --wiremock root of one mapping: what every sandbox starts with
+    // the start mappings come from --wiremock DIR, read at start (the scenario registry keeps them)
     const root = tempDir(t, 'wm-admin-root-');
     mkdirSync(join(root, 'mappings'));
-    writeFileSync(join(root, 'mappings', 'start.json'), JSON.stringify(mapping('/start')));
+    const start = { id: '22222222-2222-4222-8222-222222222222', ...mapping('/start') };
+    writeFileSync(join(root, 'mappings', 'start.json'), JSON.stringify(start));
     const { wm, call } = await listening(t, { wiremock: root });
     const a = wm('wm-reset');
-    t.same(urls((await a('GET', '/mappings')).body), ['/start'], 'a new sandbox starts with the root');
     await a('POST', '/mappings', mapping('/added', { scenarioName: 's', newScenarioState: 'x' }));
     await a('PUT', '/scenarios/s/state', { state: 'x' });
     await call('GET', '/sandbox/wm-reset/__admin/health');
@@ -256,7 +279,7 @@ t.test(
     // a sandbox reset of the control plane puts back what the sandbox started with
     await a('POST', '/mappings', mapping('/more'));
     t.equal((await call('POST', '/__admin/reset?sandbox=wm-reset', {})).status, 200);
-    t.same(urls((await a('GET', '/mappings')).body), ['/start'], 'the start ones again');
+    t.same(urls((await a('GET', '/mappings')).body), ['/start'], "the start ones: --wiremock's");
   },
 );
 

@@ -44,6 +44,12 @@ t.test('GET /requests: ServeEvents newest first, the stubbed one names its mappi
     list.requests.map((e: { request: { url: string } }) => e.request.url),
     ['/other', '/ordres', '/orders?page=1'],
   );
+  const host = new URL(base).host;
+  t.same(
+    list.requests.map((e: { request: { absoluteUrl: string } }) => e.request.absoluteUrl),
+    ['other', 'ordres', 'orders?page=1'].map((u) => `http://${host}/sandbox/w/wiremock/${u}`),
+    'absoluteUrl: as the client sent it, the sandbox base included (url is relative to the base, as in WireMock)',
+  );
   const stubbed = list.requests[2];
   t.match(stubbed, {
     id: requestUuid('w', 1),

@@ -159,6 +159,26 @@ else {
     await same(t, 'GET', '/mappings');
   });
 
+  t.test('unmatched mappings: those no request was served by', async (t) => {
+    const call = async (base: string, path: string) => (await fetch(`${base}${path}`)).status;
+    await same(t, 'POST', '/reset');
+    await same(t, 'POST', '/mappings', { id: fixed(7), request: { url: '/used', method: 'GET' }, response: {} });
+    await same(t, 'POST', '/mappings', { id: fixed(8), request: { url: '/idle', method: 'GET' }, response: {} });
+    await same(t, 'POST', '/mappings', { id: fixed(9), priority: 1, request: { urlPath: '/z' }, response: {} });
+    await same(t, 'GET', '/mappings/unmatched');
+    for (const base of [ours, theirs]) {
+      t.equal(await call(base, '/used'), 200, `${base}: /used served`);
+      t.equal(await call(base, '/nothing'), 404, `${base}: /nothing unmatched`);
+    }
+    await same(t, 'GET', '/mappings/unmatched');
+    await same(t, 'DELETE', '/mappings/unmatched');
+    await same(t, 'GET', '/mappings');
+    await same(t, 'GET', '/mappings/unmatched');
+    // an emptied journal names no mapping: every mapping is unmatched again
+    await same(t, 'DELETE', '/requests');
+    await same(t, 'GET', '/mappings/unmatched');
+  });
+
   t.test('system', async (t) => {
     await same(t, 'GET', '/recordings/status');
     await same(t, 'GET', '/mappings/unknown-path-is-not-a-uuid');

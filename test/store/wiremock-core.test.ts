@@ -7,7 +7,7 @@ import { parseMapping, StubMapping } from '../../src/wiremock/mapping.js';
 import { findStub, matchRequest } from '../../src/wiremock/match.js';
 import { drawDelay } from '../../src/wiremock/response.js';
 import { formatDate, offsetDate, renderTemplate } from '../../src/wiremock/template.js';
-import { coreAnswers, corpus, newId, seeded } from '../support/wiremock-cases.js';
+import { coreAnswers, corpus, newId, seeded, upstreamPlaceholder } from '../support/wiremock-cases.js';
 
 const now = new Date('2024-03-05T10:20:30.456Z');
 
@@ -16,7 +16,16 @@ for (const c of corpus.cases)
     const answers = coreAnswers(c, now);
     for (const [i, r] of c.requests.entries()) {
       const a = answers[i]!;
+      if (r.expect.fault !== undefined) {
+        t.equal(a.fault, r.expect.fault, `${r.method} ${r.url}: fault`);
+        continue;
+      }
+      if (r.expect.proxied) {
+        t.equal(a.proxyUrl, `${upstreamPlaceholder}${r.url}`, `${r.method} ${r.url}: forwarded`);
+        continue;
+      }
       t.equal(a.status, r.expect.status, `${r.method} ${r.url}: status`);
+      if (r.expect.statusMessage !== undefined) t.equal(a.statusMessage, r.expect.statusMessage, `${r.url}: reason`);
       if (r.expect.body !== undefined) t.equal(a.body, r.expect.body.replace('{{year}}', '2024'), `${r.url}: body`);
       for (const [name, value] of Object.entries(r.expect.headers ?? {}))
         t.equal(a.headers.find(([n]) => n.toLowerCase() === name)?.[1], value, `${r.url}: header ${name}`);

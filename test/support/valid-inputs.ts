@@ -64,6 +64,15 @@ const wmMapping = (ctx: Ctx, extra: Record<string, unknown> = {}) =>
     payload: { id: uuidLike(55), request: { url: '/wm' }, response: { body: 'x' }, metadata: { k: 'v' }, ...extra },
   });
 
+/** A mapping, a request it served and one nothing answers; the served one's WireMock request id. */
+const wmServed = async (ctx: Ctx): Promise<string> => {
+  await wmMapping(ctx);
+  await call(ctx, { url: '/wm', headers: ctx.sb });
+  await ctx.app.inject({ url: '/wm-nothing-here', headers: { ...ctx.s.headers, ...ctx.sb } });
+  const list = await call(ctx, await wiremock({ url: '/requests' })(ctx));
+  return list.requests.find((e: { wasMatched: boolean }) => e.wasMatched).id;
+};
+
 export const validInputs: Record<string, Valid> = {
   wiremockMappingsList: wiremock({ url: '/mappings?limit=10&offset=0' }),
   wiremockMappingCreate: wiremock({ method: 'POST', url: '/mappings', payload: { request: { url: '/a' } } }),
@@ -94,6 +103,45 @@ export const validInputs: Record<string, Valid> = {
   wiremockMappingsRemoveByMetadata: async (ctx) => {
     await wmMapping(ctx);
     return wiremock({ method: 'POST', url: '/mappings/remove-by-metadata', payload: { matchesJsonPath: '$.k' } })(ctx);
+  },
+  wiremockMappingsUnmatched: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ url: '/mappings/unmatched' })(ctx);
+  },
+  wiremockMappingsUnmatchedDelete: async (ctx) => {
+    await wmMapping(ctx);
+    return wiremock({ method: 'DELETE', url: '/mappings/unmatched' })(ctx);
+  },
+  wiremockRequests: async (ctx) => {
+    await wmServed(ctx);
+    return wiremock({ url: '/requests?limit=10' })(ctx);
+  },
+  wiremockRequestsClear: wiremock({ method: 'DELETE', url: '/requests' }),
+  wiremockRequest: async (ctx) => wiremock({ url: `/requests/${await wmServed(ctx)}` })(ctx),
+  wiremockRequestDelete: async (ctx) => wiremock({ method: 'DELETE', url: `/requests/${await wmServed(ctx)}` })(ctx),
+  wiremockRequestsFind: async (ctx) => {
+    await wmServed(ctx);
+    return wiremock({ method: 'POST', url: '/requests/find', payload: { urlPath: '/wm', method: 'GET' } })(ctx);
+  },
+  wiremockRequestsCount: async (ctx) => {
+    await wmServed(ctx);
+    return wiremock({ method: 'POST', url: '/requests/count', payload: { urlPath: '/wm', method: 'GET' } })(ctx);
+  },
+  wiremockRequestsRemove: async (ctx) => {
+    await wmServed(ctx);
+    return wiremock({ method: 'POST', url: '/requests/remove', payload: { urlPath: '/wm', method: 'GET' } })(ctx);
+  },
+  wiremockRequestsRemoveByMetadata: async (ctx) => {
+    await wmServed(ctx);
+    return wiremock({ method: 'POST', url: '/requests/remove-by-metadata', payload: { matchesJsonPath: '$.k' } })(ctx);
+  },
+  wiremockRequestsUnmatched: async (ctx) => {
+    await wmServed(ctx);
+    return wiremock({ url: '/requests/unmatched' })(ctx);
+  },
+  wiremockRequestsUnmatchedNearMisses: async (ctx) => {
+    await wmServed(ctx);
+    return wiremock({ url: '/requests/unmatched/near-misses' })(ctx);
   },
   wiremockNearMissesRequest: async (ctx) => {
     await wmMapping(ctx);

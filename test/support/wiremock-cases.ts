@@ -10,7 +10,19 @@ export type CaseRequest = {
   url: string;
   headers?: Record<string, string>;
   body?: string;
-  expect: { status: number; body?: string; headers?: Record<string, string> };
+  /**
+   * `fault`: the connection fault the mapping names (no HTTP answer to compare: the differential test compares how the
+   * connection ends); `proxied`: the answer is the upstream's (the core gives the URL it forwards to); `statusMessage`:
+   * the reason phrase.
+   */
+  expect: {
+    status: number;
+    body?: string;
+    headers?: Record<string, string>;
+    statusMessage?: string;
+    fault?: string;
+    proxied?: boolean;
+  };
 };
 export type Case = { name: string; mappings: unknown[]; files?: Record<string, string>; requests: CaseRequest[] };
 export type Refused = { name: string; mapping: unknown; pointer: string; wiremock: string };
@@ -35,7 +47,17 @@ export function seeded(seed: number): () => number {
 let ids = 0;
 export const newId = () => `00000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`;
 
-export type CoreAnswer = { status: number; headers: Array<[string, string]>; body: string };
+export type CoreAnswer = {
+  status: number;
+  headers: Array<[string, string]>;
+  body: string;
+  statusMessage?: string;
+  fault?: string;
+  proxyUrl?: string;
+};
+
+/** The base URL the corpus's proxyBaseUrl mappings name; the differential test puts its own upstream there. */
+export const upstreamPlaceholder = 'http://upstream.invalid';
 
 /** The core's answers to a case's requests, in order, over one scenario store. */
 export function coreAnswers(c: Case, now: Date): CoreAnswer[] {
@@ -59,7 +81,14 @@ export function coreAnswers(c: Case, now: Date): CoreAnswer[] {
     };
     const built = buildResponse(found.found.mapping, request, context, files);
     if ('error' in built) throw new Error(`${c.name}: ${built.error}`);
-    const { status, headers, body } = built.response;
-    return { status, headers, body: body.toString('utf8') };
+    const { status, headers, body, statusMessage, fault, proxyUrl } = built.response;
+    return {
+      status,
+      headers,
+      body: body.toString('utf8'),
+      ...(statusMessage === undefined ? {} : { statusMessage }),
+      ...(fault === undefined ? {} : { fault }),
+      ...(proxyUrl === undefined ? {} : { proxyUrl }),
+    };
   });
 }

@@ -25,7 +25,9 @@ const QueryValues = Type.Record(Type.String(), Type.Object({ key: Type.String(),
 export const LoggedRequest = Type.Object(
   {
     url: Type.String({ description: 'as the client sent it, less /sandbox/NAME and /wiremock' }),
-    absoluteUrl: Type.String(),
+    absoluteUrl: Type.String({
+      description: 'the URL as the client sent it, /sandbox/NAME/wiremock included (WireMock: the full request URL)',
+    }),
     method: Type.String(),
     headers: Type.Record(Type.String(), Type.String(), { description: 'secrets redacted, as in our journal' }),
     cookies: Type.Record(Type.String(), Type.String()),
@@ -88,7 +90,13 @@ export const wireRequest = (e: JournalEntry): WireRequest => ({
   body: bodyText(e),
 });
 
-function loggedRequest(e: JournalEntry): LoggedRequest {
+/**
+ * A journal entry as WireMock's LoggedRequest. `url` is relative to the sandbox's WireMock base URL, as WireMock's
+ * is to its context path; `absoluteUrl` is the URL as the client sent it, the sandbox and /wiremock prefixes
+ * included, as WireMock's is the servlet's full request URL (docs/wiremock.md, "Requests"). `scheme` is the one
+ * the journal is read over (the journal does not keep each request's).
+ */
+function loggedRequest(e: JournalEntry, scheme: string): LoggedRequest {
   const url = wireMockUrl(e.url);
   const body = bodyText(e);
   const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
@@ -102,7 +110,7 @@ function loggedRequest(e: JournalEntry): LoggedRequest {
   const loggedDate = Date.parse(e.at);
   return {
     url,
-    absoluteUrl: `http://${e.requestHeaders.host ?? 'localhost'}${url}`,
+    absoluteUrl: `${scheme}://${e.requestHeaders.host ?? 'localhost'}${e.url.startsWith('/') ? e.url : `/${e.url}`}`,
     method: e.method,
     headers: e.requestHeaders,
     cookies,
@@ -115,7 +123,7 @@ function loggedRequest(e: JournalEntry): LoggedRequest {
   };
 }
 
-function serveEvent(sandbox: Sandbox, e: JournalEntry): ServeEvent {
+function serveEvent(sandbox: Sandbox, e: JournalEntry, scheme: string): ServeEvent {
   const answered = e.wiremockMapping;
   const response =
     e.responseBody === undefined
@@ -125,7 +133,7 @@ function serveEvent(sandbox: Sandbox, e: JournalEntry): ServeEvent {
         : JSON.stringify(e.responseBody);
   return {
     id: requestUuid(sandbox.name, e.id),
-    request: loggedRequest(e),
+    request: loggedRequest(e, scheme),
     responseDefinition: { status: e.status, fromConfiguredStub: answered !== undefined },
     response: { status: e.status, body: response, bodyAsBase64: Buffer.from(response).toString('base64') },
     wasMatched: answered !== undefined,
@@ -137,6 +145,13 @@ function serveEvent(sandbox: Sandbox, e: JournalEntry): ServeEvent {
 /** Every kept entry, newest first. */
 const allEntries = (sandbox: Sandbox): JournalEntry[] =>
   sandbox.journal.list({ limit: Math.max(1, sandbox.journal.size()) });
+
+/** The ids of the mappings that answered a request the sandbox's journal keeps (GET /mappings/unmatched). */
+export function servedMappingIds(sandbox: Sandbox): Set<string> {
+  const served = new Set<string>();
+  for (const e of allEntries(sandbox)) if (e.wiremockMapping !== undefined) served.add(e.wiremockMapping);
+  return served;
+}
 
 /** Unmatched, as WireMock means it: no mapping answered and no portal operation either (the 404s of unknown paths). */
 const isUnmatched = (e: JournalEntry) => e.wiremockMapping === undefined && e.operationId === null;
@@ -167,6 +182,9 @@ function matching(sandbox: Sandbox, mapping: StubMapping): JournalEntry[] {
 }
 
 const refuse = (reply: FastifyReply, body: WireMockErrors) => reply.code(422).send(body);
+
+/** The scheme the journal is read over: the absoluteUrl of its entries (the server listens with one). */
+const schemeOf = (req: FastifyRequest): string => (req.protocol === 'https' ? 'https' : 'http');
 
 const journalDisabled = (req: FastifyRequest) => req.server.config.journalLimit === 0;
 
@@ -202,7 +220,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const limit = req.query.limit ?? Math.max(1, sandbox.journal.size());
       const entries = sandbox.journal.list({ limit, ...(req.query.since ? { since: req.query.since } : {}) });
       return {
-        requests: entries.map((e) => serveEvent(sandbox, e)),
+        requests: entries.map((e) => serveEvent(sandbox, e, schemeOf(req))),
         meta: { total: sandbox.journal.size() },
         requestJournalDisabled: journalDisabled(req),
       };
@@ -248,7 +266,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const id = entryIdOf(sandbox.name, req.params.requestId);
       const [entry] = id === null ? [] : sandbox.journal.list({ limit: 1 }, new Set([id]));
       if (!entry) return reply.code(404).send(undefined);
-      return serveEvent(sandbox, entry);
+      return serveEvent(sandbox, entry, schemeOf(req));
     },
   );
 
@@ -292,7 +310,10 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const parsed = parsePattern(req.body);
       if ('errors' in parsed) return refuse(reply, parsed.errors);
       const found = matching(req.mock.sandbox, parsed.mapping).reverse(); // WireMock lists these oldest first
-      return { requests: found.map(loggedRequest), requestJournalDisabled: journalDisabled(req) };
+      return {
+        requests: found.map((e) => loggedRequest(e, schemeOf(req))),
+        requestJournalDisabled: journalDisabled(req),
+      };
     },
   );
 
@@ -340,7 +361,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if ('errors' in parsed) return refuse(reply, parsed.errors);
       const { sandbox } = req.mock;
       const gone = matching(sandbox, parsed.mapping);
-      const events = gone.map((e) => serveEvent(sandbox, e));
+      const events = gone.map((e) => serveEvent(sandbox, e, schemeOf(req)));
       sandbox.journal.remove(new Set(gone.map((e) => e.id)));
       return { serveEvents: events };
     },
@@ -375,7 +396,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
           e.wiremockMapping === undefined ? undefined : sandbox.wiremock.get(e.wiremockMapping)?.metadata;
         return metadata !== undefined && patternDistance(parsed.pattern, JSON.stringify(metadata), budget) === 0;
       });
-      const events = gone.map((e) => serveEvent(sandbox, e));
+      const events = gone.map((e) => serveEvent(sandbox, e, schemeOf(req)));
       sandbox.journal.remove(new Set(gone.map((e) => e.id)));
       return { serveEvents: events };
     },
@@ -400,7 +421,10 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const unmatched = allEntries(req.mock.sandbox).filter(isUnmatched).reverse();
-      return { requests: unmatched.map(loggedRequest), requestJournalDisabled: journalDisabled(req) };
+      return {
+        requests: unmatched.map((e) => loggedRequest(e, schemeOf(req))),
+        requestJournalDisabled: journalDisabled(req),
+      };
     },
   );
 
@@ -441,7 +465,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const miss = found.found === undefined ? found.nearMisses[0] : undefined;
         if (miss)
           nearMisses.push({
-            request: loggedRequest(e),
+            request: loggedRequest(e, schemeOf(req)),
             stubMapping: miss.mapping,
             matchResult: { distance: miss.distance },
           });

@@ -22,7 +22,7 @@ import {
 import { matchRequest, patternDistance, startedState, type WireRequest } from '../../wiremock/match.js';
 import { WireMockStubs } from '../../wiremock/state.js';
 import { adminSandboxName } from '../sandbox.js';
-import { wireRequest } from './wiremock-requests.js';
+import { servedMappingIds, wireRequest } from './wiremock-requests.js';
 
 const tags = ['wiremock'];
 
@@ -510,6 +510,51 @@ export const wiremockAdminRoutes: FastifyPluginAsyncTypebox<Options> = async (ap
       const matches = byMetadata(req, reply);
       if (!matches) return reply;
       sandbox.wiremock = sandbox.wiremock.filter((m) => !matches(m));
+      return {};
+    },
+  );
+
+  // A mapping is "unmatched" when no request the sandbox's journal keeps was served by it (WireMock reads its own
+  // journal the same way): emptying the journal, or its bound dropping the oldest entries, makes a mapping unmatched
+  // again.
+  app.get(
+    '/mappings/unmatched',
+    {
+      schema: {
+        operationId: 'wiremockMappingsUnmatched',
+        tags,
+        summary: 'The stub mappings no request was served by',
+        description:
+          "WireMock's GET /__admin/mappings/unmatched: the mappings no entry of the sandbox's journal names " +
+          '(--journal-limit keeps the newest), in the order they are tried; `meta.total` counts them.',
+        response: { 200: MappingList, ...errors(400, 401, 429) },
+      },
+    },
+    async (req) => {
+      const sandbox = readSandbox(req);
+      const served = servedMappingIds(sandbox);
+      const found = sandbox.wiremock.servingOrder.filter((m) => !served.has(m.id));
+      return { mappings: found.map(shown), meta: { total: found.length } };
+    },
+  );
+
+  app.delete(
+    '/mappings/unmatched',
+    {
+      schema: {
+        operationId: 'wiremockMappingsUnmatchedDelete',
+        tags,
+        summary: 'Delete the stub mappings no request was served by',
+        description:
+          'Deletes the mappings GET /mappings/unmatched lists (scenario states stay). Answers {}, as WireMock does.',
+        response: { 200: Empty, ...errors(400, 401, 429) },
+      },
+      config: { sandbox: 'write' },
+    },
+    async (req) => {
+      const { sandbox } = req.mock;
+      const served = servedMappingIds(sandbox);
+      sandbox.wiremock = sandbox.wiremock.filter((m) => served.has(m.id));
       return {};
     },
   );
