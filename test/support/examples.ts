@@ -16,6 +16,9 @@ const clock = '2026-03-02T09:00:00.000Z';
 const volatile: Record<string, unknown> = {
   durationMs: 1.2,
   uptimeMs: 5000,
+  uptimeInSeconds: 5,
+  totalTime: 1.2,
+  serveTime: 1.2,
   rssBytes: 120_000_000,
   heapUsedBytes: 45_000_000,
 };
