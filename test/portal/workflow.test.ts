@@ -565,7 +565,13 @@ t.test('tickets move on with the sandbox clock', async (t) => {
 // written. Time here is a counter (each reading of performance.now() one ms more), so the slices fall where the work
 // is, whatever the load; the test counts turns of the event loop during the request, never time.
 t.test('a large catalog is written over several turns of the event loop, the same answer', async (t) => {
-  const app = await build(t);
+  const dir = mkdtempSync(join(tmpdir(), 'catalog-fault-'));
+  const malformed = { name: 'f-malformed', description: 'malformed catalog', faults: [{ kind: 'malformed' }] };
+  writeFileSync(
+    join(dir, 'f-malformed.json'),
+    JSON.stringify({ ...malformed, faults: [{ ...malformed.faults[0], operations: ['workflowCatalog'] }] }),
+  );
+  const app = await build(t, { scenarios: [dir] });
   const s = await signIn(app);
   const url = `/__admin/data/${tenants.romashka}/wfProcesses?count=1000`;
   for (let i = 0; i < 3; i++) {
@@ -596,6 +602,14 @@ t.test('a large catalog is written over several turns of the event loop, the sam
   const catalog = json(res);
   t.equal(catalog.workflows.filter((w: { name: string }) => w.name === 'Заявка на пропуск').length, 3000);
   t.ok(turns >= 2, `the catalog took ${turns} turns of the event loop (it took none)`);
+
+  // a scenario's malformed answer still breaks a large catalog (it is cut from the text, so that one is not streamed)
+  const broken = await app.inject({
+    url: '/workflow/catalog',
+    headers: { ...s.headers, 'x-mock-scenario': 'f-malformed' },
+  });
+  t.equal(broken.statusCode, 200);
+  t.throws(() => JSON.parse(broken.body) as unknown, 'malformed: not JSON');
 
   // a search that finds a few is one text, as before, and finds the same as the streamed catalog holds
   t.ok(small.workflows.length > 0);
