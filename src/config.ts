@@ -123,6 +123,14 @@ export const Options = Type.Object({
     default: 8,
     description: "MB one sandbox's journal entries may take, oldest dropped first",
   }),
+  outboxSandboxKb: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 4096,
+    description:
+      "KB one sandbox's outbox (e-mails with codes, pushes) may take as JSON, oldest messages dropped first; the " +
+      'newest is always kept',
+  }),
   journalMb: Type.Integer({
     minimum: 1,
     maximum: 1_000_000,

@@ -52,6 +52,11 @@ export type MockOptions = {
   /** MB one sandbox's journal entries may take, oldest dropped first (--journal-sandbox-mb; default: 8) */
   journalSandboxMb?: number;
   /**
+   * KB one sandbox's outbox (e-mails with codes, pushes) may take as JSON, oldest messages dropped first; the
+   * newest is always kept (--outbox-sandbox-kb; default: 4096)
+   */
+  outboxSandboxKb?: number;
+  /**
    * MB the journals of every sandbox together may take; past it the journal written to longest ago drops its
    * oldest entries first (--journal-mb; default: 256)
    */

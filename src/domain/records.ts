@@ -208,6 +208,8 @@ export async function draftRecordsInSlices(
       }
       step = steps.next();
     }
+    // the last slice's turn ends here: the checks, the commit and the answer's first slice take the next one
+    await new Promise((resolve) => setImmediate(resolve));
     if (draft.stale) continue;
     draft.checkRooms(options.maxRecords);
     return { created: step.value, commit: () => draft.commit() };

@@ -23,8 +23,9 @@ import { findById, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
 import { groupsOf, inSomeGroup } from './groups.js';
-import { isDay, matchesText, pageOf, subtreesOf, type ListQuery } from './lists.js';
+import { foldedHay, hasWords, isDay, pageOf, queryWords, subtreesOf, type ListQuery } from './lists.js';
 import { isUuid } from '../schemas/check.js';
+import { LazyList } from '../shared/json-stream.js';
 
 /** Ticket statuses (only 1 is named by the API description); labels in the tenant language. */
 export const WfStatus = { inProgress: 1, solved: 2, rejected: 3, cancelled: 4 } as const;
@@ -99,12 +100,28 @@ function currentCategory(tenant: Tenant, c: WfCategoryRecord): WorkflowCurrentCa
   };
 }
 
+/** The catalog, its processes' entries made only when it is written (a LazyList: a large catalog is streamed). */
+export type LazyWorkflowCatalog = Omit<WorkflowCatalog, 'workflows'> & {
+  workflows: LazyList<WfProcessRecord, WorkflowCatalogEntry>;
+};
+
 export function workflowCatalog(
   ctx: DomainContext,
   tenant: Tenant,
   user: UserRecord,
   input: { q?: string | undefined; id?: string | undefined },
 ): WorkflowCatalog {
+  const catalog = lazyWorkflowCatalog(ctx, tenant, user, input);
+  return { ...catalog, workflows: catalog.workflows.toJSON() };
+}
+
+/** workflowCatalog, its entries made as they are written. */
+export function lazyWorkflowCatalog(
+  ctx: DomainContext,
+  tenant: Tenant,
+  user: UserRecord,
+  input: { q?: string | undefined; id?: string | undefined },
+): LazyWorkflowCatalog {
   const q = input.q?.trim() ?? '';
   const current = input.id ? (tenant.wfCategories.find((c) => c.id === input.id) ?? null) : null;
   if (input.id && !current) throw fail.notFound(`workflow category ${input.id.slice(0, 80)} not found`);
@@ -113,9 +130,14 @@ export function workflowCatalog(
   const scope = current ? below([current.id]) : null;
   const visibleIn = new Map<string, number>(); // category id -> visible processes directly in it
   for (const p of visible) visibleIn.set(p.categoryId, (visibleIn.get(p.categoryId) ?? 0) + 1);
-  const workflows = visible
-    .filter((p) => scope === null || scope.has(p.categoryId))
-    .filter((p) => matchesText(q, [p.name, p.brief, ...p.descriptionBlocks.map((b) => b.text), ...p.tags]));
+  // the query's words found once; without any, no process's texts are gathered
+  const words = queryWords(q);
+  const workflows = visible.filter(
+    (p) =>
+      (scope === null || scope.has(p.categoryId)) &&
+      (words === null ||
+        hasWords(foldedHay([p.name, p.brief, ...p.descriptionBlocks.map((b) => b.text), ...p.tags]), words)),
+  );
   const categories: WorkflowCategory[] = tenant.wfCategories
     .filter((c) => c.parentId === (current?.id ?? null))
     .sort(bySort)
@@ -135,7 +157,7 @@ export function workflowCatalog(
     categories,
     category: current ? currentCategory(tenant, current) : null,
     q,
-    workflows: workflows.map((p) => catalogEntry(ctx, tenant, p)),
+    workflows: new LazyList(workflows, (p) => catalogEntry(ctx, tenant, p)),
   };
 }
 

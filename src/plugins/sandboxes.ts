@@ -77,6 +77,7 @@ export const sandboxesPlugin = fp(
       wiremock: app.wiremockRoot.stubs,
       journalLimit: options.journalLimit,
       journalSandboxBytes: options.journalSandboxMb * 1024 * 1024,
+      outboxSandboxBytes: options.outboxSandboxKb * 1024,
       journalBudget: new JournalBudget(options.journalMb * 1024 * 1024),
       maxSandboxes: options.maxSandboxes,
       ...(nowMs ? { nowMs } : {}),

@@ -96,6 +96,9 @@ function small(value: object, budget: number): boolean {
   return true;
 }
 
+/** Whether JSON.stringify(value) is about `chars` characters at most, found by a walk that stops past them. */
+export const jsonIsShort = (value: object, chars: number): boolean => small(value, chars);
+
 /**
  * JSON.stringify(value, null, indent) (no replacer; indent 0, the default, is no indent) as a resumable walk:
  * `next(chars)` gives the next piece of about that many characters (a piece may run over by one short value), ''

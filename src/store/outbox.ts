@@ -14,6 +14,10 @@ export class NumberedList<T extends { id: number }> {
     if (this.items.length > this.limit) this.dropOldest();
     return kept;
   }
+  /** how many were ever added (dropped and cleared ones too) */
+  get added(): number {
+    return this.nextId - 1;
+  }
   list(): T[] {
     return this.items;
   }
@@ -31,8 +35,8 @@ export class NumberedList<T extends { id: number }> {
 /** Messages an outbox keeps at most. */
 export const outboxLimit = 500;
 /**
- * Bytes an outbox keeps at most (its messages' JSON as UTF-8). A push carries the notification's title and body,
- * each as long as --body-limit lets a client send: 500 of them could hold gigabytes.
+ * Bytes an outbox keeps at most by default (its messages' JSON as UTF-8; --outbox-sandbox-kb). A push carries the
+ * notification's title and body, each as long as --body-limit lets a client send: 500 of them could hold gigabytes.
  */
 export const outboxMaxBytes = 4 * 1024 * 1024;
 
@@ -72,4 +76,4 @@ export class Outbox extends NumberedList<OutboxMessage> {
   }
 }
 
-export const newOutbox = (): Outbox => new Outbox();
+export const newOutbox = (maxBytes = outboxMaxBytes): Outbox => new Outbox(maxBytes);

@@ -3,7 +3,7 @@ import { makeDirs } from '../shared/make-dirs.js';
 import type { Data } from '../schemas/tenant-data.js';
 import { Clock, clockProblem } from './clock.js';
 import type { ClockState } from '../schemas/control.js';
-import { newOutbox } from './outbox.js';
+import { newOutbox, type Outbox } from './outbox.js';
 import { Journal, type JournalBudget } from './journal.js';
 import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
@@ -49,7 +49,7 @@ export class Sandbox {
   readonly name: string;
   readonly store: SandboxStore;
   readonly clock: Clock;
-  readonly outbox = newOutbox();
+  readonly outbox: Outbox;
   /** when it was made; under --data kept in its files, so a restart does not move it */
   readonly createdAt: string;
   /** the log of its changes under --data, else null */
@@ -89,6 +89,8 @@ export class Sandbox {
     journalLimit: number;
     /** its journal's byte cap (--journal-sandbox-mb) and the server's budget of journal bytes (--journal-mb) */
     journalBytes?: { maxBytes: number; budget: JournalBudget | null };
+    /** its outbox's byte cap (--outbox-sandbox-kb); default: outboxMaxBytes */
+    outboxBytes?: number;
     /** the start flags' scenario and clock, and what was set on it (from its files) */
     start: StartSettings;
     own: SandboxSettings;
@@ -96,6 +98,7 @@ export class Sandbox {
     const own = init.own;
     this.name = init.name;
     this.store = init.store;
+    this.outbox = newOutbox(init.outboxBytes);
     this.clock = new Clock(own.clock ?? init.start.clock);
     this.scenarioName = own.scenario ?? init.start.scenario;
     this.ownScenario = own.scenario !== undefined;
@@ -297,6 +300,8 @@ export type SandboxRegistryOptions = {
   journalLimit: number;
   /** most bytes of one sandbox's journal entries (--journal-sandbox-mb); default: no cap of its own */
   journalSandboxBytes?: number;
+  /** most bytes of one sandbox's outbox (--outbox-sandbox-kb); default: outboxMaxBytes */
+  outboxSandboxBytes?: number;
   /** the bytes of every journal together (--journal-mb); default: no budget */
   journalBudget?: JournalBudget | null;
   maxSandboxes: number;
@@ -409,7 +414,8 @@ export class SandboxRegistry {
       budget: this.options.journalBudget ?? null,
     };
     const journalLimit = this.options.journalLimit;
-    const sandbox = new Sandbox({ name, store, log, start, own, journalLimit, journalBytes });
+    const outboxBytes = this.options.outboxSandboxBytes;
+    const sandbox = new Sandbox({ name, store, log, start, own, journalLimit, journalBytes, outboxBytes });
     sandbox.lastUsedMs = this.nowMs();
     this.sandboxes.set(name, sandbox);
     return sandbox;

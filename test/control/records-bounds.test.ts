@@ -138,3 +138,42 @@ t.test('a create refused at its last record writes nothing and mints nothing', a
   t.equal(after.id, clean.id, 'the same id as without the refused call: it minted nothing');
   t.same(after, clean, 'the same record');
 });
+
+// Issue 54, part 6: after the draft's slices, a create of 1,000 records serialized its whole answer (about 1 MB) and
+// committed in one synchronous block. Now the draft ends its turn before the checks and the commit, and a large
+// answer is written in slices while the client reads. Time here is a counter (each reading of performance.now() one
+// ms more), so the slices fall where the work is, whatever the machine's load; the test counts turns of the event
+// loop, never time.
+t.test('a create of 1,000 records writes its answer over several turns after the commit', async (t) => {
+  const app = await build(t);
+  await app.inject({ method: 'PUT', url: '/__admin/sandboxes/big' });
+  const sandbox = app.sandboxes.find('big')!;
+  const realNow = performance.now.bind(performance);
+  let fake = realNow();
+  performance.now = () => ++fake;
+  t.teardown(() => {
+    performance.now = realNow;
+  });
+  const version = sandbox.store.version;
+  let turnsAfterCommit = 0;
+  let probing = true;
+  const probe = () => {
+    if (sandbox.store.version !== version) turnsAfterCommit++;
+    if (probing) setImmediate(probe);
+  };
+  setImmediate(probe);
+  const res = await app.inject({ method: 'POST', url: `${base}/users?sandbox=big&count=1000`, payload: {} });
+  probing = false;
+  performance.now = realNow;
+  t.equal(res.statusCode, 201, res.body.slice(0, 200));
+  t.equal(res.headers['content-length'], undefined, 'streamed, not one text');
+  const body = JSON.parse(res.body) as { records: Array<{ id: string }>; dependents: Record<string, unknown[]> };
+  t.equal(body.records.length, 1000);
+  t.equal(new Set(body.records.map((r) => r.id)).size, 1000, 'each record once');
+  t.ok(turnsAfterCommit >= 2, `the answer took ${turnsAfterCommit} turns after the commit (it took none)`);
+
+  // a short answer goes as before: one text, through the schema's serializer
+  const one = await app.inject({ method: 'POST', url: `${base}/users?sandbox=big`, payload: {} });
+  t.equal(one.statusCode, 201);
+  t.equal(Number(one.headers['content-length']), Buffer.byteLength(one.body), 'one text');
+});

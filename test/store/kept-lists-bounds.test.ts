@@ -6,6 +6,7 @@ import Fastify from 'fastify';
 import t from 'tap';
 import { rememberedHostCount } from '../../src/http/context.js';
 import { FindingLog } from '../../src/store/findings.js';
+import { outboxMaxBytes } from '../../src/store/outbox.js';
 import { accounts, build, json, signIn } from '../helper.js';
 
 t.test('the outbox keeps the last 500 messages of a sandbox, oldest dropped first', async (t) => {
@@ -38,6 +39,48 @@ t.test('the outbox keeps the last 500 messages of a sandbox, oldest dropped firs
     'the 20 oldest pushes (and the earlier mail) went',
   );
   t.equal(outbox[0]!.id - outbox.at(-1)!.id, 499, 'numbers go on');
+});
+
+t.test('--outbox-sandbox-kb: a sandbox past its outbox bytes keeps its newest pushes within them', async (t) => {
+  const app = await build(t, { outboxSandboxKb: 16 });
+  const s = await signIn(app, accounts.admin, { deviceId: 'phone-a' });
+  const token = await app.inject({
+    method: 'POST',
+    url: '/mobile/save-push-token',
+    headers: s.headers,
+    payload: { token: 'fcm-a', deviceId: 'phone-a' },
+  });
+  t.equal(token.statusCode, 200, token.body);
+  const body = 'ж'.repeat(3000); // about 6.4 KB of UTF-8 a push: two fit in 16 KiB, three do not
+  for (let i = 0; i < 10; i++) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/__admin/notifications',
+      payload: { email: accounts.admin.email, title: `message ${i}`, body },
+    });
+    t.equal(res.statusCode, 200, res.body, { diagnostic: false });
+    t.equal(json(res).pushes, 1, 'the answer counts the push even when an older one went', { diagnostic: false });
+  }
+  const outbox = app.sandboxes.find('default')!.outbox;
+  t.equal(outbox.maxBytes, 16 * 1024, 'the flag reaches the sandbox');
+  t.ok(outbox.heldBytes <= 16 * 1024, `${outbox.heldBytes} bytes held`);
+  const kept: Array<{ payload?: { notification?: { title: string } } }> = json(
+    await app.inject({ url: '/__admin/outbox' }),
+  );
+  t.same(
+    kept.map((m) => m.payload?.notification?.title),
+    ['message 9', 'message 8'],
+    'the newest two that fit, newest first; the mail and older pushes dropped',
+  );
+  // a sandbox made on first use gets the same bound
+  const other = await app.inject({ method: 'PUT', url: '/__admin/sandboxes/other' });
+  t.ok(other.statusCode < 300, other.body);
+  t.equal(app.sandboxes.find('other')!.outbox.maxBytes, 16 * 1024);
+});
+
+t.test('--outbox-sandbox-kb defaults to the outbox bound of 4 MiB', async (t) => {
+  const app = await build(t);
+  t.equal(app.sandboxes.find('default')!.outbox.maxBytes, outboxMaxBytes);
 });
 
 t.test('the findings detectors remember the last 1000 keys; the findings themselves the last `limit`', (t) => {

@@ -15,6 +15,9 @@ import {
   recordTenant,
 } from '../../domain/records.js';
 import { adminWork, SandboxQuery } from '../sandbox.js';
+import { sendJsonStream } from '../export-stream.js';
+import { jsonIsShort } from '../../shared/json-stream.js';
+import { keptChars } from '../../store/journal.js';
 import { strictJsonBodies } from '../../http/json-body.js';
 
 const tags = ['mock'];
@@ -230,7 +233,11 @@ function collectionRoutes({ name, pascalName, schema, plain }: StoredRecord): Fa
           draftRecordsInSlices(sandbox.store, req.params.tenantId, name, req.body, options),
         );
         reply.code(201);
-        return created;
+        // A large answer (up to 1,000 records and their dependents, about 1 MB) is written in slices while the
+        // client reads: serialized at once after the draft's slices it held the event loop for 10-270 ms (issue 54).
+        // A short one goes as before, through the schema's serializer, and is kept in the journal.
+        if (jsonIsShort(created, keptChars)) return created;
+        return sendJsonStream(reply, created);
       },
     );
 

@@ -143,7 +143,8 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       const { sandbox } = req.mock;
       const { tenant, user } = userByEmailOrId(sandbox.store, req.body);
-      const before = sandbox.outbox.list().length;
+      // counted as added, not by length: a full outbox drops a message for each it keeps
+      const before = sandbox.outbox.added;
       const record = createNotification(domainContext(req, undefined, sandbox), tenant, user.id, {
         title: req.body.title,
         body: req.body.body,
@@ -154,7 +155,7 @@ export const userRoutes: FastifyPluginAsyncTypebox = async (app) => {
         id: record.id,
         userId: user.id,
         tenantId: tenant.tenant.id,
-        pushes: sandbox.outbox.list().length - before,
+        pushes: sandbox.outbox.added - before,
       };
     },
   );
