@@ -17,6 +17,7 @@ const volatile: Record<string, unknown> = {
   durationMs: 1.2,
   uptimeMs: 5000,
   uptimeInSeconds: 5,
+  timestamp: clock,
   totalTime: 1.2,
   serveTime: 1.2,
   rssBytes: 120_000_000,
