@@ -23,8 +23,7 @@ import { userRoutes } from './routes/users.js';
 import { recordRoutes } from './routes/records.js';
 import { proxyRoutes } from './routes/proxy.js';
 import { findingRoutes } from './routes/findings.js';
-import { wiremockAdminNotFound, wiremockAdminRoutes } from './routes/wiremock.js';
-import { wiremockRequestRoutes } from './routes/wiremock-requests.js';
+import { wiremockAdminApi } from './routes/wiremock/index.js';
 
 /** The control plane's OpenAPI tag: one, so the document never mixes it with the portal's own admin API. */
 export const openapiTags = [
@@ -90,18 +89,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<Options> = async (app, opts)
     { prefix: '/__admin' },
   );
   // WireMock's admin API of a sandbox: /sandbox/NAME/wiremock/__admin/… (the prefix stripped as for every path)
-  await app.register(
-    async (wm) => {
-      // WireMock's Java client sends `Authorization: Token T`
-      wm.addHook('onRoute', (route) => {
-        route.config = { ...route.config, adminToken: 'wiremock' };
-      });
-      await wm.register(wiremockAdminRoutes, opts);
-      await wm.register(wiremockRequestRoutes);
-      await wm.register(wiremockAdminNotFound); // its own 404, in WireMock's shape
-    },
-    { prefix: '/wiremock/__admin' },
-  );
+  await app.register(wiremockAdminApi, { ...opts, prefix: '/wiremock/__admin' });
 };
 
 /** The onRequest hook of --admin-token: in a header, or as `?token=` where the route says so. */

@@ -1,4 +1,4 @@
-// WireMock's /__admin/requests API over a sandbox's journal (src/control/routes/wiremock-requests.ts), over real
+// WireMock's /__admin/requests API over a sandbox's journal (src/control/routes/wiremock/requests.ts), over real
 // sockets: list, get and delete by id, find, count, remove, remove-by-metadata, unmatched and near misses; per
 // sandbox. And Journal.remove keeps the journal's and the budget's byte accounting right.
 import t, { type Test } from 'tap';
@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { build } from '../helper.js';
 import { loadMappings } from '../support/wiremock-load.js';
 import { Journal, JournalBudget } from '../../src/store/journal.js';
-import { entryIdOf, requestUuid } from '../../src/control/routes/wiremock-requests.js';
+import { entryIdOf, requestUuid } from '../../src/control/routes/wiremock/requests.js';
 
 const mappingId = '00000000-0000-4000-8000-0000000000b1';
 

@@ -6,14 +6,15 @@ import { createHash } from 'node:crypto';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errors } from '../../schemas/common.js';
-import type { JournalEntry } from '../../schemas/control.js';
-import type { Sandbox } from '../../store/sandbox.js';
-import { uuidFrom } from '../../store/ids.js';
-import { wireMockUrl } from '../../http/context.js';
-import { parseMapping, type StringPattern, type StubMapping, WireMockErrors } from '../../wiremock/mapping.js';
-import { findInOrder, matchRequest, patternDistance, type WireRequest } from '../../wiremock/match.js';
-import { RegexBudget } from '../../shared/matchers.js';
+import { errors } from '../../../schemas/common.js';
+import type { JournalEntry } from '../../../schemas/control.js';
+import type { Sandbox } from '../../../store/sandbox.js';
+import { uuidFrom } from '../../../store/ids.js';
+import { wireMockUrl } from '../../../http/context.js';
+import type { StubMapping } from '../../../wiremock/mapping.js';
+import { findInOrder, matchRequest, patternDistance, type WireRequest } from '../../../wiremock/match.js';
+import { RegexBudget } from '../../../shared/matchers.js';
+import { parsePattern, parseRequestPattern, WireMockError, wiremockKit } from './common.js';
 
 const tags = ['wiremock'];
 
@@ -56,7 +57,6 @@ export const ServeEvent = Type.Object(
 );
 type ServeEvent = Static<typeof ServeEvent>;
 
-const { $id: _errorsId, ...ErrorsBody } = WireMockErrors;
 const RequestId = Type.Object({ requestId: Type.String() });
 const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, description: 'at most this many, newest first' })),
@@ -156,32 +156,12 @@ export function servedMappingIds(sandbox: Sandbox): Set<string> {
 /** Unmatched, as WireMock means it: no mapping answered and no portal operation either (the 404s of unknown paths). */
 const isUnmatched = (e: JournalEntry) => e.wiremockMapping === undefined && e.operationId === null;
 
-/** A request pattern as a mapping (parsed as WireMock parses a mapping's request), or WireMock's 422 body. */
-function parsePattern(body: unknown): { mapping: StubMapping } | { errors: WireMockErrors } {
-  const parsed = parseMapping({ request: body ?? {}, response: {} }, () => '00000000-0000-4000-8000-000000000000');
-  if ('mapping' in parsed) return parsed;
-  for (const error of parsed.errors.errors) error.source.pointer = error.source.pointer.replace(/^\/request/, '');
-  return { errors: parsed.errors };
-}
-
-/** A content pattern (remove-by-metadata's body), parsed as a body pattern is, or WireMock's 422 body. */
-function parseContentPattern(body: unknown): { pattern: StringPattern } | { errors: WireMockErrors } {
-  const parsed = parseMapping(
-    { request: { bodyPatterns: [body] }, response: {} },
-    () => '00000000-0000-4000-8000-000000000000',
-  );
-  if ('mapping' in parsed) return { pattern: parsed.mapping.request.bodyPatterns![0]! };
-  for (const error of parsed.errors.errors)
-    error.source.pointer = error.source.pointer.replace(/^\/request\/bodyPatterns\/0/, '');
-  return { errors: parsed.errors };
-}
-
 function matching(sandbox: Sandbox, mapping: StubMapping): JournalEntry[] {
   const noStates = new Map<string, string>();
   return allEntries(sandbox).filter((e) => matchRequest(mapping, wireRequest(e), noStates).matched);
 }
 
-const refuse = (reply: FastifyReply, body: WireMockErrors) => reply.code(422).send(body);
+const refuse = (reply: FastifyReply, body: WireMockError) => reply.code(422).send(body);
 
 /** The scheme the journal is read over: the absoluteUrl of its entries (the server listens with one). */
 const schemeOf = (req: FastifyRequest): string => (req.protocol === 'https' ? 'https' : 'http');
@@ -190,6 +170,7 @@ const journalDisabled = (req: FastifyRequest) => req.server.config.journalLimit 
 
 /** WireMock's /__admin/requests API over the sandbox's journal; registered in the `/wiremock/__admin` block. */
 export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const { mappingLimits } = wiremockKit(app);
   // a fresh WireMock answers an empty journal: the sandbox is made on first use (a write makes it)
   const config = { sandbox: 'write' as const };
 
@@ -304,16 +285,16 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Pattern,
         response: {
           200: Type.Object({ requests: Type.Array(LoggedRequest), requestJournalDisabled: Type.Boolean() }),
-          422: ErrorsBody,
+          422: WireMockError,
           ...errors(400, 401, 429),
         },
       },
       config,
     },
     async (req, reply) => {
-      const parsed = parsePattern(req.body);
-      if ('errors' in parsed) return refuse(reply, parsed.errors);
-      const found = matching(req.mock.sandbox, parsed.mapping).reverse(); // WireMock lists these oldest first
+      const pattern = parseRequestPattern(req.body, mappingLimits);
+      if ('errors' in pattern) return refuse(reply, pattern);
+      const found = matching(req.mock.sandbox, pattern).reverse(); // WireMock lists these oldest first
       return {
         requests: found.map((e) => loggedRequest(e, schemeOf(req))),
         requestJournalDisabled: journalDisabled(req),
@@ -333,16 +314,16 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Pattern,
         response: {
           200: Type.Object({ count: Type.Integer(), requestJournalDisabled: Type.Boolean() }),
-          422: ErrorsBody,
+          422: WireMockError,
           ...errors(400, 401, 429),
         },
       },
       config,
     },
     async (req, reply) => {
-      const parsed = parsePattern(req.body);
-      if ('errors' in parsed) return refuse(reply, parsed.errors);
-      return { count: matching(req.mock.sandbox, parsed.mapping).length, requestJournalDisabled: journalDisabled(req) };
+      const pattern = parseRequestPattern(req.body, mappingLimits);
+      if ('errors' in pattern) return refuse(reply, pattern);
+      return { count: matching(req.mock.sandbox, pattern).length, requestJournalDisabled: journalDisabled(req) };
     },
   );
 
@@ -358,17 +339,17 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Pattern,
         response: {
           200: Type.Object({ serveEvents: Type.Array(ServeEvent) }),
-          422: ErrorsBody,
+          422: WireMockError,
           ...errors(400, 401, 429),
         },
       },
       config,
     },
     async (req, reply) => {
-      const parsed = parsePattern(req.body);
-      if ('errors' in parsed) return refuse(reply, parsed.errors);
+      const pattern = parseRequestPattern(req.body, mappingLimits);
+      if ('errors' in pattern) return refuse(reply, pattern);
       const { sandbox } = req.mock;
-      const gone = matching(sandbox, parsed.mapping);
+      const gone = matching(sandbox, pattern);
       const events = gone.map((e) => serveEvent(sandbox, e, schemeOf(req)));
       sandbox.journal.remove(new Set(gone.map((e) => e.id)));
       return { serveEvents: events };
@@ -388,21 +369,21 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Pattern,
         response: {
           200: Type.Object({ serveEvents: Type.Array(ServeEvent) }),
-          422: ErrorsBody,
+          422: WireMockError,
           ...errors(400, 401, 429),
         },
       },
       config,
     },
     async (req, reply) => {
-      const parsed = parseContentPattern(req.body);
-      if ('errors' in parsed) return refuse(reply, parsed.errors);
+      const pattern = parsePattern(req.body, mappingLimits);
+      if ('errors' in pattern) return refuse(reply, pattern);
       const { sandbox } = req.mock;
       const budget = new RegexBudget();
       const gone = allEntries(sandbox).filter((e) => {
         const metadata =
           e.wiremockMapping === undefined ? undefined : sandbox.wiremock.get(e.wiremockMapping)?.metadata;
-        return metadata !== undefined && patternDistance(parsed.pattern, JSON.stringify(metadata), budget) === 0;
+        return metadata !== undefined && patternDistance(pattern, JSON.stringify(metadata), budget) === 0;
       });
       const events = gone.map((e) => serveEvent(sandbox, e, schemeOf(req)));
       sandbox.journal.remove(new Set(gone.map((e) => e.id)));
