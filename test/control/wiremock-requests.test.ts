@@ -67,7 +67,7 @@ t.test('GET /requests: ServeEvents newest first, the stubbed one names its mappi
   t.same((await other.json()).requests, []);
 });
 
-t.test('GET and DELETE /requests/{id}: WireMock ids, a 404 with no body when unknown', async (t) => {
+t.test('GET and DELETE /requests/{id}: WireMock ids, a 404 naming the id when unknown', async (t) => {
   const { admin } = await setUp(t);
   const [newest] = (await (await admin('GET', '/requests')).json()).requests;
   const one = await admin('GET', `/requests/${newest.id}`);
@@ -75,7 +75,7 @@ t.test('GET and DELETE /requests/{id}: WireMock ids, a 404 with no body when unk
   t.equal((await one.json()).request.url, '/other');
   const unknown = await admin('GET', '/requests/11111111-1111-4111-8111-111111111111');
   t.equal(unknown.status, 404);
-  t.equal(await unknown.text(), '');
+  t.match(await unknown.json(), { errors: [{ code: 404, title: /^No request .+ in this sandbox's journal$/ }] });
   t.equal((await admin('GET', `/requests/${requestUuid('another', 3)}`)).status, 404, "another sandbox's id");
   t.equal((await admin('DELETE', `/requests/${newest.id}`)).status, 200);
   t.equal((await admin('GET', `/requests/${newest.id}`)).status, 404, 'gone');

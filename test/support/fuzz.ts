@@ -153,7 +153,8 @@ export function invalidRequests(doc: OpenApiDoc, op: Operation, base: FuzzBase):
   const validBody = hasBody ? sample(doc, bodySchema) : undefined;
   const q0 = requiredQuery(doc, op);
   const url0 = fill(op, base) + qs(q0);
-  const secured = '401' in op.responses && !op.tags.includes('mock'); // the control plane's 401 is its token
+  // the control plane's 401 (WireMock's API is in it) is its token
+  const secured = '401' in op.responses && !op.tags.includes('mock') && !op.tags.includes('wiremock');
   const withBody = (extra: Partial<InjectOptions> = {}): InjectOptions => ({
     method,
     url: url0,

@@ -118,6 +118,20 @@ export class ResponseValidator {
 }
 
 /** The one error body shape. */
+/**
+ * WireMock's error body, which its admin API answers (src/control/routes/wiremock/): `{"errors": [{code, title, …}]}`
+ * with a title saying what was wrong; WireMock's clients read that shape.
+ */
+export function isWireMockErrorBody(body: unknown): boolean {
+  if (!body || typeof body !== 'object') return false;
+  const errors = (body as { errors?: unknown }).errors;
+  return (
+    Array.isArray(errors) &&
+    errors.length > 0 &&
+    errors.every((e) => typeof e?.code === 'number' && typeof e?.title === 'string' && e.title !== '')
+  );
+}
+
 export function isErrorBody(body: unknown, status: number): boolean {
   if (!body || typeof body !== 'object') return false;
   const b = body as Record<string, unknown>;

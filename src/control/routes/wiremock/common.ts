@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorBody, ref } from '../../../schemas/common.js';
 import { RegexBudget } from '../../../shared/matchers.js';
 import { jsonDepth } from '../../../shared/json-depth.js';
 import { uuidFrom } from '../../../store/ids.js';
@@ -47,6 +48,11 @@ export const WireMockError = Type.Object(
   { description: "WireMock's error body" },
 );
 export type WireMockError = Static<typeof WireMockError>;
+/**
+ * A 400 or 404 of a WireMock route: WireMock's body when the route refuses (an id that is no UUID, an unknown
+ * mapping), or the control plane's when its hooks do (a sandbox name no sandbox can have).
+ */
+export const WireMockOrOwnError = Type.Union([WireMockError, ref(ErrorBody)]);
 export const Empty = Type.Object({}, { description: '{} (WireMock answers {} or no body)' });
 export const IdParams = Type.Object({
   stubMappingId: Type.String({ maxLength: 100, description: 'the mapping id (a UUID)' }),

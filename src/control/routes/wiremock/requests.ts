@@ -57,7 +57,9 @@ export const ServeEvent = Type.Object(
 );
 type ServeEvent = Static<typeof ServeEvent>;
 
-const RequestId = Type.Object({ requestId: Type.String() });
+const RequestId = Type.Object({
+  requestId: Type.String({ format: 'uuid', description: 'the id of a request of the journal (a UUID)' }),
+});
 const ListQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, description: 'at most this many, newest first' })),
   since: Type.Optional(Type.String({ format: 'date-time', description: 'only those logged at or after it' })),
@@ -234,11 +236,12 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'wiremockRequest',
         tags,
         summary: 'WireMock: one request by its id',
-        description: 'A 404 with an empty body (as WireMock) when no kept entry has that id.',
+        description:
+          "A 404 when no kept entry has that id: WireMock's error body naming the id (WireMock's own has no body).",
         params: RequestId,
         response: {
           200: ServeEvent,
-          404: Type.Unknown({ description: 'no body, as WireMock' }),
+          404: WireMockError,
           ...errors(400, 401, 429),
         },
       },
@@ -248,7 +251,10 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const { sandbox } = req.mock;
       const id = entryIdOf(sandbox.name, req.params.requestId);
       const [entry] = id === null ? [] : sandbox.journal.list({ limit: 1 }, new Set([id]));
-      if (!entry) return reply.code(404).send(undefined);
+      if (!entry)
+        return reply.code(404).send({
+          errors: [{ code: 404, title: `No request ${req.params.requestId.slice(0, 100)} in this sandbox's journal` }],
+        });
       return serveEvent(sandbox, entry, schemeOf(req));
     },
   );

@@ -4,7 +4,17 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../../schemas/common.js';
 import { startedState } from '../../../wiremock/match.js';
-import { Empty, Scenario, ScenarioParams, WireMockError, shown, tags, wiremockKit, wmError } from './common.js';
+import {
+  Empty,
+  Scenario,
+  ScenarioParams,
+  WireMockError,
+  WireMockOrOwnError,
+  shown,
+  tags,
+  wiremockKit,
+  wmError,
+} from './common.js';
 
 export const wiremockScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { readSandbox } = wiremockKit(app);
@@ -64,7 +74,7 @@ export const wiremockScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => 
           "none of its mappings mentions a 422, in WireMock's shape.",
         params: ScenarioParams,
         body: Type.Object({ state: Type.Optional(Type.String({ minLength: 1 })) }),
-        response: { 200: Empty, 404: WireMockError, 422: WireMockError, ...errors(400, 401, 429) },
+        response: { 200: Empty, 404: WireMockOrOwnError, 422: WireMockError, ...errors(400, 401, 429) },
       },
       config: { sandbox: 'write' },
     },
