@@ -67,10 +67,11 @@ export const wiremockInstanceRoutes: FastifyPluginAsyncTypebox<Options> = async 
         operationId: 'wiremockHealth',
         tags,
         summary: "WireMock's health answer",
-        description: "status healthy, portal-mock's version, the instance's uptime, the time now.",
-        response: { 200: Health, ...errors(401) },
+        description:
+          "status healthy, portal-mock's version, the uptime of the instance that holds the sandbox (under --peers " +
+          'the call goes to it, as every call about the sandbox), the time now.',
+        response: { 200: Health, ...errors(401, 502, 503) },
       },
-      config: { answersHere: true },
     },
     async () => ({
       status: 'healthy' as const,
@@ -89,9 +90,8 @@ export const wiremockInstanceRoutes: FastifyPluginAsyncTypebox<Options> = async 
         tags,
         summary: "portal-mock's version",
         description: "The version a WireMock client asks for: portal-mock's own (the admin API follows WireMock 3.13).",
-        response: { 200: Type.Object({ version: Type.String() }), ...errors(401) },
+        response: { 200: Type.Object({ version: Type.String() }), ...errors(401, 502, 503) },
       },
-      config: { answersHere: true },
     },
     async () => ({ version: opts.version }),
   );
