@@ -3,11 +3,10 @@
 // names. Each sandbox is a WireMock of its own at /sandbox/NAME/wiremock: its stubs, its scenario states, its journal.
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { WireMockRestClient } from 'wiremock-rest-client';
 import { WireMock as Captain } from 'wiremock-captain';
 import { build } from '../helper.js';
+import { noJarMessage, wiremockJar } from '../support/wiremock-jar.js';
 
 const app = await build(t, { logLevel: 'silent' });
 const base = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -85,15 +84,13 @@ t.test('wiremock-captain: register, call, the journal by API, unmatched', async 
   t.equal((await b.getAllMappings()).length, 1);
 });
 
-const jarDir = new URL('../../node_modules/wiremock/build/', import.meta.url).pathname;
-const jar = existsSync(jarDir) ? readdirSync(jarDir).find((f) => /^wiremock-standalone-.*\.jar$/.test(f)) : undefined;
 const javac = spawnSync('javac', ['-version']).status === 0;
 
 t.test("WireMock's Java client from the jar", { skip: javac ? false : 'no JDK (.ci/run installs one)' }, async (t) => {
-  if (!jar) return t.fail(`no WireMock jar under ${jarDir}: npm ci installs the wiremock devDependency`);
+  if (!wiremockJar) return t.fail(noJarMessage);
   const source = new URL('../support/wiremock-java/ClientCheck.java', import.meta.url).pathname;
   // single-file source launch: compiled in memory, run with the jar on the class path
-  const child = spawn('java', ['-cp', join(jarDir, jar), source, '127.0.0.1', String(port), 'java-a', 'java-b']);
+  const child = spawn('java', ['-cp', wiremockJar, source, '127.0.0.1', String(port), 'java-a', 'java-b']);
   let out = '';
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d));

@@ -3,42 +3,22 @@
 // answer differently on purpose (docs/wiremock.md, "The admin API"), the call is not in this list. Skipped, saying
 // why, only when `java` is not installed (.ci/run installs a JRE).
 import t, { type Test } from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
 import { build } from '../helper.js';
 import { tempDir } from '../support/temp-dir.js';
-
-const java = spawnSync('java', ['-version']).status === 0;
-const jarDir = new URL('../../node_modules/wiremock/build/', import.meta.url).pathname;
-const jar = existsSync(jarDir) ? readdirSync(jarDir).find((f) => /^wiremock-standalone-.*\.jar$/.test(f)) : undefined;
+import { javaInstalled, noJarMessage, startWireMockJar, wiremockJar } from '../support/wiremock-jar.js';
 
 type Answer = { status: number; body: unknown };
 
-if (!java)
+if (!javaInstalled)
   t.plan(
     0,
     'java is not installed: the differential test runs the real WireMock jar (apt-get install default-jre-headless)',
   );
-else if (!jar) t.fail(`no WireMock jar under ${jarDir}: npm ci installs the wiremock devDependency`);
+else if (!wiremockJar) t.fail(noJarMessage);
 else {
   t.setTimeout(5 * 60_000);
   const root = tempDir(t, 'pm-wiremock-admin-');
-  const guard = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'] : [];
-  const [command, ...args] = [...guard, 'java', '-jar', `${jarDir}${jar}`, '--port', '0', '--root-dir', root];
-  const proc = spawn(command!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => proc.kill('SIGKILL'));
-  let out = '';
-  // WireMock prints its banner, with the port it took, once it listens
-  const port = await new Promise<number>((resolve, reject) => {
-    const check = (d: Buffer) => {
-      out += d.toString();
-      const m = /port:\s+(\d+)\s/.exec(out);
-      if (m) resolve(Number(m[1]));
-    };
-    proc.stdout!.on('data', check);
-    proc.stderr!.on('data', check);
-    proc.on('close', (code) => reject(new Error(`WireMock exited (${code}) before it listened: ${out}`)));
-  });
+  const port = await startWireMockJar(t, wiremockJar, root);
   const app = await build(t);
   const ours = `${await app.listen({ port: 0, host: '127.0.0.1' })}/sandbox/wm-diff/wiremock`;
   const theirs = `http://127.0.0.1:${port}`;

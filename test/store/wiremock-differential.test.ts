@@ -4,8 +4,7 @@
 // Refusals: where WireMock refuses too, the same pointer; where it accepts what we refuse, the fixture says so.
 // Skipped, saying why, only when `java` is not installed (.ci/run installs a JRE).
 import t from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,17 +12,14 @@ import type { AddressInfo } from 'node:net';
 import { type Case, coreAnswers, corpus, upstreamPlaceholder } from '../support/wiremock-cases.js';
 import { build } from '../helper.js';
 import { loadMappings } from '../support/wiremock-load.js';
+import { javaInstalled, noJarMessage, startWireMockJar, wiremockJar } from '../support/wiremock-jar.js';
 
-const java = spawnSync('java', ['-version']).status === 0;
-const jarDir = new URL('../../node_modules/wiremock/build/', import.meta.url).pathname;
-const jar = existsSync(jarDir) ? readdirSync(jarDir).find((f) => /^wiremock-standalone-.*\.jar$/.test(f)) : undefined;
-
-if (!java)
+if (!javaInstalled)
   t.plan(
     0,
     'java is not installed: the differential test runs the real WireMock jar (apt-get install default-jre-headless)',
   );
-else if (!jar) t.fail(`no WireMock jar under ${jarDir}: npm ci installs the wiremock devDependency`);
+else if (!wiremockJar) t.fail(noJarMessage);
 else {
   t.setTimeout(10 * 60_000);
   const root = mkdtempSync(join(tmpdir(), 'pm-wiremock-'));
@@ -33,25 +29,8 @@ else {
       mkdirSync(dirname(join(root, '__files', name)), { recursive: true });
       writeFileSync(join(root, '__files', name), content);
     }
-  const guard = existsSync('/usr/bin/setpriv') ? ['/usr/bin/setpriv', '--pdeathsig', 'KILL', '--'] : [];
-  const [command, ...args] = [...guard, 'java', '-jar', join(jarDir, jar), '--port', '0', '--root-dir', root];
-  const proc = spawn(command!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  t.teardown(() => {
-    proc.kill('SIGKILL');
-    rmSync(root, { recursive: true, force: true });
-  });
-  let out = '';
-  // WireMock prints its banner, with the port it took, once it listens
-  const port = await new Promise<number>((resolve, reject) => {
-    const check = (d: Buffer) => {
-      out += d.toString();
-      const m = /port:\s+(\d+)\s/.exec(out);
-      if (m) resolve(Number(m[1]));
-    };
-    proc.stdout!.on('data', check);
-    proc.stderr!.on('data', check);
-    proc.on('close', (code) => reject(new Error(`WireMock exited (${code}) before it listened: ${out}`)));
-  });
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const port = await startWireMockJar(t, wiremockJar, root);
 
   /**
    * An answer, or how the connection ended without one (`error`: the client's error code, e.g. ECONNRESET, or a
