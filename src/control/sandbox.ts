@@ -1,5 +1,5 @@
 // Which sandbox a control-plane call is about, and the one unit of work of a call that writes to it. A route says
-// what it needs in its config (`sandbox: 'read' | 'write'`, by default none; `sandboxFrom: 'path'` when its path's
+// what it needs in its config (`sandbox: 'read' | 'use' | 'write'`, by default none; `sandboxFrom: 'path'` when its path's
 // :name names it) and the hooks here, registered once in the control plane's context (src/control/plugin.ts), do
 // the rest: a read of a sandbox that does not exist is a 404, a write makes it, and everything a write changed is
 // committed in one place on the way out, or undone on any refusal.
@@ -149,13 +149,15 @@ export function pickSandbox(req: FastifyRequest, reply: FastifyReply, done: (err
   }
 }
 
-function sandboxFor(req: FastifyRequest, need: 'read' | 'write'): Sandbox {
+function sandboxFor(req: FastifyRequest, need: 'read' | 'use' | 'write'): Sandbox {
   const name = checkSandboxName(targetName(req));
   const found = req.server.sandboxes.find(name);
   if (need === 'read') {
     if (!found) throw sandboxNotFound(req, name);
     return found;
   }
+  // a read that makes the sandbox on first use, as a portal request does (WireMock's API: a fresh one is empty)
+  if (need === 'use') return found ?? req.server.sandboxes.get(name);
   const sandbox = found ?? req.server.sandboxes.get(name); // 429 past --max-sandboxes
   req.mock.adminWork = new UnitOfWork(req, sandbox, found === undefined);
   return sandbox;

@@ -76,8 +76,11 @@ export type RouteConfig = {
    * asked with ?scope=local
    */
   answersHere?: boolean | 'when-local';
-  /** what a control-plane route does with its sandbox: reads one that exists (else 404), or writes (made on demand) */
-  sandbox?: 'read' | 'write';
+  /**
+   * what a control-plane route does with its sandbox: reads one that exists (else 404), uses one (made on first use,
+   * no unit of work: WireMock's reads), or writes (made on demand, in a unit of work)
+   */
+  sandbox?: 'read' | 'use' | 'write';
   /** where a control-plane route's sandbox is named: its key (default), or the :name of its path */
   sandboxFrom?: 'key' | 'path';
   /**

@@ -2,7 +2,7 @@
 // schemas, its error body, the parsing of patterns, the sandbox and bounds of a call, the block's body parser.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { ErrorBody, ref } from '../../../schemas/common.js';
 import { RegexBudget } from '../../../shared/matchers.js';
 import { jsonDepth } from '../../../shared/json-depth.js';
@@ -16,7 +16,6 @@ import {
   type StubMapping,
 } from '../../../wiremock/mapping.js';
 import { WireMockStubs } from '../../../wiremock/state.js';
-import { adminSandboxName } from '../../sandbox.js';
 
 export const tags = ['wiremock'];
 
@@ -201,8 +200,6 @@ export function wiremockKit(app: FastifyInstance) {
   const limits = () => ({ maxMappings: app.config.wiremockMaxMappings, maxBytes: app.config.wiremockSandboxKb * 1024 });
   const mappingLimits: MappingLimits = { ...defaultMappingLimits, maxProgram: app.config.regexMaxProgram };
   const budget = () => new RegexBudget({ budget: app.config.regexBudget, maxText: app.config.regexMaxText });
-  /** The sandbox of a read: made on first use, as a portal request makes it (a fresh WireMock has no mappings). */
-  const readSandbox = (req: FastifyRequest): Sandbox => app.sandboxes.get(adminSandboxName(req));
   /** Puts `next` in the sandbox, or answers WireMock's 422 naming the flag when it is past the bounds. */
   const put = (sandbox: Sandbox, next: WireMockStubs): WireMockError | null => {
     const problem = WireMockStubs.overLimits(next, limits());
@@ -210,7 +207,7 @@ export function wiremockKit(app: FastifyInstance) {
     sandbox.wiremock = next;
     return null;
   };
-  return { limits, mappingLimits, budget, readSandbox, put };
+  return { limits, mappingLimits, budget, put };
 }
 
 export const checkId = (id: string) => {

@@ -28,7 +28,7 @@ import {
 } from './common.js';
 
 export const wiremockMappingRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { mappingLimits, budget, readSandbox, put } = wiremockKit(app);
+  const { mappingLimits, budget, put } = wiremockKit(app);
 
   app.get(
     '/mappings',
@@ -46,9 +46,10 @@ export const wiremockMappingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         }),
         response: { 200: MappingList, ...errors(400, 401, 429) },
       },
+      config: { sandbox: 'use' },
     },
     async (req) => {
-      const all = readSandbox(req).wiremock.servingOrder;
+      const all = req.mock.sandbox.wiremock.servingOrder;
       const from = req.query.offset ?? 0;
       const to = req.query.limit === undefined ? all.length : from + req.query.limit;
       return { mappings: all.slice(from, to).map(shown), meta: { total: all.length } };
@@ -111,11 +112,12 @@ export const wiremockMappingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: IdParams,
         response: { 200: Mapping, 400: WireMockOrOwnError, 404: WireMockOrOwnError, ...errors(401, 429) },
       },
+      config: { sandbox: 'use' },
     },
     async (req, reply) => {
       const id = req.params.stubMappingId;
       checkId(id);
-      const found = readSandbox(req).wiremock.get(id);
+      const found = req.mock.sandbox.wiremock.get(id);
       return found ? shown(found) : notFound(reply, id);
     },
   );
@@ -279,9 +281,10 @@ export const wiremockMappingRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: Pattern,
         response: { 200: MappingList, 422: WireMockError, ...errors(400, 401, 429) },
       },
+      config: { sandbox: 'use' },
     },
     async (req, reply) => {
-      const sandbox = readSandbox(req);
+      const sandbox = req.mock.sandbox;
       const matches = byMetadata(req, reply);
       if (!matches) return reply;
       const found = sandbox.wiremock.servingOrder.filter(matches);
@@ -326,9 +329,10 @@ export const wiremockMappingRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '(--journal-limit keeps the newest), in the order they are tried; `meta.total` counts them.',
         response: { 200: MappingList, ...errors(400, 401, 429) },
       },
+      config: { sandbox: 'use' },
     },
     async (req) => {
-      const sandbox = readSandbox(req);
+      const sandbox = req.mock.sandbox;
       const served = servedMappingIds(sandbox);
       const found = sandbox.wiremock.servingOrder.filter((m) => !served.has(m.id));
       return { mappings: found.map(shown), meta: { total: found.length } };

@@ -9,7 +9,7 @@ import { matchRequest } from '../../../wiremock/match.js';
 import { LoggedRequestIn, NearMisses, parseRequestPattern, shown, tags, WireMockError, wiremockKit } from './common.js';
 
 export const wiremockNearMissRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { mappingLimits, readSandbox } = wiremockKit(app);
+  const { mappingLimits } = wiremockKit(app);
 
   app.post(
     '/near-misses/request',
@@ -24,9 +24,10 @@ export const wiremockNearMissRoutes: FastifyPluginAsyncTypebox = async (app) => 
         body: LoggedRequestIn,
         response: { 200: NearMisses, ...errors(400, 401, 429) },
       },
+      config: { sandbox: 'use' },
     },
     async (req) => {
-      const stubs = readSandbox(req).wiremock;
+      const stubs = req.mock.sandbox.wiremock;
       const { url, method, headers = {}, body, bodyAsBase64 } = req.body;
       const text = body ?? (bodyAsBase64 === undefined ? '' : Buffer.from(bodyAsBase64, 'base64').toString('utf8'));
       const request: WireRequest = { url, method, headers, body: text };
@@ -62,11 +63,12 @@ export const wiremockNearMissRoutes: FastifyPluginAsyncTypebox = async (app) => 
         body: Type.Unknown({ description: "WireMock's RequestPattern" }),
         response: { 200: NearMisses, 422: WireMockError, ...errors(400, 401, 429) },
       },
+      config: { sandbox: 'use' },
     },
     async (req, reply) => {
       const pattern = parseRequestPattern(req.body, mappingLimits);
       if ('errors' in pattern) return reply.code(422).send(pattern);
-      const sandbox = readSandbox(req);
+      const sandbox = req.mock.sandbox;
       const states = new Map<string, string>();
       const ranked = sandbox.journal
         .list()

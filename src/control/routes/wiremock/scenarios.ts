@@ -4,21 +4,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors } from '../../../schemas/common.js';
 import { startedState } from '../../../wiremock/match.js';
-import {
-  Empty,
-  Scenario,
-  ScenarioParams,
-  WireMockError,
-  WireMockOrOwnError,
-  shown,
-  tags,
-  wiremockKit,
-  wmError,
-} from './common.js';
+import { Empty, Scenario, ScenarioParams, WireMockError, WireMockOrOwnError, shown, tags, wmError } from './common.js';
 
 export const wiremockScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const { readSandbox } = wiremockKit(app);
-
   app.get(
     '/scenarios',
     {
@@ -31,9 +19,10 @@ export const wiremockScenarioRoutes: FastifyPluginAsyncTypebox = async (app) => 
           'are per sandbox: two sandboxes with the same scenario names never share one.',
         response: { 200: Type.Object({ scenarios: Type.Array(Scenario) }), ...errors(401, 429) },
       },
+      config: { sandbox: 'use' },
     },
     async (req) => {
-      const stubs = readSandbox(req).wiremock;
+      const stubs = req.mock.sandbox.wiremock;
       return {
         scenarios: stubs.scenarios().map((s) => ({
           ...s,
