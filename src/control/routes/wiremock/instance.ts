@@ -14,7 +14,8 @@ export const wiremockInstanceRoutes: FastifyPluginAsyncTypebox<Options> = async 
         tags,
         summary: 'Global settings (none are served)',
         description:
-          'WireMock\'s global settings: `{"settings": {}}`. A global delay or proxy pass-through is not served (PUT or POST them: a 422 says what to use instead).',
+          'WireMock\'s global settings: `{"settings": {}}`. A global delay or proxy pass-through is not served ' +
+          '(PUT or POST them: a 422 says what to use instead).',
         response: { 200: Type.Object({ settings: Type.Object({}) }), ...errors(401) },
       },
     },

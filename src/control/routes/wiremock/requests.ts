@@ -218,7 +218,8 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: "WireMock: empty the sandbox's journal",
         description:
-          "Removes every request of the sandbox's journal (ours and WireMock's view of it are one), as WireMock's DELETE /__admin/requests; its mappings, scenario states and data stay.",
+          "Removes every request of the sandbox's journal (ours and WireMock's view of it are one), as " +
+          "WireMock's DELETE /__admin/requests; its mappings, scenario states and data stay.",
         response: { 200: Type.Object({}), ...errors(400, 401, 429) },
       },
       config,
@@ -287,7 +288,9 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'WireMock: the requests a request pattern matches',
         description:
-          "A request pattern (as a mapping's `request`) matched against the journal, oldest first: `{requests}` in WireMock's LoggedRequest shape. A pattern portal-mock cannot match is a 422 naming its pointer.",
+          "A request pattern (as a mapping's `request`) matched against the journal, oldest first: " +
+          "`{requests}` in WireMock's LoggedRequest shape. A pattern portal-mock cannot match is a 422 naming " +
+          'its pointer.',
         body: Pattern,
         response: {
           200: Type.Object({ requests: Type.Array(LoggedRequest), requestJournalDisabled: Type.Boolean() }),
@@ -316,7 +319,8 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'WireMock: how many requests a request pattern matches',
         description:
-          'The number of journal entries a request pattern matches: `{count}`, what `verify(n, …)` of a WireMock client reads. The journal keeps at most --journal-limit entries per sandbox.',
+          'The number of journal entries a request pattern matches: `{count}`, what `verify(n, …)` of a ' +
+          'WireMock client reads. The journal keeps at most --journal-limit entries per sandbox.',
         body: Pattern,
         response: {
           200: Type.Object({ count: Type.Integer(), requestJournalDisabled: Type.Boolean() }),
@@ -341,7 +345,8 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'WireMock: remove the requests a request pattern matches',
         description:
-          'Removes the journal entries a request pattern matches and answers them as `{serveEvents}`; the bytes they held go back to the journal budgets.',
+          'Removes the journal entries a request pattern matches and answers them as `{serveEvents}`; the ' +
+          'bytes they held go back to the journal budgets.',
         body: Pattern,
         response: {
           200: Type.Object({ serveEvents: Type.Array(ServeEvent) }),
