@@ -56,6 +56,8 @@ export const ServeEvent = Type.Object(
   { description: "WireMock's ServeEvent, made from an entry of the sandbox's journal" },
 );
 type ServeEvent = Static<typeof ServeEvent>;
+/** What a removal answers: the requests it took out of the journal. */
+const Removed = Type.Object({ serveEvents: Type.Array(ServeEvent) });
 
 const RequestId = Type.Object({
   requestId: Type.String({ format: 'uuid', description: 'the id of a request of the journal (a UUID)' }),
@@ -349,7 +351,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'bytes they held go back to the journal budgets.',
         body: Pattern,
         response: {
-          200: Type.Object({ serveEvents: Type.Array(ServeEvent) }),
+          200: Removed,
           422: WireMockError,
           ...errors(400, 401, 429),
         },
@@ -379,7 +381,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'answered each request, as it is now: a request whose mapping was deleted stays.',
         body: Pattern,
         response: {
-          200: Type.Object({ serveEvents: Type.Array(ServeEvent) }),
+          200: Removed,
           422: WireMockError,
           ...errors(400, 401, 429),
         },
