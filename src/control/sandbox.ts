@@ -6,7 +6,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { fail } from '../errors.js';
-import { checkSandboxName, type Sandbox, type SandboxWork } from '../store/sandbox.js';
+import { checkSandboxName, type ColdSandbox, type Sandbox, type SandboxWork } from '../store/sandbox.js';
+import { Clock } from '../store/clock.js';
 import { sandboxKey } from '../http/context.js';
 import type { AdminWork } from '../http/request-state.js';
 import { findingsOf } from '../findings/plugin.js';
@@ -211,4 +212,24 @@ export const sandboxInfo = (s: Sandbox, instance: string) => ({
   journalEntries: s.journal.size(),
   outboxMessages: s.outbox.list().length,
   kept: s.kept,
+  resident: true,
+});
+
+/**
+ * A written-out sandbox as the listing shows it, from what was kept when it left memory (its files are not read):
+ * its journal and outbox are empty, as it comes back with none; it was not kept, or it would not have left.
+ */
+export const coldSandboxInfo = (s: ColdSandbox, instance: string) => ({
+  instance,
+  name: s.name,
+  scenario: s.scenario,
+  createdAt: s.createdAt,
+  clock: s.clock,
+  now: new Clock(s.clock).iso(),
+  persistent: true,
+  journalEntries: 0,
+  outboxMessages: 0,
+  kept: false,
+  resident: false,
+  writtenOutAt: s.writtenOutAt,
 });

@@ -183,6 +183,11 @@ export const SandboxInfo = Type.Object(
     kept: Type.Boolean({
       description: 'never leaves memory when idle (--sandbox-idle-ttl); set with PUT /__admin/sandboxes/{name}',
     }),
+    resident: Type.Boolean({
+      description:
+        'false: written out under --data after --sandbox-idle-ttl, out of memory until its next use reads it back',
+    }),
+    writtenOutAt: Type.Optional(Type.String({ description: 'when a sandbox that is not resident left memory' })),
   },
   { $id: 'AdminSandbox' },
 );

@@ -315,6 +315,19 @@ export type SandboxRegistryOptions = {
 };
 
 /**
+ * What is known of a written-out sandbox without reading its files: its settings when it left memory. Its journal
+ * and outbox were dropped then (a journal is memory only), so it comes back with none.
+ */
+export type ColdSandbox = {
+  name: string;
+  scenario: string;
+  createdAt: string;
+  clock: ClockState;
+  /** when it left memory (the registry's clock) */
+  writtenOutAt: string;
+};
+
+/**
  * All sandboxes of one app. `default` always exists; others are created on first use, up to maxSandboxes. Under
  * --data a sandbox nobody used for the idle TTL is written out and dropped from memory ("cold"): it still exists,
  * counts towards maxSandboxes, and comes back from its files, as a restart brings it back, on its next use.
@@ -322,8 +335,11 @@ export type SandboxRegistryOptions = {
 export class SandboxRegistry {
   /** the sandboxes in memory */
   private readonly sandboxes = new Map<string, Sandbox>();
-  /** under --data, the sandboxes written out and dropped from memory (their files are all they are) */
-  private readonly cold = new Set<string>();
+  /**
+   * under --data, the sandboxes written out and dropped from memory (their files are all they are), each with what a
+   * listing shows of it: a few hundred bytes a sandbox, bounded by maxSandboxes as they are
+   */
+  private readonly cold = new Map<string, ColdSandbox>();
   private readonly options: SandboxRegistryOptions;
   private readonly nowMs: () => number;
   /** told when a sandbox's data is dropped (reset, replaced, deleted): what was kept of the old data goes too */
@@ -482,14 +498,19 @@ export class SandboxRegistry {
     return this.cold.has(name);
   }
 
-  /** The sandboxes in memory (a cold one is not read back for a listing: `names` has them all). */
+  /** The sandboxes in memory (a cold one is not read back for a listing: `listCold` describes them). */
   list(): Sandbox[] {
     return [...this.sandboxes.values()];
   }
 
+  /** The sandboxes written out (under --data, idle past --sandbox-idle-ttl), as they were when written out. */
+  listCold(): ColdSandbox[] {
+    return [...this.cold.values()];
+  }
+
   /** The names of every sandbox that exists, cold ones included, sorted. */
   names(): string[] {
-    return [...this.sandboxes.keys(), ...this.cold].sort();
+    return [...this.sandboxes.keys(), ...this.cold.keys()].sort();
   }
 
   /** A request (or other work) starts on the sandbox: the idle sweep leaves it alone until `leave`. */
@@ -571,7 +592,9 @@ export class SandboxRegistry {
     sandbox.keep(); // one that never wrote gets its files, so that it comes back as it was (its creation time too)
     sandbox.log!.close();
     this.sandboxes.delete(sandbox.name);
-    this.cold.add(sandbox.name);
+    const { name, scenario, createdAt } = sandbox;
+    const writtenOutAt = new Date(this.nowMs()).toISOString();
+    this.cold.set(name, { name, scenario, createdAt, clock: sandbox.clock.state, writtenOutAt });
     sandbox.journal.close();
     this.discarded(sandbox);
   }

@@ -129,6 +129,21 @@ t.test('under --data an idle sandbox is written out and comes back exactly as it
   t.ok(app.sandboxes.isCold('ci-3'));
   t.ok(existsSync(join(dir, 'ci-quiet.json')), 'the one that never wrote has its files now');
 
+  // the listing names every one of them as it was, without reading one back
+  const listed = new Map(
+    (json(await app.inject({ url: '/__admin/sandboxes' })) as Record<string, unknown>[]).map((s) => [s.name, s]),
+  );
+  t.equal(listed.size, size, 'every sandbox that exists is listed');
+  t.equal(app.sandboxes.resident, 2, 'listing read none back');
+  const writtenOutAt = new Date(c.ms).toISOString();
+  for (const name of [...names, 'ci-quiet']) {
+    const was = before.get(name)!.info as Record<string, unknown>;
+    const expected = { ...was, journalEntries: 0, outboxMessages: 0, resident: false, writtenOutAt };
+    t.same(listed.get(name), expected, `${name}: listed as written out`, { diagnostic: false });
+  }
+  t.match(listed.get('ci-kept'), { resident: true, kept: true });
+  t.notOk('writtenOutAt' in (listed.get('ci-kept') as object), 'a resident one has no writtenOutAt');
+
   for (const name of [...names, 'ci-quiet']) {
     const h = { 'x-mock-sandbox': name };
     const state = (await app.inject({ url: '/__admin/state', headers: h })).body;

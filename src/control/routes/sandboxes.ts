@@ -11,7 +11,14 @@ import { header } from '../../http/context.js';
 import { clusterSandboxes } from '../peers.js';
 import { bugCapture, captureIndent, capturedAsServed, captureName } from '../capture.js';
 import { sendJsonStream } from '../export-stream.js';
-import { adminSandboxName, adminWork, sandboxInfo, sandboxNotFound, SandboxQuery } from '../sandbox.js';
+import {
+  adminSandboxName,
+  adminWork,
+  coldSandboxInfo,
+  sandboxInfo,
+  sandboxNotFound,
+  SandboxQuery,
+} from '../sandbox.js';
 
 const tags = ['mock'];
 const NameParams = Type.Object({ name: Type.String() });
@@ -69,16 +76,14 @@ export const sandboxRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'instance. Peers that do not answer within 1.5 s are left out and named in the x-mock-unreachable-peers ' +
           'header. Each name is listed once: a name two instances hold is listed with the first that answered ' +
           '(this one first) and named with its instances in the x-mock-sandbox-copies header. Under --data, ' +
-          'sandboxes written out while idle are not read back to be listed: the x-mock-sandboxes-written-out header ' +
-          'counts them, and GET /__admin/sandboxes/{name} reads one.',
+          'sandboxes written out while idle are listed as they were when they left memory (resident: false, ' +
+          'their files not read); the next use of one, GET /__admin/sandboxes/{name} included, reads it back.',
         response: { 200: Type.Array(ref(SandboxInfo)), ...errors(400, 401) },
       },
     },
     async (req, reply) => {
-      const local = app.sandboxes.list().map(describe);
-      // written out under --data while idle: listed by count, not read back (GET /__admin/sandboxes/NAME reads one)
-      const writtenOut = app.sandboxes.size - app.sandboxes.resident;
-      if (writtenOut > 0) reply.header('x-mock-sandboxes-written-out', String(writtenOut));
+      const cold = app.sandboxes.listCold().map((s) => coldSandboxInfo(s, app.instance.name));
+      const local = [...app.sandboxes.list().map(describe), ...cold];
       if (req.query.scope === 'local' || app.config.peers.length === 0) return local;
       const { sandboxes, unreachable, copies } = await clusterSandboxes(app, local);
       if (unreachable.length > 0) reply.header('x-mock-unreachable-peers', unreachable.join('; '));
