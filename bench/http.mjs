@@ -119,7 +119,10 @@ export async function demoSession(port) {
 export async function startBin(root, extra = []) {
   const port = await freePort();
   const args = ['--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', '--no-banner', ...extra];
-  const proc = spawn(join(resolve(root), 'bin', 'portal-mock.js'), args, {
+  // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/p': node flags for the mock, to profile what a bench runs
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const bin = join(resolve(root), 'bin', 'portal-mock.js');
+  const proc = spawn(process.execPath, [...nodeArgs, bin, ...args], {
     cwd: resolve(root),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -158,4 +161,41 @@ export function cpuMs(pid) {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * A probe sandbox read while an abuser runs: its demo session asks GET /mobile/tenant-info every `everyMs` and
+ * compares each answer with the first. `stop()` answers { reads, wrong, failed, first failure }.
+ */
+export async function startProbe(port, { sandbox = 'probe', everyMs = 250 } = {}) {
+  const session = await demoSession(port);
+  const headers = { ...session, 'x-mock-sandbox': sandbox };
+  // the session was opened in default; a probe of its own sandbox signs in there
+  const auth = await call(port, 'POST', '/mobile/auth', { ...headers }, romashka.device);
+  if (auth.status !== 200) throw new Error(`probe auth: ${auth.status} ${auth.body}`);
+  const { sessionId, sessionSecret } = JSON.parse(auth.body);
+  Object.assign(headers, { 'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret });
+  const read = () => call(port, 'GET', '/mobile/tenant-info', headers);
+  const first = await read();
+  if (first.status !== 200) throw new Error(`probe: ${first.status} ${first.body}`);
+  const seen = { reads: 0, wrong: 0, failed: 0, failure: null };
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const res = await read().catch((err) => ({ status: err.code, body: '' }));
+      seen.reads++;
+      if (res.status !== 200) {
+        seen.failed++;
+        seen.failure ??= `${res.status} ${res.body.slice(0, 200)}`;
+      } else if (res.body !== first.body) seen.wrong++;
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return seen;
+    },
+  };
 }

@@ -409,7 +409,18 @@ export const Health = Type.Object({
   memory: Type.Object({
     rssBytes: Type.Integer({ description: 'resident memory of the process' }),
     heapUsedBytes: Type.Integer({ description: 'JavaScript heap in use' }),
+    externalBytes: Type.Integer({ description: "memory outside the heap held by JavaScript objects (Buffers' bytes)" }),
+    heldBytes: Type.Integer({ description: 'what --max-memory-mb counts: RSS, or heap and external when more' }),
+    budgetBytes: Type.Integer({ description: '--max-memory-mb in bytes (0: none): past it, what grows is refused' }),
   }),
+  journals: Type.Object(
+    {
+      bytes: Type.Integer({ description: 'what the entries of every journal take now' }),
+      journals: Type.Integer({ description: 'journals holding entries' }),
+      budgetBytes: Type.Integer({ description: '--journal-mb in bytes: past it the oldest entries go' }),
+    },
+    { description: "the server's request journals, one budget for all" },
+  ),
   findings: Type.Object(
     { warning: Type.Integer(), error: Type.Integer() },
     { description: 'findings of the sandbox by severity (GET /__admin/findings)' },

@@ -307,6 +307,48 @@ export class StalledReaderError extends Error {
 }
 
 /**
+ * The time of one event-loop turn that every JSON stream shares: together they write for at most their sliceMs a
+ * turn, then wait for the next. Each stream counting only its own time let nine streams (eight clients that read
+ * nothing and one that read) take 9 × 8 ms of a turn, plus the socket writes between them (stalls of 200-390 ms,
+ * issue 54). The waiting streams go on in the order they stopped, so none is starved.
+ */
+class TurnBudget {
+  /** when this turn's writing began; null: none yet in this turn */
+  private start: number | null = null;
+  private readonly waiting = new Set<() => void>();
+
+  /** Whether writing may go on in this turn: the first call of a turn begins its slice. */
+  open(sliceMs: number): boolean {
+    const now = performance.now();
+    if (this.start === null) {
+      this.start = now;
+      // the check phase, after this turn's I/O: the next turn begins a new slice
+      setImmediate(() => this.endTurn());
+      return true;
+    }
+    return now - this.start < sliceMs;
+  }
+
+  /** `resume` runs in the next turn (once, however often it is asked for). */
+  later(resume: () => void): void {
+    this.waiting.delete(resume);
+    this.waiting.add(resume);
+  }
+
+  forget(resume: () => void): void {
+    this.waiting.delete(resume);
+  }
+
+  private endTurn(): void {
+    this.start = null;
+    const due = [...this.waiting];
+    this.waiting.clear();
+    for (const resume of due) resume();
+  }
+}
+const turnBudget = new TurnBudget();
+
+/**
  * JSON.stringify(value, null, indent) as a Readable of UTF-8 bytes: written `chunkChars` at a time while its reader
  * takes them, giving the event loop back every `sliceMs`; it waits (writes nothing more) once `highWaterMark` bytes
  * wait unread, and is destroyed with a StalledReaderError when it waited `stallTimeout` ms with no read. It emits
@@ -314,9 +356,10 @@ export class StalledReaderError extends Error {
  * stream goes: give it data that does not change (the store's frozen collections), else the text is whatever the
  * value held when each part was written.
  *
- * The slice's time is counted from the start of the turn, across reads: a piped reader whose socket takes what it
- * is given (a client on the same machine) reads again within the same turn each time the buffer is full, and when
- * every read began a new slice a 25 MB state was written in one turn (a 630 ms stall, issue 54).
+ * The slice's time is counted from the start of the turn, across reads and across streams (TurnBudget): a piped
+ * reader whose socket takes what it is given (a client on the same machine) reads again within the same turn each
+ * time the buffer is full, and when every read began a new slice a 25 MB state was written in one turn (a 630 ms
+ * stall, issue 54).
  */
 export class JsonStream extends Readable {
   /** bytes pushed so far */
@@ -327,12 +370,12 @@ export class JsonStream extends Readable {
   private readonly stallTimeout: number;
   private wanted = false;
   private running = false;
-  /** when this turn's work began; null: none yet in this turn */
-  private sliceStart: number | null = null;
-  /** fires at the end of a turn that did work (the check phase): the next turn starts a new slice */
-  private turnEnd: NodeJS.Immediate | undefined;
-  /** the slice was used up while the reader still wanted more: go on when the turn ends */
+  /** the turn's slice was used up while the reader still wanted more: it goes on in the next turn */
   private resumePending = false;
+  private readonly goOn = () => {
+    this.resumePending = false;
+    if (this.wanted && !this.destroyed) this.run();
+  };
   /** armed while the stream waits for its reader; it fires once and looks at lastRead (no timer per chunk) */
   private stallTimer: NodeJS.Timeout | undefined;
   private lastRead = 0;
@@ -353,19 +396,16 @@ export class JsonStream extends Readable {
     if (!this.running && !this.resumePending) this.run();
   }
 
-  /** Chunks until the reader has enough or this turn's slice is used up (then the rest at the next turn). */
+  /** Chunks until the reader has enough or this turn's slice is used up (then the rest in the next turn). */
   private run(): void {
-    if (this.sliceStart === null) {
-      this.sliceStart = performance.now();
-      this.turnEnd = setImmediate(() => this.nextTurn());
-    } else if (performance.now() - this.sliceStart >= this.sliceMs) {
-      this.resumePending = true;
-      return;
-    }
-    const started = this.sliceStart;
     this.running = true;
     try {
       while (this.wanted && !this.destroyed) {
+        if (!turnBudget.open(this.sliceMs)) {
+          this.resumePending = true;
+          turnBudget.later(this.goOn);
+          return;
+        }
         const piece = this.writer.next(this.chunkChars);
         if (piece !== '') {
           const bytes = Buffer.from(piece, 'utf8');
@@ -374,10 +414,6 @@ export class JsonStream extends Readable {
         }
         if (this.writer.finished) {
           this.push(null);
-          return;
-        }
-        if (this.wanted && performance.now() - started >= this.sliceMs) {
-          this.resumePending = true;
           return;
         }
       }
@@ -394,14 +430,6 @@ export class JsonStream extends Readable {
     this.emit('waiting');
   }
 
-  private nextTurn(): void {
-    this.turnEnd = undefined;
-    this.sliceStart = null;
-    if (!this.resumePending) return;
-    this.resumePending = false;
-    if (this.wanted && !this.destroyed) this.run();
-  }
-
   private checkStalled(): void {
     this.stallTimer = undefined;
     if (!this.waitingForReader || this.destroyed) return;
@@ -416,7 +444,7 @@ export class JsonStream extends Readable {
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
     clearTimeout(this.stallTimer);
-    if (this.turnEnd) clearImmediate(this.turnEnd);
+    turnBudget.forget(this.goOn);
     callback(err);
   }
 }

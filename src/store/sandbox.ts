@@ -353,6 +353,10 @@ export class SandboxRegistry {
   get limit(): number {
     return this.options.maxSandboxes;
   }
+  /** the byte budget every journal shares (--journal-mb), if any */
+  get journalBudget(): JournalBudget | null {
+    return this.options.journalBudget ?? null;
+  }
   /** Every sandbox that exists: in memory, and (under --data) written out. */
   get size(): number {
     return this.sandboxes.size + this.cold.size;

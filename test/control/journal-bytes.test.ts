@@ -157,3 +157,30 @@ t.test('over HTTP: a sandbox past --journal-sandbox-mb keeps its newest entries 
     200,
   );
 });
+
+t.test('GET /__admin/health shows the journals and the memory the budgets count', async (t) => {
+  const app = await build(t, { journalSandboxMb: 1, journalMb: 2, maxMemoryMb: 4096 });
+  const health = async () => json(await app.inject({ url: '/__admin/health' }));
+  const before = await health();
+  t.match(before.memory, { budgetBytes: 4096 * 1024 * 1024 });
+  t.ok(before.memory.heldBytes >= before.memory.rssBytes * 0.5, 'held counts the resident memory');
+  t.ok(before.memory.externalBytes > 0);
+  t.equal(before.journals.budgetBytes, 2 * 1024 * 1024, '--journal-mb in bytes');
+  for (const sandbox of ['a', 'b', 'c']) {
+    const headers = { 'x-mock-sandbox': sandbox, 'content-type': 'application/json' };
+    for (let i = 0; i < 60; i++)
+      await app.inject({
+        method: 'POST',
+        url: `/mobile/request-two-factor?${longQuery}`,
+        headers,
+        payload: cyrillicBody,
+      });
+  }
+  const after = await health();
+  const held = ['a', 'b', 'c'].map((name) => app.sandboxes.find(name)!.journal.heldBytes);
+  const sum = held.reduce((x, y) => x + y, 0) + app.sandboxes.find('default')!.journal.heldBytes;
+  t.equal(after.journals.bytes, sum, 'bytes: what the journals hold, each sandbox within the server budget');
+  t.ok(after.journals.bytes <= 2 * 1024 * 1024, `within --journal-mb (${after.journals.bytes})`);
+  t.ok(after.journals.bytes > 1.5 * 1024 * 1024, 'three full journals reach the server budget');
+  t.ok(after.journals.journals >= 3, `${after.journals.journals} journals hold entries`);
+});

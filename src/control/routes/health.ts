@@ -5,6 +5,8 @@ import { FixturesAnswer, Health } from '../../schemas/control.js';
 import { describeFixtures } from '../fixtures.js';
 import { readLoopDelay } from '../loop-delay.js';
 import { sandboxFindings, SandboxQuery } from '../sandbox.js';
+import type { MemoryBudget } from '../../http/memory-budget.js';
+import type { JournalBudget } from '../../store/journal.js';
 
 const tags = ['mock'];
 
@@ -16,6 +18,20 @@ const HealthQuery = Type.Object({
       description: 'add eventLoop: the delay since the previous ?loop=true read (the first read starts the sampling)',
     }),
   ),
+});
+
+/** The process's memory, and what the budget (--max-memory-mb) counts of it. */
+const memoryInfo = (budget: MemoryBudget) => {
+  const { rss, heapUsed, external } = process.memoryUsage();
+  const [heldBytes, budgetBytes] = [budget.held(), budget.limitBytes];
+  return { rssBytes: rss, heapUsedBytes: heapUsed, externalBytes: external, heldBytes, budgetBytes };
+};
+
+/** The journals' shared budget (--journal-mb); none: no budget, as a registry built without one. */
+const journalsInfo = (budget: JournalBudget | null) => ({
+  bytes: budget?.usedBytes ?? 0,
+  journals: budget?.journalCount ?? 0,
+  budgetBytes: budget?.maxBytes ?? 0,
 });
 
 /** The instance's liveness and the demo data to sign in with. */
@@ -51,7 +67,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ version: string; startedA
         sandbox: sandbox.name,
         sandboxes: app.sandboxes.size,
         sandboxLimit: app.sandboxes.limit,
-        memory: { rssBytes: process.memoryUsage.rss(), heapUsedBytes: process.memoryUsage().heapUsed },
+        memory: memoryInfo(app.memory),
+        journals: journalsInfo(app.sandboxes.journalBudget),
         findings: sandboxFindings(req, sandbox).counts(),
         keptAnswers: app.answers.stats(),
         ...(req.query.loop ? { eventLoop: readLoopDelay() } : {}),
