@@ -131,6 +131,14 @@ export const Options = Type.Object({
       "KB one sandbox's outbox (e-mails with codes, pushes) may take as JSON, oldest messages dropped first; the " +
       'newest is always kept',
   }),
+  outboxMb: Type.Integer({
+    minimum: 1,
+    maximum: 1_000_000,
+    default: 64,
+    description:
+      'MB the outboxes of every sandbox together may take; past it the outbox written to longest ago drops its ' +
+      'oldest messages first',
+  }),
   journalMb: Type.Integer({
     minimum: 1,
     maximum: 1_000_000,

@@ -57,6 +57,11 @@ export type MockOptions = {
    */
   outboxSandboxKb?: number;
   /**
+   * MB the outboxes of every sandbox together may take; past it the outbox written to longest ago drops its oldest
+   * messages first (--outbox-mb; default: 64)
+   */
+  outboxMb?: number;
+  /**
    * MB the journals of every sandbox together may take; past it the journal written to longest ago drops its
    * oldest entries first (--journal-mb; default: 256)
    */

@@ -6,7 +6,7 @@ import type { Fixtures } from '../store/fixtures.js';
 import { checkAllUpTo, seedData } from '../store/seed/index.js';
 import { peopleIndex } from '../domain/people-index.js';
 import { SandboxRegistry } from '../store/sandbox.js';
-import { JournalBudget } from '../store/journal.js';
+import { SharedBytes } from '../store/shared-bytes.js';
 import { startOfDayUtc } from '../store/clock.js';
 import { Worlds, type BaseWorld } from '../store/world.js';
 import { activateScenario, ScenarioDataError } from '../domain/scenario-activation.js';
@@ -78,7 +78,8 @@ export const sandboxesPlugin = fp(
       journalLimit: options.journalLimit,
       journalSandboxBytes: options.journalSandboxMb * 1024 * 1024,
       outboxSandboxBytes: options.outboxSandboxKb * 1024,
-      journalBudget: new JournalBudget(options.journalMb * 1024 * 1024),
+      journalBudget: new SharedBytes(options.journalMb * 1024 * 1024),
+      outboxBudget: new SharedBytes(options.outboxMb * 1024 * 1024),
       maxSandboxes: options.maxSandboxes,
       ...(nowMs ? { nowMs } : {}),
       memoryFull: () => app.memory.pastLimit(),

@@ -416,10 +416,18 @@ export const Health = Type.Object({
   journals: Type.Object(
     {
       bytes: Type.Integer({ description: 'what the entries of every journal take now' }),
-      journals: Type.Integer({ description: 'journals holding entries' }),
+      sandboxes: Type.Integer({ description: 'sandboxes whose journal holds entries' }),
       budgetBytes: Type.Integer({ description: '--journal-mb in bytes: past it the oldest entries go' }),
     },
     { description: "the server's request journals, one budget for all" },
+  ),
+  outboxes: Type.Object(
+    {
+      bytes: Type.Integer({ description: 'what the messages of every outbox take now (as JSON)' }),
+      sandboxes: Type.Integer({ description: 'sandboxes whose outbox holds messages' }),
+      budgetBytes: Type.Integer({ description: '--outbox-mb in bytes: past it the oldest messages go' }),
+    },
+    { description: "the server's outboxes (e-mails with codes, pushes), one budget for all" },
   ),
   findings: Type.Object(
     { warning: Type.Integer(), error: Type.Integer() },

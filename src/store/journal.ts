@@ -13,6 +13,7 @@ import {
 } from '../shared/matchers.js';
 import { isErrorBodyCode, isSecretField, isSecretHeader, redactSecretFieldsInText } from '../shared/secrets.js';
 import { TextChunks, type TextPlace } from './text-chunks.js';
+import type { SharedBytes } from './shared-bytes.js';
 
 /** The facts of a request the journal keeps. */
 export type JournalFacts = {
@@ -122,42 +123,9 @@ function headerText(rawHeaders: readonly string[]): string {
 
 /**
  * The journals of one server share a budget of bytes (--journal-mb): past it, the journal written to longest ago
- * gives up its oldest entries first (an abandoned sandbox's before a busy one's), down to none. A journal is its
- * sandbox's: the registry closes it when the sandbox goes, which gives its bytes back.
+ * gives up its oldest entries first. The registry closes a journal when its sandbox goes, which gives its bytes back.
  */
-export class JournalBudget {
-  readonly maxBytes: number;
-  private used = 0;
-  /** the journals holding entries, the one written to longest ago first (a Set keeps the order of insertion) */
-  private readonly journals = new Set<Journal>();
-  constructor(maxBytes: number) {
-    this.maxBytes = maxBytes;
-  }
-  /** Bytes the entries of every journal take now. */
-  get usedBytes(): number {
-    return this.used;
-  }
-  /** How many journals hold entries. */
-  get journalCount(): number {
-    return this.journals.size;
-  }
-  /** @internal a journal's entries grew or shrank by `bytes` */
-  charge(journal: Journal, bytes: number): void {
-    this.used += bytes;
-    if (journal.size() === 0) this.journals.delete(journal);
-  }
-  /** @internal `journal` was just written to: it goes last, then the budget is kept (never its newest entry) */
-  wrote(journal: Journal): void {
-    this.journals.delete(journal);
-    this.journals.add(journal);
-    while (this.used > this.maxBytes) {
-      const oldest = this.journals.values().next().value;
-      if (oldest === undefined || (oldest === journal && journal.size() <= 1)) break;
-      if (oldest.size() === 0) this.journals.delete(oldest);
-      else oldest.dropOldest();
-    }
-  }
-}
+export type JournalBudget = SharedBytes<Journal>;
 
 /**
  * The request journal of a sandbox: the last `limit` requests in a ring, oldest overwritten first, so a full journal

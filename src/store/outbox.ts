@@ -1,4 +1,5 @@
 import type { OutboxMessage } from '../schemas/control.js';
+import type { SharedBytes } from './shared-bytes.js';
 
 /** The last `limit` items, numbered as they arrive (numbers go on after a clear): oldest dropped first. */
 export class NumberedList<T extends { id: number }> {
@@ -7,6 +8,9 @@ export class NumberedList<T extends { id: number }> {
   readonly limit: number;
   constructor(limit: number) {
     this.limit = limit;
+  }
+  size(): number {
+    return this.items.length;
   }
   add(item: Omit<T, 'id'>): T {
     const kept = { id: this.nextId++, ...item } as T;
@@ -27,7 +31,7 @@ export class NumberedList<T extends { id: number }> {
     this.items = [];
     return n;
   }
-  protected dropOldest(): T | undefined {
+  dropOldest(): T | undefined {
     return this.items.shift();
   }
 }
@@ -41,17 +45,19 @@ export const outboxLimit = 500;
 export const outboxMaxBytes = 4 * 1024 * 1024;
 
 /**
- * What the mock "sent" (e-mails with codes, pushes): the last 500 messages within `maxBytes`, oldest dropped first.
- * The newest message is always kept, even one past the bound alone (it came within --body-limit): a test waiting for
- * its push sees it.
+ * What the mock "sent" (e-mails with codes, pushes): the last 500 messages within `maxBytes` and the server's budget
+ * of outbox bytes (--outbox-mb), oldest dropped first. The newest message is always kept, even one past the bound
+ * alone (it came within --body-limit): a test waiting for its push sees it.
  */
 export class Outbox extends NumberedList<OutboxMessage> {
   readonly maxBytes: number;
   private bytes = 0;
   private readonly sizes = new WeakMap<OutboxMessage, number>();
-  constructor(maxBytes = outboxMaxBytes) {
+  private readonly budget: SharedBytes<Outbox> | null;
+  constructor(maxBytes = outboxMaxBytes, budget: SharedBytes<Outbox> | null = null) {
     super(outboxLimit);
     this.maxBytes = maxBytes;
+    this.budget = budget;
   }
   /** bytes the kept messages take as JSON */
   get heldBytes(): number {
@@ -62,18 +68,26 @@ export class Outbox extends NumberedList<OutboxMessage> {
     const size = Buffer.byteLength(JSON.stringify(kept));
     this.sizes.set(kept, size);
     this.bytes += size;
+    this.budget?.charge(this, size);
     while (this.bytes > this.maxBytes && this.items.length > 1) this.dropOldest();
+    this.budget?.wrote(this);
     return kept;
   }
+  /** Drops every message, giving their bytes back to the server's budget (a reset; the sandbox gone). */
   override clear(): number {
+    const freed = this.bytes;
     this.bytes = 0;
-    return super.clear();
+    const n = super.clear();
+    this.budget?.charge(this, -freed);
+    return n;
   }
-  protected override dropOldest(): OutboxMessage | undefined {
+  override dropOldest(): OutboxMessage | undefined {
     const dropped = super.dropOldest();
-    if (dropped) this.bytes -= this.sizes.get(dropped) ?? 0;
+    if (dropped) {
+      const size = this.sizes.get(dropped) ?? 0;
+      this.bytes -= size;
+      this.budget?.charge(this, -size);
+    }
     return dropped;
   }
 }
-
-export const newOutbox = (maxBytes = outboxMaxBytes): Outbox => new Outbox(maxBytes);

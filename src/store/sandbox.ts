@@ -3,7 +3,8 @@ import { makeDirs } from '../shared/make-dirs.js';
 import type { Data } from '../schemas/tenant-data.js';
 import { Clock, clockProblem } from './clock.js';
 import type { ClockState } from '../schemas/control.js';
-import { newOutbox, type Outbox } from './outbox.js';
+import { Outbox } from './outbox.js';
+import { SharedBytes } from './shared-bytes.js';
 import { Journal, type JournalBudget } from './journal.js';
 import { FindingLog } from './findings.js';
 import { SeededRandom } from './random.js';
@@ -89,8 +90,8 @@ export class Sandbox {
     journalLimit: number;
     /** its journal's byte cap (--journal-sandbox-mb) and the server's budget of journal bytes (--journal-mb) */
     journalBytes?: { maxBytes: number; budget: JournalBudget | null };
-    /** its outbox's byte cap (--outbox-sandbox-kb); default: outboxMaxBytes */
-    outboxBytes?: number;
+    /** its outbox's byte cap (--outbox-sandbox-kb; default: outboxMaxBytes) and the server's (--outbox-mb) */
+    outboxBytes?: { maxBytes?: number; budget: SharedBytes<Outbox> | null };
     /** the start flags' scenario and clock, and what was set on it (from its files) */
     start: StartSettings;
     own: SandboxSettings;
@@ -98,7 +99,7 @@ export class Sandbox {
     const own = init.own;
     this.name = init.name;
     this.store = init.store;
-    this.outbox = newOutbox(init.outboxBytes);
+    this.outbox = new Outbox(init.outboxBytes?.maxBytes, init.outboxBytes?.budget);
     this.clock = new Clock(own.clock ?? init.start.clock);
     this.scenarioName = own.scenario ?? init.start.scenario;
     this.ownScenario = own.scenario !== undefined;
@@ -302,8 +303,10 @@ export type SandboxRegistryOptions = {
   journalSandboxBytes?: number;
   /** most bytes of one sandbox's outbox (--outbox-sandbox-kb); default: outboxMaxBytes */
   outboxSandboxBytes?: number;
-  /** the bytes of every journal together (--journal-mb); default: no budget */
-  journalBudget?: JournalBudget | null;
+  /** the bytes of every journal together (--journal-mb); default: no bound */
+  journalBudget?: JournalBudget;
+  /** the bytes of every outbox together (--outbox-mb); default: no bound */
+  outboxBudget?: SharedBytes<Outbox>;
   maxSandboxes: number;
   /** why no sandbox may be made now (the memory budget, src/http/memory-budget.ts), or null */
   memoryFull?: () => string | null;
@@ -342,20 +345,21 @@ export class SandboxRegistry {
   private readonly cold = new Map<string, ColdSandbox>();
   private readonly options: SandboxRegistryOptions;
   private readonly nowMs: () => number;
+  readonly journalBudget: JournalBudget;
+  readonly outboxBudget: SharedBytes<Outbox>;
   /** told when a sandbox's data is dropped (reset, replaced, deleted): what was kept of the old data goes too */
   private readonly discardListeners: ((sandbox: Sandbox) => void)[] = [];
   constructor(options: SandboxRegistryOptions) {
     this.options = options;
     this.nowMs = options.nowMs ?? Date.now;
+    // counted even where nothing bounds them, so that health tells what they hold
+    this.journalBudget = options.journalBudget ?? new SharedBytes(Number.POSITIVE_INFINITY);
+    this.outboxBudget = options.outboxBudget ?? new SharedBytes(Number.POSITIVE_INFINITY);
     if (options.dataDir) makeDirs(options.dataDir);
   }
 
   get limit(): number {
     return this.options.maxSandboxes;
-  }
-  /** the byte budget every journal shares (--journal-mb), if any */
-  get journalBudget(): JournalBudget | null {
-    return this.options.journalBudget ?? null;
   }
   /** Every sandbox that exists: in memory, and (under --data) written out. */
   get size(): number {
@@ -431,10 +435,10 @@ export class SandboxRegistry {
     const start = this.startSettings();
     const journalBytes = {
       maxBytes: this.options.journalSandboxBytes ?? Number.POSITIVE_INFINITY,
-      budget: this.options.journalBudget ?? null,
+      budget: this.journalBudget,
     };
     const journalLimit = this.options.journalLimit;
-    const outboxBytes = this.options.outboxSandboxBytes;
+    const outboxBytes = { maxBytes: this.options.outboxSandboxBytes, budget: this.outboxBudget };
     const sandbox = new Sandbox({ name, store, log, start, own, journalLimit, journalBytes, outboxBytes });
     sandbox.lastUsedMs = this.nowMs();
     this.sandboxes.set(name, sandbox);
@@ -564,6 +568,7 @@ export class SandboxRegistry {
     this.sandboxes.delete(name);
     sandbox.log?.remove();
     sandbox.journal.close();
+    sandbox.outbox.clear();
     this.discarded(sandbox);
     return true;
   }
@@ -600,6 +605,7 @@ export class SandboxRegistry {
     const writtenOutAt = new Date(this.nowMs()).toISOString();
     this.cold.set(name, { name, scenario, createdAt, clock: sandbox.clock.state, writtenOutAt });
     sandbox.journal.close();
+    sandbox.outbox.clear();
     this.discarded(sandbox);
   }
 

@@ -5,9 +5,9 @@
 import t from 'tap';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { SharedBytes } from '../../src/store/shared-bytes.js';
 import {
   Journal,
-  JournalBudget,
   keptText,
   keptUrlChars,
   slotBytes,
@@ -88,7 +88,7 @@ t.test('a journal past its byte cap drops its oldest entries, never the newest',
 });
 
 t.test('the server budget: the journal written to longest ago gives up its oldest entries first', (t) => {
-  const budget = new JournalBudget(1_000_000);
+  const budget = new SharedBytes<Journal>(1_000_000);
   const journals = [0, 1, 2].map(() => new Journal(1000, { budget }));
   for (let i = 0; i < 20; i++) for (const j of journals) j.add(facts(i), abusive(i));
   t.ok(budget.usedBytes <= 1_000_000, `used ${budget.usedBytes} bytes`);
@@ -182,5 +182,5 @@ t.test('GET /__admin/health shows the journals and the memory the budgets count'
   t.equal(after.journals.bytes, sum, 'bytes: what the journals hold, each sandbox within the server budget');
   t.ok(after.journals.bytes <= 2 * 1024 * 1024, `within --journal-mb (${after.journals.bytes})`);
   t.ok(after.journals.bytes > 1.5 * 1024 * 1024, 'three full journals reach the server budget');
-  t.ok(after.journals.journals >= 3, `${after.journals.journals} journals hold entries`);
+  t.ok(after.journals.sandboxes >= 3, `${after.journals.sandboxes} journals hold entries`);
 });

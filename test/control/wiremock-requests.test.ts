@@ -5,7 +5,8 @@ import t, { type Test } from 'tap';
 import type { AddressInfo } from 'node:net';
 import { build } from '../helper.js';
 import { loadMappings } from '../support/wiremock-load.js';
-import { Journal, JournalBudget } from '../../src/store/journal.js';
+import { Journal } from '../../src/store/journal.js';
+import { SharedBytes } from '../../src/store/shared-bytes.js';
 import { entryIdOf, requestUuid } from '../../src/control/routes/wiremock/requests.js';
 
 const mappingId = '00000000-0000-4000-8000-0000000000b1';
@@ -155,7 +156,7 @@ t.test(
 t.test(
   'Journal.remove gives the bytes back to the journal and the budget, keeps order, and the ring goes on',
   async (t) => {
-    const budget = new JournalBudget(1_000_000);
+    const budget = new SharedBytes<Journal>(1_000_000);
     const j = new Journal(4, { budget });
     const facts = {
       atMs: 0,
@@ -194,7 +195,7 @@ t.test(
     t.equal(j.remove(new Set([5, 7, 8, 9])), 4);
     t.equal(j.heldBytes, 0);
     t.equal(budget.usedBytes, 0);
-    t.equal(budget.journalCount, 0, 'an emptied journal leaves the budget');
+    t.equal(budget.listCount, 0, 'an emptied journal leaves the budget');
     t.equal(j.remove(new Set([1])), 0);
   },
 );

@@ -83,6 +83,66 @@ t.test('--outbox-sandbox-kb defaults to the outbox bound of 4 MiB', async (t) =>
   t.equal(app.sandboxes.find('default')!.outbox.maxBytes, outboxMaxBytes);
 });
 
+t.test(
+  '--outbox-mb: the outboxes of every sandbox share one budget; the one written longest ago gives first',
+  async (t) => {
+    const app = await build(t, { outboxMb: 1 });
+    const body = 'ж'.repeat(4000); // about 8 KB of UTF-8 a push: 50 a sandbox, three sandboxes pass 1 MiB
+    const pushes = 50;
+    for (const sandbox of ['a', 'b', 'c']) {
+      const s = await signIn(app, accounts.admin, { sandbox, deviceId: `phone-${sandbox}` });
+      const token = await app.inject({
+        method: 'POST',
+        url: '/mobile/save-push-token',
+        headers: s.headers,
+        payload: { token: `fcm-${sandbox}`, deviceId: `phone-${sandbox}` },
+      });
+      t.equal(token.statusCode, 200, token.body);
+    }
+    for (const sandbox of ['a', 'b', 'c'])
+      for (let i = 0; i < pushes; i++) {
+        const res = await app.inject({
+          method: 'POST',
+          url: '/__admin/notifications',
+          headers: { 'x-mock-sandbox': sandbox },
+          payload: { email: accounts.admin.email, title: `${sandbox} ${i}`, body },
+        });
+        t.equal(res.statusCode, 200, res.body, { diagnostic: false });
+      }
+    const outboxOf = (name: string) => app.sandboxes.find(name)!.outbox;
+    const held = () => ['default', 'a', 'b', 'c'].reduce((n, name) => n + outboxOf(name).heldBytes, 0);
+    const titles = (name: string) =>
+      outboxOf(name)
+        .list()
+        .flatMap((m) =>
+          m.kind === 'push' ? [(m.payload as { notification: { title: string } }).notification.title] : [],
+        );
+    const newest = (name: string, n: number) => Array.from({ length: n }, (_, i) => `${name} ${pushes - n + i}`);
+    const budget = app.sandboxes.outboxBudget;
+    t.equal(budget.maxBytes, 1024 * 1024, 'the flag reaches the budget');
+    t.equal(budget.usedBytes, held(), 'the budget counts what the outboxes hold');
+    t.ok(budget.usedBytes <= 1024 * 1024, `${budget.usedBytes} bytes held by all`);
+    t.ok(budget.usedBytes > 1024 * 1024 - 16 * 1024, 'and it is full');
+    const keptOfA = titles('a').length;
+    t.ok(keptOfA < pushes, `a, written longest ago, gave up its oldest (${keptOfA} kept)`);
+    t.same(titles('a'), newest('a', keptOfA), 'what a kept is its newest');
+    t.same(titles('c'), newest('c', pushes), 'c, written last, kept every push');
+    t.same(titles('b'), newest('b', pushes), 'b too: a had enough to give');
+    const health = json(await app.inject({ url: '/__admin/health' }));
+    t.same(health.outboxes, { bytes: budget.usedBytes, sandboxes: budget.listCount, budgetBytes: 1024 * 1024 });
+    t.equal(budget.listCount, 3);
+    // a deleted sandbox gives its bytes back; so does a reset
+    const cHeld = outboxOf('c').heldBytes;
+    const before = budget.usedBytes;
+    t.equal((await app.inject({ method: 'DELETE', url: '/__admin/sandboxes/c' })).statusCode, 200);
+    t.equal(budget.usedBytes, before - cHeld, 'deleting c gave back what its outbox held');
+    t.equal((await app.inject({ method: 'POST', url: '/__admin/reset?sandbox=b' })).statusCode, 200);
+    t.equal(outboxOf('b').heldBytes, 0);
+    t.equal(budget.usedBytes, outboxOf('a').heldBytes, 'only a holds messages now');
+    t.equal(budget.listCount, 1);
+  },
+);
+
 t.test('the findings detectors remember the last 1000 keys; the findings themselves the last `limit`', (t) => {
   const log = new FindingLog(100);
   for (let i = 0; i < 1500; i++) log.set(`key:${i}`, { n: i });

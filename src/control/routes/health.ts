@@ -6,7 +6,7 @@ import { describeFixtures } from '../fixtures.js';
 import { readLoopDelay } from '../loop-delay.js';
 import { sandboxFindings, SandboxQuery } from '../sandbox.js';
 import type { MemoryBudget } from '../../http/memory-budget.js';
-import type { JournalBudget } from '../../store/journal.js';
+import type { SharedBytes } from '../../store/shared-bytes.js';
 
 const tags = ['mock'];
 
@@ -27,11 +27,11 @@ const memoryInfo = (budget: MemoryBudget) => {
   return { rssBytes: rss, heapUsedBytes: heapUsed, externalBytes: external, heldBytes, budgetBytes };
 };
 
-/** The journals' shared budget (--journal-mb); none: no budget, as a registry built without one. */
-const journalsInfo = (budget: JournalBudget | null) => ({
-  bytes: budget?.usedBytes ?? 0,
-  journals: budget?.journalCount ?? 0,
-  budgetBytes: budget?.maxBytes ?? 0,
+/** A budget of bytes many sandboxes share (--journal-mb, --outbox-mb). */
+const sharedInfo = (budget: SharedBytes) => ({
+  bytes: budget.usedBytes,
+  sandboxes: budget.listCount,
+  budgetBytes: budget.maxBytes,
 });
 
 /** The instance's liveness and the demo data to sign in with. */
@@ -68,7 +68,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ version: string; startedA
         sandboxes: app.sandboxes.size,
         sandboxLimit: app.sandboxes.limit,
         memory: memoryInfo(app.memory),
-        journals: journalsInfo(app.sandboxes.journalBudget),
+        journals: sharedInfo(app.sandboxes.journalBudget),
+        outboxes: sharedInfo(app.sandboxes.outboxBudget),
         findings: sandboxFindings(req, sandbox).counts(),
         keptAnswers: app.answers.stats(),
         ...(req.query.loop ? { eventLoop: readLoopDelay() } : {}),
