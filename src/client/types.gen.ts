@@ -158,7 +158,7 @@ export type Har = {
 export type Health = {
   eventLoop?: { maxMs: number; p99Ms: number; meanMs: number; samples: number; sinceMs: number } | undefined;
   status: 'ok';
-  memory: { rssBytes: number; heapUsedBytes: number };
+  memory: { rssBytes: number; heapUsedBytes: number; externalBytes: number; heldBytes: number; budgetBytes: number };
   scenario: string;
   instance: string;
   version: string;
@@ -167,6 +167,8 @@ export type Health = {
   uptimeMs: number;
   sandboxes: number;
   sandboxLimit: number;
+  journals: { bytes: number; sandboxes: number; budgetBytes: number };
+  outboxes: { bytes: number; sandboxes: number; budgetBytes: number };
   findings: { error: number; warning: number };
   keptAnswers: { entries: number; bytes: number; budgetBytes: number };
 };
@@ -424,6 +426,7 @@ export type RecordCollectionName =
   | 'files';
 export type SandboxDeleted = { deleted: string };
 export type SandboxInfo = {
+  writtenOutAt?: string | undefined;
   name: string;
   scenario: string;
   createdAt: string;
@@ -434,6 +437,7 @@ export type SandboxInfo = {
   outboxMessages: number;
   instance: string;
   kept: boolean;
+  resident: boolean;
 };
 export type SandboxesDeleted = { deleted: string[]; instance: string };
 export type SandboxesReset = { reset: string[]; instance: string };

@@ -22,6 +22,8 @@ const volatile: Record<string, unknown> = {
   serveTime: 1.2,
   rssBytes: 120_000_000,
   heapUsedBytes: 45_000_000,
+  externalBytes: 8_000_000,
+  heldBytes: 120_000_000,
 };
 
 /** Examples stay readable: every array cut to its first 2 items, long texts to 200 characters. */
