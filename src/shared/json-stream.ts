@@ -310,12 +310,15 @@ export class StalledReaderError extends Error {
  * The time of one event-loop turn that every JSON stream shares: together they write for at most their sliceMs a
  * turn, then wait for the next. Each stream counting only its own time let nine streams (eight clients that read
  * nothing and one that read) take 9 × 8 ms of a turn, plus the socket writes between them (stalls of 200-390 ms,
- * issue 54). The waiting streams go on in the order they stopped, so none is starved.
+ * issue 54). In the next turn the streams that waited without writing go first, then those that wrote: none is
+ * starved by one that always asks first.
  */
 class TurnBudget {
   /** when this turn's writing began; null: none yet in this turn */
   private start: number | null = null;
-  private readonly waiting = new Set<() => void>();
+  /** streams to go on in the next turn: those that wrote nothing in this one, and those that did */
+  private readonly unserved = new Set<() => void>();
+  private readonly served = new Set<() => void>();
 
   /** Whether writing may go on in this turn: the first call of a turn begins its slice. */
   open(sliceMs: number): boolean {
@@ -329,20 +332,22 @@ class TurnBudget {
     return now - this.start < sliceMs;
   }
 
-  /** `resume` runs in the next turn (once, however often it is asked for). */
-  later(resume: () => void): void {
-    this.waiting.delete(resume);
-    this.waiting.add(resume);
+  /** `resume` runs in the next turn (once, however often it is asked for); `wrote`: it had its share of this one. */
+  later(resume: () => void, wrote: boolean): void {
+    this.forget(resume);
+    (wrote ? this.served : this.unserved).add(resume);
   }
 
   forget(resume: () => void): void {
-    this.waiting.delete(resume);
+    this.unserved.delete(resume);
+    this.served.delete(resume);
   }
 
   private endTurn(): void {
     this.start = null;
-    const due = [...this.waiting];
-    this.waiting.clear();
+    const due = [...this.unserved, ...this.served];
+    this.unserved.clear();
+    this.served.clear();
     for (const resume of due) resume();
   }
 }
@@ -399,14 +404,16 @@ export class JsonStream extends Readable {
   /** Chunks until the reader has enough or this turn's slice is used up (then the rest in the next turn). */
   private run(): void {
     this.running = true;
+    let wrote = false;
     try {
       while (this.wanted && !this.destroyed) {
         if (!turnBudget.open(this.sliceMs)) {
           this.resumePending = true;
-          turnBudget.later(this.goOn);
+          turnBudget.later(this.goOn, wrote);
           return;
         }
         const piece = this.writer.next(this.chunkChars);
+        wrote = true;
         if (piece !== '') {
           const bytes = Buffer.from(piece, 'utf8');
           this.produced += bytes.length;

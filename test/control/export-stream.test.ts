@@ -167,6 +167,39 @@ t.test('a reader that takes everything at once still gets the export over many t
   t.ok(most <= 2, `at most 2 chunks in one turn (${most}), over ${perTurn.size} turns`);
 });
 
+t.test('every stream shares the turn: two exports read at once write one slice between them', async (t) => {
+  // Each stream counting its own slice let nine exports take 9 slices of one turn (issue 54). With a slice of 0 ms a
+  // turn gives one chunk to all the streams together, and the one that waited goes on in the next turn.
+  const value = Array.from({ length: 100 }, (_, i) => ({ i, text: 'y'.repeat(2000) }));
+  const options = { stallTimeout: 60_000, chunkChars: 4096, sliceMs: 0, highWaterMark: 1e9 };
+  await new Promise(setImmediate); // a turn no other stream has written in
+  const [a, b] = [new JsonStream(value, options), new JsonStream(value, options)];
+  a.read(0); // each asks for its first chunk, synchronously, in the same turn
+  b.read(0);
+  t.ok(a.produced > 0, 'the first wrote its chunk');
+  t.equal(b.produced, 0, 'the second waits for a later turn');
+  // turn after turn, one chunk (4096 ASCII characters) between the two, the turns taken in the order they stopped
+  const total = () => a.produced + b.produced;
+  let most = 0;
+  let turns = 0;
+  for (; b.produced === 0 && turns < 10; turns++) {
+    const before = total();
+    await new Promise(setImmediate);
+    most = Math.max(most, total() - before);
+  }
+  t.ok(b.produced > 0, `the second wrote ${turns} turns later`);
+  t.ok(turns <= 2, 'within two turns: the first went first once, then the second');
+  t.ok(most < 2 * 4096, `at most one chunk a turn between them (${most} bytes)`);
+  const texts = await Promise.all(
+    [a, b].map(async (stream) => {
+      const pieces: Buffer[] = [];
+      for await (const piece of stream) pieces.push(piece as Buffer);
+      return Buffer.concat(pieces).toString('utf8');
+    }),
+  );
+  t.same(texts, [JSON.stringify(value), JSON.stringify(value)], 'both whole, the same bytes');
+});
+
 t.test('state, capture and HAR answers are JSON.stringify of the same object, streamed', async (t) => {
   const app = await build(t);
   const T = tenants.romashka;
