@@ -44,7 +44,11 @@ export const modules = {
     tests: ['test/control/capture-bounds.test.ts', 'test/control/capture-readable.test.ts'],
   },
   auth: { mutate: ['src/auth/plugin.ts'], tests: ['test/portal/tokens.test.ts', 'test/control/sandbox-key.test.ts'] },
-  'mcp-tools': { mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'], tests: ['test/control/mcp-tools.test.ts'] },
+  'mcp-tools': {
+    mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'],
+    // the SDK client linked in memory, one app in process; mcp-tools.test.ts (over a socket) after it
+    tests: ['test/control/mcp-tools-bounds.test.ts', 'test/control/mcp-tools.test.ts'],
+  },
   xlsx: { mutate: ['src/domain/xlsx.ts'], tests: ['test/portal/xlsx.test.ts'] },
   'json-depth': {
     mutate: ['src/shared/json-depth.ts', 'src/control/json-body.ts'],
