@@ -165,6 +165,9 @@ t.test('the tools through the SDK client, in memory', async (t) => {
     const stored = json(await admin(`/__admin/data/${T}/wfTickets/${ticket.ids[0]}?sandbox=arranged`));
     t.equal(stored.userId, user.ids[0], '"$0" is the id of the first record of entry 0');
     t.equal(ok.structuredContent.session.userId, user.ids[0]);
+    const byEmail = await call('arrange_sandbox', { sandbox: 'arranged', signIn: { email: accounts.admin.email } });
+    t.notOk(byEmail.isError, textOf(byEmail));
+    t.match(byEmail.structuredContent, { created: false, session: { userId: accounts.admin.userId } }, 'by e-mail');
   });
 
   t.test('arrange_sandbox: a refused step keeps the admin message; a sandbox it made is deleted again', async (t) => {
@@ -231,11 +234,30 @@ t.test('the tools through the SDK client, in memory', async (t) => {
     t.equal(cut.structuredContent.status, 503);
     t.equal(cut.structuredContent.body, exact, `cut at ${maxBodyChars}`);
     t.equal(cut.structuredContent.truncated, true);
+
+    const posted = await call('call_portal', {
+      sandbox: 'portal-2',
+      method: 'POST',
+      path: '/mobile/request-two-factor',
+      body: { email: accounts.admin.email, password: accounts.admin.password },
+      host: 'portal.test:8443',
+    });
+    t.equal(posted.structuredContent.operation, 'POST /mobile/request-two-factor', 'no query: no "?"');
+    t.equal(posted.structuredContent.status, 200, 'the body sent');
+    t.equal(posted.structuredContent.body.tenantInfo.base_url, 'http://portal.test:8443', 'built for the host given');
+    const journal = json(await app.inject({ url: '/__admin/requests/count?sandbox=portal-2' }));
+    t.equal(journal.count, 1, 'sent in the sandbox named');
   });
 
   t.test('read_journal: expectCount asserts; limit 0 counts only', async (t) => {
     await app.inject({ url: '/dashboard', headers: { 'x-mock-sandbox': 'journal' } });
     await app.inject({ url: '/dashboard', headers: { 'x-mock-sandbox': 'journal' } });
+    for (let i = 0; i < 5; i++) await app.inject({ url: `/user/${i}`, headers: { 'x-mock-sandbox': 'journal-6' } });
+    const many = await call('read_journal', { sandbox: 'journal-6', expectCount: 1 });
+    t.match(textOf(many), /^expected 1 matching journal entries, found 5 \(newest: [^;]+(; [^;]+){4}\)$/, 'five shown');
+    await app.inject({ url: '/user/5', headers: { 'x-mock-sandbox': 'journal-6' } });
+    const six = await call('read_journal', { sandbox: 'journal-6', expectCount: 1 });
+    t.match(textOf(six), /^expected 1 matching journal entries, found 6 \(newest: [^;]+(; [^;]+){4}\)$/, 'still five');
     const counted = await call('read_journal', { sandbox: 'journal', limit: 0, expectCount: 2 });
     t.notOk(counted.isError, textOf(counted));
     t.same(counted.structuredContent, { count: 2, entries: [] });
@@ -283,5 +305,21 @@ t.test('the tools through the SDK client, in memory', async (t) => {
       limit: 1,
     });
     t.match(other.structuredContent.records[0].email, /@northwind\.test$/, 'tenantId given: that tenant');
+    const made = await call('records', { sandbox: 'rec', action: 'create', collection: 'ideas', count: 2, fields: {} });
+    t.equal(made.structuredContent.records.length, 2, 'count: that many');
+    const id = made.structuredContent.records[0].id as string;
+    const patched = await call('records', {
+      sandbox: 'rec',
+      action: 'patch',
+      collection: 'ideas',
+      id,
+      fields: { title: 'New' },
+    });
+    t.match(patched.structuredContent.records, [{ id, title: 'New' }]);
+    const stored = json(await app.inject({ url: `/__admin/data/${T}/ideas/${id}?sandbox=rec` }));
+    t.equal(stored.title, 'New', 'patched in the store');
+    const deleted = await call('records', { sandbox: 'rec', action: 'delete', collection: 'ideas', id });
+    t.same(deleted.structuredContent, { records: [], deleted: id });
+    t.equal((await app.inject({ url: `/__admin/data/${T}/ideas/${id}?sandbox=rec` })).statusCode, 404, 'gone');
   });
 });
