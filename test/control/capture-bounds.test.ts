@@ -129,6 +129,11 @@ t.test('without its scenario (no longer defined): no behaviour, and the summary 
     instance: 'here',
   });
   t.equal(withIt.holdTickets, true);
+  t.same(
+    Object.keys(withIt),
+    ['name', 'description', 'holdTickets', 'pin', 'data', 'summary'],
+    'the fields the scenario does not set are absent, not undefined: the file is what a person would write',
+  );
   t.equal(
     withIt.description,
     `Bug capture of sandbox ${sandbox} on here at 2026-03-02T09:00:00.000Z (scenario hold-tickets)`,
