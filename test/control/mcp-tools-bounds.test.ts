@@ -140,6 +140,10 @@ t.test('the tools through the SDK client, in memory', async (t) => {
       },
       'records[1].fields: "$1" must name an earlier entry (0 to 0); records[1].fields: "$2" must name an earlier entry (0 to 0)',
     );
+    await refused(
+      { records: [{ collection: 'users' }, { collection: 'wfTickets', fields: { userId: '$12' } }] },
+      'records[1].fields: "$12" must name an earlier entry (0 to 0)',
+    );
     await refused({ signIn: {} }, 'signIn: give email or record, one of them');
     await refused(
       { records: [{ collection: 'users' }], signIn: { email: accounts.admin.email, record: 0 } },
@@ -165,6 +169,12 @@ t.test('the tools through the SDK client, in memory', async (t) => {
     const stored = json(await admin(`/__admin/data/${T}/wfTickets/${ticket.ids[0]}?sandbox=arranged`));
     t.equal(stored.userId, user.ids[0], '"$0" is the id of the first record of entry 0');
     t.equal(ok.structuredContent.session.userId, user.ids[0]);
+    const inline = await call('arrange_sandbox', {
+      sandbox: 'arranged',
+      scenarioDefinition: { name: 'inline-hold', description: 'tickets held', holdTickets: true },
+    });
+    t.notOk(inline.isError, textOf(inline));
+    t.equal(inline.structuredContent.scenario, 'inline-hold', 'a scenario defined inline alone is no conflict');
     const byEmail = await call('arrange_sandbox', { sandbox: 'arranged', signIn: { email: accounts.admin.email } });
     t.notOk(byEmail.isError, textOf(byEmail));
     t.match(byEmail.structuredContent, { created: false, session: { userId: accounts.admin.userId } }, 'by e-mail');
