@@ -38,9 +38,17 @@ export const modules = {
     // in process: the other tests of these files start the bundle (dist/), which Stryker does not mutate
     tests: ['test/store/store-truncation.test.ts', 'test/store/store-persistence.test.ts'],
   },
-  capture: { mutate: ['src/control/capture.ts'], tests: ['test/control/capture-replay.test.ts'] },
+  capture: {
+    mutate: ['src/control/capture.ts'],
+    // in process, no socket; capture-replay.test.ts (two servers on sockets, every GET) is left to npm test
+    tests: ['test/control/capture-bounds.test.ts', 'test/control/capture-readable.test.ts'],
+  },
   auth: { mutate: ['src/auth/plugin.ts'], tests: ['test/portal/tokens.test.ts', 'test/control/sandbox-key.test.ts'] },
-  'mcp-tools': { mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'], tests: ['test/control/mcp-tools.test.ts'] },
+  'mcp-tools': {
+    mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'],
+    // the SDK client linked in memory, one app in process; mcp-tools.test.ts (over a socket) after it
+    tests: ['test/control/mcp-tools-bounds.test.ts', 'test/control/mcp-tools.test.ts'],
+  },
   xlsx: { mutate: ['src/domain/xlsx.ts'], tests: ['test/portal/xlsx.test.ts'] },
   'json-depth': {
     mutate: ['src/shared/json-depth.ts', 'src/control/json-body.ts'],

@@ -25,7 +25,7 @@ export type McpRuntime = {
 };
 
 /** An admin call through the app itself, with the MCP request's credentials and Host, so it is any admin call. */
-function injectCall(app: FastifyInstance, request: Request | undefined): AdminCall {
+export function injectCall(app: FastifyInstance, request: Request | undefined): AdminCall {
   const pick = (names: string[]) =>
     Object.fromEntries(
       names.flatMap((name) => (request?.headers.get(name) ? [[name, request.headers.get(name)!]] : [])),
