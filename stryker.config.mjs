@@ -35,11 +35,15 @@ export const modules = {
   },
   log: {
     mutate: ['src/store/log.ts'],
-    // in process: the other tests of these files start the bundle (dist/), which Stryker does not mutate
-    tests: ['test/store/store-truncation.test.ts', 'test/store/store-persistence.test.ts'],
+    // plain functions over real files first; the other tests of store-truncation start the bundle (dist/), which
+    // Stryker does not mutate, its last one builds the app in process
+    tests: ['test/store/log-bounds.test.ts', 'test/store/store-truncation.test.ts'],
   },
   capture: { mutate: ['src/control/capture.ts'], tests: ['test/control/capture-replay.test.ts'] },
-  auth: { mutate: ['src/auth/plugin.ts'], tests: ['test/portal/tokens.test.ts', 'test/control/sandbox-key.test.ts'] },
+  auth: {
+    mutate: ['src/auth/plugin.ts'],
+    tests: ['test/portal/tokens.test.ts', 'test/portal/auth-wrong-secret.test.ts'],
+  },
   'mcp-tools': { mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'], tests: ['test/control/mcp-tools.test.ts'] },
   xlsx: { mutate: ['src/domain/xlsx.ts'], tests: ['test/portal/xlsx.test.ts'] },
   'json-depth': {
