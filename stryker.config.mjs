@@ -42,7 +42,8 @@ export const modules = {
   capture: { mutate: ['src/control/capture.ts'], tests: ['test/control/capture-replay.test.ts'] },
   auth: {
     mutate: ['src/auth/plugin.ts'],
-    tests: ['test/portal/tokens.test.ts', 'test/portal/auth-wrong-secret.test.ts'],
+    // one app in process first; auth-wrong-secret: a wrong code of the right length after a right one (the code cache)
+    tests: ['test/portal/auth-bounds.test.ts', 'test/portal/auth-wrong-secret.test.ts'],
   },
   'mcp-tools': { mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'], tests: ['test/control/mcp-tools.test.ts'] },
   xlsx: { mutate: ['src/domain/xlsx.ts'], tests: ['test/portal/xlsx.test.ts'] },
