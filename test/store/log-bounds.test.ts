@@ -79,6 +79,8 @@ t.test('commits write a first snapshot, one numbered line each and the mark; a l
   );
   t.equal(first.createdAt, '2026-03-02T09:00:00Z');
   t.same(first.state.tenants[tenantId], { collections: {} }, 'the first snapshot is the world, unchanged');
+  store.mint('a code');
+  store.mint('another');
   addDepartment(store, log, 2);
   log.commit(store, { before: {}, changed: { scenario: 'flaky' } });
   const lines = linesOf(log.logFile).map((l) => JSON.parse(l));
@@ -90,7 +92,8 @@ t.test('commits write a first snapshot, one numbered line each and the mark; a l
   t.same(lines[2].ops, [], 'a settings line has no ops');
   t.same(lines[2].settings, { scenario: 'flaky' });
   t.notOk('settings' in lines[0], 'a line without changed settings has none');
-  t.equal(lines[1].seq, store.meta.sequence);
+  t.equal(lines[1].seq, 2, 'the sequence after the line');
+  t.equal(lines[2].seq, 2, 'a settings line keeps it');
   t.same(JSON.parse(readFileSync(log.markFile, 'utf8')), { acknowledged: 3 });
   log.close();
   addDepartment(store, log, 3);
@@ -101,6 +104,7 @@ t.test('commits write a first snapshot, one numbered line each and the mark; a l
   t.same(warnings, []);
   t.same(deptNames(loaded.store), ['dept 1', 'dept 2']);
   t.same(loaded.settings, { scenario: 'flaky' });
+  t.equal(loaded.store.meta.sequence, 2, 'the sequence replayed: the next mint is the same');
   t.equal(loaded.log.createdAt, '2026-03-02T09:00:00Z');
   t.notOk(loaded.log.isNew);
   // the next line continues the numbering
@@ -249,6 +253,9 @@ t.test('a damaged line before the last, a line out of order or a gap is refused,
     writeFileSync(files.logFile, [lines[0], line, ...lines.slice(2)].map((l) => `${l}\n`).join(''));
     t.match(refusal(dir)?.message, 'does not fit the data: unknown collection nonsense', op);
   }
+  const long = JSON.stringify({ n: 2, seq: 1, ops: [['i', tenantId, 'c'.repeat(50), {}]] });
+  writeFileSync(files.logFile, [lines[0], long, ...lines.slice(2)].map((l) => `${l}\n`).join(''));
+  t.match(refusal(dir)?.message, `unknown collection ${'c'.repeat(40)}; move it away`, 'the name cut at 40');
   const badSettings = JSON.stringify({ n: 2, seq: 1, ops: [], settings: { scenario: '' } });
   writeFileSync(files.logFile, [lines[0], badSettings, ...lines.slice(2)].map((l) => `${l}\n`).join(''));
   t.match(refusal(dir)?.message, `line 2 (byte ${at2}) does not fit the data: `);
@@ -267,17 +274,25 @@ t.test('the mark: missing when the snapshot says it has one, or not a mark, is r
     `${files.markFile} is missing: ${files.snapshotFile} says sandbox ${name} has one, and without it a log cut ` +
       "short cannot be told from a whole one; put it back, or move the sandbox's files away to start it fresh",
   );
-  for (const text of ['{"acknowledged":-1}', '{"acknowledged":1.5}', '{"acknowledged":"2"}', '{}', 'garbage']) {
+  for (const text of [
+    '{"acknowledged":-1}',
+    '{"acknowledged":1.5}',
+    '{"acknowledged":"2"}',
+    '{}',
+    'garbage',
+    'z'.repeat(99),
+  ]) {
     writeFileSync(files.markFile, text);
     t.equal(
       refusal(dir)?.message,
-      `${files.markFile}: not a mark of the last acknowledged line (${JSON.stringify(text)}); move it away or ` +
+      `${files.markFile}: not a mark of the last acknowledged line (${JSON.stringify(text.slice(0, 60))}); move it away or ` +
         'delete it to start that sandbox fresh',
       text,
     );
   }
   writeFileSync(files.markFile, '{"acknowledged":0}');
   t.equal(refusal(dir), null, 'a mark behind the log is fine (a crash between the line and its mark)');
+  t.equal(readFileSync(files.markFile, 'utf8'), '{"acknowledged":0}', 'a load writes no mark over one it read');
   writeFileSync(files.markFile, mark);
   t.equal(refusal(dir), null);
 });
@@ -469,4 +484,27 @@ t.test('persistedNames: one name per sandbox with a .json or a .log', async (t) 
     'b',
     'd',
   ]);
+});
+
+t.test('a reset is replayed; a loaded log counts its bytes toward the compaction bound', async (t) => {
+  const dir = tempDir(t, 'pm-log-reset-');
+  const { store, log } = fresh(dir);
+  addDepartment(store, log, 1);
+  store.reset(world);
+  log.commit(store, { before: {}, changed: null });
+  addDepartment(store, log, 2);
+  // a big settings line (WireMock mappings are kept whole): the log ends a little below the bound
+  const room = compactFromBytes - statSync(log.logFile).size - 300;
+  const mappings = ['x'.repeat(room)];
+  log.commit(store, { before: {}, changed: { wiremock: { mappings, scenarios: {} } } });
+  t.notOk(log.compacting);
+  log.close();
+  const loaded = loadSandbox(dir, name, worlds, () => {})!;
+  t.same(deptNames(loaded.store), ['dept 2'], 'the reset dropped dept 1');
+  t.notOk(loaded.log.compacting);
+  addDepartment(loaded.store, loaded.log, 3);
+  t.ok(loaded.log.compacting, "the next line passes the bound with the log's bytes");
+  while (loaded.log.compacting) await new Promise((resolve) => setImmediate(resolve));
+  loaded.log.close();
+  t.equal(statSync(loaded.log.logFile).size, 0, 'compacted');
 });
