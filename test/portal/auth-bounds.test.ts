@@ -77,6 +77,21 @@ t.test('a session on another device, a device bound again, an expired session, a
   const expired = expectError(t, await inject({ url: category, headers: live.headers }), 401);
   t.equal(expired.message, 'session expired; authorize again with POST /mobile/auth');
 
+  // the device gone, or the user: the same answers, never a 500
+  const gone = await signIn(app, accounts.admin, { sandbox });
+  const goneDevice = tenant.devices.find((d) => d.id === gone.deviceId)!;
+  store.update(tenant, 'devices', goneDevice, { id: 'device-gone' });
+  const noDevice = expectError(t, await inject({ url: category, headers: gone.headers }), 401);
+  t.equal(noDevice.message, 'device is no longer bound; bind it again');
+  const ghost = await signIn(app, accounts.admin, { sandbox });
+  const ghostId = 'a1000000-0000-4000-8000-00000000dead';
+  const ghostSession = tenant.sessions.find((x) => x.id === ghost.sessionId)!;
+  store.update(tenant, 'sessions', ghostSession, { userId: ghostId });
+  const ghostDevice = tenant.devices.find((d) => d.id === ghost.deviceId)!;
+  store.update(tenant, 'devices', ghostDevice, { userId: ghostId });
+  const noUser = expectError(t, await inject({ url: category, headers: ghost.headers }), 401);
+  t.equal(noUser.message, 'the user of this credential is blocked or no longer exists');
+
   const fresh = await signIn(app, accounts.admin, { sandbox });
   const user = tenant.users.find((u) => u.id === accounts.admin.userId)!;
   store.update(tenant, 'users', user, { state: 'blocked' } as never);
