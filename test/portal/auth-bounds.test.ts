@@ -333,4 +333,7 @@ t.test('tenant routes: the header is required (400) and must name a tenant (404)
     payload: { email: accounts.admin.email, password: accounts.admin.password },
   });
   t.equal(none.statusCode, 200, 'a route of auth none takes no credential');
+  // a route that declares no auth (here the not-found answer) is read as auth none: a 404, not a 401
+  const unknownRoute = expectError(t, await inject({ url: '/no-such-route' }), 404);
+  t.notMatch(unknownRoute.message, /session/);
 });
