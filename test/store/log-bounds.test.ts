@@ -258,7 +258,11 @@ t.test('a damaged line before the last, a line out of order or a gap is refused,
   t.match(refusal(dir)?.message, `unknown collection ${'c'.repeat(40)}; move it away`, 'the name cut at 40');
   const badSettings = JSON.stringify({ n: 2, seq: 1, ops: [], settings: { scenario: '' } });
   writeFileSync(files.logFile, [lines[0], badSettings, ...lines.slice(2)].map((l) => `${l}\n`).join(''));
-  t.match(refusal(dir)?.message, `line 2 (byte ${at2}) does not fit the data: `);
+  t.match(refusal(dir)?.message, `line 2 (byte ${at2}) does not fit the data: settings`);
+  // a record of its own the log brings in is checked against its schema, as seeded ones are
+  const bad = JSON.stringify({ n: 2, seq: 1, ops: [['i', tenantId, 'departments', { id: 'x' }]] });
+  writeFileSync(files.logFile, [lines[0], bad, ...lines.slice(2)].map((l) => `${l}\n`).join(''));
+  t.match(refusal(dir)?.message, `${files.logFile}: ${tenantId}.departments[`);
 
   writeFileSync(files.logFile, whole);
   t.equal(refusal(dir), null);
@@ -350,7 +354,13 @@ t.test('a snapshot without its log, a log without its snapshot, or no sandbox fi
     );
   }
   writeFileSync(files.snapshotFile, JSON.stringify({ ...doc, settings: { scenario: 7 } }));
-  t.match(refusal(dir)?.message, `${files.snapshotFile}: `);
+  t.match(refusal(dir)?.message, `${files.snapshotFile}: settings`);
+  writeFileSync(files.snapshotFile, JSON.stringify({ ...doc, createdAt: 5 }));
+  t.equal(
+    loadSandbox(dir, name, worlds, () => {})?.log.createdAt,
+    undefined,
+    'a createdAt that is not text is dropped',
+  );
   writeFileSync(files.snapshotFile, JSON.stringify({ ...doc, world: { ...doc.world, digest: 'other' } }));
   t.match(refusal(dir)?.message, `${files.snapshotFile}: written for another base world`);
   writeFileSync(files.snapshotFile, snapshot);
@@ -423,21 +433,22 @@ t.test(
     t.ok(at.compacting, 'at the bound');
     // a line while the snapshot is written: kept in the log after it
     at.commit(store, { before: {}, changed: { scenario: 'flaky' } });
+    addDepartment(store, at, 4);
     while (at.compacting) await new Promise((resolve) => setImmediate(resolve));
     const snapshot = JSON.parse(readFileSync(at.snapshotFile, 'utf8'));
     t.equal(snapshot.upTo, 3, 'the snapshot covers the lines up to the compaction');
     t.same(snapshot.settings, {}, 'with the settings as of that line');
     t.same(
       linesOf(at.logFile).map((l) => JSON.parse(l).n),
-      [4],
-      'the log keeps only the line written meanwhile',
+      [4, 5],
+      'the log keeps only the lines written meanwhile',
     );
     // the byte count starts again from the kept lines: the next line does not compact
-    addDepartment(store, at, 5);
+    addDepartment(store, at, 6);
     t.notOk(at.compacting);
     at.close();
     const loaded = loadSandbox(dir, name, worlds, () => {})!;
-    t.same(deptNames(loaded.store), ['dept 1', 'dept 2', 'dept 3', 'dept 5']);
+    t.same(deptNames(loaded.store), ['dept 1', 'dept 2', 'dept 3', 'dept 4', 'dept 6']);
     t.same(loaded.settings, { scenario: 'flaky' });
     loaded.log.close();
   },
