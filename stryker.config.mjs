@@ -35,15 +35,20 @@ export const modules = {
   },
   log: {
     mutate: ['src/store/log.ts'],
-    // in process: the other tests of these files start the bundle (dist/), which Stryker does not mutate
-    tests: ['test/store/store-truncation.test.ts', 'test/store/store-persistence.test.ts'],
+    // plain functions over real files first; the other tests of store-truncation start the bundle (dist/), which
+    // Stryker does not mutate, its last one builds the app in process
+    tests: ['test/store/log-bounds.test.ts', 'test/store/store-truncation.test.ts'],
   },
   capture: {
     mutate: ['src/control/capture.ts'],
     // in process, no socket; capture-replay.test.ts (two servers on sockets, every GET) is left to npm test
     tests: ['test/control/capture-bounds.test.ts', 'test/control/capture-readable.test.ts'],
   },
-  auth: { mutate: ['src/auth/plugin.ts'], tests: ['test/portal/tokens.test.ts', 'test/control/sandbox-key.test.ts'] },
+  auth: {
+    mutate: ['src/auth/plugin.ts'],
+    // one app in process first; auth-wrong-secret: a wrong code of the right length after a right one (the code cache)
+    tests: ['test/portal/auth-bounds.test.ts', 'test/portal/auth-wrong-secret.test.ts'],
+  },
   'mcp-tools': {
     mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'],
     // the SDK client linked in memory, one app in process; mcp-tools.test.ts (over a socket) after it

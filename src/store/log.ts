@@ -60,7 +60,7 @@ export type SnapshotDoc = {
 type LogLine = { n: number; seq: number; ops: Op[]; settings?: SandboxSettings };
 
 /** Compaction starts when the log holds this many bytes since the last snapshot. */
-const compactFromBytes = 1024 * 1024;
+export const compactFromBytes = 1024 * 1024;
 
 export class DataError extends Error {}
 
@@ -184,7 +184,8 @@ export class SandboxLog {
     // (r+: in place, from byte 0) rather than kept open: a descriptor per sandbox more would halve how many
     // sandboxes fit under the process's limit, for ~10 us a write saved (docs/store.md)
     this.writeMark(line.n);
-    this.bytesSinceSnapshot += text.length;
+    // bytes, as the bound says and as a load counts them (a line of Cyrillic text has about twice as many as chars)
+    this.bytesSinceSnapshot += Buffer.byteLength(text);
     this.tail?.push(text);
     if (this.bytesSinceSnapshot >= compactFromBytes && !this.tail) {
       const now = settings.changed ?? settings.before;
@@ -221,7 +222,7 @@ export class SandboxLog {
       writeAtomic(this.logFile, kept);
       if (this.fd !== null) closeSync(this.fd);
       this.fd = null;
-      this.bytesSinceSnapshot = kept.length;
+      this.bytesSinceSnapshot = Buffer.byteLength(kept);
     } finally {
       this.tail = null;
     }
