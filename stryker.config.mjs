@@ -31,7 +31,8 @@ export const modules = {
   },
   calendar: {
     mutate: ['src/domain/calendar.ts'],
-    tests: ['test/portal/calendar.test.ts', 'test/portal/calendar-bounds.test.ts'],
+    // in process, plain functions: the window, the bound, visibility; then the bound over a socket
+    tests: ['test/portal/calendar-window.test.ts', 'test/portal/calendar-bounds.test.ts'],
   },
   log: {
     mutate: ['src/store/log.ts'],
