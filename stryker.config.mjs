@@ -42,7 +42,11 @@ export const modules = {
   capture: { mutate: ['src/control/capture.ts'], tests: ['test/control/capture-replay.test.ts'] },
   auth: { mutate: ['src/auth/plugin.ts'], tests: ['test/portal/tokens.test.ts', 'test/control/sandbox-key.test.ts'] },
   'mcp-tools': { mutate: ['src/mcp/tools/*.ts', 'src/mcp/results.ts'], tests: ['test/control/mcp-tools.test.ts'] },
-  xlsx: { mutate: ['src/domain/xlsx.ts'], tests: ['test/portal/xlsx.test.ts'] },
+  xlsx: {
+    mutate: ['src/domain/xlsx.ts'],
+    // real .xlsx bytes rewritten, small and fast; then the large files (bomb, hostile sheets, the loop's turns)
+    tests: ['test/portal/xlsx-bounds.test.ts', 'test/portal/xlsx.test.ts'],
+  },
   'json-depth': {
     mutate: ['src/shared/json-depth.ts', 'src/control/json-body.ts'],
     tests: ['test/reliability/json-depth.test.ts'],
