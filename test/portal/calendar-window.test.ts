@@ -194,6 +194,24 @@ t.test('calendar windows, bounds and visibility', async (t) => {
     t.same(dates('2026-03-03 11:00:01', '2026-03-05 09:59:59'), ['2026-03-04']);
     t.same(dates('2026-02-01 00:00:00', '2026-03-02 10:00:00'), ['2026-03-01', '2026-03-02'], 'from its first');
     t.same(dates('2026-02-01 00:00:00', '2026-03-01 09:59:59'), [], 'a window before the series');
+    t.same(dates('2026-03-01 11:00:00', '2026-03-02 09:00:00'), ['2026-03-01'], 'from the end of its first');
+    t.same(dates('2026-03-01 11:00:01', '2026-03-02 09:00:00'), [], 'from just after the end of its first');
+    // until is the whole day: an occurrence at its last millisecond is in it
+    const lastMoment = tenantWith([daily('Late', '2026-03-01T23:59:59.999Z', '2026-03-03')]);
+    t.same(
+      list(lastMoment, { start_date_time: '2026-03-01 00:00:00', end_date_time: '2026-03-31 00:00:00' }).map(
+        (e) => e.rec_date,
+      ),
+      ['2026-03-01', '2026-03-02', '2026-03-03'],
+      'until: an occurrence at 23:59:59.999 of its day',
+    );
+    const late = lastMoment.calendarEvents[0]!;
+    t.equal(
+      calendarEventView(ctx, lastMoment, me, { id: late.id, parent_id: late.id, rec_date: '2026-03-03' }).calendarEvent
+        .rec_date,
+      '2026-03-03',
+      'and addressed by its date',
+    );
     const until = tenantWith([daily('Until', '2026-03-01T10:00:00.000Z', '2026-03-04')]);
     t.same(
       list(until, { start_date_time: '2026-03-01 00:00:00', end_date_time: '2026-03-31 00:00:00' }).map(
