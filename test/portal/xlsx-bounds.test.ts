@@ -7,7 +7,7 @@ import t from 'tap';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { readXlsx, writeXlsx } from '../../src/domain/xlsx.js';
 
-type Entry = { name: string; data: Buffer; method: number; size: number };
+type Entry = { name: string; data: Buffer; method: number; size: number; extra?: Buffer; comment?: Buffer };
 const mb = 1024 * 1024;
 
 /** The entries of a file writeXlsx made, inflated. */
@@ -25,7 +25,10 @@ function entriesOf(xlsx: Buffer): Entry[] {
   return entries;
 }
 
-/** A ZIP archive of `entries`: `data` as it is stored, with `method` and `size` (inflated) as given. */
+/**
+ * A ZIP archive of `entries`: `data` as it is stored, with `method` and `size` (inflated) as given; `extra` is written
+ * in both headers (as different lengths would be: the central one's is longer), `comment` in the central one.
+ */
 function zipOf(entries: Entry[]): Buffer {
   const parts: Buffer[] = [];
   const central: Buffer[] = [];
@@ -39,13 +42,18 @@ function zipOf(entries: Entry[]): Buffer {
     local.writeUInt32LE(e.data.length, 18);
     local.writeUInt32LE(e.size, 22);
     local.writeUInt16LE(name.length, 26);
+    const extra = e.extra ?? Buffer.alloc(0);
+    const comment = e.comment ?? Buffer.alloc(0);
+    local.writeUInt16LE(extra.length, 28);
     const c = Buffer.alloc(46);
     c.writeUInt32LE(0x02014b50, 0);
     local.copy(c, 6, 4, 28);
+    c.writeUInt16LE(extra.length * 2, 30);
+    c.writeUInt16LE(comment.length, 32);
     c.writeUInt32LE(offset, 42);
-    parts.push(local, name, e.data);
-    central.push(c, name);
-    offset += 30 + name.length + e.data.length;
+    parts.push(local, name, extra, e.data);
+    central.push(c, name, extra, extra, comment);
+    offset += 30 + name.length + extra.length + e.data.length;
   }
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);
@@ -88,6 +96,18 @@ t.test('the parts read may inflate to maxBytes together: exactly that reads, a b
     const sheet = plain.find((e) => e.name === 'xl/worksheets/sheet1.xml')!.size;
     await t.rejects(readXlsx(file, sheet), { message: `it inflates to more than ${sheet} bytes` }, `${how}: the sheet`);
   }
+});
+
+t.test('extra fields and comments in the headers are skipped', async (t) => {
+  const plain = entriesOf(await writeXlsx('S', ['a'], [['b']]));
+  const rows = [
+    { row: 1, cells: ['a'] },
+    { row: 2, cells: ['b'] },
+  ];
+  const decorated = (entries: Entry[]) =>
+    entries.map((e, i) => ({ ...e, extra: Buffer.alloc(4 + i, 7), comment: Buffer.from(`entry ${i}`) }));
+  t.same(await readXlsx(zipOf(decorated(plain)), mb), rows, 'stored');
+  t.same(await readXlsx(zipOf(decorated(deflated(plain))), mb), rows, 'deflated');
 });
 
 t.test('a damaged file is a SpreadsheetError saying what is wrong, never another error', async (t) => {
@@ -207,9 +227,12 @@ t.test('tags: prefixes, quotes, a repeated attribute, what ends a read; only the
     'what is not name="value" ends the attributes',
   );
   t.same(
-    await sheet('<row r="7"/><row r="8"><c r="A8"/><c r="B8" t="str"><v>z</v></c></row>'),
+    await sheet(
+      '<row r="7"/><c r="A7" t="str"><v>x</v></c></row>' +
+        '<row r="8"><c r="A8"/><v>5</v></c><c r="B8" t="str"><v>z</v></c></row>',
+    ),
     [{ row: 8, cells: ['', 'z'] }],
-    'empty elements: a row and a cell without content',
+    'what follows an empty row or an empty cell is in neither',
   );
   t.same(await sheet('<row r="9"><c r="A9"><v>1</v>'), [], 'a row never closed is not read');
 
