@@ -4,7 +4,7 @@
 // refusal is a SpreadsheetError whose message says what is wrong. Tags: prefixes, quotes, a repeated attribute,
 // only the first <cellXfs>. The large files (a 64 MB bomb, hostile sheets, the event loop's turns): xlsx.test.ts.
 import t from 'tap';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { readXlsx, writeXlsx } from '../../src/domain/xlsx.js';
 
 type Entry = { name: string; data: Buffer; method: number; size: number; extra?: Buffer; comment?: Buffer };
@@ -98,6 +98,18 @@ t.test('the parts read may inflate to maxBytes together: exactly that reads, a b
   }
 });
 
+t.test('a part is refused as it inflates past the bound, before the rest of it is read', async (t) => {
+  // 2 MB of spaces, the deflate stream never finished: inflated whole it is damaged; cut at the bound it is too large
+  const plain = entriesOf(await writeXlsx('S', ['a'], [['b']]));
+  const unfinished = deflateRawSync(Buffer.alloc(2 * mb, ' '), { finishFlush: constants.Z_SYNC_FLUSH });
+  const file = zipOf(
+    deflated(plain).map((e) => (e.name === 'xl/worksheets/sheet1.xml' ? { ...e, data: unfinished, size: 2 * mb } : e)),
+  );
+  await t.rejects(readXlsx(file, mb), { message: `it inflates to more than ${mb} bytes` });
+  const whole = await readXlsx(file, 4 * mb).catch((e: Error) => e.message);
+  t.match(whole, /^damaged ZIP entry xl\/worksheets\/sheet1\.xml: /, 'within the bound: damaged');
+});
+
 t.test('extra fields and comments in the headers are skipped', async (t) => {
   const plain = entriesOf(await writeXlsx('S', ['a'], [['b']]));
   const rows = [
@@ -115,8 +127,16 @@ t.test('a damaged file is a SpreadsheetError saying what is wrong, never another
   const good = zipOf(deflated(plain));
   const endAt = good.length - 22;
   const centralAt = good.readUInt32LE(endAt + 16);
-  const refused = async (file: Buffer, message: string | RegExp, what: string) =>
-    t.rejects(readXlsx(file, mb), { name: 'SpreadsheetError', message }, what);
+  // the whole message: t.rejects would take a string as a part of it
+  const refused = async (file: Buffer, message: string | RegExp, what: string) => {
+    const err = await readXlsx(file, mb).then(
+      () => null,
+      (e: Error) => e,
+    );
+    t.equal(err?.name, 'SpreadsheetError', `${what}: a SpreadsheetError`);
+    if (typeof message === 'string') t.equal(err?.message, message, what);
+    else t.match(err?.message, message, what);
+  };
   const patched = (at: number, value: number, bytes = 4) => {
     const copy = Buffer.from(good);
     if (bytes === 4) copy.writeUInt32LE(value, at);
@@ -125,6 +145,7 @@ t.test('a damaged file is a SpreadsheetError saying what is wrong, never another
   };
 
   await refused(Buffer.from('not a zip'), 'not an .xlsx file (no ZIP directory)', 'not a ZIP');
+  await refused(Buffer.alloc(100), 'not an .xlsx file (no ZIP directory)', '100 zero bytes');
   await refused(good.subarray(0, good.length - 1), 'not an .xlsx file (no ZIP directory)', 'the end record cut');
   await refused(Buffer.from([0x50, 0x4b, 0x05, 0x06]), 'not an .xlsx file (no ZIP directory)', 'a bare signature');
   await refused(zipOf([]), 'not an .xlsx file (no workbook)', 'an empty ZIP: 22 bytes, nothing in it');
@@ -164,6 +185,31 @@ t.test('a damaged file is a SpreadsheetError saying what is wrong, never another
   const truncatedLong = Buffer.from(withLong);
   truncatedLong.writeUInt32LE(withLong.length, lastCentral + 20);
   await refused(truncatedLong, `truncated ZIP entry ${long.slice(0, 100)}`, 'a long name, cut');
+  const rels =
+    '<Relationships><Relationship Id="rId1" Target="/' +
+    long +
+    '" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"/></Relationships>';
+  const longWorkbook = (over: Partial<Entry>) =>
+    zipOf([
+      ...deflated(plain).filter((e) => e.name !== '_rels/.rels'),
+      { name: '_rels/.rels', data: Buffer.from(rels), method: 0, size: rels.length },
+      { name: long, data: deflateRawSync('<workbook/>'), method: 8, size: 11, ...over },
+    ]);
+  t.same(await readXlsx(longWorkbook({}), mb), [], 'the long-named workbook is read (it has no sheet)');
+  await refused(
+    longWorkbook({ method: 12 }),
+    `ZIP entry ${long.slice(0, 100)} uses compression method 12`,
+    'a long name, unknown compression',
+  );
+  await refused(
+    longWorkbook({ data: Buffer.from([0xff, 0xff, 0xff, 0xff]) }),
+    new RegExp(`^damaged ZIP entry ${long.slice(0, 100)}: .`),
+    'a long name, damaged deflate data',
+  );
+  t.notMatch(
+    await readXlsx(longWorkbook({ data: Buffer.from([0xff, 0xff]) }), mb).catch((e: Error) => e.message),
+    long.slice(0, 101),
+  );
 });
 
 t.test('where the workbook and its first sheet are; what has no sheet reads as no rows', async (t) => {
@@ -186,6 +232,11 @@ t.test('where the workbook and its first sheet are; what has no sheet reads as n
   });
   t.same(await readXlsx(replaced('_rels/.rels', rels('/xl/workbook.xml')), mb), rows, 'an absolute target');
   t.same(await readXlsx(replaced('_rels/.rels', '<Relationships/>'), mb), rows, 'no officeDocument: the usual place');
+  const coreFirst =
+    '<Relationships><Relationship Id="rId2" Target="docProps/core.xml" ' +
+    'Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties"/>' +
+    rels('xl/workbook.xml').slice('<Relationships>'.length);
+  t.same(await readXlsx(replaced('_rels/.rels', coreFirst), mb), rows, 'the officeDocument one, not the first');
   t.same(await readXlsx(without('xl/worksheets/sheet1.xml'), mb), [], 'no sheet: no rows');
   t.same(await readXlsx(without('xl/_rels/workbook.xml.rels'), mb), [], 'no workbook relationships: no sheet');
   t.same(await readXlsx(replaced('xl/workbook.xml', '<workbook><sheets/></workbook>'), mb), [], 'no sheet listed');
@@ -197,12 +248,15 @@ t.test('tags: prefixes, quotes, a repeated attribute, what ends a read; only the
     zipOf(plain.map((e) => (e.name === name ? { ...e, data: Buffer.from(text), size: Buffer.byteLength(text) } : e)));
   const sheet = async (data: string) =>
     readXlsx(
-      withPart('xl/worksheets/sheet1.xml', `<x:worksheet xmlns:x="m"><x:sheetData>${data}</x:sheetData></x:worksheet>`),
+      withPart(
+        'xl/worksheets/sheet1.xml',
+        `<ss:worksheet xmlns:ss="m"><ss:sheetData>${data}</ss:sheetData></ss:worksheet>`,
+      ),
       mb,
     );
 
   t.same(
-    await sheet(`<x:row r='3'><x:c r="B3" t="inlineStr"><x:is><x:t>hi &amp; bye</x:t></x:is></x:c></x:row>`),
+    await sheet(`<ss:row r='3'><ss:c r="B3" t="inlineStr"><ss:is><ss:t>hi &amp; bye</ss:t></ss:is></ss:c></ss:row>`),
     [{ row: 3, cells: ['', 'hi & bye'] }],
     'prefixed tags, single quotes',
   );
