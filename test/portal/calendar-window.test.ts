@@ -164,6 +164,7 @@ t.test('calendar windows, bounds and visibility', async (t) => {
     const hidden = singles(10).map((e) => ({ ...e, visibleToGroupIds: [stranger.id] }));
     t.equal(list(tenantWith([...hidden, ...singles(5)], [stranger]), q).length, 5, 'hidden events are not counted');
     t.equal(list(tenantWith(singles(8)), { ...q, title: 'E1' }).length, 1, 'filtered out events are not counted');
+    t.equal(list(tenantWith(singles(8)), { ...q, title: ' e1 ' }).length, 1, 'the title trimmed, any case');
   });
 
   t.test('without a bound from the route, the default is 2000', async (t) => {
@@ -186,6 +187,11 @@ t.test('calendar windows, bounds and visibility', async (t) => {
     t.same(window('2026-03-10 11:00:00', '2026-03-10 23:00:00'), ['Ten to eleven'], 'the window starts as it ends');
     t.same(window('2026-03-10 11:00:01', '2026-03-10 23:00:00'), [], 'the window starts after it ends');
     t.same(window('2026-03-10 10:30:00', '2026-03-10 10:30:00'), ['Ten to eleven'], 'a moment inside it');
+    t.same(
+      list(one, dayOf('2026-03-10')).map((e) => [e.start_date_time, e.end_date_time]),
+      [['2026-03-10 10:00:00', '2026-03-10 11:00:00']],
+      'its start and end',
+    );
 
     const series = tenantWith([daily('Daily', '2026-03-01T10:00:00.000Z')]);
     const dates = (from: string, to: string) =>
@@ -195,6 +201,19 @@ t.test('calendar windows, bounds and visibility', async (t) => {
     t.same(dates('2026-02-01 00:00:00', '2026-03-02 10:00:00'), ['2026-03-01', '2026-03-02'], 'from its first');
     t.same(dates('2026-02-01 00:00:00', '2026-03-01 09:59:59'), [], 'a window before the series');
     t.same(dates('2026-03-01 11:00:00', '2026-03-02 09:00:00'), ['2026-03-01'], 'from the end of its first');
+    t.same(
+      dates('2026-03-06 11:00:00', '2026-03-07 10:00:00'),
+      ['2026-03-06', '2026-03-07'],
+      'from the end of its 6th',
+    );
+    t.same(
+      list(series, { start_date_time: '2026-03-06 11:00:00', end_date_time: '2026-03-06 11:00:00' }).map((e) => [
+        e.start_date_time,
+        e.end_date_time,
+      ]),
+      [['2026-03-06 10:00:00', '2026-03-06 11:00:00']],
+      'an occurrence as long as the first',
+    );
     t.same(dates('2026-03-01 11:00:01', '2026-03-02 09:00:00'), [], 'from just after the end of its first');
     // until is the whole day: an occurrence at its last millisecond is in it
     const lastMoment = tenantWith([daily('Late', '2026-03-01T23:59:59.999Z', '2026-03-03')]);
