@@ -31,7 +31,8 @@ export const modules = {
   },
   calendar: {
     mutate: ['src/domain/calendar.ts'],
-    tests: ['test/portal/calendar.test.ts', 'test/portal/calendar-bounds.test.ts'],
+    // in process, plain functions: the window, the bound, visibility; then the bound over a socket
+    tests: ['test/portal/calendar-window.test.ts', 'test/portal/calendar-bounds.test.ts'],
   },
   log: {
     mutate: ['src/store/log.ts'],
@@ -54,7 +55,11 @@ export const modules = {
     // the SDK client linked in memory, one app in process; mcp-tools.test.ts (over a socket) after it
     tests: ['test/control/mcp-tools-bounds.test.ts', 'test/control/mcp-tools.test.ts'],
   },
-  xlsx: { mutate: ['src/domain/xlsx.ts'], tests: ['test/portal/xlsx.test.ts'] },
+  xlsx: {
+    mutate: ['src/domain/xlsx.ts'],
+    // real .xlsx bytes rewritten, small and fast; then the large files (bomb, hostile sheets, the loop's turns)
+    tests: ['test/portal/xlsx-bounds.test.ts', 'test/portal/xlsx.test.ts'],
+  },
   'json-depth': {
     mutate: ['src/shared/json-depth.ts', 'src/control/json-body.ts'],
     tests: ['test/reliability/json-depth.test.ts'],
