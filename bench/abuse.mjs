@@ -14,7 +14,7 @@ import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, romashka, startBin } from './http.mjs';
+import { call, healthProbe, romashka, startBin } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -95,38 +95,8 @@ async function loopDelay(mock, ms = 5000) {
   return JSON.parse(res.body).eventLoop ?? null;
 }
 
-/**
- * The health probe: GET /__admin/health every 50 ms over its own keep-alive connection while the abuser runs; each
- * answer's latency. A probe still waiting when it is stopped counts with the time it had waited.
- */
-function probe(mock) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const latencies = [];
-  let running = true;
-  let pendingSince = null;
-  const done = (async () => {
-    while (running && !mock.exit) {
-      pendingSince = performance.now();
-      const res = await call(mock.port, 'GET', '/__admin/health?sandbox=default', {}, undefined, agent).catch(
-        () => null,
-      );
-      if (!running) break;
-      latencies.push(performance.now() - pendingSince);
-      pendingSince = null;
-      if (res?.status !== 200) latencies.push(Number.POSITIVE_INFINITY);
-      await sleep(50);
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      if (pendingSince !== null) latencies.push(performance.now() - pendingSince);
-      await within(done, 100);
-      agent.destroy();
-      return latencies;
-    },
-  };
-}
+/** The health probe of bench/probe.mjs, in a process of its own, stopped before the mock. */
+const probe = (mock) => healthProbe(mock.port);
 
 /** A session of the demo admin on its bound device, in `sandbox`. */
 async function session(port, sandbox, agent) {

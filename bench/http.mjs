@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** A port nothing listens on now. */
 export function freePort() {
@@ -198,4 +199,36 @@ export async function startProbe(port, { sandbox = 'probe', everyMs = 250 } = {}
       return seen;
     },
   };
+}
+
+/**
+ * The health probe (bench/probe.mjs): GET /__admin/health every 50 ms over its own keep-alive connection, from a
+ * process of its own, while an abuser runs. `stop()` answers each answer's latency in ms (a failed one: Infinity; one
+ * still waiting counts with the time it had waited).
+ */
+export function healthProbe(port) {
+  const child = spawn(process.execPath, [join(dirname(fileURLToPath(import.meta.url)), 'probe.mjs'), String(port)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.on('data', (c) => {
+    out += c;
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    async stop() {
+      child.stdin.end();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+      const latencies = out.trim() ? JSON.parse(out) : [];
+      return latencies.map((x) => x ?? Number.POSITIVE_INFINITY);
+    },
+  };
+}
+
+/** The value at quantile `q` of some numbers (null for none). */
+export function quantile(xs, q) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : null;
 }

@@ -6,7 +6,7 @@
 // longest event-loop stall and the probe. Before issue 54, 94 sandboxes × 1,000 such requests held 6.0 GB of RSS.
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { call, romashka, startBin, startProbe } from './http.mjs';
+import { call, healthProbe, quantile, romashka, startBin, startProbe } from './http.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,6 +39,7 @@ const body = { email: 'nobody@romashka.test', note: 'ж'.repeat(8192) };
 const statuses = {};
 const probe = await startProbe(port);
 await call(port, 'GET', '/__admin/health?loop=true'); // starts the sampling of the event-loop delay
+const healthLatencies = healthProbe(port);
 const t0 = performance.now();
 let next = 0;
 const total = sandboxes * requests;
@@ -55,6 +56,7 @@ async function worker() {
 }
 await Promise.all(Array.from({ length: inFlight }, worker));
 const seconds = Math.round((performance.now() - t0) / 100) / 10;
+const probed = await healthLatencies.stop();
 const health = JSON.parse((await call(port, 'GET', '/__admin/health?loop=true')).body);
 const probeSeen = await probe.stop();
 clearInterval(sampler);
@@ -75,6 +77,8 @@ console.log(
       memory: health.memory,
       journals: health.journals ?? null,
       stallMs: health.eventLoop?.maxMs ?? null,
+      healthP99Ms: Math.round(quantile(probed, 0.99) ?? Number.NaN),
+      healthProbes: probed.length,
       probe: probeSeen,
     },
     null,

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, romashka, startBin } from './http.mjs';
+import { call, healthProbe, quantile, romashka, startBin } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dash = process.argv.indexOf('--');
@@ -22,6 +22,15 @@ const mb = flag('mb', 10);
 const T = romashka.tenantId;
 // a connection per call: a kept-alive one idle past the mock's 5 s (a loaded machine) would read as a failure
 const fresh = new Agent({ keepAlive: false });
+
+/**
+ * The mock's CPU time and the time it was ready to run but waited for a CPU (/proc/PID/schedstat, ns): on a 2-core
+ * machine that also runs this client, a long event-loop delay with no long task in a CPU profile is that wait.
+ */
+function schedstat(pid) {
+  const [cpuNs, waitNs] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+  return { cpuMs: cpuNs / 1e6, waitMs: waitNs / 1e6 };
+}
 
 function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -83,10 +92,14 @@ async function abuser(n, files) {
 await abuser('warm-up', 1);
 for (const k of Object.keys(statuses)) delete statuses[k];
 await call(port, 'GET', '/__admin/health?loop=true'); // starts the sampling of the event-loop delay
+const health = healthProbe(port);
+const sched0 = schedstat(proc.pid);
 const t0 = performance.now();
 await Promise.all(Array.from({ length: sandboxes }, (_, n) => abuser(n, puts)));
 const seconds = Math.round((performance.now() - t0) / 100) / 10;
+const probed = await health.stop();
 const loop = JSON.parse((await call(port, 'GET', '/__admin/health?loop=true')).body).eventLoop;
+const sched1 = schedstat(proc.pid);
 clearInterval(sampler);
 const end = memory(proc.pid);
 proc.kill('SIGTERM');
@@ -103,6 +116,11 @@ console.log(
       hwmMB: end.hwm,
       endRssMB: end.rss,
       stallMs: loop?.maxMs ?? null,
+      healthP99Ms: Math.round(quantile(probed, 0.99) ?? Number.NaN),
+      healthProbes: probed.length,
+      // over the run: the mock's CPU time, and the time it was ready but waited for a CPU
+      cpuMs: Math.round(sched1.cpuMs - sched0.cpuMs),
+      waitedForCpuMs: Math.round(sched1.waitMs - sched0.waitMs),
       refusal,
     },
     null,
