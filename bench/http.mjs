@@ -232,3 +232,25 @@ export function quantile(xs, q) {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : null;
 }
+
+/**
+ * A benchmark's own options and the mock's flags: `script --name=N … [-- mock flags]`. `flag(name, fallback)` reads
+ * a number.
+ */
+export function benchArgs(argv = process.argv.slice(2)) {
+  const dash = argv.indexOf('--');
+  const own = dash < 0 ? argv : argv.slice(0, dash);
+  const mockFlags = dash < 0 ? [] : argv.slice(dash + 1);
+  const flag = (name, fallback) => {
+    const given = own.find((a) => a.startsWith(`--${name}=`));
+    return given === undefined ? fallback : Number(given.slice(name.length + 3));
+  };
+  return { flag, mockFlags };
+}
+
+/** A process's resident memory now and at its highest (MB, /proc/PID/status). */
+export function procMemory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
+  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
+}

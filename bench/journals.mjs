@@ -4,29 +4,18 @@
 // whole run, while a probe sandbox is read every 250 ms and compared with its first answer. Reports the answers by
 // status, the mock's highest RSS (/proc every 50 ms, and VmHWM), the journals' bytes from GET /__admin/health, the
 // longest event-loop stall and the probe. Before issue 54, 94 sandboxes × 1,000 such requests held 6.0 GB of RSS.
-import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { call, healthProbe, quantile, romashka, startBin, startProbe } from './http.mjs';
+import { benchArgs, call, healthProbe, procMemory, quantile, romashka, startBin, startProbe } from './http.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dash = process.argv.indexOf('--');
-const own = dash < 0 ? process.argv.slice(2) : process.argv.slice(2, dash);
-const mockFlags = dash < 0 ? [] : process.argv.slice(dash + 1);
-const flag = (name, fallback) => {
-  const given = own.find((a) => a.startsWith(`--${name}=`));
-  return given === undefined ? fallback : Number(given.slice(name.length + 3));
-};
+const { flag, mockFlags } = benchArgs();
 const sandboxes = flag('sandboxes', 94);
 const requests = flag('requests', 1000);
 const inFlight = flag('in-flight', 32);
 
-function memory(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
-  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
-}
+const memory = procMemory;
 
 const { port, proc } = await startBin(root, mockFlags);
 let peak = 0;

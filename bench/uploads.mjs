@@ -6,16 +6,10 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, healthProbe, quantile, romashka, startBin } from './http.mjs';
+import { benchArgs, call, healthProbe, procMemory, quantile, romashka, startBin } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dash = process.argv.indexOf('--');
-const own = dash < 0 ? process.argv.slice(2) : process.argv.slice(2, dash);
-const mockFlags = dash < 0 ? [] : process.argv.slice(dash + 1);
-const flag = (name, fallback) => {
-  const given = own.find((a) => a.startsWith(`--${name}=`));
-  return given === undefined ? fallback : Number(given.slice(name.length + 3));
-};
+const { flag, mockFlags } = benchArgs();
 const sandboxes = flag('sandboxes', 80);
 const puts = flag('puts', 6);
 const mb = flag('mb', 10);
@@ -32,11 +26,7 @@ function schedstat(pid) {
   return { cpuMs: cpuNs / 1e6, waitMs: waitNs / 1e6 };
 }
 
-function memory(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
-  return { rss: Math.round(kb('VmRSS') / 1024), hwm: Math.round(kb('VmHWM') / 1024) };
-}
+const memory = procMemory;
 
 const { port, proc } = await startBin(root, mockFlags);
 const base = `http://127.0.0.1:${port}`;

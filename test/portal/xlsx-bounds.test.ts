@@ -6,63 +6,17 @@
 import t from 'tap';
 import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { readXlsx, writeXlsx } from '../../src/domain/xlsx.js';
+import { type ZipEntry, zipEntries, zipOf } from '../support/zip.js';
 
-type Entry = { name: string; data: Buffer; method: number; size: number; extra?: Buffer; comment?: Buffer };
+type Entry = ZipEntry;
 const mb = 1024 * 1024;
 
 /** The entries of a file writeXlsx made, inflated. */
-function entriesOf(xlsx: Buffer): Entry[] {
-  const entries: Entry[] = [];
-  let at = 0;
-  while (xlsx.readUInt32LE(at) === 0x04034b50) {
-    const packedSize = xlsx.readUInt32LE(at + 18);
-    const nameLength = xlsx.readUInt16LE(at + 26);
-    const name = xlsx.toString('utf8', at + 30, at + 30 + nameLength);
-    const data = inflateRawSync(xlsx.subarray(at + 30 + nameLength, at + 30 + nameLength + packedSize));
-    entries.push({ name, data, method: 0, size: data.length });
-    at += 30 + nameLength + packedSize;
-  }
-  return entries;
-}
-
-/**
- * A ZIP archive of `entries`: `data` as it is stored, with `method` and `size` (inflated) as given; `extra` is written
- * in both headers (as different lengths would be: the central one's is longer), `comment` in the central one.
- */
-function zipOf(entries: Entry[]): Buffer {
-  const parts: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(e.method, 8);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const extra = e.extra ?? Buffer.alloc(0);
-    const comment = e.comment ?? Buffer.alloc(0);
-    local.writeUInt16LE(extra.length, 28);
-    const c = Buffer.alloc(46);
-    c.writeUInt32LE(0x02014b50, 0);
-    local.copy(c, 6, 4, 28);
-    c.writeUInt16LE(extra.length * 2, 30);
-    c.writeUInt16LE(comment.length, 32);
-    c.writeUInt32LE(offset, 42);
-    parts.push(local, name, extra, e.data);
-    central.push(c, name, extra, extra, comment);
-    offset += 30 + name.length + extra.length + e.data.length;
-  }
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(Buffer.concat(central).length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...parts, ...central, end]);
-}
+const entriesOf = (xlsx: Buffer): Entry[] =>
+  zipEntries(xlsx).map(({ name, data }) => {
+    const inflated = inflateRawSync(data);
+    return { name, data: inflated, method: 0, size: inflated.length };
+  });
 
 const deflated = (entries: Entry[]) =>
   entries.map((e) => ({ ...e, data: deflateRawSync(e.data), method: 8, size: e.data.length }));

@@ -5,6 +5,7 @@ import t from 'tap';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import ExcelJS from 'exceljs';
 import { readXlsx, writeXlsx } from '../../src/domain/xlsx.js';
+import { zipEntries, zipOf } from '../support/zip.js';
 
 const arrayBuffer = (b: Buffer) => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 const mb = 1024 * 1024;
@@ -130,48 +131,11 @@ t.test(
  * every entry stored as it is (method 0, `packed` the sheet's own bytes), so that reading it inflates nothing.
  */
 async function zipWithSheet(xlsx: Buffer, packed: Buffer, size: number, stored = false): Promise<Buffer> {
-  // read the entries of our own archive back (stored layout: local headers, central directory, end record)
-  const entries: Array<{ name: string; data: Buffer; size: number; crc: number }> = [];
-  let at = 0;
-  while (xlsx.readUInt32LE(at) === 0x04034b50) {
-    const packedSize = xlsx.readUInt32LE(at + 18);
-    const nameLength = xlsx.readUInt16LE(at + 26);
-    const name = xlsx.toString('utf8', at + 30, at + 30 + nameLength);
-    const data = xlsx.subarray(at + 30 + nameLength, at + 30 + nameLength + packedSize);
-    entries.push({ name, data, size: xlsx.readUInt32LE(at + 22), crc: xlsx.readUInt32LE(at + 14) });
-    at += 30 + nameLength + packedSize;
-  }
+  const entries = zipEntries(xlsx);
   const sheet = entries.find((e) => e.name === 'xl/worksheets/sheet1.xml')!;
   Object.assign(sheet, { data: packed, size, crc: 0 });
   if (stored) for (const e of entries) if (e !== sheet) e.data = inflateRawSync(e.data);
-  const parts: Buffer[] = [];
-  const central: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(stored ? 0 : 8, 8);
-    local.writeUInt32LE(e.crc, 14);
-    local.writeUInt32LE(e.data.length, 18);
-    local.writeUInt32LE(e.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const c = Buffer.alloc(46);
-    c.writeUInt32LE(0x02014b50, 0);
-    local.copy(c, 6, 4, 28);
-    c.writeUInt32LE(offset, 42);
-    parts.push(local, name, e.data);
-    central.push(c, name);
-    offset += 30 + name.length + e.data.length;
-  }
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(Buffer.concat(central).length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...parts, ...central, end]);
+  return zipOf(entries.map((e) => ({ ...e, method: stored ? 0 : 8 })));
 }
 
 t.test('a large part lets the event loop turn while it is read', async (t) => {
