@@ -1,12 +1,13 @@
 // The upload abuser of issue 54: `node bench/uploads.mjs [--sandboxes=80] [--puts=6] [--mb=10] [-- mock flags]`
 // after `npm run build`. A fresh built mock; every sandbox at once signs in, then prepares and PUTs `puts` files of
-// `mb` MiB one after the other. Reports the answers by status, the mock's highest RSS (/proc, every 50 ms, and
-// VmHWM), its longest event-loop stall (GET /__admin/health?loop=true) and a refusal's message.
+// `mb` MiB one after the other, while a probe sandbox is read every 250 ms and the health probe asks every 50 ms.
+// Reports the answers by status, the mock's highest RSS (/proc, every 50 ms, and VmHWM), its longest event-loop
+// stall (GET /__admin/health?loop=true), health p99, the probe's answers, and a refusal's message.
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, call, healthProbe, procMemory, quantile, romashka, startBin } from './http.mjs';
+import { benchArgs, call, healthProbe, procMemory, quantile, romashka, startBin, startProbe } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { flag, mockFlags } = benchArgs();
@@ -83,11 +84,13 @@ await abuser('warm-up', 1);
 for (const k of Object.keys(statuses)) delete statuses[k];
 await call(port, 'GET', '/__admin/health?loop=true'); // starts the sampling of the event-loop delay
 const health = healthProbe(port);
+const probe = await startProbe(port); // a probe sandbox's answer, compared with its first
 const sched0 = schedstat(proc.pid);
 const t0 = performance.now();
 await Promise.all(Array.from({ length: sandboxes }, (_, n) => abuser(n, puts)));
 const seconds = Math.round((performance.now() - t0) / 100) / 10;
 const probed = await health.stop();
+const probeSeen = await probe.stop();
 const loop = JSON.parse((await call(port, 'GET', '/__admin/health?loop=true')).body).eventLoop;
 const sched1 = schedstat(proc.pid);
 clearInterval(sampler);
@@ -108,6 +111,7 @@ console.log(
       stallMs: loop?.maxMs ?? null,
       healthP99Ms: Math.round(quantile(probed, 0.99) ?? Number.NaN),
       healthProbes: probed.length,
+      probe: probeSeen,
       // over the run: the mock's CPU time, and the time it was ready but waited for a CPU
       cpuMs: Math.round(sched1.cpuMs - sched0.cpuMs),
       waitedForCpuMs: Math.round(sched1.waitMs - sched0.waitMs),
