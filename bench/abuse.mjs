@@ -14,7 +14,7 @@ import { connect } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, healthProbe, romashka, startBin } from './http.mjs';
+import { call, healthProbe, quantile, romashka, startBin } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -35,12 +35,7 @@ const windowsLimitS = flag('windows-limit-s', quick ? 60 : 1800);
 
 const began = performance.now();
 const log = (...m) => process.stderr.write(`[${round((performance.now() - began) / 1000)} s] ${m.join(' ')}\n`);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : null;
-};
 const T = romashka.tenantId;
 
 function rssMB(pid) {

@@ -2,15 +2,15 @@
 // (origin id + origin organization id) to a portal user id.
 import type { EmploymentRecord, UserRecord } from '../schemas/records.js';
 import type { AdminEmployment, AdminEmploymentQuery } from '../schemas/admin-api.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import { type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, matchesText, pageOf, parseDayRange, recordById } from './lists.js';
 import { peopleIndex } from './people-index.js';
 import { userIdsOfKey } from './user-list-cache.js';
 
 function view(ctx: DomainContext, tenant: Tenant, e: EmploymentRecord): AdminEmployment {
-  const u = tenant.users.find((x) => x.id === e.userId);
-  const dep = tenant.departments.find((d) => d.id === e.departmentId);
+  const u = findById(tenant.users, e.userId);
+  const dep = findById(tenant.departments, e.departmentId);
   return {
     id: e.id,
     user_id: e.userId,

@@ -98,7 +98,7 @@ function expand(event: CalendarEventRecord, from: number, to: number, room: numb
 }
 
 const typeRecord = (tenant: Tenant, e: CalendarEventRecord): CalendarEventTypeRecord => {
-  const t = tenant.calendarEventTypes.find((x) => x.id === e.typeId);
+  const t = findById(tenant.calendarEventTypes, e.typeId);
   if (!t) throw new Error(`calendar event ${e.id} has an unknown type ${e.typeId}`);
   return t;
 };
@@ -130,7 +130,7 @@ function canSee(tenant: Tenant, user: UserRecord, e: CalendarEventRecord): boole
 
 function toEvent(ctx: DomainContext, tenant: Tenant, o: Occurrence): CalendarEvent {
   const e = o.event;
-  const place = e.meetingPlaceId ? tenant.meetingPlaces.find((p) => p.id === e.meetingPlaceId) : undefined;
+  const place = e.meetingPlaceId ? findById(tenant.meetingPlaces, e.meetingPlaceId) : undefined;
   const participants = participantIds(tenant, o);
   return {
     id: occId(o),

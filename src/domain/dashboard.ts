@@ -8,7 +8,7 @@ import {
 } from '../schemas/dashboard-widget.js';
 import type { DashboardResult } from '../schemas/people.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
 import { newsWidget, postcardsWidget } from './content.js';
 import { ideasWidget } from './ideas.js';
@@ -161,7 +161,7 @@ function buildWidget(
           .filter((a) => a.awardedAt <= now)
           .sort((a, b) => compareStamp(b.awardedAt, a.awardedAt)),
         (a) => {
-          const ach = tenant.achievements.find((x) => x.id === a.achievementId);
+          const ach = findById(tenant.achievements, a.achievementId);
           // the entry is the award; its image and page are the achievement's
           return {
             ...pageItem(ctx, 'achievement', a.achievementId, ach?.title ?? '', ach?.description ?? null, a.awardedAt),
@@ -180,13 +180,7 @@ function buildWidget(
         if (!u || !listed(u)) continue;
         if (count++ < widgetItemLimit)
           first.push(
-            personItem(
-              ctx,
-              tenant,
-              u,
-              a.awardedAt,
-              tenant.achievements.find((x) => x.id === a.achievementId)?.title ?? '',
-            ),
+            personItem(ctx, tenant, u, a.awardedAt, findById(tenant.achievements, a.achievementId)?.title ?? ''),
           );
       }
       return { ...widget(tenant, key, first, (item) => item), count };

@@ -2,7 +2,7 @@
 import { fail } from '../errors.js';
 import type { Feedback, FeedbackAdd, FeedbackRecord } from '../schemas/feedback.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
 import { recordById } from './lists.js';
@@ -13,8 +13,8 @@ function toFeedback(ctx: DomainContext, tenant: Tenant, f: FeedbackRecord): Feed
   const entity: Feedback['entity'] =
     f.targetType === 'user'
       ? personBrief(ctx, tenant, f.targetId)
-      : { id: f.targetId, name: tenant.departments.find((x) => x.id === f.targetId)?.name ?? '—', faceUrl: null };
-  const author = f.isAnonymous ? null : tenant.users.find((u) => u.id === f.authorId);
+      : { id: f.targetId, name: findById(tenant.departments, f.targetId)?.name ?? '—', faceUrl: null };
+  const author = f.isAnonymous ? null : findById(tenant.users, f.authorId);
   return {
     id: f.id,
     type: f.targetType,

@@ -3,7 +3,7 @@
 import type { UserRecord } from '../schemas/records.js';
 import type { FileProcessingRecord, ParsedRow, ColumnMapping } from '../schemas/integration-records.js';
 import type { CreateFromExcelBody, ExcelProcessingBody, FileProcessing } from '../schemas/admin-api.js';
-import type { SandboxStore, Tenant } from '../store/store.js';
+import { findById, type SandboxStore, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { paginate, recordById, type PageRequest } from './lists.js';
@@ -13,7 +13,7 @@ import { isUuid } from '../schemas/check.js';
 import { bytesOfContentInTurns } from '../store/file-bytes.js';
 
 export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProcessingRecord): FileProcessing {
-  const file = tenant.files.find((f) => f.id === r.fileId);
+  const file = findById(tenant.files, r.fileId);
   const status = r.finished ? (r.result?.error ? 'failed' : 'finished') : r.started ? 'processing' : 'queued';
   return {
     id: r.id,
@@ -147,7 +147,7 @@ export async function runExcelProcessing(
   const empty = { total: 0, valid: 0, invalid: 0, totalAmount: 0, rows: [], postedAt: null, transactionIds: [] };
   let result: FileProcessingRecord['result'];
   try {
-    const file = tenant.files.find((f) => f.id === record.fileId);
+    const file = findById(tenant.files, record.fileId);
     if (!file || file.contentBase64 === null) throw new Error('the file is gone');
     const bytes = await bytesOfContentInTurns(file.contentBase64);
     const sheet: SheetRows = file.ext.toLowerCase() === 'csv' ? readCsv(bytes) : await readXlsx(bytes, maxSheetBytes);

@@ -7,7 +7,7 @@ import type {
   OrgEmploymentFileTypeId,
 } from '../schemas/people-records.js';
 import type { UserRecord } from '../schemas/records.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { pageOf, type ListQuery, type Paged } from './lists.js';
@@ -56,7 +56,7 @@ function current(
 function view(ctx: DomainContext, tenant: Tenant, r: OrgEmploymentFileRecord): OrgEmploymentFile {
   const lang = tenant.tenant.locale;
   const c = current(ctx, r);
-  const employment = tenant.employments.find((e) => e.id === r.employmentId);
+  const employment = findById(tenant.employments, r.employmentId);
   const ready = c.status === 'ready';
   return {
     id: r.id,

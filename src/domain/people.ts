@@ -12,7 +12,7 @@ import type {
   UserProfile,
   UserSearchItem,
 } from '../schemas/people.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import { absolute, type DomainContext } from './context.js';
 import {
   hasWords,
@@ -45,7 +45,7 @@ export const visible = (u: UserRecord) => u.state !== 'hidden';
 export const listed = (u: UserRecord) => u.state === 'active';
 
 export function departmentOf(tenant: Tenant, id: string): DepartmentRecord | undefined {
-  return tenant.departments.find((d) => d.id === id);
+  return findById(tenant.departments, id);
 }
 
 export function departmentRef(tenant: Tenant, id: string): DepartmentRef {

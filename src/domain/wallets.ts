@@ -10,7 +10,7 @@ import type {
   WalletTransactionCreateBody,
   WalletTransactionQuery,
 } from '../schemas/admin-api.js';
-import type { Tenant } from '../store/store.js';
+import { findById, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, matchesText, pageOf, parseDayRange, recordById, subtreeIds } from './lists.js';
@@ -42,7 +42,7 @@ export function balanceFromTransactions(tenant: Tenant, walletId: string): numbe
 }
 
 export function walletView(ctx: DomainContext, tenant: Tenant, w: WalletRecord): Wallet {
-  const owner = tenant.users.find((u) => u.id === w.userId);
+  const owner = findById(tenant.users, w.userId);
   return {
     id: w.id,
     user_id: w.userId,
@@ -225,7 +225,7 @@ export function postTransactions(
   const errors: string[] = [];
   let sender: WalletRecord | undefined;
   if (type.direction === 'transfer') {
-    sender = p.senderWalletId ? tenant.wallets.find((w) => w.id === p.senderWalletId) : undefined;
+    sender = p.senderWalletId ? findById(tenant.wallets, p.senderWalletId) : undefined;
     if (!sender) errors.push('sender_wallet_id: a transfer needs an existing sender wallet');
   }
   if (p.lines.length === 0) errors.push('no recipients: the selection is empty');
@@ -241,10 +241,10 @@ export function postTransactions(
     if (payer) outflow.set(payer, roundMoney((outflow.get(payer) ?? 0) + line.amount));
   }
   for (const [walletId, amount] of outflow) {
-    const w = tenant.wallets.find((x) => x.id === walletId);
+    const w = findById(tenant.wallets, walletId);
     const balance = w?.balance ?? 0;
     if (amount > balance + 1e-9) {
-      const name = tenant.users.find((u) => u.id === (w?.userId ?? walletId.replace('user:', '')))?.name ?? walletId;
+      const name = findById(tenant.users, w?.userId ?? walletId.replace('user:', ''))?.name ?? walletId;
       errors.push(`insufficient balance: wallet of ${name} has ${balance}, the operation needs ${amount}`);
     }
   }
@@ -268,7 +268,7 @@ export function postTransactions(
       };
       posted.push(ctx.store.insert(tenant, 'walletTransactions', t));
       for (const id of [t.senderWalletId, t.recipientWalletId]) {
-        const w = id ? tenant.wallets.find((x) => x.id === id) : undefined;
+        const w = id ? findById(tenant.wallets, id) : undefined;
         if (w)
           ctx.store.update(tenant, 'wallets', w, {
             balance: roundMoney(w.balance + (id === t.recipientWalletId ? t.amount : -t.amount)),

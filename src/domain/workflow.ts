@@ -84,7 +84,7 @@ function currentCategory(tenant: Tenant, c: WfCategoryRecord): WorkflowCurrentCa
   for (
     let x: WfCategoryRecord | undefined = c;
     x;
-    x = x.parentId ? tenant.wfCategories.find((y) => y.id === x!.parentId) : undefined
+    x = x.parentId ? findById(tenant.wfCategories, x!.parentId) : undefined
   ) {
     chain.unshift(x);
     if (chain.length > 20) break;
@@ -247,11 +247,11 @@ export function checkFieldValues(
 
 /** The user's chief: the head of their department; for the head, the head of the parent department. */
 export function chiefOf(tenant: Tenant, user: UserRecord): UserRecord | null {
-  let dep = tenant.departments.find((d) => d.id === user.departmentId);
+  let dep = findById(tenant.departments, user.departmentId);
   for (let guard = 0; dep && guard < 50; guard++) {
-    if (dep.headId && dep.headId !== user.id) return tenant.users.find((u) => u.id === dep!.headId) ?? null;
+    if (dep.headId && dep.headId !== user.id) return findById(tenant.users, dep!.headId) ?? null;
     const parentId = dep.parentId;
-    dep = parentId ? tenant.departments.find((d) => d.id === parentId) : undefined;
+    dep = parentId ? findById(tenant.departments, parentId) : undefined;
   }
   return null;
 }

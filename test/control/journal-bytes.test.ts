@@ -6,13 +6,7 @@ import t from 'tap';
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { SharedBytes } from '../../src/store/shared-bytes.js';
-import {
-  Journal,
-  keptText,
-  keptUrlChars,
-  slotBytes,
-  type JournalFacts,
-} from '../../src/store/journal.js';
+import { Journal, keptText, keptUrlChars, slotBytes, type JournalFacts } from '../../src/store/journal.js';
 import { FindingLog, keyPart } from '../../src/store/findings.js';
 import { build, json } from '../helper.js';
 
