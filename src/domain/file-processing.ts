@@ -11,6 +11,7 @@ import { columnIndex, readCsv, readXlsx, type SheetRows } from './spreadsheets.j
 import { parseAmount, parseOperationType, postTransactions, roundMoney } from './wallets.js';
 import { isUuid } from '../schemas/check.js';
 import { bytesOfContentInTurns } from '../store/file-bytes.js';
+import { compareId, compareStamp } from './grouped.js';
 
 export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProcessingRecord): FileProcessing {
   const file = findById(tenant.files, r.fileId);
@@ -40,7 +41,7 @@ export function listProcessing(
   q: PageRequest & { url: string; seeAll: boolean },
 ) {
   const list = visible(tenant, user, q.seeAll).sort(
-    (a, b) => b.created.localeCompare(a.created) || a.id.localeCompare(b.id),
+    (a, b) => compareStamp(b.created, a.created) || compareId(a.id, b.id),
   );
   const page = paginate(list, q, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
   return { ...page, data: page.data.map((r) => processingView(ctx, tenant, r)) };

@@ -60,6 +60,17 @@ export function compareStamp(a: string, b: string): number {
   return a.localeCompare(b);
 }
 
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/**
+ * `a.localeCompare(b)` for record ids: two lowercase UUIDs sort by code unit as collation sorts them (digits before
+ * letters, the hyphens in the same places); anything else goes to localeCompare. A list of 20,000 records sorted by
+ * localeCompare held the event loop for a quarter of a second.
+ */
+export function compareId(a: string, b: string): number {
+  if (uuidShape.test(a) && uuidShape.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return a.localeCompare(b);
+}
+
 type Sorted<T> = { length: number; last: T | undefined; sorted: T[]; canonical: boolean };
 const sortedCopies = new WeakMap<object, Sorted<unknown>>();
 /**

@@ -4,6 +4,7 @@ import { IdeaStatusCode, type ArrayOfIds, type Moderation, type ModerationItem }
 import type { UserRecord } from '../schemas/records.js';
 import { findById, type Tenant } from '../store/store.js';
 import { absolute, type DomainContext, personBrief } from './context.js';
+import { compareId, compareStamp } from './grouped.js';
 
 const texts = {
   ru: { accepted: (n: number) => `Одобрено: ${n}`, rejected: (n: number) => `Отклонено: ${n}` },
@@ -40,7 +41,7 @@ function queue(ctx: DomainContext, tenant: Tenant): ModerationItem[] {
         url: absolute(ctx, `/pages/idea/${c.ideaId}#comment-${c.id}`),
       }),
     );
-  return [...ideas, ...comments].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+  return [...ideas, ...comments].sort((a, b) => compareStamp(a.created_at, b.created_at) || compareId(a.id, b.id));
 }
 
 /**

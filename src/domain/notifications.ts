@@ -8,7 +8,7 @@ import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { pageOf, recordById, type ListQuery, type Paged } from './lists.js';
 import { dayFormat } from './collate.js';
-import { groupedBy } from './grouped.js';
+import { compareId, compareStamp, groupedBy } from './grouped.js';
 
 /** Today (yyyy-MM-dd) by the sandbox clock in the tenant's time zone. */
 export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: Tenant): string {
@@ -51,7 +51,7 @@ export function notificationsPushes(
 ): Paged<Notification> {
   // newest first
   const items = delivered(ctx, tenant, user).sort(
-    (a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id),
+    (a, b) => compareStamp(b.createdAt, a.createdAt) || compareId(a.id, b.id),
   );
   return pageOf(items, q, url, (n) => view(ctx, n), 10);
 }

@@ -11,6 +11,7 @@ import { findById, type Tenant } from '../store/store.js';
 import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { pageOf, type ListQuery, type Paged } from './lists.js';
+import { compareStamp } from './grouped.js';
 
 /** How a request moves on (assumed): requested → in-progress after 1 minute → ready after 5 minutes. */
 export const documentTimeline = { inProgressAfterMs: 60_000, readyAfterMs: 300_000 };
@@ -131,7 +132,7 @@ export function orgEmploymentFileIndex(
         (q.date_from === undefined || (f.date_to ?? f.created_at.slice(0, 10)) >= q.date_from) &&
         (q.date_to === undefined || (f.date_from ?? f.created_at.slice(0, 10)) <= q.date_to),
     )
-    .sort((a, b) => b.created_at.localeCompare(a.created_at));
+    .sort((a, b) => compareStamp(b.created_at, a.created_at));
   return pageOf(items, q, url, (f) => f);
 }
 

@@ -29,6 +29,7 @@ import {
 } from './lists.js';
 import { byNameFast, peopleIndex, type PeopleIndex } from './people-index.js';
 import { compareRuEnNumeric } from './collate.js';
+import { compareStamp } from './grouped.js';
 
 /** Known active status types (assumed: the API description does not list them). */
 export const statusTypeNames: Record<string, { ru: string; en: string }> = {
@@ -272,7 +273,7 @@ export function employmentIndex(
 ): Paged<FullEmployment> {
   const own = tenant.employments
     .filter((e) => e.userId === user.id)
-    .sort((a, b) => Number(b.isMain) - Number(a.isMain) || a.employmentDate.localeCompare(b.employmentDate));
+    .sort((a, b) => Number(b.isMain) - Number(a.isMain) || compareStamp(a.employmentDate, b.employmentDate));
   return pageOf(own, q, url, (e) => fullEmployment(tenant, e));
 }
 

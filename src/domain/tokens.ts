@@ -7,6 +7,7 @@ import type { SandboxStore, Tenant } from '../store/store.js';
 import { hashSecret, newSecret, newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
 import { idList, matchesText, paginate, recordById, type PageRequest } from './lists.js';
+import { compareId, compareStamp } from './grouped.js';
 
 export const tokenPrefix = 'pmt_';
 
@@ -26,7 +27,7 @@ export function tokenView(ctx: DomainContext, tenant: Tenant, t: PersonalTokenRe
 }
 
 const newestFirst = (a: PersonalTokenRecord, b: PersonalTokenRecord) =>
-  b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id);
+  compareStamp(b.createdAt, a.createdAt) || compareId(a.id, b.id);
 
 export function listOwnTokens(ctx: DomainContext, tenant: Tenant, user: UserRecord): { data: PersonalToken[] } {
   return {

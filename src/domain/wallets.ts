@@ -16,6 +16,7 @@ import { type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, matchesText, pageOf, parseDayRange, recordById, subtreeIds } from './lists.js';
 import { peopleIndex } from './people-index.js';
 import { expandSelection, findUserList, userIdsOfKey } from './user-list-cache.js';
+import { compareId, compareStamp } from './grouped.js';
 
 /** Operation types; only 9 (purchase cancellation) is named by the API description. */
 export const operationTypes = {
@@ -142,7 +143,7 @@ export function filterTransactions(
         inDayRange(t.createdAt, created)
       );
     })
-    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.id.localeCompare(b.id));
+    .sort((a, b) => compareStamp(b.createdAt, a.createdAt) || compareId(a.id, b.id));
 }
 
 export function listTransactions(

@@ -1,6 +1,7 @@
 // One people index per users collection: shared by every sandbox that has not written it, replaced by a write, and
 // giving the answers a plain scan of the same data gives.
 import t from 'tap';
+import fc from 'fast-check';
 import { accounts, build, json, signIn, tenants, sharedApp } from '../helper.js';
 import { peopleIndex } from '../../src/domain/people-index.js';
 import { departmentTreeNode, listed, userIndex } from '../../src/domain/people.js';
@@ -102,6 +103,32 @@ t.test('kept lookups answer like the scans: grouped records, id sets, date range
     id: '00000000-0000-4000-8000-000000000001',
   });
   t.equal(groupedBy(tenant.notifications, (n) => n.userId, me.id).length, before + 1);
+});
+
+t.test('compareId orders record ids like localeCompare', async (t) => {
+  const { compareId } = await import('../../src/domain/grouped.js');
+  const sign = (n: number) => Math.sign(n);
+  fc.assert(
+    fc.property(fc.uuid(), fc.uuid(), (a, b) => sign(compareId(a, b)) === sign(a.localeCompare(b))),
+    { numRuns: 2000 },
+  );
+  // not UUIDs (upper case, other shapes): localeCompare itself
+  for (const [a, b] of [
+    ['A1000000-0000-4000-8000-000000000001', 'a1000000-0000-4000-8000-000000000001'],
+    ['idea-10', 'idea-9'],
+    ['b', 'B'],
+    ['', 'a'],
+  ] as const)
+    t.equal(compareId(a, b), a.localeCompare(b), `${a} vs ${b}`);
+  const ids = Array.from(
+    { length: 200 },
+    (_, i) => `${(i * 7919).toString(16).padStart(8, '0')}-0000-4000-8000-00000000000${i % 10}`,
+  );
+  t.same(
+    [...ids].sort(compareId),
+    [...ids].sort((a, b) => a.localeCompare(b)),
+    'the same order for a list',
+  );
 });
 
 t.test('a large tenant: cached answers equal the scans, and writes that matter are seen at once', async (t) => {
