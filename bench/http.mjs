@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
+import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -127,6 +128,9 @@ export async function startBin(root, extra = []) {
     cwd: resolve(root),
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  // BENCH_MOCK_PRIORITY=0 under `nice -n 19 node bench/…`: the mock at normal priority, the client that loads it
+  // below, so that on a machine of two cores the mock's delays are its own, not the client's CPU (needs root)
+  if (process.env.BENCH_MOCK_PRIORITY !== undefined) setPriority(proc.pid, Number(process.env.BENCH_MOCK_PRIORITY));
   let tail = '';
   proc.stderr.on('data', (c) => {
     tail = (tail + c).slice(-4000);
@@ -210,6 +214,8 @@ export function healthProbe(port) {
   const child = spawn(process.execPath, [join(dirname(fileURLToPath(import.meta.url)), 'probe.mjs'), String(port)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
+  // the probe is the health checker, not the load: at the mock's priority (see startBin)
+  if (process.env.BENCH_MOCK_PRIORITY !== undefined) setPriority(child.pid, Number(process.env.BENCH_MOCK_PRIORITY));
   let out = '';
   child.stdout.on('data', (c) => {
     out += c;
