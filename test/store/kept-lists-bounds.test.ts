@@ -2,23 +2,28 @@
 // (docs/reliability.md, "Bounds: every resource a client can grow"). Compare reports were kept by sandbox name, so a
 // deleted sandbox's reports stayed in memory for good and a new sandbox of the same name read them; they now go
 // with their sandbox.
-import Fastify from 'fastify';
-import t from 'tap';
+import Fastify, { type FastifyInstance } from 'fastify';
+import t, { type Test } from 'tap';
 import { rememberedHostCount } from '../../src/http/context.js';
 import { FindingLog } from '../../src/store/findings.js';
 import { outboxMaxBytes } from '../../src/store/outbox.js';
 import { accounts, build, json, signIn } from '../helper.js';
 
-t.test('the outbox keeps the last 500 messages of a sandbox, oldest dropped first', async (t) => {
-  const app = await build(t);
-  const s = await signIn(app, accounts.admin, { deviceId: 'phone-a' });
+/** The admin signed in on `deviceId` (in `sandbox`) with a push token saved: the notifications push to it. */
+async function withPushToken(t: Test, app: FastifyInstance, deviceId: string, sandbox?: string) {
+  const s = await signIn(app, accounts.admin, { deviceId, ...(sandbox ? { sandbox } : {}) });
   const token = await app.inject({
     method: 'POST',
     url: '/mobile/save-push-token',
     headers: s.headers,
-    payload: { token: 'fcm-a', deviceId: 'phone-a' },
+    payload: { token: `fcm-${deviceId}`, deviceId },
   });
   t.equal(token.statusCode, 200, token.body);
+}
+
+t.test('the outbox keeps the last 500 messages of a sandbox, oldest dropped first', async (t) => {
+  const app = await build(t);
+  await withPushToken(t, app, 'phone-a');
   const sentBefore = json(await app.inject({ url: '/__admin/outbox' })).length;
   for (let i = 0; i < 520; i++) {
     const res = await app.inject({
@@ -43,14 +48,7 @@ t.test('the outbox keeps the last 500 messages of a sandbox, oldest dropped firs
 
 t.test('--outbox-sandbox-kb: a sandbox past its outbox bytes keeps its newest pushes within them', async (t) => {
   const app = await build(t, { outboxSandboxKb: 16 });
-  const s = await signIn(app, accounts.admin, { deviceId: 'phone-a' });
-  const token = await app.inject({
-    method: 'POST',
-    url: '/mobile/save-push-token',
-    headers: s.headers,
-    payload: { token: 'fcm-a', deviceId: 'phone-a' },
-  });
-  t.equal(token.statusCode, 200, token.body);
+  await withPushToken(t, app, 'phone-a');
   const body = 'ж'.repeat(3000); // about 6.4 KB of UTF-8 a push: two fit in 16 KiB, three do not
   for (let i = 0; i < 10; i++) {
     const res = await app.inject({
@@ -89,16 +87,7 @@ t.test(
     const app = await build(t, { outboxMb: 1 });
     const body = 'ж'.repeat(4000); // about 8 KB of UTF-8 a push: 50 a sandbox, three sandboxes pass 1 MiB
     const pushes = 50;
-    for (const sandbox of ['a', 'b', 'c']) {
-      const s = await signIn(app, accounts.admin, { sandbox, deviceId: `phone-${sandbox}` });
-      const token = await app.inject({
-        method: 'POST',
-        url: '/mobile/save-push-token',
-        headers: s.headers,
-        payload: { token: `fcm-${sandbox}`, deviceId: `phone-${sandbox}` },
-      });
-      t.equal(token.statusCode, 200, token.body);
-    }
+    for (const sandbox of ['a', 'b', 'c']) await withPushToken(t, app, `phone-${sandbox}`, sandbox);
     for (const sandbox of ['a', 'b', 'c'])
       for (let i = 0; i < pushes; i++) {
         const res = await app.inject({
