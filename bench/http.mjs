@@ -1,7 +1,7 @@
 // What every benchmark script needs to talk to a mock over loopback: a free port, one HTTP call, waiting for a server
 // to answer, the sign-in sequence autocannon drives, and the median they all report.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { openSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { setPriority } from 'node:os';
@@ -126,7 +126,8 @@ export async function startBin(root, extra = []) {
   const bin = join(resolve(root), 'bin', 'portal-mock.js');
   const proc = spawn(process.execPath, [...nodeArgs, bin, ...args], {
     cwd: resolve(root),
-    stdio: ['ignore', 'ignore', 'pipe'],
+    // BENCH_MOCK_STDOUT=FILE keeps what the mock writes there (with BENCH_NODE_ARGS='--trace-gc': its collections)
+    stdio: ['ignore', process.env.BENCH_MOCK_STDOUT ? openSync(process.env.BENCH_MOCK_STDOUT, 'w') : 'ignore', 'pipe'],
   });
   // BENCH_MOCK_PRIORITY=0 under `nice -n 19 node bench/…`: the mock at normal priority, the client that loads it
   // below, so that on a machine of two cores the mock's delays are its own, not the client's CPU (needs root)
