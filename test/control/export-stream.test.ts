@@ -22,6 +22,7 @@ import { referencedSchemas } from '../../src/http/serializers.js';
 import { Snapshot } from '../../src/schemas/control.js';
 import { ScenarioFile } from '../../src/schemas/scenario.js';
 import { build, signIn, tenants } from '../helper.js';
+import { countTurns } from '../support/turns.js';
 
 /** What the route's response schema serializer writes (how the exports were answered before they streamed). */
 const schemaSerializer = (schema: object, shared: Record<string, unknown>) =>
@@ -136,25 +137,19 @@ t.test('a reader that takes everything at once still gets the export over many t
   // turn writes one chunk; a setImmediate probe counts the turns between chunks (no wall time asserted).
   const value = Array.from({ length: 200 }, (_, i) => ({ i, text: 'x'.repeat(2000) }));
   const stream = new JsonStream(value, { stallTimeout: 60_000, chunkChars: 4096, sliceMs: 0, highWaterMark: 1024 });
-  let turns = 0;
-  let probing = true;
-  const probe = () => {
-    turns++;
-    if (probing) setImmediate(probe);
-  };
-  setImmediate(probe);
+  const turns = countTurns();
   const turnOfChunk: number[] = [];
   const pieces: Buffer[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       pieces.push(chunk);
-      turnOfChunk.push(turns);
+      turnOfChunk.push(turns.count);
       done(); // takes it at once, as a loopback socket's kernel buffer does
     },
   });
   stream.pipe(sink);
   await once(sink, 'finish');
-  probing = false;
+  turns.stop();
   t.equal(Buffer.concat(pieces).toString('utf8'), JSON.stringify(value), 'the same bytes');
   t.ok(turnOfChunk.length > 50, `${turnOfChunk.length} chunks`);
   let most = 0;

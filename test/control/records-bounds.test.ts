@@ -4,6 +4,7 @@
 // sockets; the tests assert what is answered and in which order, never how long it took.
 import t from 'tap';
 import { build, httpCaller, tenants } from '../helper.js';
+import { countTurns } from '../support/turns.js';
 
 const base = `/__admin/data/${tenants.romashka}`;
 
@@ -155,15 +156,9 @@ t.test('a create of 1,000 records writes its answer over several turns after the
     performance.now = realNow;
   });
   const version = sandbox.store.version;
-  let turnsAfterCommit = 0;
-  let probing = true;
-  const probe = () => {
-    if (sandbox.store.version !== version) turnsAfterCommit++;
-    if (probing) setImmediate(probe);
-  };
-  setImmediate(probe);
+  const turns = countTurns(() => sandbox.store.version !== version);
   const res = await app.inject({ method: 'POST', url: `${base}/users?sandbox=big&count=1000`, payload: {} });
-  probing = false;
+  const turnsAfterCommit = turns.stop();
   performance.now = realNow;
   t.equal(res.statusCode, 201, res.body.slice(0, 200));
   t.equal(res.headers['content-length'], undefined, 'streamed, not one text');

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { keptAsIs, readBytes } from '../../src/http/upload-body.js';
 import { FileBytes } from '../../src/store/file-bytes.js';
 import { accounts, build, signIn } from '../helper.js';
+import { countTurns } from '../support/turns.js';
 
 t.test('a sandbox holds at most --sandbox-upload-mb of uploaded bytes', async (t) => {
   const app = await build(t, { sandboxUploadMb: 1 });
@@ -103,16 +104,10 @@ t.test('kept pieces write the base64 the whole bytes have, in pieces', async (t)
 t.test('file processing joins an upload kept in pieces a MiB a turn', async (t) => {
   const chunks = Array.from({ length: 48 }, (_, i) => Buffer.alloc(64 * 1024, i));
   const file = FileBytes.ofChunks(chunks);
-  let turns = 0;
-  let probing = true;
-  const probe = () => {
-    turns++;
-    if (probing) setImmediate(probe);
-  };
-  setImmediate(probe);
+  const turns = countTurns();
   const joined = await file.bytesInTurns();
-  probing = false;
+  turns.stop();
   t.ok(joined.equals(Buffer.concat(chunks)), 'the same bytes');
-  t.ok(turns >= 2, `the event loop turned ${turns} times while 3 MiB were joined`);
+  t.ok(turns.count >= 2, `the event loop turned ${turns.count} times while 3 MiB were joined`);
   t.equal(FileBytes.of(chunks[0]!).bytes(), chunks[0], 'one piece is not copied');
 });

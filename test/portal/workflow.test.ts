@@ -5,6 +5,7 @@ import t from 'tap';
 import type { FastifyInstance } from 'fastify';
 import { accounts, build, expectError, json, signIn, tenants, sharedApp } from '../helper.js';
 import type { Tenant } from '../../src/store/store.js';
+import { countTurns } from '../support/turns.js';
 
 // one app for the file's tests, each in a sandbox of its own
 const ownSandbox = sharedApp(t);
@@ -586,22 +587,16 @@ t.test('a large catalog is written over several turns of the event loop, the sam
   t.teardown(() => {
     performance.now = realNow;
   });
-  let turns = 0;
-  let probing = true;
-  const probe = () => {
-    turns++;
-    if (probing) setImmediate(probe);
-  };
-  setImmediate(probe);
+  const turns = countTurns();
   const res = await app.inject({ url: '/workflow/catalog', headers: s.headers });
-  probing = false;
+  turns.stop();
   performance.now = realNow;
   t.equal(res.statusCode, 200);
   t.equal(res.headers['content-length'], undefined, 'streamed, not one text');
   t.match(res.headers['content-type'], /^application\/json/);
   const catalog = json(res);
   t.equal(catalog.workflows.filter((w: { name: string }) => w.name === 'Заявка на пропуск').length, 3000);
-  t.ok(turns >= 2, `the catalog took ${turns} turns of the event loop (it took none)`);
+  t.ok(turns.count >= 2, `the catalog took ${turns.count} turns of the event loop (it took none)`);
 
   // a scenario's malformed answer still breaks a large catalog (it is cut from the text, so that one is not streamed)
   const broken = await app.inject({
