@@ -170,6 +170,14 @@ const refuse = (reply: FastifyReply, body: WireMockError) => reply.code(422).sen
 /** The scheme the journal is read over: the absoluteUrl of its entries (the server listens with one). */
 const schemeOf = (req: FastifyRequest): string => (req.protocol === 'https' ? 'https' : 'http');
 
+/** Takes `gone` out of the request's sandbox's journal and answers them as WireMock does, `{serveEvents}`. */
+function removeEntries(req: FastifyRequest, gone: JournalEntry[]) {
+  const { sandbox } = req.mock;
+  const serveEvents = gone.map((e) => serveEvent(sandbox, e, schemeOf(req)));
+  sandbox.journal.remove(new Set(gone.map((e) => e.id)));
+  return { serveEvents };
+}
+
 const journalDisabled = (req: FastifyRequest) => req.server.config.journalLimit === 0;
 
 /** WireMock's /__admin/requests API over the sandbox's journal; registered in the `/wiremock/__admin` block. */
@@ -363,9 +371,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if ('errors' in pattern) return refuse(reply, pattern);
       const { sandbox } = req.mock;
       const gone = matching(sandbox, pattern);
-      const events = gone.map((e) => serveEvent(sandbox, e, schemeOf(req)));
-      sandbox.journal.remove(new Set(gone.map((e) => e.id)));
-      return { serveEvents: events };
+      return removeEntries(req, gone);
     },
   );
 
@@ -398,9 +404,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
           e.wiremockMapping === undefined ? undefined : sandbox.wiremock.get(e.wiremockMapping)?.metadata;
         return metadata !== undefined && patternDistance(pattern, JSON.stringify(metadata), budget) === 0;
       });
-      const events = gone.map((e) => serveEvent(sandbox, e, schemeOf(req)));
-      sandbox.journal.remove(new Set(gone.map((e) => e.id)));
-      return { serveEvents: events };
+      return removeEntries(req, gone);
     },
   );
 
