@@ -2,7 +2,7 @@
 // to answer, the sign-in sequence autocannon drives, and the median they all report.
 import { spawn } from 'node:child_process';
 import { openSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { setPriority } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -181,7 +181,10 @@ export async function startProbe(port, { sandbox = 'probe', everyMs = 250 } = {}
   if (auth.status !== 200) throw new Error(`probe auth: ${auth.status} ${auth.body}`);
   const { sessionId, sessionSecret } = JSON.parse(auth.body);
   Object.assign(headers, { 'x-service-session-id': sessionId, 'x-service-session-code': sessionSecret });
-  const read = () => call(port, 'GET', '/mobile/tenant-info', headers);
+  // a connection per read: the client that runs the probe is the loaded one, and a kept-alive connection it left
+  // idle past the mock's 5 s (a read every 250 ms, on a starved client) met the mock's close as ECONNRESET
+  const fresh = new Agent({ keepAlive: false });
+  const read = () => call(port, 'GET', '/mobile/tenant-info', headers, undefined, fresh);
   const first = await read();
   if (first.status !== 200) throw new Error(`probe: ${first.status} ${first.body}`);
   const seen = { reads: 0, wrong: 0, failed: 0, failure: null };

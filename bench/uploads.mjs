@@ -109,6 +109,8 @@ console.log(
       hwmMB: end.hwm,
       endRssMB: end.rss,
       stallMs: loop?.maxMs ?? null,
+      healthP50Ms: Math.round(quantile(probed, 0.5) ?? Number.NaN),
+      healthP90Ms: Math.round(quantile(probed, 0.9) ?? Number.NaN),
       healthP99Ms: Math.round(quantile(probed, 0.99) ?? Number.NaN),
       healthProbes: probed.length,
       probe: probeSeen,

@@ -5,6 +5,7 @@
 import fp from 'fastify-plugin';
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { bodyTurns } from './body-turns.js';
 import { defaultServerLimits } from './limits.js';
 
 export type DrainLimits = { bytes: number; ms: number };
@@ -21,6 +22,7 @@ export function drainBody(raw: IncomingMessage, { bytes, ms }: DrainLimits): Pro
     const finish = (ended: boolean) => {
       clearTimeout(timer);
       clearTimeout(idle);
+      bodyTurns.forget(raw);
       raw.off('data', onData);
       raw.off('end', onEnd);
       raw.off('close', onStop);
@@ -30,6 +32,7 @@ export function drainBody(raw: IncomingMessage, { bytes, ms }: DrainLimits): Pro
     const onData = (chunk: Buffer) => {
       read += chunk.length;
       if (read > bytes) return finish(false);
+      bodyTurns.take(raw, chunk.length);
       clearTimeout(idle);
       idle = setTimeout(() => finish(false), drainIdleMs);
     };

@@ -7,6 +7,7 @@
 import type { IncomingMessage } from 'node:http';
 import { fail } from '../errors.js';
 import { FileBytes } from '../store/file-bytes.js';
+import { bodyTurns } from './body-turns.js';
 
 const tooLarge = (limit: number) => fail.payloadTooLarge(`the body is larger than ${limit} bytes`);
 
@@ -45,6 +46,7 @@ export function readBytes(limit: number) {
     // process would end on it)
     const stop = () => {
       settled = true;
+      bodyTurns.forget(payload);
       payload.off('data', onData);
       payload.off('end', onEnd);
     };
@@ -54,6 +56,7 @@ export function readBytes(limit: number) {
         return done(tooLarge(limit));
       }
       received += chunk.length;
+      bodyTurns.take(payload, chunk.length);
       if (chunk.length >= keptAsIs) {
         flushSmall();
         chunks.push(chunk);

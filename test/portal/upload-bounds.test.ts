@@ -4,6 +4,8 @@
 import { PassThrough } from 'node:stream';
 import t from 'tap';
 import fc from 'fast-check';
+import { bodyTurns, resumedPerTurn, socketChunk, turnBytes } from '../../src/http/body-turns.js';
+import { drainBody } from '../../src/http/refused-body.js';
 import { keptAsIs, readBytes } from '../../src/http/upload-body.js';
 import { FileBytes } from '../../src/store/file-bytes.js';
 import { accounts, build, signIn } from '../helper.js';
@@ -110,4 +112,59 @@ t.test('file processing joins an upload kept in pieces a MiB a turn', async (t) 
   t.ok(joined.equals(Buffer.concat(chunks)), 'the same bytes');
   t.ok(turns.count >= 2, `the event loop turned ${turns.count} times while 3 MiB were joined`);
   t.equal(FileBytes.of(chunks[0]!).bytes(), chunks[0], 'one piece is not copied');
+});
+
+t.test('bodies arriving together are read about a MiB a turn, all of them, none starved', async (t) => {
+  // 80 uploads at once were read a few hundred MB a turn: a health check waited 450 ms behind them (issue 54)
+  const parse = readBytes(10 * 1024 * 1024);
+  const count = resumedPerTurn * 3;
+  const bodies = Array.from({ length: count }, (_, n) => {
+    const sent = Array.from({ length: 8 }, (_, i) => Buffer.alloc(socketChunk, n * 8 + i));
+    return { sent, stream: new PassThrough({ highWaterMark: 0 }) };
+  });
+  let read = 0;
+  const perTurn: number[] = [];
+  let turnStart = 0;
+  const turns = countTurns(() => {
+    perTurn.push(read - turnStart);
+    turnStart = read;
+    return true;
+  });
+  const parsed = bodies.map(({ sent, stream }) => {
+    stream.on('data', (c: Buffer) => {
+      read += c.length;
+    });
+    return new Promise<FileBytes>((resolve, reject) =>
+      parse({ headers: { 'content-length': String(sent.length * socketChunk) } }, stream as never, (err, bytes) =>
+        err ? reject(err) : resolve(bytes!),
+      ),
+    );
+  });
+  // everything is there before the first read, as when many sockets are ready at once
+  for (const { sent, stream } of bodies) {
+    for (const c of sent) stream.write(c);
+    stream.end();
+  }
+  const kept = await Promise.all(parsed);
+  turns.stop();
+  perTurn.push(read - turnStart);
+  // in the first turn every body is new and gives a chunk before it can stop; after it, only the resumed ones do
+  const first = perTurn.findIndex((bytes) => bytes > 0);
+  const most = Math.max(...perTurn.slice(first + 1));
+  t.ok(most <= turnBytes + resumedPerTurn * socketChunk, `then at most ${most} bytes in a turn`);
+  t.ok(turns.count >= 10, `${count * 8 * socketChunk} bytes took ${turns.count} turns`);
+  const whole = bodies.filter(({ sent }, n) => kept[n]!.bytes().equals(Buffer.concat(sent)));
+  t.equal(whole.length, count, 'every body arrived whole');
+  t.equal(bodyTurns.waitingCount, 0, 'none left waiting');
+});
+
+t.test('a refused body is drained at most about a MiB a turn too', async (t) => {
+  const raw = new PassThrough({ highWaterMark: 0 });
+  for (let i = 0; i < 64; i++) raw.write(Buffer.alloc(64 * 1024, i));
+  raw.end();
+  const turns = countTurns();
+  const ended = await drainBody(raw as never, { bytes: 8 * 1024 * 1024, ms: 60_000 });
+  turns.stop();
+  t.ok(ended, 'read to its end');
+  t.ok(turns.count >= 3, `4 MiB took ${turns.count} turns`);
 });
