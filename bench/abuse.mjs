@@ -352,6 +352,8 @@ const fullSandbox = () => {
       // the server's longest event-loop delay while each GET ran (read after each): which answer stalls it
       let stalling = { ms: 0, path: '' };
       let failed = 0;
+      // every path whose answer held the loop more than 50 ms: the next to look at
+      const stalls = [];
       for (const path of paths) {
         if (performance.now() > deadline) return { complete: false };
         const t0 = performance.now();
@@ -361,6 +363,7 @@ const fullSandbox = () => {
         if (ms > slowest.ms) slowest = { ms: round(ms), path };
         const loop = await loopDelay(mock);
         if (loop && loop.maxMs > stalling.ms) stalling = { ms: loop.maxMs, path };
+        if (loop && loop.maxMs > 50) stalls.push(`${path} ${round(loop.maxMs)}`);
       }
       agent.destroy();
       const { ms: slowestMs, path: slowestPath } = slowest;
@@ -371,6 +374,7 @@ const fullSandbox = () => {
         slowestPath,
         stallingMs: stalling.ms,
         stallingPath: stalling.path,
+        stalls: stalls.join(', '),
       };
     },
   });

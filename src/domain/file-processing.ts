@@ -11,7 +11,7 @@ import { columnIndex, readCsv, readXlsx, type SheetRows } from './spreadsheets.j
 import { parseAmount, parseOperationType, postTransactions, roundMoney } from './wallets.js';
 import { isUuid } from '../schemas/check.js';
 import { bytesOfContentInTurns } from '../store/file-bytes.js';
-import { compareId, compareStamp } from './grouped.js';
+import { byStampThenId } from './grouped.js';
 
 export function processingView(ctx: DomainContext, tenant: Tenant, r: FileProcessingRecord): FileProcessing {
   const file = findById(tenant.files, r.fileId);
@@ -40,8 +40,11 @@ export function listProcessing(
   user: UserRecord,
   q: PageRequest & { url: string; seeAll: boolean },
 ) {
-  const list = visible(tenant, user, q.seeAll).sort(
-    (a, b) => compareStamp(b.created, a.created) || compareId(a.id, b.id),
+  const list = byStampThenId(
+    visible(tenant, user, q.seeAll),
+    (r) => r.created,
+    (r) => r.id,
+    'newest',
   );
   const page = paginate(list, q, { defaultPerPage: 20, maxPerPage: 100 }, q.url);
   return { ...page, data: page.data.map((r) => processingView(ctx, tenant, r)) };

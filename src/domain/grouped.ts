@@ -60,15 +60,51 @@ export function compareStamp(a: string, b: string): number {
   return a.localeCompare(b);
 }
 
-const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Lowercase hexadecimal digits and the hyphen: where collation order is code-unit order. */
+const hexOrHyphen = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 102) || c === 45;
 /**
- * `a.localeCompare(b)` for record ids: two lowercase UUIDs sort by code unit as collation sorts them (digits before
- * letters, the hyphens in the same places); anything else goes to localeCompare. A list of 20,000 records sorted by
- * localeCompare held the event loop for a quarter of a second.
+ * `a.localeCompare(b)` for record ids: up to the first code unit where they differ, two lowercase UUIDs hold only
+ * hexadecimal digits and hyphens, and when both differing units are hexadecimal digits collation orders them as code
+ * units do (digits before letters); anything else goes to localeCompare. It reads only to the first difference: a
+ * list of 20,000 records sorted by localeCompare held the event loop for a quarter of a second, and by a UUID pattern
+ * tested on both ids of every comparison still for about 120 ms.
  */
 export function compareId(a: string, b: string): number {
-  if (uuidShape.test(a) && uuidShape.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (!hexOrHyphen(x) || !hexOrHyphen(y)) break;
+    if (x === y) continue;
+    if (x === 45 || y === 45) break;
+    return x < y ? -1 : 1;
+  }
   return a.localeCompare(b);
+}
+
+const uuidShape = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * `list` sorted by a stamp (`'oldest'` or `'newest'` first), ties by id ascending: the order of
+ * `compareStamp(…) || compareId(…)`, as a new array. When every stamp has the one canonical shape and every id is a
+ * lowercase UUID, both sort as code units do, so each is checked once and a comparison is two string comparisons (a
+ * queue of 20,000 records took about 90 ms to sort through the general comparators, which look at both values each
+ * time); otherwise the general comparators sort.
+ */
+export function byStampThenId<T>(
+  list: readonly T[],
+  stampOf: (item: T) => string,
+  idOf: (item: T) => string,
+  first: 'oldest' | 'newest',
+): T[] {
+  const keyed = list.map((item) => ({ item, stamp: stampOf(item), id: idOf(item) }));
+  const dir = first === 'oldest' ? 1 : -1;
+  const length = keyed[0]?.stamp.length;
+  const plain = keyed.every((k) => k.stamp.length === length && isStamp(k.stamp) && uuidShape.test(k.id));
+  const byUnits = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const stamps = plain ? byUnits : compareStamp;
+  const ids = plain ? byUnits : compareId;
+  return keyed.sort((a, b) => dir * stamps(a.stamp, b.stamp) || ids(a.id, b.id)).map((k) => k.item);
 }
 
 type Sorted<T> = { length: number; last: T | undefined; sorted: T[]; canonical: boolean };

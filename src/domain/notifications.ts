@@ -8,7 +8,7 @@ import { newUuid } from '../store/ids.js';
 import { absolute, type DomainContext } from './context.js';
 import { pageOf, recordById, type ListQuery, type Paged } from './lists.js';
 import { dayFormat } from './collate.js';
-import { compareId, compareStamp, groupedBy } from './grouped.js';
+import { byStampThenId, groupedBy } from './grouped.js';
 
 /** Today (yyyy-MM-dd) by the sandbox clock in the tenant's time zone. */
 export function tenantToday(ctx: Pick<DomainContext, 'now'>, tenant: Tenant): string {
@@ -50,8 +50,11 @@ export function notificationsPushes(
   url: string,
 ): Paged<Notification> {
   // newest first
-  const items = delivered(ctx, tenant, user).sort(
-    (a, b) => compareStamp(b.createdAt, a.createdAt) || compareId(a.id, b.id),
+  const items = byStampThenId(
+    delivered(ctx, tenant, user),
+    (n) => n.createdAt,
+    (n) => n.id,
+    'newest',
   );
   return pageOf(items, q, url, (n) => view(ctx, n), 10);
 }

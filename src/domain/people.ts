@@ -3,6 +3,7 @@ import { fail } from '../errors.js';
 import type { DepartmentRecord, EmploymentRecord, UserRecord } from '../schemas/records.js';
 import type {
   DepartmentRef,
+  DepartmentTreeNode,
   FullEmployment,
   LookupItem,
   ProfileBrief,
@@ -30,6 +31,7 @@ import {
 import { byNameFast, peopleIndex, type PeopleIndex } from './people-index.js';
 import { compareRuEnNumeric } from './collate.js';
 import { compareStamp } from './grouped.js';
+import { LazyList } from '../shared/json-stream.js';
 
 /** Known active status types (assumed: the API description does not list them). */
 export const statusTypeNames: Record<string, { ru: string; en: string }> = {
@@ -391,12 +393,20 @@ export function userItem(ctx: DomainContext, tenant: Tenant, u: UserRecord): Str
   };
 }
 
-export function departmentTreeNode(
+/** What a tree node lists: a sub-department or a person. */
+type TreeEntry = { department: DepartmentRecord; user?: never } | { user: UserRecord; department?: never };
+
+/** One level of the tree, its items made only when they are written (a LazyList: a large level is streamed). */
+export type LazyDepartmentTreeNode = Omit<DepartmentTreeNode, 'items'> & {
+  items: LazyList<TreeEntry, StructureItem>;
+};
+
+export function lazyDepartmentTreeNode(
   ctx: DomainContext,
   tenant: Tenant,
   _user: UserRecord,
   input: { id?: string | undefined },
-) {
+): LazyDepartmentTreeNode {
   const node = input.id ? departmentOf(tenant, input.id) : tenant.departments.find((d) => d.parentId === null);
   if (!node) throw fail.notFound(`department ${input.id ?? '(root)'} not found`);
   const children = tenant.departments
@@ -407,12 +417,21 @@ export function departmentTreeNode(
   const people = (ix.byDepartment.get(node.id) ?? [])
     .filter(listed)
     .sort((a, b) => Number(b.isBoss) - Number(a.isBoss));
+  const entries: TreeEntry[] = [...children.map((department) => ({ department })), ...people.map((user) => ({ user }))];
   return {
     id: node.id,
     name: node.name,
     path: node.path,
-    items: [...children.map((d) => departmentItem(ix, d)), ...people.map((u) => userItem(ctx, tenant, u))],
+    items: new LazyList(entries, (e) =>
+      e.department ? departmentItem(ix, e.department) : userItem(ctx, tenant, e.user),
+    ),
   };
+}
+
+/** lazyDepartmentTreeNode, its items made at once. */
+export function departmentTreeNode(...args: Parameters<typeof lazyDepartmentTreeNode>): DepartmentTreeNode {
+  const node = lazyDepartmentTreeNode(...args);
+  return { ...node, items: node.items.toJSON() };
 }
 
 export function departmentSearch(

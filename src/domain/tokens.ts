@@ -7,7 +7,7 @@ import type { SandboxStore, Tenant } from '../store/store.js';
 import { hashSecret, newSecret, newUuid } from '../store/ids.js';
 import { type DomainContext, personBrief } from './context.js';
 import { idList, matchesText, paginate, recordById, type PageRequest } from './lists.js';
-import { compareId, compareStamp } from './grouped.js';
+import { byStampThenId } from './grouped.js';
 
 export const tokenPrefix = 'pmt_';
 
@@ -26,15 +26,17 @@ export function tokenView(ctx: DomainContext, tenant: Tenant, t: PersonalTokenRe
   };
 }
 
-const newestFirst = (a: PersonalTokenRecord, b: PersonalTokenRecord) =>
-  compareStamp(b.createdAt, a.createdAt) || compareId(a.id, b.id);
+const newestFirst = (tokens: readonly PersonalTokenRecord[]) =>
+  byStampThenId(
+    tokens,
+    (t) => t.createdAt,
+    (t) => t.id,
+    'newest',
+  );
 
 export function listOwnTokens(ctx: DomainContext, tenant: Tenant, user: UserRecord): { data: PersonalToken[] } {
   return {
-    data: tenant.personalTokens
-      .filter((t) => t.userId === user.id)
-      .sort(newestFirst)
-      .map((t) => tokenView(ctx, tenant, t)),
+    data: newestFirst(tenant.personalTokens.filter((t) => t.userId === user.id)).map((t) => tokenView(ctx, tenant, t)),
   };
 }
 
@@ -111,9 +113,7 @@ export type AdminTokenQuery = PageRequest & {
 export function adminListTokens(ctx: DomainContext, tenant: Tenant, _admin: UserRecord, q: AdminTokenQuery) {
   const users = idList(q.userId);
   const active = q.active === undefined ? null : q.active === '1' || q.active === 'true';
-  const views = tenant.personalTokens
-    .filter((t) => users === null || users.has(t.userId))
-    .sort(newestFirst)
+  const views = newestFirst(tenant.personalTokens.filter((t) => users === null || users.has(t.userId)))
     .map((t) => tokenView(ctx, tenant, t))
     .filter((v) => (active === null || v.active === active) && matchesText(q.name, [v.name, v.user.name]));
   return paginate(views, q, { defaultPerPage: 20, maxPerPage: 100 }, q.url);

@@ -16,7 +16,7 @@ import { type DomainContext, personBrief } from './context.js';
 import { idList, inDayRange, matchesText, pageOf, parseDayRange, recordById, subtreeIds } from './lists.js';
 import { peopleIndex } from './people-index.js';
 import { expandSelection, findUserList, userIdsOfKey } from './user-list-cache.js';
-import { compareId, compareStamp } from './grouped.js';
+import { byStampThenId } from './grouped.js';
 
 /** Operation types; only 9 (purchase cancellation) is named by the API description. */
 export const operationTypes = {
@@ -125,25 +125,29 @@ export function filterTransactions(
   const inTree = (userId: string | undefined) =>
     userId !== undefined && tree?.has(byId.get(userId)?.departmentId ?? '') === true;
   const has = (set: Set<string> | null, v: string | undefined | null) => set === null || (v != null && set.has(v));
-  return tenant.walletTransactions
-    .filter((t) => {
-      const s = owner(t.senderWalletId);
-      const r = owner(t.recipientWalletId);
-      return (
-        has(senders, t.senderWalletId) &&
-        has(recipients, t.recipientWalletId) &&
-        (either === null || either.has(t.senderWalletId ?? '') || either.has(t.recipientWalletId ?? '')) &&
-        has(types, String(t.operationTypeId)) &&
-        has(senderUsers, s) &&
-        has(recipientUsers, r) &&
-        (walletUsers === null || (s !== undefined && walletUsers.has(s)) || (r !== undefined && walletUsers.has(r))) &&
-        (tree === null || inTree(s) || inTree(r)) &&
-        (q.entity_id === undefined || q.entity_id === '' || t.entityId === q.entity_id) &&
-        (q.reference_id === undefined || q.reference_id === '' || t.referenceId === q.reference_id) &&
-        inDayRange(t.createdAt, created)
-      );
-    })
-    .sort((a, b) => compareStamp(b.createdAt, a.createdAt) || compareId(a.id, b.id));
+  const found = tenant.walletTransactions.filter((t) => {
+    const s = owner(t.senderWalletId);
+    const r = owner(t.recipientWalletId);
+    return (
+      has(senders, t.senderWalletId) &&
+      has(recipients, t.recipientWalletId) &&
+      (either === null || either.has(t.senderWalletId ?? '') || either.has(t.recipientWalletId ?? '')) &&
+      has(types, String(t.operationTypeId)) &&
+      has(senderUsers, s) &&
+      has(recipientUsers, r) &&
+      (walletUsers === null || (s !== undefined && walletUsers.has(s)) || (r !== undefined && walletUsers.has(r))) &&
+      (tree === null || inTree(s) || inTree(r)) &&
+      (q.entity_id === undefined || q.entity_id === '' || t.entityId === q.entity_id) &&
+      (q.reference_id === undefined || q.reference_id === '' || t.referenceId === q.reference_id) &&
+      inDayRange(t.createdAt, created)
+    );
+  });
+  return byStampThenId(
+    found,
+    (t) => t.createdAt,
+    (t) => t.id,
+    'newest',
+  );
 }
 
 export function listTransactions(

@@ -26,7 +26,7 @@ import { groupsOf, inSomeGroup } from './groups.js';
 import { foldedHay, hasWords, isDay, pageOf, queryWords, subtreesOf, type ListQuery } from './lists.js';
 import { isUuid } from '../schemas/check.js';
 import { LazyList } from '../shared/json-stream.js';
-import { compareId } from './grouped.js';
+import { byStampThenId } from './grouped.js';
 
 /** Ticket statuses (only 1 is named by the API description); labels in the tenant language. */
 export const WfStatus = { inProgress: 1, solved: 2, rejected: 3, cancelled: 4 } as const;
@@ -430,9 +430,14 @@ export function workflowTicketIndex(
   const items = visibleTickets(viewer)
     .filter((t) => !query.wf_workflow_id || t.processId === query.wf_workflow_id)
     .filter((t) => !query.wf_ticket_stage_id || t.stageId === query.wf_ticket_stage_id)
-    .filter((t) => query.wf_status_id === undefined || t.statusId === query.wf_status_id)
-    .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : compareId(a.id, b.id)));
-  return pageOf(items, query, url, (t) => ticketItem(ctx, viewer.tenant, t), 10);
+    .filter((t) => query.wf_status_id === undefined || t.statusId === query.wf_status_id);
+  const newest = byStampThenId(
+    items,
+    (t) => t.createdAt,
+    (t) => t.id,
+    'newest',
+  );
+  return pageOf(newest, query, url, (t) => ticketItem(ctx, viewer.tenant, t), 10);
 }
 
 export function workflowTicketView(ctx: DomainContext, viewer: Viewer, id: string): WorkflowTicketDetails {

@@ -2,9 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, ref, Uuid } from '../schemas/common.js';
 import { ArrayOfIds, Moderation, ModerationResult } from '../schemas/ideas.js';
-import { callerArgs } from './handler.js';
+import { callerArgs, streamedPast } from './handler.js';
 import { isModerator } from '../domain/ideas.js';
-import { moderationDecide, moderationIndex } from '../domain/moderation.js';
+import { lazyModeration, moderationDecide } from '../domain/moderation.js';
 
 /** The OpenAPI tags of this group, described (src/routes/index.ts puts them in the document's order). */
 export const openapiTags = [{ name: 'moderation', description: 'Moderation queue of ideas and comments' }];
@@ -37,7 +37,10 @@ export const moderationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: { auth: 'session' },
     },
-    async (req) => moderationIndex(...callerArgs(req), isModerator(req.mock.auth.rights), req.query.id),
+    async (req, reply) => {
+      const queue = lazyModeration(...callerArgs(req), isModerator(req.mock.auth.rights), req.query.id);
+      return streamedPast(req, reply, queue.count, queue, () => ({ ...queue, data: queue.data.toJSON() }));
+    },
   );
 
   app.post(

@@ -21,12 +21,12 @@ import { OrgEmploymentFileStatusId, OrgEmploymentFileTypeId } from '../schemas/p
 import { IdQuery } from '../schemas/admin-api.js';
 import { domainContext } from '../http/context.js';
 import { caller } from '../auth/caller.js';
-import { callerArgs, listUrl } from './handler.js';
+import { callerArgs, listUrl, streamedPast } from './handler.js';
 import {
   accountStatusActiveTypes,
   accountStatusText,
   departmentSearch,
-  departmentTreeNode,
+  lazyDepartmentTreeNode,
   employmentIndex,
   employmentSetMain,
   meetingPlaceItems,
@@ -402,7 +402,10 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: session,
     },
-    async (req) => departmentTreeNode(...callerArgs(req), req.query),
+    async (req, reply) => {
+      const node = lazyDepartmentTreeNode(...callerArgs(req), req.query);
+      return streamedPast(req, reply, node.items.length, node, () => ({ ...node, items: node.items.toJSON() }));
+    },
   );
 
   app.get(

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { errors, PageQuery, ref } from '../schemas/common.js';
 import {
@@ -11,9 +11,8 @@ import {
   WorkflowTicketPage,
 } from '../schemas/workflow.js';
 import { domainContext } from '../http/context.js';
-import { JsonStream } from '../shared/json-stream.js';
 import { callerTenant } from '../auth/caller.js';
-import { callerArgs, listUrl } from './handler.js';
+import { callerArgs, listUrl, streamedPast } from './handler.js';
 import { answerCache, answerKey, onlyDeclaredQuery } from '../http/answer-cache.js';
 import {
   advanceTickets,
@@ -37,9 +36,6 @@ const viewer = (req: FastifyRequest): Viewer => ({ tenant: callerTenant(req), us
 const ticketAuth =
   'Session headers, a Bearer personal token, or the API key headers ' +
   "X-Service-Client-Id / X-Service-Client-Secret (all tickets of the key's tenant).";
-
-/** Catalog entries (processes and categories) past which the catalog is streamed rather than sent as one text. */
-const catalogStreamedFrom = 500;
 
 /** Business process catalog, start forms, applications and tickets. Paths answer with and without /api/v2. */
 export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -66,17 +62,11 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const catalog = lazyWorkflowCatalog(...callerArgs(req), req.query);
-      // a scenario's truncated or malformed answer is cut from the text: that one goes whole, as before
-      const bodyFault = req.mock.fault === 'truncated' || req.mock.fault === 'malformed';
-      if (bodyFault || catalog.workflows.length + catalog.categories.length <= catalogStreamedFrom)
-        return { ...catalog, workflows: catalog.workflows.toJSON() };
-      // A large catalog (a sandbox filled through the records API: 10,000 processes make 9 MB) is written in slices
-      // while the client reads, each process's entry made as it is written: built and serialized at once it held
-      // the event loop for about half a second (issue 54). The bytes are the schema serializer's.
-      // sent as it is (a stream never goes through the schema's serializer), as the control plane's exports are
-      const plain: FastifyReply = reply;
-      plain.type('application/json; charset=utf-8');
-      return plain.send(new JsonStream(catalog, { stallTimeout: req.server.config.exportStallTimeout }));
+      // each process's entry made as it is written
+      return streamedPast(req, reply, catalog.workflows.length + catalog.categories.length, catalog, () => ({
+        ...catalog,
+        workflows: catalog.workflows.toJSON(),
+      }));
     },
   );
 

@@ -230,6 +230,7 @@ export const DepartmentTreeNode = Type.Object(
   },
   { $id: 'DepartmentTreeNode' },
 );
+export type DepartmentTreeNode = Static<typeof DepartmentTreeNode>;
 export const DepartmentSearchResult = Type.Object(
   { q: Type.String(), items: Type.Array(ref(StructureItem)) },
   { $id: 'DepartmentSearchResult' },

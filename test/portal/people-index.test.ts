@@ -112,6 +112,20 @@ t.test('compareId orders record ids like localeCompare', async (t) => {
     fc.property(fc.uuid(), fc.uuid(), (a, b) => sign(compareId(a, b)) === sign(a.localeCompare(b))),
     { numRuns: 2000 },
   );
+  // any text of hexadecimal digits, hyphens and a few others, of any length: the same order as localeCompare
+  const unit = fc.constantFrom(...'0123456789abcdef-AFgz_. é'.split(''));
+  const idLike = fc.string({ unit, maxLength: 12 });
+  fc.assert(
+    fc.property(idLike, idLike, (a, b) => sign(compareId(a, b)) === sign(a.localeCompare(b))),
+    { numRuns: 5000 },
+  );
+  fc.assert(
+    fc.property(fc.uuid(), idLike, (a, tail) => {
+      const b = a.slice(0, 20) + tail;
+      return sign(compareId(a, b)) === sign(a.localeCompare(b));
+    }),
+    { numRuns: 2000 },
+  );
   // not UUIDs (upper case, other shapes): localeCompare itself
   for (const [a, b] of [
     ['A1000000-0000-4000-8000-000000000001', 'a1000000-0000-4000-8000-000000000001'],
@@ -129,6 +143,37 @@ t.test('compareId orders record ids like localeCompare', async (t) => {
     [...ids].sort((a, b) => a.localeCompare(b)),
     'the same order for a list',
   );
+});
+
+t.test('byStampThenId sorts as compareStamp, then compareId, do', async (t) => {
+  const { byStampThenId, compareId, compareStamp } = await import('../../src/domain/grouped.js');
+  // stamps of the canonical shape (many equal), and now and then one that is not; UUIDs, and now and then another id
+  const stamp = fc.oneof(
+    {
+      weight: 9,
+      arbitrary: fc.constantFrom('2026-03-02T09:00:00.000Z', '2026-03-02T09:00:01.000Z', '2025-12-31T23:59:59.999Z'),
+    },
+    { weight: 1, arbitrary: fc.constantFrom('2026-03-02', 'soon', '') },
+  );
+  const id = fc.oneof({ weight: 9, arbitrary: fc.uuid() }, { weight: 1, arbitrary: fc.constantFrom('B', 'a-1', 'é') });
+  const records = fc.array(fc.record({ stamp, id }), { maxLength: 40 });
+  for (const first of ['oldest', 'newest'] as const) {
+    const dir = first === 'oldest' ? 1 : -1;
+    fc.assert(
+      fc.property(records, (list) => {
+        const sorted = byStampThenId(
+          list,
+          (r) => r.stamp,
+          (r) => r.id,
+          first,
+        );
+        const expected = [...list].sort((a, b) => dir * compareStamp(a.stamp, b.stamp) || compareId(a.id, b.id));
+        return sorted.every((r, i) => r.stamp === expected[i]!.stamp && r.id === expected[i]!.id);
+      }),
+      { numRuns: 1000 },
+    );
+  }
+  t.pass(`the same order as the comparators, oldest and newest first`);
 });
 
 t.test('a large tenant: cached answers equal the scans, and writes that matter are seen at once', async (t) => {
