@@ -1,6 +1,6 @@
 // Users, employments, account statuses, lookups and the organisation structure of the people group.
 import { fail } from '../errors.js';
-import type { DepartmentRecord, EmploymentRecord, UserRecord } from '../schemas/records.js';
+import type { DepartmentRecord, EmploymentRecord, UserGroupRecord, UserRecord } from '../schemas/records.js';
 import type {
   DepartmentRef,
   DepartmentTreeNode,
@@ -358,12 +358,12 @@ export function userGroupItems(
   tenant: Tenant,
   _user: UserRecord,
   input: { q?: string | undefined; only_with_calendar_events?: number | undefined },
-): { data: LookupItem[] } {
+): { data: LazyList<UserGroupRecord, LookupItem> } {
   const withEvents = new Set(tenant.calendarUserGroupIds);
-  const data = tenant.userGroups
-    .filter((g) => matchesText(input.q, [g.name]) && (input.only_with_calendar_events !== 1 || withEvents.has(g.id)))
-    .map((g) => ({ id: g.id, name: g.name, faceUrl: absolute(ctx, g.iconUrl) }));
-  return { data };
+  const found = tenant.userGroups.filter(
+    (g) => matchesText(input.q, [g.name]) && (input.only_with_calendar_events !== 1 || withEvents.has(g.id)),
+  );
+  return { data: new LazyList(found, (g) => ({ id: g.id, name: g.name, faceUrl: absolute(ctx, g.iconUrl) })) };
 }
 
 export function meetingPlaceItems(
@@ -372,11 +372,8 @@ export function meetingPlaceItems(
   _user: UserRecord,
   input: { q?: string | undefined },
 ) {
-  return {
-    data: tenant.meetingPlaces
-      .filter((p) => matchesText(input.q, [p.name, p.address]))
-      .map((p) => ({ id: p.id, name: p.name })),
-  };
+  const found = tenant.meetingPlaces.filter((p) => matchesText(input.q, [p.name, p.address]));
+  return { data: new LazyList(found, (p) => ({ id: p.id, name: p.name })) };
 }
 
 // ---- structure

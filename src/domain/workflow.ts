@@ -101,8 +101,9 @@ function currentCategory(tenant: Tenant, c: WfCategoryRecord): WorkflowCurrentCa
   };
 }
 
-/** The catalog, its processes' entries made only when it is written (a LazyList: a large catalog is streamed). */
-export type LazyWorkflowCatalog = Omit<WorkflowCatalog, 'workflows'> & {
+/** The catalog, its categories and processes made only when it is written (LazyLists: a large catalog is streamed). */
+export type LazyWorkflowCatalog = Omit<WorkflowCatalog, 'workflows' | 'categories'> & {
+  categories: LazyList<WfCategoryRecord, WorkflowCategory>;
   workflows: LazyList<WfProcessRecord, WorkflowCatalogEntry>;
 };
 
@@ -113,7 +114,7 @@ export function workflowCatalog(
   input: { q?: string | undefined; id?: string | undefined },
 ): WorkflowCatalog {
   const catalog = lazyWorkflowCatalog(ctx, tenant, user, input);
-  return { ...catalog, workflows: catalog.workflows.toJSON() };
+  return { ...catalog, categories: catalog.categories.toJSON(), workflows: catalog.workflows.toJSON() };
 }
 
 /** workflowCatalog, its entries made as they are written. */
@@ -139,23 +140,22 @@ export function lazyWorkflowCatalog(
       (words === null ||
         hasWords(foldedHay([p.name, p.brief, ...p.descriptionBlocks.map((b) => b.text), ...p.tags]), words)),
   );
-  const categories: WorkflowCategory[] = tenant.wfCategories
-    .filter((c) => c.parentId === (current?.id ?? null))
-    .sort(bySort)
-    .map((c) => {
-      let workflowCount = 0;
-      for (const id of below([c.id])) workflowCount += visibleIn.get(id) ?? 0;
-      return {
-        id: c.id,
-        name: c.name,
-        parent_id: c.parentId,
-        description: c.description,
-        imageUrl: absolute(ctx, `/images/workflow-category/${c.id}.svg`),
-        workflowCount,
-      };
-    });
+  const categories = tenant.wfCategories.filter((c) => c.parentId === (current?.id ?? null)).sort(bySort);
+  // a category's entry, its processes counted through its subtree, made when it is written
+  const categoryEntry = (c: WfCategoryRecord): WorkflowCategory => {
+    let workflowCount = 0;
+    for (const id of below([c.id])) workflowCount += visibleIn.get(id) ?? 0;
+    return {
+      id: c.id,
+      name: c.name,
+      parent_id: c.parentId,
+      description: c.description,
+      imageUrl: absolute(ctx, `/images/workflow-category/${c.id}.svg`),
+      workflowCount,
+    };
+  };
   return {
-    categories,
+    categories: new LazyList(categories, categoryEntry),
     category: current ? currentCategory(tenant, current) : null,
     q,
     workflows: new LazyList(workflows, (p) => catalogEntry(ctx, tenant, p)),

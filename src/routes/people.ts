@@ -316,7 +316,10 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: session,
     },
-    async (req) => userGroupItems(...callerArgs(req), req.query),
+    async (req, reply) => {
+      const groups = userGroupItems(...callerArgs(req), req.query);
+      return streamedPast(req, reply, groups.data.length, groups, () => ({ data: groups.data.toJSON() }));
+    },
   );
 
   app.get(
@@ -332,7 +335,10 @@ export const peopleRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
       config: session,
     },
-    async (req) => meetingPlaceItems(...callerArgs(req), req.query),
+    async (req, reply) => {
+      const places = meetingPlaceItems(...callerArgs(req), req.query);
+      return streamedPast(req, reply, places.data.length, places, () => ({ data: places.data.toJSON() }));
+    },
   );
 
   // ---- notifications

@@ -62,9 +62,10 @@ export const workflowRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const catalog = lazyWorkflowCatalog(...callerArgs(req), req.query);
-      // each process's entry made as it is written
+      // each category's and process's entry made as it is written
       return streamedPast(req, reply, catalog.workflows.length + catalog.categories.length, catalog, () => ({
         ...catalog,
+        categories: catalog.categories.toJSON(),
         workflows: catalog.workflows.toJSON(),
       }));
     },
