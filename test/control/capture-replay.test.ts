@@ -12,6 +12,9 @@ import { buildApp } from '../../src/app.js';
 import type { ScenarioFile } from '../../src/schemas/scenario.js';
 
 const sandbox = 'bug-7';
+// every server of this file generates the smallest world (10 users a tenant, the flag's minimum): a capture pins the
+// seed and the clock, not the size, so origin and replay must agree on it; what is replayed does not depend on it
+const users = 10;
 // both servers hand out addresses of the host the phone used: the same one, so absolute URLs compare
 const host = { 'x-forwarded-host': 'portal.test', 'x-forwarded-proto': 'http' };
 
@@ -40,8 +43,8 @@ async function arrange(t: Tap, app: FastifyInstance) {
 }
 
 t.test('a capture applied on a server started on another day answers every GET with the same bytes', async (t) => {
-  const origin = await build(t, { now: '2026-03-02T09:00:00.000Z' });
-  const replay = await build(t, { now: '2026-11-27T15:30:00.000Z', seed: 7 });
+  const origin = await build(t, { users, now: '2026-03-02T09:00:00.000Z' });
+  const replay = await build(t, { users, now: '2026-11-27T15:30:00.000Z', seed: 7 });
   const originUrl = await origin.listen({ port: 0, host: '127.0.0.1' });
   const replayUrl = await replay.listen({ port: 0, host: '127.0.0.1' });
 
@@ -101,8 +104,8 @@ t.test('a capture applied on a server started on another day answers every GET w
 });
 
 t.test('a capture pins a real clock frozen at its instant; a reset goes back to the start world', async (t) => {
-  const origin = await build(t, { now: undefined });
-  const replay = await build(t, { now: '2027-01-10T00:00:00.000Z' });
+  const origin = await build(t, { users, now: undefined });
+  const replay = await build(t, { users, now: '2027-01-10T00:00:00.000Z' });
   await origin.inject({ method: 'PUT', url: '/__admin/sandboxes/real-1' });
   const before = Date.now();
   const capture = json<ScenarioFile>(await origin.inject({ url: '/__admin/sandboxes/real-1/capture?as=real-bug' }));
@@ -125,7 +128,7 @@ t.test('a capture pins a real clock frozen at its instant; a reset goes back to 
 });
 
 t.test('unknown sandbox: 404 and nothing made; a bad name: 400', async (t) => {
-  const app = await build(t);
+  const app = await build(t, { users });
   const missing = await app.inject({ url: '/__admin/sandboxes/bug-8/capture' });
   t.equal(missing.statusCode, 404);
   t.equal(json(missing).code, 'SANDBOX_NOT_FOUND');
@@ -138,7 +141,7 @@ t.test('unknown sandbox: 404 and nothing made; a bad name: 400', async (t) => {
 });
 
 t.test('a capture whose data does not apply changes nothing: data, clock and scenario stay', async (t) => {
-  const app = await build(t);
+  const app = await build(t, { users });
   await app.inject({ method: 'PUT', url: '/__admin/sandboxes/keep' });
   const capture = json<ScenarioFile>(await app.inject({ url: '/__admin/sandboxes/keep/capture' }));
   const broken = {
@@ -155,7 +158,7 @@ t.test('a capture whose data does not apply changes nothing: data, clock and sce
 });
 
 t.test('--max-worlds: unused base worlds are dropped, and past the bound with all in use a 429', async (t) => {
-  const app = await build(t, { maxWorlds: 2 });
+  const app = await build(t, { users, maxWorlds: 2 });
   const reset = (sandbox: string, seed: number) =>
     app.inject({ method: 'POST', url: `/__admin/reset?sandbox=${sandbox}`, payload: { seed } });
   await app.inject({ method: 'PUT', url: '/__admin/sandboxes/w1' });
@@ -176,14 +179,14 @@ t.test('under --data a replayed capture survives a restart on yet another day', 
   const { join } = await import('node:path');
   const dir = mkdtempSync(join(tmpdir(), 'capture-data-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const origin = await build(t, { now: '2026-03-02T09:00:00.000Z' });
+  const origin = await build(t, { users, now: '2026-03-02T09:00:00.000Z' });
   const s = await makeCtx(origin, sandbox);
   await arrange(t, origin);
   const capture = json<ScenarioFile>(await origin.inject({ url: `/__admin/sandboxes/${sandbox}/capture` }));
   const pushes = { url: '/notifications/pushes?per-page=20', headers: s.s.headers };
   const want = (await origin.inject(pushes)).body;
 
-  const first = await buildApp({ now: '2026-06-01T00:00:00.000Z', data: dir });
+  const first = await buildApp({ users, now: '2026-06-01T00:00:00.000Z', data: dir });
   const applied = await first.inject({
     method: 'PUT',
     url: `/__admin/scenario?sandbox=${sandbox}`,
@@ -192,7 +195,7 @@ t.test('under --data a replayed capture survives a restart on yet another day', 
   t.equal(applied.statusCode, 200, applied.body.slice(0, 200));
   t.equal((await first.inject(pushes)).body, want, 'replayed');
   await first.close();
-  const again = await buildApp({ now: '2026-09-01T00:00:00.000Z', data: dir });
+  const again = await buildApp({ users, now: '2026-09-01T00:00:00.000Z', data: dir });
   t.teardown(() => again.close());
   t.equal((await again.inject(pushes)).body, want, 'the same bytes after a restart with another --now');
 });
@@ -203,7 +206,7 @@ t.test('a --data directory using more base worlds than --max-worlds does not sta
   const { join } = await import('node:path');
   const dir = mkdtempSync(join(tmpdir(), 'capture-worlds-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const first = await buildApp({ now: '2026-03-02T09:00:00.000Z', data: dir });
+  const first = await buildApp({ users, now: '2026-03-02T09:00:00.000Z', data: dir });
   await first.inject({ method: 'PUT', url: '/__admin/sandboxes/other-seed' });
   t.equal(
     (await first.inject({ method: 'POST', url: '/__admin/reset?sandbox=other-seed', payload: { seed: 5 } })).statusCode,
@@ -211,17 +214,17 @@ t.test('a --data directory using more base worlds than --max-worlds does not sta
   );
   await first.close();
   await t.rejects(
-    buildApp({ now: '2026-03-02T09:00:00.000Z', data: dir, maxWorlds: 1 }),
+    buildApp({ users, now: '2026-03-02T09:00:00.000Z', data: dir, maxWorlds: 1 }),
     /base worlds are in use, the limit is 1 \(--max-worlds\)/,
   );
-  const again = await buildApp({ now: '2026-03-02T09:00:00.000Z', data: dir, maxWorlds: 2 });
+  const again = await buildApp({ users, now: '2026-03-02T09:00:00.000Z', data: dir, maxWorlds: 2 });
   t.equal(json(await again.inject({ url: '/__admin/state?sandbox=other-seed' })).data.meta.seed, 5, 'within the bound');
   await again.close();
 });
 
 t.test("a capture keeps the scenario's tenant options, and the replay answers with them", async (t) => {
-  const origin = await build(t);
-  const replay = await build(t, { now: '2026-11-27T15:30:00.000Z' });
+  const origin = await build(t, { users });
+  const replay = await build(t, { users, now: '2026-11-27T15:30:00.000Z' });
   const set = await origin.inject({
     method: 'PUT',
     url: '/__admin/scenario?sandbox=opts',

@@ -14,13 +14,39 @@ import { generateClientTypes, generatedFile } from '../../scripts/client-types.m
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const dir = join(root, 'test', '.client-types');
 
+/**
+ * Source files parsed once for every program of this file (TypeScript's lib files, @types/node, dist's declarations
+ * and the snippets, none of which change while it runs): each program parsed them again, lib.dom.d.ts among them. A
+ * parse depends on the file and on the parse options TypeScript passes, so both are the key.
+ */
+const parsed = new Map<string, ts.SourceFile | undefined>();
+function cachingHost(options: ts.CompilerOptions): ts.CompilerHost {
+  const host = ts.createCompilerHost(options);
+  const getSourceFile = host.getSourceFile.bind(host);
+  host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreate) => {
+    const how =
+      typeof languageVersionOrOptions === 'object'
+        ? [
+            languageVersionOrOptions.languageVersion,
+            languageVersionOrOptions.impliedNodeFormat,
+            languageVersionOrOptions.jsDocParsingMode,
+          ]
+        : [languageVersionOrOptions];
+    const key = `${fileName}\0${how.join()}`;
+    if (!parsed.has(key)) parsed.set(key, getSourceFile(fileName, languageVersionOrOptions, onError, shouldCreate));
+    return parsed.get(key);
+  };
+  return host;
+}
+
 /** Type-checks `files` alone (what they import is followed) under tsconfig.json's options: diagnostics by file. */
 function typeCheck(files: string[]): Map<string, string[]> {
   const configPath = join(root, 'tsconfig.json');
   const read = ts.readConfigFile(configPath, (p) => ts.sys.readFile(p));
   if (read.error) throw new Error(ts.flattenDiagnosticMessageText(read.error.messageText, '\n'));
-  const parsed = ts.parseJsonConfigFileContent(read.config, ts.sys, root, { noEmit: true }, configPath);
-  const program = ts.createProgram({ rootNames: files, options: { ...parsed.options, noEmit: true } });
+  const config = ts.parseJsonConfigFileContent(read.config, ts.sys, root, { noEmit: true }, configPath);
+  const options = { ...config.options, noEmit: true };
+  const program = ts.createProgram({ rootNames: files, options, host: cachingHost(options) });
   const found = new Map<string, string[]>();
   for (const d of ts.getPreEmitDiagnostics(program)) {
     const file = d.file ? relative(root, d.file.fileName) : '(no file)';
@@ -84,6 +110,58 @@ export const x = adminClient({ baseUrl: 'http://x' }).records('t', 'users').patc
 `,
 };
 
+const start = "import { startMock, type MockOptions, type RunningMock } from '../../dist/start-mock.js';\n";
+const server = "import { startMock as startServer } from '../../dist/start-server.js';\n";
+const startSnippets = {
+  good: `${start}${server}
+const options: MockOptions = { seed: 7, now: '2026-03-02T09:00:00Z', logLevel: 'warn', logger: false, users: 50 };
+export async function use() {
+  const mock: RunningMock = await startMock(options);
+  const seed: number = (await mock.admin.health()).seed;
+  const url: string = mock.url;
+  await mock.close();
+  const withApp = await startServer({ seed: 7 });
+  const status: number = (await withApp.app.inject({ url: '/__admin/health' })).statusCode;
+  await withApp.close();
+  return [seed, url, status];
+}
+`,
+  option: `${start}export const m = startMock({ sed: 7 });\n`,
+  level: `${start}export const m = startMock({ logLevel: 'loud' });\n`,
+  app: `${start}export const f = async () => (await startMock()).app;\n`,
+};
+
+/**
+ * The snippets of the two tests below that compile against dist's declarations (the client's, startMock's), written
+ * and type-checked together, once: one program instead of two, each of which loaded and checked the lib files,
+ * @types/node and the declarations. Every snippet is a module of its own, so one cannot change another's diagnostics.
+ */
+type SnippetName = keyof typeof snippets | `start-${keyof typeof startSnippets}`;
+let snippetsChecked: { files: Record<SnippetName, string>; found: Map<string, string[]> } | undefined;
+function checked() {
+  if (snippetsChecked) return snippetsChecked;
+  mkdirSync(dir, { recursive: true });
+  const all = {
+    ...snippets,
+    ...Object.fromEntries(Object.entries(startSnippets).map(([name, code]) => [`start-${name}`, code])),
+  };
+  const files = Object.fromEntries(
+    Object.entries(all).map(([name, code]) => {
+      const file = join(dir, `${process.pid}-${name}.ts`);
+      writeFileSync(file, code);
+      return [name, file];
+    }),
+  ) as Record<SnippetName, string>;
+  t.teardown(() => {
+    for (const f of Object.values(files)) rmSync(f, { force: true });
+    try {
+      rmdirSync(dir); // only when no other run left files in it
+    } catch {}
+  });
+  snippetsChecked = { files, found: typeCheck(Object.values(files)) };
+  return snippetsChecked;
+}
+
 t.test('dist/client/control.d.ts: sandbox(name) keeps the client type; answers are typed', async (t) => {
   if (!existsSync(join(root, 'dist/client/control.d.ts'))) {
     t.fail('dist/client/control.d.ts is missing: run npm run build first');
@@ -94,22 +172,7 @@ t.test('dist/client/control.d.ts: sandbox(name) keeps the client type; answers a
   t.notMatch(code, /\bany\b/, 'the emitted declarations name no `any`');
   t.match(declarations, /sandbox\(name: string\): AdminClient;/, 'sandbox(name) answers AdminClient');
 
-  mkdirSync(dir, { recursive: true });
-  const files = Object.fromEntries(
-    Object.entries(snippets).map(([name, code]) => {
-      const file = join(dir, `${process.pid}-${name}.ts`);
-      writeFileSync(file, code);
-      return [name, file];
-    }),
-  ) as Record<keyof typeof snippets, string>;
-  t.teardown(() => {
-    for (const f of Object.values(files)) rmSync(f, { force: true });
-    try {
-      rmdirSync(dir); // only when no other run left files in it
-    } catch {}
-  });
-
-  const found = typeCheck(Object.values(files));
+  const { files, found } = checked();
   const of = (name: keyof typeof snippets) => (found.get(relative(root, files[name])) ?? []).join('\n');
   t.equal(of('good'), '', 'correct use compiles');
   t.match(of('misspelt'), /TS2551: Property 'sett' does not exist/, "admin.sandbox('y').scenario.sett() fails");
@@ -150,46 +213,36 @@ t.test('src/client/types.gen.ts is what `npm run client-types` makes of the sche
   t.ok(readFileSync(generatedFile, 'utf8') === generateClientTypes(), 'the generated types are current');
 });
 
-t.test("the client's declarations load nothing of the server, TypeBox or Fastify", async (t) => {
-  const entry = join(root, 'dist/client/control.d.ts');
-  const program = ts.createProgram({
-    rootNames: [entry],
-    options: {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      types: [],
-      noEmit: true,
-    },
-  });
-  const loaded = program
-    .getSourceFiles()
-    .map((f) => relative(root, f.fileName))
-    .filter((f) => !f.includes('node_modules/typescript/lib/'));
-  t.same(loaded.sort(), ['dist/client/control.d.ts', 'dist/client/types.gen.d.ts'], 'two declaration files');
-  t.same(
-    ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')),
-    [],
-  );
-});
-
-/** The declaration files a program rooted at `entry` loads (TypeScript's own lib files left out), and its problems. */
+/**
+ * The declaration files a program rooted at `entry` loads (TypeScript's own lib files left out), and its problems;
+ * once an entry (two tests read the client's).
+ */
+const declarations = new Map<string, { all: string[]; ours: string[]; problems: string[] }>();
 function declarationsOf(entry: string) {
-  const program = ts.createProgram({
-    rootNames: [join(root, entry)],
-    options: {
-      module: ts.ModuleKind.NodeNext,
-      moduleResolution: ts.ModuleResolutionKind.NodeNext,
-      types: [],
-      noEmit: true,
-    },
-  });
+  const known = declarations.get(entry);
+  if (known) return known;
+  const options = {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    types: [],
+    noEmit: true,
+  };
+  const program = ts.createProgram({ rootNames: [join(root, entry)], options, host: cachingHost(options) });
   const all = program.getSourceFiles().map((f) => relative(root, f.fileName));
-  return {
+  const found = {
     all,
     ours: all.filter((f) => !f.includes('node_modules/typescript/lib/')).sort(),
     problems: ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, ' ')),
   };
+  declarations.set(entry, found);
+  return found;
 }
+
+t.test("the client's declarations load nothing of the server, TypeBox or Fastify", async (t) => {
+  const client = declarationsOf('dist/client/control.d.ts');
+  t.same(client.ours, ['dist/client/control.d.ts', 'dist/client/types.gen.d.ts'], 'two declaration files');
+  t.same(client.problems, []);
+});
 
 t.test(
   "startMock's declarations (the package's main entry) load the client's rule: no server, TypeBox or Fastify",
@@ -225,42 +278,9 @@ t.test(
 t.test(
   'startMock is typed by MockOptions and RunningMock: a misspelt option or mock.app does not compile',
   async (t) => {
-    const start = "import { startMock, type MockOptions, type RunningMock } from '../../dist/start-mock.js';\n";
-    const server = "import { startMock as startServer } from '../../dist/start-server.js';\n";
-    const cases = {
-      good: `${start}${server}
-const options: MockOptions = { seed: 7, now: '2026-03-02T09:00:00Z', logLevel: 'warn', logger: false, users: 50 };
-export async function use() {
-  const mock: RunningMock = await startMock(options);
-  const seed: number = (await mock.admin.health()).seed;
-  const url: string = mock.url;
-  await mock.close();
-  const withApp = await startServer({ seed: 7 });
-  const status: number = (await withApp.app.inject({ url: '/__admin/health' })).statusCode;
-  await withApp.close();
-  return [seed, url, status];
-}
-`,
-      option: `${start}export const m = startMock({ sed: 7 });\n`,
-      level: `${start}export const m = startMock({ logLevel: 'loud' });\n`,
-      app: `${start}export const f = async () => (await startMock()).app;\n`,
-    };
-    mkdirSync(dir, { recursive: true });
-    const files = Object.fromEntries(
-      Object.entries(cases).map(([name, code]) => {
-        const file = join(dir, `${process.pid}-start-${name}.ts`);
-        writeFileSync(file, code);
-        return [name, file];
-      }),
-    ) as Record<keyof typeof cases, string>;
-    t.teardown(() => {
-      for (const f of Object.values(files)) rmSync(f, { force: true });
-      try {
-        rmdirSync(dir);
-      } catch {}
-    });
-    const found = typeCheck(Object.values(files));
-    const of = (name: keyof typeof cases) => (found.get(relative(root, files[name])) ?? []).join('\n');
+    const { files, found } = checked();
+    const of = (name: keyof typeof startSnippets) =>
+      (found.get(relative(root, files[`start-${name}`])) ?? []).join('\n');
     t.equal(of('good'), '', 'correct use compiles, portal-mock/server with its app too');
     t.match(of('option'), /TS2561.*'sed'.*Did you mean to write 'seed'\?/, 'a misspelt option names the closest one');
     t.match(of('level'), /TS2322.*"loud"/, 'an option has the type of its schema');

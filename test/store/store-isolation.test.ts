@@ -5,6 +5,9 @@ import fc from 'fast-check';
 import { accounts, build, json, signIn, tenants, type Session } from '../helper.js';
 
 const now = '2026-03-02T09:00:00.000Z';
+// the smallest generated world (10 users per tenant, the flag's minimum): the writes and the copy-on-write do not
+// depend on its size, and each run compares 6 whole exports, which took most of the file's time at 200 users
+const users = 10;
 type App = Awaited<ReturnType<typeof build>>;
 
 /** Writes a client can make, each through the API. */
@@ -64,8 +67,8 @@ const exportOf = async (app: App, sandbox: string) => {
 };
 
 t.test('random writes across sandboxes: each sandbox equals the same writes alone on a fresh app', async (t) => {
-  const shared = await build(t, { now });
-  const alone = await build(t, { now });
+  const shared = await build(t, { now, users });
+  const alone = await build(t, { now, users });
   const baseBefore = await exportOf(shared, 'untouched');
   let run = 0;
   await fc.assert(
@@ -93,7 +96,7 @@ t.test('random writes across sandboxes: each sandbox equals the same writes alon
 });
 
 t.test('the base world is frozen: a stray mutation throws instead of reaching every sandbox', async (t) => {
-  const app = await build(t, { now });
+  const app = await build(t, { now, users });
   const tenant = app.sandboxes.get('default').store.tenant(tenants.romashka)!;
   const user = tenant.users[0]!;
   t.throws(() => {
@@ -109,7 +112,7 @@ t.test('the base world is frozen: a stray mutation throws instead of reaching ev
 });
 
 t.test("a new sandbox holds only a few objects: the collections are the base world's until it writes", async (t) => {
-  const app = await build(t, { now });
+  const app = await build(t, { now, users });
   const a = app.sandboxes.get('a').store.tenant(tenants.romashka)!;
   const b = app.sandboxes.get('b').store.tenant(tenants.romashka)!;
   t.equal(a.users, b.users, 'one users array for both');
