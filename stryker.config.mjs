@@ -60,6 +60,16 @@ export const modules = {
     // real .xlsx bytes rewritten, small and fast; then the large files (bomb, hostile sheets, the loop's turns)
     tests: ['test/portal/xlsx-bounds.test.ts', 'test/portal/xlsx.test.ts'],
   },
+  'body-turns': {
+    mutate: ['src/http/body-turns.ts'],
+    // bodies as PassThrough streams, read in turns; the first test of the file uploads over a socket
+    tests: ['test/portal/upload-bounds.test.ts'],
+  },
+  sorts: {
+    mutate: ['src/domain/grouped.ts'],
+    // MUTATE_GREP='compareId|byStampThenId' runs only the comparators' properties of the file
+    tests: ['test/portal/people-index.test.ts'],
+  },
   'json-depth': {
     mutate: ['src/shared/json-depth.ts', 'src/control/json-body.ts'],
     tests: ['test/reliability/json-depth.test.ts'],

@@ -168,3 +168,96 @@ t.test('a refused body is drained at most about a MiB a turn too', async (t) => 
   t.ok(ended, 'read to its end');
   t.ok(turns.count >= 3, `4 MiB took ${turns.count} turns`);
 });
+
+/** readBytes over a PassThrough holding `chunks` (ended): the parsed bytes, and the stream (`watch` sees it first). */
+function parsedFrom(chunks: Buffer[], watch: (stream: PassThrough) => void = () => {}, limit = 10 * 1024 * 1024) {
+  const stream = new PassThrough({ highWaterMark: 0 });
+  watch(stream);
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  const bytes = new Promise<FileBytes>((resolve, reject) =>
+    readBytes(limit)({ headers: { 'content-length': String(total) } }, stream as never, (err, b) =>
+      err ? reject(err) : resolve(b!),
+    ),
+  );
+  for (const c of chunks) stream.write(c);
+  stream.end();
+  return { bytes, stream };
+}
+
+t.test('a body alone reads a whole MiB a turn, not a chunk', async (t) => {
+  const chunks = Array.from({ length: (2 * turnBytes) / socketChunk }, (_, i) => Buffer.alloc(socketChunk, i));
+  let waits = 0;
+  const { bytes } = parsedFrom(chunks, (stream) => stream.on('pause', () => waits++));
+  t.ok((await bytes).bytes().equals(Buffer.concat(chunks)), 'whole');
+  // once a MiB (and perhaps once more for what an earlier test's turn had read): not once a chunk (31)
+  t.ok(waits >= 1 && waits <= 3, `2 MiB waited for a later turn ${waits} times`);
+});
+
+t.test('bodies that stopped with nothing left but their end all end, past the ones resumed in a turn', async (t) => {
+  // each gives its one chunk in the first turn; past the budget each stops with only its end left, and a resumed one
+  // that only ends reads nothing: the turn must still end for the rest to go on
+  const count = 2 * resumedPerTurn + (turnBytes / socketChunk) * 2;
+  const parsed = Array.from({ length: count }, (_, n) => parsedFrom([Buffer.alloc(socketChunk, n)]).bytes);
+  const turns = countTurns();
+  let settled = false;
+  const ended = await Promise.race([
+    Promise.all(parsed).then(() => {
+      settled = true;
+      return true;
+    }),
+    new Promise<false>((resolve) => {
+      const check = () => {
+        if (turns.count > 100) resolve(false);
+        else if (!settled) setImmediate(check);
+      };
+      check();
+    }),
+  ]);
+  turns.stop();
+  t.ok(ended, `all ${count} ended`);
+  t.equal(bodyTurns.waitingCount, 0);
+});
+
+t.test('a waiting body that fails is forgotten at once, not resumed', async (t) => {
+  // the turn's budget spent by one body, then another gives a chunk and waits
+  const first = parsedFrom(Array.from({ length: turnBytes / socketChunk + 1 }, () => Buffer.alloc(socketChunk)));
+  const second = parsedFrom([Buffer.alloc(socketChunk), Buffer.alloc(socketChunk)]);
+  await new Promise((resolve) => second.stream.once('data', () => process.nextTick(resolve)));
+  const waitingBefore = bodyTurns.waitingCount;
+  t.ok(waitingBefore >= 1, `${waitingBefore} waiting`);
+  second.stream.destroy(new Error('the client went away'));
+  await t.rejects(second.bytes, /went away/);
+  t.equal(bodyTurns.waitingCount, waitingBefore - 1, 'the failed body left the waiting ones');
+  await first.bytes;
+});
+
+t.test('waiting bodies all go on in later turns, even when the ones resumed read nothing yet', async (t) => {
+  /** true once `done()` holds, false when 100 turns passed first */
+  const within100Turns = (done: () => boolean) =>
+    new Promise<boolean>((resolve) => {
+      let turns = 0;
+      const check = () => (done() ? resolve(true) : ++turns > 100 ? resolve(false) : setImmediate(check));
+      check();
+    });
+  // the first chunk of each arrives now, the second later: past the budget the rest wait, and a resumed one has
+  // nothing to read (a client still sending), so only the end of the turn lets the others go on
+  const count = turnBytes / socketChunk + 2 * resumedPerTurn;
+  const bodies = Array.from({ length: count }, () => {
+    const stream = new PassThrough({ highWaterMark: 0 });
+    const bytes = new Promise<FileBytes>((resolve, reject) =>
+      readBytes(1024 * 1024)({ headers: { 'content-length': String(2 * socketChunk) } }, stream as never, (err, b) =>
+        err ? reject(err) : resolve(b!),
+      ),
+    );
+    stream.write(Buffer.alloc(socketChunk, 1));
+    return { stream, bytes };
+  });
+  t.ok(bodyTurns.waitingCount > resumedPerTurn, `${bodyTurns.waitingCount} wait`);
+  t.ok(await within100Turns(() => bodyTurns.waitingCount === 0), 'every waiting body resumed');
+  for (const { stream } of bodies) stream.end(Buffer.alloc(socketChunk, 2));
+  let all = false;
+  void Promise.all(bodies.map((b) => b.bytes)).then(() => {
+    all = true;
+  });
+  t.ok(await within100Turns(() => all), `all ${count} read to their end`);
+});
