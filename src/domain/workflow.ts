@@ -107,17 +107,7 @@ export type LazyWorkflowCatalog = Omit<WorkflowCatalog, 'workflows' | 'categorie
   workflows: LazyList<WfProcessRecord, WorkflowCatalogEntry>;
 };
 
-export function workflowCatalog(
-  ctx: DomainContext,
-  tenant: Tenant,
-  user: UserRecord,
-  input: { q?: string | undefined; id?: string | undefined },
-): WorkflowCatalog {
-  const catalog = lazyWorkflowCatalog(ctx, tenant, user, input);
-  return { ...catalog, categories: catalog.categories.toJSON(), workflows: catalog.workflows.toJSON() };
-}
-
-/** workflowCatalog, its entries made as they are written. */
+/** The process catalog of a category (the root without id), its entries made as they are written. */
 export function lazyWorkflowCatalog(
   ctx: DomainContext,
   tenant: Tenant,
