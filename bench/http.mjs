@@ -237,6 +237,20 @@ export function healthProbe(port) {
   };
 }
 
+/** What a bench reports of the mock's memory (MB, procMemory's) and of the health probe's latencies (ms). */
+export function memoryAndHealth(peakRss, end, latencies) {
+  const ms = (q) => Math.round(quantile(latencies, q) ?? Number.NaN);
+  return {
+    peakRssMB: Math.max(peakRss, end.rss),
+    hwmMB: end.hwm,
+    endRssMB: end.rss,
+    healthP50Ms: ms(0.5),
+    healthP90Ms: ms(0.9),
+    healthP99Ms: ms(0.99),
+    healthProbes: latencies.length,
+  };
+}
+
 /** The value at quantile `q` of some numbers (null for none). */
 export function quantile(xs, q) {
   const s = [...xs].sort((a, b) => a - b);

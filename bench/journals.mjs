@@ -5,7 +5,7 @@
 // status, the mock's highest RSS (/proc every 50 ms, and VmHWM), the journals' bytes from GET /__admin/health, the
 // longest event-loop stall and the probe. Before issue 54, 94 sandboxes × 1,000 such requests held 6.0 GB of RSS.
 import { Agent } from 'node:http';
-import { benchArgs, call, healthProbe, procMemory, quantile, romashka, startBin, startProbe } from './http.mjs';
+import { benchArgs, call, healthProbe, memoryAndHealth, procMemory, romashka, startBin, startProbe } from './http.mjs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -60,14 +60,10 @@ console.log(
       mockFlags,
       seconds,
       statuses,
-      peakRssMB: Math.max(peak, end.rss),
-      hwmMB: end.hwm,
-      endRssMB: end.rss,
+      ...memoryAndHealth(peak, end, probed),
       memory: health.memory,
       journals: health.journals ?? null,
       stallMs: health.eventLoop?.maxMs ?? null,
-      healthP99Ms: Math.round(quantile(probed, 0.99) ?? Number.NaN),
-      healthProbes: probed.length,
       probe: probeSeen,
     },
     null,

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchArgs, call, healthProbe, procMemory, quantile, romashka, startBin, startProbe } from './http.mjs';
+import { benchArgs, call, healthProbe, memoryAndHealth, procMemory, romashka, startBin, startProbe } from './http.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { flag, mockFlags } = benchArgs();
@@ -105,14 +105,8 @@ console.log(
       mockFlags,
       seconds,
       statuses,
-      peakRssMB: Math.max(peak, end.rss),
-      hwmMB: end.hwm,
-      endRssMB: end.rss,
+      ...memoryAndHealth(peak, end, probed),
       stallMs: loop?.maxMs ?? null,
-      healthP50Ms: Math.round(quantile(probed, 0.5) ?? Number.NaN),
-      healthP90Ms: Math.round(quantile(probed, 0.9) ?? Number.NaN),
-      healthP99Ms: Math.round(quantile(probed, 0.99) ?? Number.NaN),
-      healthProbes: probed.length,
       probe: probeSeen,
       // over the run: the mock's CPU time, and the time it was ready but waited for a CPU
       cpuMs: Math.round(sched1.cpuMs - sched0.cpuMs),
