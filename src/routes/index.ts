@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { requestContextPlugin } from '../http/request-context.js';
 import { journalPlugin } from '../http/journal.js';
+import { requestTurnsPlugin } from '../http/request-turns.js';
 import { findingsPlugin } from '../findings/plugin.js';
 import { bandwidthPlugin, scenarioPlugin } from '../scenarios/plugin.js';
 import { proxyPlugin } from '../proxy/plugin.js';
@@ -63,12 +64,13 @@ const groups = [
 
 /**
  * The portal's API: one encapsulated context. Its hooks run for its routes only, in the order registered here:
- * sandbox → journal → findings → scenario → WireMock stubs → pass-through → auth, then the route's own (compression, then the
+ * sandbox → journal → a turn with room → findings → scenario → WireMock stubs → pass-through → auth, then the route's own (compression, then the
  * scenario's bandwidth limit). The mock's control plane and the docs are sibling contexts that have none of them.
  */
 export async function portalApi(api: FastifyInstance) {
   await api.register(requestContextPlugin); // the sandbox, and its commit before the answer leaves
   await api.register(journalPlugin);
+  await api.register(requestTurnsPlugin); // past a turn's budget of work, a request waits for a later turn
   await api.register(findingsPlugin); // its onSend runs before a scenario fault breaks the answer
   await api.register(scenarioPlugin); // a stub or a fault answers before auth and the handler
   await api.register(wiremockPlugin); // then the sandbox's WireMock stubs, also before auth (docs/wiremock.md)
