@@ -29,7 +29,10 @@ export class RequestTurns {
 
   /** Runs `go` now, or in a later turn past this turn's budget; in the order asked. */
   admit(go: () => void): void {
-    if (this.waiting === 0 && this.hasRoom()) return go();
+    if (this.waiting === 0 && this.hasRoom()) {
+      go();
+      return;
+    }
     this.waiting++;
     this.waited++;
     setImmediate(this.retry, go);
