@@ -65,6 +65,11 @@ export const modules = {
     // bodies as PassThrough streams, read in turns; the first test of the file uploads over a socket
     tests: ['test/portal/upload-bounds.test.ts'],
   },
+  'request-turns': {
+    mutate: ['src/http/request-turns.ts'],
+    // a clock the test moves; the last test of the file reads over real sockets
+    tests: ['test/portal/request-turns.test.ts'],
+  },
   sorts: {
     mutate: ['src/domain/grouped.ts'],
     // MUTATE_GREP='compareId|byStampThenId' runs only the comparators' properties of the file

@@ -443,8 +443,9 @@ function drained(port, path) {
 
 /**
  * Exports of a large sandbox (issue 54, part 5): 1,000 ideas of 24,000 characters a records call (1 call with --quick,
- * 3 otherwise: about 25 or 75 MB of state), then the state, its capture and the journal as HAR read whole, while 8
- * clients that asked for the state read nothing: the longest stall, health p99 and RSS while they stream.
+ * 3 otherwise: about 25 or 75 MB of state) and a journal of 1,000 requests with 8 KiB bodies, then the state, its
+ * capture and the whole journal as HAR read whole, while 8 clients that asked for the state read nothing: the longest
+ * stall, health p99 and RSS while they stream.
  */
 const exportsAbuser = () =>
   measure(`exports of a ${quick ? '25' : '75'} MB sandbox (state, capture, HAR) with 8 clients that read nothing`, {
@@ -461,6 +462,19 @@ const exportsAbuser = () =>
         );
         if (res.status !== 201) throw new Error(`records: ${res.status} ${res.body.slice(0, 200)}`);
       }
+      // a full journal for the HAR: 1,000 portal requests with an 8 KiB body each (the journal's default length)
+      const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+      const headers = { 'x-mock-sandbox': 'big', 'x-service-tenant-id': T };
+      const body = { email: 'nobody@romashka.test', note: 'ж'.repeat(8192) };
+      let sent = 0;
+      const journalOne = async () => {
+        while (sent < 1000) {
+          sent++;
+          await call(mock.port, 'POST', '/mobile/request-two-factor', headers, body, agent);
+        }
+      };
+      await Promise.all(Array.from({ length: 16 }, journalOne));
+      agent.destroy();
       return {};
     },
     work: async (mock, _ctx, deadline) => {
@@ -475,7 +489,7 @@ const exportsAbuser = () =>
       for (const [key, path] of [
         ['state', '/__admin/state?sandbox=big'],
         ['capture', '/__admin/sandboxes/big/capture'],
-        ['har', '/__admin/requests?format=har&sandbox=big'],
+        ['har', '/__admin/requests?format=har&limit=1000&sandbox=big'],
       ]) {
         if (performance.now() > deadline) return { ...out, complete: false };
         const t0 = performance.now();

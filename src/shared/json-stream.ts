@@ -41,6 +41,11 @@ export class LazyList<S, T> {
   toJSON(): T[] {
     return this.#source.map((item) => this.#make(item));
   }
+  /** The same list, each item made by `make` from what this list makes. */
+  map<U>(make: (item: T) => U): LazyList<S, U> {
+    const first = this.#make;
+    return new LazyList(this.#source, (item) => make(first(item)));
+  }
 }
 
 /** An open container knows its depth (the root's is 0): with an indent, its lines are indented by it. */

@@ -74,6 +74,17 @@ export class TextChunks {
     return parts;
   }
 
+  /**
+   * A copy of the text at `place`, in a chunk of its own that `read` reads: what a later drop or write does to
+   * `place` or its chunk leaves the copy as it was.
+   */
+  copy(place: TextPlace): TextPlace {
+    const { chunk, start, length } = place;
+    if (!chunk) return { chunk: null, start: 0, length: 0 };
+    const bytes = Buffer.from(chunk.bytes.subarray(start, start + length));
+    return { chunk: { bytes, used: length, kept: 1 }, start: 0, length };
+  }
+
   /** Lets the text at `place` go; its chunk is written again once it keeps no text. */
   drop(place: TextPlace): void {
     const { chunk } = place;

@@ -129,6 +129,42 @@ t.test('kept entries and detector keys hold nothing of the strings they came fro
   t.end();
 });
 
+t.test('a listed read is taken when asked: requests journaled while it is read change nothing in it', (t) => {
+  // the ring of 5 is written over whole after the read is taken: a read that kept the slots would show the new ones
+  const j = new Journal(5);
+  for (let i = 0; i < 5; i++) j.add(facts(i), abusive(i));
+  const newest = j.listed({ limit: 5 });
+  const oldest = j.listed({ limit: 5 }, undefined, undefined, 'oldest');
+  const asListed = j.list({ limit: 5 });
+  for (let i = 5; i < 10; i++) j.add(facts(i), { ...abusive(i), requestBody: keptText(`{"other":${i}}`) });
+  t.equal(newest.length, 5);
+  t.same(newest.toJSON(), asListed, 'the entries as they were, newest first');
+  t.same(oldest.toJSON(), asListed.slice().reverse(), 'by id, oldest first');
+  const read = newest.toJSON();
+  t.same(
+    read.map((e) => e.id),
+    [5, 4, 3, 2, 1],
+  );
+  t.ok(
+    read.every((e) => typeof e.requestBody === 'string' && e.requestBody.startsWith('{"note":"Жёлтый')),
+    'each entry with its own body, none of the newer ones',
+  );
+  t.end();
+});
+
+t.test('over HTTP: a journal read is streamed, the bytes JSON.stringify gives of the entries', async (t) => {
+  const app = await build(t);
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const headers = { 'x-mock-sandbox': 'read', 'content-type': 'application/json' };
+  for (let i = 0; i < 30; i++)
+    await app.inject({ method: 'POST', url: `/mobile/request-two-factor?i=${i}`, headers, payload: cyrillicBody });
+  const expected = JSON.stringify(app.sandboxes.find('read')!.journal.list({ limit: 30 }));
+  const res = await fetch(`${base}/__admin/requests?limit=30`, { headers: { 'x-mock-sandbox': 'read' } });
+  t.equal(res.headers.get('transfer-encoding'), 'chunked', 'streamed, not one text');
+  t.equal(res.headers.get('content-type'), 'application/json; charset=utf-8');
+  t.equal(await res.text(), expected);
+});
+
 t.test('over HTTP: a sandbox past --journal-sandbox-mb keeps its newest entries within it', async (t) => {
   const app = await build(t, { journalSandboxMb: 1, journalMb: 2 });
   const headers = { 'x-mock-sandbox': 'abuse', 'content-type': 'application/json' };

@@ -96,18 +96,20 @@ export const journalRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const { sandbox } = req.mock;
-      const entries = sandbox.journal.list(req.query, raisedFinding(req, sandbox, req.query.finding), regexLimits(req));
-      if (req.query.format !== 'har')
-        return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(entries);
+      const har = req.query.format === 'har';
+      const ids = raisedFinding(req, sandbox, req.query.finding);
+      const entries = sandbox.journal.listed(req.query, ids, regexLimits(req), har ? 'oldest' : 'newest');
+      // streamed, each entry read back as the writer reaches it: JSON.stringify's bytes
+      if (!har) return sendJsonStream(reply, entries);
       const findings = sandboxFindings(req, sandbox).list();
-      const har = journalToHar(entries, {
+      const log = journalToHar(entries, {
         protocol: req.protocol,
         fallbackHost: req.host,
         version,
         sandbox: sandbox.name,
         findings,
       });
-      return sendJsonStream(reply, har, `portal-mock-${sandbox.name}.har`);
+      return sendJsonStream(reply, log, `portal-mock-${sandbox.name}.har`);
     },
   );
 
