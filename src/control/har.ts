@@ -2,7 +2,7 @@
 // (Network › Import HAR) and HAR viewers. Built from journal entries, so secrets stay redacted.
 import { STATUS_CODES } from 'node:http';
 import type { Finding, Har, JournalEntry } from '../schemas/control.js';
-import { LazyList } from '../shared/json-stream.js';
+import type { LazyList } from '../shared/json-stream.js';
 
 const bytes = (text: string) => Buffer.byteLength(text);
 
