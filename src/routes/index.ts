@@ -64,8 +64,9 @@ const groups = [
 
 /**
  * The portal's API: one encapsulated context. Its hooks run for its routes only, in the order registered here:
- * sandbox → journal → a turn with room → findings → scenario → WireMock stubs → pass-through → auth, then the route's own (compression, then the
- * scenario's bandwidth limit). The mock's control plane and the docs are sibling contexts that have none of them.
+ * sandbox → journal → a turn with room → findings → scenario → WireMock stubs → pass-through → auth, then the
+ * route's own (compression, then the scenario's bandwidth limit). The mock's control plane and the docs are sibling
+ * contexts that have none of them.
  */
 export async function portalApi(api: FastifyInstance) {
   await api.register(requestContextPlugin); // the sandbox, and its commit before the answer leaves
