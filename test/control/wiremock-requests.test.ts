@@ -7,7 +7,9 @@ import { build } from '../helper.js';
 import { loadMappings } from '../support/wiremock-load.js';
 import { Journal } from '../../src/store/journal.js';
 import { SharedBytes } from '../../src/store/shared-bytes.js';
-import { entryIdOf, requestUuid } from '../../src/control/routes/wiremock/requests.js';
+import fastJsonStringify from 'fast-json-stringify';
+import { entryIdOf, requestUuid, ServeEvents } from '../../src/control/routes/wiremock/requests.js';
+import { referencedSchemas } from '../../src/http/serializers.js';
 
 const mappingId = '00000000-0000-4000-8000-0000000000b1';
 
@@ -66,6 +68,28 @@ t.test('GET /requests: ServeEvents newest first, the stubbed one names its mappi
   const other = await fetch(`${base}/sandbox/fresh/wiremock/__admin/requests`);
   t.equal(other.status, 200, 'a fresh sandbox answers an empty journal');
   t.same((await other.json()).requests, []);
+});
+
+t.test('GET /requests is streamed, with the bytes the schema serializer writes', async (t) => {
+  // a stream skips the response serializer: what it writes must be what the serializer would have written
+  const { app, admin, base } = await setUp(t);
+  for (let i = 0; i < 20; i++)
+    await fetch(`${base}/sandbox/w/wiremock/orders?i=${i}`, {
+      method: 'POST',
+      body: JSON.stringify({ note: 'ж'.repeat(2000) }),
+    });
+  const res = await admin('GET', '/requests');
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('transfer-encoding'), 'chunked', 'streamed');
+  const text = await res.text();
+  const answer = JSON.parse(text) as { requests: unknown[]; meta: { total: number } };
+  t.equal(answer.requests.length, 23);
+  t.equal(answer.meta.total, 23);
+  const shared = app.getSchemas() as Record<string, unknown>;
+  const serialize = fastJsonStringify(ServeEvents as never, {
+    schema: referencedSchemas(ServeEvents, shared) as never,
+  });
+  t.equal(text, serialize(answer), "the serializer's bytes");
 });
 
 t.test('GET and DELETE /requests/{id}: WireMock ids, a 404 naming the id when unknown', async (t) => {
