@@ -8,7 +8,7 @@ import { loadMappings } from '../support/wiremock-load.js';
 import { Journal } from '../../src/store/journal.js';
 import { SharedBytes } from '../../src/store/shared-bytes.js';
 import fastJsonStringify from 'fast-json-stringify';
-import { entryIdOf, requestUuid, ServeEvents } from '../../src/control/routes/wiremock/requests.js';
+import { entryIdOf, LoggedRequests, requestUuid, ServeEvents } from '../../src/control/routes/wiremock/requests.js';
 import { referencedSchemas } from '../../src/http/serializers.js';
 
 const mappingId = '00000000-0000-4000-8000-0000000000b1';
@@ -90,6 +90,21 @@ t.test('GET /requests is streamed, with the bytes the schema serializer writes',
     schema: referencedSchemas(ServeEvents, shared) as never,
   });
   t.equal(text, serialize(answer), "the serializer's bytes");
+
+  const logged = fastJsonStringify(LoggedRequests as never, {
+    schema: referencedSchemas(LoggedRequests, shared) as never,
+  });
+  for (const [path, method, body, count] of [
+    ['/requests/find', 'POST', { method: 'POST', urlPath: '/orders' }, 20],
+    ['/requests/unmatched', 'GET', undefined, 22],
+  ] as const) {
+    const found = await admin(method, path, body);
+    t.equal(found.headers.get('transfer-encoding'), 'chunked', `${path}: streamed`);
+    const foundText = await found.text();
+    const parsed = JSON.parse(foundText) as { requests: { url: string }[] };
+    t.equal(parsed.requests.length, count, `${path}: ${count} requests`);
+    t.equal(foundText, logged(parsed), `${path}: the serializer's bytes`);
+  }
 });
 
 t.test('GET and DELETE /requests/{id}: WireMock ids, a 404 naming the id when unknown', async (t) => {

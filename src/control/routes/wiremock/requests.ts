@@ -16,6 +16,7 @@ import { findInOrder, matchRequest, patternDistance, type WireRequest } from '..
 import { RegexBudget } from '../../../shared/matchers.js';
 import { parsePattern, parseRequestPattern, WireMockError, wiremockKit } from './common.js';
 import { sendJsonStream } from '../../export-stream.js';
+import { LazyList } from '../../../shared/json-stream.js';
 
 const tags = ['wiremock'];
 
@@ -57,6 +58,12 @@ export const ServeEvent = Type.Object(
   { description: "WireMock's ServeEvent, made from an entry of the sandbox's journal" },
 );
 type ServeEvent = Static<typeof ServeEvent>;
+
+/** WireMock's POST /requests/find and GET /requests/unmatched: the requests found, oldest first. */
+export const LoggedRequests = Type.Object({
+  requests: Type.Array(LoggedRequest),
+  requestJournalDisabled: Type.Boolean(),
+});
 
 /** WireMock's GET /requests: the sandbox's requests, newest first. */
 export const ServeEvents = Type.Object({
@@ -154,23 +161,41 @@ function serveEvent(sandbox: Sandbox, e: JournalEntry, scheme: string): ServeEve
   };
 }
 
-/** Every kept entry, newest first. */
-const allEntries = (sandbox: Sandbox): JournalEntry[] =>
-  sandbox.journal.list({ limit: Math.max(1, sandbox.journal.size()) });
+/** How long the journal is read in one turn of the event loop before the loop is given back. */
+const readSliceMs = 8;
+
+/**
+ * The kept entries `keep` takes, newest first. The entries are taken when asked; each is read back and tried in
+ * slices of the event loop: a whole journal of 1,000 requests with 8 KiB bodies, read back at once, held it
+ * 100-250 ms (issue 54).
+ */
+async function keptEntries(sandbox: Sandbox, keep: (e: JournalEntry) => boolean): Promise<JournalEntry[]> {
+  const entries = sandbox.journal.listed({ limit: Math.max(1, sandbox.journal.size()) });
+  const kept: JournalEntry[] = [];
+  let sliceStart = performance.now();
+  for (let i = 0; i < entries.length; i++) {
+    if (performance.now() - sliceStart > readSliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+    const e = entries.at(i);
+    if (keep(e)) kept.push(e);
+  }
+  return kept;
+}
 
 /** The ids of the mappings that answered a request the sandbox's journal keeps (GET /mappings/unmatched). */
-export function servedMappingIds(sandbox: Sandbox): Set<string> {
-  const served = new Set<string>();
-  for (const e of allEntries(sandbox)) if (e.wiremockMapping !== undefined) served.add(e.wiremockMapping);
-  return served;
+export async function servedMappingIds(sandbox: Sandbox): Promise<Set<string>> {
+  const served = await keptEntries(sandbox, (e) => e.wiremockMapping !== undefined);
+  return new Set(served.map((e) => e.wiremockMapping!));
 }
 
 /** Unmatched, as WireMock means it: no mapping answered and no portal operation either (the 404s of unknown paths). */
 const isUnmatched = (e: JournalEntry) => e.wiremockMapping === undefined && e.operationId === null;
 
-function matching(sandbox: Sandbox, mapping: StubMapping): JournalEntry[] {
+function matching(sandbox: Sandbox, mapping: StubMapping): Promise<JournalEntry[]> {
   const noStates = new Map<string, string>();
-  return allEntries(sandbox).filter((e) => matchRequest(mapping, wireRequest(e), noStates).matched);
+  return keptEntries(sandbox, (e) => matchRequest(mapping, wireRequest(e), noStates).matched);
 }
 
 const refuse = (reply: FastifyReply, body: WireMockError) => reply.code(422).send(body);
@@ -187,6 +212,13 @@ function removeEntries(req: FastifyRequest, gone: JournalEntry[]) {
 }
 
 const journalDisabled = (req: FastifyRequest) => req.server.config.journalLimit === 0;
+
+/** `{requests}` as LoggedRequests (LoggedRequests' order), streamed: each made as the writer reaches it. */
+const sendLoggedRequests = (req: FastifyRequest, reply: FastifyReply, entries: JournalEntry[]) =>
+  sendJsonStream(reply, {
+    requests: new LazyList(entries, (e) => loggedRequest(e, schemeOf(req))),
+    requestJournalDisabled: journalDisabled(req),
+  });
 
 /** WireMock's /__admin/requests API over the sandbox's journal; registered in the `/wiremock/__admin` block. */
 export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -305,22 +337,15 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
           "`{requests}` in WireMock's LoggedRequest shape. A pattern portal-mock cannot match is a 422 naming " +
           'its pointer.',
         body: Pattern,
-        response: {
-          200: Type.Object({ requests: Type.Array(LoggedRequest), requestJournalDisabled: Type.Boolean() }),
-          422: WireMockError,
-          ...errors(400, 401, 429),
-        },
+        response: { 200: LoggedRequests, 422: WireMockError, ...errors(400, 401, 429) },
       },
       config,
     },
     async (req, reply) => {
       const pattern = parseRequestPattern(req.body, mappingLimits);
       if ('errors' in pattern) return refuse(reply, pattern);
-      const found = matching(req.mock.sandbox, pattern).reverse(); // WireMock lists these oldest first
-      return {
-        requests: found.map((e) => loggedRequest(e, schemeOf(req))),
-        requestJournalDisabled: journalDisabled(req),
-      };
+      const found = (await matching(req.mock.sandbox, pattern)).reverse(); // WireMock lists these oldest first
+      return sendLoggedRequests(req, reply, found);
     },
   );
 
@@ -346,7 +371,8 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const pattern = parseRequestPattern(req.body, mappingLimits);
       if ('errors' in pattern) return refuse(reply, pattern);
-      return { count: matching(req.mock.sandbox, pattern).length, requestJournalDisabled: journalDisabled(req) };
+      const count = (await matching(req.mock.sandbox, pattern)).length;
+      return { count, requestJournalDisabled: journalDisabled(req) };
     },
   );
 
@@ -373,7 +399,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const pattern = parseRequestPattern(req.body, mappingLimits);
       if ('errors' in pattern) return refuse(reply, pattern);
       const { sandbox } = req.mock;
-      const gone = matching(sandbox, pattern);
+      const gone = await matching(sandbox, pattern);
       return removeEntries(req, gone);
     },
   );
@@ -402,7 +428,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if ('errors' in pattern) return refuse(reply, pattern);
       const { sandbox } = req.mock;
       const budget = new RegexBudget();
-      const gone = allEntries(sandbox).filter((e) => {
+      const gone = await keptEntries(sandbox, (e) => {
         const metadata =
           e.wiremockMapping === undefined ? undefined : sandbox.wiremock.get(e.wiremockMapping)?.metadata;
         return metadata !== undefined && patternDistance(pattern, JSON.stringify(metadata), budget) === 0;
@@ -421,19 +447,13 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Those no mapping answered and no portal operation either (the 404s of paths the portal does not ' +
           'have); a portal operation the stateful mock answered is not unmatched. Oldest first, as WireMock.',
-        response: {
-          200: Type.Object({ requests: Type.Array(LoggedRequest), requestJournalDisabled: Type.Boolean() }),
-          ...errors(400, 401, 429),
-        },
+        response: { 200: LoggedRequests, ...errors(400, 401, 429) },
       },
       config,
     },
-    async (req) => {
-      const unmatched = allEntries(req.mock.sandbox).filter(isUnmatched).reverse();
-      return {
-        requests: unmatched.map((e) => loggedRequest(e, schemeOf(req))),
-        requestJournalDisabled: journalDisabled(req),
-      };
+    async (req, reply) => {
+      const unmatched = (await keptEntries(req.mock.sandbox, isUnmatched)).reverse();
+      return sendLoggedRequests(req, reply, unmatched);
     },
   );
 
@@ -467,7 +487,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const stubs = sandbox.wiremock;
       if (stubs.mappings.length === 0) return { nearMisses: [] };
       const fit = Math.max(1, Math.floor(nearMissBudget / stubs.mappings.length));
-      const unmatched = allEntries(sandbox).filter(isUnmatched).slice(0, fit);
+      const unmatched = (await keptEntries(sandbox, isUnmatched)).slice(0, fit);
       const nearMisses = [];
       for (const e of unmatched) {
         const found = findInOrder(stubs.servingOrder, wireRequest(e), stubs.states, 1);
