@@ -94,6 +94,23 @@ t.test('after an idle loop a request runs at once, whatever time passed', async 
   t.equal(turns.waitingCount, 0);
 });
 
+t.test('a request that would begin exactly at the budget waits', async (t) => {
+  const { turns, ran, ask } = workload(10, 5);
+  for (let i = 0; i < 3; i++) ask(`r${i}`);
+  t.same(ran, [['r0', 'r1']], 'r2 would begin 10 ms into the turn');
+  await settled(turns);
+  t.same(ran, [['r0', 'r1'], ['r2']]);
+});
+
+t.test("with the process's clock, requests that take no time all run in the turn they arrive", async (t) => {
+  // a budget no pause of a busy machine reaches between five calls
+  const turns = new RequestTurns(1000);
+  const ran: number[] = [];
+  for (let i = 0; i < 5; i++) turns.admit(() => ran.push(i));
+  t.same(ran, [0, 1, 2, 3, 4]);
+  t.equal(turns.waitingCount, 0);
+});
+
 t.test('portal requests wait their turn over real sockets; a health check does not wait behind them', async (t) => {
   const app = await build(t);
   const base = new URL(await app.listen({ port: 0, host: '127.0.0.1' }));
