@@ -8,7 +8,13 @@ import { loadMappings } from '../support/wiremock-load.js';
 import { Journal } from '../../src/store/journal.js';
 import { SharedBytes } from '../../src/store/shared-bytes.js';
 import fastJsonStringify from 'fast-json-stringify';
-import { entryIdOf, LoggedRequests, requestUuid, ServeEvents } from '../../src/control/routes/wiremock/requests.js';
+import {
+  entryIdOf,
+  LoggedRequests,
+  Removed,
+  requestUuid,
+  ServeEvents,
+} from '../../src/control/routes/wiremock/requests.js';
 import { referencedSchemas } from '../../src/http/serializers.js';
 
 const mappingId = '00000000-0000-4000-8000-0000000000b1';
@@ -105,6 +111,15 @@ t.test('GET /requests is streamed, with the bytes the schema serializer writes',
     t.equal(parsed.requests.length, count, `${path}: ${count} requests`);
     t.equal(foundText, logged(parsed), `${path}: the serializer's bytes`);
   }
+
+  const removed = await admin('POST', '/requests/remove', { method: 'POST', urlPath: '/orders' });
+  t.equal(removed.headers.get('transfer-encoding'), 'chunked', '/requests/remove: streamed');
+  const removedText = await removed.text();
+  const events = JSON.parse(removedText) as { serveEvents: unknown[] };
+  t.equal(events.serveEvents.length, 20, 'the 20 POSTs removed');
+  const removal = fastJsonStringify(Removed as never, { schema: referencedSchemas(Removed, shared) as never });
+  t.equal(removedText, removal(events), "/requests/remove: the serializer's bytes");
+  t.equal(app.sandboxes.find('w')!.journal.size(), 3, 'the others stay');
 });
 
 t.test('GET and DELETE /requests/{id}: WireMock ids, a 404 naming the id when unknown', async (t) => {

@@ -72,7 +72,7 @@ export const ServeEvents = Type.Object({
   requestJournalDisabled: Type.Boolean(),
 });
 /** What a removal answers: the requests it took out of the journal. */
-const Removed = Type.Object({ serveEvents: Type.Array(ServeEvent) });
+export const Removed = Type.Object({ serveEvents: Type.Array(ServeEvent) });
 
 const RequestId = Type.Object({
   requestId: Type.String({ format: 'uuid', description: 'the id of a request of the journal (a UUID)' }),
@@ -204,11 +204,11 @@ const refuse = (reply: FastifyReply, body: WireMockError) => reply.code(422).sen
 const schemeOf = (req: FastifyRequest): string => (req.protocol === 'https' ? 'https' : 'http');
 
 /** Takes `gone` out of the request's sandbox's journal and answers them as WireMock does, `{serveEvents}`. */
-function removeEntries(req: FastifyRequest, gone: JournalEntry[]) {
+function removeEntries(req: FastifyRequest, reply: FastifyReply, gone: JournalEntry[]) {
   const { sandbox } = req.mock;
-  const serveEvents = gone.map((e) => serveEvent(sandbox, e, schemeOf(req)));
   sandbox.journal.remove(new Set(gone.map((e) => e.id)));
-  return { serveEvents };
+  // streamed as the lists are: each ServeEvent made as the writer reaches it, from the entries read back before
+  return sendJsonStream(reply, { serveEvents: new LazyList(gone, (e) => serveEvent(sandbox, e, schemeOf(req))) });
 }
 
 const journalDisabled = (req: FastifyRequest) => req.server.config.journalLimit === 0;
@@ -400,7 +400,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
       if ('errors' in pattern) return refuse(reply, pattern);
       const { sandbox } = req.mock;
       const gone = await matching(sandbox, pattern);
-      return removeEntries(req, gone);
+      return removeEntries(req, reply, gone);
     },
   );
 
@@ -433,7 +433,7 @@ export const wiremockRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
           e.wiremockMapping === undefined ? undefined : sandbox.wiremock.get(e.wiremockMapping)?.metadata;
         return metadata !== undefined && patternDistance(pattern, JSON.stringify(metadata), budget) === 0;
       });
-      return removeEntries(req, gone);
+      return removeEntries(req, reply, gone);
     },
   );
 
