@@ -293,6 +293,15 @@ export class Journal {
     if (order === 'oldest') taken.sort((a, b) => a.id - b.id);
     return new LazyList(taken, (slot) => this.complete(slot));
   }
+  /** The ids of the WireMock mappings that answered a kept entry: read from the facts, no text read back. */
+  mappingIds(): Set<string> {
+    const ids = new Set<string>();
+    for (let age = 0; age < this.kept; age++) {
+      const mapping = this.at(age).mapping;
+      if (mapping !== null) ids.add(mapping);
+    }
+    return ids;
+  }
   /** Newest first, at most `limit` (the scan stops there, so a smaller limit is less work). */
   list(f: JournalFilter = {}, ids?: ReadonlySet<number>, limits: RegexLimits = defaultRegexLimits): JournalEntry[] {
     return this.matching(f, ids, limits, f.limit ?? 100).map((slot) => this.complete(slot));

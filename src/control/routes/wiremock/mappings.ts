@@ -333,7 +333,7 @@ export const wiremockMappingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const sandbox = req.mock.sandbox;
-      const served = await servedMappingIds(sandbox);
+      const served = servedMappingIds(sandbox);
       const found = sandbox.wiremock.servingOrder.filter((m) => !served.has(m.id));
       return { mappings: found.map(shown), meta: { total: found.length } };
     },
@@ -354,7 +354,7 @@ export const wiremockMappingRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const { sandbox } = req.mock;
-      const served = await servedMappingIds(sandbox);
+      const served = servedMappingIds(sandbox);
       sandbox.wiremock = sandbox.wiremock.filter((m) => served.has(m.id));
       return {};
     },

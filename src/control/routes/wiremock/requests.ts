@@ -185,10 +185,7 @@ async function keptEntries(sandbox: Sandbox, keep: (e: JournalEntry) => boolean)
 }
 
 /** The ids of the mappings that answered a request the sandbox's journal keeps (GET /mappings/unmatched). */
-export async function servedMappingIds(sandbox: Sandbox): Promise<Set<string>> {
-  const served = await keptEntries(sandbox, (e) => e.wiremockMapping !== undefined);
-  return new Set(served.map((e) => e.wiremockMapping!));
-}
+export const servedMappingIds = (sandbox: Sandbox): Set<string> => sandbox.journal.mappingIds();
 
 /** Unmatched, as WireMock means it: no mapping answered and no portal operation either (the 404s of unknown paths). */
 const isUnmatched = (e: JournalEntry) => e.wiremockMapping === undefined && e.operationId === null;
